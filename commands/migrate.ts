@@ -1,0 +1,14 @@
+import { PaygateCommand } from '../src/cli/base.js';
+import { migrateToLatest, type MigrationReport } from '../src/db/migrate.js';
+
+export default class Migrate extends PaygateCommand {
+  static override description = 'Apply pending database migrations (serve also applies them at start)';
+
+  async run(): Promise<MigrationReport & { database: string }> {
+    await this.parse(Migrate);
+    const ctx = await this.context();
+    const report = await migrateToLatest(ctx.database.db);
+    this.say(`Database ${ctx.config.databasePath} is at ${report.current ?? 'no migration'}`);
+    return { database: ctx.config.databasePath, ...report };
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Base of every CLI command: `--json` on all of them, errors as `{"error":{"code","message"}}`
+ * with a non-zero exit, and a context (config, database, clock, actor) opened once per command.
+ * Commands stay thin: parse flags, call src/, return a typed result that becomes the JSON output.
+ */
+import { Command, Errors } from '@oclif/core';
+import { existsSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { systemClock, type Clock } from '../clock.js';
+import { ConfigError, parseConfig, type Config } from '../config.js';
+import { openDatabase, type Database } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { AppError, isAppError, type ErrorCode } from '../errors.js';
+
+export interface CliContext {
+  config: Config;
+  database: Database;
+  clock: Clock;
+  /** Recorded in the audit log for every operator action. */
+  actor: string;
+}
+
+/** Loads `.env` from the working directory once, before the config is parsed. */
+export function loadDotEnv(): void {
+  if (existsSync('.env')) process.loadEnvFile('.env');
+}
+
+export function cliActor(): string {
+  let name = 'unknown';
+  try {
+    name = userInfo().username;
+  } catch {
+    /* no passwd entry in some containers */
+  }
+  return `cli:${name}`;
+}
+
+export function errorBody(err: unknown): { error: { code: ErrorCode | string; message: string } } {
+  if (isAppError(err)) return { error: { code: err.code, message: err.message } };
+  if (err instanceof ConfigError) return { error: { code: 'invalid_argument', message: err.message } };
+  if (err instanceof Errors.CLIError) {
+    const message = err.message.replace(/\n\s*See more help with --help\s*$/, '').trim();
+    return { error: { code: 'invalid_argument', message } };
+  }
+  return { error: { code: 'internal_error', message: err instanceof Error ? err.message : String(err) } };
+}
+
+export abstract class PaygateCommand extends Command {
+  static override enableJsonFlag = true;
+  private opened: Database | null = null;
+
+  /** Opens the configured database (applying pending migrations) for the rest of the command. */
+  protected async context(): Promise<CliContext> {
+    loadDotEnv();
+    const config = parseConfig(process.env);
+    const database = openDatabase(config.databasePath);
+    this.opened = database;
+    await migrateToLatest(database.db);
+    return { config, database, clock: systemClock, actor: cliActor() };
+  }
+
+  protected override async catch(err: Error & { exitCode?: number }): Promise<void> {
+    // oclif's own exits (help, version) pass through untouched.
+    if (err instanceof Errors.ExitError) throw err;
+    const body = errorBody(err);
+    if (this.jsonEnabled() || this.argv.includes('--json')) {
+      this.logJson(body);
+    } else {
+      this.logToStderr(`Error (${body.error.code}): ${body.error.message}`);
+    }
+    process.exitCode = isAppError(err) && err.code === 'internal_error' ? 2 : 1;
+  }
+
+  protected override async finally(err: Error | undefined): Promise<void> {
+    await this.opened?.close();
+    this.opened = null;
+    await super.finally(err);
+  }
+
+  /** Prints human output unless --json (then the returned value is the output). */
+  protected say(text: string): void {
+    if (!this.jsonEnabled()) this.log(text);
+  }
+}
+
+export function notFound(code: ErrorCode, what: string, id: string): AppError {
+  return new AppError(code, `${what} ${id} does not exist`);
+}

@@ -1,0 +1,117 @@
+/**
+ * All configuration is environment variables, parsed once here (DESIGN.md §2). An invalid value
+ * stops start-up with a ConfigError naming the variable.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+export type TronNetwork = 'mainnet' | 'nile' | 'devnet';
+export const TRON_NETWORKS: readonly TronNetwork[] = ['mainnet', 'nile', 'devnet'];
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  /** The DATABASE_URL as given. */
+  databaseUrl: string;
+  /** Filesystem path of the SQLite database (`:memory:` is refused: other processes must share it). */
+  databasePath: string;
+  host: string;
+  port: number;
+  publicBaseUrl: string | null;
+  tronNetwork: TronNetwork;
+  /** Null means the network's default from config/networks. */
+  tronFullNodeUrl: string | null;
+  tronApiKey: string | null;
+  walletKeystore: string;
+  /** Null when neither WALLET_PASSPHRASE nor WALLET_PASSPHRASE_FILE is set. */
+  walletPassphrase: string | null;
+  rateLimitPerIp: number;
+  rateLimitPerKey: number;
+  confirmations: number;
+  logLevel: LogLevel;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, reason: string) {
+    super(`${variable}: ${reason}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string): string | null {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? null : v.trim();
+}
+
+function integer(env: Env, name: string, dflt: number, min: number, max: number): number {
+  const v = text(env, name);
+  if (v === null) return dflt;
+  if (!/^[0-9]+$/.test(v)) throw new ConfigError(name, `must be a whole number, got "${v}"`);
+  const n = Number(v);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], dflt: T): T {
+  const v = text(env, name);
+  if (v === null) return dflt;
+  if (!(allowed as readonly string[]).includes(v)) throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${v}"`);
+  return v as T;
+}
+
+function httpUrl(env: Env, name: string): string | null {
+  const v = text(env, name);
+  if (v === null) return null;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError(name, `must be an absolute http(s) URL, got "${v}"`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(name, `must use http or https, got "${u.protocol}"`);
+  return v.replace(/\/+$/, '');
+}
+
+/** `sqlite:path`, `sqlite://path`, `file:path` or a plain path. PostgreSQL is a later step. */
+function databasePath(url: string): string {
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    throw new ConfigError('DATABASE_URL', 'PostgreSQL is not supported yet; use a SQLite path');
+  }
+  const p = url.replace(/^sqlite:(\/\/)?/, '').replace(/^file:(\/\/)?/, '');
+  if (p === '' || p === ':memory:') throw new ConfigError('DATABASE_URL', 'must name a database file');
+  return path.resolve(p);
+}
+
+function passphrase(env: Env): string | null {
+  const direct = env.WALLET_PASSPHRASE;
+  if (direct !== undefined && direct !== '') return direct;
+  const file = text(env, 'WALLET_PASSPHRASE_FILE');
+  if (file === null) return null;
+  try {
+    return readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+  } catch (e) {
+    throw new ConfigError('WALLET_PASSPHRASE_FILE', `cannot read ${file}: ${(e as Error).message}`);
+  }
+}
+
+export function parseConfig(env: Env = process.env): Config {
+  const databaseUrl = text(env, 'DATABASE_URL') ?? './paygate.db';
+  return {
+    databaseUrl,
+    databasePath: databasePath(databaseUrl),
+    host: text(env, 'HOST') ?? '127.0.0.1',
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    publicBaseUrl: httpUrl(env, 'PUBLIC_BASE_URL'),
+    tronNetwork: oneOf(env, 'TRON_NETWORK', TRON_NETWORKS, 'mainnet'),
+    tronFullNodeUrl: httpUrl(env, 'TRON_FULL_NODE_URL'),
+    tronApiKey: text(env, 'TRON_API_KEY'),
+    walletKeystore: path.resolve(text(env, 'WALLET_KEYSTORE') ?? './paygate.keystore.json'),
+    walletPassphrase: passphrase(env),
+    rateLimitPerIp: integer(env, 'API_RATE_LIMIT_PER_IP', 600, 1, 1_000_000),
+    rateLimitPerKey: integer(env, 'API_RATE_LIMIT_PER_KEY', 300, 1, 1_000_000),
+    confirmations: integer(env, 'CONFIRMATIONS', 19, 1, 1000),
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+  };
+}

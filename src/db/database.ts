@@ -1,0 +1,61 @@
+/**
+ * Opens the SQLite file with the settings every process (serve and CLI commands alike) must share:
+ * WAL so readers never block the writer, synchronous=FULL because a committed payout must survive a
+ * power cut, busy_timeout so a CLI write waits for `serve` instead of failing, foreign keys on.
+ */
+import Sqlite from 'better-sqlite3';
+import { Kysely, type Transaction } from 'kysely';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { PaygateSqliteDialect } from './driver.js';
+import type { DB } from './schema.js';
+
+export type Db = Kysely<DB>;
+export type Tx = Transaction<DB>;
+/** Store functions take either the database or an open transaction. */
+export type Executor = Db | Tx;
+
+export interface Database {
+  db: Db;
+  sqlite: Sqlite.Database;
+  close(): Promise<void>;
+}
+
+export const BUSY_TIMEOUT_MS = 10_000;
+
+export function openDatabase(file: string): Database {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new Sqlite(file, { timeout: BUSY_TIMEOUT_MS });
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<DB>({ dialect: new PaygateSqliteDialect(sqlite) });
+  let closed = false;
+  return {
+    db,
+    sqlite,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+}
+
+/**
+ * Runs `fn` in a write transaction (BEGIN IMMEDIATE). Never make a network call inside `fn`:
+ * the single SQLite connection is held for its whole duration. Side effects belong after commit.
+ */
+export function writeTx<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
+  return db.transaction().execute(fn);
+}
+
+/** True for SQLite errors that mean "the database cannot serve now" (503), not a bug (500). */
+export function isDatabaseUnavailable(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  return (
+    typeof code === 'string' &&
+    /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|READONLY|NOTADB|CORRUPT|PROTOCOL)/.test(code)
+  ) || (e instanceof TypeError && /database connection is not open/.test(e.message));
+}

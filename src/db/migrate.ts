@@ -1,0 +1,30 @@
+/**
+ * Versioned migrations, applied by `paygate migrate` and at `serve` start. They are imported
+ * statically (not read from a folder at run time) so the built dist/ and the TypeScript sources
+ * behave the same. A feature adds its migration file here under the next number; never edit one
+ * that has shipped.
+ */
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { Db } from './database.js';
+import * as m0001 from './migrations/0001_foundation.js';
+
+export const MIGRATIONS: Record<string, Migration> = {
+  '0001_foundation': m0001,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+export interface MigrationReport {
+  applied: string[];
+  current: string | null;
+}
+
+export async function migrateToLatest(db: Db): Promise<MigrationReport> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  const applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  const all = await migrator.getMigrations();
+  const done = all.filter((m) => m.executedAt !== undefined).map((m) => m.name);
+  return { applied, current: done.at(-1) ?? null };
+}

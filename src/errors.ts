@@ -1,0 +1,95 @@
+/**
+ * The single table of error codes: every code of the merchant API spec with its HTTP status.
+ * The API maps an AppError to `{error: {code, message, details?}}`; the CLI prints the same
+ * shape with `--json` and exits non-zero. Codes are never renamed or removed (spec: Versioning).
+ */
+export const ERROR_STATUS = {
+  validation_failed: 400,
+  bad_request: 400,
+  unauthorized: 401,
+  merchant_disabled: 403,
+  merchant_not_approved: 403,
+  route_not_found: 404,
+  invoice_not_found: 404,
+  payout_not_found: 404,
+  merchant_not_found: 404,
+  api_key_not_found: 404,
+  delivery_not_found: 404,
+  asset_not_found: 404,
+  delivery_not_failed: 409,
+  asset_flag_locked: 409,
+  address_mode_mismatch: 409,
+  order_id_conflict: 409,
+  asset_already_selected: 409,
+  invoice_expired: 409,
+  reference_conflict: 409,
+  asset_required: 422,
+  no_payable_assets: 422,
+  asset_not_offered: 422,
+  asset_not_supported: 422,
+  asset_not_payable: 422,
+  asset_payments_disabled: 422,
+  asset_disabled_by_merchant: 422,
+  asset_payouts_disabled: 422,
+  amount_below_minimum: 422,
+  network_fee_payer_not_supported: 422,
+  service_fee_confirmation_required: 422,
+  service_fee_valid_from_in_past: 422,
+  payout_fee_confirmation_required: 422,
+  payout_fee_valid_from_in_past: 422,
+  invoice_fee_confirmation_required: 422,
+  invoice_fee_valid_from_in_past: 422,
+  redirect_url_not_allowed: 422,
+  address_not_whitelisted: 422,
+  /** Added in docs/changelog.md: amount plus payout fee exceeds the available balance. */
+  insufficient_balance: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+  payouts_halted: 503,
+  addresses_exhausted: 503,
+  network_fee_quote_unavailable: 503,
+  /** CLI only: a flag or argument is malformed (the API uses validation_failed with details). */
+  invalid_argument: 400,
+  /** CLI only: the operation does not fit the record's current state (e.g. approving a rejected payout). */
+  invalid_state: 409,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details?: ErrorDetail[];
+  /** Extra response headers (Retry-After on 429). */
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, opts: { details?: ErrorDetail[]; headers?: Record<string, string>; status?: number } = {}) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = opts.status ?? ERROR_STATUS[code];
+    if (opts.details) this.details = opts.details;
+    if (opts.headers) this.headers = opts.headers;
+  }
+
+  toBody(): { error: { code: ErrorCode; message: string; details?: ErrorDetail[] } } {
+    const error: { code: ErrorCode; message: string; details?: ErrorDetail[] } = { code: this.code, message: this.message };
+    if (this.code === 'validation_failed') error.details = this.details ?? [];
+    return { error };
+  }
+}
+
+export function isAppError(e: unknown): e is AppError {
+  return e instanceof AppError;
+}
+
+/** A validation failure on one field, in the spec's `details` shape. */
+export function validationFailed(path: string, message: string): AppError {
+  return new AppError('validation_failed', 'The request failed validation', { details: [{ path, message }] });
+}
