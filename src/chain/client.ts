@@ -1,0 +1,133 @@
+/**
+ * What the chain watcher, sweeper and payout worker ask of a TRON node. One implementation
+ * (tronweb-client.ts) serves TronGrid, an own full node, Nile and the devnet alike. Addresses are
+ * base58 (`T…`), money is bigint in base units (sun, token units), times are ms since epoch.
+ */
+import type { BroadcastCode } from './errors.js';
+import type { EventLog } from './trc20.js';
+import type { TronTransactionJson } from './tx-codec.js';
+
+export type { TronTransactionJson } from './tx-codec.js';
+
+export interface ChainBlockHeader {
+  number: number;
+  /** blockID: 8-byte number + bytes 8..32 of sha256(header raw data), hex. */
+  id: string;
+  parentHash: string;
+  timestamp: number;
+  /** Producer, base58. */
+  witness: string;
+}
+
+export interface ChainTx {
+  txID: string;
+  /** e.g. TransferContract, TriggerSmartContract, DelegateResourceContract. */
+  contractType: string;
+  /** SUCCESS, REVERT, OUT_OF_ENERGY… (absent on pending/unexecuted transactions). */
+  contractRet?: string;
+  owner: string | null;
+  /** TransferContract / resource contracts: the receiver, base58. */
+  to?: string;
+  /** TransferContract: sun. */
+  amount?: bigint;
+  /** TriggerSmartContract: the called contract, base58, and calldata hex. */
+  contractAddress?: string;
+  data?: string;
+  feeLimit?: bigint;
+  expiration: number;
+  raw: TronTransactionJson;
+}
+
+export interface ChainBlock extends ChainBlockHeader {
+  transactions: ChainTx[];
+}
+
+export interface ChainLog extends EventLog {
+  /** Position of the log inside its transaction (deposits are keyed by tx hash + log index). */
+  index: number;
+}
+
+export interface TxInfo {
+  txID: string;
+  blockNumber: number;
+  blockTimestamp: number;
+  /** Total TRX burned (sun). */
+  fee: bigint;
+  /** FAILED when the contract did not succeed; SUCCESS otherwise. */
+  result: 'SUCCESS' | 'FAILED';
+  /** Receipt result of a smart-contract call: SUCCESS, REVERT, OUT_OF_ENERGY… ('SUCCESS' for plain transfers). */
+  receiptResult: string;
+  /** Decoded `resMessage`. */
+  message?: string;
+  contractAddress?: string;
+  energyUsage: bigint;
+  energyFee: bigint;
+  energyUsageTotal: bigint;
+  netUsage: bigint;
+  netFee: bigint;
+  logs: ChainLog[];
+}
+
+export type Resource = 'BANDWIDTH' | 'ENERGY';
+
+export interface AccountState {
+  address: string;
+  /** False for an address never activated (java-tron answers `{}`). */
+  exists: boolean;
+  balance: bigint;
+  /** Own stake (FreezeBalanceV2) not delegated away, per resource. */
+  frozenForEnergy: bigint;
+  frozenForBandwidth: bigint;
+  delegatedOutEnergy: bigint;
+  delegatedOutBandwidth: bigint;
+  /** Stake others delegated to this account. */
+  acquiredEnergy: bigint;
+  acquiredBandwidth: bigint;
+}
+
+export interface AccountResources {
+  freeNetLimit: bigint;
+  freeNetUsed: bigint;
+  netLimit: bigint;
+  netUsed: bigint;
+  energyLimit: bigint;
+  energyUsed: bigint;
+}
+
+export interface BuildOptions {
+  /** How long after the reference block the transaction stays valid; default 60 s, at most 24 h. */
+  expirationMs?: number;
+}
+
+export type BroadcastResult =
+  | { ok: true; txid: string }
+  | { ok: false; txid: string; code: BroadcastCode; message: string; retryable: boolean };
+
+export interface TronClient {
+  getHeadBlock(): Promise<ChainBlockHeader>;
+  /** Latest irreversible block (`/walletsolidity/getnowblock`). */
+  getSolidBlock(): Promise<ChainBlockHeader>;
+  /** null when the node has no block at that height yet. */
+  getBlock(num: number): Promise<ChainBlock | null>;
+  /** Blocks [start, endExclusive) in order, fetched 100 at a time; stops at the first missing one. */
+  getBlocks(start: number, endExclusive: number): Promise<ChainBlock[]>;
+  getTransactionInfosByBlock(num: number): Promise<TxInfo[]>;
+  /** null when unknown. `solid` asks the solidity API (only irreversible transactions). */
+  getTransaction(txid: string, opts?: { solid?: boolean }): Promise<ChainTx | null>;
+  /** null until the transaction is in a block (or when unknown). */
+  getTransactionInfo(txid: string, opts?: { solid?: boolean }): Promise<TxInfo | null>;
+  getAccount(address: string): Promise<AccountState>;
+  getAccountResources(address: string): Promise<AccountResources>;
+  getTrc20Balance(contract: string, holder: string): Promise<bigint>;
+  /** Energy a `transfer(to, amount)` from `from` would use now. */
+  estimateTrc20TransferEnergy(contract: string, from: string, to: string, amount: bigint): Promise<bigint>;
+  buildTrxTransfer(p: { from: string; to: string; amount: bigint } & BuildOptions): Promise<TronTransactionJson>;
+  buildTrc20Transfer(p: { contract: string; from: string; to: string; amount: bigint; feeLimit: bigint } & BuildOptions): Promise<TronTransactionJson>;
+  buildFreezeBalanceV2(p: { owner: string; amount: bigint; resource: Resource } & BuildOptions): Promise<TronTransactionJson>;
+  buildDelegateResource(p: { owner: string; receiver: string; amount: bigint; resource: Resource; lock?: boolean } & BuildOptions): Promise<TronTransactionJson>;
+  buildUnDelegateResource(p: { owner: string; receiver: string; amount: bigint; resource: Resource } & BuildOptions): Promise<TronTransactionJson>;
+  /** Offline: checks txID = sha256(raw_data) and that the key owns the transaction. */
+  sign(tx: TronTransactionJson, privateKeyHex: string): Promise<TronTransactionJson>;
+  /** Never throws for a refusal: SERVER_BUSY is retried with backoff, then returned like any other code. */
+  broadcast(tx: TronTransactionJson): Promise<BroadcastResult>;
+}

@@ -1,0 +1,110 @@
+/**
+ * JSON over HTTP to a java-tron node (TronGrid, an own node, Nile or the devnet): per-attempt
+ * timeouts with AbortController, the `TRON-PRO-API-KEY` header, and retries with exponential
+ * backoff for transient failures only (network errors, timeouts, 429/5xx, busy `{"Error"}` answers).
+ */
+import { TronNetworkError, TronNodeError, TronTimeoutError } from './errors.js';
+
+export interface NodeHttpOptions {
+  /** Base URL, e.g. https://api.trongrid.io or http://127.0.0.1:8090. */
+  fullHost: string;
+  /** Base URL for `/walletsolidity/*` when a node serves it on another port; defaults to fullHost. */
+  solidityHost?: string;
+  apiKey?: string | null;
+  /** Per-attempt timeout. */
+  timeoutMs?: number;
+  /** Extra attempts after the first for transient failures. */
+  retries?: number;
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  /** Injected for tests; defaults to setTimeout. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** `{"Error": …}` texts that mean "try again later" rather than "this request is wrong". */
+const TRANSIENT_ERROR_TEXT = /busy|timeout|timed out|too many|try again|unavailable|overload|rate limit|connection|not ready|syncing/i;
+
+export class NodeHttp {
+  readonly fullHost: string;
+  readonly solidityHost: string;
+  private readonly headers: Record<string, string>;
+  private readonly timeoutMs: number;
+  private readonly retries: number;
+  private readonly backoffMs: number;
+  private readonly maxBackoffMs: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(opts: NodeHttpOptions) {
+    this.fullHost = opts.fullHost.replace(/\/+$/, '');
+    this.solidityHost = (opts.solidityHost ?? opts.fullHost).replace(/\/+$/, '');
+    this.headers = { 'content-type': 'application/json', accept: 'application/json' };
+    if (opts.apiKey) this.headers['TRON-PRO-API-KEY'] = opts.apiKey;
+    this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.retries = opts.retries ?? 4;
+    this.backoffMs = opts.backoffMs ?? 250;
+    this.maxBackoffMs = opts.maxBackoffMs ?? 8_000;
+    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  }
+
+  /**
+   * POSTs `body` to `path` and returns the parsed JSON. `isTransientAnswer` lets a caller treat a
+   * well-formed answer as transient (e.g. a broadcast answering SERVER_BUSY) so it is retried too;
+   * when retries run out that answer is returned, not thrown.
+   */
+  async post<T = unknown>(path: string, body: unknown, opts: { isTransientAnswer?: (answer: T) => boolean } = {}): Promise<T> {
+    let lastError: TronNodeError | undefined;
+    for (let attempt = 0; attempt <= this.retries; attempt++) {
+      if (attempt > 0) await this.sleep(this.backoff(attempt));
+      try {
+        const answer = await this.once<T>(path, body);
+        if (opts.isTransientAnswer?.(answer) && attempt < this.retries) continue;
+        return answer;
+      } catch (e) {
+        if (!(e instanceof TronNodeError) || !e.transient) throw e;
+        lastError = e;
+      }
+    }
+    throw lastError ?? new TronNodeError(`no answer for ${path}`, { path, transient: true });
+  }
+
+  private backoff(attempt: number): number {
+    const base = Math.min(this.maxBackoffMs, this.backoffMs * 2 ** (attempt - 1));
+    // Jitter spreads retries of many workers hitting the same busy node.
+    return Math.round(base / 2 + Math.random() * (base / 2));
+  }
+
+  private async once<T>(path: string, body: unknown): Promise<T> {
+    const host = path.startsWith('/walletsolidity/') ? this.solidityHost : this.fullHost;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    let status: number;
+    let text: string;
+    try {
+      const res = await fetch(host + path, { method: 'POST', headers: this.headers, body: JSON.stringify(body ?? {}), signal: controller.signal });
+      status = res.status;
+      text = await res.text();
+    } catch (e) {
+      if (controller.signal.aborted) throw new TronTimeoutError(path, this.timeoutMs);
+      throw new TronNetworkError(path, e);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (status === 429 || status >= 500) {
+      throw new TronNodeError(`TRON node answered HTTP ${status} for ${path}: ${text.slice(0, 200)}`, { path, status, transient: true });
+    }
+    if (status >= 400) {
+      throw new TronNodeError(`TRON node answered HTTP ${status} for ${path}: ${text.slice(0, 200)}`, { path, status, transient: false });
+    }
+    let json: unknown;
+    try {
+      json = text.trim() === '' ? {} : JSON.parse(text);
+    } catch (e) {
+      throw new TronNodeError(`TRON node answered ${path} with non-JSON: ${text.slice(0, 200)}`, { path, status, transient: false, cause: e });
+    }
+    if (json && typeof json === 'object' && !Array.isArray(json) && typeof (json as { Error?: unknown }).Error === 'string') {
+      const message = (json as { Error: string }).Error;
+      throw new TronNodeError(`TRON node error for ${path}: ${message}`, { path, status, transient: TRANSIENT_ERROR_TEXT.test(message) });
+    }
+    return json as T;
+  }
+}

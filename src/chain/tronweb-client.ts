@@ -1,0 +1,236 @@
+/**
+ * TronClient over the java-tron HTTP API. Every network call goes through NodeHttp (timeouts,
+ * retries, API key, typed errors); tronweb is used offline only, to build transactions from a
+ * reference block we fetched ourselves and to sign them. Nothing here knows which node it talks to.
+ */
+import { TronWeb } from 'tronweb';
+import { toHexAddress } from './address.js';
+import type {
+  AccountResources,
+  AccountState,
+  BroadcastResult,
+  BuildOptions,
+  ChainBlock,
+  ChainBlockHeader,
+  ChainTx,
+  Resource,
+  TronClient,
+  TxInfo,
+} from './client.js';
+import { RETRYABLE_BROADCAST_CODES, TronNodeError, type BroadcastCode } from './errors.js';
+import { NodeHttp, type NodeHttpOptions } from './http.js';
+import { isEmptyAnswer, parseAccount, parseBlock, parseHeader, parseInfo, parseResources, parseTx } from './parse.js';
+import { addressWord, decodeTransferCall, uintWord } from './trc20.js';
+import { encodeRawData, txIdOf, type TronTransactionJson } from './tx-codec.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Json = Record<string, any>;
+
+export type TronClientOptions = NodeHttpOptions;
+
+/** The most blocks java-tron returns from one getblockbylimitnext call. */
+export const BLOCK_RANGE_LIMIT = 100;
+const DEFAULT_EXPIRATION_MS = 60_000;
+const MAX_EXPIRATION_MS = 24 * 3600_000;
+
+interface RefBlock {
+  ref_block_bytes: string;
+  ref_block_hash: string;
+  expiration: number;
+  timestamp: number;
+}
+
+function safeNumber(v: bigint, what: string): number {
+  if (v < 0n || v > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`${what} out of range: ${v}`);
+  return Number(v);
+}
+
+function hexMessage(m: unknown): string {
+  if (typeof m !== 'string') return '';
+  return /^([0-9a-fA-F]{2})+$/.test(m) ? Buffer.from(m, 'hex').toString('utf8') : m;
+}
+
+export class TronwebTronClient implements TronClient {
+  readonly http: NodeHttp;
+  private readonly tw: TronWeb;
+
+  constructor(opts: TronClientOptions) {
+    this.http = new NodeHttp(opts);
+    // Used offline only (building from our own reference block, signing); it makes no request.
+    this.tw = new TronWeb({ fullHost: this.http.fullHost });
+  }
+
+  async getHeadBlock(): Promise<ChainBlockHeader> {
+    return parseHeader(await this.http.post<Json>('/wallet/getnowblock', {}));
+  }
+
+  async getSolidBlock(): Promise<ChainBlockHeader> {
+    return parseHeader(await this.http.post<Json>('/walletsolidity/getnowblock', {}));
+  }
+
+  async getBlock(num: number): Promise<ChainBlock | null> {
+    const b = await this.http.post<Json>('/wallet/getblockbynum', { num });
+    return isEmptyAnswer(b) ? null : parseBlock(b);
+  }
+
+  async getBlocks(start: number, endExclusive: number): Promise<ChainBlock[]> {
+    const out: ChainBlock[] = [];
+    for (let from = start; from < endExclusive; from += BLOCK_RANGE_LIMIT) {
+      const to = Math.min(endExclusive, from + BLOCK_RANGE_LIMIT);
+      const answer = await this.http.post<Json>('/wallet/getblockbylimitnext', { startNum: from, endNum: to });
+      const blocks = ((answer.block ?? []) as Json[]).map(parseBlock).sort((a, b) => a.number - b.number);
+      // Keep only the contiguous run from `from`: a gap means the node does not have the rest yet.
+      for (const [i, b] of blocks.entries()) {
+        if (b.number !== from + i) return out;
+        out.push(b);
+      }
+      if (blocks.length < to - from) break;
+    }
+    return out;
+  }
+
+  async getTransactionInfosByBlock(num: number): Promise<TxInfo[]> {
+    const answer = await this.http.post<unknown>('/wallet/gettransactioninfobyblocknum', { num });
+    return Array.isArray(answer) ? answer.map(parseInfo) : [];
+  }
+
+  async getTransaction(txid: string, opts: { solid?: boolean } = {}): Promise<ChainTx | null> {
+    const path = opts.solid ? '/walletsolidity/gettransactionbyid' : '/wallet/gettransactionbyid';
+    const tx = await this.http.post<Json>(path, { value: txid });
+    return isEmptyAnswer(tx) ? null : parseTx(tx);
+  }
+
+  async getTransactionInfo(txid: string, opts: { solid?: boolean } = {}): Promise<TxInfo | null> {
+    const path = opts.solid ? '/walletsolidity/gettransactioninfobyid' : '/wallet/gettransactioninfobyid';
+    const info = await this.http.post<Json>(path, { value: txid });
+    return isEmptyAnswer(info) ? null : parseInfo(info);
+  }
+
+  async getAccount(address: string): Promise<AccountState> {
+    const a = await this.http.post<Json>('/wallet/getaccount', { address: toHexAddress(address), visible: false });
+    return parseAccount(address, a);
+  }
+
+  async getAccountResources(address: string): Promise<AccountResources> {
+    return parseResources(await this.http.post<Json>('/wallet/getaccountresource', { address: toHexAddress(address), visible: false }));
+  }
+
+  async getTrc20Balance(contract: string, holder: string): Promise<bigint> {
+    const answer = await this.constantCall(contract, holder, 'balanceOf(address)', addressWord(holder));
+    const word = answer.constant_result?.[0];
+    return typeof word === 'string' && word !== '' ? BigInt(`0x${word}`) : 0n;
+  }
+
+  async estimateTrc20TransferEnergy(contract: string, from: string, to: string, amount: bigint): Promise<bigint> {
+    const body = this.callBody(contract, from, 'transfer(address,uint256)', addressWord(to) + uintWord(amount));
+    let answer: Json | null = null;
+    try {
+      answer = await this.http.post<Json>('/wallet/estimateenergy', body);
+    } catch (e) {
+      // Nodes without vm.estimateEnergy refuse the endpoint; the constant call gives the same figure.
+      if (!(e instanceof TronNodeError) || e.transient) throw e;
+    }
+    if (answer && answer.result?.result === true && answer.energy_required !== undefined) return BigInt(answer.energy_required);
+    if (answer?.result?.code && !/estimate/i.test(hexMessage(answer.result.message))) {
+      throw new TronNodeError(`energy estimate failed: ${answer.result.code} ${hexMessage(answer.result.message)}`, { path: '/wallet/estimateenergy', transient: false });
+    }
+    const constant = await this.constantCall(contract, from, 'transfer(address,uint256)', addressWord(to) + uintWord(amount));
+    return BigInt(constant.energy_used ?? 0);
+  }
+
+  async buildTrxTransfer(p: { from: string; to: string; amount: bigint } & BuildOptions): Promise<TronTransactionJson> {
+    const blockHeader = await this.refBlock(p);
+    const tx = await this.tw.transactionBuilder.sendTrx(p.to, safeNumber(p.amount, 'amount'), p.from, { blockHeader } as any);
+    return tx as unknown as TronTransactionJson;
+  }
+
+  async buildTrc20Transfer(p: { contract: string; from: string; to: string; amount: bigint; feeLimit: bigint } & BuildOptions): Promise<TronTransactionJson> {
+    const blockHeader = await this.refBlock(p);
+    const { transaction } = await this.tw.transactionBuilder.triggerSmartContract(
+      p.contract,
+      'transfer(address,uint256)',
+      { feeLimit: safeNumber(p.feeLimit, 'feeLimit'), txLocal: true, blockHeader } as any,
+      [
+        { type: 'address', value: p.to },
+        { type: 'uint256', value: p.amount.toString() },
+      ],
+      p.from,
+    );
+    const call = decodeTransferCall(String(transaction.raw_data.contract[0]?.parameter.value.data ?? ''));
+    if (!call || call.to !== toHexAddress(p.to) || call.amount !== p.amount) throw new Error('built TRC20 transfer does not match the request');
+    return transaction as unknown as TronTransactionJson;
+  }
+
+  async buildFreezeBalanceV2(p: { owner: string; amount: bigint; resource: Resource } & BuildOptions): Promise<TronTransactionJson> {
+    const blockHeader = await this.refBlock(p);
+    const tx = await this.tw.transactionBuilder.freezeBalanceV2(safeNumber(p.amount, 'amount'), p.resource, p.owner, { blockHeader } as any);
+    return tx as unknown as TronTransactionJson;
+  }
+
+  async buildDelegateResource(p: { owner: string; receiver: string; amount: bigint; resource: Resource; lock?: boolean } & BuildOptions): Promise<TronTransactionJson> {
+    const blockHeader = await this.refBlock(p);
+    const tx = await this.tw.transactionBuilder.delegateResource(safeNumber(p.amount, 'amount'), p.receiver, p.resource, p.owner, p.lock ?? false, undefined, {
+      blockHeader,
+    } as any);
+    return tx as unknown as TronTransactionJson;
+  }
+
+  async buildUnDelegateResource(p: { owner: string; receiver: string; amount: bigint; resource: Resource } & BuildOptions): Promise<TronTransactionJson> {
+    const blockHeader = await this.refBlock(p);
+    const tx = await this.tw.transactionBuilder.undelegateResource(safeNumber(p.amount, 'amount'), p.receiver, p.resource, p.owner, { blockHeader } as any);
+    return tx as unknown as TronTransactionJson;
+  }
+
+  async sign(tx: TronTransactionJson, privateKeyHex: string): Promise<TronTransactionJson> {
+    // What we sign must be what the bytes say: the JSON, raw_data_hex and txID have to agree.
+    if (txIdOf(tx.raw_data_hex) !== tx.txID.toLowerCase()) throw new Error('txID is not sha256(raw_data)');
+    if (encodeRawData(tx) !== tx.raw_data_hex.toLowerCase()) throw new Error('raw_data does not match raw_data_hex');
+    const copy = structuredClone(tx);
+    const signed = await this.tw.trx.sign(copy as any, privateKeyHex.replace(/^0x/, ''));
+    return signed as unknown as TronTransactionJson;
+  }
+
+  async broadcast(tx: TronTransactionJson): Promise<BroadcastResult> {
+    const answer = await this.http.post<Json>('/wallet/broadcasttransaction', tx, {
+      isTransientAnswer: (a) => RETRYABLE_BROADCAST_CODES.has(a?.code),
+    });
+    const txid = String(answer.txid ?? tx.txID);
+    if (answer.result === true) return { ok: true, txid };
+    const code = (typeof answer.code === 'string' ? answer.code : 'OTHER_ERROR') as BroadcastCode;
+    return { ok: false, txid, code, message: hexMessage(answer.message), retryable: RETRYABLE_BROADCAST_CODES.has(code) };
+  }
+
+  private callBody(contract: string, owner: string, selector: string, parameter: string): Json {
+    return { owner_address: toHexAddress(owner), contract_address: toHexAddress(contract), function_selector: selector, parameter, visible: false };
+  }
+
+  private async constantCall(contract: string, owner: string, selector: string, parameter: string): Promise<Json> {
+    const answer = await this.http.post<Json>('/wallet/triggerconstantcontract', this.callBody(contract, owner, selector, parameter));
+    if (answer.result?.result !== true) {
+      throw new TronNodeError(`constant call ${selector} failed: ${answer.result?.code ?? ''} ${hexMessage(answer.result?.message)}`, {
+        path: '/wallet/triggerconstantcontract',
+        transient: false,
+      });
+    }
+    return answer;
+  }
+
+  /** Reference block for TAPOS, as tronweb's own builder takes it, with our expiration. */
+  private async refBlock(opts: BuildOptions): Promise<RefBlock> {
+    const expirationMs = opts.expirationMs ?? DEFAULT_EXPIRATION_MS;
+    if (expirationMs <= 0 || expirationMs > MAX_EXPIRATION_MS) throw new RangeError('expirationMs must be in (0, 24 h]');
+    const block = await this.http.post<Json>('/wallet/getblock', { detail: false });
+    const h = parseHeader(block);
+    if (!h.id) throw new TronNodeError('node returned no head block', { path: '/wallet/getblock', transient: true });
+    return {
+      ref_block_bytes: h.number.toString(16).slice(-4).padStart(4, '0'),
+      ref_block_hash: h.id.slice(16, 32),
+      expiration: h.timestamp + expirationMs,
+      timestamp: h.timestamp,
+    };
+  }
+}
+
+export function createTronClient(opts: TronClientOptions): TronClient {
+  return new TronwebTronClient(opts);
+}
