@@ -29,6 +29,11 @@ export interface Config {
   rateLimitPerKey: number;
   confirmations: number;
   logLevel: LogLevel;
+  /**
+   * Which proxies to trust for the client address (per-IP limits): false (default), true, a hop
+   * count, or a comma-separated list of addresses/CIDRs. Set it when an HTTPS proxy stands in front.
+   */
+  trustProxy: boolean | number | string[];
 }
 
 export class ConfigError extends Error {
@@ -96,6 +101,18 @@ function passphrase(env: Env): string | null {
   }
 }
 
+function trustProxy(env: Env): boolean | number | string[] {
+  const v = text(env, 'TRUST_PROXY');
+  if (v === null || v === 'false') return false;
+  if (v === 'true') return true;
+  if (/^[0-9]+$/.test(v)) return Number(v);
+  const list = v.split(',').map((x) => x.trim()).filter(Boolean);
+  if (!list.every((x) => /^[0-9a-fA-F:.]+(\/[0-9]{1,3})?$/.test(x))) {
+    throw new ConfigError('TRUST_PROXY', `must be true, false, a hop count or a list of addresses/CIDRs, got "${v}"`);
+  }
+  return list;
+}
+
 export function parseConfig(env: Env = process.env): Config {
   const databaseUrl = text(env, 'DATABASE_URL') ?? './paygate.db';
   return {
@@ -113,5 +130,6 @@ export function parseConfig(env: Env = process.env): Config {
     rateLimitPerKey: integer(env, 'API_RATE_LIMIT_PER_KEY', 300, 1, 1_000_000),
     confirmations: integer(env, 'CONFIRMATIONS', 19, 1, 1000),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    trustProxy: trustProxy(env),
   };
 }

@@ -7,9 +7,17 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './database.js';
 import * as m0001 from './migrations/0001_foundation.js';
+import * as m0002 from './migrations/0002_wallet_addresses.js';
+import * as m0003 from './migrations/0003_assets.js';
+import * as m0004 from './migrations/0004_fee_schedules.js';
+import * as m0005 from './migrations/0005_invoices.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
+  '0002_wallet_addresses': m0002,
+  '0003_assets': m0003,
+  '0004_fee_schedules': m0004,
+  '0005_invoices': m0005,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -47,8 +47,114 @@ export interface AuditLogTable {
   details: string;
 }
 
+export interface EventsTable {
+  seq: Generated<number>;
+  /** evt_… identifier sent to receivers as the event `id`. */
+  id: string;
+  merchant_id: string;
+  /** `invoice.<status>`, `deposit.seen`, `deposit.confirmed`, `payout.<status>`. */
+  type: string;
+  /** The invoice, deposit or payout the event is about. */
+  subject_id: string;
+  /** JSON of the resource as the API shows it at the moment of the change. */
+  data: string;
+  created_at: string;
+}
+
+/** The wallet's public half (one row): the seed stays in the encrypted keystore file. */
+export interface WalletTable {
+  id: number;
+  /** Extended public key of m/44'/195'/0'/0; deposit address i is its child i. */
+  deposit_xpub: string;
+  deposit_path: string;
+  hot_address: string;
+  hot_path: string;
+  /** Next deposit derivation index to hand out; only grows. */
+  next_index: number;
+  created_at: string;
+}
+
+export interface DepositAddressesTable {
+  address: string;
+  derivation_index: number;
+  merchant_id: string;
+  /** Set for a permanent per_user address; null for a per-invoice address. */
+  external_user_id: string | null;
+  created_at: string;
+}
+
+/** Operator deviations from the asset catalog; null keeps the catalog default. */
+export interface AssetSwitchesTable {
+  asset: string;
+  payments_enabled: number | null;
+  payouts_enabled: number | null;
+  updated_at: string;
+}
+
+export interface MerchantAssetSwitchesTable {
+  merchant_id: string;
+  asset: string;
+  payments_enabled: number;
+  updated_at: string;
+}
+
+export type FeeKind = 'service' | 'invoice' | 'payout';
+export type FeePayer = 'merchant' | 'customer';
+
+/** Dated fee rows, never updated: the row in force is the latest valid_from not after the moment. */
+export interface FeeSchedulesTable {
+  id: Generated<number>;
+  kind: FeeKind;
+  merchant_id: string | null;
+  asset: string | null;
+  /** Percent text ("1.5"), for service and payout fees. */
+  percent: string | null;
+  /** Fixed amount in base units of `asset`. */
+  amount: string | null;
+  payer: FeePayer | null;
+  valid_from: string;
+  created_at: string;
+  actor: string;
+}
+
+export type InvoiceStatus = 'created' | 'seen' | 'confirmed' | 'underpaid' | 'expired' | 'paid_late' | 'settled';
+
+export interface InvoicesTable {
+  id: string;
+  merchant_id: string;
+  order_id: string;
+  status: InvoiceStatus;
+  asset: string;
+  network: string;
+  /** The asset's decimals when the invoice was created (amounts below are base units of it). */
+  decimals: number;
+  address: string;
+  external_user_id: string | null;
+  amount_requested: string;
+  amount_expected: string;
+  amount_received: string;
+  amount_credited: string;
+  service_fee_payer: FeePayer;
+  service_fee_percent: string;
+  /** The fixed receiving amount included in service_fee_amount. */
+  service_fee_fixed: string;
+  service_fee_amount: string;
+  return_url: string | null;
+  cancel_url: string | null;
+  expires_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DB {
+  events: EventsTable;
   merchants: MerchantsTable;
   api_keys: ApiKeysTable;
   audit_log: AuditLogTable;
+  wallet: WalletTable;
+  deposit_addresses: DepositAddressesTable;
+  asset_switches: AssetSwitchesTable;
+  merchant_asset_switches: MerchantAssetSwitchesTable;
+  fee_schedules: FeeSchedulesTable;
+  invoices: InvoicesTable;
 }

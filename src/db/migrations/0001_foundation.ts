@@ -39,9 +39,24 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('details', 'text', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('audit_log_subject').on('audit_log').columns(['subject_type', 'subject_id']).execute();
+
+  // The outbox: every state change writes its event here in the same transaction; the webhook
+  // dispatcher turns events into deliveries after commit. seq orders events per merchant.
+  await db.schema
+    .createTable('events')
+    .addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'text', (c) => c.notNull().unique())
+    .addColumn('merchant_id', 'text', (c) => c.notNull().references('merchants.id'))
+    .addColumn('type', 'text', (c) => c.notNull())
+    .addColumn('subject_id', 'text', (c) => c.notNull())
+    .addColumn('data', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('events_merchant').on('events').columns(['merchant_id', 'seq']).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('events').execute();
   await db.schema.dropTable('audit_log').execute();
   await db.schema.dropTable('api_keys').execute();
   await db.schema.dropTable('merchants').execute();

@@ -1,0 +1,71 @@
+/**
+ * Composition root: builds everything from a Config. `paygate serve`, `paygate demo`, the tests
+ * and the benchmarks all build the app here, the same way.
+ */
+import type { Logger } from 'pino';
+import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config.js';
+import { openDatabase, type Database, type Db } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { registerV1Routes } from './http/routes.js';
+import { buildHttpServer, type ApiServer } from './http/server.js';
+import { ApiKeyVerifier, type VerifierOptions } from './keys/verifier.js';
+import { createLogger } from './logger.js';
+
+/** What route plugins and workers need; grows as features land. */
+export interface Services {
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  db: Db;
+  verifier: ApiKeyVerifier;
+}
+
+export interface AppOptions {
+  clock?: Clock;
+  logger?: Logger;
+  verifier?: VerifierOptions;
+  /** Extra routes (benchmarks and tests of the HTTP layer register probes here). */
+  extraRoutes?: (app: ApiServer, services: Services) => Promise<void>;
+}
+
+export interface App {
+  config: Config;
+  services: Services;
+  database: Database;
+  http: ApiServer;
+  /** Starts listening (and, later, the workers); resolves to the base URL. */
+  start(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function buildApp(config: Config, opts: AppOptions = {}): Promise<App> {
+  const clock = opts.clock ?? systemClock;
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const database = openDatabase(config.databasePath);
+  await migrateToLatest(database.db);
+  const verifier = new ApiKeyVerifier(database.db, clock, opts.verifier);
+  const services: Services = { config, clock, logger, db: database.db, verifier };
+  const http = await buildHttpServer({ config, clock, logger, verifier }, async (app) => {
+    await registerV1Routes(app, services);
+    if (opts.extraRoutes) await opts.extraRoutes(app, services);
+  });
+
+  let stopped = false;
+  return {
+    config,
+    services,
+    database,
+    http,
+    async start() {
+      const address = await http.listen({ host: config.host, port: config.port });
+      return address.replace('[::1]', '127.0.0.1');
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await http.close();
+      await database.close();
+    },
+  };
+}

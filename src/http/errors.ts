@@ -1,0 +1,60 @@
+/**
+ * One mapping from any thrown error to the spec's error body. AppErrors carry their own code;
+ * ajv failures become validation_failed with every problem listed; HTTP-level faults (bad JSON,
+ * media type, size) become bad_request with their status; an unreachable database is 503; the
+ * rest is a bug: 500 internal_error, logged with the request id, nothing internal in the body.
+ */
+import type { FastifyError } from 'fastify';
+import { isDatabaseUnavailable } from '../db/database.js';
+import { AppError, type ErrorDetail } from '../errors.js';
+
+interface AjvIssue {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+function detailOf(context: string, issue: AjvIssue): ErrorDetail {
+  const base = context + issue.instancePath.replace(/\//g, '.');
+  if (issue.keyword === 'required') return { path: `${base}.${String(issue.params.missingProperty)}`, message: 'is required' };
+  if (issue.keyword === 'additionalProperties') {
+    return { path: `${base}.${String(issue.params.additionalProperty)}`, message: 'is not allowed' };
+  }
+  return { path: base, message: issue.message ?? 'is invalid' };
+}
+
+export function validationError(context: string, issues: AjvIssue[]): AppError {
+  const seen = new Set<string>();
+  const details: ErrorDetail[] = [];
+  for (const issue of issues) {
+    const d = detailOf(context, issue);
+    const key = `${d.path}\u0000${d.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      details.push(d);
+    }
+  }
+  return new AppError('validation_failed', 'The request failed validation', { details });
+}
+
+const HTTP_FAULTS: Record<string, string> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Unsupported Content-Type: send application/json',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'Request body is larger than 16 KiB',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'Body is empty but Content-Type is application/json',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the body',
+  FST_ERR_BAD_URL: 'The URL is malformed',
+};
+
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
+  if (Array.isArray(e?.validation)) return validationError(e.validationContext ?? 'body', e.validation);
+  if (isDatabaseUnavailable(err)) return new AppError('service_unavailable', 'The service is temporarily unavailable; retry with backoff');
+  const status = typeof e?.statusCode === 'number' ? e.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    const message = HTTP_FAULTS[e.code] ?? (e instanceof SyntaxError || /JSON/i.test(e.message) ? 'Body is not valid JSON' : 'Bad request');
+    return new AppError('bad_request', message, { status });
+  }
+  return new AppError('internal_error', 'Internal error; it has been logged with the request id');
+}

@@ -1,0 +1,11 @@
+/**
+ * Every /v1 route plugin, registered in one place. A feature adds one line here; its routes live
+ * in its own folder (`src/<feature>/routes.ts`) and take the app's services.
+ */
+import type { Services } from '../app.js';
+import type { ApiServer } from './server.js';
+
+export async function registerV1Routes(app: ApiServer, services: Services): Promise<void> {
+  void app;
+  void services;
+}

@@ -1,0 +1,38 @@
+/** Schemas shared by every /v1 route: the error body and the common error responses. */
+import { Type, type TSchema } from '@sinclair/typebox';
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object(
+      {
+        code: Type.String({ description: 'Code from the Errors table' }),
+        message: Type.String({ description: 'English text for humans; must not be parsed' }),
+        details: Type.Optional(
+          Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), {
+            description: 'Only with validation_failed: every problem found',
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, $id: 'ErrorBody', title: 'Error' },
+);
+
+const ref = Type.Ref('ErrorBody');
+
+/** Response schemas for the documented error statuses of a route. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  return Object.fromEntries(statuses.map((s) => [s, ref]));
+}
+
+/** printable ASCII 0x21–0x7E, 1 to 200 characters (order_id, reference, external_user_id). */
+export const PrintableId = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 200, pattern: '^[\\x21-\\x7E]+$', description });
+
+/** Two parts of uppercase letters and digits joined by `_` (USDT_TRON). */
+export const AssetCode = Type.String({ pattern: '^[A-Z0-9]+_[A-Z0-9]+$', description: 'Asset code, e.g. USDT_TRON' });
+
+export const AmountText = (description: string) => Type.String({ minLength: 1, maxLength: 100, description });
+
+export const UuidParams = Type.Object({ id: Type.String({ format: 'uuid' }) }, { additionalProperties: false });

@@ -1,0 +1,130 @@
+/**
+ * The public listener: `/v1` only (never /admin or /cabinet). Check order of DESIGN.md §10:
+ * route (404) → per-IP rate limit → authentication → per-key rate limit → body (400/413/415) →
+ * validation (400) → handler. The first four run in onRequest, before fastify reads the body.
+ */
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import { AppError } from '../errors.js';
+import { parseApiKey } from '../keys/format.js';
+import type { ApiKeyVerifier } from '../keys/verifier.js';
+import type { MerchantRow } from '../merchants/store.js';
+import { toAppError } from './errors.js';
+import { FixedWindowLimiter, tighter, type RateState } from './rate-limit.js';
+import { ErrorBody } from './schemas.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated merchant; set for every non-public route before its handler runs. */
+    merchant: MerchantRow | null;
+  }
+  interface FastifyContextConfig {
+    /** A route that needs no API key (only the OpenAPI document). */
+    public?: boolean;
+  }
+}
+
+export type ApiServer = FastifyInstance<
+  import('node:http').Server,
+  IncomingMessage,
+  import('node:http').ServerResponse,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export const BODY_LIMIT = 16 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+export interface HttpDeps {
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  verifier: ApiKeyVerifier;
+}
+
+function setRateHeaders(reply: FastifyReply, s: RateState): void {
+  reply.header('x-ratelimit-limit', String(s.limit));
+  reply.header('x-ratelimit-remaining', String(s.remaining));
+  reply.header('x-ratelimit-reset', String(s.reset));
+}
+
+function rateLimited(s: RateState): AppError {
+  return new AppError('rate_limited', `Too many requests; retry in ${s.reset} s`, { headers: { 'retry-after': String(s.reset) } });
+}
+
+export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiServer) => Promise<void>): Promise<ApiServer> {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    genReqId: requestIdOf,
+    bodyLimit: BODY_LIMIT,
+    // fastify accepts a hop count too; its types lag behind.
+    trustProxy: deps.config.trustProxy as boolean | string[],
+    routerOptions: { maxParamLength: 2048 },
+    // Per-request lines only when debugging; failures are logged by the error handler.
+    logController: new LogController({ disableRequestLogging: deps.config.logLevel !== 'debug' && deps.config.logLevel !== 'trace' }),
+    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: false } },
+    frameworkErrors: (err, _req, reply) => {
+      const e = toAppError(err);
+      void (reply as FastifyReply).code(e.status).send(e.toBody());
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as ApiServer;
+
+  // Only JSON bodies: text/plain would otherwise be accepted as a string.
+  app.removeContentTypeParser('text/plain');
+  app.decorateRequest('merchant', null);
+  app.addSchema(ErrorBody);
+
+  const ipLimiter = new FixedWindowLimiter(deps.config.rateLimitPerIp, deps.clock);
+  const keyLimiter = new FixedWindowLimiter(deps.config.rateLimitPerKey, deps.clock);
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+    const ipState = ipLimiter.hit(req.ip);
+    setRateHeaders(reply, ipState);
+    if (req.is404) return; // route_not_found comes first
+    if (ipState.limited) throw rateLimited(ipState);
+    if (req.routeOptions.config.public) return;
+    const header = req.headers['x-api-key'];
+    req.merchant = await deps.verifier.authenticate(typeof header === 'string' ? header : undefined);
+    const keyState = keyLimiter.hit((parseApiKey(header as string) as { keyId: string }).keyId);
+    setRateHeaders(reply, tighter(ipState, keyState));
+    if (keyState.limited) throw rateLimited(keyState);
+  });
+
+  app.setErrorHandler((err, req, reply) => {
+    const e = toAppError(err);
+    if (e.status >= 500) req.log.error({ err, reqId: req.id }, `request failed: ${e.code}`);
+    if (e.headers) void reply.headers(e.headers);
+    return reply.code(e.status).send(e.toBody());
+  });
+
+  app.setNotFoundHandler((_req, reply) => {
+    const e = new AppError('route_not_found', 'No route for this method and path');
+    return reply.code(404).send(e.toBody());
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'paygate merchant API', version: '1', description: 'Deposit invoices, permanent deposit addresses and payouts on TRON.' },
+      servers: deps.config.publicBaseUrl ? [{ url: deps.config.publicBaseUrl }] : [],
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } },
+      security: [{ apiKey: [] }],
+    },
+  });
+
+  app.get('/v1/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
+  await registerRoutes(app);
+  return app;
+}

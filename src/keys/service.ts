@@ -1,0 +1,75 @@
+/** Operator tasks on API keys: issue (shown once), revoke, list. The clear key is never stored. */
+import argon2 from 'argon2';
+import { recordAudit } from '../audit/store.js';
+import type { Clock } from '../clock.js';
+import { writeTx, type Db } from '../db/database.js';
+import { AppError } from '../errors.js';
+import { requireMerchant } from '../merchants/service.js';
+import { generateApiKey, isKeyId } from './format.js';
+import { findKey, insertKey, listKeysOf, markRevoked, type ApiKeyRow } from './store.js';
+
+/** argon2id with the library defaults (64 MiB, t=3, p=4): ~50–100 ms, paid once per key and process. */
+export const ARGON2_OPTIONS = { type: argon2.argon2id } as const;
+
+export interface KeyView {
+  key_id: string;
+  merchant_id: string;
+  status: 'active' | 'revoked';
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface IssuedKey extends KeyView {
+  /** The whole key. Printed once; it cannot be recovered later. */
+  api_key: string;
+}
+
+function keyView(k: ApiKeyRow): KeyView {
+  return {
+    key_id: k.key_id,
+    merchant_id: k.merchant_id,
+    status: k.revoked_at ? 'revoked' : 'active',
+    created_at: k.created_at,
+    revoked_at: k.revoked_at,
+  };
+}
+
+export async function issueKey(db: Db, clock: Clock, actor: string, merchantId: string): Promise<IssuedKey> {
+  await requireMerchant(db, merchantId);
+  const key = generateApiKey();
+  // Hash before the transaction: no slow work while holding the write lock.
+  const secretHash = await argon2.hash(key.secret, ARGON2_OPTIONS);
+  const row: ApiKeyRow = {
+    key_id: key.keyId,
+    merchant_id: merchantId,
+    secret_hash: secretHash,
+    created_at: clock.now().toISOString(),
+    revoked_at: null,
+  };
+  await writeTx(db, async (trx) => {
+    await requireMerchant(trx, merchantId);
+    await insertKey(trx, row);
+    await recordAudit(trx, clock, { actor, action: 'api_key.issue', subjectType: 'api_key', subjectId: key.keyId, merchantId });
+  });
+  return { ...keyView(row), api_key: key.apiKey };
+}
+
+/** Revokes a key; the API stops accepting it within 60 s (the verified-key cache lifetime). */
+export async function revokeKey(db: Db, clock: Clock, actor: string, keyId: string): Promise<KeyView> {
+  if (!isKeyId(keyId)) throw new AppError('api_key_not_found', `API key ${keyId} does not exist`);
+  return writeTx(db, async (trx) => {
+    const row = await findKey(trx, keyId);
+    if (!row) throw new AppError('api_key_not_found', `API key ${keyId} does not exist`);
+    const at = clock.now().toISOString();
+    if (!row.revoked_at) {
+      await markRevoked(trx, keyId, at);
+      await recordAudit(trx, clock, { actor, action: 'api_key.revoke', subjectType: 'api_key', subjectId: keyId, merchantId: row.merchant_id });
+    }
+    return keyView({ ...row, revoked_at: row.revoked_at ?? at });
+  });
+}
+
+export async function listKeys(db: Db, merchantId: string): Promise<KeyView[]> {
+  await requireMerchant(db, merchantId);
+  return (await listKeysOf(db, merchantId)).map(keyView);
+}

@@ -1,0 +1,22 @@
+/** SQL for API keys. Listing and revoking are scoped by merchant. */
+import type { Executor } from '../db/database.js';
+import type { ApiKeysTable } from '../db/schema.js';
+
+export type ApiKeyRow = ApiKeysTable;
+
+export async function insertKey(db: Executor, row: ApiKeyRow): Promise<void> {
+  await db.insertInto('api_keys').values(row).execute();
+}
+
+/** Lookup by the public key id, for authentication (the merchant is not known yet). */
+export async function findKey(db: Executor, keyId: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('key_id', '=', keyId).executeTakeFirst();
+}
+
+export async function listKeysOf(db: Executor, merchantId: string): Promise<ApiKeyRow[]> {
+  return db.selectFrom('api_keys').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at').execute();
+}
+
+export async function markRevoked(db: Executor, keyId: string, at: string): Promise<void> {
+  await db.updateTable('api_keys').set({ revoked_at: at }).where('key_id', '=', keyId).where('revoked_at', 'is', null).execute();
+}

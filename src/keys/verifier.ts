@@ -1,0 +1,150 @@
+/**
+ * Authentication of `X-Api-Key` (DESIGN.md §10). argon2id runs once per key and process; after
+ * that the key is trusted from memory: the SHA-256 digest of its verified secret is compared in
+ * constant time, and the key row is re-read at most every 60 s so a revoked key stops within 60 s.
+ *
+ * Hashing is bounded: an unknown or revoked key id never hashes; once a key is verified, a wrong
+ * secret is recognised by digest without hashing; before that, each key id gets a small hashing
+ * budget per minute, a secret that already failed is remembered, and at most a few hashes run at
+ * once. Every failure is the same 401: the cause is never stated.
+ */
+import argon2 from 'argon2';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/database.js';
+import { AppError } from '../errors.js';
+import { findMerchant, type MerchantRow } from '../merchants/store.js';
+import { parseApiKey } from './format.js';
+import { findKey } from './store.js';
+
+export interface VerifierOptions {
+  /** How long a verified key is trusted before its row is read again. */
+  trustMs?: number;
+  /** argon2 verifications allowed per key id per minute while the key is not yet verified. */
+  hashBudgetPerKey?: number;
+  /** argon2 verifications running at once; more wait in a queue of at most `maxQueue`. */
+  maxConcurrentHashes?: number;
+  maxQueue?: number;
+}
+
+interface Verified {
+  digest: Buffer;
+  secretHash: string;
+  merchantId: string;
+  checkedAt: number;
+}
+
+interface Attempts {
+  windowStart: number;
+  hashes: number;
+  failed: Set<string>;
+}
+
+const MAX_REMEMBERED_FAILURES = 32;
+
+export const unauthorized = () => new AppError('unauthorized', 'Missing or invalid API key');
+
+function digestOf(secret: string): Buffer {
+  return createHash('sha256').update(secret).digest();
+}
+
+export class ApiKeyVerifier {
+  private readonly verified = new Map<string, Verified>();
+  private readonly attempts = new Map<string, Attempts>();
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+  private readonly trustMs: number;
+  private readonly hashBudget: number;
+  private readonly maxConcurrent: number;
+  private readonly maxQueue: number;
+  /** Count of argon2 verifications done; read by tests and benchmarks. */
+  hashCount = 0;
+
+  constructor(private readonly db: Db, private readonly clock: Clock, opts: VerifierOptions = {}) {
+    this.trustMs = opts.trustMs ?? 60_000;
+    this.hashBudget = opts.hashBudgetPerKey ?? 10;
+    this.maxConcurrent = opts.maxConcurrentHashes ?? 2;
+    this.maxQueue = opts.maxQueue ?? 64;
+  }
+
+  /** The merchant of a valid key; 401 unauthorized or 403 merchant_disabled otherwise. */
+  async authenticate(header: string | undefined): Promise<MerchantRow> {
+    const parsed = parseApiKey(header);
+    if (!parsed) throw unauthorized();
+    const merchantId = await this.verifiedMerchantId(parsed.keyId, parsed.secret);
+    const merchant = await findMerchant(this.db, merchantId);
+    if (!merchant) throw unauthorized();
+    if (merchant.enabled !== 1) throw new AppError('merchant_disabled', 'The merchant is disabled');
+    return merchant;
+  }
+
+  /** Forgets every trusted key (used after revocations in the same process). */
+  forget(keyId?: string): void {
+    if (keyId) this.verified.delete(keyId);
+    else this.verified.clear();
+  }
+
+  private async verifiedMerchantId(keyId: string, secret: string): Promise<string> {
+    const now = this.clock.now().getTime();
+    const digest = digestOf(secret);
+    let entry = this.verified.get(keyId);
+    if (entry && now - entry.checkedAt >= this.trustMs) {
+      const row = await findKey(this.db, keyId);
+      if (!row || row.revoked_at !== null || row.secret_hash !== entry.secretHash) {
+        this.verified.delete(keyId);
+        entry = undefined;
+        if (!row || row.revoked_at !== null) throw unauthorized();
+      } else {
+        entry.checkedAt = now;
+      }
+    }
+    if (entry) {
+      // One key has one secret: a different digest is a wrong secret, no hashing needed.
+      if (!timingSafeEqual(entry.digest, digest)) throw unauthorized();
+      return entry.merchantId;
+    }
+    return this.verifyWithHash(keyId, secret, digest, now);
+  }
+
+  private async verifyWithHash(keyId: string, secret: string, digest: Buffer, now: number): Promise<string> {
+    const row = await findKey(this.db, keyId);
+    if (!row || row.revoked_at !== null) throw unauthorized();
+    const attempts = this.attemptsOf(keyId, now);
+    const digestHex = digest.toString('hex');
+    if (attempts.failed.has(digestHex) || attempts.hashes >= this.hashBudget) throw unauthorized();
+    attempts.hashes += 1;
+    const ok = await this.withHashSlot(() => argon2.verify(row.secret_hash, secret));
+    if (!ok) {
+      if (attempts.failed.size >= MAX_REMEMBERED_FAILURES) attempts.failed.clear();
+      attempts.failed.add(digestHex);
+      throw unauthorized();
+    }
+    this.attempts.delete(keyId);
+    this.verified.set(keyId, { digest, secretHash: row.secret_hash, merchantId: row.merchant_id, checkedAt: now });
+    return row.merchant_id;
+  }
+
+  private attemptsOf(keyId: string, now: number): Attempts {
+    let a = this.attempts.get(keyId);
+    if (!a || now - a.windowStart >= 60_000) {
+      a = { windowStart: now, hashes: 0, failed: a?.failed ?? new Set() };
+      this.attempts.set(keyId, a);
+    }
+    return a;
+  }
+
+  private async withHashSlot<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.running >= this.maxConcurrent) {
+      if (this.waiting.length >= this.maxQueue) throw unauthorized();
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+    this.running += 1;
+    this.hashCount += 1;
+    try {
+      return await fn();
+    } finally {
+      this.running -= 1;
+      this.waiting.shift()?.();
+    }
+  }
+}

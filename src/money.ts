@@ -1,0 +1,67 @@
+/**
+ * Money is integers: amounts travel as decimal strings and live as bigint base units
+ * (DESIGN.md §3). No floating point anywhere an amount is parsed, computed or printed.
+ */
+
+const AMOUNT_TEXT = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+const PERCENT_TEXT = /^(0|[1-9][0-9]{0,2})(\.[0-9]{1,6})?$/;
+
+export class AmountError extends Error {}
+
+/**
+ * Parses `text` as an amount of an asset with `decimals` fraction digits into base units.
+ * Rejects anything that is not plain decimal, zero, or finer than the asset's base unit.
+ */
+export function parseAmount(text: string, decimals: number): bigint {
+  const m = AMOUNT_TEXT.exec(text);
+  if (!m) throw new AmountError('must be a plain decimal number such as "10" or "10.5"');
+  const whole = m[1] as string;
+  const frac = (m[2] ?? '.').slice(1);
+  if (frac.length > decimals) throw new AmountError(`must have at most ${decimals} decimal places`);
+  const units = BigInt(whole) * 10n ** BigInt(decimals) + BigInt(frac.padEnd(decimals, '0') || '0');
+  if (units <= 0n) throw new AmountError('must be greater than zero');
+  return units;
+}
+
+/** Base units → plain decimal trimmed of trailing zeros: "10.5", "0.000001", "100". */
+export function formatAmount(units: bigint, decimals: number): string {
+  const negative = units < 0n;
+  const abs = negative ? -units : units;
+  const scale = 10n ** BigInt(decimals);
+  const whole = abs / scale;
+  const frac = (abs % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
+  return `${negative ? '-' : ''}${whole}${frac ? `.${frac}` : ''}`;
+}
+
+/** A percent rate as text ("0", "1.5", "2.25"): up to 3 integer and 6 fraction digits. */
+export function parsePercent(text: string): string {
+  if (!PERCENT_TEXT.test(text)) throw new AmountError('must be a percent such as "1" or "1.5" (at most 6 decimal places)');
+  const [w, f = ''] = text.split('.');
+  const trimmed = f.replace(/0+$/, '');
+  return trimmed ? `${w}.${trimmed}` : (w as string);
+}
+
+/** `percent` % of `units`, rounded up to the base unit (fees never round in the payer's favour). */
+export function percentOf(units: bigint, percent: string): bigint {
+  const [w, f = ''] = parsePercent(percent).split('.');
+  const scale = 10n ** BigInt(f.length);
+  const rate = BigInt(w as string) * scale + BigInt(f || '0');
+  const denominator = 100n * scale;
+  const product = units * rate;
+  return (product + denominator - 1n) / denominator;
+}
+
+/** Compares two percent texts numerically (for the "above 3 percent" confirmations). */
+export function percentAbove(percent: string, limit: string): boolean {
+  const toMicro = (p: string) => {
+    const [w, f = ''] = parsePercent(p).split('.');
+    return BigInt(w as string) * 1_000_000n + BigInt(f.padEnd(6, '0'));
+  };
+  return toMicro(percent) > toMicro(limit);
+}
+
+/** SQLite stores amounts as TEXT base units; these convert at the store boundary. */
+export const units = {
+  toDb: (v: bigint): string => v.toString(),
+  fromDb: (v: string): bigint => BigInt(v),
+};

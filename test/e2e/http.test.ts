@@ -1,0 +1,181 @@
+/** The cross-cutting /v1 contract over real HTTP: request ids, 404s, body faults, validation, errors. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, isErrorBody } from '../helpers/http.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { probeRoutes } from '../helpers/probe-routes.js';
+
+let t: TestApp;
+let key: string;
+const goodBody = { order_id: 'o-1', asset: 'USDT_TRON', amount: '10', expires_in: 600 };
+
+beforeAll(async () => {
+  t = await startTestApp({ extraRoutes: probeRoutes });
+  key = (await t.merchant()).key;
+});
+afterAll(() => t.close());
+
+describe('X-Request-Id', () => {
+  it('echoes a well-formed client id on success and on errors', async () => {
+    const ok = await api(t.url, '/v1/probe', { key, body: goodBody, headers: { 'x-request-id': 'abc.DEF_1:2-3' } });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('x-request-id')).toBe('abc.DEF_1:2-3');
+    const err = await api(t.url, '/v1/nowhere', { headers: { 'x-request-id': 'req-42' } });
+    expect(err.status).toBe(404);
+    expect(err.headers.get('x-request-id')).toBe('req-42');
+  });
+
+  it('replaces an ill-formed or too long id with a fresh UUID', async () => {
+    for (const bad of ['has space', 'a'.repeat(129), 'semi;colon', 'ü']) {
+      const r = await api(t.url, '/v1/probe', { key, body: goodBody, headers: { 'x-request-id': encodeURI(bad) === bad ? bad : 'x/y' } });
+      expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    }
+    const a = await api(t.url, '/v1/nowhere');
+    const b = await api(t.url, '/v1/nowhere');
+    expect(a.headers.get('x-request-id')).not.toBe(b.headers.get('x-request-id'));
+  });
+
+  it('accepts exactly 128 characters', async () => {
+    const id = 'x'.repeat(128);
+    const r = await api(t.url, '/v1/nowhere', { headers: { 'x-request-id': id } });
+    expect(r.headers.get('x-request-id')).toBe(id);
+  });
+});
+
+describe('routing', () => {
+  it('answers 404 route_not_found for unknown paths and methods, before authentication', async () => {
+    for (const [method, path] of [
+      ['GET', '/v1/nowhere'],
+      ['DELETE', '/v1/probe'],
+      ['GET', '/'],
+      ['GET', '/admin/v1/merchants'],
+      ['GET', '/cabinet/v1/merchants'],
+      ['PATCH', '/v1/invoices'],
+    ] as const) {
+      const r = await api(t.url, path, { method });
+      expect(r.status, `${method} ${path}`).toBe(404);
+      expect(r.body.error.code).toBe('route_not_found');
+      expect(isErrorBody(r.body)).toBe(true);
+    }
+  });
+
+  it('carries rate-limit headers on every /v1 response, 404s included', async () => {
+    for (const r of [await api(t.url, '/v1/nowhere'), await api(t.url, '/v1/probe', { key, body: goodBody }), await api(t.url, '/v1/probe', { body: goodBody })]) {
+      expect(r.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
+      expect(r.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
+      expect(r.headers.get('x-ratelimit-reset')).toMatch(/^\d+$/);
+    }
+  });
+});
+
+describe('body faults', () => {
+  it('invalid JSON is 400 bad_request', async () => {
+    const r = await api(t.url, '/v1/probe', { key, rawBody: '{"order_id": ', headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('bad_request');
+  });
+
+  it('an unsupported Content-Type is 415 bad_request', async () => {
+    for (const ct of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+      const r = await api(t.url, '/v1/probe', { key, rawBody: 'order_id=1', headers: { 'content-type': ct } });
+      expect(r.status, ct).toBe(415);
+      expect(r.body.error.code).toBe('bad_request');
+    }
+  });
+
+  it('a body over 16 KiB is 413 bad_request; 16 KiB exactly is read', async () => {
+    const big = JSON.stringify({ ...goodBody, pad: 'x'.repeat(16 * 1024) });
+    const r = await api(t.url, '/v1/probe', { key, rawBody: big, headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(413);
+    expect(r.body.error.code).toBe('bad_request');
+    const base = JSON.stringify({ ...goodBody, pad: '' });
+    const exact = JSON.stringify({ ...goodBody, pad: 'x'.repeat(16 * 1024 - base.length) });
+    expect(Buffer.byteLength(exact)).toBe(16 * 1024);
+    const r2 = await api(t.url, '/v1/probe', { key, rawBody: exact, headers: { 'content-type': 'application/json' } });
+    expect(r2.status).toBe(400);
+    expect(r2.body.error.code).toBe('validation_failed');
+  });
+
+  it('checks authentication before the body', async () => {
+    const r = await api(t.url, '/v1/probe', { rawBody: '{bad', headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(401);
+  });
+});
+
+describe('validation', () => {
+  it('lists every problem with body.<field> paths', async () => {
+    const r = await api(t.url, '/v1/probe', {
+      key,
+      body: { order_id: 'has space', asset: 'usdt', amount: '', expires_in: 59, extra: 1 },
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('validation_failed');
+    const paths = r.body.error.details.map((d: { path: string }) => d.path).sort();
+    expect(paths).toEqual(['body.amount', 'body.asset', 'body.expires_in', 'body.extra', 'body.order_id']);
+    expect(isErrorBody(r.body)).toBe(true);
+  });
+
+  it('names each missing field', async () => {
+    const r = await api(t.url, '/v1/probe', { key, body: {} });
+    const paths = r.body.error.details.map((d: { path: string }) => d.path).sort();
+    expect(paths).toEqual(['body.amount', 'body.asset', 'body.expires_in', 'body.order_id']);
+  });
+
+  it('does not coerce types', async () => {
+    const r = await api(t.url, '/v1/probe', { key, body: { ...goodBody, expires_in: '600' } });
+    expect(r.status).toBe(400);
+    expect(r.body.error.details).toEqual([{ path: 'body.expires_in', message: expect.any(String) }]);
+  });
+
+  it('reports a non-object body at path body', async () => {
+    for (const raw of ['[]', '"text"', '42', 'null']) {
+      const r = await api(t.url, '/v1/probe', { key, rawBody: raw, headers: { 'content-type': 'application/json' } });
+      expect(r.status, raw).toBe(400);
+      expect(r.body.error.code).toBe('validation_failed');
+      expect(r.body.error.details[0].path).toBe('body');
+    }
+  });
+
+  it('validates path parameters as params.id', async () => {
+    const r = await api(t.url, '/v1/probe/not-a-uuid', { key });
+    expect(r.status).toBe(400);
+    expect(r.body.error.details).toEqual([{ path: 'params.id', message: expect.any(String) }]);
+  });
+
+  it('gives the same error for the same bad request', async () => {
+    const bad = { order_id: '', asset: 'x', amount: 'y'.repeat(101), expires_in: 1e9 };
+    const a = await api(t.url, '/v1/probe', { key, body: bad });
+    const b = await api(t.url, '/v1/probe', { key, body: bad });
+    expect(a.body).toEqual(b.body);
+  });
+
+  it('accepts the printable ASCII range 0x21..0x7E and 200 characters', async () => {
+    const all = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)).join('');
+    expect((await api(t.url, '/v1/probe', { key, body: { ...goodBody, order_id: all } })).status).toBe(200);
+    expect((await api(t.url, '/v1/probe', { key, body: { ...goodBody, order_id: 'a'.repeat(200) } })).status).toBe(200);
+    expect((await api(t.url, '/v1/probe', { key, body: { ...goodBody, order_id: 'a'.repeat(201) } })).status).toBe(400);
+  });
+});
+
+describe('faults', () => {
+  it('an unhandled error is 500 internal_error with nothing internal in the body', async () => {
+    const r = await api(t.url, '/v1/boom', { key });
+    expect(r.status).toBe(500);
+    expect(r.body.error.code).toBe('internal_error');
+    expect(r.text).not.toContain('passwd');
+    expect(r.text).not.toContain('at ');
+    expect(r.headers.get('x-request-id')).toBeTruthy();
+  });
+});
+
+describe('OpenAPI', () => {
+  it('serves an OpenAPI 3.1 document without a key', async () => {
+    const r = await api(t.url, '/v1/openapi.json');
+    expect(r.status).toBe(200);
+    expect(r.body.openapi).toBe('3.1.0');
+    expect(r.body.info.version).toBe('1');
+    expect(r.body.paths['/v1/probe'].post.requestBody.content['application/json'].schema.required).toEqual(
+      expect.arrayContaining(['order_id', 'asset', 'amount', 'expires_in']),
+    );
+    expect(r.body.paths['/v1/openapi.json']).toBeUndefined();
+  });
+});

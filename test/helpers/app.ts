@@ -1,0 +1,66 @@
+/**
+ * Builds the real app (src/app.ts) over a SQLite file in a temp dir, listening on 127.0.0.1 with
+ * an ephemeral port, and offers the operator tasks tests need (merchants and real argon2 keys).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { buildApp, type App, type AppOptions } from '../../src/app.js';
+import { ManualClock, type Clock } from '../../src/clock.js';
+import { parseConfig } from '../../src/config.js';
+import { issueKey } from '../../src/keys/service.js';
+import { changeMerchant, createMerchant, type CreateMerchantInput, type MerchantView } from '../../src/merchants/service.js';
+
+export interface TestApp {
+  app: App;
+  url: string;
+  dir: string;
+  clock: Clock;
+  /** A merchant (approved unless asked otherwise) and a key for it. */
+  merchant(input?: Partial<CreateMerchantInput> & { approve?: boolean }): Promise<{ merchant: MerchantView; key: string }>;
+  key(merchantId: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions extends AppOptions {
+  env?: Record<string, string>;
+}
+
+export function tempDir(prefix = 'paygate-test-'): string {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const dir = tempDir();
+  const config = parseConfig({
+    DATABASE_URL: path.join(dir, 'paygate.db'),
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    TRON_NETWORK: 'devnet',
+    WALLET_KEYSTORE: path.join(dir, 'keystore.json'),
+    ...opts.env,
+  });
+  const clock = opts.clock ?? new ManualClock(new Date());
+  const app = await buildApp(config, { ...opts, clock });
+  const url = await app.start();
+  const db = app.services.db;
+  const key = async (merchantId: string) => (await issueKey(db, clock, 'test', merchantId)).api_key;
+  return {
+    app,
+    url,
+    dir,
+    clock,
+    key,
+    async merchant(input = {}) {
+      const { approve = true, ...rest } = input;
+      let merchant = await createMerchant(db, clock, 'test', { name: 'Test shop', ...rest });
+      if (approve) merchant = await changeMerchant(db, clock, 'test', merchant.merchant_id, 'approve');
+      return { merchant, key: await key(merchant.merchant_id) };
+    },
+    async close() {
+      await app.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
