@@ -39,7 +39,11 @@ export function errorBody(err: unknown): { error: { code: ErrorCode | string; me
   if (isAppError(err)) return { error: { code: err.code, message: err.message } };
   if (err instanceof ConfigError) return { error: { code: 'invalid_argument', message: err.message } };
   if (err instanceof Errors.CLIError) {
-    const message = err.message.replace(/\n\s*See more help with --help\s*$/, '').trim();
+    const message = err.message
+      .replace(/\n\s*See more help with --help\s*$/, '')
+      .replace(/^The following errors? occurred:\s*/, '')
+      .replace(/\s*\n\s*/g, '; ')
+      .trim();
     return { error: { code: 'invalid_argument', message } };
   }
   return { error: { code: 'internal_error', message: err instanceof Error ? err.message : String(err) } };

@@ -1,0 +1,16 @@
+import { Args } from '@oclif/core';
+import { PaygateCommand } from '../../src/cli/base.js';
+import { issueKey, type IssuedKey } from '../../src/keys/service.js';
+
+export default class KeyIssue extends PaygateCommand {
+  static override description = 'Issue an API key for a merchant. The key is printed once and cannot be shown again';
+  static override args = { merchant: Args.string({ required: true, description: 'merchant id' }) };
+
+  async run(): Promise<IssuedKey> {
+    const { args } = await this.parse(KeyIssue);
+    const ctx = await this.context();
+    const key = await issueKey(ctx.database.db, ctx.clock, ctx.actor, args.merchant);
+    this.say(`API key (shown once, store it now):\n${key.api_key}\nkey_id: ${key.key_id}`);
+    return key;
+  }
+}

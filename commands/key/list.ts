@@ -1,0 +1,17 @@
+import { Args } from '@oclif/core';
+import { PaygateCommand } from '../../src/cli/base.js';
+import { table } from '../../src/cli/format.js';
+import { listKeys, type KeyView } from '../../src/keys/service.js';
+
+export default class KeyList extends PaygateCommand {
+  static override description = "List a merchant's API keys (ids and states; secrets are never shown)";
+  static override args = { merchant: Args.string({ required: true, description: 'merchant id' }) };
+
+  async run(): Promise<{ keys: KeyView[] }> {
+    const { args } = await this.parse(KeyList);
+    const ctx = await this.context();
+    const keys = await listKeys(ctx.database.db, args.merchant);
+    this.say(table(keys as unknown as Array<Record<string, unknown>>, ['key_id', 'status', 'created_at', 'revoked_at']));
+    return { keys };
+  }
+}

@@ -1,0 +1,3 @@
+import { merchantActionCommand } from '../../src/cli/merchant-action.js';
+
+export default merchantActionCommand('approve');

@@ -1,0 +1,26 @@
+/** `merchant approve|reject|enable|disable <id>`: four commands, one shape. */
+import { Args } from '@oclif/core';
+import { changeMerchant, type MerchantAction, type MerchantView } from '../merchants/service.js';
+import { PaygateCommand } from './base.js';
+
+const DESCRIPTIONS: Record<MerchantAction, string> = {
+  approve: 'Approve a merchant after review: it may then create invoices and permanent addresses',
+  reject: 'Reject a merchant: it cannot accept payments (keys and reads keep working)',
+  enable: 'Enable a disabled merchant',
+  disable: 'Disable a merchant: its API keys answer 403 merchant_disabled',
+};
+
+export function merchantActionCommand(action: MerchantAction) {
+  return class extends PaygateCommand {
+    static override description = DESCRIPTIONS[action];
+    static override args = { id: Args.string({ required: true, description: 'merchant id' }) };
+
+    async run(): Promise<MerchantView> {
+      const { args } = await this.parse(this.constructor as typeof PaygateCommand & { args: { id: ReturnType<typeof Args.string> } });
+      const ctx = await this.context();
+      const m = await changeMerchant(ctx.database.db, ctx.clock, ctx.actor, args.id as string, action);
+      this.say(`Merchant ${m.merchant_id}: approval ${m.approval}, ${m.enabled ? 'enabled' : 'disabled'}`);
+      return m;
+    }
+  };
+}

@@ -1,0 +1,192 @@
+/** Authentication, merchant isolation at the key level, and rate limits over real HTTP. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { revokeKey } from '../../src/keys/service.js';
+import { changeMerchant } from '../../src/merchants/service.js';
+import { api } from '../helpers/http.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { probeRoutes } from '../helpers/probe-routes.js';
+
+const body = { order_id: 'o-1', asset: 'USDT_TRON', amount: '10', expires_in: 600 };
+const keyIdOf = (key: string) => key.slice(3, 19);
+const withSecret = (key: string, secret: string) => `sk_${keyIdOf(key)}_${secret}`;
+const otherSecret = 'A'.repeat(43);
+
+describe('authentication', () => {
+  let t: TestApp;
+  const clock = new ManualClock('2026-03-01T10:00:00Z');
+  beforeAll(async () => {
+    t = await startTestApp({ clock, extraRoutes: probeRoutes });
+  });
+  afterAll(() => t.close());
+
+  it('accepts a valid key and rejects every kind of bad key with the same 401', async () => {
+    const { merchant, key } = await t.merchant();
+    const ok = await api(t.url, '/v1/probe', { key, body });
+    expect(ok.status).toBe(200);
+    expect(ok.body.merchant_id).toBe(merchant.merchant_id);
+    const bad = [
+      undefined,
+      '',
+      'sk_live_123',
+      key.toUpperCase(),
+      key + 'x',
+      `sk_${'0'.repeat(16)}_${otherSecret}`,
+      withSecret(key, otherSecret),
+      key.slice(0, -1),
+      key.replace("sk_", "pk_"),
+    ];
+    const bodies = new Set<string>();
+    for (const k of bad) {
+      const r = await api(t.url, '/v1/probe', { body, headers: k === undefined ? {} : { 'x-api-key': k } });
+      expect(r.status, String(k)).toBe(401);
+      expect(r.body.error.code).toBe('unauthorized');
+      bodies.add(JSON.stringify(r.body));
+    }
+    expect(bodies.size).toBe(1);
+  });
+
+  it('lets a merchant use several keys at once and keeps merchants apart', async () => {
+    const a = await t.merchant({ name: 'A' });
+    const a2 = await t.key(a.merchant.merchant_id);
+    const b = await t.merchant({ name: 'B' });
+    for (const [k, id] of [[a.key, a.merchant.merchant_id], [a2, a.merchant.merchant_id], [b.key, b.merchant.merchant_id]] as const) {
+      const r = await api(t.url, '/v1/probe', { key: k, body });
+      expect(r.body.merchant_id).toBe(id);
+    }
+    // B's key id with A's secret is not A and not B.
+    const mixed = withSecret(b.key, a.key.slice(20));
+    expect((await api(t.url, '/v1/probe', { key: mixed, body })).status).toBe(401);
+  });
+
+  it('answers 403 merchant_disabled for a disabled merchant, and works again once enabled', async () => {
+    const { merchant, key } = await t.merchant();
+    await changeMerchant(t.app.services.db, clock, 'test', merchant.merchant_id, 'disable');
+    const r = await api(t.url, '/v1/probe', { key, body });
+    expect(r.status).toBe(403);
+    expect(r.body.error.code).toBe('merchant_disabled');
+    // A wrong secret for a disabled merchant's key still says nothing more than 401.
+    expect((await api(t.url, '/v1/probe', { key: withSecret(key, otherSecret), body })).status).toBe(401);
+    await changeMerchant(t.app.services.db, clock, 'test', merchant.merchant_id, 'enable');
+    expect((await api(t.url, '/v1/probe', { key, body })).status).toBe(200);
+  });
+
+  it('accepts keys of merchants not approved yet (reads still work)', async () => {
+    const { key } = await t.merchant({ approve: false });
+    expect((await api(t.url, '/v1/probe', { key, body })).status).toBe(200);
+  });
+
+  it('stops accepting a revoked key within 60 seconds', async () => {
+    const { key } = await t.merchant();
+    expect((await api(t.url, '/v1/probe', { key, body })).status).toBe(200);
+    await revokeKey(t.app.services.db, clock, 'test', keyIdOf(key));
+    clock.advance(60_000);
+    const r = await api(t.url, '/v1/probe', { key, body });
+    expect(r.status).toBe(401);
+    expect(r.body.error.code).toBe('unauthorized');
+  });
+
+  it('a revoked key that was never used is refused at once', async () => {
+    const { key } = await t.merchant();
+    await revokeKey(t.app.services.db, clock, 'test', keyIdOf(key));
+    expect((await api(t.url, '/v1/probe', { key, body })).status).toBe(401);
+  });
+});
+
+describe('bounded hashing', () => {
+  let t: TestApp;
+  const clock = new ManualClock('2026-03-01T10:00:00Z');
+  beforeAll(async () => {
+    t = await startTestApp({ clock, extraRoutes: probeRoutes, env: { API_RATE_LIMIT_PER_IP: '100000' }, verifier: { hashBudgetPerKey: 5 } });
+  });
+  afterAll(() => t.close());
+
+  it('hashes once per key, never for unknown ids, and a bounded number of times for wrong secrets', async () => {
+    const v = t.app.services.verifier;
+    const { key } = await t.merchant();
+    const before = v.hashCount;
+    for (let i = 0; i < 20; i++) {
+      const id = i.toString(16).padStart(16, 'f');
+      expect((await api(t.url, '/v1/probe', { key: `sk_${id}_${otherSecret}`, body })).status).toBe(401);
+    }
+    expect(v.hashCount - before).toBe(0);
+
+    // Wrong secrets for a known but not yet verified key: at most the budget.
+    const wrong = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => api(t.url, '/v1/probe', { key: withSecret(key, String(i).padStart(43, 'b')), body })),
+    );
+    expect(wrong.every((r) => r.status === 401)).toBe(true);
+    expect(v.hashCount - before).toBeLessThanOrEqual(5);
+
+    // A new minute restores the budget, so the right secret is verified, once.
+    clock.advance(60_000);
+    const mark = v.hashCount;
+    for (let i = 0; i < 10; i++) expect((await api(t.url, '/v1/probe', { key, body })).status).toBe(200);
+    expect(v.hashCount - mark).toBe(1);
+
+    // Once verified, wrong secrets are refused without hashing.
+    for (let i = 0; i < 10; i++) expect((await api(t.url, '/v1/probe', { key: withSecret(key, String(i).padStart(43, 'c')), body })).status).toBe(401);
+    expect(v.hashCount - mark).toBe(1);
+
+    // Past the 60 s trust window the key row is re-read, not re-hashed.
+    clock.advance(61_000);
+    expect((await api(t.url, '/v1/probe', { key, body })).status).toBe(200);
+    expect(v.hashCount - mark).toBe(1);
+  });
+
+  it('remembers a secret that already failed', async () => {
+    const v = t.app.services.verifier;
+    const { key } = await t.merchant();
+    const bad = withSecret(key, otherSecret);
+    const mark = v.hashCount;
+    for (let i = 0; i < 4; i++) expect((await api(t.url, '/v1/probe', { key: bad, body })).status).toBe(401);
+    expect(v.hashCount - mark).toBe(1);
+    expect((await api(t.url, '/v1/probe', { key, body })).status).toBe(200);
+  });
+});
+
+describe('rate limits', () => {
+  let t: TestApp;
+  const clock = new ManualClock('2026-03-01T10:00:10Z');
+  beforeAll(async () => {
+    t = await startTestApp({ clock, extraRoutes: probeRoutes, env: { API_RATE_LIMIT_PER_IP: '8', API_RATE_LIMIT_PER_KEY: '3' } });
+  });
+  afterAll(() => t.close());
+
+  it('limits per key with headers and Retry-After, then resets with the window', async () => {
+    const { key } = await t.merchant();
+    const seen: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await api(t.url, '/v1/probe', { key, body });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('x-ratelimit-limit')).toBe('3');
+      seen.push(r.headers.get('x-ratelimit-remaining') as string);
+    }
+    expect(seen).toEqual(['2', '1', '0']);
+    const limited = await api(t.url, '/v1/probe', { key, body });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe('rate_limited');
+    expect(limited.headers.get('retry-after')).toBe('50');
+    expect(limited.headers.get('x-ratelimit-reset')).toBe('50');
+    // Another key of the same merchant has its own budget.
+    const other = await t.key((await t.merchant()).merchant.merchant_id);
+    expect((await api(t.url, '/v1/probe', { key: other, body })).status).toBe(200);
+    clock.advance(50_000);
+    expect((await api(t.url, '/v1/probe', { key, body })).status).toBe(200);
+  });
+
+  it('limits per IP, counting requests with wrong keys, before authentication', async () => {
+    clock.advance(60_000);
+    const { key } = await t.merchant();
+    for (let i = 0; i < 8; i++) {
+      const r = await api(t.url, '/v1/probe', { key: 'sk_wrong', body });
+      expect(r.status).toBe(401);
+      expect(r.headers.get('x-ratelimit-limit')).toBe('8');
+    }
+    const r = await api(t.url, '/v1/probe', { key, body });
+    expect(r.status).toBe(429);
+    expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
+    // An unknown route is still a 404: routing comes before the limit.
+    expect((await api(t.url, '/v1/nowhere')).status).toBe(404);
+  });
+});

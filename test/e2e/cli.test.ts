@@ -1,0 +1,101 @@
+/**
+ * The operator path a newcomer follows: CLI commands (real child processes) against the same
+ * SQLite file that a running server uses, then the key over HTTP.
+ */
+import path from 'node:path';
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type App } from '../../src/app.js';
+import { parseConfig } from '../../src/config.js';
+import { listAudit } from '../../src/audit/store.js';
+import { runCli } from '../helpers/cli.js';
+import { api } from '../helpers/http.js';
+import { tempDir } from '../helpers/app.js';
+import { probeRoutes } from '../helpers/probe-routes.js';
+
+const body = { order_id: 'o-1', asset: 'USDT_TRON', amount: '10', expires_in: 600 };
+let dir: string;
+let env: Record<string, string>;
+let app: App;
+let url: string;
+
+beforeAll(async () => {
+  dir = tempDir();
+  env = { DATABASE_URL: path.join(dir, 'paygate.db'), TRON_NETWORK: 'devnet', WALLET_KEYSTORE: path.join(dir, 'ks.json') };
+  const migrated = await runCli(['migrate', '--json'], env);
+  expect(migrated.code).toBe(0);
+  expect(migrated.json.current).toMatch(/^0001_foundation|^\d{4}_/);
+  // The server runs while the CLI writes to the same file from other processes.
+  app = await buildApp(parseConfig({ ...env, PORT: '0', LOG_LEVEL: 'silent' }), { extraRoutes: probeRoutes });
+  url = await app.start();
+});
+afterAll(async () => {
+  await app.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('merchants and keys through the CLI', () => {
+  it('creates, approves, issues a key that works over HTTP, and revokes it', async () => {
+    const created = await runCli(['merchant', 'create', '--name', 'Coffee', '--address-mode', 'per_user', '--site-url', 'https://coffee.example', '--json'], env);
+    expect(created.code).toBe(0);
+    const id = created.json.merchant_id as string;
+    expect(created.json).toMatchObject({ name: 'Coffee', address_mode: 'per_user', approval: 'pending', enabled: true, site_url: 'https://coffee.example' });
+
+    const approved = await runCli(['merchant', 'approve', id, '--json'], env);
+    expect(approved.json.approval).toBe('approved');
+
+    const issued = await runCli(['key', 'issue', id, '--json'], env);
+    expect(issued.code).toBe(0);
+    const key = issued.json.api_key as string;
+    expect(key).toMatch(/^sk_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
+    expect(key.slice(3, 19)).toBe(issued.json.key_id);
+    // Never stored in clear.
+    const stored = app.database.sqlite.prepare('select * from api_keys where key_id = ?').get(issued.json.key_id) as Record<string, string>;
+    expect(JSON.stringify(stored)).not.toContain(key.slice(20));
+    expect(stored.secret_hash).toMatch(/^\$argon2id\$/);
+
+    const ok = await api(url, '/v1/probe', { key, body });
+    expect(ok.status).toBe(200);
+    expect(ok.body.merchant_id).toBe(id);
+
+    const listed = await runCli(['key', 'list', id, '--json'], env);
+    expect(listed.json.keys).toEqual([expect.objectContaining({ key_id: issued.json.key_id, status: 'active' })]);
+    expect(listed.stdout).not.toContain(key.slice(20));
+
+    const disabled = await runCli(['merchant', 'disable', id, '--json'], env);
+    expect(disabled.json.enabled).toBe(false);
+    expect((await api(url, '/v1/probe', { key, body })).body.error.code).toBe('merchant_disabled');
+    await runCli(['merchant', 'enable', id], env);
+
+    const revoked = await runCli(['key', 'revoke', issued.json.key_id, '--json'], env);
+    expect(revoked.json.status).toBe('revoked');
+    app.services.verifier.forget(); // same effect as the 60 s trust window passing
+    expect((await api(url, '/v1/probe', { key, body })).status).toBe(401);
+
+    const shown = await runCli(['merchant', 'show', id, '--json'], env);
+    expect(shown.json.merchant_id).toBe(id);
+    const audit = await listAudit(app.services.db, 'merchant', id);
+    expect(audit.map((a) => a.action)).toEqual(['merchant.create', 'merchant.approve', 'merchant.disable', 'merchant.enable']);
+    expect(audit[0]?.actor).toMatch(/^cli:/);
+  });
+
+  it('refuses with the error shape and a non-zero exit', async () => {
+    const missing = await runCli(['merchant', 'show', '00000000-0000-4000-8000-000000000000', '--json'], env);
+    expect(missing.code).not.toBe(0);
+    expect(missing.json).toEqual({ error: { code: 'merchant_not_found', message: expect.any(String) } });
+    const noKey = await runCli(['key', 'revoke', 'ffffffffffffffff', '--json'], env);
+    expect(noKey.json.error.code).toBe('api_key_not_found');
+    const badFlag = await runCli(['merchant', 'create', '--json'], env);
+    expect(badFlag.code).not.toBe(0);
+    expect(badFlag.json.error.code).toBe('invalid_argument');
+    const human = await runCli(['merchant', 'show', 'nope'], env);
+    expect(human.code).toBe(1);
+    expect(human.stderr).toContain('merchant_not_found');
+  });
+
+  it('stops at start-up on an invalid variable, naming it', async () => {
+    const r = await runCli(['merchant', 'list', '--json'], { ...env, API_RATE_LIMIT_PER_IP: 'lots' });
+    expect(r.code).not.toBe(0);
+    expect(r.json.error.message).toContain('API_RATE_LIMIT_PER_IP');
+  });
+});
