@@ -11,6 +11,9 @@ import { registerV1Routes } from './http/routes.js';
 import { buildHttpServer, type ApiServer } from './http/server.js';
 import { ApiKeyVerifier, type VerifierOptions } from './keys/verifier.js';
 import { createLogger } from './logger.js';
+import { loadCatalog, type AssetCatalog } from './assets/catalog.js';
+import { DepositAddressAllocator, type AllocatorOptions } from './addresses/allocator.js';
+import { startScheduler, type Scheduler } from './workers/scheduler.js';
 
 /** What route plugins and workers need; grows as features land. */
 export interface Services {
@@ -19,12 +22,20 @@ export interface Services {
   logger: Logger;
   db: Db;
   verifier: ApiKeyVerifier;
+  /** The asset catalog of config.tronNetwork. */
+  catalog: AssetCatalog;
+  /** Deposit address allocation from the wallet's xpub (never the seed). */
+  addresses: DepositAddressAllocator;
 }
 
 export interface AppOptions {
   clock?: Clock;
   logger?: Logger;
   verifier?: VerifierOptions;
+  /** Deposit address allocation (tests lower the index limit). */
+  addresses?: AllocatorOptions;
+  /** Run the scheduled jobs (expiry) after start; default true. */
+  scheduler?: boolean;
   /** Extra routes (benchmarks and tests of the HTTP layer register probes here). */
   extraRoutes?: (app: ApiServer, services: Services) => Promise<void>;
 }
@@ -44,8 +55,11 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   const logger = opts.logger ?? createLogger(config.logLevel);
   const database = openDatabase(config.databasePath);
   await migrateToLatest(database.db);
-  const verifier = new ApiKeyVerifier(database.db, clock, opts.verifier);
-  const services: Services = { config, clock, logger, db: database.db, verifier };
+  const verifier = new ApiKeyVerifier(database.db, clock, { changeMarker: database.changeMarker, ...opts.verifier });
+  const catalog = loadCatalog(config.tronNetwork);
+  const addresses = new DepositAddressAllocator(opts.addresses);
+  const services: Services = { config, clock, logger, db: database.db, verifier, catalog, addresses };
+  let scheduler: Scheduler | null = null;
   const http = await buildHttpServer({ config, clock, logger, verifier }, async (app) => {
     await registerV1Routes(app, services);
     if (opts.extraRoutes) await opts.extraRoutes(app, services);
@@ -58,12 +72,16 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     database,
     http,
     async start() {
+      void addresses.start(database.db).catch((err: unknown) => logger.error({ err }, 'deposit address pool failed to start'));
+      if (opts.scheduler !== false) scheduler = startScheduler(services);
       const address = await http.listen({ host: config.host, port: config.port });
       return address.replace('[::1]', '127.0.0.1');
     },
     async stop() {
       if (stopped) return;
       stopped = true;
+      await scheduler?.stop();
+      addresses.stop();
       await http.close();
       await database.close();
     },

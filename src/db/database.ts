@@ -18,6 +18,11 @@ export type Executor = Db | Tx;
 export interface Database {
   db: Db;
   sqlite: Sqlite.Database;
+  /**
+   * Changes whenever any connection (this process or a CLI command) commits a change, so an
+   * in-memory cache can tell cheaply that it may be stale.
+   */
+  changeMarker(): string;
   close(): Promise<void>;
 }
 
@@ -31,10 +36,14 @@ export function openDatabase(file: string): Database {
   sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<DB>({ dialect: new PaygateSqliteDialect(sqlite) });
+  // data_version moves on other connections' commits, total_changes() on this one's.
+  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  const totalChanges = sqlite.prepare('select total_changes()').pluck();
   let closed = false;
   return {
     db,
     sqlite,
+    changeMarker: () => `${dataVersion.get() as number}:${totalChanges.get() as number}`,
     async close() {
       if (closed) return;
       closed = true;

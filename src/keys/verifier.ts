@@ -25,6 +25,8 @@ export interface VerifierOptions {
   /** argon2 verifications running at once; more wait in a queue of at most `maxQueue`. */
   maxConcurrentHashes?: number;
   maxQueue?: number;
+  /** Database change marker (Database.changeMarker); when it moves, cached merchants are re-read. */
+  changeMarker?: () => string;
 }
 
 interface Verified {
@@ -32,6 +34,12 @@ interface Verified {
   secretHash: string;
   merchantId: string;
   checkedAt: number;
+}
+
+interface CachedMerchant {
+  row: MerchantRow;
+  marker: string;
+  readAt: number;
 }
 
 interface Attempts {
@@ -51,6 +59,8 @@ function digestOf(secret: string): Buffer {
 export class ApiKeyVerifier {
   private readonly verified = new Map<string, Verified>();
   private readonly attempts = new Map<string, Attempts>();
+  private readonly merchants = new Map<string, CachedMerchant>();
+  private readonly changeMarker: () => string;
   private running = 0;
   private readonly waiting: Array<() => void> = [];
   private readonly trustMs: number;
@@ -65,6 +75,7 @@ export class ApiKeyVerifier {
     this.hashBudget = opts.hashBudgetPerKey ?? 10;
     this.maxConcurrent = opts.maxConcurrentHashes ?? 2;
     this.maxQueue = opts.maxQueue ?? 64;
+    this.changeMarker = opts.changeMarker ?? (() => '');
   }
 
   /** The merchant of a valid key; 401 unauthorized or 403 merchant_disabled otherwise. */
@@ -72,7 +83,7 @@ export class ApiKeyVerifier {
     const parsed = parseApiKey(header);
     if (!parsed) throw unauthorized();
     const merchantId = await this.verifiedMerchantId(parsed.keyId, parsed.secret);
-    const merchant = await findMerchant(this.db, merchantId);
+    const merchant = await this.merchant(merchantId);
     if (!merchant) throw unauthorized();
     if (merchant.enabled !== 1) throw new AppError('merchant_disabled', 'The merchant is disabled');
     return merchant;
@@ -82,6 +93,22 @@ export class ApiKeyVerifier {
   forget(keyId?: string): void {
     if (keyId) this.verified.delete(keyId);
     else this.verified.clear();
+    this.merchants.clear();
+  }
+
+  /**
+   * The merchant row, read again whenever the database changed (any commit, from any process) or
+   * the trust window passed; a request of an unchanged database costs no query.
+   */
+  private async merchant(id: string): Promise<MerchantRow | undefined> {
+    const marker = this.changeMarker();
+    const now = this.clock.now().getTime();
+    const cached = this.merchants.get(id);
+    if (cached && cached.marker === marker && now - cached.readAt < this.trustMs) return cached.row;
+    const row = await findMerchant(this.db, id);
+    if (row) this.merchants.set(id, { row, marker, readAt: now });
+    else this.merchants.delete(id);
+    return row;
   }
 
   private async verifiedMerchantId(keyId: string, secret: string): Promise<string> {

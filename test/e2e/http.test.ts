@@ -179,3 +179,16 @@ describe('OpenAPI', () => {
     expect(r.body.paths['/v1/openapi.json']).toBeUndefined();
   });
 });
+
+describe('database unavailable', () => {
+  it('answers 503 service_unavailable, not 500', async () => {
+    const t2 = await startTestApp({ extraRoutes: probeRoutes });
+    const { key: k } = await t2.merchant();
+    expect((await api(t2.url, '/v1/probe', { key: k, body: goodBody })).status).toBe(200);
+    t2.app.database.sqlite.close();
+    const r = await api(t2.url, '/v1/probe', { key: k, body: goodBody });
+    expect(r.status).toBe(503);
+    expect(r.body.error.code).toBe('service_unavailable');
+    await t2.close();
+  });
+});

@@ -8,7 +8,7 @@ export interface CliResult {
   code: number;
   stdout: string;
   stderr: string;
-  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  json: any;
 }
 
 export function runCli(args: string[], env: Record<string, string>, cwd?: string): Promise<CliResult> {

@@ -1,0 +1,90 @@
+import path from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../../src/config.js';
+import { tempDir } from '../helpers/app.js';
+
+describe('parseConfig', () => {
+  it('has the documented defaults', () => {
+    const c = parseConfig({});
+    expect(c).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      rateLimitPerIp: 600,
+      rateLimitPerKey: 300,
+      confirmations: 19,
+      tronNetwork: 'mainnet',
+      logLevel: 'info',
+      trustProxy: false,
+      walletPassphrase: null,
+    });
+    expect(c.databasePath).toBe(path.resolve('./paygate.db'));
+  });
+
+  it('reads every variable', () => {
+    const c = parseConfig({
+      DATABASE_URL: 'sqlite:/tmp/x.db',
+      HOST: '0.0.0.0',
+      PORT: '9000',
+      PUBLIC_BASE_URL: 'https://pay.example/',
+      TRON_NETWORK: 'nile',
+      TRON_FULL_NODE_URL: 'https://nile.trongrid.io',
+      TRON_API_KEY: 'abc',
+      WALLET_KEYSTORE: '/tmp/ks.json',
+      WALLET_PASSPHRASE: 'pass phrase',
+      API_RATE_LIMIT_PER_IP: '10',
+      API_RATE_LIMIT_PER_KEY: '5',
+      CONFIRMATIONS: '20',
+      LOG_LEVEL: 'debug',
+      TRUST_PROXY: '127.0.0.1,10.0.0.0/8',
+    });
+    expect(c).toMatchObject({
+      databasePath: '/tmp/x.db',
+      host: '0.0.0.0',
+      port: 9000,
+      publicBaseUrl: 'https://pay.example',
+      tronNetwork: 'nile',
+      tronFullNodeUrl: 'https://nile.trongrid.io',
+      tronApiKey: 'abc',
+      walletKeystore: '/tmp/ks.json',
+      walletPassphrase: 'pass phrase',
+      rateLimitPerIp: 10,
+      rateLimitPerKey: 5,
+      confirmations: 20,
+      logLevel: 'debug',
+      trustProxy: ['127.0.0.1', '10.0.0.0/8'],
+    });
+  });
+
+  it('reads the passphrase from a file', () => {
+    const f = path.join(tempDir(), 'pass');
+    writeFileSync(f, 'secret words\n');
+    expect(parseConfig({ WALLET_PASSPHRASE_FILE: f }).walletPassphrase).toBe('secret words');
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['TRON_NETWORK', 'shasta'],
+    ['API_RATE_LIMIT_PER_IP', '0'],
+    ['API_RATE_LIMIT_PER_KEY', '1.5'],
+    ['CONFIRMATIONS', '-1'],
+    ['LOG_LEVEL', 'loud'],
+    ['PUBLIC_BASE_URL', 'ftp://x'],
+    ['TRON_FULL_NODE_URL', 'not a url'],
+    ['DATABASE_URL', 'postgres://db/paygate'],
+    ['DATABASE_URL', ':memory:'],
+    ['WALLET_PASSPHRASE_FILE', '/nonexistent/pass'],
+    ['TRUST_PROXY', 'maybe'],
+  ])('refuses %s=%s naming the variable', (name, value) => {
+    let err: unknown;
+    try {
+      parseConfig({ [name]: value });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).variable).toBe(name);
+    expect((err as Error).message).toContain(name);
+  });
+});
