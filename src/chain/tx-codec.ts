@@ -84,7 +84,7 @@ export function decodeRawData(rawDataHex: string): RawDataJson {
   const contracts: ContractJson[] = raw.getContractList().map((c: any) => {
     const param = c.getParameter();
     const typeUrl: string = param.getTypeUrl();
-    const type = typeUrl.replace(/^.*\.protocol\./, '').replace(/^.*\//, '');
+    const type = typeUrl.slice(typeUrl.lastIndexOf('.') + 1);
     const cls = P[type];
     if (!cls) throw new Error(`unsupported contract type ${type}`);
     const value = toJavaTronJson(cls.deserializeBinary(param.getValue_asU8()).toObject());

@@ -1,0 +1,92 @@
+/**
+ * Fault injection for the node API (never the control API): `{"Error"}` answers, HTTP 5xx, hangs
+ * (no answer until the client gives up), added latency, and SERVER_BUSY broadcasts. A fault matches
+ * paths by prefix and can be limited to its next `times` requests.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+export type FaultKind = 'error' | 'http' | 'hang' | 'latency' | 'busy';
+
+export interface FaultSpec {
+  kind: FaultKind;
+  /** Path prefix, e.g. `/wallet/getnowblock` or `/walletsolidity`; default: every node path. */
+  path?: string;
+  /** Answer this many requests, then retire; default: until cleared. */
+  times?: number;
+  /** `error`: the text of `{"Error": …}`. */
+  message?: string;
+  /** `http`: the status (default 503). */
+  status?: number;
+  /** `latency`: added delay before the normal answer. */
+  ms?: number;
+}
+
+export interface Fault extends FaultSpec {
+  id: number;
+  hits: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class FaultInjector {
+  private faults: Fault[] = [];
+  private nextId = 1;
+  /** Requests held open by `hang`, released (destroyed) on close. */
+  private readonly hanging = new Set<FastifyRequest>();
+
+  add(spec: FaultSpec): Fault {
+    if (!['error', 'http', 'hang', 'latency', 'busy'].includes(spec.kind)) throw new Error(`unknown fault kind ${String(spec.kind)}`);
+    const fault: Fault = { ...spec, id: this.nextId++, hits: 0 };
+    this.faults.push(fault);
+    return fault;
+  }
+
+  clear(id?: number): void {
+    this.faults = id === undefined ? [] : this.faults.filter((f) => f.id !== id);
+  }
+
+  list(): Fault[] {
+    return this.faults.map((f) => ({ ...f }));
+  }
+
+  /** Takes the first live fault matching the path (and counts it). */
+  private take(path: string): Fault | undefined {
+    const f = this.faults.find((x) => path.startsWith(x.path ?? '/wallet') && (x.kind !== 'busy' || path.endsWith('/broadcasttransaction')));
+    if (!f) return undefined;
+    f.hits += 1;
+    if (f.times !== undefined && f.hits >= f.times) this.faults = this.faults.filter((x) => x !== f);
+    return f;
+  }
+
+  /** fastify onRequest hook; answers the request itself when a fault applies. */
+  async apply(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const path = req.url.split('?')[0] ?? '';
+    if (!path.startsWith('/wallet')) return;
+    const f = this.take(path);
+    if (!f) return;
+    switch (f.kind) {
+      case 'latency':
+        await sleep(f.ms ?? 1_000);
+        return;
+      case 'error':
+        await reply.code(200).send({ Error: f.message ?? 'class java.lang.IllegalStateException : devnet injected error' });
+        return;
+      case 'http':
+        await reply.code(f.status ?? 503).type('text/html').send(`<html><body>HTTP ${f.status ?? 503}: devnet injected failure</body></html>`);
+        return;
+      case 'busy':
+        await reply.code(200).send({ code: 'SERVER_BUSY', message: Buffer.from('Server busy').toString('hex') });
+        return;
+      case 'hang':
+        reply.hijack();
+        this.hanging.add(req);
+        req.raw.once('close', () => this.hanging.delete(req));
+        return;
+    }
+  }
+
+  releaseHanging(): void {
+    for (const req of this.hanging) req.raw.socket?.destroy();
+    this.hanging.clear();
+  }
+}
