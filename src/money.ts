@@ -23,6 +23,15 @@ export function parseAmount(text: string, decimals: number): bigint {
   return units;
 }
 
+/** Like parseAmount but also accepts zero (a fee or limit that is switched off). */
+export function parseAmountOrZero(text: string, decimals: number): bigint {
+  if (/^0(\.0+)?$/.test(text)) {
+    if (text.length - 2 > decimals) throw new AmountError(`must have at most ${decimals} decimal places`);
+    return 0n;
+  }
+  return parseAmount(text, decimals);
+}
+
 /** Base units → plain decimal trimmed of trailing zeros: "10.5", "0.000001", "100". */
 export function formatAmount(units: bigint, decimals: number): string {
   const negative = units < 0n;

@@ -3,9 +3,11 @@
  * in its own folder (`src/<feature>/routes.ts`) and take the app's services.
  */
 import type { Services } from '../app.js';
+import { addressRoutes } from '../addresses/routes.js';
+import { invoiceRoutes } from '../invoices/routes.js';
 import type { ApiServer } from './server.js';
 
 export async function registerV1Routes(app: ApiServer, services: Services): Promise<void> {
-  void app;
-  void services;
+  await invoiceRoutes(app, services);
+  await addressRoutes(app, services);
 }

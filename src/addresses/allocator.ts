@@ -1,0 +1,61 @@
+/**
+ * Hands out deposit addresses: takes the next derivation index from the database (inside the
+ * caller's write transaction, so an index and its address row commit or roll back together) and
+ * turns it into an address from the xpub, normally straight from the pre-derived pool.
+ */
+import type { Db, Executor } from '../db/database.js';
+import { AppError } from '../errors.js';
+import { DepositKeyChain, INDEX_SPACE } from '../wallet/hd.js';
+import { DepositAddressPool, type PoolOptions } from '../wallet/pool.js';
+import { findWallet, takeNextIndex } from '../wallet/store.js';
+import { insertDepositAddress, type DepositAddressRow } from './store.js';
+
+export interface AllocatorOptions {
+  /** Indexes at or above this are never handed out (2^31, the non-hardened space; tests lower it). */
+  indexLimit?: number;
+  pool?: PoolOptions;
+}
+
+export class DepositAddressAllocator {
+  private pool: DepositAddressPool | null = null;
+  private readonly indexLimit: number;
+
+  constructor(private readonly opts: AllocatorOptions = {}) {
+    this.indexLimit = Math.min(opts.indexLimit ?? INDEX_SPACE, INDEX_SPACE);
+  }
+
+  /** Loads the xpub and starts deriving ahead; without it the first allocation loads lazily. */
+  async start(db: Db): Promise<void> {
+    const pool = await this.poolFor(db);
+    await pool?.fill();
+  }
+
+  stop(): void {
+    this.pool?.stop();
+  }
+
+  get stats(): { pooled: number; hits: number; misses: number } {
+    return { pooled: this.pool?.size ?? 0, hits: this.pool?.hits ?? 0, misses: this.pool?.misses ?? 0 };
+  }
+
+  private async poolFor(db: Executor): Promise<DepositAddressPool | null> {
+    if (this.pool) return this.pool;
+    const wallet = await findWallet(db);
+    if (!wallet) return null;
+    const pool = new DepositAddressPool(new DepositKeyChain(wallet.deposit_xpub), { limit: this.indexLimit, ...this.opts.pool });
+    pool.moveFloor(wallet.next_index);
+    this.pool = pool;
+    return pool;
+  }
+
+  /** Call inside a write transaction. */
+  async allocate(trx: Executor, merchantId: string, externalUserId: string | null, now: string): Promise<DepositAddressRow> {
+    const pool = await this.poolFor(trx);
+    if (!pool) throw new AppError('service_unavailable', 'The wallet is not initialised; the operator must run `paygate init`');
+    const index = await takeNextIndex(trx, this.indexLimit);
+    if (index === null) throw new AppError('addresses_exhausted', 'No deposit address indexes are left');
+    const row: DepositAddressRow = { address: pool.addressAt(index), derivation_index: index, merchant_id: merchantId, external_user_id: externalUserId, created_at: now };
+    await insertDepositAddress(trx, row);
+    return row;
+  }
+}

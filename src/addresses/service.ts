@@ -1,0 +1,50 @@
+/**
+ * Permanent deposit addresses (per_user merchants): one address per (merchant, external_user_id),
+ * the same for every asset of the network and forever. The unique index on deposit_addresses makes
+ * "one per user" hold even across processes; the write transaction makes it hold under concurrency.
+ */
+import type { AssetCatalog } from '../assets/catalog.js';
+import { receivableAssets } from '../assets/service.js';
+import type { Clock } from '../clock.js';
+import { writeTx, type Db, type Executor } from '../db/database.js';
+import { AppError } from '../errors.js';
+import type { MerchantRow } from '../merchants/store.js';
+import type { DepositAddressAllocator } from './allocator.js';
+import { findUserAddress, type DepositAddressRow } from './store.js';
+
+export interface AddressDeps {
+  db: Db;
+  clock: Clock;
+  catalog: AssetCatalog;
+  allocator: DepositAddressAllocator;
+}
+
+export interface PermanentAddressView {
+  address: string;
+  network: 'tron';
+  assets: string[];
+}
+
+/** The user's permanent address, allocating it on first use (call inside a write transaction). */
+export async function userAddress(trx: Executor, allocator: DepositAddressAllocator, merchantId: string, externalUserId: string, now: string): Promise<DepositAddressRow> {
+  return (await findUserAddress(trx, merchantId, externalUserId)) ?? allocator.allocate(trx, merchantId, externalUserId, now);
+}
+
+export function assertApproved(m: MerchantRow): void {
+  if (m.approval !== 'approved') {
+    throw new AppError('merchant_not_approved', m.approval === 'rejected' ? 'The project was rejected and cannot accept payments' : 'The project is not approved yet and cannot accept payments');
+  }
+}
+
+/** `merchant` is the row authentication read for this request (fresh, enabled). */
+export async function permanentAddress(deps: AddressDeps, merchant: MerchantRow, externalUserId: string): Promise<PermanentAddressView> {
+  const { db } = deps;
+  const merchantId = merchant.id;
+  assertApproved(merchant);
+  if (merchant.address_mode !== 'per_user') {
+    throw new AppError('address_mode_mismatch', 'Permanent addresses exist only for merchants in per_user address mode');
+  }
+  const existing = await findUserAddress(db, merchantId, externalUserId);
+  const row = existing ?? (await writeTx(db, (trx) => userAddress(trx, deps.allocator, merchantId, externalUserId, deps.clock.now().toISOString())));
+  return { address: row.address, network: 'tron', assets: await receivableAssets(db, deps.catalog, merchantId) };
+}

@@ -1,0 +1,180 @@
+/**
+ * Invoice fees. The service fee is per merchant: a percent of the requested amount and who pays it.
+ * The fixed receiving amount is per asset and is added to the service fee. Both are dated
+ * schedules set by the operator; an invoice copies the fee in force at its creation and keeps it.
+ * Without any schedule the service fee is 0 percent paid by the merchant, and no fixed amount.
+ */
+import { recordAudit } from '../audit/store.js';
+import type { AssetCatalog } from '../assets/catalog.js';
+import type { Clock } from '../clock.js';
+import { writeTx, type Db, type Executor } from '../db/database.js';
+import type { FeePayer } from '../db/schema.js';
+import { AppError } from '../errors.js';
+import { requireMerchant } from '../merchants/service.js';
+import { AmountError, formatAmount, parseAmountOrZero, parsePercent, percentAbove, percentOf } from '../money.js';
+import { feeInForce, feesScheduled, insertFee, type FeeRow } from './store.js';
+
+export const SERVICE_FEE_CONFIRM_ABOVE_PERCENT = '3';
+/** Whole units of the asset above which a fixed receiving amount needs --confirm-high-amount. */
+export const INVOICE_FEE_CONFIRM_ABOVE_UNITS = 5n;
+
+export interface ServiceFee {
+  percent: string;
+  payer: FeePayer;
+}
+
+export const DEFAULT_SERVICE_FEE: ServiceFee = { percent: '0', payer: 'merchant' };
+
+/** An ISO 8601 moment with a zone; defaults to now; refused when already past. */
+export function parseValidFrom(text: string | undefined, clock: Clock, pastCode: 'service_fee_valid_from_in_past' | 'invoice_fee_valid_from_in_past' | 'payout_fee_valid_from_in_past'): string {
+  const now = clock.now();
+  if (text === undefined) return now.toISOString();
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text) || Number.isNaN(Date.parse(text))) {
+    throw new AppError('invalid_argument', `--valid-from must be an ISO 8601 date-time with a zone, e.g. 2026-03-01T00:00:00Z; got "${text}"`);
+  }
+  const at = new Date(text);
+  if (at.getTime() < now.getTime()) throw new AppError(pastCode, `--valid-from ${text} has already passed`);
+  return at.toISOString();
+}
+
+export interface ServiceFeeView {
+  merchant_id: string;
+  percent: string;
+  payer: FeePayer;
+  valid_from: string;
+}
+
+export interface SetServiceFeeInput {
+  percent: string;
+  payer: string;
+  validFrom?: string;
+  confirmHighRate?: boolean;
+}
+
+export async function setServiceFee(db: Db, clock: Clock, actor: string, merchantId: string, input: SetServiceFeeInput): Promise<ServiceFeeView> {
+  let percent: string;
+  try {
+    percent = parsePercent(input.percent);
+  } catch (e) {
+    throw new AppError('invalid_argument', `--percent ${(e as AmountError).message}`);
+  }
+  if (!percentAbove('100', percent)) throw new AppError('invalid_argument', '--percent must be below 100');
+  if (input.payer !== 'merchant' && input.payer !== 'customer') throw new AppError('invalid_argument', '--payer must be merchant or customer');
+  const payer: FeePayer = input.payer;
+  if (percentAbove(percent, SERVICE_FEE_CONFIRM_ABOVE_PERCENT) && !input.confirmHighRate) {
+    throw new AppError('service_fee_confirmation_required', `A service fee above ${SERVICE_FEE_CONFIRM_ABOVE_PERCENT} percent needs --confirm-high-rate`);
+  }
+  const validFrom = parseValidFrom(input.validFrom, clock, 'service_fee_valid_from_in_past');
+  return writeTx(db, async (trx) => {
+    await requireMerchant(trx, merchantId);
+    const row = await insertFee(trx, {
+      kind: 'service',
+      merchant_id: merchantId,
+      asset: null,
+      percent,
+      amount: null,
+      payer,
+      valid_from: validFrom,
+      created_at: clock.now().toISOString(),
+      actor,
+    });
+    await recordAudit(trx, clock, {
+      actor,
+      action: 'fee.service',
+      subjectType: 'merchant',
+      subjectId: merchantId,
+      merchantId,
+      details: { percent, payer, valid_from: validFrom, confirm_high_rate: Boolean(input.confirmHighRate), fee_id: row.id },
+    });
+    return { merchant_id: merchantId, percent, payer, valid_from: validFrom };
+  });
+}
+
+export interface InvoiceFeeView {
+  asset: string;
+  amount: string;
+  valid_from: string;
+}
+
+export interface SetInvoiceFeeInput {
+  asset: string;
+  amount: string;
+  validFrom?: string;
+  confirmHighAmount?: boolean;
+}
+
+export async function setInvoiceFee(db: Db, clock: Clock, actor: string, catalog: AssetCatalog, input: SetInvoiceFeeInput): Promise<InvoiceFeeView> {
+  const a = catalog.get(input.asset);
+  if (!a || (a.locked.has('payments') && !a.payments)) {
+    throw new AppError('asset_not_supported', `Asset ${input.asset} is not accepted for payment, so it has no receiving amount`);
+  }
+  let amount: bigint;
+  try {
+    amount = parseAmountOrZero(input.amount, a.decimals);
+  } catch (e) {
+    throw new AppError('invalid_argument', `--amount ${(e as AmountError).message}`);
+  }
+  if (amount > INVOICE_FEE_CONFIRM_ABOVE_UNITS * 10n ** BigInt(a.decimals) && !input.confirmHighAmount) {
+    throw new AppError('invoice_fee_confirmation_required', `A fixed receiving amount above ${INVOICE_FEE_CONFIRM_ABOVE_UNITS} ${a.symbol} needs --confirm-high-amount`);
+  }
+  const validFrom = parseValidFrom(input.validFrom, clock, 'invoice_fee_valid_from_in_past');
+  return writeTx(db, async (trx) => {
+    const row = await insertFee(trx, {
+      kind: 'invoice',
+      merchant_id: null,
+      asset: a.code,
+      percent: null,
+      amount: amount.toString(),
+      payer: null,
+      valid_from: validFrom,
+      created_at: clock.now().toISOString(),
+      actor,
+    });
+    const shown = formatAmount(amount, a.decimals);
+    await recordAudit(trx, clock, {
+      actor,
+      action: 'fee.invoice',
+      subjectType: 'asset',
+      subjectId: a.code,
+      details: { amount: shown, valid_from: validFrom, confirm_high_amount: Boolean(input.confirmHighAmount), fee_id: row.id },
+    });
+    return { asset: a.code, amount: shown, valid_from: validFrom };
+  });
+}
+
+export async function serviceFeeAt(db: Executor, merchantId: string, at: string): Promise<ServiceFee> {
+  const row = await feeInForce(db, { kind: 'service', merchantId }, at);
+  return row ? { percent: row.percent ?? '0', payer: row.payer ?? 'merchant' } : DEFAULT_SERVICE_FEE;
+}
+
+/** The fixed receiving amount of an asset at `at`, in base units. */
+export async function invoiceFeeAt(db: Executor, asset: string, at: string): Promise<bigint> {
+  const row = await feeInForce(db, { kind: 'invoice', asset }, at);
+  return row?.amount ? BigInt(row.amount) : 0n;
+}
+
+export interface InvoiceAmounts {
+  payer: FeePayer;
+  percent: string;
+  fixed: bigint;
+  fee: bigint;
+  expected: bigint;
+}
+
+/**
+ * DESIGN.md §5: fee = percent of the requested amount (rounded up to the base unit) + the fixed
+ * receiving amount; the customer sends requested + fee when the customer pays it.
+ */
+export function invoiceAmounts(requested: bigint, service: ServiceFee, fixed: bigint): InvoiceAmounts {
+  const fee = percentOf(requested, service.percent) + fixed;
+  return { payer: service.payer, percent: service.percent, fixed, fee, expected: service.payer === 'customer' ? requested + fee : requested };
+}
+
+export interface FeeScheduleView {
+  in_force: FeeRow | null;
+  scheduled: FeeRow[];
+}
+
+export async function serviceFeeSchedule(db: Executor, merchantId: string, at: string): Promise<FeeScheduleView> {
+  return { in_force: (await feeInForce(db, { kind: 'service', merchantId }, at)) ?? null, scheduled: await feesScheduled(db, { kind: 'service', merchantId }, at) };
+}

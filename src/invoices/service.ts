@@ -1,0 +1,163 @@
+/**
+ * Invoice creation and reads. Check order (DESIGN.md §10): schema → asset known → amount format →
+ * idempotent replay by order_id → business rules. The replay runs before the business rules, so a
+ * repeat of an existing order_id returns its invoice even when the merchant is no longer approved,
+ * the asset is switched off or the legacy fee setting applies (spec rule 3).
+ *
+ * Idempotency under concurrency: the lookup, the checks and the insert run in one IMMEDIATE write
+ * transaction, and UNIQUE (merchant_id, order_id) backs it across processes; a request that loses
+ * the race finds the winner's invoice and returns it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DepositAddressAllocator } from '../addresses/allocator.js';
+import { assertApproved, userAddress } from '../addresses/service.js';
+import type { AssetCatalog } from '../assets/catalog.js';
+import { assertReceivable } from '../assets/service.js';
+import type { Clock } from '../clock.js';
+import { writeTx, type Db, type Executor } from '../db/database.js';
+import { AppError, validationFailed } from '../errors.js';
+import { invoiceAmounts, invoiceFeeAt, serviceFeeAt } from '../fees/service.js';
+import type { MerchantRow } from '../merchants/store.js';
+import { AmountError, formatAmount, parseAmount } from '../money.js';
+import { recordEvent } from '../webhooks/outbox.js';
+import { assertRedirectAllowed } from './redirect.js';
+import type { CreateInvoiceBody, InvoiceView } from './schema.js';
+import { findInvoice, findInvoiceByOrder, insertInvoice, type InvoiceRow } from './store.js';
+import { invoiceView } from './view.js';
+
+export const NETWORK = 'tron';
+
+export interface InvoiceDeps {
+  db: Db;
+  clock: Clock;
+  catalog: AssetCatalog;
+  allocator: DepositAddressAllocator;
+}
+
+export interface CreateResult {
+  invoice: InvoiceView;
+  /** true → 201 (new), false → 200 (the existing invoice of this order_id). */
+  created: boolean;
+}
+
+interface Request {
+  body: CreateInvoiceBody;
+  amount: bigint;
+  externalUserId: string | null;
+}
+
+/** Rule 1/2: same amount, asset and user → the existing invoice; otherwise order_id_conflict. */
+function replay(existing: InvoiceRow, req: Request): CreateResult {
+  const differs: string[] = [];
+  if (existing.asset !== req.body.asset) differs.push('asset');
+  else if (BigInt(existing.amount_requested) !== req.amount) differs.push('amount');
+  if (existing.external_user_id !== req.externalUserId) differs.push('external_user_id');
+  if (differs.length > 0) {
+    throw new AppError('order_id_conflict', `An invoice with this order_id exists with a different ${differs.join(' and ')}`);
+  }
+  return { invoice: invoiceView(existing), created: false };
+}
+
+function isOrderConflict(e: unknown): boolean {
+  const err = e as { code?: string; message?: string };
+  return err?.code === 'SQLITE_CONSTRAINT_UNIQUE' && /invoices\.merchant_id, invoices\.order_id/.test(err.message ?? '');
+}
+
+export async function createInvoice(deps: InvoiceDeps, merchant: MerchantRow, body: CreateInvoiceBody): Promise<CreateResult> {
+  const asset = deps.catalog.get(body.asset);
+  if (!asset) throw new AppError('asset_not_supported', `Asset ${body.asset} is not accepted for payment`);
+  let amount: bigint;
+  try {
+    amount = parseAmount(body.amount, asset.decimals);
+  } catch (e) {
+    throw validationFailed('body.amount', (e as AmountError).message);
+  }
+  const req: Request = { body, amount, externalUserId: body.external_user_id ?? null };
+
+  // Replays are common (client retries): answer them without taking the write lock.
+  const seen = await findInvoiceByOrder(deps.db, merchant.id, body.order_id);
+  if (seen) return replay(seen, req);
+
+  try {
+    return await writeTx(deps.db, async (trx) => {
+      const existing = await findInvoiceByOrder(trx, merchant.id, body.order_id);
+      if (existing) return replay(existing, req);
+      return { invoice: await insertNew(trx, deps, merchant, req), created: true };
+    });
+  } catch (e) {
+    // Another process won the race between our lookup and insert: its invoice is the answer.
+    if (!isOrderConflict(e)) throw e;
+    const winner = await findInvoiceByOrder(deps.db, merchant.id, body.order_id);
+    if (!winner) throw e;
+    return replay(winner, req);
+  }
+}
+
+/** The business rules, then the insert with its address and its `invoice.created` event. */
+async function insertNew(trx: Executor, deps: InvoiceDeps, merchant: MerchantRow, req: Request): Promise<InvoiceView> {
+  const { body, amount } = req;
+  assertApproved(merchant);
+  if (merchant.legacy_network_fee_payer === 'customer') {
+    throw new AppError(
+      'network_fee_quote_unavailable',
+      'The project keeps the legacy setting that the customer pays the network fee, which an invoice does not have; no invoice was created',
+    );
+  }
+  if (merchant.address_mode === 'per_user' && req.externalUserId === null) {
+    throw new AppError('address_mode_mismatch', 'A per_user project must send external_user_id with every invoice');
+  }
+  const asset = await assertReceivable(trx, deps.catalog, merchant.id, body.asset);
+  if (amount < asset.minimumDeposit) {
+    throw new AppError('amount_below_minimum', `The minimum deposit of ${asset.code} is ${formatAmount(asset.minimumDeposit, asset.decimals)}`);
+  }
+  assertRedirectAllowed('return_url', body.return_url, merchant);
+  assertRedirectAllowed('cancel_url', body.cancel_url, merchant);
+
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  const fees = invoiceAmounts(amount, await serviceFeeAt(trx, merchant.id, at), await invoiceFeeAt(trx, asset.code, at));
+  if (fees.payer === 'merchant' && fees.fee >= amount) {
+    // The merchant would be credited nothing (or less than nothing) for this invoice.
+    throw new AppError('amount_below_minimum', `The amount does not cover the service fee of ${formatAmount(fees.fee, asset.decimals)} ${asset.code}`);
+  }
+  const address =
+    merchant.address_mode === 'per_user' && req.externalUserId !== null
+      ? await userAddress(trx, deps.allocator, merchant.id, req.externalUserId, at)
+      : await deps.allocator.allocate(trx, merchant.id, null, at);
+
+  const row: InvoiceRow = {
+    id: randomUUID(),
+    merchant_id: merchant.id,
+    order_id: body.order_id,
+    status: 'created',
+    asset: asset.code,
+    network: NETWORK,
+    decimals: asset.decimals,
+    address: address.address,
+    external_user_id: req.externalUserId,
+    amount_requested: amount.toString(),
+    amount_expected: fees.expected.toString(),
+    amount_received: '0',
+    amount_credited: '0',
+    service_fee_payer: fees.payer,
+    service_fee_percent: fees.percent,
+    service_fee_fixed: fees.fixed.toString(),
+    service_fee_amount: fees.fee.toString(),
+    return_url: body.return_url ?? null,
+    cancel_url: body.cancel_url ?? null,
+    expires_at: new Date(now.getTime() + body.expires_in * 1000).toISOString(),
+    created_at: at,
+    updated_at: at,
+  };
+  await insertInvoice(trx, row);
+  const view = invoiceView(row);
+  await recordEvent(trx, deps.clock, { merchantId: merchant.id, type: 'invoice.created', subjectId: row.id, data: view });
+  return view;
+}
+
+/** GET /v1/invoices/{id}: another merchant's invoice is as absent as a missing one. */
+export async function getInvoice(deps: Pick<InvoiceDeps, 'db'>, merchantId: string, id: string): Promise<InvoiceView> {
+  const row = await findInvoice(deps.db, merchantId, id);
+  if (!row) throw new AppError('invoice_not_found', 'Invoice not found');
+  return invoiceView(row);
+}

@@ -1,0 +1,44 @@
+/**
+ * Expiry: `created` invoices whose expires_at has passed become `expired`. Each status change and
+ * its `invoice.expired` event commit in one transaction; the status guard in the UPDATE makes a
+ * concurrent change (a deposit seen meanwhile by the watcher) win instead of being overwritten.
+ *
+ * `horizon` is the moment up to which the chain has been scanned: an invoice must not expire
+ * before the watcher has looked at the blocks up to its expires_at (a deposit in an earlier block
+ * would otherwise find it expired). Until the watcher exists the horizon is the clock.
+ */
+import type { Clock } from '../clock.js';
+import { writeTx, type Db } from '../db/database.js';
+import { overdueCreated, transitionInvoice } from '../invoices/store.js';
+import { invoiceView } from '../invoices/view.js';
+import { recordEvent } from '../webhooks/outbox.js';
+
+export interface ExpiryOptions {
+  /** Invoices per transaction (keeps the write lock short under a backlog). */
+  batch?: number;
+  horizon?: Date;
+}
+
+/** Runs until no overdue `created` invoice is left; returns how many were expired. */
+export async function expireInvoices(db: Db, clock: Clock, opts: ExpiryOptions = {}): Promise<number> {
+  const batch = opts.batch ?? 200;
+  const now = clock.now();
+  const horizon = opts.horizon && opts.horizon < now ? opts.horizon : now;
+  let total = 0;
+  for (;;) {
+    const done = await writeTx(db, async (trx) => {
+      const due = await overdueCreated(trx, horizon.toISOString(), batch);
+      let n = 0;
+      for (const row of due) {
+        const at = clock.now().toISOString();
+        if (!(await transitionInvoice(trx, row.id, 'created', 'expired', at))) continue;
+        const view = invoiceView({ ...row, status: 'expired', updated_at: at });
+        await recordEvent(trx, clock, { merchantId: row.merchant_id, type: 'invoice.expired', subjectId: row.id, data: view });
+        n++;
+      }
+      return { n, more: due.length === batch };
+    });
+    total += done.n;
+    if (!done.more) return total;
+  }
+}
