@@ -124,15 +124,25 @@ export function recoverSigner(txIdHex: string, signatureHex: string): string | n
   const sig = signatureHex.replace(/^0x/, '');
   if (!/^[0-9a-fA-F]{130}$/.test(sig)) return null;
   try {
-    const v = parseInt(sig.slice(128), 16);
+    let v = parseInt(sig.slice(128), 16);
     if (![0, 1, 27, 28].includes(v)) return null;
-    const normalized = `0x${sig.slice(0, 128)}${(v < 27 ? v + 27 : v).toString(16)}`;
+    v = v < 27 ? v + 27 : v;
+    // java-tron accepts high-s signatures (old mainnet ones have them); ethers does not, so use the
+    // equivalent low-s form (n - s, with the recovery bit flipped), which recovers the same key.
+    let s = BigInt(`0x${sig.slice(64, 128)}`);
+    if (s > SECP256K1_N / 2n) {
+      s = SECP256K1_N - s;
+      v = v === 27 ? 28 : 27;
+    }
+    const normalized = `0x${sig.slice(0, 64)}${s.toString(16).padStart(64, '0')}${v.toString(16)}`;
     const eth = utils.ethersUtils.recoverAddress(`0x${txIdHex.replace(/^0x/, '')}`, utils.ethersUtils.Signature.from(normalized));
     return `41${eth.slice(2).toLowerCase()}`;
   } catch {
     return null;
   }
 }
+
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 /** Serialized size of a signed transaction as java-tron charges bandwidth for it. */
 export function bandwidthBytes(rawDataHex: string, signatureCount: number): number {
