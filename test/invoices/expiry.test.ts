@@ -1,0 +1,52 @@
+/** The expiry job: created → expired past expires_at, with its event in the same transaction. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventsOf } from '../../src/webhooks/outbox.js';
+import { expireInvoices } from '../../src/workers/expiry.js';
+import { api } from '../helpers/http.js';
+import { newInvoice, startInvoiceApp, type InvoiceTestApp } from './fixture.js';
+
+describe('invoice expiry', () => {
+  let t: InvoiceTestApp;
+  beforeAll(async () => {
+    t = await startInvoiceApp();
+  });
+  afterAll(() => t.close());
+
+  it('expires only created invoices whose expires_at has passed, once, with invoice.expired events', async () => {
+    const { db } = t.app.services;
+    const m = await t.merchant();
+    const short = (await api(t.url, '/v1/invoices', { key: m.key, body: newInvoice({ expires_in: 60 }) })).body;
+    const long = (await api(t.url, '/v1/invoices', { key: m.key, body: newInvoice({ expires_in: 3600 }) })).body;
+    const seen = (await api(t.url, '/v1/invoices', { key: m.key, body: newInvoice({ expires_in: 60 }) })).body;
+    await db.updateTable('invoices').set({ status: 'seen' }).where('id', '=', seen.invoice_id).execute();
+
+    t.clock.advance(60_000);
+    expect(await expireInvoices(db, t.clock)).toBe(0); // at expires_at, not yet past it
+    t.clock.advance(1);
+    expect(await expireInvoices(db, t.clock)).toBe(1);
+    expect(await expireInvoices(db, t.clock)).toBe(0);
+
+    const read = async (id: string) => (await api(t.url, `/v1/invoices/${id}`, { key: m.key })).body;
+    expect((await read(short.invoice_id)).status).toBe('expired');
+    expect((await read(long.invoice_id)).status).toBe('created');
+    expect((await read(seen.invoice_id)).status).toBe('seen');
+
+    const events = (await eventsOf(db, m.merchant.merchant_id)).filter((e) => e.type === 'invoice.expired');
+    expect(events.map((e) => e.subject_id)).toEqual([short.invoice_id]);
+    expect(JSON.parse(events[0]!.data)).toEqual(await read(short.invoice_id));
+    // A repeat of the expired invoice's order still returns it, expired.
+    const replay = await api(t.url, '/v1/invoices', { key: m.key, body: { order_id: short.order_id, asset: 'USDT_TRON', amount: '10', expires_in: 60 } });
+    expect([replay.status, replay.body.status]).toEqual([200, 'expired']);
+  });
+
+  it('works through a backlog in batches and respects the scan horizon', async () => {
+    const { db } = t.app.services;
+    const m = await t.merchant();
+    for (let i = 0; i < 7; i++) await api(t.url, '/v1/invoices', { key: m.key, body: newInvoice({ expires_in: 60 }) });
+    t.clock.advance(61_000);
+    expect(await expireInvoices(db, t.clock, { horizon: new Date(t.clock.now().getTime() - 120_000) })).toBe(0);
+    expect(await expireInvoices(db, t.clock, { batch: 3 })).toBe(7);
+    const left = await db.selectFrom('invoices').select('id').where('merchant_id', '=', m.merchant.merchant_id).where('status', '=', 'created').execute();
+    expect(left).toHaveLength(0);
+  });
+});
