@@ -114,7 +114,7 @@ describe('broadcast refusals', () => {
   it('malformed bodies get java-tron style {"Error"} answers', async () => {
     const res = await fetch(`${devnet.url}/wallet/broadcasttransaction`, { method: 'POST', body: '{not json' });
     expect(res.status).toBe(200);
-    expect((await res.json()).Error).toBeTruthy();
+    expect(((await res.json()) as { Error?: string }).Error).toBeTruthy();
     expect((await broadcast({})).Error).toBeTruthy();
   });
 });
