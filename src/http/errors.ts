@@ -15,13 +15,26 @@ interface AjvIssue {
   message?: string;
 }
 
+/** Readable messages for the formats of the spec's tables (ajv would print the regex). */
+const PATTERN_MESSAGES: Record<string, string> = {
+  '^[\\x21-\\x7E]+$': 'must be printable ASCII characters (0x21 to 0x7E), without spaces',
+  '^[A-Z0-9]+_[A-Z0-9]+$': 'must be an asset code such as USDT_TRON',
+  '^[A-Za-z0-9]+$': 'must be ASCII letters and digits',
+};
+
+function messageOf(issue: AjvIssue): string {
+  if (issue.keyword === 'pattern') return PATTERN_MESSAGES[String(issue.params.pattern)] ?? 'has an invalid format';
+  if (issue.keyword === 'format' && issue.params.format === 'uuid') return 'must be a UUID';
+  return issue.message ?? 'is invalid';
+}
+
 function detailOf(context: string, issue: AjvIssue): ErrorDetail {
   const base = context + issue.instancePath.replace(/\//g, '.');
   if (issue.keyword === 'required') return { path: `${base}.${String(issue.params.missingProperty)}`, message: 'is required' };
   if (issue.keyword === 'additionalProperties') {
     return { path: `${base}.${String(issue.params.additionalProperty)}`, message: 'is not allowed' };
   }
-  return { path: base, message: issue.message ?? 'is invalid' };
+  return { path: base, message: messageOf(issue) };
 }
 
 export function validationError(context: string, issues: AjvIssue[]): AppError {

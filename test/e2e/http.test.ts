@@ -114,6 +114,14 @@ describe('validation', () => {
     expect(isErrorBody(r.body)).toBe(true);
   });
 
+  it('explains formats in words, not regular expressions', async () => {
+    const r = await api(t.url, '/v1/probe', { key, body: { ...goodBody, order_id: 'a b', asset: 'usdt' } });
+    expect(r.body.error.details).toEqual([
+      { path: 'body.order_id', message: 'must be printable ASCII characters (0x21 to 0x7E), without spaces' },
+      { path: 'body.asset', message: 'must be an asset code such as USDT_TRON' },
+    ]);
+  });
+
   it('names each missing field', async () => {
     const r = await api(t.url, '/v1/probe', { key, body: {} });
     const paths = r.body.error.details.map((d: { path: string }) => d.path).sort();
