@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import pino from 'pino';
 import { PaygateCommand } from '../../src/cli/base.js';
+import { durationFlag } from '../../src/cli/flags.js';
 import { startDevnet, type DevnetToken } from '../../src/devnet/index.js';
 
 interface DevnetResult {
@@ -17,7 +18,7 @@ export default class Devnet extends PaygateCommand {
   static override flags = {
     port: Flags.integer({ description: 'HTTP port (0 = any free port)', default: 8090, min: 0, max: 65535 }),
     host: Flags.string({ description: 'interface to listen on', default: '127.0.0.1' }),
-    'block-time': Flags.integer({ description: 'milliseconds between blocks; 0 = only when mined through /devnet/mine', default: 3000, min: 0 }),
+    'block-time': durationFlag({ description: 'time between blocks; 0 = only when mined through /devnet/mine', default: '3s', maxMs: 3_600_000 }),
     'solid-lag': Flags.integer({ description: 'solid (irreversible) height = head - this', default: 19, min: 0 }),
     state: Flags.string({ description: 'JSON file to restore the chain from and save it to' }),
   };

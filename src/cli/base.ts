@@ -42,6 +42,7 @@ export function errorBody(err: unknown): { error: { code: ErrorCode | string; me
     const message = err.message
       .replace(/\n\s*See more help with --help\s*$/, '')
       .replace(/^The following errors? occurred:\s*/, '')
+      .replace(/^Parsing (--[a-z-]+)\s*\n\s*/, '$1 ')
       .replace(/\s*\n\s*/g, '; ')
       .trim();
     return { error: { code: 'invalid_argument', message } };
