@@ -1,0 +1,48 @@
+/** `paygate demo`: one command gives a working instance with a key that works over HTTP. */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { describe, expect, it } from 'vitest';
+import { startDemo } from '../../src/demo.js';
+import { DEV_BIN } from '../helpers/cli.js';
+import { api } from '../helpers/http.js';
+
+describe('paygate demo', () => {
+  it('serves /v1 with an approved demo merchant and a working key, and cleans up on stop', async () => {
+    const demo = await startDemo({ port: 0, blockTimeMs: 0, logLevel: 'silent' });
+    try {
+      const r = await api(demo.info.api_url.replace(/\/v1$/, ''), '/v1/invoices', {
+        key: demo.info.api_key,
+        body: { order_id: 'demo-1', asset: 'USDT_TRON', amount: '12.5', expires_in: 3600 },
+      });
+      expect(r.status).toBe(201);
+      expect(r.body.status).toBe('created');
+      const node = await fetch(`${demo.info.devnet_url}/wallet/getnowblock`, { method: 'POST', body: '{}' });
+      expect((await node.json()).blockID).toMatch(/^[0-9a-f]{64}$/);
+    } finally {
+      await demo.stop();
+    }
+    expect(existsSync(path.dirname(demo.info.database))).toBe(false);
+  });
+
+  it('runs as a CLI command that prints its details and stops on SIGINT', async () => {
+    const child = spawn(process.execPath, [DEV_BIN, 'demo', '--port', '0', '--block-time', '0', '--json'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LOG_LEVEL: 'silent' },
+    });
+    const lines = createInterface({ input: child.stdout });
+    const first = await new Promise<string>((resolve, reject) => {
+      lines.once('line', resolve);
+      child.once('exit', (code) => reject(new Error(`demo exited early with ${code}`)));
+    });
+    const info = JSON.parse(first);
+    const r = await api(info.api_url.replace(/\/v1$/, ''), '/v1/invoices/00000000-0000-4000-8000-000000000000', { key: info.api_key });
+    expect(r.status).toBe(404);
+    expect(r.body.error.code).toBe('invoice_not_found');
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(existsSync(info.database)).toBe(false);
+  });
+});
