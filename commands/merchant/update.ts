@@ -2,7 +2,8 @@ import { Args, Flags } from '@oclif/core';
 import { PaygateCommand } from '../../src/cli/base.js';
 import { record } from '../../src/cli/format.js';
 import { AppError } from '../../src/errors.js';
-import { updateMerchantSettings, type MerchantView, type UpdateMerchantInput } from '../../src/merchants/service.js';
+import { showMerchant, updateMerchantSettings, type MerchantView, type UpdateMerchantInput } from '../../src/merchants/service.js';
+import { limitsView, parseLimitsInput, payoutLimits, setPayoutLimits, type PayoutLimitsView } from '../../src/payouts/limits.js';
 
 export default class MerchantUpdate extends PaygateCommand {
   static override description = "Change a merchant's settings: allowed redirect origins (an empty value clears one) and its confirmations policy";
@@ -13,9 +14,11 @@ export default class MerchantUpdate extends PaygateCommand {
     'return-url': Flags.string({ description: 'allowed origin for return_url' }),
     'cancel-url': Flags.string({ description: 'allowed origin for cancel_url' }),
     confirmations: Flags.string({ description: 'confirmations before a deposit counts (1 to 1000; "default" restores CONFIRMATIONS)' }),
+    'payout-auto-approve-limit': Flags.string({ description: 'payouts above this amount (units of the payout asset) go to review; "none" for no limit (default 0: every payout is reviewed)' }),
+    'payout-daily-limit': Flags.string({ description: 'payouts of one asset in a UTC day above this total go to review; "none" for no limit (the default)' }),
   };
 
-  async run(): Promise<MerchantView> {
+  async run(): Promise<MerchantView & PayoutLimitsView> {
     const { args, flags } = await this.parse(MerchantUpdate);
     const input: UpdateMerchantInput = {};
     if (flags['site-url'] !== undefined) input.siteUrl = flags['site-url'];
@@ -26,10 +29,13 @@ export default class MerchantUpdate extends PaygateCommand {
       if (c !== 'default' && !/^[0-9]+$/.test(c)) throw new AppError('invalid_argument', '--confirmations must be a whole number from 1 to 1000, or "default"');
       input.confirmations = c === 'default' ? null : Number(c);
     }
-    if (Object.keys(input).length === 0) throw new AppError('invalid_argument', 'Nothing to update: give at least one flag');
+    const limits = parseLimitsInput({ autoApproveLimit: flags['payout-auto-approve-limit'], dailyLimit: flags['payout-daily-limit'] });
+    if (Object.keys(input).length === 0 && Object.keys(limits).length === 0) throw new AppError('invalid_argument', 'Nothing to update: give at least one flag');
     const ctx = await this.context();
-    const m = await updateMerchantSettings(ctx.database.db, ctx.clock, ctx.actor, args.id, input);
-    this.say(record({ ...m }));
-    return m;
+    const db = ctx.database.db;
+    const m = Object.keys(input).length > 0 ? await updateMerchantSettings(db, ctx.clock, ctx.actor, args.id, input) : await showMerchant(db, args.id);
+    const payout = Object.keys(limits).length > 0 ? await setPayoutLimits(db, ctx.clock, ctx.actor, args.id, limits) : limitsView(await payoutLimits(db, args.id));
+    this.say(record({ ...m, ...payout }));
+    return { ...m, ...payout };
   }
 }

@@ -28,7 +28,7 @@ export interface AssetView {
   locked: AssetFlag[];
 }
 
-function effective(a: CatalogAsset, sw: AssetSwitchesTable | undefined, flag: AssetFlag): boolean {
+export function effective(a: CatalogAsset, sw: AssetSwitchesTable | undefined, flag: AssetFlag): boolean {
   const stored = sw?.[`${flag}_enabled`];
   if (a.locked.has(flag) || stored === null || stored === undefined) return a[flag];
   return stored === 1;

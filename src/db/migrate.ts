@@ -11,6 +11,9 @@ import * as m0002 from './migrations/0002_wallet_addresses.js';
 import * as m0003 from './migrations/0003_assets.js';
 import * as m0004 from './migrations/0004_fee_schedules.js';
 import * as m0005 from './migrations/0005_invoices.js';
+import * as m0010 from './migrations/0010_ledger.js';
+import * as m0011 from './migrations/0011_whitelist.js';
+import * as m0012 from './migrations/0012_payouts.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -18,6 +21,9 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0003_assets': m0003,
   '0004_fee_schedules': m0004,
   '0005_invoices': m0005,
+  '0010_ledger': m0010,
+  '0011_whitelist': m0011,
+  '0012_payouts': m0012,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -146,6 +146,83 @@ export interface InvoicesTable {
   updated_at: string;
 }
 
+// Issue 4: ledger, whitelist, payouts.
+
+export type LedgerKind = 'credit' | 'debit' | 'reserve' | 'release';
+
+/** Append-only; see migration 0010. Amounts and running totals are TEXT base units. */
+export interface LedgerEntriesTable {
+  id: Generated<number>;
+  merchant_id: string;
+  asset: string;
+  seq: number;
+  kind: LedgerKind;
+  amount: string;
+  /** credits − debits after this entry. */
+  balance_after: string;
+  /** reservations − releases after this entry. */
+  reserved_after: string;
+  payout_id: string | null;
+  memo: string | null;
+  actor: string;
+  created_at: string;
+}
+
+export interface WhitelistEntriesTable {
+  id: string;
+  merchant_id: string;
+  asset: string;
+  address: string;
+  usable_from: string;
+  created_at: string;
+  created_by: string;
+  removed_at: string | null;
+  removed_by: string | null;
+}
+
+export type PayoutStatus = 'pending_review' | 'approved' | 'queued' | 'signing' | 'broadcast' | 'confirmed' | 'rejected' | 'failed';
+
+export interface PayoutsTable {
+  id: string;
+  merchant_id: string;
+  reference: string;
+  status: PayoutStatus;
+  asset: string;
+  network: string;
+  decimals: number;
+  to_address: string;
+  amount: string;
+  /** The payout fee in force at creation (fixed + percent of amount, rounded up). */
+  fee_amount: string;
+  /** What has been debited as fee: "0" until confirmed. */
+  fee_charged: string;
+  fee_schedule_id: number | null;
+  /** JSON array of review reasons. */
+  review_reasons: string;
+  tx_hash: string | null;
+  reviewed_by: string | null;
+  reviewed_at: string | null;
+  reject_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PayoutHaltsTable {
+  /** '*' for every asset, else an asset code. */
+  scope: string;
+  requests: number;
+  worker: number;
+  updated_at: string;
+  updated_by: string;
+}
+
+export interface MerchantPayoutLimitsTable {
+  merchant_id: string;
+  auto_approve_limit: string | null;
+  daily_limit: string | null;
+  updated_at: string;
+}
+
 export interface DB {
   events: EventsTable;
   merchants: MerchantsTable;
@@ -157,4 +234,9 @@ export interface DB {
   merchant_asset_switches: MerchantAssetSwitchesTable;
   fee_schedules: FeeSchedulesTable;
   invoices: InvoicesTable;
+  ledger_entries: LedgerEntriesTable;
+  whitelist_entries: WhitelistEntriesTable;
+  payouts: PayoutsTable;
+  payout_halts: PayoutHaltsTable;
+  merchant_payout_limits: MerchantPayoutLimitsTable;
 }

@@ -5,9 +5,11 @@
 import type { Services } from '../app.js';
 import { addressRoutes } from '../addresses/routes.js';
 import { invoiceRoutes } from '../invoices/routes.js';
+import { payoutRoutes } from '../payouts/routes.js';
 import type { ApiServer } from './server.js';
 
 export async function registerV1Routes(app: ApiServer, services: Services): Promise<void> {
   await invoiceRoutes(app, services);
   await addressRoutes(app, services);
+  await payoutRoutes(app, services);
 }

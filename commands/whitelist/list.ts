@@ -1,0 +1,26 @@
+import { Args, Flags } from '@oclif/core';
+import { PaygateCommand } from '../../src/cli/base.js';
+import { table } from '../../src/cli/format.js';
+import { listWhitelist, type WhitelistEntryView } from '../../src/whitelist/service.js';
+
+export default class WhitelistList extends PaygateCommand {
+  static override description = 'List whitelist entries (of one merchant, or of all), with when each becomes usable';
+  static override examples = ['<%= config.bin %> whitelist list 6f1c… --asset USDT_TRON'];
+  static override args = { merchant: Args.string({ required: false, description: 'merchant id (all merchants when omitted)' }) };
+  static override flags = {
+    asset: Flags.string({ description: 'only this asset' }),
+    'include-removed': Flags.boolean({ default: false, description: 'also show removed entries' }),
+  };
+
+  async run(): Promise<WhitelistEntryView[]> {
+    const { args, flags } = await this.parse(WhitelistList);
+    const ctx = await this.context();
+    const rows = await listWhitelist(ctx.database.db, ctx.clock, {
+      ...(args.merchant ? { merchantId: args.merchant } : {}),
+      ...(flags.asset ? { asset: flags.asset } : {}),
+      includeRemoved: flags['include-removed'],
+    });
+    this.say(table(rows.map((r) => ({ ...r })), ['merchant_id', 'asset', 'address', 'usable_from', 'usable', 'removed_at']));
+    return rows;
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * Payout halts, the operator's emergency brakes (`payout halt|resume [--asset A] [--worker]`).
+ * Two independent brakes per scope ('*' = every asset, or one asset):
+ * - requests: new `POST /v1/payouts` answer 503 payouts_halted (reason not disclosed); replays of
+ *   existing references still return their payout, and nothing is created;
+ * - worker: the payout worker executes no queued payout of the scope (requests are still taken).
+ * A halt of every asset and a halt of one asset are separate rows: resuming one does not lift the other.
+ */
+import type { AssetCatalog } from '../assets/catalog.js';
+import { requireCatalogAsset } from '../assets/service.js';
+import { recordAudit } from '../audit/store.js';
+import type { Clock } from '../clock.js';
+import { writeTx, type Db, type Executor } from '../db/database.js';
+import { AppError } from '../errors.js';
+
+export const ALL_ASSETS = '*';
+export type HaltBrake = 'requests' | 'worker';
+
+export interface HaltView {
+  /** An asset code, or "*" for every asset. */
+  scope: string;
+  requests_halted: boolean;
+  worker_halted: boolean;
+  updated_at: string;
+  updated_by: string;
+}
+
+async function haltRows(db: Executor) {
+  return db.selectFrom('payout_halts').selectAll().orderBy('scope').execute();
+}
+
+export async function listHalts(db: Executor): Promise<HaltView[]> {
+  return (await haltRows(db))
+    .filter((r) => r.requests === 1 || r.worker === 1)
+    .map((r) => ({ scope: r.scope, requests_halted: r.requests === 1, worker_halted: r.worker === 1, updated_at: r.updated_at, updated_by: r.updated_by }));
+}
+
+async function halted(db: Executor, asset: string, brake: HaltBrake): Promise<boolean> {
+  const row = await db
+    .selectFrom('payout_halts')
+    .select('scope')
+    .where('scope', 'in', [ALL_ASSETS, asset])
+    .where(brake, '=', 1)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Spec rule 6: the message never says why or which scope. */
+export async function assertRequestsNotHalted(db: Executor, asset: string): Promise<void> {
+  if (await halted(db, asset, 'requests')) throw new AppError('payouts_halted', 'Payouts are halted; retry later with the same reference');
+}
+
+/** For the payout worker: whether it may execute queued payouts of `asset` now. */
+export async function isWorkerHalted(db: Executor, asset: string): Promise<boolean> {
+  return halted(db, asset, 'worker');
+}
+
+export interface SetHaltInput {
+  asset?: string;
+  worker: boolean;
+  halted: boolean;
+  reason?: string;
+}
+
+export async function setHalt(db: Db, clock: Clock, actor: string, catalog: AssetCatalog, input: SetHaltInput): Promise<HaltView[]> {
+  const scope = input.asset === undefined ? ALL_ASSETS : requireCatalogAsset(catalog, input.asset).code;
+  const brake: HaltBrake = input.worker ? 'worker' : 'requests';
+  const reason = input.reason?.trim();
+  if (reason !== undefined && reason.length > 500) throw new AppError('invalid_argument', '--reason must be at most 500 characters');
+  return writeTx(db, async (trx) => {
+    const now = clock.now().toISOString();
+    const before = await trx.selectFrom('payout_halts').selectAll().where('scope', '=', scope).executeTakeFirst();
+    const row = {
+      scope,
+      requests: before?.requests ?? 0,
+      worker: before?.worker ?? 0,
+      updated_at: now,
+      updated_by: actor,
+      [brake]: input.halted ? 1 : 0,
+    };
+    await trx
+      .insertInto('payout_halts')
+      .values(row)
+      .onConflict((oc) => oc.column('scope').doUpdateSet({ requests: row.requests, worker: row.worker, updated_at: now, updated_by: actor }))
+      .execute();
+    await recordAudit(trx, clock, {
+      actor,
+      action: input.halted ? 'payout.halt' : 'payout.resume',
+      subjectType: 'payout_halt',
+      subjectId: scope,
+      details: { brake, ...(reason ? { reason } : {}) },
+    });
+    return listHalts(trx);
+  });
+}

@@ -1,0 +1,98 @@
+/**
+ * The operator's review of payouts: `payout list [--status]`, `payout approve <id>`,
+ * `payout reject <id> --reason`. Only a payout in `pending_review` can be approved or rejected
+ * (`invalid_state` otherwise). Each action writes its audit record, its status change, its ledger
+ * entries and its `payout.<status>` event in one transaction.
+ */
+import { recordAudit } from '../audit/store.js';
+import type { Clock } from '../clock.js';
+import { writeTx, type Db } from '../db/database.js';
+import type { PayoutStatus } from '../db/schema.js';
+import { AppError } from '../errors.js';
+import { requireMerchant } from '../merchants/service.js';
+import { assertWhitelisted } from '../whitelist/service.js';
+import { PAYOUT_STATUSES, type PayoutView } from './schema.js';
+import { findPayoutForOperator, listPayoutsForOperator, type PayoutRow } from './store.js';
+import { transitionPayout } from './transitions.js';
+import { payoutView } from './view.js';
+
+export const REJECT_REASON_MAX = 500;
+
+export interface OperatorPayoutView extends PayoutView {
+  merchant_id: string;
+  reviewed_by: string | null;
+  reviewed_at: string | null;
+  reject_reason: string | null;
+}
+
+export function operatorView(row: PayoutRow): OperatorPayoutView {
+  return { ...payoutView(row), merchant_id: row.merchant_id, reviewed_by: row.reviewed_by, reviewed_at: row.reviewed_at, reject_reason: row.reject_reason };
+}
+
+async function requirePayout(db: Db, id: string): Promise<PayoutRow> {
+  const row = await findPayoutForOperator(db, id);
+  if (!row) throw new AppError('payout_not_found', `Payout ${id} does not exist`);
+  return row;
+}
+
+function requirePending(row: PayoutRow, action: string): void {
+  if (row.status !== 'pending_review') {
+    throw new AppError('invalid_state', `Payout ${row.id} is ${row.status}; only a payout in pending_review can be ${action}`);
+  }
+}
+
+export async function approvePayout(db: Db, clock: Clock, actor: string, id: string): Promise<OperatorPayoutView> {
+  return writeTx(db, async (trx) => {
+    const row = await requirePayout(trx, id);
+    requirePending(row, 'approved');
+    // An address removed from the whitelist since the request is not paid: reject the payout instead.
+    await assertWhitelisted(trx, row.merchant_id, row.asset, row.to_address, clock.now());
+    const at = clock.now().toISOString();
+    const { row: next } = await transitionPayout(trx, clock, row, { to: 'approved', actor, patch: { reviewed_by: actor, reviewed_at: at } });
+    await recordAudit(trx, clock, {
+      actor,
+      action: 'payout.approve',
+      subjectType: 'payout',
+      subjectId: id,
+      merchantId: row.merchant_id,
+      details: { review_reasons: JSON.parse(row.review_reasons) as string[] },
+    });
+    return operatorView(next);
+  });
+}
+
+export async function rejectPayout(db: Db, clock: Clock, actor: string, id: string, reason: string): Promise<OperatorPayoutView> {
+  const why = reason.trim();
+  if (why.length < 1 || why.length > REJECT_REASON_MAX) throw new AppError('invalid_argument', `--reason must be 1 to ${REJECT_REASON_MAX} characters`);
+  return writeTx(db, async (trx) => {
+    const row = await requirePayout(trx, id);
+    requirePending(row, 'rejected');
+    const at = clock.now().toISOString();
+    const { row: next } = await transitionPayout(trx, clock, row, {
+      to: 'rejected',
+      actor,
+      patch: { reviewed_by: actor, reviewed_at: at, reject_reason: why },
+    });
+    await recordAudit(trx, clock, { actor, action: 'payout.reject', subjectType: 'payout', subjectId: id, merchantId: row.merchant_id, details: { reason: why } });
+    return operatorView(next);
+  });
+}
+
+export interface ListInput {
+  status?: string;
+  merchantId?: string;
+  limit?: number;
+}
+
+export async function listPayouts(db: Db, input: ListInput): Promise<OperatorPayoutView[]> {
+  if (input.status !== undefined && !(PAYOUT_STATUSES as readonly string[]).includes(input.status)) {
+    throw new AppError('invalid_argument', `--status must be one of ${PAYOUT_STATUSES.join(', ')}`);
+  }
+  if (input.merchantId) await requireMerchant(db, input.merchantId);
+  const rows = await listPayoutsForOperator(db, {
+    ...(input.status ? { status: input.status as PayoutStatus } : {}),
+    ...(input.merchantId ? { merchantId: input.merchantId } : {}),
+    limit: input.limit ?? 100,
+  });
+  return rows.map(operatorView);
+}

@@ -1,0 +1,169 @@
+/**
+ * Payout creation and reads (`POST /v1/payouts`, `GET /v1/payouts/{id}`).
+ *
+ * Order of checks when several fail (after the schema, DESIGN.md §10):
+ *   1. asset unknown to the catalog                → 422 asset_not_payable (its decimals are needed next)
+ *   2. amount format / decimals / zero             → 400 validation_failed at body.amount
+ *   3. replay by reference: same asset, amount and address → 200 the existing payout;
+ *      anything different                          → 409 reference_conflict
+ *   4. asset receive-only or payouts locked off    → 422 asset_not_payable
+ *   5. halted for the asset or every asset         → 503 payouts_halted
+ *   6. operator switched payouts off for the asset → 422 asset_payouts_disabled
+ *   7. address absent from the whitelist, or in its delay → 422 address_not_whitelisted
+ *   8. amount + fee above the available balance    → 422 insufficient_balance
+ *   then review (never an error) and the insert.
+ * The replay (3) comes before every refusal, so a client retrying a payout it already created gets
+ * it back whatever changed since (halt, switch, balance). The whitelist (7) comes before anything
+ * that depends on the amount (8), so its answer never depends on the amount.
+ *
+ * A merchant that is not approved may still create payouts: the spec refuses only invoices and
+ * addresses to it, and payouts only spend a balance the ledger already holds (a rejected merchant
+ * must be able to withdraw what it has). A disabled merchant is stopped at authentication (403).
+ *
+ * Idempotency under concurrency: lookup, checks, reservation, insert and event run in one
+ * IMMEDIATE write transaction, so identical concurrent requests are serialised and all but the
+ * first find its payout; UNIQUE (merchant_id, reference) backs this up across processes.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AssetCatalog, CatalogAsset } from '../assets/catalog.js';
+import type { Clock } from '../clock.js';
+import { writeTx, type Db, type Executor } from '../db/database.js';
+import { AppError, validationFailed } from '../errors.js';
+import { payoutFeeAt, payoutFeeFor } from '../fees/payout.js';
+import { post } from '../ledger/service.js';
+import type { MerchantRow } from '../merchants/store.js';
+import { AmountError, formatAmount, parseAmount } from '../money.js';
+import { recordEvent } from '../webhooks/outbox.js';
+import { assertWhitelisted } from '../whitelist/service.js';
+import { assertPayoutAsset, assertPayoutsSwitchedOn } from './assets.js';
+import { assertRequestsNotHalted } from './halts.js';
+import { payoutLimits } from './limits.js';
+import { reviewReasons } from './review.js';
+import type { CreatePayoutBody, PayoutView } from './schema.js';
+import { findPayout, findPayoutByReference, insertPayout, type PayoutRow } from './store.js';
+import { payoutView } from './view.js';
+
+export const NETWORK = 'tron';
+
+export interface PayoutDeps {
+  db: Db;
+  clock: Clock;
+  catalog: AssetCatalog;
+}
+
+export interface CreateResult {
+  payout: PayoutView;
+  /** true → 202 (new), false → 200 (the existing payout of this reference). */
+  created: boolean;
+}
+
+interface Request {
+  body: CreatePayoutBody;
+  asset: CatalogAsset;
+  amount: bigint;
+}
+
+/** Rules 1/2: same asset, amount and address → the existing payout; else reference_conflict. */
+function replay(existing: PayoutRow, req: Request): CreateResult {
+  const differs: string[] = [];
+  if (existing.asset !== req.body.asset) differs.push('asset');
+  // Amounts compare as values at the payout's decimals: "10" and "10.0" are the same amount.
+  else if (formatAmount(BigInt(existing.amount), existing.decimals) !== formatAmount(req.amount, req.asset.decimals)) differs.push('amount');
+  if (existing.to_address !== req.body.to_address) differs.push('to_address');
+  if (differs.length > 0) {
+    throw new AppError('reference_conflict', `A payout with this reference exists with a different ${differs.join(' and ')}`);
+  }
+  return { payout: payoutView(existing), created: false };
+}
+
+function isReferenceConflict(e: unknown): boolean {
+  const err = e as { code?: string; message?: string };
+  return err?.code === 'SQLITE_CONSTRAINT_UNIQUE' && /payouts\.merchant_id, payouts\.reference/.test(err.message ?? '');
+}
+
+export async function createPayout(deps: PayoutDeps, merchant: MerchantRow, body: CreatePayoutBody): Promise<CreateResult> {
+  const asset = deps.catalog.get(body.asset);
+  if (!asset) throw new AppError('asset_not_payable', `The service makes no payouts in ${body.asset}: it is not in the catalog`);
+  let amount: bigint;
+  try {
+    amount = parseAmount(body.amount, asset.decimals);
+  } catch (e) {
+    throw validationFailed('body.amount', (e as AmountError).message);
+  }
+  const req: Request = { body, asset, amount };
+
+  // Replays are the common retry: answer them without taking the write lock.
+  const seen = await findPayoutByReference(deps.db, merchant.id, body.reference);
+  if (seen) return replay(seen, req);
+
+  try {
+    return await writeTx(deps.db, async (trx) => {
+      const existing = await findPayoutByReference(trx, merchant.id, body.reference);
+      if (existing) return replay(existing, req);
+      return { payout: await insertNew(trx, deps, merchant, req), created: true };
+    });
+  } catch (e) {
+    // Another process won the race between our lookup and insert: its payout is the answer.
+    if (!isReferenceConflict(e)) throw e;
+    const winner = await findPayoutByReference(deps.db, merchant.id, body.reference);
+    if (!winner) throw e;
+    return replay(winner, req);
+  }
+}
+
+/** Checks 4–8, review, then payout row + reservation + event, all in the caller's transaction. */
+async function insertNew(trx: Executor, deps: PayoutDeps, merchant: MerchantRow, req: Request): Promise<PayoutView> {
+  const { body, amount } = req;
+  const asset = assertPayoutAsset(deps.catalog, body.asset);
+  await assertRequestsNotHalted(trx, asset.code);
+  await assertPayoutsSwitchedOn(trx, asset);
+  const now = deps.clock.now();
+  await assertWhitelisted(trx, merchant.id, asset.code, body.to_address, now);
+
+  const at = now.toISOString();
+  const feeRate = await payoutFeeAt(trx, asset.code, at);
+  const fee = payoutFeeFor(amount, feeRate);
+  const reasons = await reviewReasons(trx, {
+    merchantId: merchant.id,
+    asset: asset.code,
+    decimals: asset.decimals,
+    toAddress: body.to_address,
+    amount,
+    now,
+    limits: await payoutLimits(trx, merchant.id),
+  });
+  const row: PayoutRow = {
+    id: randomUUID(),
+    merchant_id: merchant.id,
+    reference: body.reference,
+    status: reasons.length > 0 ? 'pending_review' : 'approved',
+    asset: asset.code,
+    network: NETWORK,
+    decimals: asset.decimals,
+    to_address: body.to_address,
+    amount: amount.toString(),
+    fee_amount: fee.toString(),
+    fee_charged: '0',
+    fee_schedule_id: feeRate.scheduleId,
+    review_reasons: JSON.stringify(reasons),
+    tx_hash: null,
+    reviewed_by: null,
+    reviewed_at: null,
+    reject_reason: null,
+    created_at: at,
+    updated_at: at,
+  };
+  await insertPayout(trx, row);
+  // Throws insufficient_balance (and so rolls the insert back) when amount + fee > available.
+  await post(trx, deps.clock, { merchantId: merchant.id, asset: asset.code, kind: 'reserve', amount: amount + fee, payoutId: row.id, actor: `merchant:${merchant.id}` });
+  const view = payoutView(row);
+  await recordEvent(trx, deps.clock, { merchantId: merchant.id, type: `payout.${row.status}`, subjectId: row.id, data: view });
+  return view;
+}
+
+/** GET /v1/payouts/{id}: another merchant's payout is as absent as a missing one. */
+export async function getPayout(deps: Pick<PayoutDeps, 'db'>, merchantId: string, id: string): Promise<PayoutView> {
+  const row = await findPayout(deps.db, merchantId, id);
+  if (!row) throw new AppError('payout_not_found', 'Payout not found');
+  return payoutView(row);
+}

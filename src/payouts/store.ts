@@ -1,0 +1,76 @@
+/**
+ * SQL for payouts. Every read a merchant can trigger takes merchant_id; the operator's reads
+ * (`payout list|approve|reject`) are named as such.
+ */
+import type { Executor } from '../db/database.js';
+import type { PayoutsTable, PayoutStatus } from '../db/schema.js';
+
+export type PayoutRow = PayoutsTable;
+
+/** Statuses whose amount no longer leaves (or never left) the wallet. */
+export const CLOSED_UNPAID: readonly PayoutStatus[] = ['rejected', 'failed'];
+
+export async function insertPayout(db: Executor, row: PayoutRow): Promise<void> {
+  await db.insertInto('payouts').values(row).execute();
+}
+
+export async function findPayout(db: Executor, merchantId: string, id: string): Promise<PayoutRow | undefined> {
+  return db.selectFrom('payouts').selectAll().where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
+}
+
+export async function findPayoutByReference(db: Executor, merchantId: string, reference: string): Promise<PayoutRow | undefined> {
+  return db.selectFrom('payouts').selectAll().where('merchant_id', '=', merchantId).where('reference', '=', reference).executeTakeFirst();
+}
+
+/** Operator only: a payout by id whatever its merchant. */
+export async function findPayoutForOperator(db: Executor, id: string): Promise<PayoutRow | undefined> {
+  return db.selectFrom('payouts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export interface OperatorListFilter {
+  status?: PayoutStatus;
+  merchantId?: string;
+  limit: number;
+}
+
+/** Operator only: newest first. */
+export async function listPayoutsForOperator(db: Executor, f: OperatorListFilter): Promise<PayoutRow[]> {
+  let q = db.selectFrom('payouts').selectAll();
+  if (f.status) q = q.where('status', '=', f.status);
+  if (f.merchantId) q = q.where('merchant_id', '=', f.merchantId);
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit).execute();
+}
+
+/** Amounts (base units) of a merchant's payouts in an asset created in [from, to), rejected and failed excluded. */
+export async function amountsCreatedBetween(db: Executor, merchantId: string, asset: string, from: string, to: string): Promise<bigint[]> {
+  const rows = await db
+    .selectFrom('payouts')
+    .select('amount')
+    .where('merchant_id', '=', merchantId)
+    .where('asset', '=', asset)
+    .where('created_at', '>=', from)
+    .where('created_at', '<', to)
+    .where('status', 'not in', CLOSED_UNPAID)
+    .execute();
+  return rows.map((r) => BigInt(r.amount));
+}
+
+/** Whether the merchant has a payout to `address` in `asset` that an operator or the rules let through. */
+export async function hasPassedPayoutTo(db: Executor, merchantId: string, asset: string, address: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('payouts')
+    .select('id')
+    .where('merchant_id', '=', merchantId)
+    .where('asset', '=', asset)
+    .where('to_address', '=', address)
+    .where('status', 'in', ['approved', 'queued', 'signing', 'broadcast', 'confirmed'])
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Moves a payout from `from` to `to` with `patch`; false when it was no longer in `from`. */
+export async function updatePayoutStatus(db: Executor, id: string, from: PayoutStatus, patch: Partial<PayoutRow> & { status: PayoutStatus; updated_at: string }): Promise<boolean> {
+  const r = await db.updateTable('payouts').set(patch).where('id', '=', id).where('status', '=', from).executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}

@@ -1,0 +1,39 @@
+/** SQL for whitelist entries. Merchant-facing reads are scoped by merchant_id. */
+import type { Executor } from '../db/database.js';
+import type { WhitelistEntriesTable } from '../db/schema.js';
+
+export type WhitelistEntryRow = WhitelistEntriesTable;
+
+/** The live (not removed) entry of a merchant, asset and address. */
+export async function liveEntry(db: Executor, merchantId: string, asset: string, address: string): Promise<WhitelistEntryRow | undefined> {
+  return db
+    .selectFrom('whitelist_entries')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('asset', '=', asset)
+    .where('address', '=', address)
+    .where('removed_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function insertEntry(db: Executor, row: WhitelistEntryRow): Promise<void> {
+  await db.insertInto('whitelist_entries').values(row).execute();
+}
+
+export async function markRemoved(db: Executor, id: string, at: string, by: string): Promise<void> {
+  await db.updateTable('whitelist_entries').set({ removed_at: at, removed_by: by }).where('id', '=', id).where('removed_at', 'is', null).execute();
+}
+
+export interface ListFilter {
+  merchantId?: string;
+  asset?: string;
+  includeRemoved?: boolean;
+}
+
+export async function listEntries(db: Executor, f: ListFilter): Promise<WhitelistEntryRow[]> {
+  let q = db.selectFrom('whitelist_entries').selectAll();
+  if (f.merchantId) q = q.where('merchant_id', '=', f.merchantId);
+  if (f.asset) q = q.where('asset', '=', f.asset);
+  if (!f.includeRemoved) q = q.where('removed_at', 'is', null);
+  return q.orderBy('created_at').orderBy('id').execute();
+}
