@@ -30,12 +30,13 @@ export class DepositAddressAllocator {
     await pool?.fill();
   }
 
-  stop(): void {
-    this.pool?.stop();
+  async stop(): Promise<void> {
+    await this.pool?.stop();
   }
 
-  get stats(): { pooled: number; hits: number; misses: number } {
-    return { pooled: this.pool?.size ?? 0, hits: this.pool?.hits ?? 0, misses: this.pool?.misses ?? 0 };
+  get stats(): { pooled: number; hits: number; misses: number; worker: boolean; workerFailure: string | null } {
+    const p = this.pool;
+    return { pooled: p?.size ?? 0, hits: p?.hits ?? 0, misses: p?.misses ?? 0, worker: p?.usesWorker ?? false, workerFailure: p?.workerFailure ?? null };
   }
 
   private async poolFor(db: Executor): Promise<DepositAddressPool | null> {

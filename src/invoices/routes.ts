@@ -3,11 +3,12 @@ import type { Services } from '../app.js';
 import { errorResponses, UuidParams } from '../http/schemas.js';
 import type { ApiServer } from '../http/server.js';
 import { AppError } from '../errors.js';
+import { WriteBatcher } from './batcher.js';
 import { CreateInvoiceBody, InvoiceSchema } from './schema.js';
 import { createInvoice, getInvoice } from './service.js';
 
 export async function invoiceRoutes(app: ApiServer, services: Services): Promise<void> {
-  const deps = { db: services.db, clock: services.clock, catalog: services.catalog, allocator: services.addresses };
+  const deps = { db: services.db, clock: services.clock, catalog: services.catalog, allocator: services.addresses, batcher: new WriteBatcher(services.db) };
 
   app.post(
     '/v1/invoices',

@@ -5,8 +5,8 @@
  * the asset is switched off or the legacy fee setting applies (spec rule 3).
  *
  * Idempotency under concurrency: the lookup, the checks and the insert run in one IMMEDIATE write
- * transaction, and UNIQUE (merchant_id, order_id) backs it across processes; a request that loses
- * the race finds the winner's invoice and returns it.
+ * transaction (or one savepoint of a group commit, see batcher.ts), and UNIQUE (merchant_id,
+ * order_id) backs it across processes; a request that loses the race finds the winner's invoice.
  */
 import { randomUUID } from 'node:crypto';
 import type { DepositAddressAllocator } from '../addresses/allocator.js';
@@ -14,7 +14,8 @@ import { assertApproved, userAddress } from '../addresses/service.js';
 import type { AssetCatalog } from '../assets/catalog.js';
 import { assertReceivable } from '../assets/service.js';
 import type { Clock } from '../clock.js';
-import { writeTx, type Db, type Executor } from '../db/database.js';
+import { writeTx, type Db, type Executor, type Tx } from '../db/database.js';
+import type { WriteBatcher } from './batcher.js';
 import { AppError, validationFailed } from '../errors.js';
 import { invoiceAmounts, invoiceFeeAt, serviceFeeAt } from '../fees/service.js';
 import type { MerchantRow } from '../merchants/store.js';
@@ -32,6 +33,8 @@ export interface InvoiceDeps {
   clock: Clock;
   catalog: AssetCatalog;
   allocator: DepositAddressAllocator;
+  /** Group commit of creations; without it each creation is its own transaction. */
+  batcher?: WriteBatcher;
 }
 
 export interface CreateResult {
@@ -78,12 +81,13 @@ export async function createInvoice(deps: InvoiceDeps, merchant: MerchantRow, bo
   const seen = await findInvoiceByOrder(deps.db, merchant.id, body.order_id);
   if (seen) return replay(seen, req);
 
+  const unit = async (trx: Tx): Promise<CreateResult> => {
+    const existing = await findInvoiceByOrder(trx, merchant.id, body.order_id);
+    if (existing) return replay(existing, req);
+    return { invoice: await insertNew(trx, deps, merchant, req), created: true };
+  };
   try {
-    return await writeTx(deps.db, async (trx) => {
-      const existing = await findInvoiceByOrder(trx, merchant.id, body.order_id);
-      if (existing) return replay(existing, req);
-      return { invoice: await insertNew(trx, deps, merchant, req), created: true };
-    });
+    return await (deps.batcher ? deps.batcher.run(unit) : writeTx(deps.db, unit));
   } catch (e) {
     // Another process won the race between our lookup and insert: its invoice is the answer.
     if (!isOrderConflict(e)) throw e;

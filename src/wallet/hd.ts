@@ -74,8 +74,8 @@ function hexBytes(hex: string): Uint8Array {
  * twice per child). The constructor checks itself against ethers on child 0.
  */
 export class DepositKeyChain {
-  private readonly chainCode: Buffer;
-  private readonly parentCompressed: Buffer;
+  readonly chainCode: Buffer;
+  readonly parentCompressed: Buffer;
   private readonly parent: InstanceType<typeof secp256k1.ProjectivePoint>;
 
   constructor(readonly xpub: string) {

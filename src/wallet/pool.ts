@@ -1,16 +1,23 @@
 /**
  * Keeps deposit addresses derived ahead of the index counter, so creating an invoice costs a map
- * lookup instead of an elliptic-curve multiplication (about 0.5 ms on a small machine). Refills run
- * in small chunks between event-loop turns when the pool drops below half. Correctness never depends
- * on the pool: a miss derives synchronously, and the index always comes from the database.
+ * lookup instead of an elliptic-curve multiplication (about 0.5 ms on a small machine). Refills
+ * run on a worker thread when one is available (checked: the first address of every batch must
+ * equal the main thread's own derivation), else in small chunks between event-loop turns.
+ * Correctness never depends on the pool: a miss derives synchronously, and the index always comes
+ * from the database.
  */
 import { INDEX_SPACE, type DepositKeyChain } from './hd.js';
+import { startDeriveWorker, type BatchDeriver } from './derive-worker.js';
 
 export interface PoolOptions {
   /** How many addresses to keep derived beyond the next index. */
   ahead?: number;
-  /** Addresses derived per event-loop turn while refilling. */
+  /** Addresses derived per event-loop turn when refilling on the main thread. */
   chunk?: number;
+  /** Addresses per worker request. */
+  batch?: number;
+  /** Derive on a worker thread (default true). */
+  worker?: boolean;
   /** Never derive at or past this index (the allocator's limit). */
   limit?: number;
 }
@@ -19,20 +26,31 @@ export class DepositAddressPool {
   private readonly ready = new Map<number, string>();
   private readonly ahead: number;
   private readonly chunk: number;
+  private readonly batch: number;
   private readonly limit: number;
+  private deriver: BatchDeriver | null = null;
   /** Lowest index still wanted (the database's next index as last seen). */
   private floor = 0;
   /** Next index the refill would derive. */
   private cursor = 0;
-  private refilling = false;
+  private refilling: Promise<void> | null = null;
   private stopped = false;
   hits = 0;
   misses = 0;
+  workerFailure: string | null = null;
 
   constructor(private readonly chain: DepositKeyChain, opts: PoolOptions = {}) {
-    this.ahead = opts.ahead ?? 512;
-    this.chunk = opts.chunk ?? 16;
+    this.ahead = opts.ahead ?? 1024;
+    this.chunk = opts.chunk ?? 8;
+    this.batch = opts.batch ?? 128;
     this.limit = opts.limit ?? INDEX_SPACE;
+    if (opts.worker !== false) {
+      try {
+        this.deriver = startDeriveWorker(chain.chainCode.toString('hex'), chain.parentCompressed.toString('hex'));
+      } catch (e) {
+        this.workerFailure = (e as Error).message;
+      }
+    }
   }
 
   /** The address of `index`: from the pool, or derived now. */
@@ -52,40 +70,65 @@ export class DepositAddressPool {
   moveFloor(nextIndex: number): void {
     this.floor = nextIndex;
     for (const i of this.ready.keys()) if (i < nextIndex) this.ready.delete(i);
-    if (this.ready.size < this.ahead / 2) this.scheduleRefill();
+    if (this.ready.size < this.ahead / 2) void this.fill();
   }
 
-  /** Derives until full, yielding between chunks; resolves when the pool is full. */
-  async fill(): Promise<void> {
-    while (!this.stopped && this.deriveChunk()) await new Promise<void>((r) => setImmediate(r));
+  /** Derives until full; resolves when the pool is full (or stopped). */
+  fill(): Promise<void> {
+    this.refilling ??= this.refill().finally(() => (this.refilling = null));
+    return this.refilling;
   }
 
   get size(): number {
     return this.ready.size;
   }
 
-  stop(): void {
+  get usesWorker(): boolean {
+    return this.deriver !== null;
+  }
+
+  async stop(): Promise<void> {
     this.stopped = true;
+    const d = this.deriver;
+    this.deriver = null;
+    await d?.stop();
   }
 
-  private scheduleRefill(): void {
-    if (this.refilling || this.stopped) return;
-    this.refilling = true;
-    void this.fill().finally(() => (this.refilling = false));
-  }
-
-  /** Derives up to one chunk of missing indexes; false when the pool is full. */
-  private deriveChunk(): boolean {
-    if (this.cursor < this.floor) this.cursor = this.floor;
-    let done = 0;
-    const end = Math.min(this.floor + this.ahead, this.limit);
-    while (done < this.chunk && this.cursor < end) {
-      if (!this.ready.has(this.cursor)) {
-        this.ready.set(this.cursor, this.chain.addressAt(this.cursor));
-        done++;
+  private async refill(): Promise<void> {
+    while (!this.stopped) {
+      if (this.cursor < this.floor) this.cursor = this.floor;
+      const end = Math.min(this.floor + this.ahead, this.limit);
+      if (this.cursor >= end) return;
+      const from = this.cursor;
+      const addresses = this.deriver ? await this.fromWorker(from, Math.min(this.batch, end - from)) : null;
+      if (addresses) {
+        addresses.forEach((a, i) => {
+          if (a !== null && from + i >= this.floor) this.ready.set(from + i, a);
+        });
+        this.cursor = from + addresses.length;
+      } else {
+        const stop = Math.min(from + this.chunk, end);
+        for (let i = from; i < stop; i++) if (!this.ready.has(i)) this.ready.set(i, this.chain.addressAt(i));
+        this.cursor = stop;
+        await new Promise<void>((r) => setImmediate(r));
       }
-      this.cursor++;
     }
-    return done > 0;
+  }
+
+  /** A checked batch from the worker, or null (and the worker dropped) when it misbehaves. */
+  private async fromWorker(from: number, count: number): Promise<(string | null)[] | null> {
+    const deriver = this.deriver;
+    if (!deriver) return null;
+    try {
+      const batch = await deriver.derive(from, count);
+      if (batch.length !== count || batch[0] !== this.chain.addressAt(from)) throw new Error('worker derivation disagrees with the main thread');
+      return batch;
+    } catch (e) {
+      if (this.stopped) return [];
+      this.workerFailure = (e as Error).message;
+      this.deriver = null;
+      void deriver.stop();
+      return null;
+    }
   }
 }

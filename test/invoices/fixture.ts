@@ -29,7 +29,7 @@ export async function startInvoiceApp(opts: { addresses?: AllocatorOptions; cloc
   return { ...t, clock };
 }
 
-export const newInvoice = (over: Record<string, unknown> = {}) => ({
+export const newInvoice = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
   order_id: `order-${Math.random().toString(36).slice(2)}`,
   asset: 'USDT_TRON',
   amount: '10',

@@ -44,8 +44,23 @@ describe('HD wallet', () => {
     expect(generateMnemonic()).not.toBe(m);
   });
 
-  it('the pool serves the same addresses as direct derivation, ahead of the index', async () => {
-    const pool = new DepositAddressPool(chain, { ahead: 8, chunk: 3 });
+  it('the worker-thread pool derives exactly what the main thread derives', async () => {
+    const pool = new DepositAddressPool(chain, { ahead: 300, batch: 64 });
+    try {
+      pool.moveFloor(5);
+      await pool.fill();
+      expect(pool.usesWorker).toBe(true);
+      expect(pool.workerFailure).toBeNull();
+      expect(pool.size).toBe(300);
+      for (const i of [5, 6, 99, 200, 304]) expect(pool.addressAt(i), `index ${i}`).toBe(chain.addressAt(i));
+      expect(pool.misses).toBe(0);
+    } finally {
+      await pool.stop();
+    }
+  });
+
+  it('the main-thread pool serves the same addresses as direct derivation, ahead of the index', async () => {
+    const pool = new DepositAddressPool(chain, { ahead: 8, chunk: 3, worker: false });
     pool.moveFloor(0);
     await pool.fill();
     expect(pool.size).toBe(8);
@@ -56,5 +71,7 @@ describe('HD wallet', () => {
     await pool.fill();
     expect(pool.addressAt(41)).toBe(chain.addressAt(41));
     expect(pool.hits).toBe(4);
+    expect(pool.usesWorker).toBe(false);
+    await pool.stop();
   });
 });

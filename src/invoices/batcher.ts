@@ -1,0 +1,80 @@
+/**
+ * Group commit for invoice creation. With synchronous=FULL every COMMIT waits for an fsync, and
+ * SQLite has one writer: one transaction per request caps creations at the disk's fsync rate. The
+ * batcher runs the units that arrived meanwhile in one IMMEDIATE transaction, each inside its own
+ * SAVEPOINT: a unit that throws (a business rule refusing the invoice) is rolled back alone, the
+ * others commit together, and no caller hears "done" before the COMMIT that made its write durable.
+ * Units see the writes of earlier units of the batch, so two requests for one order_id in the same
+ * batch still yield one invoice.
+ */
+import { sql } from 'kysely';
+import { writeTx, type Db, type Tx } from '../db/database.js';
+
+interface Unit {
+  fn: (trx: Tx) => Promise<unknown>;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+export class WriteBatcher {
+  private queue: Unit[] = [];
+  private draining = false;
+  batches = 0;
+  units = 0;
+
+  constructor(private readonly db: Db, private readonly maxBatch = 64) {}
+
+  run<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.draining) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, this.maxBatch);
+        let outcomes: Outcome[];
+        try {
+          outcomes = await writeTx(this.db, async (trx) => {
+            const done: Outcome[] = [];
+            for (const unit of batch) done.push(await this.runUnit(trx, unit));
+            return done;
+          });
+        } catch (error) {
+          // BEGIN or COMMIT failed: nothing of the batch is durable, every unit hears so.
+          for (const unit of batch) unit.reject(error);
+          continue;
+        }
+        this.batches++;
+        this.units += batch.length;
+        batch.forEach((unit, i) => {
+          const o = outcomes[i] as Outcome;
+          if (o.ok) unit.resolve(o.value);
+          else unit.reject(o.error);
+        });
+        // Let the requests that arrived during the commit reach the queue before the next batch.
+        await new Promise<void>((r) => setImmediate(r));
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private async runUnit(trx: Tx, unit: Unit): Promise<Outcome> {
+    await sql`savepoint invoice_unit`.execute(trx);
+    try {
+      const value = await unit.fn(trx);
+      await sql`release invoice_unit`.execute(trx);
+      return { ok: true, value };
+    } catch (error) {
+      await sql`rollback to invoice_unit`.execute(trx);
+      await sql`release invoice_unit`.execute(trx);
+      return { ok: false, error };
+    }
+  }
+}
