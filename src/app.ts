@@ -81,8 +81,8 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       if (stopped) return;
       stopped = true;
       await scheduler?.stop();
-      addresses.stop();
       await http.close();
+      await addresses.stop();
       await database.close();
     },
   };
