@@ -277,6 +277,20 @@ describe('invoices', () => {
     expect(indexAfter - indexBefore).toBe(1);
   });
 
+  it('documents the routes in /v1/openapi.json from the same schemas, with every Invoice key required', async () => {
+    const doc = (await api(t.url, '/v1/openapi.json')).body;
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/invoices', '/v1/invoices/{id}', '/v1/addresses']));
+    const post = doc.paths['/v1/invoices'].post;
+    expect(Object.keys(post.responses).sort()).toEqual(['200', '201', '400', '401', '403', '409', '422', '429', '503']);
+    const invoice = post.responses['201'].content['application/json'].schema;
+    expect([...invoice.required].sort()).toEqual([...INVOICE_KEYS].sort());
+    expect(invoice.additionalProperties).toBe(false);
+    const body = post.requestBody.content['application/json'].schema;
+    expect([...body.required].sort()).toEqual(['amount', 'asset', 'expires_in', 'order_id']);
+    expect(Object.keys(doc.paths['/v1/invoices/{id}'].get.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429']);
+    expect(Object.keys(doc.paths['/v1/addresses'].post.responses).sort()).toEqual(['200', '400', '401', '403', '409', '429', '503']);
+  });
+
   it('per_user merchants: external_user_id is required (409 address_mode_mismatch) and invoices use the permanent address', async () => {
     const m = await t.merchant({ name: 'Per user', addressMode: 'per_user' });
     expectError(await create(newInvoice(), m.key), 409, 'address_mode_mismatch');
