@@ -3,13 +3,15 @@
  * signer recovery, raw_data_hex decoding, and USDT Transfer logs.
  */
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromHexAddress } from '../../src/chain/address.js';
 import { parseInfo, parseTx } from '../../src/chain/parse.js';
 import { decodeTransferCall, decodeTransferLog, TRANSFER_TOPIC } from '../../src/chain/trc20.js';
 import { decodeRawData, recoverSigner, txIdOf } from '../../src/chain/tx-codec.js';
 
-const DIR = '/work/shared/fixtures/tron';
+// A copy of ../shared/fixtures/tron (public data, see SOURCES.md there), so the suite runs anywhere.
+const DIR = path.resolve(import.meta.dirname, '../fixtures/tron');
 const ACCOUNT = 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre';
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const load = (f: string): any => JSON.parse(readFileSync(`${DIR}/${f}`, 'utf8'));
