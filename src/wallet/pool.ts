@@ -68,8 +68,14 @@ export class DepositAddressPool {
 
   /** Tells the pool where the index counter stands (at start, or after another process moved it). */
   moveFloor(nextIndex: number): void {
+    const from = this.floor;
     this.floor = nextIndex;
-    for (const i of this.ready.keys()) if (i < nextIndex) this.ready.delete(i);
+    // Drop what fell below the floor; usually one step, so walk the range, not the whole map.
+    if (nextIndex - from > this.ready.size) {
+      for (const i of this.ready.keys()) if (i < nextIndex) this.ready.delete(i);
+    } else {
+      for (let i = from; i < nextIndex; i++) this.ready.delete(i);
+    }
     if (this.ready.size < this.ahead / 2) void this.fill();
   }
 
