@@ -19,7 +19,7 @@ describe('paygate demo', () => {
       expect(r.status).toBe(201);
       expect(r.body.status).toBe('created');
       const node = await fetch(`${demo.info.devnet_url}/wallet/getnowblock`, { method: 'POST', body: '{}' });
-      expect((await node.json()).blockID).toMatch(/^[0-9a-f]{64}$/);
+      expect(((await node.json()) as { blockID: string }).blockID).toMatch(/^[0-9a-f]{64}$/);
     } finally {
       await demo.stop();
     }
