@@ -37,6 +37,9 @@ export class WriteBatcher {
     this.draining = true;
     try {
       while (this.queue.length > 0) {
+        // One event-loop turn first: requests whose reads were queued behind the last commit (auth,
+        // replay lookup) reach the queue and join this batch instead of each paying a commit.
+        await new Promise<void>((r) => setImmediate(r));
         const batch = this.queue.splice(0, this.maxBatch);
         let outcomes: Outcome[];
         try {
@@ -57,8 +60,6 @@ export class WriteBatcher {
           if (o.ok) unit.resolve(o.value);
           else unit.reject(o.error);
         });
-        // Let the requests that arrived during the commit reach the queue before the next batch.
-        await new Promise<void>((r) => setImmediate(r));
       }
     } finally {
       this.draining = false;
