@@ -1,0 +1,74 @@
+/** Group commit: units share a transaction, a failing unit rolls back alone, answers come after COMMIT. */
+import { sql } from 'kysely';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordAudit } from '../../src/audit/store.js';
+import { ManualClock } from '../../src/clock.js';
+import { openDatabase, type Database } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { WriteBatcher } from '../../src/invoices/batcher.js';
+import { tempDir } from '../helpers/app.js';
+
+describe('WriteBatcher', () => {
+  let database: Database;
+  const clock = new ManualClock('2026-03-01T10:00:00Z');
+  const write = (subjectId: string) => (trx: Parameters<Parameters<WriteBatcher['run']>[0]>[0]) =>
+    recordAudit(trx, clock, { actor: 't', action: 'a', subjectType: 'x', subjectId });
+  const subjects = async () => (await database.db.selectFrom('audit_log').select('subject_id').orderBy('id').execute()).map((r) => r.subject_id);
+
+  beforeAll(async () => {
+    database = openDatabase(path.join(tempDir(), 'b.db'));
+    await migrateToLatest(database.db);
+  });
+  afterAll(() => database.close());
+
+  it('commits concurrent units together and rolls back only the unit that failed', async () => {
+    const b = new WriteBatcher(database.db);
+    const results = await Promise.allSettled([
+      b.run(async (trx) => (await write('one')(trx), 1)),
+      b.run(async (trx) => {
+        await write('doomed')(trx);
+        throw new Error('refused');
+      }),
+      b.run(async (trx) => (await write('three')(trx), 3)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason.message).toBe('refused');
+    expect(await subjects()).toEqual(['one', 'three']);
+    expect(b.batches).toBe(1);
+    expect(b.units).toBe(3);
+  });
+
+  it('lets a unit see the writes of earlier units of its batch', async () => {
+    const b = new WriteBatcher(database.db);
+    const seen: number[] = [];
+    const count = async (trx: Parameters<Parameters<WriteBatcher['run']>[0]>[0]) =>
+      Number((await trx.selectFrom('audit_log').select((eb) => eb.fn.countAll().as('n')).where('subject_id', '=', 'same').executeTakeFirstOrThrow()).n);
+    await Promise.all(
+      Array.from({ length: 5 }, () =>
+        b.run(async (trx) => {
+          seen.push(await count(trx));
+          await write('same')(trx);
+        }),
+      ),
+    );
+    expect(seen).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('caps batch size and rejects every unit of a batch whose COMMIT fails', async () => {
+    const b = new WriteBatcher(database.db, 2);
+    await Promise.all(Array.from({ length: 5 }, (_, i) => b.run(write(`cap-${i}`))));
+    expect(b.batches).toBe(3);
+    const failing = new WriteBatcher(database.db);
+    // A deferred foreign-key violation only surfaces at COMMIT.
+    const results = await Promise.allSettled([
+      failing.run(async (trx) => {
+        await sql`pragma defer_foreign_keys = on`.execute(trx);
+        await trx.insertInto('events').values({ id: 'evt_x', merchant_id: 'no-such-merchant', type: 't', subject_id: 's', data: '{}', created_at: '' }).execute();
+      }),
+      failing.run(write('innocent')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(await subjects()).not.toContain('innocent');
+  });
+});
