@@ -98,7 +98,7 @@ describe('asset switches', () => {
   });
 });
 
-describe('CLI: asset list, asset set, merchant asset', () => {
+describe('CLI: asset list, asset set, merchant asset, merchant update', () => {
   it('works end to end with the error codes of the spec', async () => {
     const dir = tempDir();
     const env = { DATABASE_URL: path.join(dir, 'p.db'), TRON_NETWORK: 'devnet' };
@@ -114,5 +114,7 @@ describe('CLI: asset list, asset set, merchant asset', () => {
     const m = await runCli(['merchant', 'create', '--name', 'Shop', '--json'], env);
     const off = await runCli(['merchant', 'asset', m.json.merchant_id, 'TRX_TRON', '--payments', 'off', '--json'], env);
     expect(off.json).toEqual({ merchant_id: m.json.merchant_id, asset: 'TRX_TRON', payments: false });
+    const upd = await runCli(['merchant', 'update', m.json.merchant_id, '--site-url', 'https://shop.example/', '--return-url', 'https://t.me/shop_bot', '--confirmations', '25', '--json'], env);
+    expect(upd.json).toMatchObject({ site_url: 'https://shop.example', return_url: 'https://t.me/shop_bot', cancel_url: null, confirmations: 25 });
   });
 });
