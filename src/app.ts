@@ -3,6 +3,7 @@
  * and the benchmarks all build the app here, the same way.
  */
 import type { Logger } from 'pino';
+import type { BusyPolicy } from './db/driver.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database, type Db } from './db/database.js';
@@ -36,6 +37,8 @@ export interface AppOptions {
   addresses?: AllocatorOptions;
   /** Run the scheduled jobs (expiry) after start; default true. */
   scheduler?: boolean;
+  /** How long a write waits for a lock held by another process (default 10 s), then 503. */
+  busy?: BusyPolicy;
   /** Extra routes (benchmarks and tests of the HTTP layer register probes here). */
   extraRoutes?: (app: ApiServer, services: Services) => Promise<void>;
 }
@@ -53,7 +56,7 @@ export interface App {
 export async function buildApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger(config.logLevel);
-  const database = openDatabase(config.databasePath);
+  const database = openDatabase(config.databasePath, opts.busy);
   await migrateToLatest(database.db);
   const verifier = new ApiKeyVerifier(database.db, clock, { changeMarker: database.changeMarker, ...opts.verifier });
   const catalog = loadCatalog(config.tronNetwork);

@@ -1,14 +1,15 @@
 /**
  * Opens the SQLite file with the settings every process (serve and CLI commands alike) must share:
  * WAL so readers never block the writer, synchronous=FULL because a committed payout must survive a
- * power cut, busy_timeout so a CLI write waits for `serve` instead of failing, foreign keys on.
+ * power cut, a short busy_timeout plus asynchronous retries (driver.ts) so a CLI write waits for
+ * `serve` (and the reverse) without freezing the event loop, foreign keys on.
  */
 import Sqlite from 'better-sqlite3';
 import { Kysely, type Transaction } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { PaygateSqliteDialect } from './driver.js';
+import { PaygateSqliteDialect, type BusyPolicy } from './driver.js';
 import type { DB } from './schema.js';
 
 export type Db = Kysely<DB>;
@@ -27,16 +28,18 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export const BUSY_TIMEOUT_MS = 10_000;
+/** Longest synchronous wait inside SQLite for a lock; the rest of the wait is asynchronous. */
+export const BUSY_TIMEOUT_MS = 20;
+export const DEFAULT_BUSY: BusyPolicy = { deadlineMs: 10_000, pauseMs: 5, maxPauseMs: 200 };
 
-export function openDatabase(file: string): Database {
+export function openDatabase(file: string, busy: BusyPolicy = DEFAULT_BUSY): Database {
   mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new Sqlite(file, { timeout: BUSY_TIMEOUT_MS });
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<DB>({ dialect: new PaygateSqliteDialect(sqlite) });
+  const db = new Kysely<DB>({ dialect: new PaygateSqliteDialect(sqlite, busy) });
   // data_version moves on other connections' commits, total_changes() on this one's. Reading
   // data_version costs a few microseconds (it checks the WAL), so it is read at most every 100 ms:
   // another process's change shows within 100 ms, this process's at once.
