@@ -76,7 +76,7 @@ function replay(existing: PayoutRow, req: Request): CreateResult {
   return { payout: payoutView(existing), created: false };
 }
 
-function isReferenceConflict(e: unknown): boolean {
+export function isReferenceConflict(e: unknown): boolean {
   const err = e as { code?: string; message?: string };
   return err?.code === 'SQLITE_CONSTRAINT_UNIQUE' && /payouts\.merchant_id, payouts\.reference/.test(err.message ?? '');
 }
