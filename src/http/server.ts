@@ -96,7 +96,7 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
     if (ipState.limited) throw rateLimited(ipState);
     if (req.routeOptions.config.public) return;
     const header = req.headers['x-api-key'];
-    req.merchant = await deps.verifier.authenticate(typeof header === 'string' ? header : undefined);
+    req.merchant = await deps.verifier.authenticate(typeof header === 'string' ? header : undefined, req.ip);
     const keyState = keyLimiter.hit((parseApiKey(header as string) as { keyId: string }).keyId);
     setRateHeaders(reply, tighter(ipState, keyState));
     if (keyState.limited) throw rateLimited(keyState);

@@ -5,9 +5,10 @@
  * at least every 60 s, so a revoked key stops within 100 ms of the commit, and within 60 s in any case.
  *
  * Hashing is bounded: an unknown or revoked key id never hashes; once a key is verified, a wrong
- * secret is recognised by digest without hashing; before that, each key id gets a small hashing
- * budget per minute, a secret that already failed is remembered, and at most a few hashes run at
- * once. Every failure is the same 401: the cause is never stated.
+ * secret is recognised by digest without hashing; before that, each client IP gets a small hashing
+ * budget per minute per key id and overall (so a stranger who knows a key id spends only their own
+ * budget, never the key owner's), a secret that already failed is remembered, and at most a few
+ * hashes run at once. Every failure is the same 401: the cause is never stated.
  */
 import argon2 from 'argon2';
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -15,14 +16,17 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { findMerchant, type MerchantRow } from '../merchants/store.js';
+import { FixedWindowLimiter } from '../http/rate-limit.js';
 import { parseApiKey } from './format.js';
 import { findKey } from './store.js';
 
 export interface VerifierOptions {
   /** How long a verified key is trusted before its row is read again. */
   trustMs?: number;
-  /** argon2 verifications allowed per key id per minute while the key is not yet verified. */
+  /** argon2 verifications allowed per client IP and key id per minute (key not yet verified). */
   hashBudgetPerKey?: number;
+  /** argon2 verifications allowed per client IP per minute, all key ids together. */
+  hashBudgetPerIp?: number;
   /** argon2 verifications running at once; more wait in a queue of at most `maxQueue`. */
   maxConcurrentHashes?: number;
   maxQueue?: number;
@@ -45,12 +49,6 @@ interface CachedMerchant {
   readAt: number;
 }
 
-interface Attempts {
-  windowStart: number;
-  hashes: number;
-  failed: Set<string>;
-}
-
 const MAX_REMEMBERED_FAILURES = 32;
 
 export const unauthorized = () => new AppError('unauthorized', 'Missing or invalid API key');
@@ -61,13 +59,15 @@ function digestOf(secret: string): Buffer {
 
 export class ApiKeyVerifier {
   private readonly verified = new Map<string, Verified>();
-  private readonly attempts = new Map<string, Attempts>();
+  /** Digests of secrets that failed, per key id (bounded), so a repeat costs no hashing. */
+  private readonly failed = new Map<string, Set<string>>();
+  private readonly budgetPerKey: FixedWindowLimiter;
+  private readonly budgetPerIp: FixedWindowLimiter;
   private readonly merchants = new Map<string, CachedMerchant>();
   private readonly changeMarker: () => string;
   private running = 0;
   private readonly waiting: Array<() => void> = [];
   private readonly trustMs: number;
-  private readonly hashBudget: number;
   private readonly maxConcurrent: number;
   private readonly maxQueue: number;
   /** Count of argon2 verifications done; read by tests and benchmarks. */
@@ -75,18 +75,19 @@ export class ApiKeyVerifier {
 
   constructor(private readonly db: Db, private readonly clock: Clock, opts: VerifierOptions = {}) {
     this.trustMs = opts.trustMs ?? 60_000;
-    this.hashBudget = opts.hashBudgetPerKey ?? 10;
+    this.budgetPerKey = new FixedWindowLimiter(opts.hashBudgetPerKey ?? 10, clock);
+    this.budgetPerIp = new FixedWindowLimiter(opts.hashBudgetPerIp ?? 30, clock);
     this.maxConcurrent = opts.maxConcurrentHashes ?? 2;
     this.maxQueue = opts.maxQueue ?? 64;
     this.changeMarker = opts.changeMarker ?? (() => '');
   }
 
   /** The merchant of a valid key; 401 unauthorized or 403 merchant_disabled otherwise. */
-  async authenticate(header: string | undefined): Promise<MerchantRow> {
+  async authenticate(header: string | undefined, clientIp = 'local'): Promise<MerchantRow> {
     const parsed = parseApiKey(header);
     if (!parsed) throw unauthorized();
     const marker = this.changeMarker();
-    const merchantId = await this.verifiedMerchantId(parsed.keyId, parsed.secret, marker);
+    const merchantId = await this.verifiedMerchantId(parsed.keyId, parsed.secret, marker, clientIp);
     const merchant = await this.merchant(merchantId, marker);
     if (!merchant) throw unauthorized();
     if (merchant.enabled !== 1) throw new AppError('merchant_disabled', 'The merchant is disabled');
@@ -114,7 +115,7 @@ export class ApiKeyVerifier {
     return row;
   }
 
-  private async verifiedMerchantId(keyId: string, secret: string, marker: string): Promise<string> {
+  private async verifiedMerchantId(keyId: string, secret: string, marker: string, clientIp: string): Promise<string> {
     const now = this.clock.now().getTime();
     const digest = digestOf(secret);
     let entry = this.verified.get(keyId);
@@ -136,34 +137,27 @@ export class ApiKeyVerifier {
       if (!timingSafeEqual(entry.digest, digest)) throw unauthorized();
       return entry.merchantId;
     }
-    return this.verifyWithHash(keyId, secret, digest, now, marker);
+    return this.verifyWithHash(keyId, secret, digest, now, marker, clientIp);
   }
 
-  private async verifyWithHash(keyId: string, secret: string, digest: Buffer, now: number, marker: string): Promise<string> {
+  private async verifyWithHash(keyId: string, secret: string, digest: Buffer, now: number, marker: string, clientIp: string): Promise<string> {
     const row = await findKey(this.db, keyId);
     if (!row || row.revoked_at !== null) throw unauthorized();
-    const attempts = this.attemptsOf(keyId, now);
     const digestHex = digest.toString('hex');
-    if (attempts.failed.has(digestHex) || attempts.hashes >= this.hashBudget) throw unauthorized();
-    attempts.hashes += 1;
+    const failed = this.failed.get(keyId);
+    if (failed?.has(digestHex)) throw unauthorized();
+    if (this.budgetPerIp.hit(clientIp).limited || this.budgetPerKey.hit(`${clientIp} ${keyId}`).limited) throw unauthorized();
     const ok = await this.withHashSlot(() => argon2.verify(row.secret_hash, secret));
     if (!ok) {
-      if (attempts.failed.size >= MAX_REMEMBERED_FAILURES) attempts.failed.clear();
-      attempts.failed.add(digestHex);
+      const set = failed ?? new Set<string>();
+      if (set.size >= MAX_REMEMBERED_FAILURES) set.clear();
+      set.add(digestHex);
+      this.failed.set(keyId, set);
       throw unauthorized();
     }
-    this.attempts.delete(keyId);
+    this.failed.delete(keyId);
     this.verified.set(keyId, { digest, secretHash: row.secret_hash, merchantId: row.merchant_id, checkedAt: now, marker });
     return row.merchant_id;
-  }
-
-  private attemptsOf(keyId: string, now: number): Attempts {
-    let a = this.attempts.get(keyId);
-    if (!a || now - a.windowStart >= 60_000) {
-      a = { windowStart: now, hashes: 0, failed: a?.failed ?? new Set() };
-      this.attempts.set(keyId, a);
-    }
-    return a;
   }
 
   private async withHashSlot<T>(fn: () => Promise<T>): Promise<T> {

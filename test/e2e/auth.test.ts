@@ -97,7 +97,7 @@ describe('bounded hashing', () => {
   let t: TestApp;
   const clock = new ManualClock('2026-03-01T10:00:00Z');
   beforeAll(async () => {
-    t = await startTestApp({ clock, extraRoutes: probeRoutes, env: { API_RATE_LIMIT_PER_IP: '100000' }, verifier: { hashBudgetPerKey: 5 } });
+    t = await startTestApp({ clock, extraRoutes: probeRoutes, env: { API_RATE_LIMIT_PER_IP: '100000' }, verifier: { hashBudgetPerKey: 5, hashBudgetPerIp: 30 } });
   });
   afterAll(() => t.close());
 
@@ -134,6 +134,28 @@ describe('bounded hashing', () => {
     expect(v.hashCount - mark).toBe(1);
   });
 
+  it("a stranger who knows a key id cannot spend its owner's hashing budget", async () => {
+    const v = t.app.services.verifier;
+    const { key } = await t.merchant();
+    for (let i = 0; i < 12; i++) {
+      await expect(v.authenticate(withSecret(key, String(i).padStart(43, 'd')), '203.0.113.7')).rejects.toMatchObject({ code: 'unauthorized' });
+    }
+    // The stranger's budget is spent: even the right secret from the stranger's address is refused...
+    await expect(v.authenticate(key, '203.0.113.7')).rejects.toMatchObject({ code: 'unauthorized' });
+    // ...but the owner, from its own address, gets in.
+    await expect(v.authenticate(key, '198.51.100.1')).resolves.toMatchObject({ id: expect.any(String) });
+  });
+
+  it('caps hashing per client address across key ids', async () => {
+    const v = t.app.services.verifier;
+    const keys = await Promise.all(Array.from({ length: 8 }, async () => (await t.merchant()).key));
+    const mark = v.hashCount;
+    for (const k of keys) {
+      for (let i = 0; i < 5; i++) await expect(v.authenticate(withSecret(k, String(i).padStart(43, 'e')), '192.0.2.9')).rejects.toThrow();
+    }
+    expect(v.hashCount - mark).toBeLessThanOrEqual(30);
+  });
+
   it('remembers a secret that already failed', async () => {
     const v = t.app.services.verifier;
     const { key } = await t.merchant();
@@ -142,6 +164,25 @@ describe('bounded hashing', () => {
     for (let i = 0; i < 4; i++) expect((await api(t.url, '/v1/probe', { key: bad, body })).status).toBe(401);
     expect(v.hashCount - mark).toBe(1);
     expect((await api(t.url, '/v1/probe', { key, body })).status).toBe(200);
+  });
+});
+
+describe('trust window', () => {
+  it('re-reads a cached key after 60 s even when no change is noticed', async () => {
+    const clock = new ManualClock('2026-03-01T10:00:00Z');
+    // A constant change marker: only the 60 s window can reveal the revocation.
+    const t = await startTestApp({ clock, extraRoutes: probeRoutes, verifier: { changeMarker: () => 'same' } });
+    try {
+      const { key } = await t.merchant();
+      expect((await api(t.url, '/v1/probe', { key, body })).status).toBe(200);
+      await revokeKey(t.app.services.db, clock, 'test', keyIdOf(key));
+      clock.advance(59_000);
+      expect((await api(t.url, '/v1/probe', { key, body })).status).toBe(200);
+      clock.advance(1_000);
+      expect((await api(t.url, '/v1/probe', { key, body })).status).toBe(401);
+    } finally {
+      await t.close();
+    }
   });
 });
 
