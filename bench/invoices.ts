@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.js';
@@ -175,12 +175,15 @@ async function main(): Promise<void> {
   const get = async () => (await request(base, ag, 'GET', `/v1/invoices/${ids[Math.floor(Math.random() * ids.length)]}`, key)).status;
 
   try {
-    console.log(`paygate invoice bench: ${connections} connections, ${seconds} s per phase, server pid ${child.pid} (Node ${process.version})`);
+    const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+    console.log(`paygate invoice bench: ${connections} connections, ${seconds} s per phase, server pid ${child.pid} (Node ${process.version}, ${cpus().length} CPUs)`);
+    console.log(`load average before: ${load()} (other work on the machine skews every figure below)`);
     await closedLoop(2, connections, create); // warm-up: JIT, statement cache, address pool
     const max = report('POST /v1/invoices (max, closed)', await closedLoop(seconds, connections, create));
     report('GET /v1/invoices/{id} (max, closed)', await closedLoop(seconds, connections, get));
     const half = Math.max(1, Math.round(max / 2));
     report(`POST /v1/invoices at ${half}/s (open)`, await openLoop(seconds, half, create));
+    console.log(`load average after: ${load()}`);
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
