@@ -20,6 +20,7 @@ const PATTERN_MESSAGES: Record<string, string> = {
   '^[\\x21-\\x7E]+$': 'must be printable ASCII characters (0x21 to 0x7E), without spaces',
   '^[A-Z0-9]+_[A-Z0-9]+$': 'must be an asset code such as USDT_TRON',
   '^[A-Za-z0-9]+$': 'must be ASCII letters and digits',
+  '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$': 'must be a UUID',
 };
 
 function messageOf(issue: AjvIssue): string {

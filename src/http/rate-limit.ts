@@ -23,14 +23,23 @@ export class FixedWindowLimiter {
 
   /** Counts one request of `client` and tells whether it is over the limit. */
   hit(client: string): RateState {
+    return this.state(client, 1);
+  }
+
+  /** The state of `client` without counting a request. */
+  peek(client: string): RateState {
+    return this.state(client, 0);
+  }
+
+  private state(client: string, add: number): RateState {
     const now = this.clock.now().getTime();
     const window = Math.floor(now / WINDOW_MS);
     if (window !== this.window) {
       this.window = window;
       this.counts = new Map();
     }
-    const count = (this.counts.get(client) ?? 0) + 1;
-    this.counts.set(client, count);
+    const count = (this.counts.get(client) ?? 0) + add;
+    if (add) this.counts.set(client, count);
     const reset = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
     return { limit: this.limit, remaining: Math.max(0, this.limit - count), reset, limited: count > this.limit };
   }

@@ -6,7 +6,8 @@
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
-import type { IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
@@ -16,6 +17,7 @@ import { parseApiKey } from '../keys/format.js';
 import type { ApiKeyVerifier } from '../keys/verifier.js';
 import type { MerchantRow } from '../merchants/store.js';
 import { toAppError } from './errors.js';
+import { useJsonBodies } from './json-body.js';
 import { FixedWindowLimiter, tighter, type RateState } from './rate-limit.js';
 import { ErrorBody } from './schemas.js';
 
@@ -63,7 +65,22 @@ function rateLimited(s: RateState): AppError {
   return new AppError('rate_limited', `Too many requests; retry in ${s.reset} s`, { headers: { 'retry-after': String(s.reset) } });
 }
 
+function writeClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const message = status === 431 ? 'Request headers are too large' : status === 408 ? 'Request timed out' : 'Malformed HTTP request';
+  const body = JSON.stringify(new AppError('bad_request', message, { status }).toBody());
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiServer) => Promise<void>): Promise<ApiServer> {
+  const ipLimiter = new FixedWindowLimiter(deps.config.rateLimitPerIp, deps.clock);
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: requestIdOf,
@@ -74,18 +91,23 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
     // Per-request lines only when debugging; failures are logged by the error handler.
     logController: new LogController({ disableRequestLogging: deps.config.logLevel !== 'debug' && deps.config.logLevel !== 'trace' }),
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: false } },
-    frameworkErrors: (err, _req, reply) => {
+    // Faults found before routing (a malformed URL, an over-long parameter) skip the hooks, so the
+    // headers every response carries are set here too.
+    frameworkErrors: (err, req, reply) => {
       const e = toAppError(err);
+      void reply.header('x-request-id', req.id ?? requestIdOf(req.raw));
+      setRateHeaders(reply as FastifyReply, ipLimiter.peek(req.ip));
       void (reply as FastifyReply).code(e.status).send(e.toBody());
     },
+    // Faults found by Node's HTTP parser (malformed request line or header, headers too large)
+    // never reach fastify: answer them in the spec's error shape on the socket.
+    clientErrorHandler: (err, socket) => writeClientError(err, socket),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as ApiServer;
 
-  // Only JSON bodies: text/plain would otherwise be accepted as a string.
-  app.removeContentTypeParser('text/plain');
+  useJsonBodies(app);
   app.decorateRequest('merchant', null);
   app.addSchema(ErrorBody);
 
-  const ipLimiter = new FixedWindowLimiter(deps.config.rateLimitPerIp, deps.clock);
   const keyLimiter = new FixedWindowLimiter(deps.config.rateLimitPerKey, deps.clock);
 
   app.addHook('onRequest', async (req, reply) => {
@@ -100,6 +122,12 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
     const keyState = keyLimiter.hit((parseApiKey(header as string) as { keyId: string }).keyId);
     setRateHeaders(reply, tighter(ipState, keyState));
     if (keyState.limited) throw rateLimited(keyState);
+  });
+
+  // Path ids are UUIDs stored in lower case: an upper-case spelling names the same record.
+  app.addHook('preHandler', async (req) => {
+    const params = req.params as Record<string, unknown> | undefined;
+    if (typeof params?.id === 'string') params.id = params.id.toLowerCase();
   });
 
   app.setErrorHandler((err, req, reply) => {

@@ -1,4 +1,5 @@
 /** The cross-cutting /v1 contract over real HTTP: request ids, 404s, body faults, validation, errors. */
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, isErrorBody } from '../helpers/http.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -161,6 +162,72 @@ describe('validation', () => {
     expect((await api(t.url, '/v1/probe', { key, body: { ...goodBody, order_id: all } })).status).toBe(200);
     expect((await api(t.url, '/v1/probe', { key, body: { ...goodBody, order_id: 'a'.repeat(200) } })).status).toBe(200);
     expect((await api(t.url, '/v1/probe', { key, body: { ...goodBody, order_id: 'a'.repeat(201) } })).status).toBe(400);
+  });
+});
+
+describe('faults outside routing', () => {
+  const rawRequest = (text: string) =>
+    new Promise<string>((resolve, reject) => {
+      const u = new URL(t.url);
+      const socket = net.connect(Number(u.port), u.hostname, () => socket.write(text));
+      let out = '';
+      socket.on('data', (d) => (out += d));
+      socket.on('end', () => resolve(out));
+      socket.on('error', reject);
+    });
+  const jsonOf = (raw: string) => JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
+
+  it('a malformed percent-escape answers in the error shape with every header', async () => {
+    const r = await api(t.url, '/v1/probe/%zz', { key });
+    expect(r.status).toBe(400);
+    expect(isErrorBody(r.body)).toBe(true);
+    expect(r.body.error.code).toBe('bad_request');
+    expect(r.headers.get('x-request-id')).toBeTruthy();
+    expect(r.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
+  });
+
+  it('a malformed HTTP request gets the error shape and a request id', async () => {
+    const raw = await rawRequest('GET /v1/probe HTTP/1.1\r\nHost: a\r\nBad Header\r\n\r\n');
+    expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+    expect(raw.toLowerCase()).toContain('x-request-id: ');
+    expect(isErrorBody(jsonOf(raw))).toBe(true);
+  });
+
+  it('headers too large get 431 bad_request', async () => {
+    const raw = await rawRequest(`GET /v1/probe HTTP/1.1\r\nHost: a\r\nX-Api-Key: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(raw).toMatch(/^HTTP\/1\.1 431 /);
+    expect(jsonOf(raw).error.code).toBe('bad_request');
+  });
+});
+
+describe('bodies beyond plain JSON', () => {
+  it('reports __proto__ and constructor keys as fields that are not allowed', async () => {
+    const raw = JSON.stringify(goodBody).replace('{', '{"__proto__":{"polluted":true},"constructor":{"prototype":{}},');
+    const r = await api(t.url, '/v1/probe', { key, rawBody: raw, headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('validation_failed');
+    expect(r.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual(['body.__proto__', 'body.constructor']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('refuses encoded bodies and other charsets with 415, accepts utf-8', async () => {
+    const raw = JSON.stringify(goodBody);
+    const gz = await api(t.url, '/v1/probe', { key, rawBody: raw, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    expect(gz.status).toBe(415);
+    const latin = await api(t.url, '/v1/probe', { key, rawBody: raw, headers: { 'content-type': 'application/json; charset=latin1' } });
+    expect(latin.status).toBe(415);
+    expect(latin.body.error.code).toBe('bad_request');
+    const utf8 = await api(t.url, '/v1/probe', { key, rawBody: raw, headers: { 'content-type': 'application/json; charset=UTF-8' } });
+    expect(utf8.status).toBe(200);
+  });
+
+  it('finds a record by an upper-case UUID and refuses urn:uuid: forms', async () => {
+    const id = '2b8e9b8a-2f2b-4d0c-9c3c-11111111111a';
+    const upper = await api(t.url, `/v1/probe/${id.toUpperCase()}`, { key });
+    expect(upper.body.id).toBe(id);
+    const urn = await api(t.url, `/v1/probe/urn:uuid:${id}`, { key });
+    expect(urn.status).toBe(400);
+    expect(urn.body.error.details).toEqual([{ path: 'params.id', message: 'must be a UUID' }]);
   });
 });
 
