@@ -99,8 +99,13 @@ export interface BuildOptions {
   expirationMs?: number;
 }
 
+/**
+ * `ok` means the node has the transaction in its pool: accepted now, or already (`duplicate`:
+ * DUP_TRANSACTION_ERROR, e.g. a retry after an answer was lost, or a re-broadcast after a crash).
+ * Either way the caller polls the transaction info; it must never treat a duplicate as a failure.
+ */
 export type BroadcastResult =
-  | { ok: true; txid: string }
+  | { ok: true; txid: string; duplicate: boolean }
   | { ok: false; txid: string; code: BroadcastCode; message: string; retryable: boolean };
 
 export interface TronClient {

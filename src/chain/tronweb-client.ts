@@ -195,8 +195,10 @@ export class TronwebTronClient implements TronClient {
       isTransientAnswer: (a) => RETRYABLE_BROADCAST_CODES.has(a?.code),
     });
     const txid = String(answer.txid ?? tx.txID);
-    if (answer.result === true) return { ok: true, txid };
+    if (answer.result === true) return { ok: true, txid, duplicate: false };
     const code = (typeof answer.code === 'string' ? answer.code : 'OTHER_ERROR') as BroadcastCode;
+    // The node already holds these exact bytes (same txID): the broadcast has happened.
+    if (code === 'DUP_TRANSACTION_ERROR') return { ok: true, txid: tx.txID, duplicate: true };
     return { ok: false, txid, code, message: hexMessage(answer.message), retryable: RETRYABLE_BROADCAST_CODES.has(code) };
   }
 

@@ -1,11 +1,12 @@
 /**
  * Fault injection for the node API (never the control API): `{"Error"}` answers, HTTP 5xx, hangs
- * (no answer until the client gives up), added latency, and SERVER_BUSY broadcasts. A fault matches
- * paths by prefix and can be limited to its next `times` requests.
+ * (no answer until the client gives up), added latency, SERVER_BUSY broadcasts, and lost answers
+ * (the node does the work, then the answer is replaced by a 502, as when a proxy drops it). A
+ * fault matches paths by prefix and can be limited to its next `times` requests.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-export type FaultKind = 'error' | 'http' | 'hang' | 'latency' | 'busy';
+export type FaultKind = 'error' | 'http' | 'hang' | 'latency' | 'busy' | 'lost_answer';
 
 export interface FaultSpec {
   kind: FaultKind;
@@ -33,9 +34,11 @@ export class FaultInjector {
   private nextId = 1;
   /** Requests held open by `hang`, released (destroyed) on close. */
   private readonly hanging = new Set<FastifyRequest>();
+  /** Requests processed normally whose answer `lost_answer` replaces. */
+  private readonly losing = new WeakSet<FastifyRequest>();
 
   add(spec: FaultSpec): Fault {
-    if (!['error', 'http', 'hang', 'latency', 'busy'].includes(spec.kind)) throw new Error(`unknown fault kind ${String(spec.kind)}`);
+    if (!['error', 'http', 'hang', 'latency', 'busy', 'lost_answer'].includes(spec.kind)) throw new Error(`unknown fault kind ${String(spec.kind)}`);
     const fault: Fault = { ...spec, id: this.nextId++, hits: 0 };
     this.faults.push(fault);
     return fault;
@@ -77,12 +80,23 @@ export class FaultInjector {
       case 'busy':
         await reply.code(200).send({ code: 'SERVER_BUSY', message: Buffer.from('Server busy').toString('hex') });
         return;
+      case 'lost_answer':
+        this.losing.add(req);
+        return;
       case 'hang':
         reply.hijack();
         this.hanging.add(req);
         req.raw.once('close', () => this.hanging.delete(req));
         return;
     }
+  }
+
+  /** fastify onSend hook: the work is done, the answer is lost on the way back. */
+  async loseAnswer(req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+    if (!this.losing.has(req)) return payload;
+    this.losing.delete(req);
+    void reply.code(502).type('text/html');
+    return '<html><body>HTTP 502: devnet lost the answer</body></html>';
   }
 
   releaseHanging(): void {

@@ -79,6 +79,7 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
     }
   });
   app.addHook('onRequest', async (req, reply) => faults.apply(req, reply));
+  app.addHook('onSend', async (req, reply, payload) => faults.loseAnswer(req, reply, payload));
   const cache = new BlockJsonCache();
   registerWalletRoutes(app, chain, cache);
   const control = createControl(chain, faults, { blockTimeMs, solidLag });

@@ -37,7 +37,7 @@ describe('TronClient against the devnet', () => {
     const payer = devnet.accounts[0]!;
     const to = fresh('41');
     const trx = await client.sign(await client.buildTrxTransfer({ from: payer.address, to, amount: 3_000_000n }), payer.privateKey);
-    expect(await client.broadcast(trx)).toEqual({ ok: true, txid: trx.txID });
+    expect(await client.broadcast(trx)).toEqual({ ok: true, txid: trx.txID, duplicate: false });
     const usdt = devnet.tokens[0]!.address;
     expect(await client.estimateTrc20TransferEnergy(usdt, payer.address, to, 7n)).toBe(130_285n);
     const tok = await client.sign(await client.buildTrc20Transfer({ contract: usdt, from: payer.address, to, amount: 7_000_000n, feeLimit: 30_000_000n }), payer.privateKey);
@@ -65,15 +65,24 @@ describe('TronClient against the devnet', () => {
     expect((await client.getAccount(fresh('42'))).exists).toBe(false);
   });
 
-  it('returns typed refusals (DUP after a successful broadcast) and refuses to sign with the wrong key', async () => {
+  it('reports a re-broadcast as accepted (duplicate) and refuses to sign with the wrong key', async () => {
     const payer = devnet.accounts[0]!;
     const tx = await client.sign(await client.buildTrxTransfer({ from: payer.address, to: fresh('43'), amount: 1_000_000n }), payer.privateKey);
-    expect((await client.broadcast(tx)).ok).toBe(true);
-    expect(await client.broadcast(tx)).toMatchObject({ ok: false, code: 'DUP_TRANSACTION_ERROR', retryable: false });
+    expect(await client.broadcast(tx)).toEqual({ ok: true, txid: tx.txID, duplicate: false });
+    expect(await client.broadcast(tx)).toEqual({ ok: true, txid: tx.txID, duplicate: true });
     const other = await client.buildTrxTransfer({ from: payer.address, to: fresh('43'), amount: 1n });
     await expect(client.sign(other, devnet.accounts[1]!.privateKey)).rejects.toThrow();
     const tampered = { ...other, raw_data: { ...other.raw_data, expiration: (other.raw_data.expiration ?? 0) + 1 } };
     await expect(client.sign(tampered, payer.privateKey)).rejects.toThrow(/raw_data/);
+  });
+
+  it('a broadcast whose answer is lost is retried and reported accepted, not failed', async () => {
+    const payer = devnet.accounts[0]!;
+    const tx = await client.sign(await client.buildTrxTransfer({ from: payer.address, to: fresh('44'), amount: 2_000_000n }), payer.privateKey);
+    devnet.control.addFault({ kind: 'lost_answer', path: '/wallet/broadcasttransaction', times: 1 });
+    expect(await client.broadcast(tx)).toEqual({ ok: true, txid: tx.txID, duplicate: true });
+    devnet.control.mine(1);
+    expect((await client.getTransactionInfo(tx.txID))?.blockNumber).toBeGreaterThan(0);
   });
 
   it('stakes and delegates energy so a deposit address can sweep without burning TRX', async () => {
@@ -152,7 +161,7 @@ describe('TronClient under faults', () => {
     const payer = devnet.accounts[0]!;
     devnet.control.addFault({ kind: 'busy', times: 2 });
     const tx = await client.sign(await client.buildTrxTransfer({ from: payer.address, to: fresh('45'), amount: 1_000_000n }), payer.privateKey);
-    expect(await client.broadcast(tx)).toEqual({ ok: true, txid: tx.txID });
+    expect(await client.broadcast(tx)).toEqual({ ok: true, txid: tx.txID, duplicate: false });
     devnet.control.addFault({ kind: 'busy' });
     const tx2 = await client.sign(await client.buildTrxTransfer({ from: payer.address, to: fresh('45'), amount: 2_000_000n }), payer.privateKey);
     expect(await client.broadcast(tx2)).toMatchObject({ ok: false, code: 'SERVER_BUSY', retryable: true });
