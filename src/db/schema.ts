@@ -163,6 +163,8 @@ export interface LedgerEntriesTable {
   /** reservations − releases after this entry. */
   reserved_after: string;
   payout_id: string | null;
+  /** What the entry books from outside the payout flow (deposit:<tx>:<log>); unique when set. */
+  source_ref: string | null;
   memo: string | null;
   actor: string;
   created_at: string;

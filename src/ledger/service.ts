@@ -1,7 +1,7 @@
 /**
  * The merchant ledger (append-only, balance-derived). Four kinds of entry, each moving one total:
  *
- *   credit   balance  += amount   settled deposits; operator corrections (`ledger credit`)
+ *   credit   balance  += amount   settled deposits (with sourceRef, booked once); operator corrections
  *   debit    balance  -= amount   a confirmed payout: its amount plus its fee
  *   reserve  reserved += amount   a payout at creation: amount plus fee
  *   release  reserved -= amount   the reservation of a payout that was rejected, failed or confirmed
@@ -48,6 +48,8 @@ export interface Posting {
   kind: LedgerKind;
   amount: bigint;
   payoutId?: string | null;
+  /** e.g. `deposit:<tx_hash>:<log_index>`: the same source can be booked only once (UNIQUE). */
+  sourceRef?: string | null;
   memo?: string | null;
   actor: string;
 }
@@ -88,6 +90,7 @@ export async function post(trx: Executor, clock: Clock, p: Posting): Promise<Led
     balance_after: after.balance.toString(),
     reserved_after: after.reserved.toString(),
     payout_id: p.payoutId ?? null,
+    source_ref: p.sourceRef ?? null,
     memo: p.memo ?? null,
     actor: p.actor,
     created_at: clock.now().toISOString(),

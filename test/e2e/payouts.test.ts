@@ -399,6 +399,9 @@ describe('payouts API', () => {
         await expect(approvePayout(db(), t.clock, 'test', r.body.payout_id)).rejects.toMatchObject({ code: 'invalid_state' });
         await expect(rejectPayout(db(), t.clock, 'test', r.body.payout_id, 'again')).rejects.toMatchObject({ code: 'invalid_state' });
         expect(await verifyLedger(db(), m.id, 'USDT_TRON')).toEqual([]);
+        const events = await db().selectFrom('events').select(['type', 'data']).where('subject_id', '=', r.body.payout_id).orderBy('seq').execute();
+        expect(events.map((e) => e.type)).toEqual(['payout.pending_review', 'payout.rejected']);
+        expect(JSON.parse(events[1]!.data)).toEqual(seen.body);
         // A rejected reference stays taken: its replay returns the rejected payout.
         expect((await post(m.key, { reference: r.body.reference, asset: 'USDT_TRON', to_address: m.address, amount: '10' })).body.status).toBe('rejected');
       } finally {

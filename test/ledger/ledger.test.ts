@@ -106,12 +106,20 @@ describe('merchant ledger', () => {
     expect(await balance(db(), m, 'USDT_TRON')).toMatchObject({ available: 50n, reserved: 50n });
   });
 
+  it('books a source (a settled deposit) at most once', async () => {
+    const m = await merchant();
+    const credit = () => postTx({ merchantId: m, asset: 'USDT_TRON', kind: 'credit', amount: 5n, sourceRef: `deposit:${m}:0`, actor: 'watcher' });
+    await credit();
+    await expect(credit()).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_UNIQUE' });
+    expect((await balance(db(), m, 'USDT_TRON')).balance).toBe(5n);
+  });
+
   it('refuses to edit or fork the tail: the sequence is unique per merchant and asset', async () => {
     const m = await merchant();
     await postTx({ merchantId: m, asset: 'USDT_TRON', kind: 'credit', amount: 1n, actor: 't' });
     const forked = db()
       .insertInto('ledger_entries')
-      .values({ merchant_id: m, asset: 'USDT_TRON', seq: 1, kind: 'credit', amount: '1000', balance_after: '1000', reserved_after: '0', payout_id: null, memo: null, actor: 'x', created_at: 'x' })
+      .values({ merchant_id: m, asset: 'USDT_TRON', seq: 1, kind: 'credit', amount: '1000', balance_after: '1000', reserved_after: '0', payout_id: null, source_ref: null, memo: null, actor: 'x', created_at: 'x' })
       .execute();
     await expect(forked).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_UNIQUE' });
   });
