@@ -12,6 +12,7 @@ import { addToWhitelist } from '../../src/whitelist/service.js';
 import { setPayoutFee } from '../../src/fees/payout.js';
 import { formatAmount } from '../../src/money.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import * as helpers from '../helpers/http.js';
 
 export interface PayoutTestApp extends TestApp {
   clock: ManualClock;
@@ -80,6 +81,29 @@ export async function openTempDb(): Promise<{ database: import('../../src/db/dat
     async close() {
       await database.close();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const PAYOUT_KEYS = ['amount', 'asset', 'created_at', 'fees', 'network', 'payout_id', 'reference', 'review_reasons', 'status', 'to_address', 'tx_hash', 'updated_at'];
+
+/** HTTP and DB shortcuts of the e2e payout tests. */
+export function payoutClient(t: PayoutTestApp) {
+  const { api } = helpers;
+  const db = () => t.app.services.db;
+  return {
+    db,
+    post: (key: string, body: unknown) => api(t.url, '/v1/payouts', { key, body }),
+    get: (key: string, id: string) => api(t.url, `/v1/payouts/${id}`, { key }),
+    payoutRows: (merchantId: string) => db().selectFrom('payouts').selectAll().where('merchant_id', '=', merchantId).execute(),
+    reserves: (merchantId: string) => db().selectFrom('ledger_entries').selectAll().where('merchant_id', '=', merchantId).where('kind', '=', 'reserve').execute(),
+    /** An approved merchant with `amount` USDT and one usable whitelisted address. */
+    async funded(amount = '100') {
+      const { merchant, key } = await t.merchant();
+      const address = newAddress();
+      await t.fund(merchant.merchant_id, amount);
+      await t.allow(merchant.merchant_id, address);
+      return { id: merchant.merchant_id, key, address };
     },
   };
 }
