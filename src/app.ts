@@ -58,7 +58,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   const logger = opts.logger ?? createLogger(config.logLevel);
   const database = openDatabase(config.databasePath, opts.busy);
   await migrateToLatest(database.db);
-  const verifier = new ApiKeyVerifier(database.db, clock, { changeMarker: database.changeMarker, ...opts.verifier });
+  const verifier = new ApiKeyVerifier(database.db, clock, { changeMarker: () => String(database.authGeneration()), ...opts.verifier });
   const catalog = loadCatalog(config.tronNetwork);
   const addresses = new DepositAddressAllocator(opts.addresses);
   const services: Services = { config, clock, logger, db: database.db, verifier, catalog, addresses };

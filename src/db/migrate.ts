@@ -15,6 +15,7 @@ import * as m0010 from './migrations/0010_ledger.js';
 import * as m0011 from './migrations/0011_whitelist.js';
 import * as m0012 from './migrations/0012_payouts.js';
 import * as m0013 from './migrations/0013_ledger_source.js';
+import * as m0020 from './migrations/0020_auth_generation.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -26,6 +27,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0011_whitelist': m0011,
   '0012_payouts': m0012,
   '0013_ledger_source': m0013,
+  '0020_auth_generation': m0020,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

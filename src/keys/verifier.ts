@@ -1,8 +1,8 @@
 /**
  * Authentication of `X-Api-Key` (DESIGN.md §10). argon2id runs once per key and process; after
  * that the key is trusted from memory: the SHA-256 digest of its verified secret is compared in
- * constant time. The key row is re-read (no hashing) whenever the database reports a commit and
- * at least every 60 s, so a revoked key stops within 100 ms of the commit, and within 60 s in any case.
+ * constant time. The key row is re-read (no hashing) whenever merchants or keys changed (in any
+ * process) and at least every 60 s, so a revoked key stops on the next request.
  *
  * Hashing is bounded: an unknown or revoked key id never hashes; once a key is verified, a wrong
  * secret is recognised by digest without hashing; before that, each client IP gets a small hashing
@@ -30,7 +30,7 @@ export interface VerifierOptions {
   /** argon2 verifications running at once; more wait in a queue of at most `maxQueue`. */
   maxConcurrentHashes?: number;
   maxQueue?: number;
-  /** Database change marker (Database.changeMarker); when it moves, cached merchants are re-read. */
+  /** Changes whenever merchants or keys change (Database.authGeneration); cached rows are then re-read. */
   changeMarker?: () => string;
 }
 
@@ -102,8 +102,8 @@ export class ApiKeyVerifier {
   }
 
   /**
-   * The merchant row, read again whenever the database changed (any commit, from any process) or
-   * the trust window passed; a request of an unchanged database costs no query.
+   * The merchant row, read again whenever merchants or keys changed (in any process) or the trust
+   * window passed; otherwise a request costs no query for it.
    */
   private async merchant(id: string, marker: string): Promise<MerchantRow | undefined> {
     const now = this.clock.now().getTime();
@@ -119,7 +119,7 @@ export class ApiKeyVerifier {
     const now = this.clock.now().getTime();
     const digest = digestOf(secret);
     let entry = this.verified.get(keyId);
-    // Re-read the key row when the database changed (a revocation from the CLI shows within 100 ms) or
+    // Re-read the key row when merchants or keys changed (a revocation from the CLI shows at once) or
     // the trust window passed; either way no hashing: the verified hash is still the same.
     if (entry && (entry.marker !== marker || now - entry.checkedAt >= this.trustMs)) {
       const row = await findKey(this.db, keyId);
