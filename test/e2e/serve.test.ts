@@ -1,0 +1,55 @@
+/** `paygate serve` as an operator starts it: wallet checks first, then /v1 until SIGINT. */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { rmSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEV_BIN, runCli } from '../helpers/cli.js';
+import { api } from '../helpers/http.js';
+import { tempDir } from '../helpers/app.js';
+
+const dir = tempDir();
+const env = {
+  DATABASE_URL: path.join(dir, 'paygate.db'),
+  WALLET_KEYSTORE: path.join(dir, 'keystore.json'),
+  WALLET_PASSPHRASE: 'correct horse battery staple',
+  TRON_NETWORK: 'devnet',
+  PORT: '0',
+};
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('paygate serve', () => {
+  it('refuses to start without a keystore, or with a wrong passphrase', async () => {
+    const none = await runCli(['serve', '--json'], env);
+    expect(none.code).not.toBe(0);
+    expect(none.json.error.code).toBe('invalid_state');
+    expect(none.json.error.message).toContain('paygate init');
+
+    const init = await runCli(['init', '--json'], env);
+    expect(init.code).toBe(0);
+    const wrong = await runCli(['serve', '--json'], { ...env, WALLET_PASSPHRASE: 'not the passphrase at all' });
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.json.error.message).not.toContain(env.WALLET_PASSPHRASE);
+  });
+
+  it('serves /v1 with the right passphrase and stops on SIGINT', async () => {
+    const created = await runCli(['merchant', 'create', '--name', 'Shop', '--json'], env);
+    const id = created.json.merchant_id as string;
+    await runCli(['merchant', 'approve', id], env);
+    const key = (await runCli(['key', 'issue', id, '--json'], env)).json.api_key as string;
+
+    const child = spawn(process.execPath, [DEV_BIN, 'serve'], { env: { ...process.env, ...env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const lines = createInterface({ input: child.stdout });
+    const banner = await new Promise<string>((resolve, reject) => {
+      lines.on('line', (l) => l.startsWith('paygate serving') && resolve(l));
+      child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+    });
+    const base = (/(http:\/\/\S+)\/v1/.exec(banner) as RegExpExecArray)[1] as string;
+    const r = await api(base, '/v1/invoices', { key, body: { order_id: 'o-1', asset: 'USDT_TRON', amount: '5', expires_in: 600 } });
+    expect(r.status).toBe(201);
+    expect(r.body.address).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+  });
+});
