@@ -34,6 +34,11 @@ export interface ForkReport {
 export interface ChainOptions {
   clock: Clock;
   solidLag: number;
+  /**
+   * Slot length: block timestamps are multiples of it and at least one slot apart. Mainnet's is
+   * 3 s; a devnet producing faster blocks uses its block time, so block times follow wall time.
+   */
+  slotMs?: number;
   accounts: number;
 }
 
@@ -193,10 +198,11 @@ export class DevnetChain {
     const made: StoredBlock[] = [];
     for (let i = 0; i < count; i++) {
       const prev = this.head;
-      const aligned = Math.floor(this.opts.clock.now().getTime() / SLOT_MS) * SLOT_MS;
+      const slot = this.opts.slotMs ?? SLOT_MS;
+      const aligned = Math.floor(this.opts.clock.now().getTime() / slot) * slot;
       const number = prev.number + 1;
       const witness = this.witnesses[(number + this.forkEpoch) % this.witnesses.length] as DevnetKey;
-      const block = sealBlock({ number, parentHash: prev.id, timestamp: Math.max(prev.timestamp + SLOT_MS, aligned), witness, txs: this.pool });
+      const block = sealBlock({ number, parentHash: prev.id, timestamp: Math.max(prev.timestamp + slot, aligned), witness, txs: this.pool });
       this.pool = [];
       for (const t of block.txs) this.index.set(t.tx.txID, number);
       this.blocks.push(block);

@@ -5,7 +5,7 @@
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { systemClock, type Clock } from '../clock.js';
 import { BlockJsonCache } from './block.js';
-import { DevnetChain } from './chain.js';
+import { DevnetChain, SLOT_MS } from './chain.js';
 import { createControl, registerControlRoutes, type DevnetControl } from './control.js';
 import { FaultInjector } from './faults.js';
 import { DEVNET_TOKENS, FUNDED_ACCOUNT_COUNT, type DevnetToken } from './keys.js';
@@ -52,7 +52,10 @@ export interface Devnet {
 export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   const blockTimeMs = opts.blockTimeMs ?? 3_000;
   const solidLag = opts.solidLag ?? 19;
-  const chainOpts = { clock: opts.clock ?? systemClock, solidLag, accounts: opts.accounts ?? FUNDED_ACCOUNT_COUNT };
+  // Blocks faster than mainnet's 3 s slots get slots of their own length, so block timestamps keep
+  // to wall time (expiry and late-deposit rules compare them with it).
+  const slotMs = blockTimeMs > 0 ? Math.min(blockTimeMs, SLOT_MS) : SLOT_MS;
+  const chainOpts = { clock: opts.clock ?? systemClock, solidLag, slotMs, accounts: opts.accounts ?? FUNDED_ACCOUNT_COUNT };
   let chain = opts.stateFile ? loadChain(opts.stateFile, chainOpts) : null;
   if (!chain) {
     chain = new DevnetChain(chainOpts).genesis();

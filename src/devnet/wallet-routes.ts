@@ -53,8 +53,9 @@ export function registerWalletRoutes(app: FastifyInstance, chain: DevnetChain, c
   const rangeAnswer = (p: Params, limit: number): Answer => {
     const start = int(p.startNum);
     const end = int(p.endNum);
-    if (start === null || end === null || start < 0 || end <= start) return { Error: 'startNum and endNum must be integers with startNum < endNum' };
-    if (end - start > MAX_RANGE) return { Error: `the range can be at most ${MAX_RANGE} blocks` };
+    if (start === null || end === null) return { Error: 'startNum and endNum must be integers' };
+    // java-tron answers an empty object for an empty, reversed or too long (> 100) range.
+    if (start < 0 || end <= start || end - start > MAX_RANGE) return {};
     const parts: string[] = [];
     for (let n = start; n < end && n <= limit; n++) {
       const b = chain.blocks[n];
