@@ -26,6 +26,8 @@ const PATTERN_MESSAGES: Record<string, string> = {
 function messageOf(issue: AjvIssue): string {
   if (issue.keyword === 'pattern') return PATTERN_MESSAGES[String(issue.params.pattern)] ?? 'has an invalid format';
   if (issue.keyword === 'format' && issue.params.format === 'uuid') return 'must be a UUID';
+  if (issue.keyword === 'const') return `must be ${JSON.stringify(issue.params.allowedValue)}`;
+  if (issue.keyword === 'enum') return `must be one of ${(issue.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
   return issue.message ?? 'is invalid';
 }
 

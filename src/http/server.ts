@@ -18,6 +18,7 @@ import type { ApiKeyVerifier } from '../keys/verifier.js';
 import type { MerchantRow } from '../merchants/store.js';
 import { toAppError } from './errors.js';
 import { useJsonBodies } from './json-body.js';
+import { swaggerOptions } from './openapi.js';
 import { FixedWindowLimiter, tighter, type RateState } from './rate-limit.js';
 import { ErrorBody } from './schemas.js';
 
@@ -142,15 +143,7 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
     return reply.code(404).send(e.toBody());
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'paygate merchant API', version: '1', description: 'Deposit invoices, permanent deposit addresses and payouts on TRON.' },
-      servers: deps.config.publicBaseUrl ? [{ url: deps.config.publicBaseUrl }] : [],
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } },
-      security: [{ apiKey: [] }],
-    },
-  });
+  await app.register(swagger, swaggerOptions(deps.config));
 
   app.get('/v1/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
   await registerRoutes(app);

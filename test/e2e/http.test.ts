@@ -253,6 +253,31 @@ describe('OpenAPI', () => {
     );
     expect(r.body.paths['/v1/openapi.json']).toBeUndefined();
   });
+
+  it('describes every merchant route with its request, responses, error body and headers', async () => {
+    const doc = (await api(t.url, '/v1/openapi.json')).body;
+    expect(doc.components.schemas.ErrorBody.properties.error.required).toEqual(['code', 'message']);
+    expect(doc.components.securitySchemes.apiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-Api-Key' });
+    const ops: Array<[string, string, string[]]> = [
+      ['/v1/invoices', 'post', ['200', '201', '400', '401', '403', '409', '422', '429', '503']],
+      ['/v1/invoices/{id}', 'get', ['200', '400', '401', '403', '404', '429']],
+      ['/v1/addresses', 'post', ['200', '400', '401', '403', '409', '429', '503']],
+      ['/v1/payouts', 'post', ['200', '202', '400', '401', '403', '409', '422', '429', '503']],
+      ['/v1/payouts/{id}', 'get', ['200', '400', '401', '403', '404', '429']],
+    ];
+    for (const [path, method, statuses] of ops) {
+      const op = doc.paths[path]?.[method];
+      expect(op, `${method} ${path}`).toBeDefined();
+      expect(Object.keys(op.responses).sort(), `${method} ${path}`).toEqual(expect.arrayContaining(statuses));
+      for (const [status, res] of Object.entries<any>(op.responses)) {
+        expect(res.description, `${path} ${status}`).not.toBe('Default Response');
+        expect(Object.keys(res.headers), `${path} ${status}`).toEqual(expect.arrayContaining(['X-Request-Id', 'x-ratelimit-limit']));
+        if (status.startsWith('4') || status.startsWith('5')) expect(JSON.stringify(res.content), `${path} ${status}`).toContain('ErrorBody');
+      }
+      expect(op.responses['429'].headers['Retry-After']).toBeDefined();
+      if (method === 'post') expect(op.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
+    }
+  });
 });
 
 describe('database unavailable', () => {
