@@ -1,5 +1,5 @@
 /** Schemas shared by every /v1 route: the error body and the common error responses. */
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox';
 
 export const ErrorBody = Type.Object(
   {
@@ -40,3 +40,8 @@ export const UuidParams = Type.Object(
   { id: Type.String({ format: 'uuid', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' }) },
   { additionalProperties: false },
 );
+
+/** A string enum as one `enum` (TypeBox unions of literals print as anyOf lists in OpenAPI). */
+export function StringEnum<const T extends readonly string[]>(values: T, description?: string): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+}

@@ -1,6 +1,6 @@
 /** TypeBox schemas of the invoice routes: they validate requests and generate the OpenAPI document. */
 import { Type, type Static } from '@sinclair/typebox';
-import { AmountText, AssetCode, PrintableId } from '../http/schemas.js';
+import { AmountText, AssetCode, PrintableId, StringEnum } from '../http/schemas.js';
 
 export const CreateInvoiceBody = Type.Object(
   {
@@ -24,7 +24,7 @@ export const DepositSchema = Type.Object(
     tx_hash: Type.String(),
     amount: Amount('Amount of the deposit'),
     confirmations: Type.Integer(),
-    status: Type.Union([Type.Literal('seen'), Type.Literal('confirmed')]),
+    status: StringEnum(['seen', 'confirmed']),
     block_time: DateTime('Time of the block holding the deposit'),
     late: Type.Boolean({ description: 'The block time is after expires_at' }),
   },
@@ -35,7 +35,7 @@ export const InvoiceSchema = Type.Object(
   {
     invoice_id: Type.String({ format: 'uuid' }),
     order_id: Type.String(),
-    status: Type.Union(['created', 'seen', 'confirmed', 'underpaid', 'expired', 'paid_late', 'settled'].map((s) => Type.Literal(s))),
+    status: StringEnum(['created', 'seen', 'confirmed', 'underpaid', 'expired', 'paid_late', 'settled']),
     asset: Type.String(),
     network: Type.String(),
     address: Type.String({ description: 'Deposit address' }),
@@ -47,7 +47,7 @@ export const InvoiceSchema = Type.Object(
       {
         service: Type.Object(
           {
-            payer: Type.Union([Type.Literal('merchant'), Type.Literal('customer')]),
+            payer: StringEnum(['merchant', 'customer']),
             percent: Type.String(),
             amount: Amount('Percent of amount_requested (rounded up) plus the fixed receiving amount'),
           },
@@ -55,7 +55,7 @@ export const InvoiceSchema = Type.Object(
         ),
         network: Type.Object(
           {
-            payer: Type.Union([Type.Literal('merchant'), Type.Literal('customer')]),
+            payer: StringEnum(['merchant', 'customer']),
             quote: Type.Null(),
             quote_rate: Type.Null(),
             actual: Type.Null(),

@@ -1,6 +1,6 @@
 /** TypeBox schemas of the payout routes: they validate requests and generate the OpenAPI document. */
 import { Type, type Static } from '@sinclair/typebox';
-import { AmountText, AssetCode, PrintableId } from '../http/schemas.js';
+import { AmountText, AssetCode, PrintableId, StringEnum } from '../http/schemas.js';
 
 export const PAYOUT_STATUSES = ['pending_review', 'approved', 'queued', 'signing', 'broadcast', 'confirmed', 'rejected', 'failed'] as const;
 export const REVIEW_REASONS = ['amount_above_auto_approve_limit', 'daily_limit_exceeded', 'first_payout_to_address'] as const;
@@ -21,7 +21,7 @@ export const PayoutSchema = Type.Object(
   {
     payout_id: Type.String({ format: 'uuid' }),
     reference: Type.String(),
-    status: Type.Union(PAYOUT_STATUSES.map((s) => Type.Literal(s))),
+    status: StringEnum(PAYOUT_STATUSES),
     asset: Type.String(),
     network: Type.String(),
     to_address: Type.String(),
