@@ -43,6 +43,7 @@ export function errorBody(err: unknown): { error: { code: ErrorCode | string; me
       .replace(/\n\s*See more help with --help\s*$/, '')
       .replace(/^The following errors? occurred:\s*/, '')
       .replace(/^Parsing (--[a-z-]+)\s*\n\s*/, '$1 ')
+      .replace(/:\s*\n\s*/g, ': ')
       .replace(/\s*\n\s*/g, '; ')
       .trim();
     return { error: { code: 'invalid_argument', message } };
@@ -73,7 +74,7 @@ export abstract class PaygateCommand extends Command {
     } else {
       this.logToStderr(`Error (${body.error.code}): ${body.error.message}`);
     }
-    process.exitCode = isAppError(err) && err.code === 'internal_error' ? 2 : 1;
+    process.exitCode = body.error.code === 'internal_error' ? 2 : 1;
   }
 
   protected override async finally(err: Error | undefined): Promise<void> {

@@ -88,6 +88,11 @@ describe('merchants and keys through the CLI', () => {
     const badFlag = await runCli(['merchant', 'create', '--json'], env);
     expect(badFlag.code).not.toBe(0);
     expect(badFlag.json.error.code).toBe('invalid_argument');
+    const unknown = await runCli(['merchnat', 'list', '--json'], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.json.error.code).toBe('invalid_argument');
+    const missingArg = await runCli(['key', 'issue', '--json'], env);
+    expect(missingArg.json.error.message).toMatch(/^Missing 1 required arg: merchant/);
     const human = await runCli(['merchant', 'show', 'nope'], env);
     expect(human.code).toBe(1);
     expect(human.stderr).toContain('merchant_not_found');
