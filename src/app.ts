@@ -8,6 +8,7 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { startCheckpointer, type Checkpointer } from './db/checkpointer.js';
 import { registerV1Routes } from './http/routes.js';
 import { buildHttpServer, type ApiServer } from './http/server.js';
 import { ApiKeyVerifier, type VerifierOptions } from './keys/verifier.js';
@@ -56,7 +57,9 @@ export interface App {
 export async function buildApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger(config.logLevel);
-  const database = openDatabase(config.databasePath, opts.busy);
+  // The server's own connection never checkpoints on the event loop; the worker started below does.
+  const database = openDatabase(config.databasePath, { busy: opts.busy, autoCheckpoint: false });
+  let checkpointer: Checkpointer | null = null;
   await migrateToLatest(database.db);
   const verifier = new ApiKeyVerifier(database.db, clock, { changeMarker: () => String(database.authGeneration()), ...opts.verifier });
   const catalog = loadCatalog(config.tronNetwork);
@@ -75,6 +78,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     database,
     http,
     async start() {
+      checkpointer = await startCheckpointer(config.databasePath);
       void addresses.start(database.db).catch((err: unknown) => logger.error({ err }, 'deposit address pool failed to start'));
       if (opts.scheduler !== false) scheduler = startScheduler(services);
       const address = await http.listen({ host: config.host, port: config.port });
@@ -87,6 +91,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       await http.close();
       await addresses.stop();
       await database.close();
+      await checkpointer?.stop();
     },
   };
 }

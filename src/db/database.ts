@@ -31,13 +31,24 @@ export interface Database {
 export const BUSY_TIMEOUT_MS = 20;
 export const DEFAULT_BUSY: BusyPolicy = { deadlineMs: 10_000, pauseMs: 5, maxPauseMs: 200 };
 
-export function openDatabase(file: string, busy: BusyPolicy = DEFAULT_BUSY): Database {
+export interface OpenOptions {
+  busy?: BusyPolicy;
+  /**
+   * false: this connection never checkpoints the WAL itself (the server's checkpointer worker
+   * does, off the event loop). Short-lived CLI processes keep SQLite's automatic checkpoints.
+   */
+  autoCheckpoint?: boolean;
+}
+
+export function openDatabase(file: string, opts: OpenOptions = {}): Database {
+  const busy = opts.busy ?? DEFAULT_BUSY;
   mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new Sqlite(file, { timeout: BUSY_TIMEOUT_MS });
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   sqlite.pragma('foreign_keys = ON');
+  if (opts.autoCheckpoint === false) sqlite.pragma('wal_autocheckpoint = 0');
   const db = new Kysely<DB>({ dialect: new PaygateSqliteDialect(sqlite, busy) });
   // Prepared on first use: the table exists only once migrations have run.
   let generation: Sqlite.Statement | null = null;

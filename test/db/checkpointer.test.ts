@@ -1,0 +1,31 @@
+/** The server's WAL is checkpointed by the worker thread, not by request commits. */
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { recordAudit } from '../../src/audit/store.js';
+import { systemClock } from '../../src/clock.js';
+import { startCheckpointer } from '../../src/db/checkpointer.js';
+import { openDatabase, writeTx } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { tempDir } from '../helpers/app.js';
+
+describe('checkpointer', () => {
+  it('copies the WAL into the database file while the writer never checkpoints itself', async () => {
+    const file = path.join(tempDir(), 'wal.db');
+    const database = openDatabase(file, { autoCheckpoint: false });
+    await migrateToLatest(database.db);
+    await writeTx(database.db, async (trx) => {
+      for (let i = 0; i < 2000; i++) await recordAudit(trx, systemClock, { actor: 't', action: 'a', subjectType: 's', subjectId: String(i), details: { pad: 'x'.repeat(200) } });
+    });
+    const before = statSync(file).size;
+    expect(statSync(`${file}-wal`).size).toBeGreaterThan(before);
+    const checkpointer = await startCheckpointer(file, 10);
+    try {
+      for (let i = 0; i < 500 && statSync(file).size === before; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(statSync(file).size).toBeGreaterThan(before);
+    } finally {
+      await checkpointer.stop();
+      await database.close();
+    }
+  });
+});
