@@ -61,6 +61,8 @@ export class ApiKeyVerifier {
   private readonly verified = new Map<string, Verified>();
   /** Digests of secrets that failed, per key id (bounded), so a repeat costs no hashing. */
   private readonly failed = new Map<string, Set<string>>();
+  /** Verifications under way, so concurrent first requests with one key share one hash. */
+  private readonly inflight = new Map<string, Promise<string>>();
   private readonly budgetPerKey: FixedWindowLimiter;
   private readonly budgetPerIp: FixedWindowLimiter;
   private readonly merchants = new Map<string, CachedMerchant>();
@@ -137,7 +139,15 @@ export class ApiKeyVerifier {
       if (!timingSafeEqual(entry.digest, digest)) throw unauthorized();
       return entry.merchantId;
     }
-    return this.verifyWithHash(keyId, secret, digest, now, marker, clientIp);
+    // A client that opens with many parallel requests waits for one verification, not for many
+    // (which would also spend its hashing budget and refuse the rest).
+    const flight = `${keyId}:${digest.toString('hex')}`;
+    let pending = this.inflight.get(flight);
+    if (!pending) {
+      pending = this.verifyWithHash(keyId, secret, digest, now, marker, clientIp).finally(() => this.inflight.delete(flight));
+      this.inflight.set(flight, pending);
+    }
+    return pending;
   }
 
   private async verifyWithHash(keyId: string, secret: string, digest: Buffer, now: number, marker: string, clientIp: string): Promise<string> {

@@ -156,6 +156,15 @@ describe('bounded hashing', () => {
     expect(v.hashCount - mark).toBeLessThanOrEqual(30);
   });
 
+  it('verifies a new key once when a client opens with many parallel requests', async () => {
+    const v = t.app.services.verifier;
+    const { key } = await t.merchant();
+    const mark = v.hashCount;
+    const answers = await Promise.all(Array.from({ length: 24 }, () => api(t.url, '/v1/probe', { key, body })));
+    expect(answers.map((r) => r.status)).toEqual(Array(24).fill(200));
+    expect(v.hashCount - mark).toBe(1);
+  });
+
   it('remembers a secret that already failed', async () => {
     const v = t.app.services.verifier;
     const { key } = await t.merchant();
