@@ -19,7 +19,7 @@ export interface Config {
   port: number;
   publicBaseUrl: string | null;
   tronNetwork: TronNetwork;
-  /** Null means the network's default from config/networks. */
+  /** Null means the network's default from config/networks.json (see src/chain/networks.ts). */
   tronFullNodeUrl: string | null;
   tronApiKey: string | null;
   walletKeystore: string;

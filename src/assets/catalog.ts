@@ -3,12 +3,11 @@
  * deposit, default flags, and which flags the operator may not switch (`locked`). It is validated
  * when loaded; a broken catalog stops the program instead of mis-pricing money.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { isTronAddress } from '../chain/address.js';
 import type { TronNetwork } from '../config.js';
 import { AmountError, parseAmount } from '../money.js';
+import { configFile } from '../paths.js';
 
 export type AssetFlag = 'payments' | 'payouts';
 export const ASSET_FLAGS: readonly AssetFlag[] = ['payments', 'payouts'];
@@ -42,19 +41,8 @@ export class AssetCatalog {
 
 export class CatalogError extends Error {}
 
-/** The directory holding package.json (works from src/ under tsx and from dist/src when built). */
-function packageRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, 'package.json'))) {
-    const up = path.dirname(dir);
-    if (up === dir) throw new CatalogError('cannot find the paygate package root for config/');
-    dir = up;
-  }
-  return dir;
-}
-
 export function catalogPath(network: TronNetwork): string {
-  return path.join(packageRoot(), 'config', `assets.${network}.json`);
+  return configFile(`assets.${network}.json`);
 }
 
 function parseEntry(raw: Record<string, unknown>, where: string): CatalogAsset {

@@ -88,3 +88,13 @@ describe('parseConfig', () => {
     expect((err as Error).message).toContain(name);
   });
 });
+
+describe('network defaults', () => {
+  it('uses the shipped node of each network unless TRON_FULL_NODE_URL is set', async () => {
+    const { fullNodeUrl } = await import('../../src/chain/networks.js');
+    expect(fullNodeUrl(parseConfig({ TRON_NETWORK: 'mainnet' }))).toBe('https://api.trongrid.io');
+    expect(fullNodeUrl(parseConfig({ TRON_NETWORK: 'nile' }))).toBe('https://nile.trongrid.io');
+    expect(fullNodeUrl(parseConfig({ TRON_NETWORK: 'devnet' }))).toBe('http://127.0.0.1:8090');
+    expect(fullNodeUrl(parseConfig({ TRON_NETWORK: 'devnet', TRON_FULL_NODE_URL: 'http://127.0.0.1:9999/' }))).toBe('http://127.0.0.1:9999');
+  });
+});
