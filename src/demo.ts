@@ -14,6 +14,7 @@ import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { startDevnet, type Devnet } from './devnet/index.js';
 import { issueKey } from './keys/service.js';
+import { createLogger } from './logger.js';
 import { changeMerchant, createMerchant } from './merchants/service.js';
 import { initWallet } from './wallet/service.js';
 
@@ -68,7 +69,8 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
     } finally {
       await setup.close();
     }
-    app = await buildApp(config);
+    // Logs go to stderr: stdout carries the demo's details (one JSON line with --json).
+    app = await buildApp(config, { logger: createLogger(opts.logLevel, process.stderr) });
     const url = await app.start();
     const customer = devnet.accounts[0] as { address: string; privateKey: string };
     const running = { app, devnet };

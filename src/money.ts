@@ -12,7 +12,7 @@ export class AmountError extends Error {}
  * Parses `text` as an amount of an asset with `decimals` fraction digits into base units.
  * Rejects anything that is not plain decimal, zero, or finer than the asset's base unit.
  */
-export function parseAmount(text: string, decimals: number): bigint {
+export function parseAmount(text: string, decimals: number, maxUnits?: bigint): bigint {
   const m = AMOUNT_TEXT.exec(text);
   if (!m) throw new AmountError('must be a plain decimal number such as "10" or "10.5"');
   const whole = m[1] as string;
@@ -20,6 +20,7 @@ export function parseAmount(text: string, decimals: number): bigint {
   if (frac.length > decimals) throw new AmountError(`must have at most ${decimals} decimal places`);
   const units = BigInt(whole) * 10n ** BigInt(decimals) + BigInt(frac.padEnd(decimals, '0') || '0');
   if (units <= 0n) throw new AmountError('must be greater than zero');
+  if (maxUnits !== undefined && units > maxUnits) throw new AmountError('is larger than any amount of this asset can be on chain');
   return units;
 }
 
@@ -41,6 +42,10 @@ export function formatAmount(units: bigint, decimals: number): string {
   const frac = (abs % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
   return `${negative ? '-' : ''}${whole}${frac ? `.${frac}` : ''}`;
 }
+
+/** The largest amount an asset can carry on TRON: int64 sun for TRX, uint256 for TRC20 tokens. */
+export const MAX_NATIVE_UNITS = 2n ** 63n - 1n;
+export const MAX_TRC20_UNITS = 2n ** 256n - 1n;
 
 /** A percent rate as text ("0", "1.5", "2.25"): up to 3 integer and 6 fraction digits. */
 export function parsePercent(text: string): string {

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { isTronAddress } from '../chain/address.js';
 import type { TronNetwork } from '../config.js';
-import { AmountError, parseAmount } from '../money.js';
+import { AmountError, MAX_NATIVE_UNITS, MAX_TRC20_UNITS, parseAmount } from '../money.js';
 import { configFile } from '../paths.js';
 
 export type AssetFlag = 'payments' | 'payouts';
@@ -23,6 +23,8 @@ export interface CatalogAsset {
   decimals: number;
   /** In base units. */
   minimumDeposit: bigint;
+  /** The largest amount in base units the chain can move (int64 sun, uint256 token units). */
+  maxUnits: bigint;
   payments: boolean;
   payouts: boolean;
   receiveOnly: boolean;
@@ -75,6 +77,7 @@ function parseEntry(raw: Record<string, unknown>, where: string): CatalogAsset {
     contract: contract as string | null,
     decimals,
     minimumDeposit,
+    maxUnits: type === 'native' ? MAX_NATIVE_UNITS : MAX_TRC20_UNITS,
     payments: bool('payments'),
     payouts,
     receiveOnly,

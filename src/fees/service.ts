@@ -33,6 +33,12 @@ export function parseValidFrom(text: string | undefined, clock: Clock, pastCode:
     throw new AppError('invalid_argument', `--valid-from must be an ISO 8601 date-time with a zone, e.g. 2026-03-01T00:00:00Z; got "${text}"`);
   }
   const at = new Date(text);
+  // Date.parse rolls impossible fields over (2026-02-30 → 2026-03-02, T24:00 → next day): refuse them.
+  const [, y, mo, d, h, mi] = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})/.exec(text) as RegExpExecArray;
+  const local = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi)));
+  if (local.getUTCFullYear() !== Number(y) || local.getUTCMonth() + 1 !== Number(mo) || local.getUTCDate() !== Number(d) || local.getUTCHours() !== Number(h) || local.getUTCMinutes() !== Number(mi)) {
+    throw new AppError('invalid_argument', `--valid-from ${text} is not a real date and time`);
+  }
   if (at.getTime() < now.getTime()) throw new AppError(pastCode, `--valid-from ${text} has already passed`);
   return at.toISOString();
 }

@@ -71,7 +71,7 @@ export async function createInvoice(deps: InvoiceDeps, merchant: MerchantRow, bo
   if (!asset) throw new AppError('asset_not_supported', `Asset ${body.asset} is not accepted for payment`);
   let amount: bigint;
   try {
-    amount = parseAmount(body.amount, asset.decimals);
+    amount = parseAmount(body.amount, asset.decimals, asset.maxUnits);
   } catch (e) {
     throw validationFailed('body.amount', (e as AmountError).message);
   }

@@ -49,7 +49,7 @@ export async function creditMerchant(db: Db, clock: Clock, actor: string, catalo
   const asset = requireCatalogAsset(catalog, input.asset);
   let amount: bigint;
   try {
-    amount = parseAmount(input.amount, asset.decimals);
+    amount = parseAmount(input.amount, asset.decimals, asset.maxUnits);
   } catch (e) {
     throw new AppError('invalid_argument', `--amount ${(e as AmountError).message}`);
   }

@@ -86,7 +86,7 @@ export async function createPayout(deps: PayoutDeps, merchant: MerchantRow, body
   if (!asset) throw new AppError('asset_not_payable', `The service makes no payouts in ${body.asset}: it is not in the catalog`);
   let amount: bigint;
   try {
-    amount = parseAmount(body.amount, asset.decimals);
+    amount = parseAmount(body.amount, asset.decimals, asset.maxUnits);
   } catch (e) {
     throw validationFailed('body.amount', (e as AmountError).message);
   }

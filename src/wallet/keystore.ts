@@ -73,6 +73,10 @@ export async function decryptKeystore(file: KeystoreFile, passphrase: string): P
     throw new AppError('invalid_state', 'Unsupported keystore format');
   }
   const { N, r, p } = file.kdf;
+  // The file is not trusted before its tag is checked: bound the work and memory it can demand.
+  if (!Number.isInteger(N) || N < 2 ** 10 || N > 2 ** 20 || (N & (N - 1)) !== 0 || r !== 8 || !Number.isInteger(p) || p < 1 || p > 4) {
+    throw new AppError('invalid_state', 'The keystore asks for scrypt parameters outside the accepted range; refusing to unlock it');
+  }
   const key = await scrypt(passphrase, Buffer.from(file.kdf.salt, 'hex'), { N, r, p });
   let mnemonic: string;
   try {

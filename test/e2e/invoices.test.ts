@@ -77,6 +77,15 @@ describe('invoices', () => {
     expect((await create(newInvoice())).body.address).toBe(VECTORS[1]);
   });
 
+  it('refuses amounts larger than the chain can move: int64 sun for TRX, uint256 for tokens', async () => {
+    const huge = await create(newInvoice({ order_id: 'huge-token', amount: '9'.repeat(100) }));
+    expectError(huge, 400, 'validation_failed');
+    expect((huge.body as { error: { details: unknown } }).error.details).toEqual([{ path: 'body.amount', message: expect.stringContaining('larger') }]);
+    // 9,223,372,036,854.775807 TRX is the int64 limit of sun; one sun more is refused.
+    expect((await create(newInvoice({ order_id: 'trx-max', asset: 'TRX_TRON', amount: '9223372036854.775807' }))).status).toBe(201);
+    expectError(await create(newInvoice({ order_id: 'trx-over', asset: 'TRX_TRON', amount: '9223372036854.775808' })), 400, 'validation_failed');
+  });
+
   it('rule 2: the same order_id with another amount, asset or user is 409 order_id_conflict', async () => {
     const body = newInvoice({ external_user_id: 'u-1' });
     expect((await create(body)).status).toBe(201);

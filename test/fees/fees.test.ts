@@ -5,7 +5,7 @@ import { loadCatalog } from '../../src/assets/catalog.js';
 import { ManualClock } from '../../src/clock.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { invoiceAmounts, invoiceFeeAt, serviceFeeAt, setInvoiceFee, setServiceFee } from '../../src/fees/service.js';
+import { invoiceAmounts, invoiceFeeAt, parseValidFrom, serviceFeeAt, setInvoiceFee, setServiceFee } from '../../src/fees/service.js';
 import { createMerchant } from '../../src/merchants/service.js';
 import { tempDir } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
@@ -86,5 +86,16 @@ describe('CLI: fee service and fee invoice', () => {
     expect(ok.json).toMatchObject({ merchant_id: id, percent: '4', payer: 'customer' });
     const inv = await runCli(['fee', 'invoice', '--asset', 'USDT_TRON', '--amount', '6', '--confirm-high-amount', '--json'], env);
     expect(inv.json).toMatchObject({ asset: 'USDT_TRON', amount: '6' });
+  });
+});
+
+describe('--valid-from', () => {
+  it('refuses impossible dates instead of rolling them over', async () => {
+    const clock = new ManualClock('2026-01-01T00:00:00Z');
+    for (const bad of ['2026-02-30T00:00:00Z', '2026-03-01T24:00:00Z', '2026-13-01T00:00:00Z', '2026-03-01T10:60:00Z']) {
+      expect(() => parseValidFrom(bad, clock, 'service_fee_valid_from_in_past'), bad).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
+    }
+    expect(parseValidFrom('2026-03-01T10:30:00+02:00', clock, 'service_fee_valid_from_in_past')).toBe('2026-03-01T08:30:00.000Z');
+    expect(() => parseValidFrom('2025-12-31T23:59:59Z', clock, 'service_fee_valid_from_in_past')).toThrow(expect.objectContaining({ code: 'service_fee_valid_from_in_past' }));
   });
 });

@@ -26,8 +26,16 @@ export interface TestAppOptions extends AppOptions {
   env?: Record<string, string>;
 }
 
+const made: string[] = [];
+// Temporary directories (databases, keystores) go when the test worker exits, whatever the test did.
+process.once('exit', () => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
 export function tempDir(prefix = 'paygate-test-'): string {
-  return mkdtempSync(path.join(tmpdir(), prefix));
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
 }
 
 export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {

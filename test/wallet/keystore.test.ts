@@ -118,3 +118,12 @@ describe('CLI: init and wallet show', () => {
     expect(words).toBeDefined();
   });
 });
+
+describe('keystore parameters from the file', () => {
+  it('refuses to unlock a keystore that demands excessive scrypt work', async () => {
+    const file = await encryptMnemonic(TEST_MNEMONIC, 'a long enough passphrase', '2026-01-01T00:00:00.000Z', CHEAP_SCRYPT);
+    const greedy = { ...file, kdf: { ...file.kdf, N: 2 ** 24 } };
+    await expect(decryptKeystore(greedy, 'a long enough passphrase')).rejects.toMatchObject({ code: 'invalid_state' });
+    await expect(decryptKeystore(file, 'a long enough passphrase')).resolves.toMatchObject({ mnemonic: TEST_MNEMONIC });
+  });
+});

@@ -5,6 +5,8 @@ import { sql, type Kysely } from 'kysely';
  * the terms it was created with whatever the operator changes later. Amounts are TEXT base units.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  // Base units: digits only, at most 78 of them (2^256, a TRC20 uint256).
+  const units = (col: string) => sql`${sql.ref(col)} glob '[0-9]*' and ${sql.ref(col)} not glob '*[^0-9]*' and length(${sql.ref(col)}) <= 78`;
   await db.schema
     .createTable('invoices')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -18,14 +20,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('decimals', 'integer', (c) => c.notNull())
     .addColumn('address', 'text', (c) => c.notNull().references('deposit_addresses.address'))
     .addColumn('external_user_id', 'text')
-    .addColumn('amount_requested', 'text', (c) => c.notNull())
-    .addColumn('amount_expected', 'text', (c) => c.notNull())
-    .addColumn('amount_received', 'text', (c) => c.notNull())
-    .addColumn('amount_credited', 'text', (c) => c.notNull())
+    .addColumn('amount_requested', 'text', (c) => c.notNull().check(units('amount_requested')))
+    .addColumn('amount_expected', 'text', (c) => c.notNull().check(units('amount_expected')))
+    .addColumn('amount_received', 'text', (c) => c.notNull().check(units('amount_received')))
+    .addColumn('amount_credited', 'text', (c) => c.notNull().check(units('amount_credited')))
     .addColumn('service_fee_payer', 'text', (c) => c.notNull().check(sql`service_fee_payer in ('merchant', 'customer')`))
     .addColumn('service_fee_percent', 'text', (c) => c.notNull())
-    .addColumn('service_fee_fixed', 'text', (c) => c.notNull())
-    .addColumn('service_fee_amount', 'text', (c) => c.notNull())
+    .addColumn('service_fee_fixed', 'text', (c) => c.notNull().check(units('service_fee_fixed')))
+    .addColumn('service_fee_amount', 'text', (c) => c.notNull().check(units('service_fee_amount')))
     .addColumn('return_url', 'text')
     .addColumn('cancel_url', 'text')
     .addColumn('expires_at', 'text', (c) => c.notNull())
