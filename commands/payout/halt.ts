@@ -5,11 +5,11 @@ import { table } from '../../src/cli/format.js';
 import { setHalt, type HaltView } from '../../src/payouts/halts.js';
 
 export default class PayoutHalt extends PaygateCommand {
-  static override description = 'Halt payouts of one asset or of all: new requests get 503 payouts_halted; with --worker, the payout worker stops executing queued payouts instead (requests are still taken)';
+  static override description = 'Halt payouts of one asset or of all: new requests get 503 payouts_halted (accepted payouts keep going); with --worker, the payout worker also stops executing queued payouts';
   static override examples = ['<%= config.bin %> payout halt', '<%= config.bin %> payout halt --asset USDT_TRON --worker'];
   static override flags = {
     asset: Flags.string({ description: 'only this asset (default: every asset)' }),
-    worker: Flags.boolean({ default: false, description: "the payout worker's execution of queued payouts instead of new requests" }),
+    worker: Flags.boolean({ default: false, description: "also halt the payout worker's execution of queued payouts" }),
     reason: Flags.string({ description: 'note for the audit log (never shown to merchants)' }),
   };
 

@@ -5,11 +5,11 @@ import { table } from '../../src/cli/format.js';
 import { setHalt, type HaltView } from '../../src/payouts/halts.js';
 
 export default class PayoutResume extends PaygateCommand {
-  static override description = 'Lift a halt made by payout halt, for the same scope (--asset or all) and brake (--worker or requests)';
+  static override description = 'Lift a halt of the same scope (--asset or all): new requests are taken again; with --worker the payout worker resumes too';
   static override examples = ['<%= config.bin %> payout resume', '<%= config.bin %> payout resume --asset USDT_TRON --worker'];
   static override flags = {
     asset: Flags.string({ description: 'only this asset (default: every asset)' }),
-    worker: Flags.boolean({ default: false, description: "the payout worker's execution of queued payouts instead of new requests" }),
+    worker: Flags.boolean({ default: false, description: "also resume the payout worker" }),
     reason: Flags.string({ description: 'note for the audit log (never shown to merchants)' }),
   };
 

@@ -8,6 +8,7 @@ import Sqlite from 'better-sqlite3';
 import { Kysely, type Transaction } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { PaygateSqliteDialect, type BusyPolicy } from './driver.js';
 import type { DB } from './schema.js';
 
@@ -21,7 +22,8 @@ export interface Database {
   sqlite: Sqlite.Database;
   /**
    * The authentication generation: bumped by triggers on every change to merchants or API keys,
-   * by any process. Caches of keys and merchants compare it (one indexed read, about 2 µs).
+   * by any process. Caches of keys and merchants compare it. A change by this process shows at
+   * once, another process's within 100 ms.
    */
   authGeneration(): number;
   close(): Promise<void>;
@@ -50,11 +52,21 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database {
   sqlite.pragma('foreign_keys = ON');
   if (opts.autoCheckpoint === false) sqlite.pragma('wal_autocheckpoint = 0');
   const db = new Kysely<DB>({ dialect: new PaygateSqliteDialect(sqlite, busy) });
+  // Reading the generation starts a read transaction (WAL index locks: several µs). It is read
+  // again when this connection has written anything (total_changes(), a counter in memory) and at
+  // least every 100 ms for other processes' writes (the CLI): a read-only request pays nothing.
   // Prepared on first use: the table exists only once migrations have run.
   let generation: Sqlite.Statement | null = null;
+  const localChanges = sqlite.prepare('select total_changes()').pluck();
+  let known = { value: 0, local: -1, at: -Infinity };
   const authGeneration = () => {
-    generation ??= sqlite.prepare('select value from auth_generation where id = 1').pluck();
-    return generation.get() as number;
+    const local = localChanges.get() as number;
+    const now = performance.now();
+    if (local !== known.local || now - known.at >= 100) {
+      generation ??= sqlite.prepare('select value from auth_generation where id = 1').pluck();
+      known = { value: generation.get() as number, local, at: now };
+    }
+    return known.value;
   };
   let closed = false;
   return {

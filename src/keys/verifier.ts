@@ -1,8 +1,8 @@
 /**
  * Authentication of `X-Api-Key` (DESIGN.md §10). argon2id runs once per key and process; after
  * that the key is trusted from memory: the SHA-256 digest of its verified secret is compared in
- * constant time. The key row is re-read (no hashing) whenever merchants or keys changed (in any
- * process) and at least every 60 s, so a revoked key stops on the next request.
+ * constant time. The key row is re-read (no hashing) whenever merchants or keys changed (seen at
+ * once in this process, within 100 ms from another) and at least every 60 s.
  *
  * Hashing is bounded: an unknown or revoked key id never hashes; once a key is verified, a wrong
  * secret is recognised by digest without hashing; before that, each client IP gets a small hashing
@@ -121,8 +121,8 @@ export class ApiKeyVerifier {
     const now = this.clock.now().getTime();
     const digest = digestOf(secret);
     let entry = this.verified.get(keyId);
-    // Re-read the key row when merchants or keys changed (a revocation from the CLI shows at once) or
-    // the trust window passed; either way no hashing: the verified hash is still the same.
+    // Re-read the key row when merchants or keys changed (a revocation from the CLI shows within
+    // 100 ms) or the trust window passed; either way no hashing: the verified hash is the same.
     if (entry && (entry.marker !== marker || now - entry.checkedAt >= this.trustMs)) {
       const row = await findKey(this.db, keyId);
       if (!row || row.revoked_at !== null || row.secret_hash !== entry.secretHash) {

@@ -3,7 +3,9 @@
  * Two independent brakes per scope ('*' = every asset, or one asset):
  * - requests: new `POST /v1/payouts` answer 503 payouts_halted (reason not disclosed); replays of
  *   existing references still return their payout, and nothing is created;
- * - worker: the payout worker executes no queued payout of the scope (requests are still taken).
+ * - worker: the payout worker executes no queued payout of the scope. `halt --worker` sets both
+ *   brakes (the stronger brake must not leave the API open); `resume --worker` lifts both, a plain
+ *   `resume` only the request brake.
  * A halt of every asset and a halt of one asset are separate rows: resuming one does not lift the other.
  */
 import type { AssetCatalog } from '../assets/catalog.js';
@@ -65,7 +67,9 @@ export interface SetHaltInput {
 
 export async function setHalt(db: Db, clock: Clock, actor: string, catalog: AssetCatalog, input: SetHaltInput): Promise<HaltView[]> {
   const scope = input.asset === undefined ? ALL_ASSETS : requireCatalogAsset(catalog, input.asset).code;
-  const brake: HaltBrake = input.worker ? 'worker' : 'requests';
+  // `halt` stops new requests; `halt --worker` stops the worker as well (the stronger brake must
+  // never leave the API open). `resume` lifts the request brake only, `resume --worker` both.
+  const brakes: HaltBrake[] = input.worker ? ['requests', 'worker'] : ['requests'];
   const reason = input.reason?.trim();
   if (reason !== undefined && reason.length > 500) throw new AppError('invalid_argument', '--reason must be at most 500 characters');
   return writeTx(db, async (trx) => {
@@ -77,7 +81,7 @@ export async function setHalt(db: Db, clock: Clock, actor: string, catalog: Asse
       worker: before?.worker ?? 0,
       updated_at: now,
       updated_by: actor,
-      [brake]: input.halted ? 1 : 0,
+      ...Object.fromEntries(brakes.map((b) => [b, input.halted ? 1 : 0])),
     };
     await trx
       .insertInto('payout_halts')
@@ -89,7 +93,7 @@ export async function setHalt(db: Db, clock: Clock, actor: string, catalog: Asse
       action: input.halted ? 'payout.halt' : 'payout.resume',
       subjectType: 'payout_halt',
       subjectId: scope,
-      details: { brake, ...(reason ? { reason } : {}) },
+      details: { brakes, ...(reason ? { reason } : {}) },
     });
     return listHalts(trx);
   });

@@ -11,6 +11,7 @@
 import type { Executor } from '../db/database.js';
 import { exceedsLimit, type PayoutLimits } from './limits.js';
 import type { ReviewReason } from './schema.js';
+import { liveEntry } from '../whitelist/store.js';
 import { amountsCreatedBetween, hasPassedPayoutTo } from './store.js';
 
 export interface ReviewInput {
@@ -38,6 +39,9 @@ export async function reviewReasons(db: Executor, r: ReviewInput): Promise<Revie
     const today = (await amountsCreatedBetween(db, r.merchantId, r.asset, day.from, day.to)).reduce((a, b) => a + b, 0n);
     if (exceedsLimit(today + r.amount, r.decimals, r.limits.dailyLimit)) reasons.push('daily_limit_exceeded');
   }
-  if (!(await hasPassedPayoutTo(db, r.merchantId, r.asset, r.toAddress))) reasons.push('first_payout_to_address');
+  // "First" counts from the address's current whitelist entry: an address removed (say, reported
+  // compromised) and added again starts over, whatever was paid to it before.
+  const entry = await liveEntry(db, r.merchantId, r.asset, r.toAddress);
+  if (!(await hasPassedPayoutTo(db, r.merchantId, r.asset, r.toAddress, entry?.created_at ?? ''))) reasons.push('first_payout_to_address');
   return reasons;
 }

@@ -55,14 +55,18 @@ export async function amountsCreatedBetween(db: Executor, merchantId: string, as
   return rows.map((r) => BigInt(r.amount));
 }
 
-/** Whether the merchant has a payout to `address` in `asset` that an operator or the rules let through. */
-export async function hasPassedPayoutTo(db: Executor, merchantId: string, asset: string, address: string): Promise<boolean> {
+/**
+ * Whether the merchant has a payout to `address` in `asset`, created at or after `since`, that an
+ * operator or the rules let through.
+ */
+export async function hasPassedPayoutTo(db: Executor, merchantId: string, asset: string, address: string, since: string): Promise<boolean> {
   const row = await db
     .selectFrom('payouts')
     .select('id')
     .where('merchant_id', '=', merchantId)
     .where('asset', '=', asset)
     .where('to_address', '=', address)
+    .where('created_at', '>=', since)
     .where('status', 'in', ['approved', 'queued', 'signing', 'broadcast', 'confirmed'])
     .limit(1)
     .executeTakeFirst();

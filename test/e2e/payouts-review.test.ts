@@ -39,6 +39,8 @@ describe('payouts API: review, reads, concurrency', () => {
       // Still the first while the first one is only pending.
       expect((await post(m.key, newPayout(m.address, { amount: '20' }))).body.review_reasons).toEqual(['first_payout_to_address']);
       await approvePayout(db(), t.clock, 'test', first.body.payout_id);
+      const approvedEvents = await db().selectFrom('events').select('type').where('subject_id', '=', first.body.payout_id).orderBy('seq').execute();
+      expect(approvedEvents.map((e) => e.type)).toEqual(['payout.pending_review', 'payout.approved']);
       const second = await post(m.key, newPayout(m.address, { amount: '20' }));
       expect(second.body).toMatchObject({ status: 'approved', review_reasons: [] });
       const events = await db().selectFrom('events').select('type').where('subject_id', '=', second.body.payout_id).execute();
@@ -95,6 +97,18 @@ describe('payouts API: review, reads, concurrency', () => {
       } finally {
         await t.fee('USDT_TRON', '0', '0');
       }
+    });
+
+    it('treats an address removed from the whitelist and added again as new', async () => {
+      const m = await funded('1000');
+      await t.limits(m.id, '50');
+      const first = await post(m.key, newPayout(m.address, { amount: '5' }));
+      await approvePayout(db(), t.clock, 'test', first.body.payout_id);
+      expect((await post(m.key, newPayout(m.address, { amount: '5' }))).body.review_reasons).toEqual([]);
+      await removeFromWhitelist(db(), t.clock, 'test', t.app.services.catalog, m.id, { asset: 'USDT_TRON', address: m.address });
+      t.clock.advance(1000);
+      await t.allow(m.id, m.address);
+      expect((await post(m.key, newPayout(m.address, { amount: '5' }))).body.review_reasons).toEqual(['first_payout_to_address']);
     });
 
     it('refuses to approve a payout whose address left the whitelist', async () => {

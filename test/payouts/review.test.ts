@@ -125,29 +125,33 @@ describe('payout state machine, limits and halts (service level)', () => {
     await expect(setPayoutLimits(db(), clock, 'op', '00000000-0000-4000-8000-000000000000', { dailyLimit: '1' })).rejects.toMatchObject({ code: 'merchant_not_found' });
   });
 
-  it('halts requests per asset or for all, separately from the worker brake, audited', async () => {
+  it('halts requests per asset or for all; --worker stops the worker too; audited', async () => {
     await assertRequestsNotHalted(db(), 'USDT_TRON');
     await setHalt(db(), clock, 'cli:op', catalog, { asset: 'USDT_TRON', halted: true, worker: false });
     await expect(assertRequestsNotHalted(db(), 'USDT_TRON')).rejects.toMatchObject({ code: 'payouts_halted' });
     await assertRequestsNotHalted(db(), 'TRX_TRON');
     expect(await isWorkerHalted(db(), 'USDT_TRON')).toBe(false);
+    // The stronger brake never leaves the API open: --worker halts requests and the worker.
     await setHalt(db(), clock, 'cli:op', catalog, { halted: true, worker: true });
     expect(await isWorkerHalted(db(), 'TRX_TRON')).toBe(true);
-    await assertRequestsNotHalted(db(), 'TRX_TRON');
-    // Resuming everything does not lift the asset's own halt.
+    await expect(assertRequestsNotHalted(db(), 'TRX_TRON')).rejects.toMatchObject({ code: 'payouts_halted' });
+    // A plain resume reopens requests and keeps the worker halted (a staged restart).
     await setHalt(db(), clock, 'cli:op', catalog, { halted: false, worker: false });
+    await assertRequestsNotHalted(db(), 'TRX_TRON');
+    expect(await isWorkerHalted(db(), 'TRX_TRON')).toBe(true);
+    // Resuming everything does not lift the asset's own halt.
     await expect(assertRequestsNotHalted(db(), 'USDT_TRON')).rejects.toMatchObject({ code: 'payouts_halted' });
     await setHalt(db(), clock, 'cli:op', catalog, { asset: 'USDT_TRON', halted: false, worker: false });
     await setHalt(db(), clock, 'cli:op', catalog, { halted: false, worker: true });
     expect(await listHalts(db())).toEqual([]);
     await expect(setHalt(db(), clock, 'op', catalog, { asset: 'FOO_TRON', halted: true, worker: false })).rejects.toMatchObject({ code: 'asset_not_found' });
     const trail = await db().selectFrom('audit_log').select(['action', 'subject_id', 'details']).where('subject_type', '=', 'payout_halt').orderBy('id').execute();
-    expect(trail.map((a) => `${a.action}:${a.subject_id}:${JSON.parse(a.details).brake}`)).toEqual([
+    expect(trail.map((a) => `${a.action}:${a.subject_id}:${JSON.parse(a.details).brakes.join('+')}`)).toEqual([
       'payout.halt:USDT_TRON:requests',
-      'payout.halt:*:worker',
+      'payout.halt:*:requests+worker',
       'payout.resume:*:requests',
       'payout.resume:USDT_TRON:requests',
-      'payout.resume:*:worker',
+      'payout.resume:*:requests+worker',
     ]);
   });
 
