@@ -13,7 +13,7 @@ import { decodeRawData, recoverSigner, txIdOf } from '../../src/chain/tx-codec.j
 // A copy of ../shared/fixtures/tron (public data, see SOURCES.md there), so the suite runs anywhere.
 const DIR = path.resolve(import.meta.dirname, '../fixtures/tron');
 const ACCOUNT = 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre';
-/* eslint-disable @typescript-eslint/no-explicit-any */
+ 
 const load = (f: string): any => JSON.parse(readFileSync(`${DIR}/${f}`, 'utf8'));
 
 const pages = load('ledger-live/fetchTronAccountTxs.fixture.json')[ACCOUNT];

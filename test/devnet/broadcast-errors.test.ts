@@ -7,7 +7,7 @@ import type { TronTransactionJson } from '../../src/chain/tx-codec.js';
 import { buildTransaction, refOf, signTransaction, type RefBlock } from '../../src/devnet/builder.js';
 import { startDevnet, type Devnet } from '../../src/devnet/index.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
+ 
 let devnet: Devnet;
 const hex = (a: string) => TronWeb.address.toHex(a).toLowerCase();
 const fresh = (seed: string) => TronWeb.address.fromPrivateKey(seed.repeat(32)) as string;

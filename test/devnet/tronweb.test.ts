@@ -6,7 +6,7 @@ import { decodeTransferLog, TRANSFER_TOPIC } from '../../src/chain/trc20.js';
 import { recoverSigner, txIdOf } from '../../src/chain/tx-codec.js';
 import { startDevnet, type Devnet } from '../../src/devnet/index.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
+ 
 let devnet: Devnet;
 let tw: TronWeb;
 let payer: { address: string; privateKey: string };
