@@ -32,7 +32,7 @@ import { AppError, validationFailed } from '../errors.js';
 import { payoutFeeAt, payoutFeeFor } from '../fees/payout.js';
 import { post } from '../ledger/service.js';
 import type { MerchantRow } from '../merchants/store.js';
-import { AmountError, formatAmount, parseAmount } from '../money.js';
+import { AmountError, parseAmount } from '../money.js';
 import { recordEvent } from '../webhooks/outbox.js';
 import { assertWhitelisted } from '../whitelist/service.js';
 import { assertPayoutAsset, assertPayoutsSwitchedOn } from './assets.js';
@@ -63,13 +63,24 @@ interface Request {
   amount: bigint;
 }
 
-/** Rules 1/2: same asset, amount and address → the existing payout; else reference_conflict. */
-function replay(existing: PayoutRow, req: Request): CreateResult {
+/** Amounts compare as values at the payout's own decimals: "10" and "10.0" are the same amount. */
+function sameAmount(existing: PayoutRow, text: string): boolean {
+  try {
+    return parseAmount(text, existing.decimals) === BigInt(existing.amount);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Rules 1/2: same asset, amount and address → the existing payout; else reference_conflict. It
+ * needs only the stored payout, so a retry is answered even if the catalog changed since.
+ */
+function replay(existing: PayoutRow, body: CreatePayoutBody): CreateResult {
   const differs: string[] = [];
-  if (existing.asset !== req.body.asset) differs.push('asset');
-  // Amounts compare as values at the payout's decimals: "10" and "10.0" are the same amount.
-  else if (formatAmount(BigInt(existing.amount), existing.decimals) !== formatAmount(req.amount, req.asset.decimals)) differs.push('amount');
-  if (existing.to_address !== req.body.to_address) differs.push('to_address');
+  if (existing.asset !== body.asset) differs.push('asset');
+  else if (!sameAmount(existing, body.amount)) differs.push('amount');
+  if (existing.to_address !== body.to_address) differs.push('to_address');
   if (differs.length > 0) {
     throw new AppError('reference_conflict', `A payout with this reference exists with a different ${differs.join(' and ')}`);
   }
@@ -82,6 +93,10 @@ export function isReferenceConflict(e: unknown): boolean {
 }
 
 export async function createPayout(deps: PayoutDeps, merchant: MerchantRow, body: CreatePayoutBody): Promise<CreateResult> {
+  // Replays are the common retry: answer them first, without the catalog or the write lock.
+  const seen = await findPayoutByReference(deps.db, merchant.id, body.reference);
+  if (seen) return replay(seen, body);
+
   const asset = deps.catalog.get(body.asset);
   if (!asset) throw new AppError('asset_not_payable', `The service makes no payouts in ${body.asset}: it is not in the catalog`);
   let amount: bigint;
@@ -92,14 +107,10 @@ export async function createPayout(deps: PayoutDeps, merchant: MerchantRow, body
   }
   const req: Request = { body, asset, amount };
 
-  // Replays are the common retry: answer them without taking the write lock.
-  const seen = await findPayoutByReference(deps.db, merchant.id, body.reference);
-  if (seen) return replay(seen, req);
-
   try {
     return await writeTx(deps.db, async (trx) => {
       const existing = await findPayoutByReference(trx, merchant.id, body.reference);
-      if (existing) return replay(existing, req);
+      if (existing) return replay(existing, body);
       return { payout: await insertNew(trx, deps, merchant, req), created: true };
     });
   } catch (e) {
@@ -107,7 +118,7 @@ export async function createPayout(deps: PayoutDeps, merchant: MerchantRow, body
     if (!isReferenceConflict(e)) throw e;
     const winner = await findPayoutByReference(deps.db, merchant.id, body.reference);
     if (!winner) throw e;
-    return replay(winner, req);
+    return replay(winner, body);
   }
 }
 

@@ -93,7 +93,8 @@ describe('payouts API', () => {
       await t.allow(m.id, m.address, { asset: 'TRX_TRON' });
       const body = newPayout(m.address);
       expect((await post(m.key, body)).status).toBe(202);
-      for (const change of [{ amount: '11' }, { asset: 'TRX_TRON' }, { to_address: other }]) {
+      // An asset outside the catalog or an amount that does not parse is a difference too.
+      for (const change of [{ amount: '11' }, { asset: 'TRX_TRON' }, { to_address: other }, { asset: 'FOO_TRON' }, { amount: '10.0000001' }]) {
         const r = await post(m.key, { ...body, ...change });
         expect(r.status, JSON.stringify(change)).toBe(409);
         expect(r.body.error.code).toBe('reference_conflict');
