@@ -3,18 +3,19 @@
  * The target (issue 2) is a ratio of at least 0.8: a valid request must cost no hashing.
  * Rounds alternate between the two routes so that background load on the machine hits both
  * alike; the ratio printed is the median of the per-round ratios.
- * Run: npx tsx bench/auth.ts [rounds] [concurrency]
+ * Run: npx tsx bench/auth.ts [rounds] [concurrency] [seconds per round]
  */
 import { startChild } from './lib/child.js';
 import { runLoad, type LoadResult } from './lib/load.js';
 
 const rounds = Number(process.argv[2] ?? 6);
 const concurrency = Number(process.argv[3] ?? 32);
+const roundSeconds = Number(process.argv[4] ?? 2);
 const { info, child } = await startChild<{ url: string; key: string }>('auth-server.ts');
 
 const publicRoute = () => ({ method: 'GET', path: '/v1/bench/public' });
 const authedRoute = () => ({ method: 'GET', path: '/v1/bench/authenticated', headers: { 'x-api-key': info.key } });
-const once = (request: typeof publicRoute, seconds = 1) => runLoad({ url: info.url, concurrency, seconds, request });
+const once = (request: typeof publicRoute, seconds = roundSeconds) => runLoad({ url: info.url, concurrency, seconds, request });
 
 try {
   await once(publicRoute);
@@ -33,9 +34,9 @@ try {
   const worst = (rs: LoadResult[], k: 'p50Ms' | 'p99Ms') => Math.max(...rs.map((r) => r[k]));
   const non200 = [...open, ...authed].reduce((n, r) => n + Object.entries(r.statuses).filter(([s]) => s !== '200').reduce((m, [, c]) => m + c, 0), 0);
   ratios.sort((x, y) => x - y);
-  console.log(`auth bench: ${rounds} rounds of 1 s per route, ${concurrency} connections, server in its own process`);
-  console.log(`public          ${Math.round(sum(open) / rounds)} req/s  (worst p50 ${worst(open, 'p50Ms')} ms, worst p99 ${worst(open, 'p99Ms')} ms)`);
-  console.log(`authenticated   ${Math.round(sum(authed) / rounds)} req/s  (worst p50 ${worst(authed, 'p50Ms')} ms, worst p99 ${worst(authed, 'p99Ms')} ms)`);
+  console.log(`auth bench: ${rounds} rounds of ${roundSeconds} s per route, ${concurrency} connections, server in its own process`);
+  console.log(`public          ${Math.round(sum(open) / rounds / roundSeconds)} req/s  (worst p50 ${worst(open, 'p50Ms')} ms, worst p99 ${worst(open, 'p99Ms')} ms)`);
+  console.log(`authenticated   ${Math.round(sum(authed) / rounds / roundSeconds)} req/s  (worst p50 ${worst(authed, 'p50Ms')} ms, worst p99 ${worst(authed, 'p99Ms')} ms)`);
   console.log(`non-200 answers ${non200}`);
   console.log(`ratio authenticated/public: median ${ratios[Math.floor(ratios.length / 2)]!.toFixed(3)} (rounds ${ratios.map((r) => r.toFixed(2)).join(' ')}; target >= 0.8)`);
 } finally {

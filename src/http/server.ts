@@ -13,7 +13,6 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
-import { parseApiKey } from '../keys/format.js';
 import type { ApiKeyVerifier } from '../keys/verifier.js';
 import type { MerchantRow } from '../merchants/store.js';
 import { toAppError } from './errors.js';
@@ -114,13 +113,21 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
     const ipState = ipLimiter.hit(req.ip);
-    setRateHeaders(reply, ipState);
-    if (req.is404) return; // route_not_found comes first
-    if (ipState.limited) throw rateLimited(ipState);
-    if (req.routeOptions.config.public) return;
+    // route_not_found comes first, and public routes need no key.
+    if (req.is404 || req.routeOptions.config.public || ipState.limited) {
+      setRateHeaders(reply, ipState);
+      if (!req.is404 && ipState.limited) throw rateLimited(ipState);
+      return;
+    }
     const header = req.headers['x-api-key'];
-    req.merchant = await deps.verifier.authenticate(typeof header === 'string' ? header : undefined, req.ip);
-    const keyState = keyLimiter.hit((parseApiKey(header as string) as { keyId: string }).keyId);
+    try {
+      req.merchant = await deps.verifier.authenticate(typeof header === 'string' ? header : undefined, req.ip);
+    } catch (e) {
+      setRateHeaders(reply, ipState);
+      throw e;
+    }
+    // A verified key has the shape sk_<16 hex key id>_<secret>.
+    const keyState = keyLimiter.hit((header as string).slice(3, 19));
     setRateHeaders(reply, tighter(ipState, keyState));
     if (keyState.limited) throw rateLimited(keyState);
   });
