@@ -1,4 +1,4 @@
-/** Operator tasks on the ledger: corrections (`ledger credit`) and `merchant balance`. */
+/** Operator tasks on the ledger: corrections (`ledger credit`, `ledger debit`) and `merchant balance`. */
 import type { AssetCatalog } from '../assets/catalog.js';
 import { requireCatalogAsset } from '../assets/service.js';
 import { recordAudit } from '../audit/store.js';
@@ -7,7 +7,7 @@ import { writeTx, type Db } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { requireMerchant } from '../merchants/service.js';
 import { AmountError, formatAmount, parseAmount } from '../money.js';
-import { balances, post, type Balance } from './service.js';
+import { balance, balances, post, type Balance } from './service.js';
 
 export const MEMO_MAX = 500;
 
@@ -45,7 +45,27 @@ export interface CreditView {
 }
 
 /** A correction credit: one ledger entry and one audit record in the same transaction. */
-export async function creditMerchant(db: Db, clock: Clock, actor: string, catalog: AssetCatalog, merchantId: string, input: CreditInput): Promise<CreditView> {
+export function creditMerchant(db: Db, clock: Clock, actor: string, catalog: AssetCatalog, merchantId: string, input: CreditInput): Promise<CreditView> {
+  return correctBalance(db, clock, actor, catalog, merchantId, 'credit', input);
+}
+
+/**
+ * A correction debit (e.g. undoing a mistaken credit): it may take only what is available, never
+ * money reserved for payouts, so `insufficient_balance` otherwise.
+ */
+export function debitMerchant(db: Db, clock: Clock, actor: string, catalog: AssetCatalog, merchantId: string, input: CreditInput): Promise<CreditView> {
+  return correctBalance(db, clock, actor, catalog, merchantId, 'debit', input);
+}
+
+async function correctBalance(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  catalog: AssetCatalog,
+  merchantId: string,
+  kind: 'credit' | 'debit',
+  input: CreditInput,
+): Promise<CreditView> {
   const asset = requireCatalogAsset(catalog, input.asset);
   let amount: bigint;
   try {
@@ -57,11 +77,14 @@ export async function creditMerchant(db: Db, clock: Clock, actor: string, catalo
   if (memo.length < 1 || memo.length > MEMO_MAX) throw new AppError('invalid_argument', `--memo must be 1 to ${MEMO_MAX} characters`);
   return writeTx(db, async (trx) => {
     await requireMerchant(trx, merchantId);
-    const entry = await post(trx, clock, { merchantId, asset: asset.code, kind: 'credit', amount, memo, actor });
+    if (kind === 'debit' && (await balance(trx, merchantId, asset.code)).available < amount) {
+      throw new AppError('insufficient_balance', `The available ${asset.code} balance is smaller than ${formatAmount(amount, asset.decimals)}`);
+    }
+    const entry = await post(trx, clock, { merchantId, asset: asset.code, kind, amount, memo, actor });
     const shown = formatAmount(amount, asset.decimals);
     await recordAudit(trx, clock, {
       actor,
-      action: 'ledger.credit',
+      action: `ledger.${kind}`,
       subjectType: 'merchant',
       subjectId: merchantId,
       merchantId,

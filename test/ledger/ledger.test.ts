@@ -8,7 +8,7 @@ import { listAudit } from '../../src/audit/store.js';
 import { ManualClock } from '../../src/clock.js';
 import { openDatabase, writeTx, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { creditMerchant, merchantBalances } from '../../src/ledger/operator.js';
+import { creditMerchant, debitMerchant, merchantBalances } from '../../src/ledger/operator.js';
 import { applyEntry, balance, balances, heldReservation, post, verifyLedger } from '../../src/ledger/service.js';
 import { createMerchant } from '../../src/merchants/service.js';
 
@@ -29,6 +29,18 @@ describe('merchant ledger', () => {
   afterAll(async () => {
     await database.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lets the operator undo a credit with a debit of available money only, audited', async () => {
+    const id = await merchant();
+    await creditMerchant(db(), clock, 'cli:op', catalog, id, { asset: 'USDT_TRON', amount: '100', memo: 'typo: meant 10' });
+    await postTx({ merchantId: id, asset: 'USDT_TRON', kind: 'reserve', amount: 60_000_000n, payoutId: 'p-debit-test', actor: 'test' });
+    // 40 available, 60 reserved for a payout: the reserved money cannot be taken back.
+    await expect(debitMerchant(db(), clock, 'cli:op', catalog, id, { asset: 'USDT_TRON', amount: '40.000001', memo: 'undo' })).rejects.toMatchObject({ code: 'insufficient_balance' });
+    const v = await debitMerchant(db(), clock, 'cli:op', catalog, id, { asset: 'USDT_TRON', amount: '40', memo: 'undo typo' });
+    expect(v.balance).toEqual({ asset: 'USDT_TRON', available: '0', reserved: '60', total: '60' });
+    expect((await listAudit(db(), 'merchant', id)).map((a) => a.action)).toEqual(expect.arrayContaining(['ledger.credit', 'ledger.debit']));
+    expect(await verifyLedger(db(), id, 'USDT_TRON')).toEqual([]);
   });
 
   it('moves exactly one running total per kind of entry', () => {

@@ -1,0 +1,3 @@
+import { ledgerCommand } from '../../src/cli/ledger-command.js';
+
+export default ledgerCommand('debit');
