@@ -73,9 +73,3 @@ export function percentAbove(percent: string, limit: string): boolean {
   };
   return toMicro(percent) > toMicro(limit);
 }
-
-/** SQLite stores amounts as TEXT base units; these convert at the store boundary. */
-export const units = {
-  toDb: (v: bigint): string => v.toString(),
-  fromDb: (v: string): bigint => BigInt(v),
-};

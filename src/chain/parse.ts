@@ -11,7 +11,11 @@ type Json = Record<string, any>;
 
 export function big(v: unknown): bigint {
   if (typeof v === 'bigint') return v;
-  if (typeof v === 'number' && Number.isFinite(v)) return BigInt(Math.trunc(v));
+  if (typeof v === 'number' && Number.isFinite(v)) {
+    // JSON.parse already rounded anything past 2^53: refuse it rather than book a wrong amount.
+    if (!Number.isSafeInteger(v)) throw new Error(`node answered an integer beyond 2^53 (${v}); it cannot be read exactly`);
+    return BigInt(v);
+  }
   if (typeof v === 'string' && /^-?\d+$/.test(v)) return BigInt(v);
   return 0n;
 }

@@ -10,7 +10,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { ConfigError, parseConfig, type Config } from '../config.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { AppError, isAppError, type ErrorCode } from '../errors.js';
+import { isAppError, type ErrorCode } from '../errors.js';
 
 export interface CliContext {
   config: Config;
@@ -87,8 +87,4 @@ export abstract class PaygateCommand extends Command {
   protected say(text: string): void {
     if (!this.jsonEnabled()) this.log(text);
   }
-}
-
-export function notFound(code: ErrorCode, what: string, id: string): AppError {
-  return new AppError(code, `${what} ${id} does not exist`);
 }

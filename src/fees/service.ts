@@ -12,7 +12,7 @@ import type { FeePayer } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import { requireMerchant } from '../merchants/service.js';
 import { AmountError, formatAmount, parseAmountOrZero, parsePercent, percentAbove, percentOf } from '../money.js';
-import { feeInForce, feesScheduled, insertFee, type FeeRow } from './store.js';
+import { feeInForce, insertFee } from './store.js';
 
 export const SERVICE_FEE_CONFIRM_ABOVE_PERCENT = '3';
 /** Whole units of the asset above which a fixed receiving amount needs --confirm-high-amount. */
@@ -176,11 +176,3 @@ export function invoiceAmounts(requested: bigint, service: ServiceFee, fixed: bi
   return { payer: service.payer, percent: service.percent, fixed, fee, expected: service.payer === 'customer' ? requested + fee : requested };
 }
 
-export interface FeeScheduleView {
-  in_force: FeeRow | null;
-  scheduled: FeeRow[];
-}
-
-export async function serviceFeeSchedule(db: Executor, merchantId: string, at: string): Promise<FeeScheduleView> {
-  return { in_force: (await feeInForce(db, { kind: 'service', merchantId }, at)) ?? null, scheduled: await feesScheduled(db, { kind: 'service', merchantId }, at) };
-}

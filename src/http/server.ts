@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
+import { keyIdOf } from '../keys/format.js';
 import type { ApiKeyVerifier } from '../keys/verifier.js';
 import type { MerchantRow } from '../merchants/store.js';
 import { toAppError } from './errors.js';
@@ -126,8 +127,7 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
       setRateHeaders(reply, ipState);
       throw e;
     }
-    // A verified key has the shape sk_<16 hex key id>_<secret>.
-    const keyState = keyLimiter.hit((header as string).slice(3, 19));
+    const keyState = keyLimiter.hit(keyIdOf(header as string));
     setRateHeaders(reply, tighter(ipState, keyState));
     if (keyState.limited) throw rateLimited(keyState);
   });

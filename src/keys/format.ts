@@ -23,6 +23,11 @@ export function generateApiKey(): ParsedKey & { apiKey: string } {
   return { keyId, secret, apiKey: `sk_${keyId}_${secret}` };
 }
 
+/** The key id of a key that already passed parseApiKey (the 16 hex characters after `sk_`). */
+export function keyIdOf(apiKey: string): string {
+  return apiKey.slice(3, 19);
+}
+
 export function isKeyId(text: string): boolean {
   return /^[0-9a-f]{16}$/.test(text);
 }

@@ -96,13 +96,6 @@ export class ApiKeyVerifier {
     return merchant;
   }
 
-  /** Forgets every trusted key (used after revocations in the same process). */
-  forget(keyId?: string): void {
-    if (keyId) this.verified.delete(keyId);
-    else this.verified.clear();
-    this.merchants.clear();
-  }
-
   /**
    * The merchant row, read again whenever merchants or keys changed (in any process) or the trust
    * window passed; otherwise a request costs no query for it.

@@ -78,7 +78,9 @@ export async function post(trx: Executor, clock: Clock, p: Posting): Promise<Led
     if (p.kind === 'reserve') {
       throw new AppError('insufficient_balance', 'The amount plus the payout fee exceeds the available balance');
     }
-    // Releases and debits only ever consume a reservation made earlier; reaching here is a bug.
+    // An operator's correction debit (no payout) may take only available money.
+    if (p.kind === 'debit' && !p.payoutId) throw new AppError('insufficient_balance', 'The debit exceeds the available balance');
+    // Releases and payout debits only ever consume a reservation made earlier; reaching here is a bug.
     throw new Error(`ledger: ${p.kind} of ${p.amount} would leave ${p.merchantId}/${p.asset} negative`);
   }
   return insertEntry(trx, {

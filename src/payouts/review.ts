@@ -11,7 +11,6 @@
 import type { Executor } from '../db/database.js';
 import { exceedsLimit, type PayoutLimits } from './limits.js';
 import type { ReviewReason } from './schema.js';
-import { liveEntry } from '../whitelist/store.js';
 import { amountsCreatedBetween, hasPassedPayoutTo } from './store.js';
 
 export interface ReviewInput {
@@ -19,6 +18,8 @@ export interface ReviewInput {
   asset: string;
   decimals: number;
   toAddress: string;
+  /** When the address's current whitelist entry was made: "first payout" counts from there. */
+  whitelistedAt: string;
   amount: bigint;
   now: Date;
   limits: PayoutLimits;
@@ -41,7 +42,6 @@ export async function reviewReasons(db: Executor, r: ReviewInput): Promise<Revie
   }
   // "First" counts from the address's current whitelist entry: an address removed (say, reported
   // compromised) and added again starts over, whatever was paid to it before.
-  const entry = await liveEntry(db, r.merchantId, r.asset, r.toAddress);
-  if (!(await hasPassedPayoutTo(db, r.merchantId, r.asset, r.toAddress, entry?.created_at ?? ''))) reasons.push('first_payout_to_address');
+  if (!(await hasPassedPayoutTo(db, r.merchantId, r.asset, r.toAddress, r.whitelistedAt))) reasons.push('first_payout_to_address');
   return reasons;
 }

@@ -129,7 +129,7 @@ async function insertNew(trx: Executor, deps: PayoutDeps, merchant: MerchantRow,
   await assertRequestsNotHalted(trx, asset.code);
   await assertPayoutsSwitchedOn(trx, asset);
   const now = deps.clock.now();
-  await assertWhitelisted(trx, merchant.id, asset.code, body.to_address, now);
+  const entry = await assertWhitelisted(trx, merchant.id, asset.code, body.to_address, now);
 
   const at = now.toISOString();
   const feeRate = await payoutFeeAt(trx, asset.code, at);
@@ -139,6 +139,7 @@ async function insertNew(trx: Executor, deps: PayoutDeps, merchant: MerchantRow,
     asset: asset.code,
     decimals: asset.decimals,
     toAddress: body.to_address,
+    whitelistedAt: entry.created_at,
     amount,
     now,
     limits: await payoutLimits(trx, merchant.id),
