@@ -16,6 +16,8 @@ import { createLogger } from './logger.js';
 import { loadCatalog, type AssetCatalog } from './assets/catalog.js';
 import { DepositAddressAllocator, type AllocatorOptions } from './addresses/allocator.js';
 import { startScheduler, type Scheduler } from './workers/scheduler.js';
+import type { UnlockedWallet } from './wallet/keystore.js';
+import { unlockWallet } from './wallet/service.js';
 
 /** What route plugins and workers need; grows as features land. */
 export interface Services {
@@ -28,6 +30,8 @@ export interface Services {
   catalog: AssetCatalog;
   /** Deposit address allocation from the wallet's xpub (never the seed). */
   addresses: DepositAddressAllocator;
+  /** The unlocked wallet (serve only, for the signing workers to come); null elsewhere. */
+  wallet: UnlockedWallet | null;
 }
 
 export interface AppOptions {
@@ -36,6 +40,11 @@ export interface AppOptions {
   verifier?: VerifierOptions;
   /** Deposit address allocation (tests lower the index limit). */
   addresses?: AllocatorOptions;
+  /**
+   * Unlock the wallet keystore with WALLET_PASSPHRASE before anything else (serve): a missing
+   * keystore or a wrong passphrase stops the start.
+   */
+  unlockWallet?: boolean;
   /** Run the scheduled jobs (expiry) after start; default true. */
   scheduler?: boolean;
   /** How long a write waits for a lock held by another process (default 10 s), then 503. */
@@ -62,9 +71,16 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   let checkpointer: Checkpointer | null = null;
   await migrateToLatest(database.db);
   const verifier = new ApiKeyVerifier(database.db, clock, { changeMarker: () => String(database.authGeneration()), ...opts.verifier });
+  let wallet: UnlockedWallet | null = null;
+  try {
+    if (opts.unlockWallet) wallet = await unlockWallet(database.db, clock, config);
+  } catch (e) {
+    await database.close();
+    throw e;
+  }
   const catalog = loadCatalog(config.tronNetwork);
   const addresses = new DepositAddressAllocator(opts.addresses);
-  const services: Services = { config, clock, logger, db: database.db, verifier, catalog, addresses };
+  const services: Services = { config, clock, logger, db: database.db, verifier, catalog, addresses, wallet };
   let scheduler: Scheduler | null = null;
   const http = await buildHttpServer({ config, clock, logger, verifier }, async (app) => {
     await registerV1Routes(app, services);
