@@ -7,6 +7,7 @@ import { initWallet, type InitResult } from '../src/wallet/service.js';
 export default class Init extends PaygateCommand {
   static override description =
     'Create the encrypted wallet keystore (WALLET_KEYSTORE, passphrase from WALLET_PASSPHRASE or WALLET_PASSPHRASE_FILE) and print the new mnemonic once; --mnemonic-file restores an existing one';
+  static override appliesMigrations = true;
   static override examples = ['WALLET_PASSPHRASE_FILE=/run/secrets/pass <%= config.bin %> init', '<%= config.bin %> init --mnemonic-file ./mnemonic.txt'];
   static override flags = {
     'mnemonic-file': Flags.string({ description: 'restore from the BIP39 mnemonic in this file instead of generating one' }),

@@ -3,6 +3,7 @@ import { migrateToLatest, type MigrationReport } from '../src/db/migrate.js';
 
 export default class Migrate extends PaygateCommand {
   static override description = 'Apply pending database migrations (serve also applies them at start)';
+  static override appliesMigrations = true;
 
   async run(): Promise<MigrationReport & { database: string }> {
     await this.parse(Migrate);

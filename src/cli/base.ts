@@ -9,7 +9,7 @@ import { userInfo } from 'node:os';
 import { systemClock, type Clock } from '../clock.js';
 import { ConfigError, parseConfig, type Config } from '../config.js';
 import { openDatabase, type Database } from '../db/database.js';
-import { migrateToLatest } from '../db/migrate.js';
+import { assertMigrated, migrateToLatest } from '../db/migrate.js';
 import { isAppError, type ErrorCode } from '../errors.js';
 
 export interface CliContext {
@@ -53,6 +53,12 @@ export function errorBody(err: unknown): { error: { code: ErrorCode | string; me
 
 export abstract class PaygateCommand extends Command {
   static override enableJsonFlag = true;
+  /**
+   * Whether this command applies pending migrations (migrate, init). Every other command creates
+   * the schema of a new database but refuses one that needs an upgrade: the operator migrates on
+   * purpose, and a routine command never changes the schema under a running serve.
+   */
+  static appliesMigrations = false;
   private opened: Database | null = null;
 
   /** Opens the configured database (applying pending migrations) for the rest of the command. */
@@ -61,7 +67,8 @@ export abstract class PaygateCommand extends Command {
     const config = parseConfig(process.env);
     const database = openDatabase(config.databasePath);
     this.opened = database;
-    await migrateToLatest(database.db);
+    if ((this.constructor as typeof PaygateCommand).appliesMigrations) await migrateToLatest(database.db);
+    else await assertMigrated(database.db);
     return { config, database, clock: systemClock, actor: cliActor() };
   }
 

@@ -5,6 +5,7 @@
  * that has shipped.
  */
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { AppError } from '../errors.js';
 import type { Db } from './database.js';
 import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_wallet_addresses.js';
@@ -45,4 +46,24 @@ export async function migrateToLatest(db: Db): Promise<MigrationReport> {
   const all = await migrator.getMigrations();
   const done = all.filter((m) => m.executedAt !== undefined).map((m) => m.name);
   return { applied, current: done.at(-1) ?? null };
+}
+
+/**
+ * For routine commands: a new database gets its schema; one that already has a schema but needs
+ * migrations (code newer than the file, i.e. an upgrade) is refused, so that only `paygate
+ * migrate` changes the schema a running serve may be using.
+ */
+export async function assertMigrated(db: Db): Promise<void> {
+  const all = await new Migrator({ db, provider }).getMigrations();
+  const pending = all.filter((m) => m.executedAt === undefined);
+  if (pending.length === all.length) {
+    await migrateToLatest(db);
+    return;
+  }
+  if (pending.length > 0) {
+    throw new AppError(
+      'invalid_state',
+      `The database needs ${pending.length} migration(s) (${pending.map((m) => m.name).join(', ')}): run \`paygate migrate\``,
+    );
+  }
 }

@@ -2,6 +2,7 @@
  * The operator path a newcomer follows: CLI commands (real child processes) against the same
  * SQLite file that a running server uses, then the key over HTTP.
  */
+import Sqlite from 'better-sqlite3';
 import path from 'node:path';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,5 +103,21 @@ describe('merchants and keys through the CLI', () => {
     const r = await runCli(['merchant', 'list', '--json'], { ...env, API_RATE_LIMIT_PER_IP: 'lots' });
     expect(r.code).not.toBe(0);
     expect(r.json.error.message).toContain('API_RATE_LIMIT_PER_IP');
+  });
+});
+
+describe('schema upgrades', () => {
+  it('routine commands refuse a database that needs migrations; migrate applies them', async () => {
+    const d = tempDir();
+    const e = { DATABASE_URL: path.join(d, 'old.db'), TRON_NETWORK: 'devnet' };
+    expect((await runCli(['merchant', 'list', '--json'], e)).code).toBe(0); // a new file gets its schema
+    // Simulate code newer than the file: forget the last migration.
+    const raw = new Sqlite(e.DATABASE_URL);
+    const last = raw.prepare('select name from kysely_migration order by name desc limit 1').get() as { name: string };
+    raw.prepare('delete from kysely_migration where name = ?').run(last.name);
+    raw.close();
+    const refused = await runCli(['merchant', 'list', '--json'], e);
+    expect(refused.code).toBe(1);
+    expect(refused.json.error).toMatchObject({ code: 'invalid_state', message: expect.stringContaining('paygate migrate') });
   });
 });
