@@ -2,17 +2,19 @@
  * Payout creation and reads (`POST /v1/payouts`, `GET /v1/payouts/{id}`).
  *
  * Order of checks when several fail (after the schema, DESIGN.md §10):
- *   1. asset unknown to the catalog                → 422 asset_not_payable (its decimals are needed next)
- *   2. amount format / decimals / zero             → 400 validation_failed at body.amount
- *   3. replay by reference: same asset, amount and address → 200 the existing payout;
- *      anything different                          → 409 reference_conflict
+ *   1. replay by reference (needs only the stored payout): same asset, amount and address → 200
+ *      the existing payout; a different asset or address → 409 reference_conflict; for the same
+ *      asset the amount is read at the payout's decimals (malformed → 400 at body.amount,
+ *      different → 409 reference_conflict)
+ *   2. asset unknown to the catalog                → 422 asset_not_payable
+ *   3. amount format / decimals / zero / too large → 400 validation_failed at body.amount
  *   4. asset receive-only or payouts locked off    → 422 asset_not_payable
  *   5. halted for the asset or every asset         → 503 payouts_halted
  *   6. operator switched payouts off for the asset → 422 asset_payouts_disabled
  *   7. address absent from the whitelist, or in its delay → 422 address_not_whitelisted
  *   8. amount + fee above the available balance    → 422 insufficient_balance
  *   then review (never an error) and the insert.
- * The replay (3) comes before every refusal, so a client retrying a payout it already created gets
+ * The replay (1) comes before every refusal, so a client retrying a payout it already created gets
  * it back whatever changed since (halt, switch, balance). The whitelist (7) comes before anything
  * that depends on the amount (8), so its answer never depends on the amount.
  *
@@ -63,12 +65,15 @@ interface Request {
   amount: bigint;
 }
 
-/** Amounts compare as values at the payout's own decimals: "10" and "10.0" are the same amount. */
+/**
+ * Amounts compare as values at the payout's own decimals: "10" and "10.0" are the same amount. A
+ * malformed amount is a validation error (400), which comes before the replay (DESIGN.md §10).
+ */
 function sameAmount(existing: PayoutRow, text: string): boolean {
   try {
     return parseAmount(text, existing.decimals) === BigInt(existing.amount);
-  } catch {
-    return false;
+  } catch (e) {
+    throw validationFailed('body.amount', (e as AmountError).message);
   }
 }
 
