@@ -4,7 +4,7 @@
  * an API key as one JSON line, then serves until killed.
  */
 import path from 'node:path';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { buildApp } from '../src/app.js';
 import { systemClock } from '../src/clock.js';
@@ -33,4 +33,9 @@ const m = await createMerchant(db, systemClock, 'bench', { name: 'bench' });
 await changeMerchant(db, systemClock, 'bench', m.merchant_id, 'approve');
 const key = await issueKey(db, systemClock, 'bench', m.merchant_id);
 process.stdout.write(JSON.stringify({ url, key: key.api_key }) + '\n');
-process.on('SIGTERM', () => void app.stop().then(() => process.exit(0)));
+process.on('SIGTERM', () =>
+  void app.stop().then(() => {
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  }),
+);

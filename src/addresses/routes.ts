@@ -1,9 +1,8 @@
 /** POST /v1/addresses: the permanent deposit address of a user (per_user merchants). */
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../app.js';
-import { AppError } from '../errors.js';
 import { errorResponses, PrintableId } from '../http/schemas.js';
-import type { ApiServer } from '../http/server.js';
+import { merchantOf, type ApiServer } from '../http/server.js';
 import { permanentAddress } from './service.js';
 
 export const CreateAddressBody = Type.Object(
@@ -35,8 +34,7 @@ export async function addressRoutes(app: ApiServer, services: Services): Promise
       },
     },
     async (req) => {
-      const merchant = req.merchant;
-      if (!merchant) throw new AppError('unauthorized', 'Unauthorized');
+      const merchant = merchantOf(req);
       return permanentAddress(deps, merchant, req.body.external_user_id);
     },
   );

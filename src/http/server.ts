@@ -5,7 +5,7 @@
  */
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
@@ -14,7 +14,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { keyIdOf } from '../keys/format.js';
-import type { ApiKeyVerifier } from '../keys/verifier.js';
+import { unauthorized, type ApiKeyVerifier } from '../keys/verifier.js';
 import type { MerchantRow } from '../merchants/store.js';
 import { toAppError } from './errors.js';
 import { useJsonBodies } from './json-body.js';
@@ -42,6 +42,12 @@ export type ApiServer = FastifyInstance<
 >;
 
 export const BODY_LIMIT = 16 * 1024;
+
+/** The authenticated merchant of a non-public route (the onRequest hook has set it). */
+export function merchantOf(req: FastifyRequest): MerchantRow {
+  if (!req.merchant) throw unauthorized();
+  return req.merchant;
+}
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function requestIdOf(req: IncomingMessage): string {

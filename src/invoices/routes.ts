@@ -1,8 +1,7 @@
 /** POST /v1/invoices and GET /v1/invoices/{id}. */
 import type { Services } from '../app.js';
 import { errorResponses, UuidParams } from '../http/schemas.js';
-import type { ApiServer } from '../http/server.js';
-import { AppError } from '../errors.js';
+import { merchantOf, type ApiServer } from '../http/server.js';
 import { WriteBatcher } from './batcher.js';
 import { CreateInvoiceBody, InvoiceSchema } from './schema.js';
 import { createInvoice, getInvoice } from './service.js';
@@ -21,8 +20,7 @@ export async function invoiceRoutes(app: ApiServer, services: Services): Promise
       },
     },
     async (req, reply) => {
-      const merchant = req.merchant;
-      if (!merchant) throw new AppError('unauthorized', 'Unauthorized');
+      const merchant = merchantOf(req);
       const { invoice, created } = await createInvoice(deps, merchant, req.body);
       return reply.code(created ? 201 : 200).send(invoice);
     },
@@ -38,8 +36,7 @@ export async function invoiceRoutes(app: ApiServer, services: Services): Promise
       },
     },
     async (req) => {
-      const merchant = req.merchant;
-      if (!merchant) throw new AppError('unauthorized', 'Unauthorized');
+      const merchant = merchantOf(req);
       return getInvoice(deps, merchant.id, req.params.id);
     },
   );

@@ -1,8 +1,7 @@
 /** POST /v1/payouts and GET /v1/payouts/{id}. */
 import type { Services } from '../app.js';
-import { AppError } from '../errors.js';
 import { errorResponses, UuidParams } from '../http/schemas.js';
-import type { ApiServer } from '../http/server.js';
+import { merchantOf, type ApiServer } from '../http/server.js';
 import { CreatePayoutBody, PayoutSchema } from './schema.js';
 import { createPayout, getPayout } from './service.js';
 
@@ -21,8 +20,7 @@ export async function payoutRoutes(app: ApiServer, services: Services): Promise<
       },
     },
     async (req, reply) => {
-      const merchant = req.merchant;
-      if (!merchant) throw new AppError('unauthorized', 'Unauthorized');
+      const merchant = merchantOf(req);
       const { payout, created } = await createPayout(deps, merchant, req.body);
       return reply.code(created ? 202 : 200).send(payout);
     },
@@ -38,8 +36,7 @@ export async function payoutRoutes(app: ApiServer, services: Services): Promise<
       },
     },
     async (req) => {
-      const merchant = req.merchant;
-      if (!merchant) throw new AppError('unauthorized', 'Unauthorized');
+      const merchant = merchantOf(req);
       return getPayout(deps, merchant.id, req.params.id);
     },
   );
