@@ -4,14 +4,13 @@
  * a payout copies the fee in force at its creation and keeps it. Without any schedule the fee is 0.
  */
 import type { AssetCatalog } from '../assets/catalog.js';
-import { recordAudit } from '../audit/store.js';
 import type { Clock } from '../clock.js';
-import { writeTx, type Db, type Executor } from '../db/database.js';
+import type { Db, Executor } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { AmountError, formatAmount, parseAmountOrZero, parsePercent, percentAbove, percentOf } from '../money.js';
 import { assertPayoutAsset } from '../payouts/assets.js';
-import { parseValidFrom } from './service.js';
-import { feeInForce, feesScheduled, insertFee } from './store.js';
+import { parseValidFrom, recordAssetFee } from './service.js';
+import { feeInForce, feesScheduled } from './store.js';
 
 /** Whole units of the asset above which a fixed payout fee needs --confirm-high-amount. */
 export const PAYOUT_FEE_CONFIRM_ABOVE_UNITS = 5n;
@@ -78,35 +77,9 @@ export async function setPayoutFee(db: Db, clock: Clock, actor: string, catalog:
   }
   if (missing.length > 0) throw new AppError('payout_fee_confirmation_required', `Payout fee: ${missing.join('; ')}`);
   const validFrom = parseValidFrom(input.validFrom, clock, 'payout_fee_valid_from_in_past');
-  return writeTx(db, async (trx) => {
-    const row = await insertFee(trx, {
-      kind: 'payout',
-      merchant_id: null,
-      asset: a.code,
-      percent,
-      amount: amount.toString(),
-      payer: 'merchant',
-      valid_from: validFrom,
-      created_at: clock.now().toISOString(),
-      actor,
-    });
-    const shown = formatAmount(amount, a.decimals);
-    await recordAudit(trx, clock, {
-      actor,
-      action: 'fee.payout',
-      subjectType: 'asset',
-      subjectId: a.code,
-      details: {
-        amount: shown,
-        percent,
-        valid_from: validFrom,
-        confirm_high_amount: Boolean(input.confirmHighAmount),
-        confirm_high_rate: Boolean(input.confirmHighRate),
-        fee_id: row.id,
-      },
-    });
-    return { asset: a.code, amount: shown, percent, valid_from: validFrom };
-  });
+  const confirmations = { confirm_high_amount: Boolean(input.confirmHighAmount), confirm_high_rate: Boolean(input.confirmHighRate) };
+  const { shown } = await recordAssetFee(db, clock, actor, { kind: 'payout', asset: a, amount, percent, validFrom, confirmations });
+  return { asset: a.code, amount: shown, percent, valid_from: validFrom };
 }
 
 export interface PayoutFeeScheduleView {

@@ -5,7 +5,7 @@
  * Without any schedule the service fee is 0 percent paid by the merchant, and no fixed amount.
  */
 import { recordAudit } from '../audit/store.js';
-import type { AssetCatalog } from '../assets/catalog.js';
+import type { AssetCatalog, CatalogAsset } from '../assets/catalog.js';
 import type { Clock } from '../clock.js';
 import { writeTx, type Db, type Executor } from '../db/database.js';
 import type { FeePayer } from '../db/schema.js';
@@ -41,6 +41,42 @@ export function parseValidFrom(text: string | undefined, clock: Clock, pastCode:
   }
   if (at.getTime() < now.getTime()) throw new AppError(pastCode, `--valid-from ${text} has already passed`);
   return at.toISOString();
+}
+
+/** A fee of an asset (fixed receiving amount or payout fee): one dated row and its audit record. */
+export interface AssetFeeRecord {
+  kind: 'invoice' | 'payout';
+  asset: CatalogAsset;
+  amount: bigint;
+  percent: string | null;
+  validFrom: string;
+  /** The confirmations the operator gave, kept in the audit record. */
+  confirmations: Record<string, boolean>;
+}
+
+export async function recordAssetFee(db: Db, clock: Clock, actor: string, f: AssetFeeRecord): Promise<{ shown: string }> {
+  return writeTx(db, async (trx) => {
+    const row = await insertFee(trx, {
+      kind: f.kind,
+      merchant_id: null,
+      asset: f.asset.code,
+      percent: f.percent,
+      amount: f.amount.toString(),
+      payer: f.kind === 'payout' ? 'merchant' : null,
+      valid_from: f.validFrom,
+      created_at: clock.now().toISOString(),
+      actor,
+    });
+    const shown = formatAmount(f.amount, f.asset.decimals);
+    await recordAudit(trx, clock, {
+      actor,
+      action: `fee.${f.kind}`,
+      subjectType: 'asset',
+      subjectId: f.asset.code,
+      details: { amount: shown, ...(f.percent === null ? {} : { percent: f.percent }), valid_from: f.validFrom, ...f.confirmations, fee_id: row.id },
+    });
+    return { shown };
+  });
 }
 
 export interface ServiceFeeView {
@@ -124,28 +160,9 @@ export async function setInvoiceFee(db: Db, clock: Clock, actor: string, catalog
     throw new AppError('invoice_fee_confirmation_required', `A fixed receiving amount above ${INVOICE_FEE_CONFIRM_ABOVE_UNITS} ${a.symbol} needs --confirm-high-amount`);
   }
   const validFrom = parseValidFrom(input.validFrom, clock, 'invoice_fee_valid_from_in_past');
-  return writeTx(db, async (trx) => {
-    const row = await insertFee(trx, {
-      kind: 'invoice',
-      merchant_id: null,
-      asset: a.code,
-      percent: null,
-      amount: amount.toString(),
-      payer: null,
-      valid_from: validFrom,
-      created_at: clock.now().toISOString(),
-      actor,
-    });
-    const shown = formatAmount(amount, a.decimals);
-    await recordAudit(trx, clock, {
-      actor,
-      action: 'fee.invoice',
-      subjectType: 'asset',
-      subjectId: a.code,
-      details: { amount: shown, valid_from: validFrom, confirm_high_amount: Boolean(input.confirmHighAmount), fee_id: row.id },
-    });
-    return { asset: a.code, amount: shown, valid_from: validFrom };
-  });
+  const confirmations = { confirm_high_amount: Boolean(input.confirmHighAmount) };
+  const { shown } = await recordAssetFee(db, clock, actor, { kind: 'invoice', asset: a, amount, percent: null, validFrom, confirmations });
+  return { asset: a.code, amount: shown, valid_from: validFrom };
 }
 
 export async function serviceFeeAt(db: Executor, merchantId: string, at: string): Promise<ServiceFee> {
