@@ -16,7 +16,7 @@ export type { DevnetControl, DevnetInfo, Balances } from './control.js';
 export type { DevnetToken } from './keys.js';
 export type { FaultSpec, Fault, FaultKind } from './faults.js';
 export type { ForkMode, ForkReport } from './chain.js';
-export { DEVNET_TOKENS, parseUnits, formatUnits, tokenByAsset } from './keys.js';
+export { DEVNET_TOKENS, tokenByAsset } from './keys.js';
 
 export interface DevnetOptions {
   /** 0 = any free port (default). */

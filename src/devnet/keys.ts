@@ -73,19 +73,3 @@ export function tokenByHex(hex: string): DevnetToken | undefined {
   return DEVNET_TOKENS.find((t) => t.hex === h);
 }
 
-/** Parses a decimal amount in whole units ("12.5") into base units with bigint math. */
-export function parseUnits(text: string, decimals: number): bigint {
-  const m = /^(\d+)(?:\.(\d+))?$/.exec(text.trim());
-  if (!m) throw new Error(`not a positive decimal amount: ${text}`);
-  const frac = m[2] ?? '';
-  if (frac.length > decimals) throw new Error(`${text} has more than ${decimals} decimals`);
-  return BigInt(m[1] ?? '0') * 10n ** BigInt(decimals) + BigInt(frac.padEnd(decimals, '0') || '0');
-}
-
-export function formatUnits(value: bigint, decimals: number): string {
-  const neg = value < 0n;
-  const v = neg ? -value : value;
-  const base = 10n ** BigInt(decimals);
-  const frac = (v % base).toString().padStart(decimals, '0').replace(/0+$/, '');
-  return `${neg ? '-' : ''}${v / base}${frac ? `.${frac}` : ''}`;
-}
