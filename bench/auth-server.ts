@@ -9,8 +9,7 @@ import { tmpdir } from 'node:os';
 import { buildApp } from '../src/app.js';
 import { systemClock } from '../src/clock.js';
 import { parseConfig } from '../src/config.js';
-import { issueKey } from '../src/keys/service.js';
-import { changeMerchant, createMerchant } from '../src/merchants/service.js';
+import { approvedMerchantWithKey } from '../src/keys/service.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'paygate-bench-'));
 const config = parseConfig({
@@ -29,10 +28,8 @@ const app = await buildApp(config, {
 });
 const url = await app.start();
 const db = app.services.db;
-const m = await createMerchant(db, systemClock, 'bench', { name: 'bench' });
-await changeMerchant(db, systemClock, 'bench', m.merchant_id, 'approve');
-const key = await issueKey(db, systemClock, 'bench', m.merchant_id);
-process.stdout.write(JSON.stringify({ url, key: key.api_key }) + '\n');
+const { apiKey } = await approvedMerchantWithKey(db, systemClock, 'bench', { name: 'bench' });
+process.stdout.write(JSON.stringify({ url, key: apiKey }) + '\n');
 process.on('SIGTERM', () =>
   void app.stop().then(() => {
     rmSync(dir, { recursive: true, force: true });

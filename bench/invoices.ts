@@ -18,8 +18,7 @@ import { systemClock } from '../src/clock.js';
 import { parseConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { issueKey } from '../src/keys/service.js';
-import { changeMerchant, createMerchant } from '../src/merchants/service.js';
+import { approvedMerchantWithKey } from '../src/keys/service.js';
 import { initWallet } from '../src/wallet/service.js';
 
 const arg = (name: string, dflt: number) => {
@@ -148,9 +147,7 @@ async function main(): Promise<void> {
   const database = openDatabase(config.databasePath);
   await migrateToLatest(database.db);
   await initWallet(database.db, systemClock, 'bench', config);
-  const m = await createMerchant(database.db, systemClock, 'bench', { name: 'Bench shop' });
-  await changeMerchant(database.db, systemClock, 'bench', m.merchant_id, 'approve');
-  const key = (await issueKey(database.db, systemClock, 'bench', m.merchant_id)).api_key;
+  const key = (await approvedMerchantWithKey(database.db, systemClock, 'bench', { name: 'Bench shop' })).apiKey;
   await database.close();
 
   const self = fileURLToPath(import.meta.url);

@@ -13,9 +13,8 @@ import { parseConfig, type LogLevel } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { startDevnet, type Devnet } from './devnet/index.js';
-import { issueKey } from './keys/service.js';
+import { approvedMerchantWithKey } from './keys/service.js';
 import { createLogger } from './logger.js';
-import { changeMerchant, createMerchant } from './merchants/service.js';
 import { initWallet } from './wallet/service.js';
 
 export interface DemoOptions {
@@ -62,10 +61,9 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
     try {
       await migrateToLatest(setup.db);
       hotWallet = (await initWallet(setup.db, systemClock, 'demo', config)).hot_address;
-      const m = await createMerchant(setup.db, systemClock, 'demo', { name: 'Demo shop', siteUrl: 'https://shop.example' });
-      await changeMerchant(setup.db, systemClock, 'demo', m.merchant_id, 'approve');
-      merchantId = m.merchant_id;
-      apiKey = (await issueKey(setup.db, systemClock, 'demo', merchantId)).api_key;
+      const seeded = await approvedMerchantWithKey(setup.db, systemClock, 'demo', { name: 'Demo shop', siteUrl: 'https://shop.example' });
+      merchantId = seeded.merchant.merchant_id;
+      apiKey = seeded.apiKey;
     } finally {
       await setup.close();
     }

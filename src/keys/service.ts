@@ -4,7 +4,7 @@ import { recordAudit } from '../audit/store.js';
 import type { Clock } from '../clock.js';
 import { writeTx, type Db } from '../db/database.js';
 import { AppError } from '../errors.js';
-import { requireMerchant } from '../merchants/service.js';
+import { changeMerchant, createMerchant, requireMerchant, type CreateMerchantInput, type MerchantView } from '../merchants/service.js';
 import { generateApiKey, isKeyId } from './format.js';
 import { findKey, insertKey, listKeysOf, markRevoked, type ApiKeyRow } from './store.js';
 
@@ -72,4 +72,16 @@ export async function revokeKey(db: Db, clock: Clock, actor: string, keyId: stri
 export async function listKeys(db: Db, merchantId: string): Promise<KeyView[]> {
   await requireMerchant(db, merchantId);
   return (await listKeysOf(db, merchantId)).map(keyView);
+}
+
+/** An approved merchant with one API key: what the demo, the benchmarks and tests start from. */
+export async function approvedMerchantWithKey(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  input: CreateMerchantInput,
+): Promise<{ merchant: MerchantView; apiKey: string }> {
+  const created = await createMerchant(db, clock, actor, input);
+  const merchant = await changeMerchant(db, clock, actor, created.merchant_id, 'approve');
+  return { merchant, apiKey: (await issueKey(db, clock, actor, merchant.merchant_id)).api_key };
 }
