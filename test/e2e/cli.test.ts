@@ -107,7 +107,7 @@ describe('merchants and keys through the CLI', () => {
 });
 
 describe('schema upgrades', () => {
-  it('routine commands refuse a database that needs migrations; migrate applies them', async () => {
+  it('routine commands give a new database its schema but refuse one that needs an upgrade', async () => {
     const d = tempDir();
     const e = { DATABASE_URL: path.join(d, 'old.db'), TRON_NETWORK: 'devnet' };
     expect((await runCli(['merchant', 'list', '--json'], e)).code).toBe(0); // a new file gets its schema
