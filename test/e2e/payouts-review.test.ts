@@ -1,27 +1,19 @@
 /** Payout review, operator actions, reads, merchant approval, concurrency and fees, over real HTTP. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { changeMerchant } from '../../src/merchants/service.js';
 import { verifyLedger } from '../../src/ledger/service.js';
 import { approvePayout, rejectPayout } from '../../src/payouts/operator.js';
 import { removeFromWhitelist } from '../../src/whitelist/service.js';
 import { api } from '../helpers/http.js';
-import { newAddress, newPayout, PAYOUT_KEYS, payoutClient, startPayoutApp, type PayoutTestApp } from '../payouts/fixture.js';
+import { newAddress, newPayout, PAYOUT_KEYS, type PayoutTestApp, usePayoutApp } from '../payouts/fixture.js';
 
 describe('payouts API: review, reads, concurrency', () => {
+  const c = usePayoutApp();
+  const { post, get, db, payoutRows, reserves, funded } = c;
   let t: PayoutTestApp;
-  let c: ReturnType<typeof payoutClient>;
-  const post = (key: string, body: unknown) => c.post(key, body);
-  const get = (key: string, id: string) => c.get(key, id);
-  const db = () => c.db();
-  const payoutRows = (merchantId: string) => c.payoutRows(merchantId);
-  const reserves = (merchantId: string) => c.reserves(merchantId);
-  const funded = (amount?: string) => c.funded(amount);
-
-  beforeAll(async () => {
-    t = await startPayoutApp();
-    c = payoutClient(t);
+  beforeAll(() => {
+    t = c.app();
   });
-  afterAll(() => t.close());
 
   describe('review', () => {
     it('puts a payout to a new address and above the default limit of 0 in review', async () => {

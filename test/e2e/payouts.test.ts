@@ -1,27 +1,19 @@
 /** POST /v1/payouts and GET /v1/payouts/{id} over real HTTP: spec rules 1–7 and DESIGN.md §6. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { setAssetFlags } from '../../src/assets/service.js';
 import { setHalt } from '../../src/payouts/halts.js';
 import { approvePayout } from '../../src/payouts/operator.js';
 import { removeFromWhitelist } from '../../src/whitelist/service.js';
 import { isErrorBody } from '../helpers/http.js';
-import { newAddress, newPayout, PAYOUT_KEYS, payoutClient, startPayoutApp, type PayoutTestApp } from '../payouts/fixture.js';
+import { newAddress, newPayout, PAYOUT_KEYS, type PayoutTestApp, usePayoutApp } from '../payouts/fixture.js';
 
 describe('payouts API', () => {
+  const c = usePayoutApp();
+  const { post, get, db, payoutRows, reserves, funded } = c;
   let t: PayoutTestApp;
-  let c: ReturnType<typeof payoutClient>;
-  const post = (key: string, body: unknown) => c.post(key, body);
-  const get = (key: string, id: string) => c.get(key, id);
-  const db = () => c.db();
-  const payoutRows = (merchantId: string) => c.payoutRows(merchantId);
-  const reserves = (merchantId: string) => c.reserves(merchantId);
-  const funded = (amount?: string) => c.funded(amount);
-
-  beforeAll(async () => {
-    t = await startPayoutApp();
-    c = payoutClient(t);
+  beforeAll(() => {
+    t = c.app();
   });
-  afterAll(() => t.close());
 
   it('creates a payout (202) with exactly the spec fields, reserves amount + fee and records the event', async () => {
     await t.fee('USDT_TRON', '0.5', '1');

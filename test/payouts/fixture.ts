@@ -3,6 +3,7 @@
  * the operator tasks payout tests need: fund a merchant, whitelist an address, set limits and fees.
  */
 import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 import { TronWeb } from 'tronweb';
 import { ManualClock } from '../../src/clock.js';
 import { creditMerchant } from '../../src/ledger/operator.js';
@@ -87,22 +88,35 @@ export async function openTempDb(): Promise<{ database: import('../../src/db/dat
 
 export const PAYOUT_KEYS = ['amount', 'asset', 'created_at', 'fees', 'network', 'payout_id', 'reference', 'review_reasons', 'status', 'to_address', 'tx_hash', 'updated_at'];
 
-/** HTTP and DB shortcuts of the e2e payout tests. */
-export function payoutClient(t: PayoutTestApp) {
+/**
+ * One payout app for the enclosing describe (started in beforeAll, closed in afterAll) and the HTTP
+ * and DB shortcuts of the e2e payout tests; `app()` is the running app once beforeAll has run.
+ */
+export function usePayoutApp() {
   const { api } = helpers;
-  const db = () => t.app.services.db;
+  let t: PayoutTestApp | undefined;
+  beforeAll(async () => {
+    t = await startPayoutApp();
+  });
+  afterAll(() => t?.close());
+  const app = (): PayoutTestApp => {
+    if (!t) throw new Error('usePayoutApp: the app starts in beforeAll');
+    return t;
+  };
+  const db = () => app().app.services.db;
   return {
+    app,
     db,
-    post: (key: string, body: unknown) => api(t.url, '/v1/payouts', { key, body }),
-    get: (key: string, id: string) => api(t.url, `/v1/payouts/${id}`, { key }),
+    post: (key: string, body: unknown) => api(app().url, '/v1/payouts', { key, body }),
+    get: (key: string, id: string) => api(app().url, `/v1/payouts/${id}`, { key }),
     payoutRows: (merchantId: string) => db().selectFrom('payouts').selectAll().where('merchant_id', '=', merchantId).execute(),
     reserves: (merchantId: string) => db().selectFrom('ledger_entries').selectAll().where('merchant_id', '=', merchantId).where('kind', '=', 'reserve').execute(),
     /** An approved merchant with `amount` USDT and one usable whitelisted address. */
     async funded(amount = '100') {
-      const { merchant, key } = await t.merchant();
+      const { merchant, key } = await app().merchant();
       const address = newAddress();
-      await t.fund(merchant.merchant_id, amount);
-      await t.allow(merchant.merchant_id, address);
+      await app().fund(merchant.merchant_id, amount);
+      await app().allow(merchant.merchant_id, address);
       return { id: merchant.merchant_id, key, address };
     },
   };
