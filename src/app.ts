@@ -3,6 +3,11 @@
  * and the benchmarks all build the app here, the same way.
  */
 import type { Logger } from 'pino';
+import type { Services } from './services.js';
+import type { TronClient } from './chain/client.js';
+import { createTronClient } from './chain/tronweb-client.js';
+import { fullNodeUrl } from './chain/networks.js';
+import { startWorkerHost, type WorkerHost, type WorkerHostOptions } from './workers/host.js';
 import type { BusyPolicy } from './db/driver.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
@@ -15,24 +20,10 @@ import { ApiKeyVerifier, type VerifierOptions } from './keys/verifier.js';
 import { createLogger } from './logger.js';
 import { loadCatalog, type AssetCatalog } from './assets/catalog.js';
 import { DepositAddressAllocator, type AllocatorOptions } from './addresses/allocator.js';
-import { startScheduler, type Scheduler } from './workers/scheduler.js';
 import type { UnlockedWallet } from './wallet/keystore.js';
 import { unlockWallet } from './wallet/service.js';
 
-/** What route plugins and workers need; grows as features land. */
-export interface Services {
-  config: Config;
-  clock: Clock;
-  logger: Logger;
-  db: Db;
-  verifier: ApiKeyVerifier;
-  /** The asset catalog of config.tronNetwork. */
-  catalog: AssetCatalog;
-  /** Deposit address allocation from the wallet's xpub (never the seed). */
-  addresses: DepositAddressAllocator;
-  /** The unlocked wallet (serve only, for the signing workers to come); null elsewhere. */
-  wallet: UnlockedWallet | null;
-}
+export type { Services } from './services.js';
 
 export interface AppOptions {
   clock?: Clock;
@@ -45,8 +36,15 @@ export interface AppOptions {
    * keystore or a wrong passphrase stops the start.
    */
   unlockWallet?: boolean;
-  /** Run the scheduled jobs (expiry) after start; default true. */
-  scheduler?: boolean;
+  /**
+   * Run the background work (watcher, sweeper, payout worker, dispatcher, scheduled jobs) under the
+   * worker lease after start; default true. false: this process serves /v1 only.
+   */
+  workers?: boolean;
+  /** Lease timing and which workers run (tests narrow it). */
+  workerHost?: WorkerHostOptions;
+  /** The TRON client (default: TRON_FULL_NODE_URL or the network's default node). */
+  chain?: TronClient;
   /** How long a write waits for a lock held by another process (default 10 s), then 503. */
   busy?: BusyPolicy;
   /** Extra routes (benchmarks and tests of the HTTP layer register probes here). */
@@ -58,7 +56,9 @@ export interface App {
   services: Services;
   database: Database;
   http: ApiServer;
-  /** Starts listening (and, later, the workers); resolves to the base URL. */
+  /** The background work of this process (null before start or with workers: false). */
+  readonly workers: WorkerHost | null;
+  /** Starts listening and the worker host; resolves to the base URL. */
   start(): Promise<string>;
   stop(): Promise<void>;
 }
@@ -80,8 +80,9 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   }
   const catalog = loadCatalog(config.tronNetwork);
   const addresses = new DepositAddressAllocator(opts.addresses);
-  const services: Services = { config, clock, logger, db: database.db, verifier, catalog, addresses, wallet };
-  let scheduler: Scheduler | null = null;
+  const chain = opts.chain ?? createTronClient({ fullHost: fullNodeUrl(config), apiKey: config.tronApiKey });
+  const services: Services = { config, clock, logger, db: database.db, verifier, catalog, addresses, chain, wallet };
+  let workers: WorkerHost | null = null;
   const http = await buildHttpServer({ config, clock, logger, verifier }, async (app) => {
     await registerV1Routes(app, services);
     if (opts.extraRoutes) await opts.extraRoutes(app, services);
@@ -93,17 +94,20 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     services,
     database,
     http,
+    get workers() {
+      return workers;
+    },
     async start() {
       checkpointer = await startCheckpointer(config.databasePath);
       void addresses.start(database.db).catch((err: unknown) => logger.error({ err }, 'deposit address pool failed to start'));
-      if (opts.scheduler !== false) scheduler = startScheduler(services);
+      if (opts.workers !== false) workers = startWorkerHost(services, opts.workerHost);
       const address = await http.listen({ host: config.host, port: config.port });
       return address.replace('[::1]', '127.0.0.1');
     },
     async stop() {
       if (stopped) return;
       stopped = true;
-      await scheduler?.stop();
+      await workers?.stop();
       await http.close();
       await addresses.stop();
       await database.close();

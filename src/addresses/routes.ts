@@ -1,6 +1,6 @@
 /** POST /v1/addresses: the permanent deposit address of a user (per_user merchants). */
 import { Type } from '@sinclair/typebox';
-import type { Services } from '../app.js';
+import type { Services } from '../services.js';
 import { errorResponses, PrintableId } from '../http/schemas.js';
 import { merchantOf, type ApiServer } from '../http/server.js';
 import { permanentAddress } from './service.js';

@@ -17,6 +17,12 @@ import * as m0011 from './migrations/0011_whitelist.js';
 import * as m0012 from './migrations/0012_payouts.js';
 import * as m0013 from './migrations/0013_ledger_source.js';
 import * as m0020 from './migrations/0020_auth_generation.js';
+import * as m0030 from './migrations/0030_workers.js';
+import * as m0031 from './migrations/0031_watcher.js';
+import * as m0032 from './migrations/0032_sweeper.js';
+import * as m0033 from './migrations/0033_payout_worker.js';
+import * as m0034 from './migrations/0034_webhooks.js';
+import * as m0035 from './migrations/0035_operations.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -29,6 +35,12 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0012_payouts': m0012,
   '0013_ledger_source': m0013,
   '0020_auth_generation': m0020,
+  '0030_workers': m0030,
+  '0031_watcher': m0031,
+  '0032_sweeper': m0032,
+  '0033_payout_worker': m0033,
+  '0034_webhooks': m0034,
+  '0035_operations': m0035,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -4,6 +4,11 @@
  * converted to bigint in the stores. Booleans are INTEGER 0/1.
  */
 import type { Generated } from 'kysely';
+import type { OperationsTables } from './tables/operations.js';
+import type { PayoutWorkerTables } from './tables/payout-worker.js';
+import type { SweeperTables } from './tables/sweeper.js';
+import type { WatcherTables } from './tables/watcher.js';
+import type { WebhookTables } from './tables/webhooks.js';
 
 export type AddressMode = 'per_invoice' | 'per_user';
 export type MerchantApproval = 'pending' | 'approved' | 'rejected';
@@ -59,6 +64,8 @@ export interface EventsTable {
   /** JSON of the resource as the API shows it at the moment of the change. */
   data: string;
   created_at: string;
+  /** Unique per state transition (e.g. `invoice:<id>:seen:<n>`), so a replay cannot emit twice. */
+  dedupe_key: Generated<string | null>;
 }
 
 /** The wallet's public half (one row): the seed stays in the encrypted keystore file. */
@@ -225,7 +232,53 @@ export interface MerchantPayoutLimitsTable {
   updated_at: string;
 }
 
-export interface DB {
+// Release 2: the worker lease and deposits (migration 0030); each feature's own tables in tables/.
+
+export interface WorkerLeaseTable {
+  id: number;
+  holder: string;
+  token: number;
+  acquired_at: string;
+  renewed_at: string;
+  expires_at: string;
+}
+
+export type DepositStatus = 'seen' | 'confirmed' | 'orphaned';
+
+export interface DepositsTable {
+  id: string;
+  merchant_id: string;
+  address: string;
+  asset: string;
+  decimals: number;
+  /** Base units of `asset`. */
+  amount: string;
+  tx_hash: string;
+  /** Position of the TRC20 Transfer log in its transaction; -1 for a native TRX transfer. */
+  log_index: number;
+  from_address: string | null;
+  block_number: number;
+  block_hash: string;
+  block_time: string;
+  /** The invoice it pays; null for a standalone deposit (permanent address, other asset). */
+  invoice_id: string | null;
+  external_user_id: string | null;
+  /** 1 when the block time is after the invoice's expires_at. */
+  late: number;
+  /** seen → confirmed (merchant's confirmations policy); orphaned when its block left the chain. */
+  status: DepositStatus;
+  confirmations: number;
+  /** 1 once its block is at or below the solid (irreversible) height. */
+  final: number;
+  /** When its credit was booked to the ledger (source_ref deposit:<tx_hash>:<log_index>). */
+  credited_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DB extends WatcherTables, SweeperTables, PayoutWorkerTables, WebhookTables, OperationsTables {
+  worker_lease: WorkerLeaseTable;
+  deposits: DepositsTable;
   events: EventsTable;
   merchants: MerchantsTable;
   api_keys: ApiKeysTable;

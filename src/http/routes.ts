@@ -2,7 +2,7 @@
  * Every /v1 route plugin, registered in one place. A feature adds one line here; its routes live
  * in its own folder (`src/<feature>/routes.ts`) and take the app's services.
  */
-import type { Services } from '../app.js';
+import type { Services } from '../services.js';
 import { addressRoutes } from '../addresses/routes.js';
 import { invoiceRoutes } from '../invoices/routes.js';
 import { payoutRoutes } from '../payouts/routes.js';

@@ -1,5 +1,5 @@
 /** POST /v1/invoices and GET /v1/invoices/{id}. */
-import type { Services } from '../app.js';
+import type { Services } from '../services.js';
 import { errorResponses, UuidParams } from '../http/schemas.js';
 import { merchantOf, type ApiServer } from '../http/server.js';
 import { WriteBatcher } from './batcher.js';

@@ -12,6 +12,11 @@ export interface NewEvent {
   type: string;
   subjectId: string;
   data: unknown;
+  /**
+   * Unique per state transition (e.g. `invoice:<id>:seen:<n>`): an event whose key was recorded
+   * already is not recorded again, so replaying a transition (a re-scan, a retry) emits nothing.
+   */
+  key?: string;
 }
 
 export interface EventRecord {
@@ -36,7 +41,9 @@ export async function recordEvent(db: Executor, clock: Clock, e: NewEvent): Prom
       subject_id: e.subjectId,
       data: JSON.stringify(e.data),
       created_at: record.created_at,
+      dedupe_key: e.key ?? null,
     })
+    .onConflict((oc) => oc.column('dedupe_key').where('dedupe_key', 'is not', null).doNothing())
     .execute();
   return record;
 }

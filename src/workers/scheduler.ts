@@ -3,7 +3,7 @@
  * going (noOverlap) and logs failures instead of crashing the process; the next tick retries.
  */
 import cron, { type ScheduledTask } from 'node-cron';
-import type { Services } from '../app.js';
+import type { Services } from '../services.js';
 import { expireInvoices } from './expiry.js';
 
 export interface Job {

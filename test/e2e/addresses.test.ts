@@ -88,7 +88,7 @@ describe('permanent addresses', () => {
     const before = (await address('erin')).body.address;
     const config = t.app.config;
     await t.app.stop();
-    const again = await buildApp(config, { clock: t.clock, scheduler: false });
+    const again = await buildApp(config, { clock: t.clock, workers: false });
     try {
       t.url = await again.start();
       expect((await address('erin')).body.address).toBe(before);

@@ -21,7 +21,7 @@ export async function startInvoiceApp(opts: { addresses?: AllocatorOptions; cloc
   const clock = opts.clock ?? new ManualClock('2026-03-01T10:00:00.000Z');
   const t = await startTestApp({
     clock,
-    scheduler: false,
+    workers: false,
     addresses: { pool: { ahead: 16 }, ...opts.addresses },
     env: { WALLET_PASSPHRASE: TEST_PASSPHRASE, ...opts.env },
   });

@@ -1,6 +1,6 @@
 /** The scheduler runs jobs on their cron schedule, survives a failing job, and stops. */
 import { describe, expect, it, vi } from 'vitest';
-import type { Services } from '../../src/app.js';
+import type { Services } from '../../src/services.js';
 import { defaultJobs, startScheduler } from '../../src/workers/scheduler.js';
 
 describe('scheduler', () => {

@@ -27,7 +27,7 @@ export interface PayoutTestApp extends TestApp {
 
 export async function startPayoutApp(opts: { clock?: ManualClock } = {}): Promise<PayoutTestApp> {
   const clock = opts.clock ?? new ManualClock('2026-03-01T10:00:00.000Z');
-  const t = await startTestApp({ clock, scheduler: false });
+  const t = await startTestApp({ clock, workers: false });
   const db = t.app.services.db;
   const catalog = t.app.services.catalog;
   return {

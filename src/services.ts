@@ -1,0 +1,29 @@
+/**
+ * What routes and background workers need, built once by the composition root (src/app.ts). It
+ * lives apart from app.ts so that routes and workers never import the composition root.
+ */
+import type { Logger } from 'pino';
+import type { DepositAddressAllocator } from './addresses/allocator.js';
+import type { AssetCatalog } from './assets/catalog.js';
+import type { TronClient } from './chain/client.js';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { Db } from './db/database.js';
+import type { ApiKeyVerifier } from './keys/verifier.js';
+import type { UnlockedWallet } from './wallet/keystore.js';
+
+export interface Services {
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  db: Db;
+  verifier: ApiKeyVerifier;
+  /** The asset catalog of config.tronNetwork. */
+  catalog: AssetCatalog;
+  /** Deposit address allocation from the wallet's xpub (never the seed). */
+  addresses: DepositAddressAllocator;
+  /** The java-tron HTTP API of TRON_FULL_NODE_URL (or the network default); makes no request until used. */
+  chain: TronClient;
+  /** The unlocked wallet (serve only: the signing workers); null elsewhere. */
+  wallet: UnlockedWallet | null;
+}

@@ -1,0 +1,168 @@
+/**
+ * Runs this process's background work under the worker lease (lease.ts): every `renewMs` it takes
+ * or renews the lease; while held, each worker loop ticks and the scheduled jobs run; when the
+ * lease is lost (another process took it after we stalled) or on stop, the loops stop at a safe
+ * point (between ticks) and the jobs are destroyed.
+ *
+ * A worker is a loop of `tick`s. A tick does one bounded unit of work and reports whether more is
+ * waiting (tick again at once) or not (sleep `intervalMs`). A tick that throws is logged and
+ * retried after a backoff that grows to `maxBackoffMs`; it never crashes the process.
+ */
+import type { Services } from '../services.js';
+import { WorkerLease, type LeaseOptions } from './lease.js';
+import { defaultJobs, startScheduler, type Job, type Scheduler } from './scheduler.js';
+import { backgroundWorkers } from './index.js';
+
+export interface Worker {
+  name: string;
+  /** Pause after a tick that found nothing more to do. */
+  intervalMs: number;
+  /** One unit of work; resolve true when more is waiting. Check `signal` between steps. */
+  tick(signal: AbortSignal): Promise<boolean | void>;
+}
+
+export interface WorkerHostOptions extends LeaseOptions {
+  /** Lease renewal period (default 3 s; keep well under the TTL). */
+  renewMs?: number;
+  /** Replace the default workers (tests). */
+  workers?: (s: Services, lease: WorkerLease) => Worker[];
+  /** Replace the default scheduled jobs (tests); [] for none. */
+  jobs?: Job[];
+  /** Longest pause after consecutive failed ticks (default 30 s). */
+  maxBackoffMs?: number;
+}
+
+export interface WorkerHost {
+  lease: WorkerLease;
+  /** True while this process holds the lease and its workers run. */
+  active(): boolean;
+  /** Names of the workers this host runs while it holds the lease. */
+  workers: readonly string[];
+  /** Ends a worker's pause at once (e.g. the API approved a payout); no effect when not running. */
+  wake(name: string): void;
+  stop(): Promise<void>;
+}
+
+interface Loop {
+  done: Promise<void>;
+  /** True once the loop has ended (stopped, or the lease lapsed by our clock). */
+  ended(): boolean;
+  wake(): void;
+}
+
+const sleep = (ms: number, signal: AbortSignal, wakeups: Set<() => void>) =>
+  new Promise<void>((resolve) => {
+    const finish = () => {
+      clearTimeout(t);
+      signal.removeEventListener('abort', finish);
+      wakeups.delete(finish);
+      resolve();
+    };
+    const t = setTimeout(finish, ms);
+    signal.addEventListener('abort', finish, { once: true });
+    wakeups.add(finish);
+  });
+
+export function startWorkerHost(s: Services, opts: WorkerHostOptions = {}): WorkerHost {
+  const lease = new WorkerLease(s.db, s.clock, opts);
+  const renewMs = opts.renewMs ?? 3_000;
+  const maxBackoffMs = opts.maxBackoffMs ?? 30_000;
+  const workers = (opts.workers ?? backgroundWorkers)(s, lease);
+  const log = s.logger.child({ component: 'workers', holder: lease.holder });
+  let running: { abort: AbortController; loops: Map<string, Loop>; scheduler: Scheduler } | null = null;
+  let stopped = false;
+
+  const runLoop = (w: Worker, signal: AbortSignal): Loop => {
+    const wakeups = new Set<() => void>();
+    let ended = false;
+    const done = (async () => {
+      let failures = 0;
+      while (!signal.aborted && lease.held()) {
+        let more = false;
+        try {
+          more = (await w.tick(signal)) === true;
+          failures = 0;
+        } catch (err) {
+          failures++;
+          log.error({ err, worker: w.name, failures }, 'worker tick failed');
+        }
+        if (signal.aborted) break;
+        const pause = failures > 0 ? Math.min(maxBackoffMs, w.intervalMs * 2 ** Math.min(failures, 16)) : more ? 0 : w.intervalMs;
+        if (pause > 0) await sleep(pause, signal, wakeups);
+        else await new Promise((r) => setImmediate(r));
+      }
+    })().finally(() => {
+      ended = true;
+    });
+    return { done, ended: () => ended, wake: () => [...wakeups].forEach((f) => f()) };
+  };
+
+  const startAll = () => {
+    const abort = new AbortController();
+    const loops = new Map(workers.map((w) => [w.name, runLoop(w, abort.signal)]));
+    const scheduler = startScheduler(s, opts.jobs ?? defaultJobs(s));
+    running = { abort, loops, scheduler };
+    log.info({ workers: workers.map((w) => w.name) }, 'worker lease acquired; background work started');
+  };
+
+  const stopAll = async () => {
+    const r = running;
+    if (!r) return;
+    running = null;
+    r.abort.abort();
+    await r.scheduler.stop();
+    await Promise.all([...r.loops.values()].map((l) => l.done));
+  };
+
+  const renew = async () => {
+    let held = false;
+    try {
+      held = await lease.acquireOrRenew();
+    } catch (err) {
+      log.warn({ err }, 'worker lease renewal failed');
+    }
+    if (stopped) return;
+    if (held && !running) startAll();
+    if (!held && running) {
+      log.warn('worker lease lost; background work stopped');
+      await stopAll();
+    }
+    // A loop that ended because the lease lapsed locally (held() false) is restarted on renewal.
+    if (held && running) {
+      for (const w of workers) {
+        const loop = running.loops.get(w.name);
+        if (loop?.ended()) running.loops.set(w.name, runLoop(w, running.abort.signal));
+      }
+    }
+  };
+
+  let timer: NodeJS.Timeout | null = null;
+  let renewing: Promise<void> = Promise.resolve();
+  const schedule = () => {
+    renewing = renew().finally(() => {
+      if (!stopped) timer = setTimeout(schedule, renewMs);
+    });
+  };
+  schedule();
+
+  return {
+    lease,
+    workers: workers.map((w) => w.name),
+    active: () => running !== null && lease.held(),
+    wake(name) {
+      running?.loops.get(name)?.wake();
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await renewing;
+      await stopAll();
+      try {
+        await lease.release();
+      } catch (err) {
+        log.warn({ err }, 'worker lease release failed');
+      }
+    },
+  };
+}
