@@ -11,14 +11,14 @@ import { startWorkerHost, type WorkerHost, type WorkerHostOptions } from './work
 import type { BusyPolicy } from './db/driver.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
-import { openDatabase, type Database, type Db } from './db/database.js';
+import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { startCheckpointer, type Checkpointer } from './db/checkpointer.js';
 import { registerV1Routes } from './http/routes.js';
 import { buildHttpServer, type ApiServer } from './http/server.js';
 import { ApiKeyVerifier, type VerifierOptions } from './keys/verifier.js';
 import { createLogger } from './logger.js';
-import { loadCatalog, type AssetCatalog } from './assets/catalog.js';
+import { loadCatalog } from './assets/catalog.js';
 import { DepositAddressAllocator, type AllocatorOptions } from './addresses/allocator.js';
 import type { UnlockedWallet } from './wallet/keystore.js';
 import { unlockWallet } from './wallet/service.js';
