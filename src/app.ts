@@ -100,7 +100,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     async start() {
       checkpointer = await startCheckpointer(config.databasePath);
       void addresses.start(database.db).catch((err: unknown) => logger.error({ err }, 'deposit address pool failed to start'));
-      if (opts.workers !== false) workers = startWorkerHost(services, opts.workerHost);
+      if (opts.workers !== false) workers = startWorkerHost(services, { ttlMs: config.workerLeaseTtlMs, renewMs: Math.floor(config.workerLeaseTtlMs / 5), ...opts.workerHost });
       const address = await http.listen({ host: config.host, port: config.port });
       return address.replace('[::1]', '127.0.0.1');
     },

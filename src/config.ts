@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { DurationError, parseDuration } from './whitelist/duration.js';
 
 export type TronNetwork = 'mainnet' | 'nile' | 'devnet';
 export const TRON_NETWORKS: readonly TronNetwork[] = ['mainnet', 'nile', 'devnet'];
@@ -34,6 +35,11 @@ export interface Config {
    * count, or a comma-separated list of addresses/CIDRs. Set it when an HTTPS proxy stands in front.
    */
   trustProxy: boolean | number | string[];
+  /**
+   * How long the worker lease lasts without renewal (WORKER_LEASE_TTL, default 15 s): a second
+   * `serve` takes the background work over this long after the holder stops renewing.
+   */
+  workerLeaseTtlMs: number;
 }
 
 export class ConfigError extends Error {
@@ -113,6 +119,18 @@ function trustProxy(env: Env): boolean | number | string[] {
   return list;
 }
 
+function durationMs(env: Env, name: string, dflt: number, min: number, max: number): number {
+  const v = text(env, name);
+  if (v === null) return dflt;
+  try {
+    const ms = parseDuration(v, max);
+    if (ms < min) throw new DurationError(`must be at least ${min} ms, got "${v}"`);
+    return ms;
+  } catch (e) {
+    throw new ConfigError(name, (e as Error).message);
+  }
+}
+
 export function parseConfig(env: Env = process.env): Config {
   const databaseUrl = text(env, 'DATABASE_URL') ?? './paygate.db';
   return {
@@ -131,5 +149,6 @@ export function parseConfig(env: Env = process.env): Config {
     confirmations: integer(env, 'CONFIRMATIONS', 19, 1, 1000),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     trustProxy: trustProxy(env),
+    workerLeaseTtlMs: durationMs(env, 'WORKER_LEASE_TTL', 15_000, 2_000, 600_000),
   };
 }

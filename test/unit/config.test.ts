@@ -17,6 +17,7 @@ describe('parseConfig', () => {
       logLevel: 'info',
       trustProxy: false,
       walletPassphrase: null,
+      workerLeaseTtlMs: 15_000,
     });
     expect(c.databasePath).toBe(path.resolve('./paygate.db'));
   });
@@ -62,6 +63,10 @@ describe('parseConfig', () => {
     expect(parseConfig({ WALLET_PASSPHRASE_FILE: f }).walletPassphrase).toBe('secret words');
   });
 
+  it('reads the worker lease TTL as a duration', () => {
+    expect(parseConfig({ WORKER_LEASE_TTL: '30s' }).workerLeaseTtlMs).toBe(30_000);
+  });
+
   it.each([
     ['PORT', 'eighty'],
     ['PORT', '70000'],
@@ -76,6 +81,8 @@ describe('parseConfig', () => {
     ['DATABASE_URL', ':memory:'],
     ['WALLET_PASSPHRASE_FILE', '/nonexistent/pass'],
     ['TRUST_PROXY', 'maybe'],
+    ['WORKER_LEASE_TTL', '1s'],
+    ['WORKER_LEASE_TTL', 'soon'],
   ])('refuses %s=%s naming the variable', (name, value) => {
     let err: unknown;
     try {
