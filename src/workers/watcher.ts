@@ -83,6 +83,12 @@ export class ChainWatcher implements Worker {
     const cursor = (await readCursor(this.s.db)) ?? (await this.start(head));
     const next = cursor.next_block;
     if (next > head.number) {
+      // At the head, a fork can replace blocks without the height growing: compare the hash.
+      const ours = await scannedBlock(this.s.db, head.number);
+      if (ours && ours.hash !== head.id) {
+        await this.rollback(cursor, head, solid);
+        return true;
+      }
       if (head.number !== cursor.head_number || solid.number !== cursor.solid_number) await this.commit(cursor, head, solid, [], []);
       return false;
     }

@@ -11,7 +11,7 @@ import { setServiceFee } from '../../src/fees/service.js';
 import { balance } from '../../src/ledger/service.js';
 import { updateMerchantSettings } from '../../src/merchants/service.js';
 import { initWallet } from '../../src/wallet/service.js';
-import { readCursor } from '../../src/workers/watcher-store.js';
+import { readCursor, scannedBlock } from '../../src/workers/watcher-store.js';
 import { chainWatcher } from '../../src/workers/watcher.js';
 import { eventsOf } from '../../src/webhooks/outbox.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -50,12 +50,13 @@ export async function startChainApp(opts: { nodeTimeoutMs?: number; env?: Record
   await initWallet(t.app.services.db, clock, 'test', t.app.config, { mnemonic: TEST_MNEMONIC, scrypt: CHEAP_SCRYPT });
   const db = t.app.services.db;
   const synced = async () => {
-    const head = devnet.control.info().head.number;
+    const { number: head, id } = devnet.control.info().head;
     await vi.waitFor(
       async () => {
         const c = await readCursor(db);
         expect(c?.next_block).toBe(head + 1);
         expect(c?.head_number).toBe(head);
+        expect((await scannedBlock(db, head))?.hash).toBe(id);
       },
       { timeout: 15_000, interval: 10 },
     );
