@@ -28,6 +28,8 @@ export interface ChainTx {
   owner: string | null;
   /** TransferContract / resource contracts: the receiver, base58. */
   to?: string;
+  /** The same receiver as `41…` hex, lower case ('' when malformed): cheap to compare. */
+  toHex?: string;
   /** TransferContract: sun. */
   amount?: bigint;
   /** TriggerSmartContract: the called contract, base58, and calldata hex. */
@@ -53,9 +55,13 @@ export interface TxInfo {
   blockTimestamp: number;
   /** Total TRX burned (sun). */
   fee: bigint;
-  /** FAILED when the contract did not succeed; SUCCESS otherwise. */
-  result: 'SUCCESS' | 'FAILED';
-  /** Receipt result of a smart-contract call: SUCCESS, REVERT, OUT_OF_ENERGY… ('SUCCESS' for plain transfers). */
+  /**
+   * SUCCESS only when the receipt says SUCCESS (a smart-contract call that ran); FAILED for any
+   * explicit other answer; UNKNOWN when the info says nothing (plain TRX transfers: their outcome
+   * is the transaction's `contractRet`). A missing answer is never success.
+   */
+  result: 'SUCCESS' | 'FAILED' | 'UNKNOWN';
+  /** Receipt result: SUCCESS, REVERT, OUT_OF_ENERGY…; DEFAULT when absent (the VM did not run). */
   receiptResult: string;
   /** Decoded `resMessage`. */
   message?: string;

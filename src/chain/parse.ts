@@ -2,7 +2,7 @@
  * java-tron JSON (hex addresses, proto3 omission of default values) → the client's typed records.
  * Every numeric field may be absent (it was 0), so every read has a default.
  */
-import { fromHexAddress } from './address.js';
+import { fromHexAddress, toHexAddress } from './address.js';
 import type { AccountResources, AccountState, ChainBlock, ChainBlockHeader, ChainTx, TxInfo } from './client.js';
 import type { TronTransactionJson } from './tx-codec.js';
 
@@ -35,6 +35,14 @@ export function base58(v: unknown): string | null {
   }
 }
 
+function hexOf(address: string): string {
+  try {
+    return toHexAddress(address).toLowerCase();
+  } catch {
+    return '';
+  }
+}
+
 export function isEmptyAnswer(j: unknown): boolean {
   return !j || (typeof j === 'object' && Object.keys(j as object).length === 0);
 }
@@ -50,25 +58,49 @@ export function parseHeader(block: Json): ChainBlockHeader {
   };
 }
 
+/** An own enumerable property computed on first read (base58 costs two sha256 per address). */
+function lazy<T>(target: object, key: string, compute: () => T): void {
+  let done = false;
+  let value: T;
+  Object.defineProperty(target, key, {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      if (!done) {
+        value = compute();
+        done = true;
+      }
+      return value;
+    },
+  });
+}
+
+/**
+ * Addresses are converted to base58 only when read: the chain watcher reads a block's 300
+ * transactions by their hex receiver (`toHex`) and converts the few that concern it.
+ */
 export function parseTx(tx: Json): ChainTx {
   const raw = tx.raw_data ?? {};
   const contract = raw.contract?.[0] ?? {};
   const value = contract.parameter?.value ?? {};
-  const out: ChainTx = {
+  const out = {
     txID: String(tx.txID ?? ''),
     contractType: String(contract.type ?? ''),
-    owner: base58(value.owner_address),
     expiration: num(raw.expiration),
     raw: tx as TronTransactionJson,
-  };
+  } as ChainTx;
+  lazy(out, 'owner', () => base58(value.owner_address));
   const ret = tx.ret?.[0]?.contractRet;
   if (typeof ret === 'string') out.contractRet = ret;
-  const to = base58(value.to_address ?? value.receiver_address);
-  if (to) out.to = to;
+  const toRaw = value.to_address ?? value.receiver_address;
+  if (typeof toRaw === 'string' && toRaw !== '') {
+    out.toHex = toRaw.startsWith('T') ? hexOf(toRaw) : toRaw.toLowerCase();
+    if (base58(toRaw)) lazy(out, 'to', () => base58(toRaw) as string);
+  }
   if (out.contractType === 'TransferContract') out.amount = big(value.amount);
   if (out.contractType === 'TriggerSmartContract') {
-    const c = base58(value.contract_address);
-    if (c) out.contractAddress = c;
+    const c = value.contract_address;
+    if (typeof c === 'string' && c !== '') lazy(out, 'contractAddress', () => base58(c) ?? undefined);
     out.data = String(value.data ?? '');
   }
   if (raw.fee_limit !== undefined) out.feeLimit = big(raw.fee_limit);
@@ -85,6 +117,23 @@ function decodeHexText(hex: unknown): string | undefined {
   return Buffer.from(hex, 'hex').toString('utf8');
 }
 
+/**
+ * What a transaction info says about the outcome. java-tron prints enum zero values by omission:
+ * the top-level `result` is absent when the code is SUCESS (sic) and `receipt.result` is absent
+ * (DEFAULT) for transactions the VM did not run, such as plain TRX transfers, whose outcome is
+ * the block's `ret[0].contractRet` instead. A missing or unknown value is therefore never read as
+ * success: `SUCCESS` needs the receipt to say so, `FAILED` is any explicit other answer, and
+ * anything else is `UNKNOWN` (ask the transaction's `contractRet`).
+ */
+export function infoOutcome(info: Json): { result: TxInfo['result']; receiptResult: string } {
+  const r = info.receipt ?? {};
+  const receiptResult = typeof r.result === 'string' && r.result !== '' ? r.result : 'DEFAULT';
+  const top = info.result;
+  const topFailed = top !== undefined && top !== 'SUCESS' && top !== 'SUCCESS';
+  if (topFailed || (receiptResult !== 'DEFAULT' && receiptResult !== 'SUCCESS')) return { result: 'FAILED', receiptResult };
+  return { result: receiptResult === 'SUCCESS' ? 'SUCCESS' : 'UNKNOWN', receiptResult };
+}
+
 export function parseInfo(info: Json): TxInfo {
   const r = info.receipt ?? {};
   const out: TxInfo = {
@@ -92,8 +141,7 @@ export function parseInfo(info: Json): TxInfo {
     blockNumber: num(info.blockNumber),
     blockTimestamp: num(info.blockTimeStamp),
     fee: big(info.fee),
-    result: info.result === 'FAILED' ? 'FAILED' : 'SUCCESS',
-    receiptResult: typeof r.result === 'string' ? r.result : 'SUCCESS',
+    ...infoOutcome(info),
     energyUsage: big(r.energy_usage),
     energyFee: big(r.energy_fee),
     energyUsageTotal: big(r.energy_usage_total),
@@ -103,8 +151,8 @@ export function parseInfo(info: Json): TxInfo {
   };
   const message = decodeHexText(info.resMessage);
   if (message !== undefined) out.message = message;
-  const contract = base58(info.contract_address);
-  if (contract) out.contractAddress = contract;
+  const contract = info.contract_address;
+  if (typeof contract === 'string' && contract !== '') lazy(out, 'contractAddress', () => base58(contract) ?? undefined);
   return out;
 }
 

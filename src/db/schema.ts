@@ -272,6 +272,10 @@ export interface DepositsTable {
   final: number;
   /** When its credit was booked to the ledger (source_ref deposit:<tx_hash>:<log_index>). */
   credited_at: string | null;
+  /** Base units booked for it (0 when the invoice's fee absorbed it); null until credited (0031). */
+  credited_amount: string | null;
+  /** Standalone deposits: the service fee taken from it; null for invoice deposits (0031). */
+  fee_amount: string | null;
   created_at: string;
   updated_at: string;
 }

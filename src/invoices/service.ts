@@ -25,6 +25,8 @@ import { assertRedirectAllowed } from './redirect.js';
 import type { CreateInvoiceBody, InvoiceView } from './schema.js';
 import { findInvoice, findInvoiceByOrder, insertInvoice, type InvoiceRow } from './store.js';
 import { invoiceView } from './view.js';
+import { liveDepositsOfInvoice } from '../deposits/store.js';
+import { liveDepositViews } from '../deposits/view.js';
 
 export const NETWORK = 'tron';
 
@@ -163,5 +165,5 @@ async function insertNew(trx: Executor, deps: InvoiceDeps, merchant: MerchantRow
 export async function getInvoice(deps: Pick<InvoiceDeps, 'db'>, merchantId: string, id: string): Promise<InvoiceView> {
   const row = await findInvoice(deps.db, merchantId, id);
   if (!row) throw new AppError('invoice_not_found', 'Invoice not found');
-  return invoiceView(row);
+  return invoiceView(row, liveDepositViews(await liveDepositsOfInvoice(deps.db, row.id)));
 }

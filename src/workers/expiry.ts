@@ -5,7 +5,8 @@
  *
  * `horizon` is the moment up to which the chain has been scanned: an invoice must not expire
  * before the watcher has looked at the blocks up to its expires_at (a deposit in an earlier block
- * would otherwise find it expired). Until the watcher exists the horizon is the clock.
+ * would otherwise find it expired). serve passes the chain watcher's horizon (the last scanned
+ * block's time); without one the clock is used (operator tools and tests).
  */
 import type { Clock } from '../clock.js';
 import { writeTx, type Db } from '../db/database.js';

@@ -5,6 +5,7 @@
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Services } from '../services.js';
 import { expireInvoices } from './expiry.js';
+import { scanHorizon } from './watcher-store.js';
 
 export interface Job {
   name: string;
@@ -19,7 +20,10 @@ export interface Scheduler {
 }
 
 export function defaultJobs(s: Services): Job[] {
-  return [{ name: 'invoice-expiry', schedule: '*/5 * * * * *', run: () => expireInvoices(s.db, s.clock) }];
+  // Expiry runs against the last scanned block's time: until the watcher has scanned past an
+  // invoice's expires_at, a payment in an earlier block may still be found (DESIGN §5).
+  const run = async () => expireInvoices(s.db, s.clock, { horizon: (await scanHorizon(s.db)) ?? new Date(0) });
+  return [{ name: 'invoice-expiry', schedule: '*/5 * * * * *', run }];
 }
 
 export function startScheduler(s: Services, jobs: Job[] = defaultJobs(s)): Scheduler {

@@ -1,0 +1,127 @@
+/**
+ * Deposits found by the chain watcher: attribution (invoice, permanent address, standalone),
+ * idempotent recording by (tx_hash, log_index), progress (confirmations, finality) and the credit
+ * of standalone deposits. Everything here runs inside the watcher's write transaction.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import type { Tx } from '../db/database.js';
+import { serviceFeeAt } from '../fees/service.js';
+import { post } from '../ledger/service.js';
+import { percentOf } from '../money.js';
+import { recordEvent } from '../webhooks/outbox.js';
+import { findDeposit, insertDeposit, markCredited, moveDeposit, type DepositRow } from './store.js';
+import { standaloneDepositView } from './view.js';
+
+/** A successful transfer of a catalog asset into a deposit address, as the chain shows it. */
+export interface FoundTransfer {
+  address: string;
+  merchantId: string;
+  /** Set for a permanent (per_user) address. */
+  externalUserId: string | null;
+  asset: string;
+  decimals: number;
+  amount: bigint;
+  txHash: string;
+  logIndex: number;
+  from: string | null;
+  block: { number: number; hash: string; time: string };
+}
+
+export interface DepositContext {
+  clock: Clock;
+}
+
+/** Which invoice a transfer pays, if any (DESIGN §5). */
+async function attribute(trx: Tx, t: FoundTransfer): Promise<{ invoiceId: string | null; expiresAt: string | null }> {
+  if (t.externalUserId !== null) {
+    // A permanent address: the oldest open invoice of that user in that asset.
+    const open = await trx
+      .selectFrom('invoices')
+      .select(['id', 'expires_at'])
+      .where('address', '=', t.address)
+      .where('asset', '=', t.asset)
+      .where('status', 'in', ['created', 'seen'])
+      .where('expires_at', '>=', t.block.time)
+      .orderBy('created_at')
+      .orderBy('id')
+      .executeTakeFirst();
+    return open ? { invoiceId: open.id, expiresAt: open.expires_at } : { invoiceId: null, expiresAt: null };
+  }
+  const inv = await trx.selectFrom('invoices').select(['id', 'asset', 'expires_at']).where('address', '=', t.address).executeTakeFirst();
+  // Another asset than the invoice's is not a payment of it: a standalone deposit in its own asset.
+  return inv && inv.asset === t.asset ? { invoiceId: inv.id, expiresAt: inv.expires_at } : { invoiceId: null, expiresAt: null };
+}
+
+async function eventKey(trx: Tx, subjectId: string, what: string): Promise<string> {
+  const { n } = await trx.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('subject_id', '=', subjectId).executeTakeFirstOrThrow();
+  return `deposit:${subjectId}:${what}:${Number(n)}`;
+}
+
+export async function standaloneEvent(trx: Tx, clock: Clock, d: DepositRow, type: 'deposit.seen' | 'deposit.confirmed'): Promise<void> {
+  await recordEvent(trx, clock, { merchantId: d.merchant_id, type, subjectId: d.id, data: standaloneDepositView(d), key: await eventKey(trx, d.id, type) });
+}
+
+/**
+ * Records a transfer; the same (tx_hash, log_index) is the same deposit, whether delivered twice or
+ * re-included in another block after a fork. Returns the deposit when something changed.
+ */
+export async function recordTransfer(trx: Tx, ctx: DepositContext, t: FoundTransfer): Promise<DepositRow | null> {
+  const now = ctx.clock.now().toISOString();
+  const existing = await findDeposit(trx, t.txHash, t.logIndex);
+  if (existing) {
+    if (existing.block_hash === t.block.hash && existing.status !== 'orphaned') return null;
+    if (existing.final === 1) return null;
+    const inv = existing.invoice_id ? await trx.selectFrom('invoices').select('expires_at').where('id', '=', existing.invoice_id).executeTakeFirst() : undefined;
+    const late = inv && t.block.time > inv.expires_at ? 1 : 0;
+    await moveDeposit(trx, existing.id, { block_number: t.block.number, block_hash: t.block.hash, block_time: t.block.time, late }, now);
+    const moved = { ...existing, block_number: t.block.number, block_hash: t.block.hash, block_time: t.block.time, late, status: 'seen' as const, confirmations: 0, final: 0 };
+    if (existing.status === 'orphaned' && moved.invoice_id === null) await standaloneEvent(trx, ctx.clock, moved, 'deposit.seen');
+    return moved;
+  }
+  const { invoiceId, expiresAt } = await attribute(trx, t);
+  const row: DepositRow = {
+    id: randomUUID(),
+    merchant_id: t.merchantId,
+    address: t.address,
+    asset: t.asset,
+    decimals: t.decimals,
+    amount: t.amount.toString(),
+    tx_hash: t.txHash,
+    log_index: t.logIndex,
+    from_address: t.from,
+    block_number: t.block.number,
+    block_hash: t.block.hash,
+    block_time: t.block.time,
+    invoice_id: invoiceId,
+    external_user_id: t.externalUserId,
+    late: expiresAt !== null && t.block.time > expiresAt ? 1 : 0,
+    status: 'seen',
+    confirmations: 0,
+    final: 0,
+    credited_at: null,
+    credited_amount: null,
+    fee_amount: null,
+    created_at: now,
+    updated_at: now,
+  };
+  if (!(await insertDeposit(trx, row))) return null;
+  if (invoiceId === null) await standaloneEvent(trx, ctx.clock, row, 'deposit.seen');
+  return row;
+}
+
+/**
+ * Credits a final, confirmed standalone deposit once: its amount less the merchant's service fee
+ * percent in force at its block time (docs/decisions.md), never a zero or negative entry.
+ */
+export async function creditStandalone(trx: Tx, ctx: DepositContext, d: DepositRow): Promise<void> {
+  if (d.credited_at !== null || d.final !== 1 || d.status !== 'confirmed' || d.invoice_id !== null) return;
+  const amount = BigInt(d.amount);
+  const { percent } = await serviceFeeAt(trx, d.merchant_id, d.block_time);
+  const fee = percentOf(amount, percent) < amount ? percentOf(amount, percent) : amount;
+  const credit = amount - fee;
+  if (credit > 0n) {
+    await post(trx, ctx.clock, { merchantId: d.merchant_id, asset: d.asset, kind: 'credit', amount: credit, sourceRef: `deposit:${d.tx_hash}:${d.log_index}`, memo: 'standalone deposit', actor: 'system' });
+  }
+  await markCredited(trx, d.id, credit, fee, ctx.clock.now().toISOString());
+}

@@ -1,0 +1,88 @@
+/** SQL for deposits: one row per transfer into a deposit address, keyed by (tx_hash, log_index). */
+import type { Selectable } from 'kysely';
+import type { Executor } from '../db/database.js';
+import type { DepositsTable } from '../db/schema.js';
+
+export type DepositRow = Selectable<DepositsTable>;
+
+/** Inserts a new deposit; false when (tx_hash, log_index) is already recorded. */
+export async function insertDeposit(db: Executor, row: DepositRow): Promise<boolean> {
+  const r = await db
+    .insertInto('deposits')
+    .values(row)
+    .onConflict((oc) => oc.columns(['tx_hash', 'log_index']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return r !== undefined;
+}
+
+export async function findDeposit(db: Executor, txHash: string, logIndex: number): Promise<DepositRow | undefined> {
+  return db.selectFrom('deposits').selectAll().where('tx_hash', '=', txHash).where('log_index', '=', logIndex).executeTakeFirst();
+}
+
+/** The same transfer in another block (re-included after a fork): the row becomes live again there. */
+export async function moveDeposit(
+  db: Executor,
+  id: string,
+  block: { block_number: number; block_hash: string; block_time: string; late: number },
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable('deposits')
+    .set({ ...block, status: 'seen', confirmations: 0, final: 0, updated_at: now })
+    .where('id', '=', id)
+    .where('final', '=', 0)
+    .execute();
+}
+
+/** Deposits of an invoice that count (not orphaned), in chain order. */
+export async function liveDepositsOfInvoice(db: Executor, invoiceId: string): Promise<DepositRow[]> {
+  return db
+    .selectFrom('deposits')
+    .selectAll()
+    .where('invoice_id', '=', invoiceId)
+    .where('status', '!=', 'orphaned')
+    .orderBy('block_number')
+    .orderBy('tx_hash')
+    .orderBy('log_index')
+    .execute();
+}
+
+/** Live deposits whose block is not yet irreversible, with their merchant's confirmations policy. */
+export async function unsettledDeposits(db: Executor) {
+  return db
+    .selectFrom('deposits as d')
+    .innerJoin('merchants as m', 'm.id', 'd.merchant_id')
+    .selectAll('d')
+    .select('m.confirmations as policy')
+    .where((eb) => eb.or([eb('d.final', '=', 0), eb('d.credited_at', 'is', null)]))
+    .where('d.status', '!=', 'orphaned')
+    .orderBy('d.block_number')
+    .execute();
+}
+
+export async function updateProgress(db: Executor, id: string, p: Pick<DepositRow, 'confirmations' | 'final' | 'status'>, now: string): Promise<void> {
+  await db.updateTable('deposits').set({ ...p, updated_at: now }).where('id', '=', id).execute();
+}
+
+/** Orphans the live, not final deposits of blocks above `block`; returns them. */
+export async function orphanAbove(db: Executor, block: number, now: string): Promise<DepositRow[]> {
+  const rows = await db.selectFrom('deposits').selectAll().where('block_number', '>', block).where('status', '!=', 'orphaned').where('final', '=', 0).execute();
+  if (rows.length > 0) {
+    await db
+      .updateTable('deposits')
+      .set({ status: 'orphaned', confirmations: 0, updated_at: now })
+      .where('id', 'in', rows.map((r) => r.id))
+      .execute();
+  }
+  return rows;
+}
+
+export async function markCredited(db: Executor, id: string, amount: bigint, fee: bigint | null, now: string): Promise<void> {
+  await db
+    .updateTable('deposits')
+    .set({ credited_at: now, credited_amount: amount.toString(), fee_amount: fee === null ? null : fee.toString(), updated_at: now })
+    .where('id', '=', id)
+    .where('credited_at', 'is', null)
+    .execute();
+}

@@ -1,0 +1,62 @@
+/**
+ * What the watcher's write transaction does after recording new deposits: confirmations from the
+ * head (`head − block + 1`), finality from the solid height, the merchant's confirmations policy,
+ * credits of final deposits (never of a block that can still be forked away), orphaning on a fork,
+ * expiry against the scan horizon, and the invoice statuses and events that follow.
+ */
+import type { Clock } from '../clock.js';
+import type { Tx } from '../db/database.js';
+import { creditStandalone, standaloneEvent } from '../deposits/service.js';
+import { orphanAbove, unsettledDeposits, updateProgress } from '../deposits/store.js';
+import { settleInvoice } from '../invoices/settlement.js';
+
+export interface ProgressContext {
+  clock: Clock;
+  defaultConfirmations: number;
+  /** Time of the last block scanned (ISO). */
+  horizon: string | null;
+  head: number;
+  solid: number;
+  /** The highest block scanned on the current chain. */
+  scannedTo: number;
+}
+
+/** Invoices past their expiry that may change status, settled per transaction at most. */
+const OVERDUE_BATCH = 200;
+
+export async function advanceDeposits(trx: Tx, ctx: ProgressContext, touched: Set<string>): Promise<void> {
+  const now = ctx.clock.now().toISOString();
+  for (const d of await unsettledDeposits(trx)) {
+    if (d.block_number > ctx.scannedTo) continue;
+    const confirmations = Math.max(0, ctx.head - d.block_number + 1);
+    const final = d.block_number <= ctx.solid ? 1 : 0;
+    const status = confirmations >= (d.policy ?? ctx.defaultConfirmations) ? 'confirmed' : 'seen';
+    const changed = confirmations !== d.confirmations || final !== d.final || status !== d.status;
+    if (changed) await updateProgress(trx, d.id, { confirmations, final, status }, now);
+    const row = { ...d, confirmations, final, status } as const;
+    if (d.invoice_id !== null) {
+      if (changed || (final === 1 && status === 'confirmed' && d.credited_at === null)) touched.add(d.invoice_id);
+      continue;
+    }
+    if (status === 'confirmed' && d.status !== 'confirmed') await standaloneEvent(trx, ctx.clock, row, 'deposit.confirmed');
+    await creditStandalone(trx, ctx, row);
+  }
+  if (ctx.horizon) {
+    const overdue = await trx
+      .selectFrom('invoices')
+      .select('id')
+      .where('status', 'in', ['created', 'seen'])
+      .where('expires_at', '<', ctx.horizon)
+      .orderBy('expires_at')
+      .limit(OVERDUE_BATCH)
+      .execute();
+    for (const r of overdue) touched.add(r.id);
+  }
+  for (const id of touched) await settleInvoice(trx, { clock: ctx.clock, horizon: ctx.horizon }, id);
+}
+
+/** Orphans the deposits of blocks above the common ancestor; returns the invoices they belonged to. */
+export async function orphanDropped(trx: Tx, ctx: { clock: Clock }, ancestor: number): Promise<Set<string>> {
+  const rows = await orphanAbove(trx, ancestor, ctx.clock.now().toISOString());
+  return new Set(rows.flatMap((r) => (r.invoice_id ? [r.invoice_id] : [])));
+}

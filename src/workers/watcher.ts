@@ -1,0 +1,205 @@
+/**
+ * The chain watcher (DESIGN §7): scans blocks in order from the stored cursor (up to 100 per
+ * request while behind, one at a time at the head), records the transfers into deposit addresses
+ * as deposits and moves the cursor in the same transaction. Every network call happens before the
+ * write transaction; a node error, `{"Error"}` answer or timeout throws out of the tick, which the
+ * worker host retries with a backoff, and nothing was written. A parent-hash mismatch rolls back to
+ * the common ancestor (deposit-progress.ts settles the consequences) and the scan continues there.
+ */
+import type { ChainBlock, ChainBlockHeader, TxInfo } from '../chain/client.js';
+import { writeTx } from '../db/database.js';
+import { recordTransfer } from '../deposits/service.js';
+import type { Services } from '../services.js';
+import { matchBlock, needsInfos, TokenSet, Watchlist, type MatchedTransfer } from './chain-match.js';
+import { advanceDeposits, orphanDropped } from './deposit-progress.js';
+import type { Worker } from './host.js';
+import type { WorkerLease } from './lease.js';
+import { dropScannedAbove, lowestScanned, pruneScanned, readCursor, scannedBlock, scannedFrom, storeScanned, writeCursor, type Cursor } from './watcher-store.js';
+
+export const WATCHER_NAME = 'chain-watcher';
+/** Mainnet's block interval, used to estimate where a first scan starts. */
+const BLOCK_MS = 3_000;
+
+export interface WatcherOptions {
+  /** Pause at the head between looks for a new block (default 1 s). */
+  intervalMs?: number;
+  /** Blocks per range request while behind (java-tron's limit is 100). */
+  batch?: number;
+  /** Transaction-info requests in flight at once. */
+  infoConcurrency?: number;
+}
+
+async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const run = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
+  return out;
+}
+
+/** The longest run of blocks from the first that link parent to child. */
+function contiguous(blocks: ChainBlock[]): ChainBlock[] {
+  let n = 1;
+  while (n < blocks.length && blocks[n]?.parentHash === blocks[n - 1]?.id && blocks[n]?.number === (blocks[n - 1]?.number ?? 0) + 1) n++;
+  return blocks.slice(0, n);
+}
+
+export class ChainWatcher implements Worker {
+  readonly name = WATCHER_NAME;
+  readonly intervalMs: number;
+  private readonly batch: number;
+  private readonly infoConcurrency: number;
+  private readonly tokens: TokenSet;
+  private readonly watch = new Watchlist();
+  private addressesSince: string | null = null;
+
+  constructor(private readonly s: Services, private readonly lease: WorkerLease | null, opts: WatcherOptions = {}) {
+    this.intervalMs = opts.intervalMs ?? 1_000;
+    this.batch = Math.max(1, Math.min(100, opts.batch ?? 100));
+    this.infoConcurrency = opts.infoConcurrency ?? 8;
+    this.tokens = new TokenSet(s.catalog);
+  }
+
+  /** Loads deposit addresses created since the last look (with an overlap: commits are not instant). */
+  async refreshWatchlist(): Promise<void> {
+    let q = this.s.db.selectFrom('deposit_addresses').select(['address', 'merchant_id', 'external_user_id', 'created_at']);
+    if (this.addressesSince) q = q.where('created_at', '>=', new Date(Date.parse(this.addressesSince) - 60_000).toISOString());
+    for (const r of await q.execute()) {
+      this.watch.add({ address: r.address, merchantId: r.merchant_id, externalUserId: r.external_user_id });
+      if (!this.addressesSince || r.created_at > this.addressesSince) this.addressesSince = r.created_at;
+    }
+    const wallet = await this.s.db.selectFrom('wallet').select('hot_address').executeTakeFirst();
+    this.watch.setHot(wallet?.hot_address ?? null);
+  }
+
+  async tick(signal?: AbortSignal): Promise<boolean> {
+    const [head, solid] = await Promise.all([this.s.chain.getHeadBlock(), this.s.chain.getSolidBlock()]);
+    if (!head.id || head.number <= 0) throw new Error('node answered no head block');
+    const cursor = (await readCursor(this.s.db)) ?? (await this.start(head));
+    const next = cursor.next_block;
+    if (next > head.number) {
+      // At the head, a fork can replace blocks without the height growing: compare the hash.
+      const ours = await scannedBlock(this.s.db, head.number);
+      if (ours && ours.hash !== head.id) {
+        await this.rollback(cursor, head, solid);
+        return true;
+      }
+      if (head.number !== cursor.head_number || solid.number !== cursor.solid_number) await this.commit(cursor, head, solid, [], []);
+      return false;
+    }
+    const end = Math.min(head.number + 1, next + this.batch);
+    const fetched = end - next > 1 ? await this.s.chain.getBlocks(next, end) : [await this.s.chain.getBlock(next)].filter((b): b is ChainBlock => b !== null);
+    if (fetched.length === 0 || fetched[0]?.number !== next || signal?.aborted) return false;
+    const parent = await scannedBlock(this.s.db, next - 1);
+    if (parent && fetched[0].parentHash !== parent.hash) {
+      await this.rollback(cursor, head, solid);
+      return true;
+    }
+    const blocks = contiguous(fetched);
+    const withInfos = blocks.filter(needsInfos);
+    const infos = new Map<number, TxInfo[]>();
+    await mapLimit(withInfos, this.infoConcurrency, async (b) => void infos.set(b.number, await this.s.chain.getTransactionInfosByBlock(b.number)));
+    if (signal?.aborted) return false;
+    // After the fetch: any address a payment in these blocks was sent to was committed before it.
+    await this.refreshWatchlist();
+    const found = blocks.flatMap((b) => matchBlock(b, infos.get(b.number) ?? null, this.watch, this.tokens));
+    await this.commit(cursor, head, solid, blocks, found);
+    const last = blocks[blocks.length - 1] as ChainBlock;
+    return last.number < head.number;
+  }
+
+  /** First start: from about when the oldest deposit address was handed out, else the head. */
+  private async start(head: ChainBlockHeader): Promise<Cursor> {
+    const oldest = await this.s.db.selectFrom('deposit_addresses').select((eb) => eb.fn.min('created_at').as('at')).executeTakeFirst();
+    let next = head.number;
+    if (oldest?.at) {
+      const back = Math.ceil(Math.max(0, head.timestamp - Date.parse(oldest.at)) / BLOCK_MS) + 20;
+      next = Math.max(1, head.number - back);
+    }
+    const cursor = { next_block: next, last_block_time: null, head_number: head.number, solid_number: 0, updated_at: this.s.clock.now().toISOString() };
+    await writeTx(this.s.db, (trx) => writeCursor(trx, cursor));
+    this.s.logger.info({ next }, 'chain watcher: first scan starts');
+    return { id: 1, ...cursor };
+  }
+
+  /** One short write transaction: deposits, scanned hashes, cursor, progress, settlement. */
+  private async commit(cursor: Cursor, head: ChainBlockHeader, solid: ChainBlockHeader, blocks: ChainBlock[], found: MatchedTransfer[]): Promise<void> {
+    const ctx = { clock: this.s.clock, defaultConfirmations: this.s.config.confirmations };
+    await writeTx(this.s.db, async (trx) => {
+      if (this.lease) await this.lease.assertHeld(trx);
+      const cur = await readCursor(trx);
+      // Another scan moved the cursor meanwhile (a stale process): its result stands, ours is dropped.
+      if (cur && cur.next_block !== cursor.next_block) return;
+      const touched = new Set<string>();
+      for (const f of found) {
+        const t = await recordTransfer(trx, ctx, {
+          address: f.watched.address,
+          merchantId: f.watched.merchantId,
+          externalUserId: f.watched.externalUserId,
+          asset: f.asset,
+          decimals: f.decimals,
+          amount: f.amount,
+          txHash: f.txHash,
+          logIndex: f.logIndex,
+          from: f.from,
+          block: { number: f.block.number, hash: f.block.id, time: new Date(f.block.timestamp).toISOString() },
+        });
+        if (t?.invoice_id) touched.add(t.invoice_id);
+      }
+      const last = blocks[blocks.length - 1];
+      const lastTime = last ? new Date(last.timestamp).toISOString() : cursor.last_block_time;
+      const horizon = lastTime && cursor.last_block_time && cursor.last_block_time > lastTime ? cursor.last_block_time : lastTime;
+      if (last) {
+        await storeScanned(
+          trx,
+          blocks.filter((b) => b.number >= solid.number || b === last).map((b) => ({ number: b.number, hash: b.id, parent_hash: b.parentHash, timestamp: b.timestamp })),
+        );
+        await pruneScanned(trx, solid.number, last.number);
+      }
+      await writeCursor(trx, {
+        next_block: last ? last.number + 1 : cursor.next_block,
+        last_block_time: horizon,
+        head_number: head.number,
+        solid_number: solid.number,
+        updated_at: this.s.clock.now().toISOString(),
+      });
+      await advanceDeposits(trx, { ...ctx, horizon, head: head.number, solid: solid.number, scannedTo: last ? last.number : cursor.next_block - 1 }, touched);
+    });
+  }
+
+  /** The node's chain no longer holds our last block: back to the common ancestor. */
+  private async rollback(cursor: Cursor, head: ChainBlockHeader, solid: ChainBlockHeader): Promise<void> {
+    const next = cursor.next_block;
+    const low = (await lowestScanned(this.s.db)) ?? next - 1;
+    const nodeBlocks = await this.s.chain.getBlocks(low, next);
+    const stored = await scannedFrom(this.s.db, low);
+    let ancestor = low - 1;
+    for (const b of stored) {
+      if (nodeBlocks.find((n) => n.number === b.number)?.id === b.hash) {
+        ancestor = b.number;
+        break;
+      }
+    }
+    this.s.logger.warn({ from: next - 1, ancestor }, 'chain watcher: fork detected; rolling back to the common ancestor');
+    const ctx = { clock: this.s.clock, defaultConfirmations: this.s.config.confirmations };
+    await writeTx(this.s.db, async (trx) => {
+      if (this.lease) await this.lease.assertHeld(trx);
+      const cur = await readCursor(trx);
+      if (!cur || cur.next_block !== next) return;
+      const touched = await orphanDropped(trx, ctx, ancestor);
+      await dropScannedAbove(trx, ancestor);
+      // The horizon never moves back: the chain did reach that time, on whichever fork.
+      await writeCursor(trx, { ...cur, next_block: ancestor + 1, head_number: head.number, solid_number: solid.number, updated_at: this.s.clock.now().toISOString() });
+      await advanceDeposits(trx, { ...ctx, horizon: cur.last_block_time, head: head.number, solid: solid.number, scannedTo: ancestor }, touched);
+    });
+  }
+}
+
+export function chainWatcher(s: Services, lease: WorkerLease | null, opts: WatcherOptions = {}): ChainWatcher {
+  return new ChainWatcher(s, lease, opts);
+}

@@ -1,0 +1,90 @@
+/**
+ * The node misbehaves mid-scan: `{"Error"}` answers, HTTP 5xx, hanging requests, slow answers,
+ * lost answers. The watcher backs off and retries; nothing is lost or counted twice, and the API
+ * keeps answering meanwhile. Also: the same blocks delivered again (a re-scan from an older cursor).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FaultSpec } from '../../src/devnet/index.js';
+import { writeCursor, readCursor } from '../../src/workers/watcher-store.js';
+import { writeTx } from '../../src/db/database.js';
+import { startChainApp, type ChainTestApp } from './fixture.js';
+
+let t: ChainTestApp;
+let shop: { id: string; key: string };
+
+beforeAll(async () => {
+  t = await startChainApp({ nodeTimeoutMs: 300 });
+  shop = await t.shop({ feePercent: '1' });
+  await t.synced();
+});
+afterAll(async () => {
+  t.devnet.control.clearFaults();
+  await t.close();
+});
+
+/** Three invoices paid in blocks spread over a 150-block stretch scanned while the fault is active. */
+async function scanThrough(faults: FaultSpec[]) {
+  const invoices = [await t.create(shop.key, { amount: '10' }), await t.create(shop.key, { amount: '10' }), await t.create(shop.key, { amount: '10' })];
+  for (const f of faults) t.devnet.control.addFault(f);
+  for (const inv of invoices) {
+    await t.pay(inv.address, '10');
+    for (let i = 0; i < 50; i++) {
+      t.clock.advance(3_000);
+      t.devnet.control.mine(1);
+    }
+  }
+  t.app.workers?.wake('chain-watcher');
+  // The API answers while the watcher struggles.
+  expect((await t.invoice(shop.key, invoices[0].invoice_id)).invoice_id).toBe(invoices[0].invoice_id);
+  await t.synced();
+  // Every injected failure was met by the scan (each fault retires after its `times`).
+  expect(t.devnet.control.faults()).toEqual([]);
+  await t.mine(1);
+  for (const inv of invoices) expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'settled', amount_received: '10', amount_credited: '9.9' });
+  await t.check(true);
+}
+
+describe('node faults mid-scan', () => {
+  it('{"Error"} answers on block ranges and transaction infos', async () => {
+    await scanThrough([
+      { kind: 'error', path: '/wallet/getblockbylimitnext', times: 4 },
+      { kind: 'error', path: '/wallet/gettransactioninfobyblocknum', times: 6, message: 'class java.lang.NullPointerException' },
+    ]);
+  });
+
+  it('HTTP 503 and lost answers', async () => {
+    await scanThrough([
+      { kind: 'http', path: '/wallet/getblockbylimitnext', times: 3, status: 503 },
+      { kind: 'lost_answer', path: '/wallet/gettransactioninfobyblocknum', times: 5 },
+      { kind: 'http', path: '/walletsolidity/getnowblock', times: 2, status: 502 },
+    ]);
+  });
+
+  it('hanging requests (the client times out) on the head, ranges and infos', async () => {
+    await scanThrough([
+      { kind: 'hang', path: '/wallet/getnowblock', times: 2 },
+      { kind: 'hang', path: '/wallet/getblockbylimitnext', times: 3 },
+      { kind: 'hang', path: '/wallet/gettransactioninfobyblocknum', times: 3 },
+    ]);
+  });
+
+  it('slow answers', async () => {
+    await scanThrough([{ kind: 'latency', ms: 150, times: 6 }]);
+  });
+
+  it('the same blocks delivered again (cursor moved back) change nothing', async () => {
+    const inv = await t.create(shop.key, { amount: '10' });
+    await t.pay(inv.address, '10');
+    await t.mine(25);
+    const balanceBefore = await t.balanceOf(shop.id);
+    const db = t.app.services.db;
+    const events = (await t.events(shop.id)).length;
+    const cur = (await readCursor(db))!;
+    await writeTx(db, (trx) => writeCursor(trx, { ...cur, next_block: cur.next_block - 30 }));
+    await t.mine(1);
+    expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'settled', amount_credited: '9.9' });
+    expect(await t.balanceOf(shop.id)).toBe(balanceBefore);
+    expect((await t.events(shop.id)).length).toBe(events);
+    await t.check(true);
+  });
+});
