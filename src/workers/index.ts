@@ -2,10 +2,11 @@
  * The background workers `serve` runs under the worker lease (host.ts). Each feature adds its
  * worker here: the chain watcher, the sweeper, the payout worker, the webhook dispatcher.
  */
+import { payoutWorkers } from '../payouts/worker/worker.js';
 import type { Services } from '../services.js';
 import type { Worker } from './host.js';
 import type { WorkerLease } from './lease.js';
 
-export function backgroundWorkers(_s: Services, _lease: WorkerLease): Worker[] {
-  return [];
+export function backgroundWorkers(s: Services, lease: WorkerLease): Worker[] {
+  return [...payoutWorkers(s, lease)];
 }
