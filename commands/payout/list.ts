@@ -24,7 +24,7 @@ export default class PayoutList extends PaygateCommand {
     this.say(
       table(
         rows.map((r) => ({ ...r, fee: r.fees.network.amount, review_reasons: r.review_reasons.join(',') })),
-        ['payout_id', 'merchant_id', 'status', 'asset', 'amount', 'fee', 'to_address', 'review_reasons', 'created_at'],
+        ['payout_id', 'merchant_id', 'status', 'asset', 'amount', 'fee', 'to_address', 'review_reasons', 'created_at', 'tx_hash', 'wait_reason'],
       ),
     );
     return rows;

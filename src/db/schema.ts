@@ -214,6 +214,22 @@ export interface PayoutsTable {
   reject_reason: string | null;
   created_at: string;
   updated_at: string;
+  // Payout worker (migration 0033).
+  /** The signed transaction JSON, stored before its first broadcast; null before signing. */
+  signed_tx: string | null;
+  /** raw_data.expiration of signed_tx (ms, chain time). */
+  tx_expiration: number | null;
+  /** How many times the payout was signed (a re-sign follows a provably expired transaction). */
+  sign_attempts: number;
+  first_signed_at: string | null;
+  /** fee_limit (sun) of a TRC20 transfer. */
+  fee_limit: string | null;
+  /** Why a queued payout waits (hot wallet short, limit reached…); null when it does not. */
+  wait_reason: string | null;
+  /** TRX (sun) the network burned for the transaction, from its receipt. */
+  network_fee: string | null;
+  /** Receipt result of a failed payout (REVERT, OUT_OF_ENERGY…). */
+  fail_reason: string | null;
 }
 
 export interface PayoutHaltsTable {

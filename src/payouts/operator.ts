@@ -23,10 +23,22 @@ export interface OperatorPayoutView extends PayoutView {
   reviewed_by: string | null;
   reviewed_at: string | null;
   reject_reason: string | null;
+  /** Why a queued payout waits (hot wallet short of the asset, TRX or energy; a hot wallet limit). */
+  wait_reason: string | null;
+  /** Receipt result of a failed payout. */
+  fail_reason: string | null;
 }
 
 export function operatorView(row: PayoutRow): OperatorPayoutView {
-  return { ...payoutView(row), merchant_id: row.merchant_id, reviewed_by: row.reviewed_by, reviewed_at: row.reviewed_at, reject_reason: row.reject_reason };
+  return {
+    ...payoutView(row),
+    merchant_id: row.merchant_id,
+    reviewed_by: row.reviewed_by,
+    reviewed_at: row.reviewed_at,
+    reject_reason: row.reject_reason,
+    wait_reason: row.wait_reason,
+    fail_reason: row.fail_reason,
+  };
 }
 
 async function requirePayout(db: Db, id: string): Promise<PayoutRow> {
@@ -61,9 +73,40 @@ export async function approvePayout(db: Db, clock: Clock, actor: string, id: str
   });
 }
 
-export async function rejectPayout(db: Db, clock: Clock, actor: string, id: string, reason: string): Promise<OperatorPayoutView> {
+function checkedReason(reason: string): string {
   const why = reason.trim();
   if (why.length < 1 || why.length > REJECT_REASON_MAX) throw new AppError('invalid_argument', `--reason must be 1 to ${REJECT_REASON_MAX} characters`);
+  return why;
+}
+
+/** Statuses `payout cancel` stops: nothing has been signed yet (or the last signature provably expired unsent). */
+export const CANCELLABLE: readonly PayoutStatus[] = ['pending_review', 'approved', 'queued'];
+
+/**
+ * `payout cancel <id> --reason R`: a payout not yet signing becomes rejected and its reservation is
+ * released. Once signing has begun a transaction may exist, so it refuses (invalid_state): the
+ * worker's compare-and-set makes a cancel that loses the race to signing fail instead of both applying.
+ */
+export async function cancelPayout(db: Db, clock: Clock, actor: string, id: string, reason: string): Promise<OperatorPayoutView> {
+  const why = checkedReason(reason);
+  return writeTx(db, async (trx) => {
+    const row = await requirePayout(trx, id);
+    if (!CANCELLABLE.includes(row.status)) {
+      throw new AppError('invalid_state', `Payout ${row.id} is ${row.status}; only a payout in ${CANCELLABLE.join(', ')} can be cancelled (signing has begun)`);
+    }
+    const at = clock.now().toISOString();
+    const { row: next } = await transitionPayout(trx, clock, row, {
+      to: 'rejected',
+      actor,
+      patch: { reviewed_by: actor, reviewed_at: at, reject_reason: why, wait_reason: null },
+    });
+    await recordAudit(trx, clock, { actor, action: 'payout.cancel', subjectType: 'payout', subjectId: id, merchantId: row.merchant_id, details: { reason: why, from: row.status } });
+    return operatorView(next);
+  });
+}
+
+export async function rejectPayout(db: Db, clock: Clock, actor: string, id: string, reason: string): Promise<OperatorPayoutView> {
+  const why = checkedReason(reason);
   return writeTx(db, async (trx) => {
     const row = await requirePayout(trx, id);
     requirePending(row, 'rejected');

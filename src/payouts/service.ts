@@ -42,7 +42,7 @@ import { assertRequestsNotHalted } from './halts.js';
 import { payoutLimits } from './limits.js';
 import { reviewReasons } from './review.js';
 import type { CreatePayoutBody, PayoutView } from './schema.js';
-import { findPayout, findPayoutByReference, insertPayout, type PayoutRow } from './store.js';
+import { findPayout, findPayoutByReference, insertPayout, NOT_SIGNED, type PayoutRow } from './store.js';
 import { payoutView } from './view.js';
 
 export const NETWORK = 'tron';
@@ -167,6 +167,7 @@ async function insertNew(trx: Executor, deps: PayoutDeps, merchant: MerchantRow,
     reviewed_by: null,
     reviewed_at: null,
     reject_reason: null,
+    ...NOT_SIGNED,
     created_at: at,
     updated_at: at,
   };
@@ -174,7 +175,7 @@ async function insertNew(trx: Executor, deps: PayoutDeps, merchant: MerchantRow,
   // Throws insufficient_balance (and so rolls the insert back) when amount + fee > available.
   await post(trx, deps.clock, { merchantId: merchant.id, asset: asset.code, kind: 'reserve', amount: amount + fee, payoutId: row.id, actor: `merchant:${merchant.id}` });
   const view = payoutView(row);
-  await recordEvent(trx, deps.clock, { merchantId: merchant.id, type: `payout.${row.status}`, subjectId: row.id, data: view });
+  await recordEvent(trx, deps.clock, { merchantId: merchant.id, type: `payout.${row.status}`, subjectId: row.id, data: view, key: `payout:${row.id}:${row.status}` });
   return view;
 }
 

@@ -10,6 +10,18 @@ export type PayoutRow = PayoutsTable;
 /** Statuses whose amount no longer leaves (or never left) the wallet. */
 export const CLOSED_UNPAID: readonly PayoutStatus[] = ['rejected', 'failed'];
 
+/** The worker's columns of a payout nobody has signed yet (migration 0033). */
+export const NOT_SIGNED = {
+  signed_tx: null,
+  tx_expiration: null,
+  sign_attempts: 0,
+  first_signed_at: null,
+  fee_limit: null,
+  wait_reason: null,
+  network_fee: null,
+  fail_reason: null,
+} as const satisfies Partial<PayoutsTable>;
+
 export async function insertPayout(db: Executor, row: PayoutRow): Promise<void> {
   await db.insertInto('payouts').values(row).execute();
 }

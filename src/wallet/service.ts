@@ -118,6 +118,9 @@ export async function initWallet(
 /** At `serve` start: decrypts the keystore and checks it belongs to this database. */
 export async function unlockWallet(db: Db, clock: Clock, config: Config): Promise<UnlockedWallet> {
   const unlocked = await decryptKeystore(readKeystore(config.walletKeystore), requirePassphrase(config));
+  // The passphrase has done its work: child processes and anything reading the environment later
+  // must not find it (the seed stays in this process's memory only).
+  delete process.env.WALLET_PASSPHRASE;
   await writeTx(db, (trx) => ensureWalletRow(trx, clock, unlocked));
   return unlocked;
 }

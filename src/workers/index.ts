@@ -2,11 +2,12 @@
  * The background workers `serve` runs under the worker lease (host.ts). Each feature adds its
  * worker here: the chain watcher, the sweeper, the payout worker, the webhook dispatcher.
  */
+import { payoutWorkers } from '../payouts/worker/worker.js';
 import type { Services } from '../services.js';
 import type { Worker } from './host.js';
 import type { WorkerLease } from './lease.js';
 import { chainWatcher } from './watcher.js';
 
 export function backgroundWorkers(s: Services, lease: WorkerLease): Worker[] {
-  return [chainWatcher(s, lease)];
+  return [chainWatcher(s, lease), ...payoutWorkers(s, lease)];
 }

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { verifyLedger } from '../../src/ledger/service.js';
 import { isReferenceConflict } from '../../src/payouts/service.js';
-import { insertPayout } from '../../src/payouts/store.js';
+import { insertPayout, NOT_SIGNED } from '../../src/payouts/store.js';
 import { newAddress, startPayoutApp, type PayoutTestApp } from './fixture.js';
 
 const CHILD = path.resolve(import.meta.dirname, 'race-child.ts');
@@ -84,6 +84,7 @@ describe('payouts across processes', () => {
       reviewed_by: null,
       reviewed_at: null,
       reject_reason: null,
+      ...NOT_SIGNED,
       created_at: 'x',
       updated_at: 'x',
     };

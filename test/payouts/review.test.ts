@@ -12,7 +12,7 @@ import { assertRequestsNotHalted, isWorkerHalted, listHalts, setHalt } from '../
 import { exceedsLimit, parseLimit, payoutLimits, setPayoutLimits } from '../../src/payouts/limits.js';
 import { listPayouts } from '../../src/payouts/operator.js';
 import { utcDay } from '../../src/payouts/review.js';
-import { findPayoutForOperator, insertPayout, type PayoutRow } from '../../src/payouts/store.js';
+import { findPayoutForOperator, insertPayout, NOT_SIGNED, type PayoutRow } from '../../src/payouts/store.js';
 import { NEXT, transitionPayout } from '../../src/payouts/transitions.js';
 import { newAddress, openTempDb } from './fixture.js';
 
@@ -75,6 +75,7 @@ describe('payout state machine, limits and halts (service level)', () => {
       reviewed_by: null,
       reviewed_at: null,
       reject_reason: null,
+      ...NOT_SIGNED,
       created_at: clock.now().toISOString(),
       updated_at: clock.now().toISOString(),
     };

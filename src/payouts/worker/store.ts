@@ -1,0 +1,38 @@
+/** SQL of the payout worker: the payouts of one status in the order it works them, wait reasons. */
+import type { Executor } from '../../db/database.js';
+import type { PayoutStatus } from '../../db/schema.js';
+import { formatAmount } from '../../money.js';
+import type { PayoutRow } from '../store.js';
+
+/** Oldest first: a payout that waited longest goes first. */
+export async function payoutsIn(db: Executor, status: PayoutStatus, limit: number): Promise<PayoutRow[]> {
+  return db.selectFrom('payouts').selectAll().where('status', '=', status).orderBy('created_at').orderBy('id').limit(limit).execute();
+}
+
+/** Records why a payout waits (only when it changed, so a waiting payout costs no write per tick). */
+export async function setWaitReason(db: Executor, row: PayoutRow, reason: string | null): Promise<boolean> {
+  if (row.wait_reason === reason) return false;
+  const r = await db.updateTable('payouts').set({ wait_reason: reason }).where('id', '=', row.id).where('status', '=', row.status).executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
+export interface WaitingPayout {
+  payout_id: string;
+  status: PayoutStatus;
+  asset: string;
+  amount: string;
+  reason: string;
+}
+
+/** Payouts the worker holds back and why (`wallet show`, `payout list`). */
+export async function waitingPayouts(db: Executor, limit = 20): Promise<WaitingPayout[]> {
+  const rows = await db
+    .selectFrom('payouts')
+    .select(['id', 'status', 'asset', 'amount', 'decimals', 'wait_reason'])
+    .where('wait_reason', 'is not', null)
+    .where('status', 'in', ['approved', 'queued', 'signing'])
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ payout_id: r.id, status: r.status, asset: r.asset, amount: formatAmount(BigInt(r.amount), r.decimals), reason: r.wait_reason as string }));
+}

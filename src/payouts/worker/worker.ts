@@ -1,0 +1,296 @@
+/**
+ * The payout worker (DESIGN §6, docs/payouts.md): takes payouts from `approved` to `confirmed` or
+ * `failed` on chain, exactly once. One tick runs four steps, each over a bounded batch:
+ *
+ *   1. approved → queued      whitelist entry still there (else rejected), merchant enabled (else waits)
+ *   2. queued → signing       halts, hot wallet limits and balances checked; the transaction is built
+ *                             and signed, then stored (bytes, txid, expiration) with the status, under
+ *                             the worker lease's fencing check, BEFORE any broadcast
+ *   3. signing → broadcast    the stored bytes are broadcast after commit (a duplicate answer is fine)
+ *   4. broadcast → confirmed | failed   from the receipt in a solid block
+ *
+ * After a crash every step starts from what the database says: a `signing` payout is broadcast again
+ * with the same bytes. A transaction is given up (back to `queued`, signed anew) only when it
+ * provably can never land: the solid block is past its expiration and the node knows no such txid
+ * at the solid height. Nothing temporary (node errors, refusals, a short wallet) ever fails a
+ * payout; only a receipt that is not SUCCESS does, and a failed payout is never sent again.
+ */
+import type { CatalogAsset } from '../../assets/catalog.js';
+import { recordAudit } from '../../audit/store.js';
+import type { BroadcastResult, ChainBlockHeader, TronTransactionJson, TxInfo } from '../../chain/client.js';
+import { writeTx } from '../../db/database.js';
+import { findMerchant } from '../../merchants/store.js';
+import type { Services } from '../../services.js';
+import { hotWalletPrivateKey } from '../../wallet/hd.js';
+import { liveEntry } from '../../whitelist/store.js';
+import type { Worker } from '../../workers/host.js';
+import type { WorkerLease } from '../../workers/lease.js';
+import { isWorkerHalted } from '../halts.js';
+import { findPayoutForOperator, type PayoutRow } from '../store.js';
+import { transitionPayout, type TransitionInput } from '../transitions.js';
+import { hotWalletLimits, limitReason } from './limits.js';
+import { HotWalletBudget } from './resources.js';
+import { payoutsIn, setWaitReason } from './store.js';
+
+export const WORKER_ACTOR = 'worker:payouts';
+export const PAYOUT_WORKER = 'payouts';
+
+export interface PayoutWorkerOptions {
+  /** Pause between ticks that found nothing to do (default 1 s). */
+  intervalMs?: number;
+  /** Payouts per step and tick (default 25). */
+  batch?: number;
+  /** Transaction validity after its reference block (default 60 s, as tronweb). */
+  expirationMs?: number;
+}
+
+/**
+ * Test hook of the crash test (never set in production): the probability, 0..1, that the process
+ * kills itself with SIGKILL right after a signed transaction was stored and before its broadcast.
+ */
+const KILL_AFTER_SIGN = Number(process.env.PAYGATE_TEST_KILL_AFTER_SIGN ?? 0);
+
+/** The payout worker of `serve`; none without an unlocked wallet (nothing could be signed). */
+export function payoutWorkers(s: Services, lease: WorkerLease): Worker[] {
+  return s.wallet ? [createPayoutWorker(s, lease)] : [];
+}
+
+type Fate = { kind: 'landed'; info: TxInfo } | { kind: 'pending' } | { kind: 'dead' };
+
+export function createPayoutWorker(s: Services, lease: WorkerLease, opts: PayoutWorkerOptions = {}): Worker {
+  if (!s.wallet) throw new Error('the payout worker needs the unlocked wallet');
+  const { db, chain, clock } = s;
+  const hot = s.wallet.hotAddress;
+  // Derived once, kept in this closure only: never logged, stored or passed beyond chain.sign.
+  const key = hotWalletPrivateKey(s.wallet.mnemonic);
+  const batch = opts.batch ?? 25;
+  const expirationMs = opts.expirationMs ?? 60_000;
+  const log = s.logger.child({ component: 'payout-worker' });
+  /** Solid height at which each broadcast payout was last looked up (no new look-up before it moves). */
+  const checkedAt = new Map<string, number>();
+
+  const move = (row: PayoutRow, t: Omit<TransitionInput, 'actor'>) =>
+    writeTx(db, async (trx) => {
+      const cur = await findPayoutForOperator(trx, row.id);
+      if (!cur || cur.status !== row.status || cur.tx_hash !== row.tx_hash) return false;
+      await transitionPayout(trx, clock, cur, { ...t, actor: WORKER_ACTOR });
+      if (t.to === 'queued' && row.tx_hash) {
+        await recordAudit(trx, clock, {
+          actor: WORKER_ACTOR,
+          action: 'payout.resign',
+          subjectType: 'payout',
+          subjectId: row.id,
+          merchantId: row.merchant_id,
+          details: { expired_txid: row.tx_hash, expiration: row.tx_expiration },
+        });
+      }
+      return true;
+    });
+
+  const wait = async (row: PayoutRow, reason: string | null) => {
+    if (await setWaitReason(db, row, reason)) {
+      if (reason) log.warn({ payout: row.id, asset: row.asset, reason }, 'payout waits');
+      row.wait_reason = reason;
+    }
+  };
+
+  /** Step 1. */
+  async function queueApproved(signal: AbortSignal): Promise<boolean> {
+    let moved = false;
+    for (const row of await payoutsIn(db, 'approved', batch)) {
+      if (signal.aborted) break;
+      const done = await writeTx(db, async (trx) => {
+        const cur = await findPayoutForOperator(trx, row.id);
+        if (!cur || cur.status !== 'approved') return false;
+        const merchant = await findMerchant(trx, cur.merchant_id);
+        if (!merchant || merchant.enabled !== 1) {
+          await setWaitReason(trx, cur, 'merchant disabled: the payout waits until the merchant is enabled again (or payout cancel)');
+          return false;
+        }
+        if (!(await liveEntry(trx, cur.merchant_id, cur.asset, cur.to_address))) {
+          const reason = `whitelist entry of ${cur.to_address} was removed before sending`;
+          const at = clock.now().toISOString();
+          await transitionPayout(trx, clock, cur, { to: 'rejected', actor: WORKER_ACTOR, patch: { reject_reason: reason, reviewed_by: WORKER_ACTOR, reviewed_at: at, wait_reason: null } });
+          await recordAudit(trx, clock, { actor: WORKER_ACTOR, action: 'payout.reject', subjectType: 'payout', subjectId: cur.id, merchantId: cur.merchant_id, details: { reason } });
+          return true;
+        }
+        await transitionPayout(trx, clock, cur, { to: 'queued', actor: WORKER_ACTOR, patch: { wait_reason: null } });
+        return true;
+      });
+      moved ||= done;
+    }
+    return moved;
+  }
+
+  async function build(row: PayoutRow, asset: CatalogAsset, feeLimit: bigint | null): Promise<TronTransactionJson> {
+    const base = { from: hot, to: row.to_address, amount: BigInt(row.amount), expirationMs };
+    const tx =
+      asset.type === 'native'
+        ? await chain.buildTrxTransfer(base)
+        : await chain.buildTrc20Transfer({ ...base, contract: asset.contract as string, feeLimit: feeLimit ?? 0n });
+    return chain.sign(tx, key);
+  }
+
+  /** Stores the signed transaction with the status change, under the lease's fencing check. */
+  const storeSigned = (row: PayoutRow, signed: TronTransactionJson, feeLimit: bigint | null) =>
+    writeTx(db, async (trx) => {
+      await lease.assertHeld(trx);
+      const cur = await findPayoutForOperator(trx, row.id);
+      // Cancelled (or otherwise moved) while we signed: the signed bytes are dropped unsent.
+      if (!cur || cur.status !== 'queued') return false;
+      await transitionPayout(trx, clock, cur, {
+        to: 'signing',
+        actor: WORKER_ACTOR,
+        patch: {
+          signed_tx: JSON.stringify(signed),
+          tx_hash: signed.txID,
+          tx_expiration: signed.raw_data.expiration ?? null,
+          sign_attempts: cur.sign_attempts + 1,
+          first_signed_at: cur.first_signed_at ?? clock.now().toISOString(),
+          fee_limit: feeLimit === null ? null : feeLimit.toString(),
+          wait_reason: null,
+        },
+      });
+      return true;
+    });
+
+  /** Step 2. */
+  async function signQueued(signal: AbortSignal): Promise<boolean> {
+    const rows = await payoutsIn(db, 'queued', batch);
+    let budget: HotWalletBudget | null = null;
+    let signedAny = false;
+    for (const row of rows) {
+      if (signal.aborted) break;
+      const asset = s.catalog.get(row.asset);
+      if (!asset) {
+        await wait(row, `asset ${row.asset} is not in the catalog of this network`);
+        continue;
+      }
+      if (await isWorkerHalted(db, row.asset)) {
+        await wait(row, 'payout worker halted (paygate payout resume --worker)');
+        continue;
+      }
+      const limits = await hotWalletLimits(db, row.asset);
+      const over = await limitReason(db, row, limits, clock.now());
+      if (over) {
+        await wait(row, over);
+        continue;
+      }
+      try {
+        budget ??= await HotWalletBudget.read(chain, db, hot, (c) => s.catalog.get(c));
+        const r = await budget.reserve(row, asset, limits.feeLimitCap);
+        if (!r.ok) {
+          await wait(row, r.wait);
+          continue;
+        }
+        const signed = await build(row, asset, r.feeLimit);
+        if (await storeSigned(row, signed, r.feeLimit)) {
+          signedAny = true;
+          if (KILL_AFTER_SIGN > 0 && Math.random() < KILL_AFTER_SIGN) process.kill(process.pid, 'SIGKILL');
+        }
+      } catch (err) {
+        // A node that fails now is asked again next tick; the payout stays queued.
+        log.warn({ err, payout: row.id }, 'payout not signed: node error');
+        await wait(row, `node error while preparing the transaction: ${(err as Error).message}`);
+        break;
+      }
+    }
+    return signedAny;
+  }
+
+  /** Whether a stored transaction landed, may still land, or provably never can. */
+  async function fateOf(row: PayoutRow, solid: ChainBlockHeader): Promise<Fate> {
+    const txid = row.tx_hash as string;
+    const info = await chain.getTransactionInfo(txid, { solid: true });
+    if (info) return { kind: 'landed', info };
+    // A block holding it would have a timestamp ≤ its expiration; solid past that and no trace
+    // of the txid at the solid height means no block can ever hold it.
+    if (row.tx_expiration === null || solid.timestamp <= row.tx_expiration) return { kind: 'pending' };
+    if (await chain.getTransaction(txid, { solid: true })) return { kind: 'pending' };
+    return { kind: 'dead' };
+  }
+
+  const resign = (row: PayoutRow) => {
+    log.warn({ payout: row.id, txid: row.tx_hash }, 'payout transaction expired unsent; it will be signed anew');
+    return move(row, { to: 'queued', patch: { signed_tx: null, tx_hash: null, tx_expiration: null, fee_limit: null, wait_reason: null } });
+  };
+
+  /** Step 3. */
+  async function broadcastSigning(signal: AbortSignal): Promise<boolean> {
+    let moved = false;
+    let solid: ChainBlockHeader | null = null;
+    for (const row of await payoutsIn(db, 'signing', batch)) {
+      if (signal.aborted) break;
+      if (await isWorkerHalted(db, row.asset)) {
+        await wait(row, 'payout worker halted before the broadcast (paygate payout resume --worker)');
+        continue;
+      }
+      let result: BroadcastResult | null = null;
+      try {
+        result = await chain.broadcast(JSON.parse(row.signed_tx as string) as TronTransactionJson);
+      } catch (err) {
+        log.warn({ err, payout: row.id, txid: row.tx_hash }, 'broadcast unanswered; retried with the same bytes');
+      }
+      if (result?.ok) {
+        moved ||= await move(row, { to: 'broadcast', patch: { wait_reason: null } });
+        continue;
+      }
+      if (result && !result.ok) {
+        await wait(row, `broadcast refused by the node: ${result.code} ${result.message}`.trim());
+        if (result.retryable) continue;
+      }
+      try {
+        solid ??= await chain.getSolidBlock();
+        const fate = await fateOf(row, solid);
+        if (fate.kind === 'landed') moved ||= await move(row, { to: 'broadcast', patch: { wait_reason: null } });
+        else if (fate.kind === 'dead') moved ||= await resign(row);
+      } catch (err) {
+        log.warn({ err, payout: row.id }, 'could not look the transaction up');
+      }
+    }
+    return moved;
+  }
+
+  async function settle(row: PayoutRow, info: TxInfo): Promise<boolean> {
+    checkedAt.delete(row.id);
+    const fee = info.fee.toString();
+    if (info.result === 'SUCCESS' && info.receiptResult === 'SUCCESS') {
+      return move(row, { to: 'confirmed', patch: { network_fee: fee, wait_reason: null } });
+    }
+    log.error({ payout: row.id, txid: row.tx_hash, receipt: info.receiptResult }, 'payout transaction failed on chain; reservation released, not re-sent');
+    return move(row, { to: 'failed', patch: { network_fee: fee, fail_reason: info.receiptResult || 'FAILED', wait_reason: null } });
+  }
+
+  /** Step 4. */
+  async function confirmBroadcast(signal: AbortSignal): Promise<boolean> {
+    const rows = await payoutsIn(db, 'broadcast', batch * 4);
+    if (rows.length === 0) return false;
+    const solid = await chain.getSolidBlock();
+    let moved = false;
+    for (const row of rows) {
+      if (signal.aborted) break;
+      if ((checkedAt.get(row.id) ?? -1) >= solid.number) continue;
+      const fate = await fateOf(row, solid);
+      checkedAt.set(row.id, solid.number);
+      if (fate.kind === 'landed') moved = (await settle(row, fate.info)) || moved;
+      else if (fate.kind === 'dead') moved = (await resign(row)) || moved;
+      else if (!(await chain.getTransaction(row.tx_hash as string))) {
+        // The node lost it from its pool (restart, fork): the same bytes again, harmless if known.
+        await chain.broadcast(JSON.parse(row.signed_tx as string) as TronTransactionJson).catch(() => undefined);
+      }
+    }
+    return moved;
+  }
+
+  return {
+    name: PAYOUT_WORKER,
+    intervalMs: opts.intervalMs ?? 1_000,
+    async tick(signal) {
+      const queued = await queueApproved(signal);
+      const signed = await signQueued(signal);
+      const sent = await broadcastSigning(signal);
+      const settled = await confirmBroadcast(signal);
+      return queued || signed || sent || settled;
+    },
+  };
+}
