@@ -3,9 +3,12 @@
  * worker here: the chain watcher, the sweeper, the payout worker, the webhook dispatcher.
  */
 import type { Services } from '../services.js';
+import { dispatcherWorker } from '../webhooks/dispatcher.js';
 import type { Worker } from './host.js';
 import type { WorkerLease } from './lease.js';
 
-export function backgroundWorkers(_s: Services, _lease: WorkerLease): Worker[] {
-  return [];
+export function backgroundWorkers(s: Services, lease: WorkerLease): Worker[] {
+  return [
+    dispatcherWorker(s, lease),
+  ];
 }

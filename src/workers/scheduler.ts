@@ -5,6 +5,7 @@
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Services } from '../services.js';
 import { expireInvoices } from './expiry.js';
+import { pruneDeliveryLog } from '../webhooks/service.js';
 
 export interface Job {
   name: string;
@@ -19,7 +20,10 @@ export interface Scheduler {
 }
 
 export function defaultJobs(s: Services): Job[] {
-  return [{ name: 'invoice-expiry', schedule: '*/5 * * * * *', run: () => expireInvoices(s.db, s.clock) }];
+  return [
+    { name: 'invoice-expiry', schedule: '*/5 * * * * *', run: () => expireInvoices(s.db, s.clock) },
+    { name: 'webhook-log-prune', schedule: '0 17 3 * * *', run: () => pruneDeliveryLog(s.db, s.clock) },
+  ];
 }
 
 export function startScheduler(s: Services, jobs: Job[] = defaultJobs(s)): Scheduler {
