@@ -66,6 +66,8 @@ export interface EventsTable {
   created_at: string;
   /** Unique per state transition (e.g. `invoice:<id>:seen:<n>`), so a replay cannot emit twice. */
   dedupe_key: Generated<string | null>;
+  /** The event's number among its merchant's events (migration 0034); null for older events. */
+  merchant_seq: Generated<number | null>;
 }
 
 /** The wallet's public half (one row): the seed stays in the encrypted keystore file. */

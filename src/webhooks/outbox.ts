@@ -1,7 +1,8 @@
 /**
  * The event outbox. A state change and its event are written in the same transaction (pass the
- * transaction as `db`), so an event exists exactly when its change committed. The webhook
- * dispatcher reads events after commit and delivers them in `seq` order per merchant.
+ * transaction as `db`), so an event exists exactly when its change committed. In that transaction
+ * the event also gets its merchant's next sequence number and, when the merchant has a webhook
+ * endpoint, a pending delivery; the dispatcher delivers them after commit, in merchant_seq order.
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
@@ -30,9 +31,16 @@ export function newEventId(): string {
   return `evt_${randomBytes(12).toString('hex')}`;
 }
 
+export function newDeliveryId(): string {
+  return `dlv_${randomBytes(12).toString('hex')}`;
+}
+
 export async function recordEvent(db: Executor, clock: Clock, e: NewEvent): Promise<EventRecord> {
   const record = { id: newEventId(), type: e.type, created_at: clock.now().toISOString(), data: e.data };
-  await db
+  // A replayed transition: nothing to do, and no sequence number spent on it.
+  if (e.key !== undefined && (await db.selectFrom('events').select('id').where('dedupe_key', '=', e.key).executeTakeFirst())) return record;
+  const merchantSeq = await nextMerchantSeq(db, e.merchantId);
+  const inserted = await db
     .insertInto('events')
     .values({
       id: record.id,
@@ -42,10 +50,60 @@ export async function recordEvent(db: Executor, clock: Clock, e: NewEvent): Prom
       data: JSON.stringify(e.data),
       created_at: record.created_at,
       dedupe_key: e.key ?? null,
+      merchant_seq: merchantSeq,
     })
+    // Two writers racing on one key (a multi-writer database): the second records nothing.
     .onConflict((oc) => oc.column('dedupe_key').where('dedupe_key', 'is not', null).doNothing())
-    .execute();
+    .returning('id')
+    .executeTakeFirst();
+  if (inserted) await enqueueDelivery(db, { eventId: record.id, merchantId: e.merchantId, merchantSeq, at: record.created_at });
   return record;
+}
+
+/**
+ * Takes the merchant's next number. The UPDATE locks the merchant's counter row until commit, so
+ * another transaction emitting for the same merchant waits and gets the next number after this one
+ * committed: per merchant, commit order is number order, and the dispatcher never sees n+1
+ * committed while n is still to come.
+ */
+async function nextMerchantSeq(db: Executor, merchantId: string): Promise<number> {
+  const row = await db
+    .insertInto('merchant_event_sequences')
+    .values({ merchant_id: merchantId, last_seq: 1 })
+    .onConflict((oc) => oc.column('merchant_id').doUpdateSet((eb) => ({ last_seq: eb('merchant_event_sequences.last_seq', '+', 1) })))
+    .returning('last_seq')
+    .executeTakeFirstOrThrow();
+  return row.last_seq;
+}
+
+/**
+ * A delivery exists only for a merchant that has an endpoint when the event is recorded: events
+ * from before an endpoint was set are not delivered later (docs/decisions.md, Webhooks).
+ */
+async function enqueueDelivery(db: Executor, d: { eventId: string; merchantId: string; merchantSeq: number; at: string }): Promise<void> {
+  const endpoint = await db.selectFrom('webhook_endpoints').select('merchant_id').where('merchant_id', '=', d.merchantId).executeTakeFirst();
+  if (!endpoint) return;
+  await db
+    .insertInto('webhook_deliveries')
+    .values({
+      id: newDeliveryId(),
+      event_id: d.eventId,
+      merchant_id: d.merchantId,
+      merchant_seq: d.merchantSeq,
+      status: 'pending',
+      attempts: 0,
+      window_attempts: 0,
+      window_started_at: null,
+      next_attempt_at: d.at,
+      claimed_by: null,
+      claimed_until: null,
+      last_attempt_at: null,
+      last_status_code: null,
+      last_error: null,
+      created_at: d.at,
+      updated_at: d.at,
+    })
+    .execute();
 }
 
 /** Events of one merchant after `afterSeq`, oldest first (scoped by merchant like every read). */

@@ -4,10 +4,11 @@
  */
 import { payoutWorkers } from '../payouts/worker/worker.js';
 import type { Services } from '../services.js';
+import { dispatcherWorker } from '../webhooks/dispatcher.js';
 import type { Worker } from './host.js';
 import type { WorkerLease } from './lease.js';
 import { chainWatcher } from './watcher.js';
 
 export function backgroundWorkers(s: Services, lease: WorkerLease): Worker[] {
-  return [chainWatcher(s, lease), ...payoutWorkers(s, lease)];
+  return [chainWatcher(s, lease), ...payoutWorkers(s, lease), dispatcherWorker(s, lease)];
 }

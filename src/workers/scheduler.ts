@@ -6,6 +6,7 @@ import cron, { type ScheduledTask } from 'node-cron';
 import type { Services } from '../services.js';
 import { expireInvoices } from './expiry.js';
 import { scanHorizon } from './watcher-store.js';
+import { pruneDeliveryLog } from '../webhooks/service.js';
 
 export interface Job {
   name: string;
@@ -22,8 +23,11 @@ export interface Scheduler {
 export function defaultJobs(s: Services): Job[] {
   // Expiry runs against the last scanned block's time: until the watcher has scanned past an
   // invoice's expires_at, a payment in an earlier block may still be found (DESIGN §5).
-  const run = async () => expireInvoices(s.db, s.clock, { horizon: (await scanHorizon(s.db)) ?? new Date(0) });
-  return [{ name: 'invoice-expiry', schedule: '*/5 * * * * *', run }];
+  const expiry = async () => expireInvoices(s.db, s.clock, { horizon: (await scanHorizon(s.db)) ?? new Date(0) });
+  return [
+    { name: 'invoice-expiry', schedule: '*/5 * * * * *', run: expiry },
+    { name: 'webhook-log-prune', schedule: '0 17 3 * * *', run: () => pruneDeliveryLog(s.db, s.clock) },
+  ];
 }
 
 export function startScheduler(s: Services, jobs: Job[] = defaultJobs(s)): Scheduler {

@@ -1,0 +1,143 @@
+/**
+ * The operator's view of webhook deliveries (`paygate webhook …`): list, show with attempts,
+ * resend a failed one, send a signed test event now, and the retention job of the delivery log.
+ */
+import { randomBytes } from 'node:crypto';
+import { recordAudit } from '../audit/store.js';
+import type { Clock } from '../clock.js';
+import { writeTx, type Db } from '../db/database.js';
+import type { DeliveryStatus } from '../db/tables/webhooks.js';
+import { AppError } from '../errors.js';
+import { requireMerchant } from '../merchants/service.js';
+import { eventBody } from './dispatcher.js';
+import { findEndpoint, signingSecrets } from './endpoints.js';
+import { TEST_EVENT_TYPE } from './event-types.js';
+import { webhookHeaders } from './signing.js';
+import { attemptsOf, findDelivery, listDeliveries, pruneBefore, reopen, type AttemptRow, type DeliveryRow } from './store.js';
+import { postWebhook, type PostOptions } from './transport.js';
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const satisfies readonly DeliveryStatus[];
+/** The delivery log is kept at least this long (DESIGN §9: ≥ 60 days). */
+export const LOG_RETENTION_DAYS = 60;
+
+const DELIVERY_ID = /^dlv_[0-9a-f]{24}$/;
+const EVENT_ID = /^evt_[0-9a-f]{24}$/;
+
+export interface DeliveryView {
+  delivery_id: string;
+  event_id: string;
+  merchant_id: string;
+  merchant_seq: number;
+  type: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AttemptView {
+  attempt: number;
+  at: string;
+  url: string;
+  status_code: number | null;
+  duration_ms: number;
+  outcome: string;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
+function deliveryView(d: DeliveryRow, type: string): DeliveryView {
+  return {
+    delivery_id: d.id,
+    event_id: d.event_id,
+    merchant_id: d.merchant_id,
+    merchant_seq: d.merchant_seq,
+    type,
+    status: d.status,
+    attempts: d.attempts,
+    next_attempt_at: d.status === 'pending' ? d.next_attempt_at : null,
+    last_attempt_at: d.last_attempt_at,
+    last_status_code: d.last_status_code,
+    last_error: d.last_error,
+    created_at: d.created_at,
+    updated_at: d.updated_at,
+  };
+}
+
+function attemptView(a: AttemptRow): AttemptView {
+  return { attempt: a.attempt, at: a.at, url: a.url, status_code: a.status_code, duration_ms: a.duration_ms, outcome: a.outcome, error: a.error, response_excerpt: a.response_excerpt };
+}
+
+export async function deliveries(db: Db, f: { merchantId?: string; status?: DeliveryStatus; limit?: number }): Promise<DeliveryView[]> {
+  if (f.merchantId) await requireMerchant(db, f.merchantId);
+  const rows = await listDeliveries(db, { ...f, limit: f.limit ?? 100 });
+  return rows.map((r) => deliveryView(r, r.type));
+}
+
+/** A delivery by its dlv_ id (or its event's evt_ id); anything else is delivery_not_found. */
+async function requireDelivery(db: Db, id: string): Promise<{ row: DeliveryRow; type: string }> {
+  const row = DELIVERY_ID.test(id) || EVENT_ID.test(id) ? await findDelivery(db, id) : undefined;
+  if (!row) throw new AppError('delivery_not_found', `Webhook delivery ${id} does not exist`);
+  const event = await db.selectFrom('events').select('type').where('id', '=', row.event_id).executeTakeFirstOrThrow();
+  return { row, type: event.type };
+}
+
+export async function showDelivery(db: Db, id: string): Promise<DeliveryView & { attempts_log: AttemptView[] }> {
+  const { row, type } = await requireDelivery(db, id);
+  return { ...deliveryView(row, type), attempts_log: (await attemptsOf(db, row.id)).map(attemptView) };
+}
+
+/** A failed delivery goes out again (same webhook-id), with a fresh 3-day retry window. */
+export async function resendDelivery(db: Db, clock: Clock, actor: string, id: string): Promise<DeliveryView> {
+  return writeTx(db, async (trx) => {
+    const row = DELIVERY_ID.test(id) ? await findDelivery(trx, id) : undefined;
+    if (!row) throw new AppError('delivery_not_found', `Webhook delivery ${id} does not exist`);
+    const at = clock.now().toISOString();
+    if (!(await reopen(trx, row.id, at))) {
+      throw new AppError('delivery_not_failed', `Webhook delivery ${id} is ${row.status}; only a failed delivery can be resent`);
+    }
+    await recordAudit(trx, clock, { actor, action: 'webhook.resend', subjectType: 'webhook_delivery', subjectId: row.id, merchantId: row.merchant_id, details: { event_id: row.event_id } });
+    const event = await trx.selectFrom('events').select('type').where('id', '=', row.event_id).executeTakeFirstOrThrow();
+    return deliveryView({ ...row, status: 'pending', next_attempt_at: at, updated_at: at }, event.type);
+  });
+}
+
+export interface TestResult {
+  event_id: string;
+  url: string;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
+/** Sends a signed `webhook.test` event now, outside the merchant's ordered queue and the log. */
+export async function sendTestEvent(db: Db, clock: Clock, merchantId: string, opts: Pick<PostOptions, 'timeoutMs' | 'resolve'> = {}): Promise<TestResult> {
+  await requireMerchant(db, merchantId);
+  const endpoint = await findEndpoint(db, merchantId);
+  if (!endpoint) throw new AppError('invalid_state', `Merchant ${merchantId} has no webhook endpoint: set one with \`paygate merchant webhook ${merchantId} --url …\``);
+  const now = clock.now();
+  const id = `evt_${randomBytes(12).toString('hex')}`;
+  const data = JSON.stringify({ merchant_id: merchantId, message: 'Test event from paygate: your endpoint receives and verifies webhooks.' });
+  const body = eventBody({ id, type: TEST_EVENT_TYPE, created_at: now.toISOString(), data });
+  const headers = webhookHeaders(signingSecrets(endpoint, now), id, now, body);
+  const r = await postWebhook(endpoint.url, headers, body, { allowPrivate: endpoint.allow_private === 1, ...opts });
+  return {
+    event_id: id,
+    url: endpoint.url,
+    status_code: r.kind === 'response' ? r.status : null,
+    duration_ms: r.durationMs,
+    error: r.kind === 'error' ? r.error : null,
+    response_excerpt: r.kind === 'response' ? r.excerpt : null,
+  };
+}
+
+/** The scheduled retention job: attempts and finished deliveries older than LOG_RETENTION_DAYS go. */
+export async function pruneDeliveryLog(db: Db, clock: Clock, days = LOG_RETENTION_DAYS): Promise<{ attempts: number; deliveries: number }> {
+  const cutoff = new Date(clock.now().getTime() - days * 86_400_000).toISOString();
+  return writeTx(db, (trx) => pruneBefore(trx, cutoff));
+}

@@ -1,0 +1,175 @@
+/** SQL of webhook deliveries and their attempts (the delivery log). Operator-level reads. */
+import { sql } from 'kysely';
+import type { Executor } from '../db/database.js';
+import type { AttemptOutcome, DeliveryStatus, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/tables/webhooks.js';
+
+export type DeliveryRow = WebhookDeliveriesTable;
+export type AttemptRow = Omit<WebhookAttemptsTable, 'id'> & { id: number };
+
+/** A claimed delivery with what its attempt needs: the event and the merchant's endpoint now. */
+export interface ClaimedDelivery {
+  id: string;
+  event_id: string;
+  merchant_id: string;
+  merchant_seq: number;
+  attempts: number;
+  window_attempts: number;
+  window_started_at: string | null;
+  type: string;
+  event_created_at: string;
+  data: string;
+  url: string | null;
+  secret: string | null;
+  previous_secret: string | null;
+  previous_secret_until: string | null;
+  allow_private: number | null;
+}
+
+/**
+ * Due deliveries that are the oldest pending one of their merchant (a later event waits while an
+ * earlier one is retrying), not claimed by a live attempt, excluding merchants already in flight
+ * here. A claim by another holder is dead: the caller holds the worker lease (asserted in the same
+ * transaction), so that holder no longer runs.
+ */
+export async function dueHeads(trx: Executor, o: { now: string; holder: string; limit: number; exclude: readonly string[] }): Promise<ClaimedDelivery[]> {
+  let q = trx
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .leftJoin('webhook_endpoints as w', 'w.merchant_id', 'd.merchant_id')
+    .select([
+      'd.id',
+      'd.event_id',
+      'd.merchant_id',
+      'd.merchant_seq',
+      'd.attempts',
+      'd.window_attempts',
+      'd.window_started_at',
+      'e.type',
+      'e.created_at as event_created_at',
+      'e.data',
+      'w.url',
+      'w.secret',
+      'w.previous_secret',
+      'w.previous_secret_until',
+      'w.allow_private',
+    ])
+    .where('d.status', '=', 'pending')
+    .where(
+      'd.merchant_seq',
+      '=',
+      sql<number>`(select min(d2.merchant_seq) from webhook_deliveries d2 where d2.merchant_id = d.merchant_id and d2.status = 'pending')`,
+    )
+    .where('d.next_attempt_at', '<=', o.now)
+    .where((eb) => eb.or([eb('d.claimed_by', 'is', null), eb('d.claimed_by', '!=', o.holder), eb('d.claimed_until', '<=', o.now)]));
+  if (o.exclude.length > 0) q = q.where('d.merchant_id', 'not in', [...o.exclude]);
+  return q.orderBy('d.next_attempt_at').orderBy('d.merchant_id').limit(o.limit).execute();
+}
+
+export async function claim(trx: Executor, ids: string[], holder: string, until: string): Promise<void> {
+  if (ids.length === 0) return;
+  await trx.updateTable('webhook_deliveries').set({ claimed_by: holder, claimed_until: until }).where('id', 'in', ids).execute();
+}
+
+/** Gives a claim back without an attempt (shutdown mid-request): the delivery is due again at once. */
+export async function releaseClaim(trx: Executor, id: string, holder: string): Promise<void> {
+  await trx.updateTable('webhook_deliveries').set({ claimed_by: null, claimed_until: null }).where('id', '=', id).where('claimed_by', '=', holder).execute();
+}
+
+export interface AttemptRecord {
+  deliveryId: string;
+  merchantId: string;
+  holder: string;
+  at: string;
+  url: string;
+  statusCode: number | null;
+  durationMs: number;
+  outcome: AttemptOutcome;
+  error: string | null;
+  excerpt: string | null;
+  windowStartedAt: string;
+  nextAttemptAt: string | null;
+}
+
+/**
+ * Records an attempt and its consequence. The delivery is updated first, only while this holder's
+ * claim stands and it is still pending (a holder that lost its claim records nothing); returns
+ * whether it did.
+ */
+export async function recordAttempt(trx: Executor, a: AttemptRecord): Promise<boolean> {
+  const status: DeliveryStatus = a.outcome === 'retry' ? 'pending' : a.outcome;
+  const updated = await trx
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({
+      status,
+      attempts: eb('attempts', '+', 1),
+      window_attempts: eb('window_attempts', '+', 1),
+      window_started_at: a.windowStartedAt,
+      next_attempt_at: a.nextAttemptAt ?? a.at,
+      claimed_by: null,
+      claimed_until: null,
+      last_attempt_at: a.at,
+      last_status_code: a.statusCode,
+      last_error: a.error,
+      updated_at: a.at,
+    }))
+    .where('id', '=', a.deliveryId)
+    .where('status', '=', 'pending')
+    .where('claimed_by', '=', a.holder)
+    .returning('attempts')
+    .executeTakeFirst();
+  if (!updated) return false;
+  await trx
+    .insertInto('webhook_attempts')
+    .values({
+      delivery_id: a.deliveryId,
+      merchant_id: a.merchantId,
+      attempt: updated.attempts,
+      at: a.at,
+      url: a.url,
+      status_code: a.statusCode,
+      duration_ms: a.durationMs,
+      outcome: a.outcome,
+      error: a.error,
+      response_excerpt: a.excerpt,
+    })
+    .execute();
+  return true;
+}
+
+export async function findDelivery(db: Executor, id: string): Promise<DeliveryRow | undefined> {
+  const column = id.startsWith('evt_') ? 'event_id' : 'id';
+  return db.selectFrom('webhook_deliveries').selectAll().where(column, '=', id).executeTakeFirst();
+}
+
+export async function attemptsOf(db: Executor, deliveryId: string): Promise<AttemptRow[]> {
+  return db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('attempt').execute();
+}
+
+export interface DeliveryListRow extends DeliveryRow {
+  type: string;
+}
+
+export async function listDeliveries(db: Executor, f: { merchantId?: string; status?: DeliveryStatus; limit: number }): Promise<DeliveryListRow[]> {
+  let q = db.selectFrom('webhook_deliveries as d').innerJoin('events as e', 'e.id', 'd.event_id').selectAll('d').select('e.type');
+  if (f.merchantId) q = q.where('d.merchant_id', '=', f.merchantId);
+  if (f.status) q = q.where('d.status', '=', f.status);
+  return q.orderBy('d.created_at', 'desc').orderBy('d.merchant_seq', 'desc').limit(f.limit).execute();
+}
+
+/** Back to pending with a fresh retry window; only from `failed` (the caller checked, the WHERE guards). */
+export async function reopen(trx: Executor, id: string, at: string): Promise<boolean> {
+  const r = await trx
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', next_attempt_at: at, window_started_at: null, window_attempts: 0, claimed_by: null, claimed_until: null, updated_at: at })
+    .where('id', '=', id)
+    .where('status', '=', 'failed')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Deletes log entries older than `cutoff`, and finished deliveries untouched since then. */
+export async function pruneBefore(trx: Executor, cutoff: string): Promise<{ attempts: number; deliveries: number }> {
+  const attempts = await trx.deleteFrom('webhook_attempts').where('at', '<', cutoff).executeTakeFirst();
+  const deliveries = await trx.deleteFrom('webhook_deliveries').where('status', 'in', ['delivered', 'failed']).where('updated_at', '<', cutoff).executeTakeFirst();
+  return { attempts: Number(attempts.numDeletedRows), deliveries: Number(deliveries.numDeletedRows) };
+}

@@ -1,0 +1,139 @@
+/** The SSRF guard, network failures, resend and the retention of the delivery log. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../../src/errors.js';
+import { setEndpoint } from '../../src/webhooks/endpoints.js';
+import { pruneDeliveryLog, resendDelivery, showDelivery } from '../../src/webhooks/service.js';
+import { blockedReason, resolveTarget } from '../../src/webhooks/ssrf.js';
+import { attemptsOf } from '../../src/webhooks/store.js';
+import { deliveryOf, openWebhookDb, startReceiver, type Receiver, type WebhookDb } from './fixture.js';
+
+let w: WebhookDb;
+let r: Receiver;
+beforeAll(async () => {
+  w = await openWebhookDb();
+  r = await startReceiver();
+});
+afterAll(async () => {
+  await r.close();
+  await w.close();
+});
+
+const code = async (p: Promise<unknown>) => {
+  try {
+    await p;
+    return 'ok';
+  } catch (e) {
+    return e instanceof AppError ? e.code : String(e);
+  }
+};
+
+describe('SSRF guard', () => {
+  it.each([
+    '127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '100.100.100.200', '0.0.0.0',
+    '::1', '::', 'fe80::1', 'fd00:ec2::254', 'fc00::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:a9fe:a9fe', '64:ff9b::a9fe:a9fe',
+    '2002:7f00:1::1', '::127.0.0.1', 'ff02::1', '224.0.0.1',
+  ])('refuses %s', (ip) => {
+    expect(blockedReason(ip)).not.toBeNull();
+  });
+
+  it.each(['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2a00:1450:4001:80b::200e'])('allows the public address %s', (ip) => {
+    expect(blockedReason(ip)).toBeNull();
+  });
+
+  it('refuses a host name that resolves to loopback (localhost), and one with any private address', async () => {
+    await expect(resolveTarget('localhost', false)).rejects.toThrow(/loopback/);
+    const mixed = async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.7', family: 4 }];
+    await expect(resolveTarget('mixed.example', false, mixed as never)).rejects.toThrow(/10\.0\.0\.7/);
+  });
+
+  it('refuses http and literal private addresses when the endpoint is set without --allow-private', async () => {
+    const m = await w.merchant();
+    expect(await code(setEndpoint(w.db, w.clock, 'test', m, { url: 'http://hooks.example/x' }))).toBe('invalid_argument');
+    expect(await code(setEndpoint(w.db, w.clock, 'test', m, { url: 'https://127.0.0.1/x' }))).toBe('invalid_argument');
+    expect(await code(setEndpoint(w.db, w.clock, 'test', m, { url: 'https://[::ffff:169.254.169.254]/x' }))).toBe('invalid_argument');
+    expect(await code(setEndpoint(w.db, w.clock, 'test', m, { url: 'https://user:pw@hooks.example/x' }))).toBe('invalid_argument');
+    expect(await code(setEndpoint(w.db, w.clock, 'test', 'no-such-merchant', { url: 'https://hooks.example/x' }))).toBe('merchant_not_found');
+    expect(await w.db.selectFrom('webhook_endpoints').select('merchant_id').where('merchant_id', '=', m).executeTakeFirst()).toBeUndefined();
+  });
+
+  it('never reaches a receiver on loopback for a merchant not allowed private targets, at any attempt', async () => {
+    const m = await w.merchant();
+    await w.endpoint(m, `https://localhost:${r.port}/hooks`, { allowPrivate: false });
+    const id = await w.emit(m, 'invoice.created');
+    const d = w.dispatcher();
+    await d.dispatchDue();
+    w.clock.advance(60_000);
+    await d.dispatchDue();
+    expect(r.received).toHaveLength(0);
+    const log = await attemptsOf(w.db, (await deliveryOf(w.db, id)).id);
+    expect(log).toHaveLength(2);
+    expect(log.every((a) => a.status_code === null && /refused target localhost: .*loopback/.test(a.error ?? ''))).toBe(true);
+  });
+
+  it('connects to the address it checked, not to a second DNS answer', async () => {
+    const m = await w.merchant();
+    await w.endpoint(m, `http://hooks.invalid:${r.port}/hooks`, { allowPrivate: true });
+    const id = await w.emit(m, 'invoice.created');
+    // hooks.invalid exists in no DNS: the request can only arrive through the checked answer.
+    await w.dispatcher({ resolve: (async () => [{ address: '127.0.0.1', family: 4 }]) as never }).dispatchDue();
+    expect(r.received.map((x) => x.json.id)).toEqual([id]);
+    expect(r.received[0]!.headers.host).toBe(`hooks.invalid:${r.port}`);
+  });
+});
+
+describe('network errors, resend, retention', () => {
+  it('retries a refused connection, and resends only a failed delivery', async () => {
+    const gone = await startReceiver();
+    const url = gone.url;
+    await gone.close();
+    const m = await w.merchant();
+    await w.endpoint(m, url);
+    const id = await w.emit(m, 'payout.confirmed');
+    await w.dispatcher().dispatchDue();
+    const d = await deliveryOf(w.db, id);
+    expect(d.status).toBe('pending');
+    expect(d.last_status_code).toBeNull();
+    expect(d.last_error).toMatch(/ECONNREFUSED/);
+
+    expect(await code(resendDelivery(w.db, w.clock, 'test', d.id))).toBe('delivery_not_failed');
+    expect(await code(resendDelivery(w.db, w.clock, 'test', 'dlv_000000000000000000000000'))).toBe('delivery_not_found');
+    expect(await code(resendDelivery(w.db, w.clock, 'test', 'not-an-id'))).toBe('delivery_not_found');
+    expect(await code(resendDelivery(w.db, w.clock, 'test', "'; drop table events; --"))).toBe('delivery_not_found');
+
+    // The receiver answers 400 (a bug on its side): failed at once; fixed, the operator resends.
+    await w.endpoint(m, r.url);
+    const answer = r.answer;
+    r.answer = () => ({ status: 400, body: 'bad payload' });
+    w.clock.advance(60_000);
+    await w.dispatcher().dispatchDue();
+    expect((await deliveryOf(w.db, id)).status).toBe('failed');
+    r.answer = answer;
+    const resent = await resendDelivery(w.db, w.clock, 'test', d.id);
+    expect(resent.status).toBe('pending');
+    expect(await code(resendDelivery(w.db, w.clock, 'test', d.id))).toBe('delivery_not_failed');
+    await w.dispatcher().dispatchDue();
+    const shown = await showDelivery(w.db, d.id);
+    expect(shown.status).toBe('delivered');
+    expect(shown.attempts_log.map((a) => [a.status_code, a.outcome])).toEqual([[null, 'retry'], [400, 'failed'], [204, 'delivered']]);
+    expect(shown.attempts_log[1]!.response_excerpt).toBe('bad payload');
+    expect(r.accepted().at(-1)!.headers['webhook-id']).toBe(id);
+    expect((await showDelivery(w.db, id)).delivery_id).toBe(d.id); // also found by its event id
+  });
+
+  it('keeps the delivery log for 60 days and prunes what is older', async () => {
+    const m = await w.merchant();
+    await w.endpoint(m, r.url);
+    const old = await w.emit(m, 'invoice.created');
+    await w.dispatcher().dispatchDue();
+    w.clock.advance(59 * 86_400_000);
+    const recent = await w.emit(m, 'invoice.expired');
+    await w.dispatcher().dispatchDue();
+    expect(await pruneDeliveryLog(w.db, w.clock)).toEqual({ attempts: 0, deliveries: 0 });
+    w.clock.advance(2 * 86_400_000);
+    const pruned = await pruneDeliveryLog(w.db, w.clock);
+    expect(pruned.deliveries).toBeGreaterThanOrEqual(1);
+    expect(await w.db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', old).executeTakeFirst()).toBeUndefined();
+    const kept = await deliveryOf(w.db, recent);
+    expect(await attemptsOf(w.db, kept.id)).toHaveLength(1);
+  });
+});
