@@ -5,7 +5,8 @@
 import type { Services } from '../services.js';
 import type { Worker } from './host.js';
 import type { WorkerLease } from './lease.js';
+import { sweeperWorker } from './sweeper.js';
 
-export function backgroundWorkers(_s: Services, _lease: WorkerLease): Worker[] {
-  return [];
+export function backgroundWorkers(s: Services, lease: WorkerLease): Worker[] {
+  return [...sweeperWorker(s, lease)];
 }
