@@ -136,7 +136,7 @@ export class Sweeper {
   }
 
   private async sweepable(asset: CatalogAsset, address: string): Promise<bigint> {
-    return asset.type === 'native' ? (await trxSweepable(this.s.chain, address)).amount : balanceOf(this.s.chain, asset, address);
+    return asset.type === 'native' ? (await trxSweepable(this.s.chain, address, this.ctx.hot)).amount : balanceOf(this.s.chain, asset, address);
   }
 
   /** Addresses with final deposits since they were last checked: sweep those over the threshold. */

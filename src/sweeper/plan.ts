@@ -62,12 +62,15 @@ export async function delegationFor(chain: TronClient, hot: string, energy: bigi
   return sun < SUN_PER_TRX ? SUN_PER_TRX : sun;
 }
 
-/** The TRX a sweep of `address` would move now and what it burns for bandwidth. */
-export async function trxSweepable(chain: TronClient, address: string): Promise<{ balance: bigint; cost: bigint; amount: bigint }> {
+/** A TRX transfer that activates its receiver burns 1 TRX plus 0.1 TRX of bandwidth. */
+export const ACTIVATION_FEE_SUN = 1_100_000n;
+
+/** The TRX a sweep of `address` into `hot` would move now and what it burns (bandwidth, activation of a new hot wallet). */
+export async function trxSweepable(chain: TronClient, address: string, hot: string): Promise<{ balance: bigint; cost: bigint; amount: bigint }> {
   const acct = await chain.getAccount(address);
   if (!acct.exists || acct.balance === 0n) return { balance: 0n, cost: 0n, amount: 0n };
-  const res = await resourcesOf(chain, address, true);
-  const cost = bandwidthLeft(res) >= TRX_SWEEP_BYTES ? 0n : TRX_SWEEP_BYTES * BANDWIDTH_PRICE_SUN;
+  const [res, dest] = await Promise.all([resourcesOf(chain, address, true), chain.getAccount(hot)]);
+  const cost = !dest.exists ? ACTIVATION_FEE_SUN : bandwidthLeft(res) >= TRX_SWEEP_BYTES ? 0n : TRX_SWEEP_BYTES * BANDWIDTH_PRICE_SUN;
   return { balance: acct.balance, cost, amount: max0(acct.balance - cost) };
 }
 
@@ -91,7 +94,7 @@ export async function nextStep(p: PlanInput): Promise<Plan> {
   const transferred = p.txs.some((t) => t.step === 'transfer' && t.status === 'confirmed');
   if (p.asset.type === 'native') {
     if (transferred) return { kind: 'finish', status: 'done' };
-    const s = await trxSweepable(p.chain, p.address);
+    const s = await trxSweepable(p.chain, p.address, p.hot);
     return s.amount > 0n ? { kind: 'tx', step: 'transfer', signer: 'deposit', amount: s.amount } : { kind: 'finish', status: 'empty' };
   }
   const contract = p.asset.contract as string;

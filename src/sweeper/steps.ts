@@ -83,7 +83,12 @@ export async function signAndSend(c: StepContext, sweep: SweepRow, asset: Catalo
   });
   const stored = (await txsOf(c.db, sweep.id)).find((t) => t.seq === seq) as SweepTxRow;
   c.logger.info({ sweep: sweep.id, address: sweep.address, asset: sweep.asset, step: plan.step, txid: row.txid, amount: row.amount }, 'sweep transaction signed');
-  await broadcast(c, stored);
+  try {
+    await broadcast(c, stored);
+  } catch (err) {
+    // Stored: the next tick resolves it (broadcasts the same bytes again, or finds them in a block).
+    c.logger.warn({ err, sweep: sweep.id, txid: row.txid }, 'sweep broadcast did not complete; it is retried with the same bytes');
+  }
   return stored;
 }
 
