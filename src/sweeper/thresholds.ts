@@ -16,8 +16,8 @@ export async function thresholdOf(db: Executor, asset: CatalogAsset): Promise<bi
   return (await storedThreshold(db, asset.code)) ?? asset.sweepThreshold ?? 10n ** BigInt(asset.decimals);
 }
 
-export async function setSweepThreshold(db: Db, clock: Clock, actor: string, catalog: AssetCatalog, code: string, text: string): Promise<{ asset: string; sweep_threshold: string }> {
-  const asset = requireCatalogAsset(catalog, code);
+/** Base units of a threshold text; invalid_argument when it is not an amount of the asset. */
+export function parseSweepThreshold(asset: CatalogAsset, text: string): bigint {
   let units: bigint;
   try {
     units = parseAmountOrZero(text, asset.decimals);
@@ -25,6 +25,12 @@ export async function setSweepThreshold(db: Db, clock: Clock, actor: string, cat
     throw new AppError('invalid_argument', `--sweep-threshold ${(e as AmountError).message}`);
   }
   if (units > asset.maxUnits) throw new AppError('invalid_argument', '--sweep-threshold is larger than the asset can hold');
+  return units;
+}
+
+export async function setSweepThreshold(db: Db, clock: Clock, actor: string, catalog: AssetCatalog, code: string, text: string): Promise<{ asset: string; sweep_threshold: string }> {
+  const asset = requireCatalogAsset(catalog, code);
+  const units = parseSweepThreshold(asset, text);
   await writeTx(db, async (trx) => {
     await upsertThreshold(trx, code, units, clock.now().toISOString());
     await recordAudit(trx, clock, { actor, action: 'asset.sweep_threshold', subjectType: 'asset', subjectId: code, details: { sweep_threshold: text } });
