@@ -29,6 +29,8 @@ export interface CatalogAsset {
   payouts: boolean;
   receiveOnly: boolean;
   locked: ReadonlySet<AssetFlag>;
+  /** Default sweep threshold in base units (`sweep_threshold`; the operator may override it). */
+  sweepThreshold?: bigint;
 }
 
 export class AssetCatalog {
@@ -63,6 +65,14 @@ function parseEntry(raw: Record<string, unknown>, where: string): CatalogAsset {
   } catch (e) {
     fail(`minimum_deposit ${(e as AmountError).message}`);
   }
+  let sweepThreshold: bigint | undefined;
+  if (raw.sweep_threshold !== undefined) {
+    try {
+      sweepThreshold = parseAmount(String(raw.sweep_threshold), decimals);
+    } catch (e) {
+      fail(`sweep_threshold ${(e as AmountError).message}`);
+    }
+  }
   const bool = (k: string) => (typeof raw[k] === 'boolean' ? (raw[k] as boolean) : fail(`${k} must be true or false`));
   const locked = Array.isArray(raw.locked) ? raw.locked : fail('locked must be an array');
   for (const f of locked) if (!ASSET_FLAGS.includes(f as AssetFlag)) fail(`unknown locked flag ${String(f)}`);
@@ -82,6 +92,7 @@ function parseEntry(raw: Record<string, unknown>, where: string): CatalogAsset {
     payouts,
     receiveOnly,
     locked: new Set(locked as AssetFlag[]),
+    ...(sweepThreshold === undefined ? {} : { sweepThreshold }),
   };
 }
 

@@ -7,8 +7,9 @@ import type { Services } from '../services.js';
 import { dispatcherWorker } from '../webhooks/dispatcher.js';
 import type { Worker } from './host.js';
 import type { WorkerLease } from './lease.js';
+import { sweeperWorker } from './sweeper.js';
 import { chainWatcher } from './watcher.js';
 
 export function backgroundWorkers(s: Services, lease: WorkerLease): Worker[] {
-  return [chainWatcher(s, lease), ...payoutWorkers(s, lease), dispatcherWorker(s, lease)];
+  return [chainWatcher(s, lease), ...sweeperWorker(s, lease), ...payoutWorkers(s, lease), dispatcherWorker(s, lease)];
 }

@@ -1,0 +1,263 @@
+/**
+ * The sweeper: moves what deposit addresses hold into the hot wallet. Each tick it serves the
+ * operator's `paygate sweep` requests, looks at addresses with final deposits it has not checked
+ * (sweeping those whose on-chain balance reaches the asset's threshold), and moves every open sweep
+ * one step on. Runs only in the process holding the worker lease, with the wallet unlocked.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { CatalogAsset } from '../assets/catalog.js';
+import { isTransientTronError } from '../chain/errors.js';
+import type { Db } from '../db/database.js';
+import type { SweepRequestTarget, SweepTrigger } from '../db/tables/sweeper.js';
+import type { Services } from '../services.js';
+import type { WorkerLease } from '../workers/lease.js';
+import { hotAddressOf, KeyMismatchError, withDepositKey } from './keys.js';
+import { balanceOf, nextStep, trxSweepable } from './plan.js';
+import { refreshTotals, resolve, signAndSend, SweepConflictError, type StepContext } from './steps.js';
+import {
+  activeSweeps,
+  depositIndexOf,
+  duePairs,
+  findSweep,
+  insertSweep,
+  nonEmptyMarks,
+  openSweepOf,
+  pendingRequest,
+  setMarkBalance,
+  txsOf,
+  updateRequest,
+  updateSweep,
+  upsertMark,
+  type SweepRequestRow,
+  type SweepRow,
+} from './store.js';
+import { thresholdOf } from './thresholds.js';
+
+export interface SweeperOptions {
+  /** Sweeps advanced per tick. */
+  batch?: number;
+  /** Longest wait before a failed sweep is tried again (default 1 h). */
+  maxRetryMs?: number;
+  /** Most transactions one sweep may sign before it waits for the operator's eyes (default 12). */
+  maxTxs?: number;
+}
+
+const ORDER = (a: CatalogAsset | undefined) => (a?.type === 'native' ? 1 : 0);
+
+export class Sweeper {
+  private readonly ctx: StepContext;
+  private readonly log: Logger;
+  private readonly batch: number;
+  private readonly maxRetryMs: number;
+  private readonly maxTxs: number;
+
+  constructor(private readonly s: Services, lease: WorkerLease, opts: SweeperOptions = {}) {
+    if (!s.wallet) throw new Error('the sweeper signs: it needs the unlocked wallet (serve)');
+    const hot = hotAddressOf(s.wallet);
+    if (hot !== s.wallet.hotAddress) throw new Error('the hot wallet key does not give the keystore hot address');
+    this.log = s.logger.child({ component: 'sweeper' });
+    this.ctx = { db: s.db, clock: s.clock, chain: s.chain, lease, wallet: s.wallet, logger: this.log, hot };
+    this.batch = opts.batch ?? 20;
+    this.maxRetryMs = opts.maxRetryMs ?? 3_600_000;
+    this.maxTxs = opts.maxTxs ?? 12;
+  }
+
+  get hotAddress(): string {
+    return this.ctx.hot;
+  }
+
+  private get db(): Db {
+    return this.s.db;
+  }
+
+  private now(): string {
+    return this.s.clock.now().toISOString();
+  }
+
+  /** One round; resolves true when more work is waiting at once. */
+  async tick(signal?: AbortSignal): Promise<boolean> {
+    await this.serveRequest();
+    if (signal?.aborted) return false;
+    await this.checkDue();
+    const sweeps = await activeSweeps(this.db, this.now(), this.batch);
+    for (const sweep of sweeps) {
+      if (signal?.aborted) return false;
+      await this.advanceSafely(sweep);
+    }
+    return false;
+  }
+
+  /** Starts a sweep of one address and asset (refused at once when the key does not match). */
+  async start(address: string, asset: string, trigger: SweepTrigger, balance: bigint, requestId: string | null = null): Promise<SweepRow | null> {
+    const index = await depositIndexOf(this.db, address);
+    let keyOk = index !== undefined;
+    if (index !== undefined) {
+      try {
+        await withDepositKey(this.s.wallet!, index, address, async () => undefined);
+      } catch (e) {
+        if (!(e instanceof KeyMismatchError)) throw e;
+        keyOk = false;
+      }
+    }
+    const at = this.now();
+    const row: SweepRow = {
+      id: `swp_${randomUUID().replaceAll('-', '')}`,
+      address,
+      derivation_index: index ?? -1,
+      asset,
+      trigger,
+      request_id: requestId,
+      status: keyOk ? 'open' : 'refused',
+      balance: balance.toString(),
+      amount: null,
+      fee: '0',
+      top_up: '0',
+      delegated: '0',
+      failures: 0,
+      last_error: keyOk ? null : 'the key derived for the stored index does not give this address',
+      retry_at: null,
+      created_at: at,
+      updated_at: at,
+      finished_at: keyOk ? null : at,
+    };
+    try {
+      await insertSweep(this.db, row);
+    } catch (e) {
+      if (/UNIQUE/i.test(String(e))) return null; // another sweep of this address is open
+      throw e;
+    }
+    if (!keyOk) {
+      this.log.error({ alert: 'sweep_key_mismatch', sweep: row.id, address, asset, derivation_index: index ?? null }, 'ALERT: refusing to sweep: the derived key does not match the stored address');
+    } else {
+      this.log.info({ sweep: row.id, address, asset, trigger, balance: row.balance }, 'sweep started');
+    }
+    return row;
+  }
+
+  private async sweepable(asset: CatalogAsset, address: string): Promise<bigint> {
+    return asset.type === 'native' ? (await trxSweepable(this.s.chain, address, this.ctx.hot)).amount : balanceOf(this.s.chain, asset, address);
+  }
+
+  /** Addresses with final deposits since they were last checked: sweep those over the threshold. */
+  private async checkDue(): Promise<void> {
+    const pairs = (await duePairs(this.db, 50)).sort((a, b) => a.address.localeCompare(b.address) || ORDER(this.s.catalog.get(a.asset)) - ORDER(this.s.catalog.get(b.asset)));
+    for (const p of pairs) {
+      if (await openSweepOf(this.db, p.address)) continue; // checked again once that sweep ends
+      const asset = this.s.catalog.get(p.asset);
+      const at = this.now();
+      if (!asset) {
+        await upsertMark(this.db, { address: p.address, asset: p.asset, checked_block: p.last_block, balance: '0', checked_at: at });
+        continue;
+      }
+      const amount = await this.sweepable(asset, p.address);
+      const threshold = await thresholdOf(this.db, asset);
+      await upsertMark(this.db, { address: p.address, asset: p.asset, checked_block: p.last_block, balance: amount.toString(), checked_at: at });
+      if (amount > 0n && amount >= threshold) await this.start(p.address, p.asset, 'auto', amount);
+      else this.log.debug({ address: p.address, asset: p.asset, amount: amount.toString(), threshold: threshold.toString() }, 'below the sweep threshold');
+    }
+  }
+
+  private async targetsOf(req: SweepRequestRow): Promise<SweepRequestTarget[]> {
+    const pending = (address: string, asset: string): SweepRequestTarget => ({ address, asset, state: 'pending', sweep_id: null });
+    if (req.address) {
+      const assets = [...this.s.catalog.assets].sort((a, b) => ORDER(a) - ORDER(b));
+      return assets.map((a) => pending(req.address as string, a.code));
+    }
+    const seen = new Set<string>();
+    const out: SweepRequestTarget[] = [];
+    for (const p of [...(await duePairs(this.db, 10_000)), ...(await nonEmptyMarks(this.db))]) {
+      const k = `${p.address}|${p.asset}`;
+      if (!seen.has(k)) out.push(pending(p.address, p.asset));
+      seen.add(k);
+    }
+    return out.sort((a, b) => a.address.localeCompare(b.address) || ORDER(this.s.catalog.get(a.asset)) - ORDER(this.s.catalog.get(b.asset)));
+  }
+
+  /** The oldest `paygate sweep` request: starts its sweeps (threshold ignored) and notes outcomes. */
+  private async serveRequest(): Promise<void> {
+    const req = await pendingRequest(this.db);
+    if (!req) return;
+    const targets = req.status === 'pending' ? await this.targetsOf(req) : (JSON.parse(req.targets) as SweepRequestTarget[]);
+    for (const t of targets) {
+      if (t.state !== 'pending') continue;
+      if (t.sweep_id) {
+        const s = await findSweep(this.db, t.sweep_id);
+        if (s && s.status !== 'open') t.state = s.status;
+        continue;
+      }
+      if (await openSweepOf(this.db, t.address)) continue;
+      const asset = this.s.catalog.get(t.asset);
+      const amount = asset ? await this.sweepable(asset, t.address) : 0n;
+      if (amount === 0n) {
+        t.state = 'empty';
+        await setMarkBalance(this.db, t.address, t.asset, '0', this.now());
+        continue;
+      }
+      const s = await this.start(t.address, t.asset, 'manual', amount, req.id);
+      if (s) t.sweep_id = s.id;
+      if (s?.status === 'refused') t.state = 'refused';
+    }
+    const done = targets.every((t) => t.state !== 'pending');
+    await updateRequest(this.db, req.id, done ? 'done' : 'running', targets, this.now());
+  }
+
+  private async advanceSafely(sweep: SweepRow): Promise<void> {
+    try {
+      await this.advance(sweep);
+    } catch (e) {
+      if (e instanceof SweepConflictError) return;
+      if (e instanceof KeyMismatchError) {
+        await updateSweep(this.db, sweep.id, { status: 'refused', last_error: 'the key derived for the stored index does not give this address', finished_at: this.now(), updated_at: this.now() });
+        this.log.error({ alert: 'sweep_key_mismatch', sweep: sweep.id, address: sweep.address, derivation_index: sweep.derivation_index }, 'ALERT: refusing to sign: the derived key does not match the stored address');
+        return;
+      }
+      if (isTransientTronError(e)) {
+        this.log.warn({ err: e, sweep: sweep.id }, 'sweep waits for the node');
+        return;
+      }
+      await this.fail(sweep, e instanceof Error ? e.message : String(e));
+    }
+  }
+
+  private async fail(sweep: SweepRow, reason: string): Promise<void> {
+    const failures = sweep.failures + 1;
+    const waitMs = Math.min(this.maxRetryMs, 30_000 * 2 ** Math.min(failures - 1, 16));
+    const at = this.s.clock.now();
+    await updateSweep(this.db, sweep.id, { failures, last_error: reason.slice(0, 500), retry_at: new Date(at.getTime() + waitMs).toISOString(), updated_at: at.toISOString() });
+    this.log.error({ alert: 'sweep_step_failed', sweep: sweep.id, address: sweep.address, asset: sweep.asset, failures, retry_in_ms: waitMs, reason }, 'ALERT: sweep step failed; it will be retried');
+  }
+
+  /** One step: resolve the unresolved transaction, or sign the next one, or finish. */
+  private async advance(sweep: SweepRow): Promise<void> {
+    const asset = this.s.catalog.get(sweep.asset);
+    if (!asset) return this.fail(sweep, `asset ${sweep.asset} is not in the catalog`);
+    const txs = await txsOf(this.db, sweep.id);
+    const open = txs.find((t) => t.status === 'signed' || t.status === 'broadcast');
+    if (open) {
+      const r = await resolve(this.ctx, open);
+      if (r === 'pending') return;
+      await refreshTotals(this.db, sweep.id, this.now());
+      if (r === 'failed') {
+        const info = (await txsOf(this.db, sweep.id)).find((t) => t.id === open.id);
+        return this.fail(sweep, `${open.step} ${open.txid} failed on chain: ${info?.receipt_result ?? 'FAILED'}`);
+      }
+      if (r === 'confirmed') this.log.info({ sweep: sweep.id, step: open.step, txid: open.txid }, 'sweep transaction confirmed');
+      return;
+    }
+    if (txs.length >= this.maxTxs) return this.fail(sweep, `sweep signed ${txs.length} transactions without finishing`);
+    const plan = await nextStep({ chain: this.s.chain, asset, address: sweep.address, hot: this.ctx.hot, txs });
+    if (plan.kind === 'blocked') return this.fail(sweep, plan.reason);
+    if (plan.kind === 'tx') {
+      await signAndSend(this.ctx, sweep, asset, plan, txs.length + 1);
+      return;
+    }
+    const at = this.now();
+    await refreshTotals(this.db, sweep.id, at);
+    if (await updateSweep(this.db, sweep.id, { status: plan.status, retry_at: null, finished_at: at, updated_at: at })) {
+      await setMarkBalance(this.db, sweep.address, sweep.asset, '0', at);
+      const done = await findSweep(this.db, sweep.id);
+      this.log.info({ sweep: sweep.id, address: sweep.address, asset: sweep.asset, status: plan.status, amount: done?.amount, fee_sun: done?.fee, top_up_sun: done?.top_up, delegated_sun: done?.delegated }, 'sweep finished');
+    }
+  }
+}

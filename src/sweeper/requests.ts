@@ -1,0 +1,123 @@
+/**
+ * `paygate sweep`: the CLI holds no keys, so it records a request and the `serve` process that
+ * holds the worker lease (with the unlocked wallet) carries it out on its next sweeper tick. The
+ * CLI follows the request's sweeps in the database until they end.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AssetCatalog } from '../assets/catalog.js';
+import { isTronAddress } from '../chain/address.js';
+import type { Clock } from '../clock.js';
+import { writeTx, type Db } from '../db/database.js';
+import type { SweepRequestTarget } from '../db/tables/sweeper.js';
+import { AppError } from '../errors.js';
+import { formatAmount } from '../money.js';
+import { recordAudit } from '../audit/store.js';
+import { currentLease } from '../workers/lease.js';
+import { depositIndexOf, findRequest, findSweep, insertRequest, txsOf } from './store.js';
+
+export interface SweepTxView {
+  step: string;
+  txid: string;
+  status: string;
+  fee_trx: string | null;
+}
+
+export interface SweepView {
+  sweep_id: string;
+  address: string;
+  asset: string;
+  status: string;
+  trigger: string;
+  balance: string;
+  amount: string | null;
+  fee_trx: string;
+  top_up_trx: string;
+  delegated_trx: string;
+  last_error: string | null;
+  transactions: SweepTxView[];
+}
+
+export interface SweepRequestView {
+  request_id: string;
+  status: string;
+  address: string | null;
+  targets: (Omit<SweepRequestTarget, 'sweep_id'> & { sweep: SweepView | null })[];
+}
+
+const trx = (sun: string | null) => (sun === null ? null : formatAmount(BigInt(sun), 6));
+
+export async function sweepView(db: Db, catalog: AssetCatalog, id: string): Promise<SweepView | null> {
+  const s = await findSweep(db, id);
+  if (!s) return null;
+  const decimals = catalog.get(s.asset)?.decimals ?? 0;
+  const txs = await txsOf(db, id);
+  return {
+    sweep_id: s.id,
+    address: s.address,
+    asset: s.asset,
+    status: s.status,
+    trigger: s.trigger,
+    balance: formatAmount(BigInt(s.balance), decimals),
+    amount: s.amount === null ? null : formatAmount(BigInt(s.amount), decimals),
+    fee_trx: trx(s.fee) as string,
+    top_up_trx: trx(s.top_up) as string,
+    delegated_trx: trx(s.delegated) as string,
+    last_error: s.last_error,
+    transactions: txs.map((t) => ({ step: t.step, txid: t.txid, status: t.status, fee_trx: trx(t.fee) })),
+  };
+}
+
+export async function sweepRequestView(db: Db, catalog: AssetCatalog, id: string): Promise<SweepRequestView> {
+  const r = await findRequest(db, id);
+  if (!r) throw new AppError('invalid_argument', `No sweep request ${id}`);
+  const targets = JSON.parse(r.targets) as SweepRequestTarget[];
+  const out: SweepRequestView['targets'] = [];
+  for (const t of targets) out.push({ address: t.address, asset: t.asset, state: t.state, sweep: t.sweep_id ? await sweepView(db, catalog, t.sweep_id) : null });
+  return { request_id: r.id, status: r.status, address: r.address, targets: out };
+}
+
+/** Records a request for the running serve; refused when no serve holds the worker lease. */
+export async function requestSweep(db: Db, clock: Clock, actor: string, address: string | null): Promise<string> {
+  if (address !== null) {
+    if (!isTronAddress(address)) throw new AppError('invalid_argument', `--address is not a TRON address: ${address}`);
+    if ((await depositIndexOf(db, address)) === undefined) throw new AppError('invalid_argument', `${address} is not a deposit address of this wallet`);
+  }
+  const id = `swr_${randomUUID().replaceAll('-', '')}`;
+  await writeTx(db, async (trx) => {
+    const lease = await currentLease(trx);
+    if (!lease || lease.expires_at <= clock.now().toISOString()) {
+      throw new AppError('invalid_state', 'No running `paygate serve` holds the worker lease; sweeps are signed only there. Start serve and try again');
+    }
+    const at = clock.now().toISOString();
+    await insertRequest(trx, { id, address, status: 'pending', targets: '[]', actor, created_at: at, updated_at: at });
+    await recordAudit(trx, clock, { actor, action: 'sweep.request', subjectType: 'sweep_request', subjectId: id, details: { address } });
+  });
+  return id;
+}
+
+/** Polls the request until it is done; `progress` gets one line per change (for stderr). */
+export async function waitForSweepRequest(
+  db: Db,
+  catalog: AssetCatalog,
+  id: string,
+  opts: { timeoutMs: number; pollMs?: number; progress?: (line: string) => void },
+): Promise<SweepRequestView> {
+  const deadline = Date.now() + opts.timeoutMs;
+  const said = new Set<string>();
+  for (;;) {
+    const v = await sweepRequestView(db, catalog, id);
+    for (const t of v.targets) {
+      const lines = [`${t.address} ${t.asset}: ${t.state}`];
+      if (t.sweep) for (const x of t.sweep.transactions) lines.push(`${t.address} ${t.asset}: ${x.step} ${x.txid} ${x.status}`);
+      if (t.sweep && t.state !== 'pending') lines.push(`${t.address} ${t.asset}: ${t.sweep.status}, moved ${t.sweep.amount ?? '0'}, cost ${t.sweep.fee_trx} TRX`);
+      for (const l of lines) {
+        if (said.has(l) || l.endsWith(': pending')) continue;
+        said.add(l);
+        opts.progress?.(l);
+      }
+    }
+    if (v.status === 'done') return v;
+    if (Date.now() > deadline) throw new AppError('invalid_state', `Sweep request ${id} is still running; serve carries on with it`);
+    await new Promise((r) => setTimeout(r, opts.pollMs ?? 500));
+  }
+}

@@ -1,0 +1,145 @@
+/** SQL of the sweeper: sweeps, their transactions, per-address marks, requests and thresholds. */
+import { sql } from 'kysely';
+import type { Executor } from '../db/database.js';
+import type { SweepMarksTable, SweepRequestsTable, SweepRequestTarget, SweepsTable, SweepTxsTable } from '../db/tables/sweeper.js';
+
+export type SweepRow = SweepsTable;
+export type SweepTxRow = Omit<SweepTxsTable, 'id'> & { id: number };
+export type SweepRequestRow = SweepRequestsTable;
+
+/** A deposit address and asset with final confirmed deposits the sweeper has not looked at yet. */
+export interface DuePair {
+  address: string;
+  asset: string;
+  last_block: number;
+}
+
+export async function duePairs(db: Executor, limit: number): Promise<DuePair[]> {
+  return db
+    .selectFrom('deposits as d')
+    .leftJoin('sweep_marks as m', (j) => j.onRef('m.address', '=', 'd.address').onRef('m.asset', '=', 'd.asset'))
+    .select(['d.address', 'd.asset', sql<number>`max(d.block_number)`.as('last_block')])
+    .where('d.final', '=', 1)
+    .where('d.status', '=', 'confirmed')
+    .where((eb) => eb.or([eb('m.checked_block', 'is', null), eb('d.block_number', '>', eb.ref('m.checked_block'))]))
+    .groupBy(['d.address', 'd.asset'])
+    .orderBy('d.address')
+    .limit(limit)
+    .execute();
+}
+
+/** Pairs the sweeper found holding something below the threshold. */
+export async function nonEmptyMarks(db: Executor): Promise<SweepMarksTable[]> {
+  return db.selectFrom('sweep_marks').selectAll().where('balance', '!=', '0').execute();
+}
+
+export async function upsertMark(db: Executor, m: SweepMarksTable): Promise<void> {
+  await db
+    .insertInto('sweep_marks')
+    .values(m)
+    .onConflict((oc) =>
+      oc.columns(['address', 'asset']).doUpdateSet({
+        checked_block: sql<number>`max(checked_block, excluded.checked_block)`,
+        balance: m.balance,
+        checked_at: m.checked_at,
+      }),
+    )
+    .execute();
+}
+
+export async function setMarkBalance(db: Executor, address: string, asset: string, balance: string, at: string): Promise<void> {
+  await db.updateTable('sweep_marks').set({ balance, checked_at: at }).where('address', '=', address).where('asset', '=', asset).execute();
+}
+
+export async function depositIndexOf(db: Executor, address: string): Promise<number | undefined> {
+  const r = await db.selectFrom('deposit_addresses').select('derivation_index').where('address', '=', address).executeTakeFirst();
+  return r?.derivation_index;
+}
+
+export async function insertSweep(db: Executor, row: SweepRow): Promise<void> {
+  await db.insertInto('sweeps').values(row).execute();
+}
+
+export async function findSweep(db: Executor, id: string): Promise<SweepRow | undefined> {
+  return db.selectFrom('sweeps').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function openSweepOf(db: Executor, address: string): Promise<SweepRow | undefined> {
+  return db.selectFrom('sweeps').selectAll().where('address', '=', address).where('status', '=', 'open').executeTakeFirst();
+}
+
+/** Open sweeps that may act now (not waiting for a retry time). */
+export async function activeSweeps(db: Executor, now: string, limit: number): Promise<SweepRow[]> {
+  return db
+    .selectFrom('sweeps')
+    .selectAll()
+    .where('status', '=', 'open')
+    .where((eb) => eb.or([eb('retry_at', 'is', null), eb('retry_at', '<=', now)]))
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+}
+
+export async function updateSweep(db: Executor, id: string, set: Partial<SweepRow>): Promise<boolean> {
+  const r = await db.updateTable('sweeps').set(set).where('id', '=', id).where('status', '=', 'open').executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function sweepsOfRequest(db: Executor, requestId: string): Promise<SweepRow[]> {
+  return db.selectFrom('sweeps').selectAll().where('request_id', '=', requestId).orderBy('created_at').execute();
+}
+
+export async function txsOf(db: Executor, sweepId: string): Promise<SweepTxRow[]> {
+  return (await db.selectFrom('sweep_txs').selectAll().where('sweep_id', '=', sweepId).orderBy('seq').execute()) as SweepTxRow[];
+}
+
+export async function insertTx(db: Executor, row: Omit<SweepTxRow, 'id'>): Promise<void> {
+  await db.insertInto('sweep_txs').values(row).execute();
+}
+
+/** Compare-and-set on the transaction's status: a second resolver changes nothing. */
+export async function updateTx(db: Executor, id: number, from: SweepTxRow['status'][], set: Partial<Omit<SweepTxRow, 'id'>>): Promise<boolean> {
+  const r = await db.updateTable('sweep_txs').set(set).where('id', '=', id).where('status', 'in', from).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function pendingRequest(db: Executor): Promise<SweepRequestRow | undefined> {
+  return db.selectFrom('sweep_requests').selectAll().where('status', 'in', ['pending', 'running']).orderBy('created_at').executeTakeFirst();
+}
+
+export async function findRequest(db: Executor, id: string): Promise<SweepRequestRow | undefined> {
+  return db.selectFrom('sweep_requests').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function insertRequest(db: Executor, row: SweepRequestRow): Promise<void> {
+  await db.insertInto('sweep_requests').values(row).execute();
+}
+
+export async function updateRequest(db: Executor, id: string, status: SweepRequestRow['status'], targets: SweepRequestTarget[], at: string): Promise<void> {
+  await db.updateTable('sweep_requests').set({ status, targets: JSON.stringify(targets), updated_at: at }).where('id', '=', id).execute();
+}
+
+export async function storedThreshold(db: Executor, asset: string): Promise<bigint | undefined> {
+  const r = await db.selectFrom('sweep_thresholds').select('threshold').where('asset', '=', asset).executeTakeFirst();
+  return r ? BigInt(r.threshold) : undefined;
+}
+
+export async function upsertThreshold(db: Executor, asset: string, threshold: bigint, at: string): Promise<void> {
+  await db
+    .insertInto('sweep_thresholds')
+    .values({ asset, threshold: threshold.toString(), updated_at: at })
+    .onConflict((oc) => oc.column('asset').doUpdateSet({ threshold: threshold.toString(), updated_at: at }))
+    .execute();
+}
+
+/** Addresses with a deposit in `asset` (final, confirmed) whose latest block is above the mark. */
+export async function unsweptDepositTotals(db: Executor): Promise<{ asset: string; amount: string }[]> {
+  return db
+    .selectFrom('deposits as d')
+    .leftJoin('sweep_marks as m', (j) => j.onRef('m.address', '=', 'd.address').onRef('m.asset', '=', 'd.asset'))
+    .select(['d.asset', 'd.amount'])
+    .where('d.final', '=', 1)
+    .where('d.status', '=', 'confirmed')
+    .where((eb) => eb.or([eb('m.checked_block', 'is', null), eb('d.block_number', '>', eb.ref('m.checked_block'))]))
+    .execute();
+}

@@ -1,0 +1,159 @@
+/**
+ * A sweeper over a real SQLite file and a devnet (manual blocks, real signatures). Deposits are
+ * made on chain with the devnet's customer payments and recorded in `deposits` the way the chain
+ * watcher records them (final, confirmed), since the sweeper works from what the watcher records.
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { loadCatalog } from '../../src/assets/catalog.js';
+import type { TronClient } from '../../src/chain/client.js';
+import { createTronClient } from '../../src/chain/tronweb-client.js';
+import { systemClock } from '../../src/clock.js';
+import { parseConfig } from '../../src/config.js';
+import { openDatabase, type Database } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { startDevnet, type Devnet } from '../../src/devnet/index.js';
+import { createLogger } from '../../src/logger.js';
+import { createMerchant } from '../../src/merchants/service.js';
+import type { Services } from '../../src/services.js';
+import { Sweeper, type SweeperOptions } from '../../src/sweeper/engine.js';
+import { DepositKeyChain, depositPrivateKey, hotWalletPrivateKey, publicInfoOf } from '../../src/wallet/hd.js';
+import type { UnlockedWallet } from '../../src/wallet/keystore.js';
+import { insertWallet } from '../../src/wallet/store.js';
+import { WorkerLease } from '../../src/workers/lease.js';
+import { tempDir } from '../helpers/app.js';
+
+export const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+export const TRX = 1_000_000n;
+export const USDT = 1_000_000n;
+
+export interface SweepFixture {
+  devnet: Devnet;
+  database: Database;
+  services: Services;
+  lease: WorkerLease;
+  wallet: UnlockedWallet;
+  hot: string;
+  merchantId: string;
+  /** Every log line written so far. */
+  logs(): string;
+  /** The secrets that must never appear anywhere: mnemonic, hot key, the deposit keys used. */
+  secrets(): string[];
+  sweeper(opts?: SweeperOptions & { chain?: TronClient }): Sweeper;
+  /** A deposit address at `index` (stored with `storedIndex`, to model a tampered row). */
+  address(index: number, storedIndex?: number): Promise<string>;
+  /** A customer payment on chain plus the deposits row the watcher would write once final. */
+  deposit(address: string, asset: string, amount: bigint): Promise<string>;
+  /** Ticks the sweeper and mines a block until no sweep is open (or `rounds` pass). */
+  run(sweeper?: Sweeper, rounds?: number): Promise<void>;
+  stakeHotForEnergy(amount: bigint): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function sweepFixture(): Promise<SweepFixture> {
+  const dir = tempDir('paygate-sweep-');
+  const devnet = await startDevnet({ blockTimeMs: 0 });
+  const config = parseConfig({ DATABASE_URL: path.join(dir, 'paygate.db'), TRON_NETWORK: 'devnet', TRON_FULL_NODE_URL: devnet.url, LOG_LEVEL: 'debug' });
+  const database = openDatabase(config.databasePath);
+  await migrateToLatest(database.db);
+  let logText = '';
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logText += String(chunk);
+      cb();
+    },
+  });
+  const logger = createLogger('debug', sink);
+  const wallet: UnlockedWallet = { mnemonic: MNEMONIC, ...publicInfoOf(MNEMONIC) };
+  const clock = systemClock;
+  await insertWallet(database.db, { deposit_xpub: wallet.depositXpub, deposit_path: "m/44'/195'/0'/0", hot_address: wallet.hotAddress, hot_path: "m/44'/195'/1'/0/0", created_at: clock.now().toISOString() });
+  const merchant = await createMerchant(database.db, clock, 'test', { name: 'Sweep shop' });
+  const chain = createTronClient({ fullHost: devnet.url });
+  const services = { config, clock, logger, db: database.db, catalog: loadCatalog('devnet'), chain, wallet } as unknown as Services;
+  const lease = new WorkerLease(database.db, clock, { ttlMs: 3_600_000, holder: 'sweeper-test' });
+  await lease.acquireOrRenew();
+  const keyChain = new DepositKeyChain(wallet.depositXpub);
+  const usedIndexes = new Set<number>();
+  const hot = wallet.hotAddress;
+
+  const fixture: SweepFixture = {
+    devnet,
+    database,
+    services,
+    lease,
+    wallet,
+    hot,
+    merchantId: merchant.merchant_id,
+    logs: () => logText,
+    secrets: () => [MNEMONIC, hotWalletPrivateKey(MNEMONIC), ...[...usedIndexes].map((i) => depositPrivateKey(MNEMONIC, i))],
+    sweeper: (opts = {}) => new Sweeper(opts.chain ? { ...services, chain: opts.chain } : services, lease, opts),
+    async address(index, storedIndex = index) {
+      usedIndexes.add(index);
+      const address = keyChain.addressAt(index);
+      await database.db
+        .insertInto('deposit_addresses')
+        .values({ address, derivation_index: storedIndex, merchant_id: merchant.merchant_id, external_user_id: null, created_at: clock.now().toISOString() })
+        .execute();
+      return address;
+    },
+    async deposit(address, asset, amount) {
+      const { txid } = devnet.control.pay({ to: address, asset, amount, mine: true });
+      const head = devnet.control.info().head;
+      const decimals = loadCatalog('devnet').get(asset)?.decimals ?? 6;
+      const at = clock.now().toISOString();
+      await database.db
+        .insertInto('deposits')
+        .values({
+          id: `dep_${randomUUID()}`,
+          merchant_id: merchant.merchant_id,
+          address,
+          asset,
+          decimals,
+          amount: amount.toString(),
+          tx_hash: txid,
+          log_index: asset === 'TRX_TRON' ? -1 : 0,
+          from_address: null,
+          block_number: head.number,
+          block_hash: head.id,
+          block_time: new Date(head.timestamp).toISOString(),
+          invoice_id: null,
+          external_user_id: null,
+          late: 0,
+          status: 'confirmed',
+          confirmations: 20,
+          final: 1,
+          credited_at: at,
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
+      return txid;
+    },
+    async run(sweeper = fixture.sweeper(), rounds = 30) {
+      for (let i = 0; i < rounds; i++) {
+        await sweeper.tick();
+        const open = await database.db.selectFrom('sweeps').select('id').where('status', '=', 'open').execute();
+        if (open.length === 0 && i > 0) return;
+        devnet.control.mine(1);
+      }
+    },
+    async stakeHotForEnergy(amount) {
+      const tx = await chain.buildFreezeBalanceV2({ owner: hot, amount, resource: 'ENERGY' });
+      const signed = await chain.sign(tx, hotWalletPrivateKey(MNEMONIC));
+      const r = await chain.broadcast(signed);
+      if (!r.ok) throw new Error(`freeze refused: ${r.code}`);
+      devnet.control.mine(1);
+    },
+    async close() {
+      await database.close();
+      await devnet.close();
+    },
+  };
+  return fixture;
+}
+
+/** Token and TRX balances of an address on the devnet (base units). */
+export function balances(f: SweepFixture, address: string) {
+  return f.devnet.control.balances(address);
+}

@@ -1,0 +1,248 @@
+/**
+ * The sweeper against the devnet with real signatures: TRC20 with a TRX top-up and with delegated
+ * energy, TRX, thresholds, a refused key, crashes between signing and broadcasting, concurrent runs.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { TronClient } from '../../src/chain/client.js';
+import { createTronClient } from '../../src/chain/tronweb-client.js';
+import { balances, sweepFixture, TRX, USDT, type SweepFixture } from './fixture.js';
+
+let f: SweepFixture;
+afterEach(async () => {
+  // Nothing secret in any log line or any stored row, whatever the test did.
+  const logs = f.logs();
+  expect(logs).toContain('"component":"sweeper"');
+  const rows = JSON.stringify([
+    await f.database.db.selectFrom('sweeps').selectAll().execute(),
+    await f.database.db.selectFrom('sweep_txs').selectAll().execute(),
+  ]);
+  for (const secret of f.secrets()) {
+    expect(logs).not.toContain(secret);
+    expect(rows).not.toContain(secret);
+  }
+  await f.close();
+});
+
+const sweepsOf = (address: string) => f.database.db.selectFrom('sweeps').selectAll().where('address', '=', address).orderBy('created_at').execute();
+const txsOf = (sweepId: string) => f.database.db.selectFrom('sweep_txs').selectAll().where('sweep_id', '=', sweepId).orderBy('seq').execute();
+
+describe('TRC20 sweeps', () => {
+  it('tops a fresh address up with TRX from the hot wallet, moves the tokens, and records the cost', async () => {
+    f = await sweepFixture();
+    f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 1_000n * TRX, mine: true });
+    const d = await f.address(0);
+    await f.deposit(d, 'USDT_TRON', 100n * USDT);
+    const hotBefore = balances(f, f.hot);
+
+    await f.run();
+
+    expect(balances(f, d).tokens.USDT_TRON).toBe(0n);
+    expect(balances(f, f.hot).tokens.USDT_TRON).toBe(hotBefore.tokens.USDT_TRON! + 100n * USDT);
+    const [sweep] = await sweepsOf(d);
+    expect(sweep).toMatchObject({ status: 'done', trigger: 'auto', asset: 'USDT_TRON', balance: '100000000', amount: '100000000', delegated: '0' });
+    const txs = await txsOf(sweep!.id);
+    expect(txs.map((t) => [t.step, t.status])).toEqual([
+      ['top_up', 'confirmed'],
+      ['transfer', 'confirmed'],
+    ]);
+    // Activation (1.1 TRX) plus the energy burned at the deposit address: the sweep's cost.
+    const fees = txs.reduce((s, t) => s + BigInt(t.fee ?? '0'), 0n);
+    expect(BigInt(sweep!.fee)).toBe(fees);
+    expect(fees).toBeGreaterThan(1_100_000n + 130_000n * 100n);
+    expect(BigInt(sweep!.top_up)).toBe(BigInt(txs[0]!.amount));
+    // The hot wallet paid exactly the top-up and the activation fee.
+    expect(balances(f, f.hot).trx).toBe(hotBefore.trx - BigInt(sweep!.top_up) - BigInt(txs[0]!.fee ?? '0'));
+  });
+
+  it('delegates staked energy from the hot wallet instead of burning TRX, and reclaims it afterwards', async () => {
+    f = await sweepFixture();
+    f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 100_000n * TRX, mine: true });
+    await f.stakeHotForEnergy(50_000n * TRX);
+    const d = await f.address(1);
+    await f.deposit(d, 'USDT_TRON', 250n * USDT);
+
+    await f.run();
+
+    expect(balances(f, d).tokens.USDT_TRON).toBe(0n);
+    const [sweep] = await sweepsOf(d);
+    expect(sweep?.status).toBe('done');
+    const txs = await txsOf(sweep!.id);
+    expect(txs.map((t) => t.step)).toEqual(['top_up', 'delegate_energy', 'transfer', 'undelegate_energy']);
+    expect(txs.every((t) => t.status === 'confirmed')).toBe(true);
+    const transfer = txs.find((t) => t.step === 'transfer')!;
+    expect(transfer.fee ?? '0').toBe('0'); // energy from the delegation, bandwidth from free points
+    expect(BigInt(sweep!.delegated)).toBeGreaterThan(0n);
+    const hot = await f.services.chain.getAccount(f.hot);
+    expect(hot.delegatedOutEnergy).toBe(0n);
+    expect(hot.frozenForEnergy).toBe(50_000n * TRX);
+  });
+});
+
+describe('TRX sweeps', () => {
+  it('sends the whole balance when free bandwidth covers the transfer', async () => {
+    f = await sweepFixture();
+    f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 10n * TRX, mine: true });
+    const d = await f.address(2);
+    await f.deposit(d, 'TRX_TRON', 50n * TRX);
+    const hotBefore = balances(f, f.hot).trx;
+
+    await f.run();
+
+    const [sweep] = await sweepsOf(d);
+    expect(sweep).toMatchObject({ status: 'done', asset: 'TRX_TRON', amount: String(50n * TRX), fee: '0' });
+    expect(balances(f, d).trx).toBe(0n);
+    expect(balances(f, f.hot).trx).toBe(hotBefore + 50n * TRX);
+  });
+});
+
+describe('thresholds', () => {
+  it('leaves a dust balance alone and sweeps once deposits reach the threshold', async () => {
+    f = await sweepFixture();
+    f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 1_000n * TRX, mine: true });
+    const d = await f.address(3);
+    await f.deposit(d, 'USDT_TRON', 1n * USDT); // the devnet catalog's threshold is 20 USDT
+
+    await f.run(undefined, 3);
+    expect(await sweepsOf(d)).toEqual([]);
+    expect(balances(f, d).tokens.USDT_TRON).toBe(1n * USDT);
+    const mark = await f.database.db.selectFrom('sweep_marks').selectAll().where('address', '=', d).executeTakeFirstOrThrow();
+    expect(mark.balance).toBe('1000000');
+
+    await f.deposit(d, 'USDT_TRON', 30n * USDT);
+    await f.run();
+    const [sweep] = await sweepsOf(d);
+    expect(sweep).toMatchObject({ status: 'done', amount: String(31n * USDT) });
+  });
+
+  it('follows the operator threshold over the catalog default', async () => {
+    f = await sweepFixture();
+    const { setSweepThreshold } = await import('../../src/sweeper/thresholds.js');
+    await setSweepThreshold(f.database.db, f.services.clock, 'test', f.services.catalog, 'TRX_TRON', '100');
+    const d = await f.address(4);
+    await f.deposit(d, 'TRX_TRON', 50n * TRX);
+    await f.run(undefined, 3);
+    expect(await sweepsOf(d)).toEqual([]);
+  });
+});
+
+describe('safety', () => {
+  it('refuses an address whose derived key does not give it, with an alert and no transaction', async () => {
+    f = await sweepFixture();
+    f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 1_000n * TRX, mine: true });
+    const d = await f.address(5, 6); // the row says index 6, the address is child 5
+    await f.deposit(d, 'USDT_TRON', 100n * USDT);
+    const hotBefore = balances(f, f.hot).trx;
+
+    await f.run();
+
+    const [sweep] = await sweepsOf(d);
+    expect(sweep?.status).toBe('refused');
+    expect(await txsOf(sweep!.id)).toEqual([]);
+    expect(balances(f, d).tokens.USDT_TRON).toBe(100n * USDT);
+    expect(balances(f, f.hot).trx).toBe(hotBefore);
+    expect(f.logs()).toMatch(/"alert":"sweep_key_mismatch"/);
+  });
+
+  it('two sweeper runs at once sweep each address once', async () => {
+    f = await sweepFixture();
+    f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 1_000n * TRX, mine: true });
+    const a = await f.address(7);
+    const b = await f.address(8);
+    await f.deposit(a, 'TRX_TRON', 40n * TRX);
+    await f.deposit(b, 'USDT_TRON', 60n * USDT);
+    const hotBefore = balances(f, f.hot);
+    const one = f.sweeper();
+    const two = f.sweeper();
+    for (let i = 0; i < 20; i++) {
+      await Promise.all([one.tick(), two.tick(), one.tick()]);
+      f.devnet.control.mine(1);
+    }
+    for (const addr of [a, b]) {
+      const sweeps = await sweepsOf(addr);
+      expect(sweeps.map((s) => s.status)).toEqual(['done']);
+      const transfers = (await txsOf(sweeps[0]!.id)).filter((t) => t.step === 'transfer');
+      expect(transfers).toHaveLength(1);
+    }
+    expect(balances(f, f.hot).tokens.USDT_TRON).toBe(hotBefore.tokens.USDT_TRON! + 60n * USDT);
+  });
+});
+
+describe('crash between signing and broadcasting', () => {
+  /** A node client whose process "dies" right after storing a token transfer: it never sends it. */
+  function crashingClient(real: TronClient): TronClient {
+    return new Proxy(real, {
+      get(target, prop, receiver) {
+        if (prop === 'broadcast') {
+          return async (tx: Parameters<TronClient['broadcast']>[0]) => {
+            if (tx.raw_data.contract[0]?.type === 'TriggerSmartContract') throw new Error('process killed');
+            return target.broadcast(tx);
+          };
+        }
+        return Reflect.get(target, prop, receiver) as unknown;
+      },
+    });
+  }
+
+  async function crashAtTransfer(index: number): Promise<{ d: string; stored: string }> {
+    f = await sweepFixture();
+    f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 1_000n * TRX, mine: true });
+    const d = await f.address(index);
+    await f.deposit(d, 'USDT_TRON', 100n * USDT);
+    const crashing = f.sweeper({ chain: crashingClient(createTronClient({ fullHost: f.devnet.url })) });
+    for (let i = 0; i < 10; i++) {
+      await crashing.tick();
+      const signed = await f.database.db.selectFrom('sweep_txs').selectAll().where('step', '=', 'transfer').executeTakeFirst();
+      if (signed) return { d, stored: signed.txid };
+      f.devnet.control.mine(1);
+    }
+    throw new Error('the transfer was never signed');
+  }
+
+  it('a restarted sweeper broadcasts the same stored bytes: one transfer', async () => {
+    const { d, stored } = await crashAtTransfer(9);
+    expect(balances(f, d).tokens.USDT_TRON).toBe(100n * USDT);
+    const hotTokens = balances(f, f.hot).tokens.USDT_TRON;
+
+    await f.run(f.sweeper());
+
+    const [sweep] = await sweepsOf(d);
+    expect(sweep?.status).toBe('done');
+    const transfers = (await txsOf(sweep!.id)).filter((t) => t.step === 'transfer');
+    expect(transfers.map((t) => [t.txid, t.status])).toEqual([[stored, 'confirmed']]);
+    expect(balances(f, f.hot).tokens.USDT_TRON).toBe(hotTokens! + 100n * USDT);
+  });
+
+  it('signs anew only once the stored transaction expired and is absent at the solid height', async () => {
+    const { d, stored } = await crashAtTransfer(10);
+    f.devnet.control.mine(45); // past its expiration (60 s of block time), and solid past it too
+    const hotTokens = balances(f, f.hot).tokens.USDT_TRON;
+
+    await f.run(f.sweeper());
+
+    const [sweep] = await sweepsOf(d);
+    expect(sweep?.status).toBe('done');
+    const transfers = (await txsOf(sweep!.id)).filter((t) => t.step === 'transfer');
+    expect(transfers.map((t) => t.status)).toEqual(['expired', 'confirmed']);
+    expect(transfers[0]?.txid).toBe(stored);
+    expect(balances(f, f.hot).tokens.USDT_TRON).toBe(hotTokens! + 100n * USDT);
+    expect(balances(f, d).tokens.USDT_TRON).toBe(0n);
+  });
+
+  it('a broadcast whose answer was lost is not sent twice', async () => {
+    f = await sweepFixture();
+    f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 1_000n * TRX, mine: true });
+    const d = await f.address(11);
+    await f.deposit(d, 'TRX_TRON', 25n * TRX);
+    f.devnet.control.addFault({ kind: 'lost_answer', path: '/wallet/broadcasttransaction', times: 1 });
+    const hotBefore = balances(f, f.hot).trx;
+
+    await f.run();
+
+    const [sweep] = await sweepsOf(d);
+    expect(sweep?.status).toBe('done');
+    expect(f.devnet.control.faults()).toEqual([]); // used up: the first broadcast's answer was lost
+    const txs = await txsOf(sweep!.id);
+    expect(txs.map((t) => [t.step, t.status, t.broadcast_code])).toEqual([['transfer', 'confirmed', 'DUP_TRANSACTION_ERROR']]);
+    expect(balances(f, f.hot).trx).toBe(hotBefore + 25n * TRX);
+  });
+});
