@@ -28,7 +28,11 @@ export async function addressRoutes(app: ApiServer, services: Services): Promise
     '/v1/addresses',
     {
       schema: {
+        operationId: 'getPermanentAddress',
+        tags: ['addresses'],
         summary: 'The permanent deposit address of a user (merchants in per_user mode)',
+        description:
+          'The same address for every asset of the network, stable forever; created on the first call. 409 address_mode_mismatch for a merchant in per_invoice mode.',
         body: CreateAddressBody,
         response: { 200: PermanentAddressSchema, ...errorResponses(400, 401, 403, 409, 429, 503) },
       },

@@ -13,8 +13,11 @@ export async function invoiceRoutes(app: ApiServer, services: Services): Promise
     '/v1/invoices',
     {
       schema: {
+        operationId: 'createInvoice',
+        tags: ['invoices'],
         summary: 'Create an invoice, or return the existing invoice of the same order_id',
-        description: '201 for a new invoice, 200 for the existing one (same body).',
+        description:
+          '201 for a new invoice, 200 for the existing one (same body). `expires_in` is in seconds. A repeat with the order_id of an existing invoice returns it even when a new invoice would be refused now; the same order_id with another amount, asset or user is 409 order_id_conflict.',
         body: CreateInvoiceBody,
         response: { 200: InvoiceSchema, 201: InvoiceSchema, ...errorResponses(400, 401, 403, 409, 422, 429, 503) },
       },
@@ -30,7 +33,10 @@ export async function invoiceRoutes(app: ApiServer, services: Services): Promise
     '/v1/invoices/:id',
     {
       schema: {
+        operationId: 'getInvoice',
+        tags: ['invoices'],
         summary: 'Current state of an invoice',
+        description: 'The invoice with its amounts, deposits and status. 404 invoice_not_found also for an invoice of another merchant. Works for a merchant that is not approved.',
         params: UuidParams,
         response: { 200: InvoiceSchema, ...errorResponses(400, 401, 403, 404, 429) },
       },

@@ -12,6 +12,8 @@ export async function payoutRoutes(app: ApiServer, services: Services): Promise<
     '/v1/payouts',
     {
       schema: {
+        operationId: 'createPayout',
+        tags: ['payouts'],
         summary: 'Create a payout to a whitelisted address, or return the existing payout of the same reference',
         description:
           '202 for a new payout, 200 for the existing one (same body). The amount plus the payout fee is reserved from the available balance at creation.',
@@ -30,7 +32,10 @@ export async function payoutRoutes(app: ApiServer, services: Services): Promise<
     '/v1/payouts/:id',
     {
       schema: {
+        operationId: 'getPayout',
+        tags: ['payouts'],
         summary: 'Current state of a payout',
+        description: 'The payout with its fees, review reasons, transaction hash and status. 404 payout_not_found also for a payout of another merchant.',
         params: UuidParams,
         response: { 200: PayoutSchema, ...errorResponses(400, 401, 403, 404, 429) },
       },
