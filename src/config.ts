@@ -31,10 +31,11 @@ export interface Config {
   confirmations: number;
   logLevel: LogLevel;
   /**
-   * Which proxies to trust for the client address (per-IP limits): false (default), true, a hop
-   * count, or a comma-separated list of addresses/CIDRs. Set it when an HTTPS proxy stands in front.
+   * Which proxies to trust for the client address (per-IP limits): false (default), a hop count,
+   * or a comma-separated list of addresses/CIDRs. Set it when an HTTPS proxy stands in front.
+   * `true` (trust every hop) is refused: any client could then pick its IP with X-Forwarded-For.
    */
-  trustProxy: boolean | number | string[];
+  trustProxy: false | number | string[];
   /**
    * How long the worker lease lasts without renewal (WORKER_LEASE_TTL, default 15 s): a second
    * `serve` takes the background work over this long after the holder stops renewing.
@@ -107,14 +108,21 @@ function passphrase(env: Env): string | null {
   }
 }
 
-function trustProxy(env: Env): boolean | number | string[] {
+function trustProxy(env: Env): false | number | string[] {
   const v = text(env, 'TRUST_PROXY');
   if (v === null || v === 'false') return false;
-  if (v === 'true') return true;
+  // Trusting every hop lets any client choose its IP with X-Forwarded-For, defeating the per-IP
+  // rate limit and argon2 budgets: name the proxies (or count them) instead.
+  if (v.toLowerCase() === 'true') {
+    throw new ConfigError(
+      'TRUST_PROXY',
+      'true (trust every proxy) is refused: any client could choose its IP with X-Forwarded-For; give the hop count (e.g. 1) or the proxy addresses/CIDRs',
+    );
+  }
   if (/^[0-9]+$/.test(v)) return Number(v);
   const list = v.split(',').map((x) => x.trim()).filter(Boolean);
   if (!list.every((x) => /^[0-9a-fA-F:.]+(\/[0-9]{1,3})?$/.test(x))) {
-    throw new ConfigError('TRUST_PROXY', `must be true, false, a hop count or a list of addresses/CIDRs, got "${v}"`);
+    throw new ConfigError('TRUST_PROXY', `must be false, a hop count or a list of proxy addresses/CIDRs, got "${v}"`);
   }
   return list;
 }

@@ -19,7 +19,7 @@ import type { MerchantRow } from '../merchants/store.js';
 import { toAppError } from './errors.js';
 import { useJsonBodies } from './json-body.js';
 import { swaggerOptions } from './openapi.js';
-import { FixedWindowLimiter, tighter, type RateState } from './rate-limit.js';
+import { clientBucket, FixedWindowLimiter, tighter, type RateState } from './rate-limit.js';
 import { ErrorBody } from './schemas.js';
 
 declare module 'fastify' {
@@ -86,14 +86,22 @@ function writeClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   );
 }
 
+/**
+ * fastify 5 ignores a numeric trustProxy (it trusts no hop, so every client behind the proxy would
+ * share the proxy's rate-limit bucket): a hop count becomes a function trusting that many hops.
+ */
+function trustProxyOption(tp: Config['trustProxy']): false | string[] | ((addr: string, hop: number) => boolean) {
+  if (typeof tp === 'number') return (_addr, hop) => hop < tp;
+  return tp;
+}
+
 export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiServer) => Promise<void>): Promise<ApiServer> {
   const ipLimiter = new FixedWindowLimiter(deps.config.rateLimitPerIp, deps.clock);
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: requestIdOf,
     bodyLimit: BODY_LIMIT,
-    // fastify accepts a hop count too; its types lag behind.
-    trustProxy: deps.config.trustProxy as boolean | string[],
+    trustProxy: trustProxyOption(deps.config.trustProxy),
     routerOptions: { maxParamLength: 2048 },
     // Per-request lines only when debugging; failures are logged by the error handler.
     logController: new LogController({ disableRequestLogging: deps.config.logLevel !== 'debug' && deps.config.logLevel !== 'trace' }),
@@ -103,7 +111,7 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
     frameworkErrors: (err, req, reply) => {
       const e = toAppError(err);
       void reply.header('x-request-id', req.id ?? requestIdOf(req.raw));
-      setRateHeaders(reply as FastifyReply, ipLimiter.peek(req.ip));
+      setRateHeaders(reply as FastifyReply, ipLimiter.peek(clientBucket(req.ip)));
       void (reply as FastifyReply).code(e.status).send(e.toBody());
     },
     // Faults found by Node's HTTP parser (malformed request line or header, headers too large)
@@ -119,7 +127,9 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
-    const ipState = ipLimiter.hit(req.ip);
+    // IPv6 clients are counted per /64 (see clientBucket), here and in the key verifier's budgets.
+    const client = clientBucket(req.ip);
+    const ipState = ipLimiter.hit(client);
     // route_not_found comes first, and public routes need no key.
     if (req.is404 || req.routeOptions.config.public || ipState.limited) {
       setRateHeaders(reply, ipState);
@@ -128,7 +138,7 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
     }
     const header = req.headers['x-api-key'];
     try {
-      req.merchant = await deps.verifier.authenticate(typeof header === 'string' ? header : undefined, req.ip);
+      req.merchant = await deps.verifier.authenticate(typeof header === 'string' ? header : undefined, client);
     } catch (e) {
       setRateHeaders(reply, ipState);
       throw e;

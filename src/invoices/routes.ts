@@ -1,5 +1,7 @@
 /** POST /v1/invoices and GET /v1/invoices/{id}. */
 import type { Services } from '../services.js';
+import { AppError } from '../errors.js';
+import { toAppError } from '../http/errors.js';
 import { errorResponses, UuidParams } from '../http/schemas.js';
 import { merchantOf, type ApiServer } from '../http/server.js';
 import { WriteBatcher } from './batcher.js';
@@ -21,8 +23,11 @@ export async function invoiceRoutes(app: ApiServer, services: Services): Promise
         body: CreateInvoiceBody,
         response: { 200: InvoiceSchema, 201: InvoiceSchema, ...errorResponses(400, 401, 403, 409, 422, 429, 503) },
       },
+      // Rule 9 needs to see the schema problems before answering them (see assetRule).
+      attachValidation: true,
     },
     async (req, reply) => {
+      if (req.validationError) throw assetRule(toAppError(req.validationError));
       const merchant = merchantOf(req);
       const { invoice, created } = await createInvoice(deps, merchant, req.body);
       return reply.code(created ? 201 : 200).send(invoice);
@@ -46,4 +51,16 @@ export async function invoiceRoutes(app: ApiServer, services: Services): Promise
       return getInvoice(deps, merchant.id, req.params.id);
     },
   );
+}
+
+/**
+ * Spec rule 9 (DESIGN.md §5): a body whose only problem is a missing `asset` is 422
+ * asset_required; with other problems it stays 400 validation_failed, `body.asset` listed among them.
+ */
+function assetRule(err: AppError): AppError {
+  const only = err.details?.length === 1 ? err.details[0] : undefined;
+  if (err.code === 'validation_failed' && only?.path === 'body.asset' && only.message === 'is required') {
+    return new AppError('asset_required', 'asset is required: choose the asset the invoice is paid in');
+  }
+  return err;
 }

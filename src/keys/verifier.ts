@@ -7,8 +7,12 @@
  * Hashing is bounded: an unknown or revoked key id never hashes; once a key is verified, a wrong
  * secret is recognised by digest without hashing; before that, each client IP gets a small hashing
  * budget per minute per key id and overall (so a stranger who knows a key id spends only their own
- * budget, never the key owner's), a secret that already failed is remembered, and at most a few
- * hashes run at once. Every failure is the same 401: the cause is never stated.
+ * budget, never the key owner's), a secret that already failed is remembered, at most a few
+ * hashes run at once and at most `hashesPerSecond` start per second in all. A wrong key is always
+ * the same 401 (the cause is never stated); a key that could not be checked is never a 401, since
+ * it may be right: a client past its own hashing budget gets 429 rate_limited, and when the
+ * server's hashing capacity (per second, or the queue) is spent the answer is 503
+ * service_unavailable; both carry Retry-After.
  */
 import argon2 from 'argon2';
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -30,6 +34,10 @@ export interface VerifierOptions {
   /** argon2 verifications running at once; more wait in a queue of at most `maxQueue`. */
   maxConcurrentHashes?: number;
   maxQueue?: number;
+  /** argon2 verifications started per second by all clients together (CPU bound of the process). */
+  hashesPerSecond?: number;
+  /** Client addresses whose budgets are counted per minute (bounded maps; oldest dropped first). */
+  maxClients?: number;
   /** Changes whenever merchants or keys change (Database.authGeneration); cached rows are then re-read. */
   changeMarker?: () => string;
 }
@@ -53,6 +61,18 @@ const MAX_REMEMBERED_FAILURES = 32;
 
 export const unauthorized = () => new AppError('unauthorized', 'Missing or invalid API key');
 
+/** The client spent its own hashing budget: the key was not checked, so it is not called wrong. */
+const hashBudgetSpent = (retryAfter: number) =>
+  new AppError('rate_limited', `Too many API keys tried from this address; retry in ${retryAfter} s`, {
+    headers: { 'retry-after': String(retryAfter) },
+  });
+
+/** The process's hashing capacity is spent: the key was not checked, so it is not called wrong. */
+const hashingBusy = (retryAfter: number) =>
+  new AppError('service_unavailable', `API keys cannot be verified right now; retry in ${retryAfter} s`, {
+    headers: { 'retry-after': String(retryAfter) },
+  });
+
 function digestOf(secret: string): Buffer {
   return createHash('sha256').update(secret).digest();
 }
@@ -65,6 +85,7 @@ export class ApiKeyVerifier {
   private readonly inflight = new Map<string, Promise<string>>();
   private readonly budgetPerKey: FixedWindowLimiter;
   private readonly budgetPerIp: FixedWindowLimiter;
+  private readonly hashRate: FixedWindowLimiter;
   private readonly merchants = new Map<string, CachedMerchant>();
   private readonly changeMarker: () => string;
   private running = 0;
@@ -77,8 +98,10 @@ export class ApiKeyVerifier {
 
   constructor(private readonly db: Db, private readonly clock: Clock, opts: VerifierOptions = {}) {
     this.trustMs = opts.trustMs ?? 60_000;
-    this.budgetPerKey = new FixedWindowLimiter(opts.hashBudgetPerKey ?? 10, clock);
-    this.budgetPerIp = new FixedWindowLimiter(opts.hashBudgetPerIp ?? 30, clock);
+    const maxClients = opts.maxClients;
+    this.budgetPerKey = new FixedWindowLimiter(opts.hashBudgetPerKey ?? 10, clock, { maxClients });
+    this.budgetPerIp = new FixedWindowLimiter(opts.hashBudgetPerIp ?? 30, clock, { maxClients });
+    this.hashRate = new FixedWindowLimiter(opts.hashesPerSecond ?? 20, clock, { windowMs: 1000 });
     this.maxConcurrent = opts.maxConcurrentHashes ?? 2;
     this.maxQueue = opts.maxQueue ?? 64;
     this.changeMarker = opts.changeMarker ?? (() => '');
@@ -149,7 +172,14 @@ export class ApiKeyVerifier {
     const digestHex = digest.toString('hex');
     const failed = this.failed.get(keyId);
     if (failed?.has(digestHex)) throw unauthorized();
-    if (this.budgetPerIp.hit(clientIp).limited || this.budgetPerKey.hit(`${clientIp} ${keyId}`).limited) throw unauthorized();
+    // The process-wide cap is checked before the client's budget is spent, and counted after it.
+    const global = this.hashRate.peek('all');
+    if (global.remaining === 0) throw hashingBusy(global.reset);
+    const perIp = this.budgetPerIp.hit(clientIp);
+    if (perIp.limited) throw hashBudgetSpent(perIp.reset);
+    const perKey = this.budgetPerKey.hit(`${clientIp} ${keyId}`);
+    if (perKey.limited) throw hashBudgetSpent(perKey.reset);
+    if (this.hashRate.hit('all').limited) throw hashingBusy(global.reset);
     const ok = await this.withHashSlot(() => argon2.verify(row.secret_hash, secret));
     if (!ok) {
       const set = failed ?? new Set<string>();
@@ -165,7 +195,7 @@ export class ApiKeyVerifier {
 
   private async withHashSlot<T>(fn: () => Promise<T>): Promise<T> {
     if (this.running >= this.maxConcurrent) {
-      if (this.waiting.length >= this.maxQueue) throw unauthorized();
+      if (this.waiting.length >= this.maxQueue) throw hashingBusy(1);
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
     this.running += 1;

@@ -115,7 +115,6 @@ describe('invoices', () => {
       [{ order_id: '' }, 'body.order_id'],
       [{ asset: 'usdt_tron' }, 'body.asset'],
       [{ asset: 'USDT' }, 'body.asset'],
-      [{ asset: undefined }, 'body.asset'],
       [{ external_user_id: 'tab\tid' }, 'body.external_user_id'],
       [{ extra: 1 }, 'body.extra'],
     ];
@@ -126,6 +125,27 @@ describe('invoices', () => {
     }
     // USDD has 18 decimals: what is too fine for USDT is fine there.
     expect((await create(newInvoice({ asset: 'USDD_TRON', amount: '1.000000000000000001' }))).body.amount_requested).toBe('1.000000000000000001');
+  });
+
+  it('rule 9: a missing asset alone is 422 asset_required; with other problems it is listed in 400 validation_failed', async () => {
+    const r = await create(newInvoice({ order_id: 'no-asset', asset: undefined }));
+    expectError(r, 422, 'asset_required');
+    const both = await create(newInvoice({ order_id: 'no-asset', asset: undefined, expires_in: 59, extra: 1 }));
+    expectError(both, 400, 'validation_failed');
+    expect(both.body.error.details).toEqual(
+      expect.arrayContaining([
+        { path: 'body.asset', message: 'is required' },
+        { path: 'body.expires_in', message: expect.any(String) },
+        { path: 'body.extra', message: 'is not allowed' },
+      ]),
+    );
+    // A wrong asset (present but malformed) stays a validation failure, and nothing was created.
+    expectError(await create(newInvoice({ order_id: 'no-asset', asset: 'usdt' })), 400, 'validation_failed');
+    const created = await create(newInvoice({ order_id: 'no-asset' }));
+    expect(created.status).toBe(201);
+    // The OpenAPI document keeps asset required.
+    const doc = (await api(t.url, '/v1/openapi.json')).body;
+    expect(doc.paths['/v1/invoices'].post.requestBody.content['application/json'].schema.required).toContain('asset');
   });
 
   it('rules 4, 5: unknown asset is 422 asset_not_supported (before the amount format), below minimum is amount_below_minimum', async () => {

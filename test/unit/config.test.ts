@@ -83,6 +83,8 @@ describe('parseConfig', () => {
     ['TRUST_PROXY', 'maybe'],
     ['WORKER_LEASE_TTL', '1s'],
     ['WORKER_LEASE_TTL', 'soon'],
+    ['TRUST_PROXY', 'true'],
+    ['TRUST_PROXY', 'TRUE'],
   ])('refuses %s=%s naming the variable', (name, value) => {
     let err: unknown;
     try {
@@ -93,6 +95,14 @@ describe('parseConfig', () => {
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as ConfigError).variable).toBe(name);
     expect((err as Error).message).toContain(name);
+  });
+});
+
+describe('TRUST_PROXY', () => {
+  it('accepts a hop count or proxy addresses, and says why "true" is refused', () => {
+    expect(parseConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(parseConfig({ TRUST_PROXY: '::1, 10.0.0.0/8' }).trustProxy).toEqual(['::1', '10.0.0.0/8']);
+    expect(() => parseConfig({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY: .*X-Forwarded-For.*hop count/);
   });
 });
 

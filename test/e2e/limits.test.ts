@@ -1,0 +1,97 @@
+/**
+ * Abuse bounds (issue 13, A2): IPv6 clients are bucketed by /64, the limiter maps are bounded,
+ * argon2 verifications are capped per second for the whole process, and a key that could not be
+ * checked (capacity spent) is answered 503 with Retry-After, never 401.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { clientBucket, FixedWindowLimiter } from '../../src/http/rate-limit.js';
+import { api } from '../helpers/http.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { probeRoutes } from '../helpers/probe-routes.js';
+
+const body = { order_id: 'o-1', asset: 'USDT_TRON', amount: '10', expires_in: 600 };
+
+describe('client buckets', () => {
+  it('counts an IPv6 client by its /64 and an IPv4-mapped address as IPv4', () => {
+    expect(clientBucket('2001:db8:1:2::a')).toBe(clientBucket('2001:db8:1:2:ffff:ffff:ffff:ffff'));
+    expect(clientBucket('2001:0db8:0001:0002:0:0:0:1')).toBe('2001:db8:1:2::/64');
+    expect(clientBucket('2001:db8:1:3::a')).not.toBe(clientBucket('2001:db8:1:2::a'));
+    expect(clientBucket('::1')).toBe('0:0:0:0::/64');
+    expect(clientBucket('::ffff:192.0.2.7')).toBe('192.0.2.7');
+    expect(clientBucket('192.0.2.7')).toBe('192.0.2.7');
+  });
+
+  it('keeps at most maxClients counters in a window, dropping the oldest', () => {
+    const clock = new ManualClock('2026-03-01T10:00:00Z');
+    const limiter = new FixedWindowLimiter(2, clock, { maxClients: 3 });
+    for (const c of ['a', 'b', 'c']) limiter.hit(c);
+    limiter.hit('a');
+    expect(limiter.peek('a').remaining).toBe(0);
+    for (let i = 0; i < 1000; i++) limiter.hit(`flood-${i}`);
+    expect(limiter.size).toBe(3);
+  });
+});
+
+describe('per-IP limit behind a proxy with IPv6 clients', () => {
+  let t: TestApp;
+  const clock = new ManualClock('2026-03-01T10:00:00Z');
+  beforeAll(async () => {
+    t = await startTestApp({ clock, extraRoutes: probeRoutes, env: { TRUST_PROXY: '1', API_RATE_LIMIT_PER_IP: '3' } });
+  });
+  afterAll(() => t.close());
+
+  it('shares one budget across the addresses of a /64', async () => {
+    const from = (ip: string) => api(t.url, '/v1/probe', { body, headers: { 'x-forwarded-for': ip } });
+    for (const ip of ['2001:db8:1:2::a', '2001:db8:1:2::b', '2001:db8:1:2:ffff::1']) expect((await from(ip)).status).toBe(401);
+    const limited = await from('2001:db8:1:2:dead:beef:0:1');
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+    // Another /64 has its own budget.
+    expect((await from('2001:db8:1:3::1')).status).toBe(401);
+  });
+});
+
+describe('hashing capacity', () => {
+  let t: TestApp;
+  const clock = new ManualClock('2026-03-01T10:00:00Z');
+  beforeAll(async () => {
+    t = await startTestApp({
+      clock,
+      extraRoutes: probeRoutes,
+      env: { API_RATE_LIMIT_PER_IP: '100000' },
+      verifier: { hashesPerSecond: 3, hashBudgetPerIp: 1000, maxConcurrentHashes: 1, maxQueue: 1 },
+    });
+  });
+  afterAll(() => t.close());
+
+  it('caps argon2 verifications per second for all clients, answering 503 with Retry-After', async () => {
+    const v = t.app.services.verifier;
+    const keys = await Promise.all(Array.from({ length: 5 }, async () => (await t.merchant()).key));
+    const mark = v.hashCount;
+    for (const key of keys.slice(0, 3)) expect((await api(t.url, '/v1/probe', { key, body })).status).toBe(200);
+    for (const key of keys.slice(3)) {
+      const busy = await api(t.url, '/v1/probe', { key, body });
+      expect(busy.status).toBe(503);
+      expect(busy.body.error.code).toBe('service_unavailable');
+      expect(busy.headers.get('retry-after')).toBe('1');
+    }
+    expect(v.hashCount - mark).toBe(3);
+    // The next second the right keys get in.
+    clock.advance(1000);
+    expect((await api(t.url, '/v1/probe', { key: keys[3]!, body })).status).toBe(200);
+  });
+
+  it('answers 503 service_unavailable, never 401, for right keys that find the queue full', async () => {
+    const v = t.app.services.verifier;
+    const keys = await Promise.all(Array.from({ length: 3 }, async () => (await t.merchant()).key));
+    clock.advance(1000);
+    // Started together: one verification runs, one waits, the third finds the queue full.
+    const answers = await Promise.all(keys.map((key, i) => v.authenticate(key, `192.0.2.${i}`).then(() => 'ok', (e) => e)));
+    expect(answers.slice(0, 2)).toEqual(['ok', 'ok']);
+    expect(answers[2]).toMatchObject({ code: 'service_unavailable', status: 503, headers: { 'retry-after': '1' } });
+    // Retried (the next second: three hashes were this second's cap), it is verified.
+    clock.advance(1000);
+    await expect(v.authenticate(keys[2]!, '192.0.2.2')).resolves.toMatchObject({ id: expect.any(String) });
+  });
+});
