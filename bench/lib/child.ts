@@ -1,12 +1,21 @@
 /** Starts a bench server script in a child process (tsx) and reads its first JSON line. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
-export async function startChild<T>(script: string): Promise<{ info: T; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(import.meta.dirname, '..', script)], {
+export interface ChildOptions {
+  args?: string[];
+  env?: Record<string, string>;
+  /** Extra node flags, e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/prof']. */
+  nodeArgs?: string[];
+}
+
+export async function startChild<T>(script: string, opts: ChildOptions = {}): Promise<{ info: T; child: ChildProcess }> {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', path.resolve(import.meta.dirname, '..', script), ...(opts.args ?? [])], {
     stdio: ['ignore', 'pipe', 'inherit'],
     cwd: path.resolve(import.meta.dirname, '../..'),
+    env: { ...process.env, ...opts.env },
   });
   const lines = createInterface({ input: child.stdout! });
   const first = await new Promise<string>((resolve, reject) => {
@@ -14,4 +23,22 @@ export async function startChild<T>(script: string): Promise<{ info: T; child: C
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
   return { info: JSON.parse(first) as T, child };
+}
+
+/** Stops a child started above and waits for it to exit. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** Resident set size of a process in MB (Linux /proc), or NaN elsewhere. */
+export function rssMb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
 }

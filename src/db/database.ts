@@ -9,7 +9,8 @@ import { Kysely, type Transaction } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { PaygateSqliteDialect, type BusyPolicy } from './driver.js';
+import { PaygateSqliteDialect, StatementRunner, type BusyPolicy } from './driver.js';
+import { bindReader } from './prepared.js';
 import type { DB } from './schema.js';
 
 export type Db = Kysely<DB>;
@@ -42,6 +43,18 @@ export interface OpenOptions {
   autoCheckpoint?: boolean;
 }
 
+/**
+ * The second connection, for reads outside transactions (driver.ts): opened after the writer set
+ * WAL, refuses writes (query_only), never checkpoints.
+ */
+function openReader(file: string): Sqlite.Database {
+  const reader = new Sqlite(file, { timeout: BUSY_TIMEOUT_MS });
+  reader.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  reader.pragma('query_only = ON');
+  reader.pragma('wal_autocheckpoint = 0');
+  return reader;
+}
+
 export function openDatabase(file: string, opts: OpenOptions = {}): Database {
   const busy = opts.busy ?? DEFAULT_BUSY;
   mkdirSync(path.dirname(file), { recursive: true });
@@ -51,7 +64,9 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database {
   sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   sqlite.pragma('foreign_keys = ON');
   if (opts.autoCheckpoint === false) sqlite.pragma('wal_autocheckpoint = 0');
-  const db = new Kysely<DB>({ dialect: new PaygateSqliteDialect(sqlite, busy) });
+  const reader = new StatementRunner(openReader(file), busy);
+  const db = new Kysely<DB>({ dialect: new PaygateSqliteDialect(sqlite, busy, reader) });
+  bindReader(db, reader);
   // Reading the generation starts a read transaction (WAL index locks: several µs). It is read
   // again when this connection has written anything (total_changes(), a counter in memory) and at
   // least every 100 ms for other processes' writes (the CLI): a read-only request pays nothing.

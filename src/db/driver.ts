@@ -5,8 +5,14 @@
  * a long busy_timeout would freeze the event loop (every request) while a CLI command or a backup
  * holds the lock; instead busy_timeout is short and the driver retries with backoff up to a
  * deadline, then gives up with SQLITE_BUSY (503 on the API); (3) caches prepared statements,
- * because preparing the same SQL on every query is measurable on the request path. SQLite has one
- * connection; a mutex hands it out.
+ * because preparing the same SQL on every query is measurable on the request path.
+ *
+ * Two connections: the *writer* runs transactions and every statement that may write, one user
+ * at a time (a mutex hands it out, because a transaction spans awaits); the *reader* runs the
+ * read-only statements issued outside a transaction, at once, without the mutex. WAL gives the
+ * reader the last committed state while a write transaction (its fsync included) is in flight,
+ * so a read never waits for a write. Reads inside a transaction stay on the writer: they must see
+ * the transaction's own writes.
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { performance } from 'node:perf_hooks';
@@ -39,11 +45,12 @@ function isBusy(e: unknown): boolean {
   return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }
 
-class SqliteConnection implements DatabaseConnection {
+/** One better-sqlite3 connection: its prepared statements and the asynchronous busy wait. */
+export class StatementRunner {
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
-  constructor(private readonly db: BetterSqlite3.Database, private readonly busy: BusyPolicy) {}
+  constructor(readonly db: BetterSqlite3.Database, private readonly busy: BusyPolicy) {}
 
-  private prepare(sql: string): BetterSqlite3.Statement {
+  prepare(sql: string): BetterSqlite3.Statement {
     let stmt = this.statements.get(sql);
     if (!stmt) {
       stmt = this.db.prepare(sql);
@@ -64,25 +71,29 @@ class SqliteConnection implements DatabaseConnection {
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   }
 
-  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    const deadline = performance.now() + this.busy.deadlineMs;
+  execute<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    return this.retrying(() => this.runOnce<R>(compiled));
+  }
+
+  /**
+   * Runs `fn`; while it finds the database locked by another process, waits asynchronously and
+   * tries again until the deadline. Inside a transaction the lock is ours already (BEGIN
+   * IMMEDIATE): a busy error there is not a wait but a failure.
+   */
+  async retrying<T>(fn: () => T): Promise<T> {
+    let deadline = 0;
     let pause = this.busy.pauseMs;
     for (;;) {
       try {
-        return this.runOnce<R>(compiled);
+        return fn();
       } catch (e) {
-        // Inside a transaction the lock is ours already (BEGIN IMMEDIATE); a busy error there is
-        // not a wait but a failure. Outside (BEGIN itself, single statements) wait and retry.
-        if (!isBusy(e) || this.db.inTransaction || performance.now() + pause > deadline) throw e;
+        if (!isBusy(e) || this.db.inTransaction) throw e;
+        deadline ||= performance.now() + this.busy.deadlineMs;
+        if (performance.now() + pause > deadline) throw e;
         await sleep(pause);
         pause = Math.min(pause * 2, this.busy.maxPauseMs);
       }
     }
-  }
-
-  // eslint-disable-next-line require-yield
-  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
-    throw new Error('streaming is not supported by the paygate SQLite driver');
   }
 }
 
@@ -103,39 +114,98 @@ class Mutex {
   }
 }
 
+/**
+ * What kysely calls a connection: one user's use of the database. It holds the writer (and the
+ * mutex) only for a transaction or a statement that may write.
+ */
+class Session implements DatabaseConnection {
+  holding = false;
+  constructor(private readonly driver: ImmediateSqliteDriver) {}
+
+  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    const { writer, reader } = this.driver;
+    if (this.holding) return writer.execute<R>(compiled);
+    if (reader && isPlainRead(reader, compiled.sql)) return reader.execute<R>(compiled);
+    await this.lock();
+    try {
+      return await writer.execute<R>(compiled);
+    } finally {
+      this.unlock();
+    }
+  }
+
+  async lock(): Promise<void> {
+    await this.driver.mutex.lock();
+    this.holding = true;
+  }
+
+  unlock(): void {
+    if (!this.holding) return;
+    this.holding = false;
+    this.driver.mutex.unlock();
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming is not supported by the paygate SQLite driver');
+  }
+}
+
+/**
+ * A statement that returns rows and cannot write (sqlite3_stmt_readonly; BEGIN and SAVEPOINT are
+ * "read-only" too but return no rows). One that the reader cannot even prepare (a table created
+ * a moment ago by the writer, say) goes to the writer, which reports any real error.
+ */
+function isPlainRead(reader: StatementRunner, sql: string): boolean {
+  try {
+    const stmt = reader.prepare(sql);
+    return stmt.reader && stmt.readonly;
+  } catch {
+    return false;
+  }
+}
+
 class ImmediateSqliteDriver implements Driver {
-  private readonly mutex = new Mutex();
-  private readonly connection: SqliteConnection;
-  constructor(private readonly db: BetterSqlite3.Database, busy: BusyPolicy) {
-    this.connection = new SqliteConnection(db, busy);
+  readonly mutex = new Mutex();
+  readonly writer: StatementRunner;
+  constructor(db: BetterSqlite3.Database, readonly reader: StatementRunner | null, busy: BusyPolicy) {
+    this.writer = new StatementRunner(db, busy);
   }
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
-    await this.mutex.lock();
-    return this.connection;
+    return new Session(this);
   }
   async beginTransaction(conn: DatabaseConnection): Promise<void> {
-    await conn.executeQuery(CompiledQuery.raw('begin immediate'));
+    const session = conn as Session;
+    await session.lock();
+    try {
+      await this.writer.execute(CompiledQuery.raw('begin immediate'));
+    } catch (e) {
+      session.unlock();
+      throw e;
+    }
   }
-  async commitTransaction(conn: DatabaseConnection): Promise<void> {
-    await conn.executeQuery(CompiledQuery.raw('commit'));
+  async commitTransaction(): Promise<void> {
+    await this.writer.execute(CompiledQuery.raw('commit'));
   }
-  async rollbackTransaction(conn: DatabaseConnection): Promise<void> {
+  async rollbackTransaction(): Promise<void> {
     // A failed COMMIT or an SQLITE_BUSY may already have ended the transaction.
-    if (this.db.inTransaction) await conn.executeQuery(CompiledQuery.raw('rollback'));
+    if (this.writer.db.inTransaction) await this.writer.execute(CompiledQuery.raw('rollback'));
   }
-  async releaseConnection(): Promise<void> {
-    this.mutex.unlock();
+  async releaseConnection(conn: DatabaseConnection): Promise<void> {
+    (conn as Session).unlock();
   }
   async destroy(): Promise<void> {
-    this.db.close();
+    this.reader?.db.close();
+    this.writer.db.close();
   }
 }
 
 export class PaygateSqliteDialect implements Dialect {
-  constructor(private readonly db: BetterSqlite3.Database, private readonly busy: BusyPolicy) {}
+  /** `reader`: a second connection to the same file for reads outside transactions (null: none). */
+  constructor(private readonly db: BetterSqlite3.Database, private readonly busy: BusyPolicy, private readonly reader: StatementRunner | null = null) {}
   createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.db, this.busy);
+    return new ImmediateSqliteDriver(this.db, this.reader, this.busy);
   }
   createQueryCompiler() {
     return new SqliteQueryCompiler();

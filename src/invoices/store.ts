@@ -1,5 +1,6 @@
 /** SQL for invoices. Every read a merchant can trigger is scoped by merchant_id. */
 import type { Executor } from '../db/database.js';
+import { prepare } from '../db/prepared.js';
 import type { InvoicesTable, InvoiceStatus } from '../db/schema.js';
 
 export type InvoiceRow = InvoicesTable;
@@ -8,12 +9,16 @@ export async function insertInvoice(db: Executor, row: InvoiceRow): Promise<void
   await db.insertInto('invoices').values(row).execute();
 }
 
+// Per request (GET, and the replay check of every creation): built once, see db/prepared.ts.
+const byId = prepare(['id', 'merchant'], (db, p) => db.selectFrom('invoices').selectAll().where('id', '=', p('id')).where('merchant_id', '=', p('merchant')));
+const byOrder = prepare(['merchant', 'order'], (db, p) => db.selectFrom('invoices').selectAll().where('merchant_id', '=', p('merchant')).where('order_id', '=', p('order')));
+
 export async function findInvoice(db: Executor, merchantId: string, id: string): Promise<InvoiceRow | undefined> {
-  return db.selectFrom('invoices').selectAll().where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
+  return byId.first(db, { id, merchant: merchantId });
 }
 
 export async function findInvoiceByOrder(db: Executor, merchantId: string, orderId: string): Promise<InvoiceRow | undefined> {
-  return db.selectFrom('invoices').selectAll().where('merchant_id', '=', merchantId).where('order_id', '=', orderId).executeTakeFirst();
+  return byOrder.first(db, { merchant: merchantId, order: orderId });
 }
 
 /** Ids of `created` invoices whose expires_at is before `before`, oldest first (worker use). */

@@ -1,0 +1,106 @@
+/**
+ * Server half of bench/api.ts and bench/scale.ts, in its own process so the load generator does
+ * not share its CPU. Two kinds, chosen by the first argument:
+ *
+ * - `bare`: plain fastify with no hooks, a constant GET and a POST echo (the yardstick).
+ * - `app` (default): the real app as `paygate serve` builds it (background work on, logs at warn,
+ *   rate limits raised) over BENCH_DB (a fresh temporary database when unset). It prepares a
+ *   wallet, an approved merchant (BENCH_MERCHANT_ID to use an existing one, e.g. of a seeded
+ *   database), an API key, 1,000 invoices and a payout to read, then prints one JSON line:
+ *   {url, key, invoices, payouts, pid} and serves until killed.
+ */
+import Fastify from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { buildApp } from '../src/app.js';
+import { systemClock } from '../src/clock.js';
+import { parseConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { approvedMerchantWithKey, issueKey } from '../src/keys/service.js';
+import { insertPayout } from '../src/payouts/store.js';
+import { initWallet } from '../src/wallet/service.js';
+
+export interface ServerInfo {
+  url: string;
+  key: string;
+  invoices: string[];
+  payouts: string[];
+  pid: number;
+}
+
+async function bare(): Promise<void> {
+  const app = Fastify({ logger: false });
+  app.get('/bare', async () => ({ ok: true }));
+  app.post('/echo', async (req) => req.body);
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  process.stdout.write(JSON.stringify({ url, key: '', invoices: [], payouts: [], pid: process.pid }) + '\n');
+}
+
+async function real(): Promise<void> {
+  const temp = process.env.BENCH_DB ? null : mkdtempSync(path.join(tmpdir(), 'paygate-bench-api-'));
+  const dbFile = process.env.BENCH_DB ?? path.join(temp as string, 'bench.db');
+  const env = {
+    DATABASE_URL: dbFile,
+    WALLET_KEYSTORE: path.join(path.dirname(dbFile), 'keystore.json'),
+    WALLET_PASSPHRASE: 'benchmark passphrase',
+    TRON_NETWORK: 'devnet',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+  };
+  // Limits are counted (the work is measured) but never reached: a run sends millions a minute,
+  // past what the variables accept.
+  const config = { ...parseConfig(env), rateLimitPerIp: Number.MAX_SAFE_INTEGER, rateLimitPerKey: Number.MAX_SAFE_INTEGER };
+  // Operator setup, as the CLI does it, before serve starts.
+  const setup = openDatabase(config.databasePath);
+  await migrateToLatest(setup.db);
+  if (!existsSync(config.walletKeystore)) await initWallet(setup.db, systemClock, 'bench', config);
+  const merchantId = process.env.BENCH_MERCHANT_ID;
+  const key = merchantId
+    ? (await issueKey(setup.db, systemClock, 'bench', merchantId)).api_key
+    : (await approvedMerchantWithKey(setup.db, systemClock, 'bench', { name: 'Bench shop' })).apiKey;
+  await setup.close();
+
+  const app = await buildApp(config, { workers: true });
+  const url = await app.start();
+  const db = app.services.db;
+  const merchant = merchantId ?? (await db.selectFrom('api_keys').select('merchant_id').orderBy('created_at', 'desc').executeTakeFirstOrThrow()).merchant_id;
+  // Invoices to read: a sample of the merchant's (seeded ones on a seeded database), else 1,000 new.
+  let invoices = (await db.selectFrom('invoices').select('id').where('merchant_id', '=', merchant).limit(1000).execute()).map((r) => r.id);
+  if (invoices.length === 0) {
+    for (let i = 0; i < 1000; i++) {
+      const res = await fetch(`${url}/v1/invoices`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ order_id: `read-${i}`, asset: 'USDT_TRON', amount: '10', expires_in: 3600 }),
+      });
+      if (res.status !== 201) throw new Error(`invoice setup failed: ${res.status} ${await res.text()}`);
+    }
+    invoices = (await db.selectFrom('invoices').select('id').where('merchant_id', '=', merchant).execute()).map((r) => r.id);
+  }
+  let payouts = (await db.selectFrom('payouts').select('id').where('merchant_id', '=', merchant).limit(1000).execute()).map((r) => r.id);
+  if (payouts.length === 0) {
+    // A payout row as creation writes it (the ledger is not read by GET /v1/payouts/{id}).
+    const at = new Date().toISOString();
+    const id = randomUUID();
+    await insertPayout(db, {
+      id, merchant_id: merchant, reference: 'bench-read', status: 'pending_review', asset: 'USDT_TRON', network: 'tron', decimals: 6,
+      to_address: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL', amount: '1000000', fee_amount: '0', fee_charged: '0', fee_schedule_id: null,
+      review_reasons: '["first_payout_to_address"]', tx_hash: null, reviewed_by: null, reviewed_at: null, reject_reason: null, created_at: at, updated_at: at,
+    });
+    payouts = [id];
+  }
+  process.stdout.write(JSON.stringify({ url, key, invoices, payouts, pid: process.pid }) + '\n');
+  process.on('SIGTERM', () =>
+    void app.stop().then(() => {
+      if (temp) rmSync(temp, { recursive: true, force: true });
+      process.exit(0);
+    }),
+  );
+}
+
+if (process.argv[2] === 'bare') await bare();
+else await real();

@@ -1,0 +1,141 @@
+/**
+ * The API benchmark proper (bench/api.ts runs it on an empty database, bench/scale.ts on a seeded
+ * one): the real app and a bare fastify in two server processes, autocannon here.
+ *
+ * 1. Peak (closed loop, `connections` clients): rounds alternate bare GET, GET invoice, GET payout,
+ *    bare POST echo, POST invoice, so background load on the machine hits all alike; each ratio
+ *    is the median of its per-round ratios, each rate the median of its rounds.
+ * 2. At 80 % of each measured peak (open loop, fixed rate): p50/p99.
+ * 3. Mixed: creations at 80 % of their peak and invoice reads at a fixed rate at the same time:
+ *    the read p99 shows whether a read waits for a write transaction (and its fsync).
+ */
+import type { ChildProcess } from 'node:child_process';
+import type { ServerInfo } from '../api-server.js';
+import { cannon, median, type Route, type Run } from './cannon.js';
+import { rssMb, startChild, stopChild } from './child.js';
+
+export interface ApiBenchOptions {
+  rounds: number;
+  seconds: number;
+  connections: number;
+  /** Server environment (BENCH_DB, BENCH_MERCHANT_ID for a seeded database). */
+  env?: Record<string, string>;
+  /** Reads per second during the mixed phase, as a fraction of the read peak. */
+  mixedReadShare?: number;
+  nodeArgs?: string[];
+  log?: (line: string) => void;
+}
+
+export interface ApiBenchResult {
+  bareGet: number;
+  bareEcho: number;
+  invoiceGet: Run;
+  payoutGet: Run;
+  invoicePost: Run;
+  ratios: { invoiceGet: number; payoutGet: number; invoicePost: number };
+  at80: { invoiceGet: Run; payoutGet: Run; invoicePost: Run };
+  mixed: { reads: Run; creations: Run };
+  rssMb: number;
+  non2xx: number;
+}
+
+let seq = 0;
+const pick = <T>(xs: T[]): T => xs[Math.floor(Math.random() * xs.length)] as T;
+const createBody = (prefix: string) => () =>
+  JSON.stringify({ order_id: `${prefix}-${++seq}`, asset: 'USDT_TRON', amount: '12.5', expires_in: 3600 });
+
+function medianRun(runs: Run[]): Run {
+  return {
+    perSecond: median(runs.map((r) => r.perSecond)),
+    p50Ms: median(runs.map((r) => r.p50Ms)),
+    p99Ms: median(runs.map((r) => r.p99Ms)),
+    requests: runs.reduce((n, r) => n + r.requests, 0),
+    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+  };
+}
+
+export async function runApiBench(o: ApiBenchOptions): Promise<ApiBenchResult> {
+  const log = o.log ?? console.log;
+  const children: ChildProcess[] = [];
+  try {
+    const bare = await startChild<ServerInfo>('api-server.ts', { args: ['bare'] });
+    children.push(bare.child);
+    const app = await startChild<ServerInfo>('api-server.ts', { env: o.env, nodeArgs: o.nodeArgs });
+    children.push(app.child);
+    const { info } = app;
+    const auth = { 'x-api-key': info.key };
+    const prefix = `bench-${Date.now()}`;
+    const routes: Record<string, { url: string; route: Route }> = {
+      bareGet: { url: bare.info.url, route: { method: 'GET', path: '/bare' } },
+      invoiceGet: { url: info.url, route: { method: 'GET', path: () => `/v1/invoices/${pick(info.invoices)}`, headers: auth } },
+      payoutGet: { url: info.url, route: { method: 'GET', path: () => `/v1/payouts/${pick(info.payouts)}`, headers: auth } },
+      bareEcho: { url: bare.info.url, route: { method: 'POST', path: '/echo', body: createBody(`${prefix}-echo`) } },
+      invoicePost: { url: info.url, route: { method: 'POST', path: '/v1/invoices', headers: auth, body: createBody(prefix) } },
+    };
+    const run = (name: string, seconds: number, rate?: number) => cannon({ ...routes[name]!, seconds, connections: o.connections, rate });
+
+    for (const name of Object.keys(routes)) await run(name, 1); // warm-up: JIT, statement caches, address pool
+    const runs: Record<string, Run[]> = {};
+    const ratios = { invoiceGet: [] as number[], payoutGet: [] as number[], invoicePost: [] as number[] };
+    for (let r = 0; r < o.rounds; r++) {
+      const round: Record<string, Run> = {};
+      for (const name of Object.keys(routes)) {
+        round[name] = await run(name, o.seconds);
+        (runs[name] ??= []).push(round[name]);
+      }
+      ratios.invoiceGet.push(round.invoiceGet!.perSecond / round.bareGet!.perSecond);
+      ratios.payoutGet.push(round.payoutGet!.perSecond / round.bareGet!.perSecond);
+      ratios.invoicePost.push(round.invoicePost!.perSecond / round.bareEcho!.perSecond);
+      log(`round ${r + 1}: ${Object.entries(round).map(([n, x]) => `${n} ${Math.round(x.perSecond)}/s p99 ${x.p99Ms}ms`).join(', ')}`);
+    }
+    const peak = Object.fromEntries(Object.entries(runs).map(([n, rs]) => [n, medianRun(rs)])) as Record<string, Run>;
+
+    const at80 = {
+      invoiceGet: await run('invoiceGet', o.seconds, 0.8 * peak.invoiceGet!.perSecond),
+      payoutGet: await run('payoutGet', o.seconds, 0.8 * peak.payoutGet!.perSecond),
+      invoicePost: await run('invoicePost', o.seconds, 0.8 * peak.invoicePost!.perSecond),
+    };
+    const readRate = (o.mixedReadShare ?? 0.2) * peak.invoiceGet!.perSecond;
+    const [reads, creations] = await Promise.all([
+      run('invoiceGet', o.seconds, readRate),
+      run('invoicePost', o.seconds, 0.8 * peak.invoicePost!.perSecond),
+    ]);
+    const rss = rssMb(info.pid);
+    const all = [...Object.values(runs).flat(), ...Object.values(at80), reads, creations];
+    return {
+      bareGet: peak.bareGet!.perSecond,
+      bareEcho: peak.bareEcho!.perSecond,
+      invoiceGet: peak.invoiceGet!,
+      payoutGet: peak.payoutGet!,
+      invoicePost: peak.invoicePost!,
+      ratios: { invoiceGet: median(ratios.invoiceGet), payoutGet: median(ratios.payoutGet), invoicePost: median(ratios.invoicePost) },
+      at80,
+      mixed: { reads, creations },
+      rssMb: rss,
+      non2xx: all.reduce((n, r) => n + r.non2xx + r.errors, 0),
+    };
+  } finally {
+    for (const c of children) await stopChild(c);
+  }
+}
+
+const f0 = (n: number) => Math.round(n).toLocaleString('en-US');
+
+/** The human report of one run. */
+export function printApiBench(r: ApiBenchResult, log: (line: string) => void = console.log): void {
+  const row = (name: string, x: Run, ratio: string) => log(`${name.padEnd(28)} ${f0(x.perSecond).padStart(8)}/s  p50 ${x.p50Ms.toFixed(1).padStart(5)} ms  p99 ${x.p99Ms.toFixed(1).padStart(5)} ms  ${ratio}`);
+  log(`bare GET (constant)          ${f0(r.bareGet).padStart(8)}/s`);
+  log(`bare POST (echo)             ${f0(r.bareEcho).padStart(8)}/s`);
+  row('GET /v1/invoices/{id}', r.invoiceGet, `ratio to bare GET ${r.ratios.invoiceGet.toFixed(2)}`);
+  row('GET /v1/payouts/{id}', r.payoutGet, `ratio to bare GET ${r.ratios.payoutGet.toFixed(2)}`);
+  row('POST /v1/invoices (new)', r.invoicePost, `ratio to bare POST ${r.ratios.invoicePost.toFixed(2)}`);
+  log('at 80 % of peak (open loop, fixed rate):');
+  row('  GET /v1/invoices/{id}', r.at80.invoiceGet, '');
+  row('  GET /v1/payouts/{id}', r.at80.payoutGet, '');
+  row('  POST /v1/invoices', r.at80.invoicePost, '');
+  log('mixed: creations at 80 % of peak + reads at a fixed rate, together:');
+  row('  GET /v1/invoices/{id}', r.mixed.reads, '');
+  row('  POST /v1/invoices', r.mixed.creations, '');
+  log(`server RSS at the end ${r.rssMb.toFixed(0)} MB; non-2xx or failed requests: ${r.non2xx}`);
+}
