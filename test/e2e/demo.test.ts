@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { startDemo } from '../../src/demo.js';
+import { startDemo } from '../../src/demo/index.js';
 import { DEV_BIN } from '../helpers/cli.js';
 import { api } from '../helpers/http.js';
 
