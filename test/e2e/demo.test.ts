@@ -26,6 +26,21 @@ describe('paygate demo', () => {
     expect(existsSync(path.dirname(demo.info.database))).toBe(false);
   });
 
+  it('--tour runs the whole story and exits 0 only when every step happened', async () => {
+    const child = spawn(process.execPath, [DEV_BIN, 'demo', '--tour', '--block-time', '300ms'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LOG_LEVEL: 'silent' },
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(out).toContain('✔ invoice settled: received 12.5, credited 12.375');
+    expect(out).toContain('✔ payout confirmed');
+    expect(out).toMatch(/✔ webhooks: \d+ verified deliveries: .*invoice\.seen.*invoice\.confirmed.*invoice\.settled.*payout\.confirmed/);
+    expect(out).toContain('The tour is complete');
+    expect(code).toBe(0);
+  }, 120_000);
+
   it('runs as a CLI command that prints its details and stops on SIGINT', async () => {
     const child = spawn(process.execPath, [DEV_BIN, 'demo', '--port', '0', '--block-time', '0', '--json'], {
       stdio: ['ignore', 'pipe', 'pipe'],
