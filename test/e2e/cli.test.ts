@@ -108,6 +108,22 @@ describe('merchants and keys through the CLI', () => {
   });
 });
 
+describe('ledger corrections through the CLI', () => {
+  it('--reference makes a correction safe to repeat', async () => {
+    const id = (await runCli(['merchant', 'create', '--name', 'Ledger', '--json'], env)).json.merchant_id as string;
+    const credit = ['ledger', 'credit', id, '--asset', 'USDT_TRON', '--amount', '25', '--memo', 'ticket 4411', '--reference', 'T-4411', '--json'];
+    const first = await runCli(credit, env);
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    expect(first.json).toMatchObject({ reference: 'T-4411', replayed: false, balance: { available: '25' } });
+    const again = await runCli(credit, env);
+    expect(again.json).toMatchObject({ entry_id: first.json.entry_id, replayed: true, balance: { available: '25' } });
+    const other = await runCli(credit.map((a) => (a === '25' ? '26' : a)), env);
+    expect(other.code).toBe(1);
+    expect(other.json.error).toMatchObject({ code: 'reference_conflict', message: expect.stringContaining('T-4411') });
+    expect((await runCli(['merchant', 'balance', id, '--json'], env)).json.balances).toEqual([{ asset: 'USDT_TRON', available: '25', reserved: '0', total: '25' }]);
+  });
+});
+
 describe('schema upgrades', () => {
   it('routine commands give a new database its schema but refuse one that needs an upgrade', async () => {
     const d = tempDir();
