@@ -8,7 +8,8 @@ export default class Migrate extends PaygateCommand {
   async run(): Promise<MigrationReport & { database: string }> {
     await this.parse(Migrate);
     const ctx = await this.context();
-    const report = await migrateToLatest(ctx.database.db);
+    // context() applied the pending migrations; report those (a second run would list none).
+    const report = this.migrationReport ?? (await migrateToLatest(ctx.database.db));
     this.say(`Database ${ctx.config.databasePath} is at ${report.current ?? 'no migration'}`);
     return { database: ctx.config.databasePath, ...report };
   }

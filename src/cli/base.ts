@@ -9,7 +9,7 @@ import { userInfo } from 'node:os';
 import { systemClock, type Clock } from '../clock.js';
 import { ConfigError, parseConfig, type Config } from '../config.js';
 import { openDatabase, type Database } from '../db/database.js';
-import { assertMigrated, migrateToLatest } from '../db/migrate.js';
+import { assertMigrated, migrateToLatest, type MigrationReport } from '../db/migrate.js';
 import { isAppError, type ErrorCode } from '../errors.js';
 
 export interface CliContext {
@@ -60,6 +60,8 @@ export abstract class PaygateCommand extends Command {
    */
   static appliesMigrations = false;
   private opened: Database | null = null;
+  /** What context() applied, for commands that apply migrations (`migrate` reports it). */
+  protected migrationReport: MigrationReport | null = null;
 
   /** Opens the configured database (applying pending migrations) for the rest of the command. */
   protected async context(): Promise<CliContext> {
@@ -67,7 +69,7 @@ export abstract class PaygateCommand extends Command {
     const config = parseConfig(process.env);
     const database = openDatabase(config.databasePath);
     this.opened = database;
-    if ((this.constructor as typeof PaygateCommand).appliesMigrations) await migrateToLatest(database.db);
+    if ((this.constructor as typeof PaygateCommand).appliesMigrations) this.migrationReport = await migrateToLatest(database.db);
     else await assertMigrated(database.db);
     return { config, database, clock: systemClock, actor: cliActor() };
   }

@@ -1,4 +1,4 @@
-/** `ledger credit|debit <merchant> --asset --amount --memo`: two corrections, one shape. */
+/** `ledger credit|debit <merchant> --asset --amount --memo [--reference]`: two corrections, one shape. */
 import { Args, Flags } from '@oclif/core';
 import { loadCatalog } from '../assets/catalog.js';
 import { creditMerchant, debitMerchant, type CreditView } from '../ledger/operator.js';
@@ -21,6 +21,9 @@ const flags = {
   asset: Flags.string({ required: true, description: 'asset code, e.g. USDT_TRON' }),
   amount: Flags.string({ required: true, description: 'amount in the asset, greater than zero' }),
   memo: Flags.string({ required: true, description: 'why (kept in the ledger entry and the audit log)' }),
+  reference: Flags.string({
+    description: 'your reference for this correction (e.g. a ticket id): a repeat with the same reference and amount answers the entry already booked; with another amount it is refused (reference_conflict)',
+  }),
 };
 
 export function ledgerCommand(kind: keyof typeof KINDS) {
@@ -37,8 +40,9 @@ export function ledgerCommand(kind: keyof typeof KINDS) {
         asset: parsed.flags.asset,
         amount: parsed.flags.amount,
         memo: parsed.flags.memo,
+        reference: parsed.flags.reference ?? null,
       });
-      this.say(record({ entry_id: v.entry_id, merchant_id: v.merchant_id, asset: v.asset, amount: v.amount, memo: v.memo, available: v.balance.available, reserved: v.balance.reserved, created_at: v.created_at }));
+      this.say(record({ entry_id: v.entry_id, merchant_id: v.merchant_id, asset: v.asset, amount: v.amount, memo: v.memo, reference: v.reference, replayed: v.replayed, available: v.balance.available, reserved: v.balance.reserved, created_at: v.created_at }));
       return v;
     }
   };

@@ -6,7 +6,7 @@
  */
 import Sqlite from 'better-sqlite3';
 import { Kysely, type Transaction } from 'kysely';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { PaygateSqliteDialect, StatementRunner, type BusyPolicy } from './driver.js';
@@ -55,9 +55,24 @@ function openReader(file: string): Sqlite.Database {
   return reader;
 }
 
+/** Owner read/write only: the database holds merchants, key hashes, the ledger and the xpub. */
+export const DATABASE_FILE_MODE = 0o600;
+
+/**
+ * Creates the database file 0600 before SQLite opens it (SQLite gives the -wal and -shm files the
+ * mode of the database file) and narrows the mode of files created before this rule existed.
+ */
+function restrictFileModes(file: string): void {
+  closeSync(openSync(file, 'a', DATABASE_FILE_MODE));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    if (existsSync(f)) chmodSync(f, DATABASE_FILE_MODE);
+  }
+}
+
 export function openDatabase(file: string, opts: OpenOptions = {}): Database {
   const busy = opts.busy ?? DEFAULT_BUSY;
   mkdirSync(path.dirname(file), { recursive: true });
+  restrictFileModes(file);
   const sqlite = new Sqlite(file, { timeout: BUSY_TIMEOUT_MS });
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');

@@ -34,11 +34,22 @@ function keyView(k: ApiKeyRow): KeyView {
   };
 }
 
-export async function issueKey(db: Db, clock: Clock, actor: string, merchantId: string): Promise<IssuedKey> {
+/** argon2id cost parameters; verification reads them back from the stored hash. */
+export interface HashCost {
+  memoryCost: number;
+  timeCost: number;
+  parallelism: number;
+}
+
+/**
+ * Issues a key. `cost` exists for tests only (cheap keys keep the suite fast; the verifier reads
+ * the parameters from the stored hash): the CLI and the server always use ARGON2_OPTIONS.
+ */
+export async function issueKey(db: Db, clock: Clock, actor: string, merchantId: string, cost?: HashCost): Promise<IssuedKey> {
   await requireMerchant(db, merchantId);
   const key = generateApiKey();
   // Hash before the transaction: no slow work while holding the write lock.
-  const secretHash = await argon2.hash(key.secret, ARGON2_OPTIONS);
+  const secretHash = await argon2.hash(key.secret, { ...ARGON2_OPTIONS, ...cost });
   const row: ApiKeyRow = {
     key_id: key.keyId,
     merchant_id: merchantId,

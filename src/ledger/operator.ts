@@ -8,6 +8,7 @@ import { AppError } from '../errors.js';
 import { requireMerchant } from '../merchants/service.js';
 import { AmountError, formatAmount, parseAmount } from '../money.js';
 import { balances, post, type Balance } from './service.js';
+import { entryBySource, type LedgerEntryRow } from './store.js';
 
 export const MEMO_MAX = 500;
 
@@ -32,7 +33,17 @@ export interface CreditInput {
   asset: string;
   amount: string;
   memo: string;
+  /**
+   * The operator's reference of this correction (a ticket number): a repeat with the same
+   * reference answers the entry already booked instead of booking again.
+   */
+  reference?: string | null;
 }
+
+export const REFERENCE_MAX = 200;
+const REFERENCE = /^[\x21-\x7E]+$/;
+/** source_ref of a correction; the prefix keeps operator references apart from deposit:… refs. */
+const sourceRefOf = (reference: string) => `correction:${reference}`;
 
 export interface CreditView {
   entry_id: number;
@@ -40,6 +51,11 @@ export interface CreditView {
   asset: string;
   amount: string;
   memo: string;
+  /** The --reference given, or null. */
+  reference: string | null;
+  /** True when the reference was already booked: this is that entry, nothing new was booked. */
+  replayed: boolean;
+  /** Balance right after this entry. */
   balance: BalanceView;
   created_at: string;
 }
@@ -75,9 +91,25 @@ async function correctBalance(
   }
   const memo = input.memo.trim();
   if (memo.length < 1 || memo.length > MEMO_MAX) throw new AppError('invalid_argument', `--memo must be 1 to ${MEMO_MAX} characters`);
+  const reference = input.reference ?? null;
+  if (reference !== null && (reference.length > REFERENCE_MAX || !REFERENCE.test(reference))) {
+    throw new AppError('invalid_argument', `--reference must be 1 to ${REFERENCE_MAX} printable ASCII characters without spaces`);
+  }
   return writeTx(db, async (trx) => {
     await requireMerchant(trx, merchantId);
-    const entry = await post(trx, clock, { merchantId, asset: asset.code, kind, amount, memo, actor });
+    if (reference !== null) {
+      const booked = await entryBySource(trx, sourceRefOf(reference));
+      if (booked) return replay(booked, { merchantId, asset: asset.code, kind, amount, reference }, asset.decimals);
+    }
+    const entry = await post(trx, clock, {
+      merchantId,
+      asset: asset.code,
+      kind,
+      amount,
+      memo,
+      actor,
+      sourceRef: reference === null ? null : sourceRefOf(reference),
+    });
     const shown = formatAmount(amount, asset.decimals);
     await recordAudit(trx, clock, {
       actor,
@@ -85,20 +117,46 @@ async function correctBalance(
       subjectType: 'merchant',
       subjectId: merchantId,
       merchantId,
-      details: { asset: asset.code, amount: shown, memo, entry_id: entry.id },
+      details: { asset: asset.code, amount: shown, memo, entry_id: entry.id, ...(reference === null ? {} : { reference }) },
     });
-    const total = BigInt(entry.balance_after);
-    const reserved = BigInt(entry.reserved_after);
-    return {
-      entry_id: entry.id,
-      merchant_id: merchantId,
-      asset: asset.code,
-      amount: shown,
-      memo,
-      balance: balanceView({ asset: asset.code, balance: total, reserved, available: total - reserved }, asset.decimals),
-      created_at: entry.created_at,
-    };
+    return creditView(entry, reference, false, asset.decimals);
   });
+}
+
+function creditView(entry: LedgerEntryRow, reference: string | null, replayed: boolean, decimals: number): CreditView {
+  const total = BigInt(entry.balance_after);
+  const reserved = BigInt(entry.reserved_after);
+  return {
+    entry_id: entry.id,
+    merchant_id: entry.merchant_id,
+    asset: entry.asset,
+    amount: formatAmount(BigInt(entry.amount), decimals),
+    memo: entry.memo ?? '',
+    reference,
+    replayed,
+    balance: balanceView({ asset: entry.asset, balance: total, reserved, available: total - reserved }, decimals),
+    created_at: entry.created_at,
+  };
+}
+
+/**
+ * A reference already booked: the same correction (merchant, asset, kind, amount) answers its
+ * entry; anything else under that reference is refused, since one of the two must be a mistake.
+ */
+function replay(
+  booked: LedgerEntryRow,
+  asked: { merchantId: string; asset: string; kind: 'credit' | 'debit'; amount: bigint; reference: string },
+  decimals: number,
+): CreditView {
+  const same = booked.merchant_id === asked.merchantId && booked.asset === asked.asset && booked.kind === asked.kind && BigInt(booked.amount) === asked.amount;
+  if (!same) {
+    throw new AppError(
+      'reference_conflict',
+      `--reference ${asked.reference} was already used for a ${booked.kind} of ${formatAmount(BigInt(booked.amount), decimals)} ${booked.asset} ` +
+        `to merchant ${booked.merchant_id} (entry ${booked.id}); use a new reference for a different correction`,
+    );
+  }
+  return creditView(booked, asked.reference, true, decimals);
 }
 
 export interface MerchantBalancesView {

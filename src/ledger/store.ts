@@ -54,3 +54,8 @@ export async function entriesOf(db: Executor, merchantId: string, asset: string)
 export async function payoutEntries(db: Executor, merchantId: string, payoutId: string): Promise<LedgerEntryRow[]> {
   return db.selectFrom('ledger_entries').selectAll().where('merchant_id', '=', merchantId).where('payout_id', '=', payoutId).orderBy('seq').execute();
 }
+
+/** The entry booked for a source (`deposit:…`, `correction:…`), if any; source_ref is UNIQUE. */
+export async function entryBySource(db: Executor, sourceRef: string): Promise<LedgerEntryRow | undefined> {
+  return db.selectFrom('ledger_entries').selectAll().where('source_ref', '=', sourceRef).executeTakeFirst();
+}

@@ -2,8 +2,8 @@
  * Deposit address derivation on a worker thread, so the API's event loop never spends its time on
  * elliptic-curve multiplications (about 0.5 ms each here). The worker gets only public data (chain
  * code and public key of the account xpub). Its source is plain JavaScript evaluated in the worker,
- * so it runs the same under tsx, vitest and the built dist/. The pool checks one address of every
- * batch against the main thread's own derivation before using the batch.
+ * so it runs the same under tsx, vitest and the built dist/. The pool checks every address of every
+ * batch against the main thread's own derivation before using it.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';

@@ -100,7 +100,9 @@ export async function initWallet(
       actor,
       action: restored ? 'wallet.restore' : 'wallet.init',
       subjectType: 'wallet',
-      subjectId: info.depositXpub,
+      // Not the xpub: with non-hardened deposit keys, the xpub plus any one leaked deposit key
+      // gives every deposit key, so it stays where it is needed (wallet row, keystore, wallet show).
+      subjectId: info.hotAddress,
       details: { keystore: config.walletKeystore, hot_address: info.hotAddress },
     });
   });

@@ -1,6 +1,7 @@
 /**
- * The operator path a newcomer follows: CLI commands (real child processes) against the same
- * SQLite file that a running server uses, then the key over HTTP.
+ * The operator path a newcomer follows: CLI commands (in process with oclif's run, each opening the
+ * database as a CLI process does; the revocation as a real child process) against the same SQLite
+ * file that a running server uses, then the key over HTTP.
  */
 import Sqlite from 'better-sqlite3';
 import path from 'node:path';
@@ -9,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
 import { listAudit } from '../../src/audit/store.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 import { api } from '../helpers/http.js';
 import { tempDir } from '../helpers/app.js';
 import { probeRoutes } from '../helpers/probe-routes.js';
@@ -53,7 +54,8 @@ describe('merchants and keys through the CLI', () => {
     // Never stored in clear.
     const stored = app.database.sqlite.prepare('select * from api_keys where key_id = ?').get(issued.json.key_id) as Record<string, string>;
     expect(JSON.stringify(stored)).not.toContain(key.slice(20));
-    expect(stored.secret_hash).toMatch(/^\$argon2id\$/);
+    // Production parameters (tests elsewhere issue cheap keys; the verifier reads them from the hash).
+    expect(stored.secret_hash).toMatch(/^\$argon2id\$v=19\$m=65536,p=4,t=3\$/);
 
     const ok = await api(url, '/v1/probe', { key, body });
     expect(ok.status).toBe(200);
@@ -68,7 +70,7 @@ describe('merchants and keys through the CLI', () => {
     expect((await api(url, '/v1/probe', { key, body })).body.error.code).toBe('merchant_disabled');
     await runCli(['merchant', 'enable', id], env);
 
-    const revoked = await runCli(['key', 'revoke', issued.json.key_id, '--json'], env);
+    const revoked = await runCliProcess(['key', 'revoke', issued.json.key_id, '--json'], env);
     expect(revoked.json.status).toBe('revoked');
     // Revoked from another process: refused on the very next request, no 60 s wait.
     expect((await api(url, '/v1/probe', { key, body })).status).toBe(401);
@@ -103,6 +105,22 @@ describe('merchants and keys through the CLI', () => {
     const r = await runCli(['merchant', 'list', '--json'], { ...env, API_RATE_LIMIT_PER_IP: 'lots' });
     expect(r.code).not.toBe(0);
     expect(r.json.error.message).toContain('API_RATE_LIMIT_PER_IP');
+  });
+});
+
+describe('ledger corrections through the CLI', () => {
+  it('--reference makes a correction safe to repeat', async () => {
+    const id = (await runCli(['merchant', 'create', '--name', 'Ledger', '--json'], env)).json.merchant_id as string;
+    const credit = ['ledger', 'credit', id, '--asset', 'USDT_TRON', '--amount', '25', '--memo', 'ticket 4411', '--reference', 'T-4411', '--json'];
+    const first = await runCli(credit, env);
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    expect(first.json).toMatchObject({ reference: 'T-4411', replayed: false, balance: { available: '25' } });
+    const again = await runCli(credit, env);
+    expect(again.json).toMatchObject({ entry_id: first.json.entry_id, replayed: true, balance: { available: '25' } });
+    const other = await runCli(credit.map((a) => (a === '25' ? '26' : a)), env);
+    expect(other.code).toBe(1);
+    expect(other.json.error).toMatchObject({ code: 'reference_conflict', message: expect.stringContaining('T-4411') });
+    expect((await runCli(['merchant', 'balance', id, '--json'], env)).json.balances).toEqual([{ asset: 'USDT_TRON', available: '25', reserved: '0', total: '25' }]);
   });
 });
 

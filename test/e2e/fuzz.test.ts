@@ -7,6 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, isErrorBody, type ApiResponse } from '../helpers/http.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { probeRoutes } from '../helpers/probe-routes.js';
+import { creditMerchant } from '../../src/ledger/operator.js';
+import { addToWhitelist } from '../../src/whitelist/service.js';
+import { newInvoice, startInvoiceApp, type InvoiceTestApp } from '../invoices/fixture.js';
+import { newAddress, newPayout } from '../payouts/fixture.js';
 
 let t: TestApp;
 let key: string;
@@ -90,6 +94,105 @@ describe('random requests', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+});
+
+/**
+ * Issue 13 (B2): every real route (read from the OpenAPI document) with valid bodies mutated one
+ * step at a time, odd encodings and methods. Besides the shape, a refused request must change
+ * nothing: the app's connection counts every row it writes (SQLite total_changes()), and that
+ * count may move only for an answer below 400.
+ */
+describe('mutated requests on the real routes change nothing when refused', () => {
+  let w: InvoiceTestApp;
+  let wKey: string;
+  let perUserKey: string;
+  let allowed: string;
+  let posts: string[];
+  const changes = () => w.app.database.sqlite.prepare('select total_changes() as n').get() as { n: number };
+
+  beforeAll(async () => {
+    w = await startInvoiceApp({ env: { API_RATE_LIMIT_PER_IP: '1000000', API_RATE_LIMIT_PER_KEY: '1000000' } });
+    const m = await w.merchant({ name: 'Fuzzed' });
+    wKey = m.key;
+    perUserKey = (await w.merchant({ name: 'Fuzzed per user', addressMode: 'per_user' })).key;
+    allowed = newAddress();
+    const { db, clock, catalog } = w.app.services;
+    await creditMerchant(db, clock, 'test', catalog, m.merchant.merchant_id, { asset: 'USDT_TRON', amount: '1000', memo: 'fuzz funding' });
+    await addToWhitelist(db, clock, 'test', catalog, m.merchant.merchant_id, { asset: 'USDT_TRON', address: allowed, delay: '0' });
+    const doc = (await api(w.url, '/v1/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+    posts = Object.entries(doc.paths).filter(([, ops]) => 'post' in ops).map(([p]) => p);
+  });
+  afterAll(() => w.close());
+
+  const keyFor = (path: string) => (path === '/v1/addresses' ? perUserKey : wKey);
+  const validBody = (path: string): Record<string, unknown> => {
+    if (path === '/v1/invoices') return newInvoice();
+    if (path === '/v1/payouts') return newPayout(allowed, { amount: '0.5' });
+    if (path === '/v1/addresses') return { external_user_id: `u-${Math.random().toString(36).slice(2)}`, network: 'tron' };
+    return {};
+  };
+
+  type Mutation = { kind: 'drop' | 'set' | 'add'; field: number; value: unknown } | { kind: 'replace'; value: unknown };
+  const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+    fc.record({ kind: fc.constantFrom('drop' as const, 'set' as const, 'add' as const), field: fc.nat(), value: fc.jsonValue({ maxDepth: 2 }) }),
+    fc.record({ kind: fc.constant('replace' as const), value: fc.jsonValue({ maxDepth: 2 }) }),
+  );
+  const mutate = (body: Record<string, unknown>, m: Mutation): unknown => {
+    if (m.kind === 'replace') return m.value;
+    const keys = Object.keys(body);
+    const field = keys[m.field % keys.length]!;
+    if (m.kind === 'drop') {
+      const { [field]: _dropped, ...rest } = body;
+      return rest;
+    }
+    if (m.kind === 'set') return { ...body, [field]: m.value };
+    return { ...body, [`x${m.field % 7}`]: m.value };
+  };
+  const encodings = fc.constantFrom(
+    { ct: 'application/json' },
+    { ct: 'application/json; charset=utf-8' },
+    { ct: 'application/json; charset=utf-16le', utf16: true },
+    { ct: 'application/json', encoding: 'gzip' },
+    { ct: 'application/json', encoding: 'deflate' },
+    { ct: 'application/json', bom: true },
+    { ct: 'application/merge-patch+json' },
+    { ct: 'text/json' },
+  );
+
+  it('refused mutated bodies, encodings and methods leave the database as it was', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...posts), fc.array(mutation, { minLength: 1, maxLength: 3 }), encodings, fc.constantFrom('POST', 'POST', 'POST', 'PUT', 'PATCH', 'DELETE'), async (path, ms, enc, method) => {
+        const body = ms.reduce<unknown>((b, m) => (typeof b === 'object' && b !== null && !Array.isArray(b) ? mutate(b as Record<string, unknown>, m) : b), validBody(path));
+        const text = JSON.stringify(body) ?? 'null';
+        const raw = enc.utf16 ? Buffer.from(text, 'utf16le') : enc.bom ? `\uFEFF${text}` : text;
+        const headers: Record<string, string> = { 'content-type': enc.ct, ...(enc.encoding ? { 'content-encoding': enc.encoding } : {}) };
+        const before = changes().n;
+        const r = await api(w.url, path, { key: keyFor(path), rawBody: raw, headers, method });
+        const label = `${method} ${path} ${JSON.stringify(enc)} ${text}`;
+        assertWellFormed(r, label);
+        if (r.status >= 400) expect(changes().n, `${label} → ${r.status} ${r.text}`).toBe(before);
+        else expect(isErrorBody(r.body), label).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a refused repeat of a created record changes nothing either', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...posts), mutation, async (path, m) => {
+        const body = validBody(path);
+        const created = changes().n;
+        const first = await api(w.url, path, { key: keyFor(path), body });
+        expect(first.status, first.text).toBeLessThan(300);
+        const before = changes().n;
+        expect(before, 'the meter sees a write').toBeGreaterThan(created);
+        const r = await api(w.url, path, { key: keyFor(path), body: mutate(body, m) });
+        assertWellFormed(r, `${path} ${JSON.stringify(m)}`);
+        if (r.status >= 400) expect(changes().n, `${path} ${JSON.stringify(m)} → ${r.text}`).toBe(before);
+      }),
+      { numRuns: 100 },
     );
   });
 });

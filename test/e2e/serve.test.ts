@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEV_BIN, runCli } from '../helpers/cli.js';
+import { DEV_BIN, runCli, runCliProcess } from '../helpers/cli.js';
 import { api } from '../helpers/http.js';
 import { tempDir } from '../helpers/app.js';
 
@@ -20,14 +20,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('paygate serve', () => {
   it('refuses to start without a keystore, or with a wrong passphrase', async () => {
-    const none = await runCli(['serve', '--json'], env);
+    const none = await runCliProcess(['serve', '--json'], env);
     expect(none.code).not.toBe(0);
     expect(none.json.error.code).toBe('invalid_state');
     expect(none.json.error.message).toContain('paygate init');
 
     const init = await runCli(['init', '--json'], env);
     expect(init.code).toBe(0);
-    const wrong = await runCli(['serve', '--json'], { ...env, WALLET_PASSPHRASE: 'not the passphrase at all' });
+    const wrong = await runCliProcess(['serve', '--json'], { ...env, WALLET_PASSPHRASE: 'not the passphrase at all' });
     expect(wrong.code).not.toBe(0);
     expect(wrong.json.error.message).not.toContain(env.WALLET_PASSPHRASE);
   });

@@ -43,6 +43,39 @@ describe('merchant ledger', () => {
     expect(await verifyLedger(db(), id, 'USDT_TRON')).toEqual([]);
   });
 
+  it('books a correction with --reference once: a repeat answers the entry, another amount is refused', async () => {
+    const id = await merchant();
+    const other = await merchant();
+    const credit = { asset: 'USDT_TRON', amount: '25', memo: 'ticket 4411', reference: 'T-4411' };
+    const first = await creditMerchant(db(), clock, 'cli:op', catalog, id, credit);
+    expect(first).toMatchObject({ amount: '25', reference: 'T-4411', replayed: false, balance: { available: '25' } });
+    // A retry (the operator's shell timed out, a script ran twice) books nothing new.
+    const again = await creditMerchant(db(), clock, 'cli:op', catalog, id, { ...credit, amount: '25.000000', memo: 'retry' });
+    expect(again).toMatchObject({ entry_id: first.entry_id, replayed: true, memo: 'ticket 4411', balance: { available: '25' } });
+    expect((await balance(db(), id, 'USDT_TRON')).available).toBe(25_000_000n);
+    // The same reference for anything else is refused, and changes nothing.
+    for (const [m, input] of [
+      [id, { ...credit, amount: '26' }],
+      [id, { ...credit, asset: 'USDC_TRON' }],
+      [other, credit],
+    ] as const) {
+      await expect(creditMerchant(db(), clock, 'cli:op', catalog, m, input)).rejects.toMatchObject({ code: 'reference_conflict', message: expect.stringContaining('T-4411') });
+    }
+    await expect(debitMerchant(db(), clock, 'cli:op', catalog, id, credit)).rejects.toMatchObject({ code: 'reference_conflict' });
+    expect((await balance(db(), id, 'USDT_TRON')).available).toBe(25_000_000n);
+    expect(await balances(db(), other)).toEqual([]);
+    expect((await listAudit(db(), 'merchant', id)).filter((a) => a.action === 'ledger.credit')).toHaveLength(1);
+    // Debits are idempotent the same way; without --reference every call books (as before).
+    const debit = { asset: 'USDT_TRON', amount: '5', memo: 'refund fee', reference: 'T-4412' };
+    const d1 = await debitMerchant(db(), clock, 'cli:op', catalog, id, debit);
+    expect((await debitMerchant(db(), clock, 'cli:op', catalog, id, debit)).entry_id).toBe(d1.entry_id);
+    await creditMerchant(db(), clock, 'cli:op', catalog, id, { asset: 'USDT_TRON', amount: '1', memo: 'no ref' });
+    await creditMerchant(db(), clock, 'cli:op', catalog, id, { asset: 'USDT_TRON', amount: '1', memo: 'no ref' });
+    expect((await balance(db(), id, 'USDT_TRON')).available).toBe(22_000_000n);
+    await expect(creditMerchant(db(), clock, 'cli:op', catalog, id, { ...credit, reference: 'has space' })).rejects.toMatchObject({ code: 'invalid_argument' });
+    expect(await verifyLedger(db(), id, 'USDT_TRON')).toEqual([]);
+  });
+
   it('moves exactly one running total per kind of entry', () => {
     const z = { balance: 100n, reserved: 30n };
     expect(applyEntry(z, 'credit', 5n)).toEqual({ balance: 105n, reserved: 30n });

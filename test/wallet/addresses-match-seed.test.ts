@@ -1,0 +1,79 @@
+/**
+ * Deposit addresses match the seed (issue 13, A6): whatever the concurrency, pool refills and
+ * restarts, every stored deposit address is the address of its derivation index under the
+ * mnemonic (re-derived here independently: ethers from the phrase, TronWeb from the private key),
+ * and no address or index is stored twice. The pool checks every address a worker derives.
+ */
+import { TronWeb, utils } from 'tronweb';
+import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { DepositKeyChain, publicInfoOf } from '../../src/wallet/hd.js';
+import { DepositAddressPool } from '../../src/wallet/pool.js';
+import type { BatchDeriver } from '../../src/wallet/derive-worker.js';
+import { api } from '../helpers/http.js';
+import { newInvoice, startInvoiceApp, TEST_MNEMONIC } from '../invoices/fixture.js';
+
+const { ethersHDNodeWallet } = utils.ethersUtils;
+
+/** The address of m/44'/195'/0'/0/i derived from the phrase, without any of paygate's code. */
+function fromSeed(index: number): string {
+  const node = ethersHDNodeWallet.fromPhrase(TEST_MNEMONIC, undefined, `m/44'/195'/0'/0/${index}`);
+  return TronWeb.address.fromPrivateKey(node.privateKey.slice(2)) as string;
+}
+
+describe('the address pool', () => {
+  it('checks every address a worker derives, not only the first of a batch', async () => {
+    const chain = new DepositKeyChain(publicInfoOf(TEST_MNEMONIC).depositXpub);
+    // A worker with a bug: right at the start of each batch, wrong at its sixth address.
+    const lying: BatchDeriver = {
+      derive: async (from, count) => Array.from({ length: count }, (_, i) => chain.addressAt(i === 5 ? from + i + 1 : from + i)),
+      stop: async () => {},
+    };
+    const pool = new DepositAddressPool(chain, { ahead: 32, batch: 16, deriver: lying });
+    await pool.fill();
+    expect(pool.workerFailure).toMatch(/disagrees with the main thread at index 5/);
+    expect(pool.usesWorker).toBe(false);
+    for (let i = 0; i < 32; i++) expect(pool.addressAt(i), `index ${i}`).toBe(fromSeed(i));
+    await pool.stop();
+  });
+});
+
+describe('stored deposit addresses', () => {
+  it('are each the seed address of their index, and unique, after concurrent creation, refills and a restart', async () => {
+    // A small pool with small worker batches, so the run spans many refills.
+    const t = await startInvoiceApp({ addresses: { pool: { ahead: 8, batch: 4 } } });
+    const perInvoice = await t.merchant({ name: 'Per invoice' });
+    const perUser = await t.merchant({ name: 'Per user', addressMode: 'per_user' });
+    const burst = (url: string, round: number) =>
+      Promise.all([
+        ...Array.from({ length: 24 }, () => api(url, '/v1/invoices', { key: perInvoice.key, body: newInvoice() })),
+        ...Array.from({ length: 16 }, (_, i) =>
+          api(url, '/v1/addresses', { key: perUser.key, body: { external_user_id: `user-${round}-${i % 12}`, network: 'tron' } }),
+        ),
+      ]);
+    for (const r of await burst(t.url, 1)) expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
+    expect(t.app.services.addresses.stats.worker).toBe(true);
+    await t.app.services.addresses.start(t.app.services.db); // a full refill
+    const config = t.app.config;
+    await t.app.stop();
+    const again = await buildApp(config, { clock: t.clock, workers: false, addresses: { pool: { ahead: 8, batch: 4 } } });
+    try {
+      const url = await again.start();
+      for (const r of await burst(url, 2)) expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
+      expect(again.services.addresses.stats.workerFailure).toBeNull();
+      const rows = await again.services.db.selectFrom('deposit_addresses').select(['address', 'derivation_index']).orderBy('derivation_index').execute();
+      // 48 invoices and 24 distinct users (12 per round).
+      expect(rows).toHaveLength(72);
+      expect(new Set(rows.map((r) => r.address)).size).toBe(rows.length);
+      expect(new Set(rows.map((r) => r.derivation_index)).size).toBe(rows.length);
+      for (const r of rows) expect(r.address, `index ${r.derivation_index}`).toBe(fromSeed(r.derivation_index));
+      // Invoices show the addresses that were stored.
+      const invoices = await again.services.db.selectFrom('invoices').select('address').execute();
+      const stored = new Set(rows.map((r) => r.address));
+      expect(invoices.every((i) => stored.has(i.address))).toBe(true);
+    } finally {
+      await again.stop();
+      await t.close().catch(() => {});
+    }
+  });
+});
