@@ -6,6 +6,7 @@ import { demoInstructions, startDemo, type DemoInfo } from '../src/demo.js';
 export default class Demo extends PaygateCommand {
   static override description =
     'Start a throwaway instance: temporary database, embedded simulated TRON node, a demo merchant and API key, ready for curl';
+  static override examples = ['<%= config.bin %> demo', '<%= config.bin %> demo --port 0 --block-time 1s'];
   static override flags = {
     port: Flags.integer({ description: 'API port (0 = any free port)', default: 8080, min: 0, max: 65535 }),
     'block-time': durationFlag({ description: 'devnet time between blocks', default: '3s', maxMs: 3_600_000 }),
