@@ -1,5 +1,6 @@
-# paygate: one image, one binary. Build stage compiles the native modules (better-sqlite3, argon2)
-# and the TypeScript; the runtime stage carries only production dependencies and dist/.
+# paygate: one image, one binary. The build stage compiles the native modules (better-sqlite3,
+# argon2) and the TypeScript; the runtime stage carries only production dependencies and dist/.
+# .ci/run performs the same build and start steps on the CI machine (no Docker engine there).
 FROM node:20.20-bookworm-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
@@ -15,21 +16,34 @@ COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20.20-bookworm-slim
+# A dedicated unprivileged user owns the data volume; nothing in the image runs as root.
+RUN groupadd --system --gid 10001 paygate \
+ && useradd --system --uid 10001 --gid paygate --home-dir /data --shell /usr/sbin/nologin paygate \
+ && mkdir -p /data && chown paygate:paygate /data && chmod 0700 /data
 ENV NODE_ENV=production \
     DATABASE_URL=/data/paygate.db \
     WALLET_KEYSTORE=/data/paygate.keystore.json \
     HOST=0.0.0.0 \
-    PORT=8080
+    PORT=8080 \
+    ADMIN_HOST=127.0.0.1 \
+    ADMIN_PORT=9090
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/bin ./bin
 COPY --from=build /app/config ./config
-RUN mkdir -p /data && chown node:node /data
-USER node
+COPY deploy/healthcheck.mjs ./deploy/healthcheck.mjs
+USER paygate
+# The database and the keystore. Back the database up with `paygate backup` (online), the keystore once.
 VOLUME ["/data"]
+# /v1 only; put the HTTPS proxy of deploy/nginx in front. The admin listener (/healthz, /readyz,
+# /metrics) stays on the container's loopback unless ADMIN_HOST=0.0.0.0 is set for a scraper on
+# a private network; never publish it.
 EXPOSE 8080
-# An HTTPS proxy must stand in front and expose only /v1 (see README, "Network exposure").
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 CMD ["node", "deploy/healthcheck.mjs"]
+# The passphrase: mount a secret file and set WALLET_PASSPHRASE_FILE=/run/secrets/paygate_passphrase.
+# `docker stop` sends SIGTERM: in-flight requests finish, workers stop at a safe point, exit 0.
+STOPSIGNAL SIGTERM
 ENTRYPOINT ["node", "bin/run.js"]
 CMD ["serve"]

@@ -4,24 +4,37 @@ import { parseConfig } from '../src/config.js';
 
 export default class Serve extends PaygateCommand {
   static override description =
-    'Run the merchant API (/v1) and the background jobs until SIGINT/SIGTERM; needs the wallet (paygate init) and its passphrase';
+    'Run the merchant API (/v1), the admin listener (/healthz, /readyz, /metrics on ADMIN_HOST:ADMIN_PORT) and the background jobs until SIGINT/SIGTERM; needs the wallet (paygate init) and its passphrase. On SIGTERM it finishes in-flight requests, stops the workers at a safe point and exits 0.';
+  static override examples = [
+    'WALLET_PASSPHRASE_FILE=/etc/paygate/passphrase <%= config.bin %> serve',
+    'PORT=8081 ADMIN_PORT=9091 <%= config.bin %> serve   # a second process on the same database: /v1 only until it takes the worker lease',
+  ];
 
-  async run(): Promise<{ url: string }> {
+  async run(): Promise<{ url: string; admin_url: string | null }> {
     await this.parse(Serve);
     loadDotEnv();
     // Migrates, then refuses to start without the keystore or with a wrong passphrase: better now
     // than at the first sweep or payout.
     const app = await buildApp(parseConfig(process.env), { unlockWallet: true });
-    const url = await app.start();
+    let url: string;
+    try {
+      url = await app.start();
+    } catch (e) {
+      // A port in use: release what start() opened so the process can exit with the error.
+      await app.stop();
+      throw e;
+    }
     const { config, logger } = app.services;
-    logger.info({ url, network: config.tronNetwork, database: config.databasePath }, 'paygate serving /v1');
+    logger.info({ url, admin: app.adminUrl, network: config.tronNetwork, database: config.databasePath }, 'paygate serving /v1');
     this.say(`paygate serving ${url}/v1 (database ${config.databasePath})`);
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', () => resolve());
-      process.once('SIGTERM', () => resolve());
+    if (app.adminUrl) this.say(`admin listener ${app.adminUrl} (/healthz, /readyz, /metrics)`);
+    const signal = await new Promise<string>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'));
+      process.once('SIGTERM', () => resolve('SIGTERM'));
     });
-    logger.info('shutting down');
+    logger.info({ signal }, 'shutting down: finishing in-flight requests, stopping workers');
     await app.stop();
-    return { url };
+    logger.info('stopped');
+    return { url, admin_url: app.adminUrl };
   }
 }

@@ -22,6 +22,9 @@ import { loadCatalog } from './assets/catalog.js';
 import { DepositAddressAllocator, type AllocatorOptions } from './addresses/allocator.js';
 import type { UnlockedWallet } from './wallet/keystore.js';
 import { unlockWallet } from './wallet/service.js';
+import { buildAdminServer, type AdminOptions } from './operations/admin.js';
+import { createMetrics, instrumentHttp, type AppMetrics } from './operations/metrics.js';
+import './operations/wiring.js';
 
 export type { Services } from './services.js';
 
@@ -49,6 +52,8 @@ export interface AppOptions {
   busy?: BusyPolicy;
   /** Extra routes (benchmarks and tests of the HTTP layer register probes here). */
   extraRoutes?: (app: ApiServer, services: Services) => Promise<void>;
+  /** The admin listener (/healthz, /readyz, /metrics on ADMIN_HOST:ADMIN_PORT); false: none. */
+  admin?: false | AdminOptions;
 }
 
 export interface App {
@@ -58,6 +63,10 @@ export interface App {
   http: ApiServer;
   /** The background work of this process (null before start or with workers: false). */
   readonly workers: WorkerHost | null;
+  /** Prometheus registry and probes of this app. */
+  metrics: AppMetrics;
+  /** Base URL of the admin listener once started (null before start or with admin: false). */
+  readonly adminUrl: string | null;
   /** Starts listening and the worker host; resolves to the base URL. */
   start(): Promise<string>;
   stop(): Promise<void>;
@@ -83,7 +92,11 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   const chain = opts.chain ?? createTronClient({ fullHost: fullNodeUrl(config), apiKey: config.tronApiKey });
   const services: Services = { config, clock, logger, db: database.db, verifier, catalog, addresses, chain, wallet };
   let workers: WorkerHost | null = null;
+  const metrics = createMetrics({ services, workers: () => workers, probe: opts.admin ? opts.admin.probe : undefined });
+  let admin: Awaited<ReturnType<typeof buildAdminServer>> | null = null;
+  let adminUrl: string | null = null;
   const http = await buildHttpServer({ config, clock, logger, verifier }, async (app) => {
+    instrumentHttp(app, metrics.registry);
     await registerV1Routes(app, services);
     if (opts.extraRoutes) await opts.extraRoutes(app, services);
   });
@@ -97,8 +110,16 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     get workers() {
       return workers;
     },
+    metrics,
+    get adminUrl() {
+      return adminUrl;
+    },
     async start() {
       checkpointer = await startCheckpointer(config.databasePath);
+      if (opts.admin !== false) {
+        admin = await buildAdminServer(services, metrics, opts.admin);
+        adminUrl = (await admin.listen({ host: config.adminHost, port: config.adminPort })).replace('[::1]', '127.0.0.1');
+      }
       void addresses.start(database.db).catch((err: unknown) => logger.error({ err }, 'deposit address pool failed to start'));
       if (opts.workers !== false) workers = startWorkerHost(services, { ttlMs: config.workerLeaseTtlMs, renewMs: Math.floor(config.workerLeaseTtlMs / 5), ...opts.workerHost });
       const address = await http.listen({ host: config.host, port: config.port });
@@ -107,8 +128,9 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     async stop() {
       if (stopped) return;
       stopped = true;
-      await workers?.stop();
-      await http.close();
+      // Workers stop at a safe point while fastify lets in-flight requests finish (new ones: 503).
+      await Promise.all([workers?.stop(), http.close()]);
+      await admin?.close();
       await addresses.stop();
       await database.close();
       await checkpointer?.stop();

@@ -41,6 +41,10 @@ export interface Config {
    * `serve` takes the background work over this long after the holder stops renewing.
    */
   workerLeaseTtlMs: number;
+  /** The admin listener (/healthz, /readyz, /metrics): loopback by default, never the public one. */
+  adminHost: string;
+  /** 0 = any free port (tests); must differ from PORT. */
+  adminPort: number;
 }
 
 export class ConfigError extends Error {
@@ -139,6 +143,22 @@ function durationMs(env: Env, name: string, dflt: number, min: number, max: numb
   }
 }
 
+/** An IP address or a host name, nothing else (no scheme, no port). */
+function listenHost(env: Env, name: string, dflt: string): string {
+  const v = text(env, name);
+  if (v === null) return dflt;
+  const ip = /^[0-9.]+$|^[0-9a-fA-F:]+$/.test(v);
+  const hostname = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(v);
+  if (!ip && !hostname) throw new ConfigError(name, `must be an IP address or a host name, got "${v}"`);
+  return v;
+}
+
+function adminPort(env: Env, port: number): number {
+  const admin = integer(env, 'ADMIN_PORT', 9090, 0, 65535);
+  if (admin !== 0 && admin === port) throw new ConfigError('ADMIN_PORT', `must differ from PORT (${port}): the admin listener is never the public one`);
+  return admin;
+}
+
 export function parseConfig(env: Env = process.env): Config {
   const databaseUrl = text(env, 'DATABASE_URL') ?? './paygate.db';
   return {
@@ -158,5 +178,7 @@ export function parseConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     trustProxy: trustProxy(env),
     workerLeaseTtlMs: durationMs(env, 'WORKER_LEASE_TTL', 15_000, 2_000, 600_000),
+    adminHost: listenHost(env, 'ADMIN_HOST', '127.0.0.1'),
+    adminPort: adminPort(env, integer(env, 'PORT', 8080, 0, 65535)),
   };
 }

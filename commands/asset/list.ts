@@ -5,6 +5,7 @@ import { listAssets, type AssetView } from '../../src/assets/service.js';
 
 export default class AssetList extends PaygateCommand {
   static override description = 'List the asset catalog of TRON_NETWORK with the payments/payouts switches in force';
+  static override examples = ['<%= config.bin %> asset list', '<%= config.bin %> asset list --json'];
 
   async run(): Promise<{ network: string; assets: AssetView[] }> {
     await this.parse(AssetList);

@@ -14,6 +14,7 @@ interface DevnetResult {
 export default class Devnet extends PaygateCommand {
   static override description =
     'Run a simulated TRON full node (java-tron HTTP API on one port) with USDT/USDC/USDD-like tokens and funded test accounts, until Ctrl-C';
+  static override examples = ['<%= config.bin %> devnet', '<%= config.bin %> devnet --port 8090 --block-time 1s --state ./devnet.json'];
 
   static override flags = {
     port: Flags.integer({ description: 'HTTP port (0 = any free port)', default: 8090, min: 0, max: 65535 }),

@@ -4,6 +4,7 @@ import { DEVNET_PAY_ASSETS, payOnDevnet, type DevnetPayResult } from '../../src/
 
 export default class DevnetPay extends PaygateCommand {
   static override description = 'Send a customer payment on a running devnet, signed by one of its funded test accounts';
+  static override examples = ['<%= config.bin %> devnet pay TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH 12.5 --asset USDT_TRON --url http://127.0.0.1:8090'];
 
   static override args = {
     address: Args.string({ description: 'receiving TRON address (T…)', required: true }),

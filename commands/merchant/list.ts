@@ -4,6 +4,7 @@ import { allMerchants, type MerchantView } from '../../src/merchants/service.js'
 
 export default class MerchantList extends PaygateCommand {
   static override description = 'List merchants';
+  static override examples = ['<%= config.bin %> merchant list', '<%= config.bin %> merchant list --json'];
 
   async run(): Promise<{ merchants: MerchantView[] }> {
     await this.parse(MerchantList);

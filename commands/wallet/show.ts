@@ -5,6 +5,7 @@ import { waitingPayouts, type WaitingPayout } from '../../src/payouts/worker/sto
 
 export default class WalletShow extends PaygateCommand {
   static override description = 'Show the hot wallet address, the deposit account xpub and how many deposit addresses are in use (no passphrase needed)';
+  static override examples = ['<%= config.bin %> wallet show'];
 
   async run(): Promise<WalletSummary & { payouts_waiting: WaitingPayout[] }> {
     await this.parse(WalletShow);

@@ -13,6 +13,7 @@ const DESCRIPTIONS: Record<MerchantAction, string> = {
 export function merchantActionCommand(action: MerchantAction) {
   return class extends PaygateCommand {
     static override description = DESCRIPTIONS[action];
+    static override examples = [`<%= config.bin %> merchant ${action} 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21`];
     static override args = { id: Args.string({ required: true, description: 'merchant id' }) };
 
     async run(): Promise<MerchantView> {

@@ -87,6 +87,7 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
       DATABASE_URL: path.join(dir, 'demo.db'),
       HOST: '127.0.0.1',
       PORT: String(opts.port),
+      ADMIN_PORT: '0',
       TRON_NETWORK: 'devnet',
       TRON_FULL_NODE_URL: devnet.url,
       WALLET_KEYSTORE: path.join(dir, 'keystore.json'),

@@ -21,6 +21,7 @@ const env = {
   TRON_FULL_NODE_URL: 'http://127.0.0.1:9',
   PORT: '0',
   WORKER_LEASE_TTL: '2s',
+  ADMIN_PORT: '0',
 };
 const children: ChildProcess[] = [];
 afterAll(() => {

@@ -15,6 +15,7 @@ const env = {
   WALLET_PASSPHRASE: 'correct horse battery staple',
   TRON_NETWORK: 'devnet',
   PORT: '0',
+  ADMIN_PORT: '0',
 };
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -51,6 +51,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     DATABASE_URL: path.join(dir, 'paygate.db'),
     HOST: '127.0.0.1',
     PORT: '0',
+    ADMIN_PORT: '0',
     LOG_LEVEL: 'silent',
     TRON_NETWORK: 'devnet',
     WALLET_KEYSTORE: path.join(dir, 'keystore.json'),

@@ -1,0 +1,80 @@
+/**
+ * The admin listener (ADMIN_HOST:ADMIN_PORT, loopback by default): `/healthz`, `/readyz` and
+ * `/metrics` for the orchestrator and Prometheus. It is a separate server on its own port, so the
+ * public listener (and the HTTPS proxy in front of it) can never expose these.
+ */
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { AppError } from '../errors.js';
+import type { Services } from '../services.js';
+import type { AppMetrics } from './metrics.js';
+import type { ChainProbeOptions } from './probes.js';
+
+/** Watcher lag above which /readyz answers 503 (about 5 minutes of TRON blocks). */
+export const DEFAULT_MAX_WATCHER_LAG_BLOCKS = 100;
+
+export interface AdminOptions {
+  maxWatcherLagBlocks?: number;
+  /** Node call timeout and caching of the probes (tests shorten them). */
+  probe?: ChainProbeOptions;
+}
+
+interface Check {
+  ok: boolean | null;
+  [detail: string]: unknown;
+}
+
+const reason = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+async function checkDatabase(s: Services): Promise<Check> {
+  try {
+    await sql`select 1`.execute(s.db);
+    return { ok: true };
+  } catch (e) {
+    return { ok: false, error: reason(e) };
+  }
+}
+
+async function checkNode(metrics: AppMetrics): Promise<Check> {
+  try {
+    return { ok: true, head_block: await metrics.probe.headBlock() };
+  } catch (e) {
+    return { ok: false, error: reason(e) };
+  }
+}
+
+async function checkWatcher(metrics: AppMetrics, maxLag: number): Promise<Check> {
+  try {
+    const lag = await metrics.watcherLag();
+    // Unknown (no watcher yet, or before its first scan) does not make the process unready.
+    if (lag === null) return { ok: null, lag_blocks: null, max_lag_blocks: maxLag };
+    return { ok: lag <= maxLag, lag_blocks: lag, max_lag_blocks: maxLag };
+  } catch (e) {
+    return { ok: false, error: reason(e) };
+  }
+}
+
+export async function buildAdminServer(s: Services, metrics: AppMetrics, opts: AdminOptions = {}): Promise<FastifyInstance> {
+  const maxLag = opts.maxWatcherLagBlocks ?? DEFAULT_MAX_WATCHER_LAG_BLOCKS;
+  const app = Fastify({
+    loggerInstance: s.logger.child({ component: 'admin' }) as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  app.get('/readyz', async (_req, reply) => {
+    const [database, node] = await Promise.all([checkDatabase(s), checkNode(metrics)]);
+    const watcher = node.ok ? await checkWatcher(metrics, maxLag) : { ok: null, lag_blocks: null, max_lag_blocks: maxLag };
+    const ready = database.ok === true && node.ok === true && watcher.ok !== false;
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks: { database, node, watcher } });
+  });
+
+  app.get('/metrics', async (_req, reply) => {
+    const text = await metrics.registry.metrics();
+    return reply.header('content-type', metrics.registry.contentType).send(text);
+  });
+
+  app.setNotFoundHandler((_req, reply) => reply.code(404).send(new AppError('route_not_found', 'No route for this method and path').toBody()));
+  return app;
+}

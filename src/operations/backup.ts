@@ -1,0 +1,177 @@
+/**
+ * `paygate backup <file>` and `paygate restore <file>` (docs/operations.md, "Backups").
+ *
+ * Backup is online: SQLite's backup API copies the pages of a consistent snapshot while serve
+ * keeps writing (WAL readers never block writers). When another process writes during a
+ * multi-step copy SQLite restarts it; after one restart the rest is copied in a single step (one
+ * read transaction), so a busy server cannot starve the backup. The copy is written as
+ * `<file>.partial` (mode 0600 from its creation: it holds every merchant's data), checked with
+ * `PRAGMA integrity_check`, switched to a self-contained rollback journal, and only then linked to
+ * `<file>`, which is never overwritten.
+ *
+ * Restore refuses a database in use: a worker lease that has not lapsed, or any open connection
+ * (an exclusive lock attempt fails while another process, even an idle serve, has the file open).
+ * It checks the backup's integrity and schema first, keeps the replaced database beside it as
+ * `<db>.before-restore-<time>`, and never leaves a half-written database in place.
+ */
+import Sqlite from 'better-sqlite3';
+import { closeSync, existsSync, linkSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { AppError } from '../errors.js';
+import { MIGRATIONS } from '../db/migrate.js';
+
+export interface Progress {
+  totalPages: number;
+  remainingPages: number;
+}
+
+export interface BackupResult {
+  file: string;
+  bytes: number;
+  pages: number;
+  integrity: 'ok';
+  /** Latest migration the backup carries. */
+  schema: string | null;
+}
+
+const STEP_PAGES = 1024;
+
+function integrityOf(file: string): { ok: boolean; problem: string; schema: string | null } {
+  let db: Sqlite.Database;
+  try {
+    db = new Sqlite(file, { readonly: true, fileMustExist: true });
+  } catch (e) {
+    return { ok: false, problem: (e as Error).message, schema: null };
+  }
+  try {
+    const rows = db.pragma('integrity_check') as Array<{ integrity_check: string }>;
+    const problem = rows.map((r) => r.integrity_check).join('; ');
+    const hasMigrations = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'kysely_migration'").get();
+    const names = hasMigrations ? (db.prepare('select name from kysely_migration order by name').pluck().all() as string[]) : [];
+    return { ok: problem === 'ok', problem, schema: names.at(-1) ?? null };
+  } catch (e) {
+    return { ok: false, problem: (e as Error).message, schema: null };
+  } finally {
+    db.close();
+  }
+}
+
+/** Creates `file` empty with mode 0600, refusing one that exists. */
+function createPrivate(file: string): void {
+  try {
+    closeSync(openSync(file, 'wx', 0o600));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new AppError('invalid_argument', `${file} already exists; refusing to overwrite it`);
+    throw new AppError('invalid_argument', `cannot create ${file}: ${(e as Error).message}`);
+  }
+}
+
+export async function backupDatabase(databasePath: string, file: string, onProgress: (p: Progress) => void = () => {}): Promise<BackupResult> {
+  if (!existsSync(databasePath)) throw new AppError('invalid_argument', `No database at ${databasePath} (DATABASE_URL)`);
+  if (existsSync(file)) throw new AppError('invalid_argument', `${file} already exists; refusing to overwrite it`);
+  const partial = `${file}.partial`;
+  rmSync(partial, { force: true });
+  createPrivate(partial);
+  const source = new Sqlite(databasePath, { readonly: true, fileMustExist: true, timeout: 10_000 });
+  try {
+    let lastRemaining = Number.POSITIVE_INFINITY;
+    let restarted = false;
+    const { totalPages } = await source.backup(partial, {
+      progress: ({ totalPages: total, remainingPages }) => {
+        if (remainingPages > lastRemaining) restarted = true;
+        lastRemaining = remainingPages;
+        onProgress({ totalPages: total, remainingPages });
+        return restarted ? Math.max(total, 1) : STEP_PAGES;
+      },
+    });
+    onProgress({ totalPages, remainingPages: 0 });
+    // A self-contained file: rollback journal, so the copy is one file (no -wal beside it).
+    const copy = new Sqlite(partial);
+    copy.pragma('journal_mode = DELETE');
+    copy.close();
+    const check = integrityOf(partial);
+    if (!check.ok) throw new AppError('internal_error', `The backup failed its integrity check: ${check.problem}`);
+    try {
+      linkSync(partial, file);
+    } catch (e) {
+      throw new AppError('invalid_argument', `cannot write ${file}: ${(e as Error).message}`);
+    }
+    return { file, bytes: statSync(file).size, pages: totalPages, integrity: 'ok', schema: check.schema };
+  } finally {
+    source.close();
+    rmSync(partial, { force: true });
+  }
+}
+
+export interface RestoreResult {
+  database: string;
+  from: string;
+  /** Where the replaced database was kept (null when there was none). */
+  previous: string | null;
+  schema: string | null;
+}
+
+/** Throws unless no process has the database open and no worker lease is live. */
+export function assertNotInUse(databasePath: string, now: Date): void {
+  if (!existsSync(databasePath)) return;
+  const db = new Sqlite(databasePath, { timeout: 0 });
+  try {
+    const lease = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'worker_lease'").get()
+      ? (db.prepare('select holder, expires_at from worker_lease where id = 1').get() as { holder: string; expires_at: string } | undefined)
+      : undefined;
+    if (lease && lease.expires_at > now.toISOString()) {
+      throw new AppError('invalid_state', `The database is in use: the worker lease is held by ${lease.holder} until ${lease.expires_at}. Stop every paygate serve first`);
+    }
+    // Every open connection (an idle serve, its checkpointer, a CLI command) holds a shared lock
+    // in WAL mode; taking the exclusive lock fails at once while any exists.
+    try {
+      db.pragma('locking_mode = EXCLUSIVE');
+      db.exec('BEGIN EXCLUSIVE');
+      db.exec('COMMIT');
+    } catch (e) {
+      if ((e as { code?: string }).code?.startsWith('SQLITE_BUSY')) {
+        throw new AppError('invalid_state', 'The database is in use by another process (serve or a command). Stop it first');
+      }
+      throw e;
+    }
+  } finally {
+    db.close();
+  }
+}
+
+export async function restoreDatabase(databasePath: string, file: string, now: Date): Promise<RestoreResult> {
+  if (!existsSync(file)) throw new AppError('invalid_argument', `No backup at ${file}`);
+  const check = integrityOf(file);
+  if (!check.ok) throw new AppError('invalid_argument', `${file} is not an intact paygate backup: ${check.problem}`);
+  if (check.schema === null) throw new AppError('invalid_argument', `${file} is not a paygate database (no migrations recorded)`);
+  if (!(check.schema in MIGRATIONS)) {
+    throw new AppError('invalid_argument', `${file} was written by a newer paygate (migration ${check.schema}); upgrade paygate first`);
+  }
+  assertNotInUse(databasePath, now);
+
+  const partial = `${databasePath}.restore-partial`;
+  rmSync(partial, { force: true });
+  createPrivate(partial);
+  const source = new Sqlite(file, { readonly: true, fileMustExist: true });
+  try {
+    await source.backup(partial);
+  } finally {
+    source.close();
+  }
+  const copy = new Sqlite(partial);
+  copy.pragma('journal_mode = WAL');
+  copy.close();
+  let previous: string | null = null;
+  if (existsSync(databasePath)) {
+    // Checked just above that nothing has it open: fold its WAL in, then keep it aside.
+    const old = new Sqlite(databasePath, { timeout: 0 });
+    old.pragma('wal_checkpoint(TRUNCATE)');
+    old.close();
+    previous = `${databasePath}.before-restore-${now.toISOString().replace(/[:.]/g, '-')}`;
+    renameSync(databasePath, previous);
+  }
+  for (const side of ['-wal', '-shm']) rmSync(`${databasePath}${side}`, { force: true });
+  renameSync(partial, databasePath);
+  rmSync(`${partial}-wal`, { force: true });
+  rmSync(`${partial}-shm`, { force: true });
+  return { database: databasePath, from: file, previous, schema: check.schema };
+}

@@ -1,0 +1,145 @@
+/**
+ * Prometheus metrics (prom-client), one registry per app (tests run several apps in a process).
+ * Request counts and latencies come from an onResponse hook on the public server; everything else
+ * is read at scrape time: the database for deposits, payouts, the queue and the lease, the node
+ * (cached, bounded) for the head block and hot wallet balances, and the sources features register
+ * in registry.ts.
+ */
+import { sql } from 'kysely';
+import { Counter, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import type { ApiServer } from '../http/server.js';
+import type { Services } from '../services.js';
+import type { WorkerHost } from '../workers/host.js';
+import { currentLease } from '../workers/lease.js';
+import { ChainProbe, type ChainProbeOptions } from './probes.js';
+import { operations, type MetricSource, type Sample } from './registry.js';
+
+export interface AppMetrics {
+  registry: Registry;
+  probe: ChainProbe;
+  /** Watcher lag in blocks (node head − last scanned block); null while unknown. */
+  watcherLag(): Promise<number | null>;
+}
+
+export interface MetricsDeps {
+  services: Services;
+  /** This process's worker host (null when it runs no background work). */
+  workers: () => WorkerHost | null;
+  probe?: ChainProbeOptions;
+}
+
+async function countByStatus(s: Services, table: 'deposits' | 'payouts' | 'invoices'): Promise<Sample[]> {
+  const rows = await s.db
+    .selectFrom(table)
+    .select(['status', sql<number>`count(*)`.as('n')])
+    .groupBy('status')
+    .execute();
+  return rows.map((r) => ({ labels: { status: r.status }, value: Number(r.n) }));
+}
+
+/** The built-in sources: the tables and rows every installation has. */
+function builtinSources(deps: MetricsDeps, probe: ChainProbe, watcherLag: () => Promise<number | null>): MetricSource[] {
+  const s = deps.services;
+  return [
+    { name: 'paygate_deposits', help: 'Deposits by status', labelNames: ['status'], collect: () => countByStatus(s, 'deposits') },
+    { name: 'paygate_invoices', help: 'Invoices by status', labelNames: ['status'], collect: () => countByStatus(s, 'invoices') },
+    { name: 'paygate_payouts', help: 'Payouts by status', labelNames: ['status'], collect: () => countByStatus(s, 'payouts') },
+    {
+      name: 'paygate_payouts_queued',
+      help: 'Payouts waiting for the payout worker (approved or queued)',
+      collect: async () => {
+        const row = await s.db.selectFrom('payouts').select(sql<number>`count(*)`.as('n')).where('status', 'in', ['approved', 'queued']).executeTakeFirst();
+        return [{ value: Number(row?.n ?? 0) }];
+      },
+    },
+    {
+      name: 'paygate_watcher_lag_blocks',
+      help: 'Blocks between the node head and the last block the watcher scanned (absent while unknown)',
+      collect: async () => {
+        const lag = await watcherLag();
+        return lag === null ? [] : [{ value: lag }];
+      },
+    },
+    {
+      name: 'paygate_hot_wallet_balance',
+      help: 'Hot wallet balance per asset in asset units (refreshed at most every 30 s)',
+      labelNames: ['asset'],
+      collect: async () => (await probe.hotWalletBalances()).map((b) => ({ labels: { asset: b.asset }, value: b.value })),
+    },
+    {
+      name: 'paygate_worker_lease_holder',
+      help: 'The worker lease row: 1 for the current holder while unexpired, 0 once lapsed',
+      labelNames: ['holder'],
+      collect: async () => {
+        const lease = await currentLease(s.db);
+        if (!lease) return [];
+        return [{ labels: { holder: lease.holder }, value: lease.expires_at > s.clock.now().toISOString() ? 1 : 0 }];
+      },
+    },
+    {
+      name: 'paygate_worker_lease_held',
+      help: 'Whether this process holds the worker lease and runs the background work (1) or not (0)',
+      collect: async () => [{ value: deps.workers()?.active() ? 1 : 0 }],
+    },
+  ];
+}
+
+/**
+ * A gauge whose samples are exactly what its source returned at this scrape: no sample while a
+ * value is unknown or its source failed (prom-client's Gauge would print a made-up 0 then).
+ */
+function scrapeGauge(source: MetricSource, registry: Registry, s: Services): void {
+  const metric = {
+    name: source.name,
+    help: source.help,
+    type: 'gauge',
+    aggregator: 'sum',
+    reset() {},
+    async get() {
+      let values: Array<{ value: number; labels: Record<string, string> }> = [];
+      try {
+        values = (await source.collect(s)).map((x) => ({ value: x.value, labels: x.labels ?? {} }));
+      } catch (err) {
+        // One failing source leaves its metric empty; the scrape still answers.
+        s.logger.warn({ err, metric: source.name }, 'metrics: source failed');
+      }
+      return { name: source.name, help: source.help, type: 'gauge', aggregator: 'sum', values };
+    },
+  };
+  registry.registerMetric(metric as unknown as Metric);
+}
+
+export function createMetrics(deps: MetricsDeps): AppMetrics {
+  const s = deps.services;
+  const registry = new Registry();
+  const probe = new ChainProbe(s, deps.probe);
+  const watcherLag = async (): Promise<number | null> => {
+    const progress = operations.watcherProgress;
+    if (!progress) return null;
+    const scanned = await progress(s);
+    if (scanned === null) return null;
+    return Math.max(0, (await probe.headBlock()) - scanned);
+  };
+  collectDefaultMetrics({ register: registry, prefix: 'paygate_' });
+  for (const source of [...builtinSources(deps, probe, watcherLag), ...operations.metricSources]) scrapeGauge(source, registry, s);
+  return { registry, probe, watcherLag };
+}
+
+/** Request counts and latency by route template and status, from the public server's responses. */
+export function instrumentHttp(app: ApiServer, registry: Registry): void {
+  const labelNames = ['method', 'route', 'status'] as const;
+  const requests = new Counter({ name: 'paygate_http_requests_total', help: 'Requests answered by /v1', labelNames, registers: [registry] });
+  const latency = new Histogram({
+    name: 'paygate_http_request_duration_seconds',
+    help: 'Time from request to response on /v1',
+    labelNames,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    // The route template (/v1/invoices/:id), never the raw URL: ids would explode the label set.
+    const labels = { method: req.method, route: req.is404 ? 'unmatched' : (req.routeOptions.url ?? 'unmatched'), status: String(reply.statusCode) };
+    requests.inc(labels);
+    latency.observe(labels, reply.elapsedTime / 1000);
+  });
+}

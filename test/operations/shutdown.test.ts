@@ -1,0 +1,102 @@
+/**
+ * Graceful shutdown of `paygate serve` as an orchestrator does it: SIGTERM arrives while a request
+ * is in flight (its body half sent); the request is still answered, new connections are refused,
+ * and the process exits 0.
+ */
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import { parseConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { approvedMerchantWithKey } from '../../src/keys/service.js';
+import { initWallet } from '../../src/wallet/service.js';
+import { tempDir } from '../helpers/app.js';
+import { DEV_BIN } from '../helpers/cli.js';
+import { CHEAP_SCRYPT, TEST_MNEMONIC, TEST_PASSPHRASE } from '../invoices/fixture.js';
+
+const dir = tempDir();
+const env = {
+  DATABASE_URL: path.join(dir, 'paygate.db'),
+  WALLET_KEYSTORE: path.join(dir, 'keystore.json'),
+  WALLET_PASSPHRASE: TEST_PASSPHRASE,
+  TRON_NETWORK: 'devnet',
+  PORT: '0',
+  ADMIN_PORT: '0',
+  // Per-request log lines ("incoming request") tell the test when the request is in flight.
+  LOG_LEVEL: 'debug',
+};
+
+describe('paygate serve on SIGTERM', () => {
+  const children: Array<ReturnType<typeof spawn>> = [];
+  afterAll(() => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  });
+
+  it('answers the request in flight, refuses new connections, stops and exits 0', async () => {
+    const setup = openDatabase(env.DATABASE_URL);
+    await migrateToLatest(setup.db);
+    await initWallet(setup.db, systemClock, 'test', parseConfig(env), { mnemonic: TEST_MNEMONIC, scrypt: CHEAP_SCRYPT });
+    const { apiKey } = await approvedMerchantWithKey(setup.db, systemClock, 'test', { name: 'Shop' });
+    await setup.close();
+
+    const child = spawn(process.execPath, [DEV_BIN, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const logs: Array<Record<string, unknown>> = [];
+    const waiters: Array<{ test: (l: Record<string, unknown>) => boolean; resolve: () => void }> = [];
+    let banner: (url: string) => void;
+    const base = new Promise<string>((resolve) => (banner = resolve));
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const url = /^paygate serving (http:\/\/\S+)\/v1/.exec(line);
+      if (url) return banner(url[1] as string);
+      try {
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        logs.push(entry);
+        for (const w of waiters.splice(0)) (w.test(entry) ? w.resolve : () => waiters.push(w))();
+      } catch {
+        /* other human lines */
+      }
+    });
+    const logged = (test: (l: Record<string, unknown>) => boolean) =>
+      logs.some(test) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ test, resolve }));
+
+    const url = new URL(await base);
+    let refused = '';
+    const body = JSON.stringify({ order_id: 'in-flight-1', asset: 'USDT_TRON', amount: '5', expires_in: 600 });
+    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(
+        { host: url.hostname, port: url.port, method: 'POST', path: '/v1/invoices', agent: false,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-api-key': apiKey } },
+        (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
+      req.on('error', reject);
+      req.write(body.slice(0, 20));
+      void logged((l) => l.msg === 'incoming request' && (l.req as { url?: string })?.url === '/v1/invoices').then(async () => {
+        child.kill('SIGTERM');
+        await logged((l) => typeof l.msg === 'string' && l.msg.startsWith('shutting down'));
+        // Shutting down: a new request is refused (connection refused or reset, or 503) while the old one finishes.
+        refused = await new Promise<string>((res) =>
+          http
+            .get({ host: url.hostname, port: url.port, path: '/v1/openapi.json', agent: false }, (r) => res(`answered ${r.statusCode}`))
+            .on('error', (e: NodeJS.ErrnoException) => res(e.code ?? 'error')),
+        );
+        req.end(body.slice(20));
+      });
+    });
+
+    const r = await answer;
+    expect(r.status).toBe(201);
+    expect(JSON.parse(r.body).order_id).toBe('in-flight-1');
+    expect(['ECONNREFUSED', 'ECONNRESET', 'answered 503']).toContain(refused);
+    expect(await exited).toBe(0);
+    expect(logs.some((l) => l.msg === 'stopped')).toBe(true);
+  });
+});
