@@ -1,15 +1,23 @@
 import { PaygateCommand } from '../../src/cli/base.js';
 import { record } from '../../src/cli/format.js';
+import { loadCatalog } from '../../src/assets/catalog.js';
+import { fullNodeUrl } from '../../src/chain/networks.js';
+import { createTronClient } from '../../src/chain/tronweb-client.js';
+import { treasurySummary, type TreasuryView } from '../../src/sweeper/summary.js';
 import { walletSummary, type WalletSummary } from '../../src/wallet/service.js';
 
 export default class WalletShow extends PaygateCommand {
-  static override description = 'Show the hot wallet address, the deposit account xpub and how many deposit addresses are in use (no passphrase needed)';
+  static override description =
+    'Show the hot wallet (address, balances, energy and bandwidth from the node), the deposit account xpub, deposit addresses in use and what they still hold (no passphrase needed)';
 
-  async run(): Promise<WalletSummary> {
+  async run(): Promise<WalletSummary & TreasuryView> {
     await this.parse(WalletShow);
     const ctx = await this.context();
     const s = await walletSummary(ctx.database.db);
-    this.say(record({ ...s }));
-    return s;
+    const chain = createTronClient({ fullHost: fullNodeUrl(ctx.config), apiKey: ctx.config.tronApiKey, timeoutMs: 5_000, retries: 1 });
+    const treasury = await treasurySummary(ctx.database.db, chain, loadCatalog(ctx.config.tronNetwork), s.hot_address);
+    const out = { ...s, ...treasury };
+    this.say(record({ ...out }));
+    return out;
   }
 }

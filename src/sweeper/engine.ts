@@ -21,6 +21,7 @@ import {
   duePairs,
   findSweep,
   insertSweep,
+  lastFinalBlock,
   nonEmptyMarks,
   openSweepOf,
   pendingRequest,
@@ -194,6 +195,9 @@ export class Sweeper {
         await setMarkBalance(this.db, t.address, t.asset, '0', this.now());
         continue;
       }
+      // What the sweep will move includes every final deposit so far: mark them looked at.
+      const last = await lastFinalBlock(this.db, t.address, t.asset);
+      if (last !== null) await upsertMark(this.db, { address: t.address, asset: t.asset, checked_block: last, balance: amount.toString(), checked_at: this.now() });
       const s = await this.start(t.address, t.asset, 'manual', amount, req.id);
       if (s) t.sweep_id = s.id;
       if (s?.status === 'refused') t.state = 'refused';

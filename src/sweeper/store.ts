@@ -143,3 +143,16 @@ export async function unsweptDepositTotals(db: Executor): Promise<{ asset: strin
     .where((eb) => eb.or([eb('m.checked_block', 'is', null), eb('d.block_number', '>', eb.ref('m.checked_block'))]))
     .execute();
 }
+
+/** Highest block of a final confirmed deposit to this address in this asset (null: none). */
+export async function lastFinalBlock(db: Executor, address: string, asset: string): Promise<number | null> {
+  const r = await db
+    .selectFrom('deposits')
+    .select(sql<number | null>`max(block_number)`.as('b'))
+    .where('address', '=', address)
+    .where('asset', '=', asset)
+    .where('final', '=', 1)
+    .where('status', '=', 'confirmed')
+    .executeTakeFirst();
+  return r?.b ?? null;
+}
