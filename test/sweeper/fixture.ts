@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import { loadCatalog } from '../../src/assets/catalog.js';
 import type { TronClient } from '../../src/chain/client.js';
 import { createTronClient } from '../../src/chain/tronweb-client.js';
-import { systemClock } from '../../src/clock.js';
+import { systemClock, type Clock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
 import { openDatabase, type Database, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
@@ -51,7 +51,7 @@ export interface SweepFixture {
   close(): Promise<void>;
 }
 
-export async function sweepFixture(): Promise<SweepFixture> {
+export async function sweepFixture(opts: { clock?: Clock } = {}): Promise<SweepFixture> {
   const dir = tempDir('paygate-sweep-');
   const devnet = await startDevnet({ blockTimeMs: 0 });
   const config = parseConfig({ DATABASE_URL: path.join(dir, 'paygate.db'), TRON_NETWORK: 'devnet', TRON_FULL_NODE_URL: devnet.url, LOG_LEVEL: 'debug' });
@@ -66,7 +66,7 @@ export async function sweepFixture(): Promise<SweepFixture> {
   });
   const logger = createLogger('debug', sink);
   const wallet: UnlockedWallet = { mnemonic: MNEMONIC, ...publicInfoOf(MNEMONIC) };
-  const clock = systemClock;
+  const clock = opts.clock ?? systemClock;
   await insertWallet(database.db, { deposit_xpub: wallet.depositXpub, deposit_path: "m/44'/195'/0'/0", hot_address: wallet.hotAddress, hot_path: "m/44'/195'/1'/0/0", created_at: clock.now().toISOString() });
   const merchant = await createMerchant(database.db, clock, 'test', { name: 'Sweep shop' });
   const chain = createTronClient({ fullHost: devnet.url });

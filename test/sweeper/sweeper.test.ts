@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TronClient } from '../../src/chain/client.js';
 import { createTronClient } from '../../src/chain/tronweb-client.js';
+import { ManualClock } from '../../src/clock.js';
 import { balances, sweepFixture, TRX, USDT, type SweepFixture } from './fixture.js';
 
 let f: SweepFixture;
@@ -164,6 +165,41 @@ describe('safety', () => {
       expect(transfers).toHaveLength(1);
     }
     expect(balances(f, f.hot).tokens.USDT_TRON).toBe(hotBefore.tokens.USDT_TRON! + 60n * USDT);
+  });
+});
+
+describe('failed steps', () => {
+  it('records an OUT_OF_ENERGY transfer as failed, alerts, and retries it later without losing the funds', async () => {
+    const clock = new ManualClock(new Date());
+    f = await sweepFixture({ clock });
+    f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 1_000n * TRX, mine: true });
+    const d = await f.address(12);
+    await f.deposit(d, 'USDT_TRON', 100n * USDT);
+    // A node that under-estimates energy: the fee limit is too low and the transfer runs out of energy.
+    const real = createTronClient({ fullHost: f.devnet.url });
+    const lying = new Proxy(real, {
+      get: (t, prop, r) => (prop === 'estimateTrc20TransferEnergy' ? async () => 1_000n : (Reflect.get(t, prop, r) as unknown)),
+    });
+    await f.run(f.sweeper({ chain: lying }), 6);
+    const [sweep] = await sweepsOf(d);
+    const failed = (await txsOf(sweep!.id)).find((t) => t.step === 'transfer');
+    expect(failed).toMatchObject({ status: 'failed', receipt_result: 'OUT_OF_ENERGY' });
+    expect(BigInt(failed!.fee!)).toBeGreaterThan(0n);
+    const after = (await sweepsOf(d))[0]!;
+    expect(after).toMatchObject({ status: 'open', failures: 1 });
+    expect(after.retry_at! > clock.now().toISOString()).toBe(true);
+    expect(f.logs()).toMatch(/"alert":"sweep_step_failed"/);
+    expect(balances(f, d).tokens.USDT_TRON).toBe(100n * USDT);
+
+    const honest = f.sweeper();
+    await honest.tick();
+    expect(await txsOf(sweep!.id)).toHaveLength(2); // waits for its retry time
+    clock.advance(31_000);
+    await f.run(honest);
+    const done = (await sweepsOf(d))[0]!;
+    expect(done).toMatchObject({ status: 'done', amount: String(100n * USDT) });
+    expect(BigInt(done.fee)).toBeGreaterThanOrEqual(BigInt(failed!.fee!));
+    expect(balances(f, d).tokens.USDT_TRON).toBe(0n);
   });
 });
 
