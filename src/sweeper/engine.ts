@@ -29,9 +29,11 @@ import {
   txsOf,
   updateRequest,
   updateSweep,
+  updateTx,
   upsertMark,
   type SweepRequestRow,
   type SweepRow,
+  type SweepTxRow,
 } from './store.js';
 import { thresholdOf } from './thresholds.js';
 
@@ -232,6 +234,22 @@ export class Sweeper {
     this.log.error({ alert: 'sweep_step_failed', sweep: sweep.id, address: sweep.address, asset: sweep.asset, failures, retry_in_ms: waitMs, reason }, 'ALERT: sweep step failed; it will be retried');
   }
 
+  /**
+   * A sweep is done only once its transfer is irreversible. A transfer whose block was forked
+   * away goes back to `broadcast`: resolve() then sends the same bytes again or, once they expired
+   * unincluded, lets the sweep sign anew.
+   */
+  private async transferIsSolid(txs: readonly SweepTxRow[]): Promise<boolean> {
+    const transfer = txs.find((t) => t.step === 'transfer' && t.status === 'confirmed');
+    if (!transfer) return true;
+    if (await this.s.chain.getTransactionInfo(transfer.txid, { solid: true })) return true;
+    if (!(await this.s.chain.getTransactionInfo(transfer.txid))) {
+      await updateTx(this.db, transfer.id, ['confirmed'], { status: 'broadcast', updated_at: this.now() });
+      this.log.warn({ sweep: transfer.sweep_id, txid: transfer.txid }, 'sweep transfer left the chain (fork); resolving it again');
+    }
+    return false;
+  }
+
   /** One step: resolve the unresolved transaction, or sign the next one, or finish. */
   private async advance(sweep: SweepRow): Promise<void> {
     const asset = this.s.catalog.get(sweep.asset);
@@ -256,6 +274,7 @@ export class Sweeper {
       await signAndSend(this.ctx, sweep, asset, plan, txs.length + 1);
       return;
     }
+    if (plan.status === 'done' && !(await this.transferIsSolid(txs))) return;
     const at = this.now();
     await refreshTotals(this.db, sweep.id, at);
     if (await updateSweep(this.db, sweep.id, { status: plan.status, retry_at: null, finished_at: at, updated_at: at })) {

@@ -100,7 +100,7 @@ export async function sweepFixture(opts: { clock?: Clock } = {}): Promise<SweepF
     async deposit(address, asset, amount) {
       return recordDeposit(database.db, devnet, merchant.merchant_id, address, asset, amount);
     },
-    async run(sweeper = fixture.sweeper(), rounds = 30) {
+    async run(sweeper = fixture.sweeper(), rounds = 60) {
       for (let i = 0; i < rounds; i++) {
         await sweeper.tick();
         const open = await database.db.selectFrom('sweeps').select('id').where('status', '=', 'open').execute();

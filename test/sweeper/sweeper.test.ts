@@ -154,7 +154,7 @@ describe('safety', () => {
     const hotBefore = balances(f, f.hot);
     const one = f.sweeper();
     const two = f.sweeper();
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < 40; i++) {
       await Promise.all([one.tick(), two.tick(), one.tick()]);
       f.devnet.control.mine(1);
     }
@@ -165,6 +165,34 @@ describe('safety', () => {
       expect(transfers).toHaveLength(1);
     }
     expect(balances(f, f.hot).tokens.USDT_TRON).toBe(hotBefore.tokens.USDT_TRON! + 60n * USDT);
+  });
+});
+
+describe('forks', () => {
+  it('a transfer whose block is forked away is sent again with the same bytes and counted once', async () => {
+    f = await sweepFixture();
+    f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 10n * TRX, mine: true });
+    const d = await f.address(13);
+    await f.deposit(d, 'TRX_TRON', 30n * TRX);
+    const hotBefore = balances(f, f.hot).trx;
+    const sweeper = f.sweeper();
+    let transfer;
+    for (let i = 0; i < 10; i++) {
+      await sweeper.tick();
+      transfer = await f.database.db.selectFrom('sweep_txs').selectAll().where('status', '=', 'confirmed').executeTakeFirst();
+      if (transfer) break;
+      f.devnet.control.mine(1);
+    }
+    expect(transfer?.step).toBe('transfer');
+    f.devnet.control.fork(2, 'drop');
+    expect(balances(f, f.hot).trx).toBe(hotBefore); // the transfer is gone from the chain
+
+    await f.run(sweeper);
+
+    const [sweep] = await sweepsOf(d);
+    expect(sweep?.status).toBe('done');
+    expect((await txsOf(sweep!.id)).map((t) => [t.txid, t.status])).toEqual([[transfer!.txid, 'confirmed']]);
+    expect(balances(f, f.hot).trx).toBe(hotBefore + 30n * TRX);
   });
 });
 
