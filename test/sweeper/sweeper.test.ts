@@ -174,6 +174,7 @@ describe('forks', () => {
     f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 10n * TRX, mine: true });
     const d = await f.address(13);
     await f.deposit(d, 'TRX_TRON', 30n * TRX);
+    f.devnet.control.mine(3);
     const hotBefore = balances(f, f.hot).trx;
     const sweeper = f.sweeper();
     let transfer;
@@ -184,7 +185,7 @@ describe('forks', () => {
       f.devnet.control.mine(1);
     }
     expect(transfer?.step).toBe('transfer');
-    f.devnet.control.fork(2, 'drop');
+    f.devnet.control.fork(1, 'drop'); // the block holding the transfer
     expect(balances(f, f.hot).trx).toBe(hotBefore); // the transfer is gone from the chain
 
     await f.run(sweeper);
