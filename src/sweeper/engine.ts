@@ -11,7 +11,7 @@ import { isTransientTronError } from '../chain/errors.js';
 import type { Db } from '../db/database.js';
 import type { SweepRequestTarget, SweepTrigger } from '../db/tables/sweeper.js';
 import type { Services } from '../services.js';
-import type { WorkerLease } from '../workers/lease.js';
+import { LeaseLostError, type WorkerLease } from '../workers/lease.js';
 import { hotAddressOf, KeyMismatchError, withDepositKey } from './keys.js';
 import { balanceOf, nextStep, trxSweepable } from './plan.js';
 import { refreshTotals, resolve, signAndSend, SweepConflictError, type StepContext } from './steps.js';
@@ -213,6 +213,11 @@ export class Sweeper {
       await this.advance(sweep);
     } catch (e) {
       if (e instanceof SweepConflictError) return;
+      if (e instanceof LeaseLostError) {
+        // Another process holds the lease now: it carries the sweep on; nothing was stored or sent.
+        this.log.warn({ sweep: sweep.id }, 'worker lease lost before recording a signed sweep transaction; dropped unsent');
+        return;
+      }
       if (e instanceof KeyMismatchError) {
         await updateSweep(this.db, sweep.id, { status: 'refused', last_error: 'the key derived for the stored index does not give this address', finished_at: this.now(), updated_at: this.now() });
         this.log.error({ alert: 'sweep_key_mismatch', sweep: sweep.id, address: sweep.address, derivation_index: sweep.derivation_index }, 'ALERT: refusing to sign: the derived key does not match the stored address');

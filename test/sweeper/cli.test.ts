@@ -69,7 +69,8 @@ async function withBlocks<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-describe('paygate sweep', () => {
+// Every CLI run is a child process compiling the sources: slow on a loaded machine.
+describe('paygate sweep', { timeout: 180_000 }, () => {
   it('sweeps one address on request (threshold ignored), with progress on stderr, and leaves the others', async () => {
     const r = await withBlocks(() => runCli(['sweep', '--address', a, '--json'], env));
     expect(r.code, r.stderr + r.stdout).toBe(0);

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TronClient } from '../../src/chain/client.js';
 import { createTronClient } from '../../src/chain/tronweb-client.js';
 import { ManualClock } from '../../src/clock.js';
+import { WorkerLease } from '../../src/workers/lease.js';
 import { balances, sweepFixture, TRX, USDT, type SweepFixture } from './fixture.js';
 
 let f: SweepFixture;
@@ -142,6 +143,23 @@ describe('safety', () => {
     expect(balances(f, d).tokens.USDT_TRON).toBe(100n * USDT);
     expect(balances(f, f.hot).trx).toBe(hotBefore);
     expect(f.logs()).toMatch(/"alert":"sweep_key_mismatch"/);
+  });
+
+  it('a process that lost the worker lease records and sends nothing', async () => {
+    const clock = new ManualClock(new Date());
+    f = await sweepFixture({ clock });
+    const d = await f.address(14);
+    await f.deposit(d, 'TRX_TRON', 20n * TRX);
+    clock.advance(f.lease.ttlMs + 1); // this process stalled past its grant; another took over
+    expect(await new WorkerLease(f.database.db, clock, { holder: 'other' }).acquireOrRenew()).toBe(true);
+
+    await f.run(f.sweeper(), 3);
+
+    expect(await f.database.db.selectFrom('sweep_txs').selectAll().execute()).toEqual([]);
+    expect(balances(f, d).trx).toBe(20n * TRX);
+    expect(f.logs()).not.toMatch(/"alert"/);
+    expect(f.logs()).toContain('worker lease lost before recording a signed sweep transaction');
+    expect((await sweepsOf(d)).map((s) => s.status)).toEqual(['open']); // the new holder carries it on
   });
 
   it('two sweeper runs at once sweep each address once', async () => {
