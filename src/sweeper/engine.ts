@@ -47,6 +47,8 @@ export interface SweeperOptions {
 }
 
 const ORDER = (a: CatalogAsset | undefined) => (a?.type === 'native' ? 1 : 0);
+const DUE_BATCH = 50;
+const FULL_SCAN_MS = 600_000;
 
 export class Sweeper {
   private readonly ctx: StepContext;
@@ -54,6 +56,8 @@ export class Sweeper {
   private readonly batch: number;
   private readonly maxRetryMs: number;
   private readonly maxTxs: number;
+  private lastScan = 0;
+  private lastFullScan = -Infinity;
 
   constructor(private readonly s: Services, lease: WorkerLease, opts: SweeperOptions = {}) {
     if (!s.wallet) throw new Error('the sweeper signs: it needs the unlocked wallet (serve)');
@@ -144,7 +148,17 @@ export class Sweeper {
 
   /** Addresses with final deposits since they were last checked: sweep those over the threshold. */
   private async checkDue(): Promise<void> {
-    const pairs = (await duePairs(this.db, 50)).sort((a, b) => a.address.localeCompare(b.address) || ORDER(this.s.catalog.get(a.asset)) - ORDER(this.s.catalog.get(b.asset)));
+    // Looking for due pairs scans final deposits: in full every 10 minutes (and at start), in
+    // between only those updated since the last scan (with a minute of margin for clock skew).
+    const startedAt = this.s.clock.now().getTime();
+    const full = startedAt - this.lastFullScan >= FULL_SCAN_MS;
+    const since = full ? undefined : new Date(this.lastScan - 60_000).toISOString();
+    const found = await duePairs(this.db, DUE_BATCH, since);
+    if (found.length < DUE_BATCH) {
+      this.lastScan = startedAt;
+      if (full) this.lastFullScan = startedAt;
+    }
+    const pairs = found.sort((a, b) => a.address.localeCompare(b.address) || ORDER(this.s.catalog.get(a.asset)) - ORDER(this.s.catalog.get(b.asset)));
     for (const p of pairs) {
       if (await openSweepOf(this.db, p.address)) continue; // checked again once that sweep ends
       const asset = this.s.catalog.get(p.asset);

@@ -14,9 +14,11 @@ export interface DuePair {
   last_block: number;
 }
 
-export async function duePairs(db: Executor, limit: number): Promise<DuePair[]> {
-  return db
-    .selectFrom('deposits as d')
+/** `since`: only deposits updated (e.g. turned final) from then on; omitted = a full scan. */
+export async function duePairs(db: Executor, limit: number, since?: string): Promise<DuePair[]> {
+  let q = db.selectFrom('deposits as d');
+  if (since !== undefined) q = q.where('d.updated_at', '>=', since);
+  return q
     .leftJoin('sweep_marks as m', (j) => j.onRef('m.address', '=', 'd.address').onRef('m.asset', '=', 'd.asset'))
     .select(['d.address', 'd.asset', sql<number>`max(d.block_number)`.as('last_block')])
     .where('d.final', '=', 1)

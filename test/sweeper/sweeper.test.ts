@@ -103,15 +103,16 @@ describe('thresholds', () => {
     f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 1_000n * TRX, mine: true });
     const d = await f.address(3);
     await f.deposit(d, 'USDT_TRON', 1n * USDT); // the devnet catalog's threshold is 20 USDT
+    const sweeper = f.sweeper(); // one instance: its second look reads only recently final deposits
 
-    await f.run(undefined, 3);
+    await f.run(sweeper, 3);
     expect(await sweepsOf(d)).toEqual([]);
     expect(balances(f, d).tokens.USDT_TRON).toBe(1n * USDT);
     const mark = await f.database.db.selectFrom('sweep_marks').selectAll().where('address', '=', d).executeTakeFirstOrThrow();
     expect(mark.balance).toBe('1000000');
 
     await f.deposit(d, 'USDT_TRON', 30n * USDT);
-    await f.run();
+    await f.run(sweeper);
     const [sweep] = await sweepsOf(d);
     expect(sweep).toMatchObject({ status: 'done', amount: String(31n * USDT) });
   });
