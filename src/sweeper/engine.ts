@@ -286,7 +286,9 @@ export class Sweeper {
       if (r === 'confirmed') this.log.info({ sweep: sweep.id, step: open.step, txid: open.txid }, 'sweep transaction confirmed');
       return;
     }
-    if (txs.length >= this.maxTxs) return this.fail(sweep, `sweep signed ${txs.length} transactions without finishing`);
+    // Expired transactions never landed; the bound is on what reached the chain.
+    const landed = txs.filter((t) => t.status !== 'expired').length;
+    if (landed >= this.maxTxs) return this.fail(sweep, `sweep has ${landed} transactions on chain without finishing`);
     const plan = await nextStep({ chain: this.s.chain, asset, address: sweep.address, hot: this.ctx.hot, txs });
     if (plan.kind === 'blocked') return this.fail(sweep, plan.reason);
     if (plan.kind === 'tx') {
