@@ -31,6 +31,7 @@ import {
   updateSweep,
   updateTx,
   upsertMark,
+  type DuePair,
   type SweepRequestRow,
   type SweepRow,
   type SweepTxRow,
@@ -160,19 +161,29 @@ export class Sweeper {
     }
     const pairs = found.sort((a, b) => a.address.localeCompare(b.address) || ORDER(this.s.catalog.get(a.asset)) - ORDER(this.s.catalog.get(b.asset)));
     for (const p of pairs) {
-      if (await openSweepOf(this.db, p.address)) continue; // checked again once that sweep ends
-      const asset = this.s.catalog.get(p.asset);
-      const at = this.now();
-      if (!asset) {
-        await upsertMark(this.db, { address: p.address, asset: p.asset, checked_block: p.last_block, balance: '0', checked_at: at });
-        continue;
+      try {
+        await this.checkPair(p);
+      } catch (err) {
+        // One address the node cannot answer for must not hold up the others or the open sweeps;
+        // it stays unchecked and the next full scan (at most 10 minutes away) finds it again.
+        this.log.warn({ err, address: p.address, asset: p.asset }, 'sweep check failed; retried on the next full scan');
       }
-      const amount = await this.sweepable(asset, p.address);
-      const threshold = await thresholdOf(this.db, asset);
-      await upsertMark(this.db, { address: p.address, asset: p.asset, checked_block: p.last_block, balance: amount.toString(), checked_at: at });
-      if (amount > 0n && amount >= threshold) await this.start(p.address, p.asset, 'auto', amount);
-      else this.log.debug({ address: p.address, asset: p.asset, amount: amount.toString(), threshold: threshold.toString() }, 'below the sweep threshold');
     }
+  }
+
+  private async checkPair(p: DuePair): Promise<void> {
+    if (await openSweepOf(this.db, p.address)) return; // checked again once that sweep ends
+    const asset = this.s.catalog.get(p.asset);
+    const at = this.now();
+    if (!asset) {
+      await upsertMark(this.db, { address: p.address, asset: p.asset, checked_block: p.last_block, balance: '0', checked_at: at });
+      return;
+    }
+    const amount = await this.sweepable(asset, p.address);
+    const threshold = await thresholdOf(this.db, asset);
+    await upsertMark(this.db, { address: p.address, asset: p.asset, checked_block: p.last_block, balance: amount.toString(), checked_at: at });
+    if (amount > 0n && amount >= threshold) await this.start(p.address, p.asset, 'auto', amount);
+    else this.log.debug({ address: p.address, asset: p.asset, amount: amount.toString(), threshold: threshold.toString() }, 'below the sweep threshold');
   }
 
   private async targetsOf(req: SweepRequestRow): Promise<SweepRequestTarget[]> {
@@ -198,28 +209,37 @@ export class Sweeper {
     const targets = req.status === 'pending' ? await this.targetsOf(req) : (JSON.parse(req.targets) as SweepRequestTarget[]);
     for (const t of targets) {
       if (t.state !== 'pending') continue;
-      if (t.sweep_id) {
-        const s = await findSweep(this.db, t.sweep_id);
-        if (s && s.status !== 'open') t.state = s.status;
-        continue;
+      try {
+        await this.serveTarget(req, t);
+      } catch (err) {
+        this.log.warn({ err, request: req.id, address: t.address, asset: t.asset }, 'sweep request target failed; retried on the next tick');
       }
-      if (await openSweepOf(this.db, t.address)) continue;
-      const asset = this.s.catalog.get(t.asset);
-      const amount = asset ? await this.sweepable(asset, t.address) : 0n;
-      if (amount === 0n) {
-        t.state = 'empty';
-        await setMarkBalance(this.db, t.address, t.asset, '0', this.now());
-        continue;
-      }
-      // What the sweep will move includes every final deposit so far: mark them looked at.
-      const last = await lastFinalBlock(this.db, t.address, t.asset);
-      if (last !== null) await upsertMark(this.db, { address: t.address, asset: t.asset, checked_block: last, balance: amount.toString(), checked_at: this.now() });
-      const s = await this.start(t.address, t.asset, 'manual', amount, req.id);
-      if (s) t.sweep_id = s.id;
-      if (s?.status === 'refused') t.state = 'refused';
     }
     const done = targets.every((t) => t.state !== 'pending');
     await updateRequest(this.db, req.id, done ? 'done' : 'running', targets, this.now());
+  }
+
+  /** One target of a request: note how its sweep ended, or start it once the address is free. */
+  private async serveTarget(req: SweepRequestRow, t: SweepRequestTarget): Promise<void> {
+    if (t.sweep_id) {
+      const s = await findSweep(this.db, t.sweep_id);
+      if (s && s.status !== 'open') t.state = s.status;
+      return;
+    }
+    if (await openSweepOf(this.db, t.address)) return;
+    const asset = this.s.catalog.get(t.asset);
+    const amount = asset ? await this.sweepable(asset, t.address) : 0n;
+    if (amount === 0n) {
+      t.state = 'empty';
+      await setMarkBalance(this.db, t.address, t.asset, '0', this.now());
+      return;
+    }
+    // What the sweep will move includes every final deposit so far: mark them looked at.
+    const last = await lastFinalBlock(this.db, t.address, t.asset);
+    if (last !== null) await upsertMark(this.db, { address: t.address, asset: t.asset, checked_block: last, balance: amount.toString(), checked_at: this.now() });
+    const s = await this.start(t.address, t.asset, 'manual', amount, req.id);
+    if (s) t.sweep_id = s.id;
+    if (s?.status === 'refused') t.state = 'refused';
   }
 
   private async advanceSafely(sweep: SweepRow): Promise<void> {
