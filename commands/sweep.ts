@@ -19,8 +19,10 @@ export default class Sweep extends PaygateCommand {
     const ctx = await this.context();
     const catalog = loadCatalog(ctx.config.tronNetwork);
     const id = await requestSweep(ctx.database.db, ctx.clock, ctx.actor, flags.address ?? null);
-    this.logToStderr(`sweep request ${id} queued for the running serve`);
-    const v = await waitForSweepRequest(ctx.database.db, catalog, id, { timeoutMs: flags.timeout, progress: (l) => this.logToStderr(l) });
+    // Progress goes to stderr in both modes, so stdout stays one JSON document with --json.
+    const progress = (line: string) => process.stderr.write(`${line}\n`);
+    progress(`sweep request ${id} queued for the running serve`);
+    const v = await waitForSweepRequest(ctx.database.db, catalog, id, { timeoutMs: flags.timeout, progress });
     const rows = v.targets.map((t) => ({ address: t.address, asset: t.asset, state: t.state, moved: t.sweep?.amount, cost_trx: t.sweep?.fee_trx, sweep: t.sweep?.sweep_id }));
     this.say(table(rows, ['address', 'asset', 'state', 'moved', 'cost_trx', 'sweep']));
     return v;

@@ -11,7 +11,7 @@ import { isTransientTronError } from '../chain/errors.js';
 import type { Db } from '../db/database.js';
 import type { SweepRequestTarget, SweepTrigger } from '../db/tables/sweeper.js';
 import type { Services } from '../services.js';
-import type { WorkerLease } from '../workers/lease.js';
+import { LeaseLostError, type WorkerLease } from '../workers/lease.js';
 import { hotAddressOf, KeyMismatchError, withDepositKey } from './keys.js';
 import { balanceOf, nextStep, trxSweepable } from './plan.js';
 import { refreshTotals, resolve, signAndSend, SweepConflictError, type StepContext } from './steps.js';
@@ -21,6 +21,7 @@ import {
   duePairs,
   findSweep,
   insertSweep,
+  lastFinalBlock,
   nonEmptyMarks,
   openSweepOf,
   pendingRequest,
@@ -28,9 +29,12 @@ import {
   txsOf,
   updateRequest,
   updateSweep,
+  updateTx,
   upsertMark,
+  type DuePair,
   type SweepRequestRow,
   type SweepRow,
+  type SweepTxRow,
 } from './store.js';
 import { thresholdOf } from './thresholds.js';
 
@@ -44,6 +48,8 @@ export interface SweeperOptions {
 }
 
 const ORDER = (a: CatalogAsset | undefined) => (a?.type === 'native' ? 1 : 0);
+const DUE_BATCH = 50;
+const FULL_SCAN_MS = 600_000;
 
 export class Sweeper {
   private readonly ctx: StepContext;
@@ -51,6 +57,8 @@ export class Sweeper {
   private readonly batch: number;
   private readonly maxRetryMs: number;
   private readonly maxTxs: number;
+  private lastScan = 0;
+  private lastFullScan = -Infinity;
 
   constructor(private readonly s: Services, lease: WorkerLease, opts: SweeperOptions = {}) {
     if (!s.wallet) throw new Error('the sweeper signs: it needs the unlocked wallet (serve)');
@@ -141,21 +149,41 @@ export class Sweeper {
 
   /** Addresses with final deposits since they were last checked: sweep those over the threshold. */
   private async checkDue(): Promise<void> {
-    const pairs = (await duePairs(this.db, 50)).sort((a, b) => a.address.localeCompare(b.address) || ORDER(this.s.catalog.get(a.asset)) - ORDER(this.s.catalog.get(b.asset)));
-    for (const p of pairs) {
-      if (await openSweepOf(this.db, p.address)) continue; // checked again once that sweep ends
-      const asset = this.s.catalog.get(p.asset);
-      const at = this.now();
-      if (!asset) {
-        await upsertMark(this.db, { address: p.address, asset: p.asset, checked_block: p.last_block, balance: '0', checked_at: at });
-        continue;
-      }
-      const amount = await this.sweepable(asset, p.address);
-      const threshold = await thresholdOf(this.db, asset);
-      await upsertMark(this.db, { address: p.address, asset: p.asset, checked_block: p.last_block, balance: amount.toString(), checked_at: at });
-      if (amount > 0n && amount >= threshold) await this.start(p.address, p.asset, 'auto', amount);
-      else this.log.debug({ address: p.address, asset: p.asset, amount: amount.toString(), threshold: threshold.toString() }, 'below the sweep threshold');
+    // Looking for due pairs scans final deposits: in full every 10 minutes (and at start), in
+    // between only those updated since the last scan (with a minute of margin for clock skew).
+    const startedAt = this.s.clock.now().getTime();
+    const full = startedAt - this.lastFullScan >= FULL_SCAN_MS;
+    const since = full ? undefined : new Date(this.lastScan - 60_000).toISOString();
+    const found = await duePairs(this.db, DUE_BATCH, since);
+    if (found.length < DUE_BATCH) {
+      this.lastScan = startedAt;
+      if (full) this.lastFullScan = startedAt;
     }
+    const pairs = found.sort((a, b) => a.address.localeCompare(b.address) || ORDER(this.s.catalog.get(a.asset)) - ORDER(this.s.catalog.get(b.asset)));
+    for (const p of pairs) {
+      try {
+        await this.checkPair(p);
+      } catch (err) {
+        // One address the node cannot answer for must not hold up the others or the open sweeps;
+        // it stays unchecked and the next full scan (at most 10 minutes away) finds it again.
+        this.log.warn({ err, address: p.address, asset: p.asset }, 'sweep check failed; retried on the next full scan');
+      }
+    }
+  }
+
+  private async checkPair(p: DuePair): Promise<void> {
+    if (await openSweepOf(this.db, p.address)) return; // checked again once that sweep ends
+    const asset = this.s.catalog.get(p.asset);
+    const at = this.now();
+    if (!asset) {
+      await upsertMark(this.db, { address: p.address, asset: p.asset, checked_block: p.last_block, balance: '0', checked_at: at });
+      return;
+    }
+    const amount = await this.sweepable(asset, p.address);
+    const threshold = await thresholdOf(this.db, asset);
+    await upsertMark(this.db, { address: p.address, asset: p.asset, checked_block: p.last_block, balance: amount.toString(), checked_at: at });
+    if (amount > 0n && amount >= threshold) await this.start(p.address, p.asset, 'auto', amount);
+    else this.log.debug({ address: p.address, asset: p.asset, amount: amount.toString(), threshold: threshold.toString() }, 'below the sweep threshold');
   }
 
   private async targetsOf(req: SweepRequestRow): Promise<SweepRequestTarget[]> {
@@ -181,25 +209,37 @@ export class Sweeper {
     const targets = req.status === 'pending' ? await this.targetsOf(req) : (JSON.parse(req.targets) as SweepRequestTarget[]);
     for (const t of targets) {
       if (t.state !== 'pending') continue;
-      if (t.sweep_id) {
-        const s = await findSweep(this.db, t.sweep_id);
-        if (s && s.status !== 'open') t.state = s.status;
-        continue;
+      try {
+        await this.serveTarget(req, t);
+      } catch (err) {
+        this.log.warn({ err, request: req.id, address: t.address, asset: t.asset }, 'sweep request target failed; retried on the next tick');
       }
-      if (await openSweepOf(this.db, t.address)) continue;
-      const asset = this.s.catalog.get(t.asset);
-      const amount = asset ? await this.sweepable(asset, t.address) : 0n;
-      if (amount === 0n) {
-        t.state = 'empty';
-        await setMarkBalance(this.db, t.address, t.asset, '0', this.now());
-        continue;
-      }
-      const s = await this.start(t.address, t.asset, 'manual', amount, req.id);
-      if (s) t.sweep_id = s.id;
-      if (s?.status === 'refused') t.state = 'refused';
     }
     const done = targets.every((t) => t.state !== 'pending');
     await updateRequest(this.db, req.id, done ? 'done' : 'running', targets, this.now());
+  }
+
+  /** One target of a request: note how its sweep ended, or start it once the address is free. */
+  private async serveTarget(req: SweepRequestRow, t: SweepRequestTarget): Promise<void> {
+    if (t.sweep_id) {
+      const s = await findSweep(this.db, t.sweep_id);
+      if (s && s.status !== 'open') t.state = s.status;
+      return;
+    }
+    if (await openSweepOf(this.db, t.address)) return;
+    const asset = this.s.catalog.get(t.asset);
+    const amount = asset ? await this.sweepable(asset, t.address) : 0n;
+    if (amount === 0n) {
+      t.state = 'empty';
+      await setMarkBalance(this.db, t.address, t.asset, '0', this.now());
+      return;
+    }
+    // What the sweep will move includes every final deposit so far: mark them looked at.
+    const last = await lastFinalBlock(this.db, t.address, t.asset);
+    if (last !== null) await upsertMark(this.db, { address: t.address, asset: t.asset, checked_block: last, balance: amount.toString(), checked_at: this.now() });
+    const s = await this.start(t.address, t.asset, 'manual', amount, req.id);
+    if (s) t.sweep_id = s.id;
+    if (s?.status === 'refused') t.state = 'refused';
   }
 
   private async advanceSafely(sweep: SweepRow): Promise<void> {
@@ -207,6 +247,11 @@ export class Sweeper {
       await this.advance(sweep);
     } catch (e) {
       if (e instanceof SweepConflictError) return;
+      if (e instanceof LeaseLostError) {
+        // Another process holds the lease now: it carries the sweep on; nothing was stored or sent.
+        this.log.warn({ sweep: sweep.id }, 'worker lease lost before recording a signed sweep transaction; dropped unsent');
+        return;
+      }
       if (e instanceof KeyMismatchError) {
         await updateSweep(this.db, sweep.id, { status: 'refused', last_error: 'the key derived for the stored index does not give this address', finished_at: this.now(), updated_at: this.now() });
         this.log.error({ alert: 'sweep_key_mismatch', sweep: sweep.id, address: sweep.address, derivation_index: sweep.derivation_index }, 'ALERT: refusing to sign: the derived key does not match the stored address');
@@ -228,6 +273,22 @@ export class Sweeper {
     this.log.error({ alert: 'sweep_step_failed', sweep: sweep.id, address: sweep.address, asset: sweep.asset, failures, retry_in_ms: waitMs, reason }, 'ALERT: sweep step failed; it will be retried');
   }
 
+  /**
+   * A sweep is done only once its transfer is irreversible. A transfer whose block was forked
+   * away goes back to `broadcast`: resolve() then sends the same bytes again or, once they expired
+   * unincluded, lets the sweep sign anew.
+   */
+  private async transferIsSolid(txs: readonly SweepTxRow[]): Promise<boolean> {
+    const transfer = txs.find((t) => t.step === 'transfer' && t.status === 'confirmed');
+    if (!transfer) return true;
+    if (await this.s.chain.getTransactionInfo(transfer.txid, { solid: true })) return true;
+    if (!(await this.s.chain.getTransactionInfo(transfer.txid))) {
+      await updateTx(this.db, transfer.id, ['confirmed'], { status: 'broadcast', updated_at: this.now() });
+      this.log.warn({ sweep: transfer.sweep_id, txid: transfer.txid }, 'sweep transfer left the chain (fork); resolving it again');
+    }
+    return false;
+  }
+
   /** One step: resolve the unresolved transaction, or sign the next one, or finish. */
   private async advance(sweep: SweepRow): Promise<void> {
     const asset = this.s.catalog.get(sweep.asset);
@@ -245,13 +306,16 @@ export class Sweeper {
       if (r === 'confirmed') this.log.info({ sweep: sweep.id, step: open.step, txid: open.txid }, 'sweep transaction confirmed');
       return;
     }
-    if (txs.length >= this.maxTxs) return this.fail(sweep, `sweep signed ${txs.length} transactions without finishing`);
+    // Expired transactions never landed; the bound is on what reached the chain.
+    const landed = txs.filter((t) => t.status !== 'expired').length;
+    if (landed >= this.maxTxs) return this.fail(sweep, `sweep has ${landed} transactions on chain without finishing`);
     const plan = await nextStep({ chain: this.s.chain, asset, address: sweep.address, hot: this.ctx.hot, txs });
     if (plan.kind === 'blocked') return this.fail(sweep, plan.reason);
     if (plan.kind === 'tx') {
       await signAndSend(this.ctx, sweep, asset, plan, txs.length + 1);
       return;
     }
+    if (plan.status === 'done' && !(await this.transferIsSolid(txs))) return;
     const at = this.now();
     await refreshTotals(this.db, sweep.id, at);
     if (await updateSweep(this.db, sweep.id, { status: plan.status, retry_at: null, finished_at: at, updated_at: at })) {

@@ -14,9 +14,11 @@ export interface DuePair {
   last_block: number;
 }
 
-export async function duePairs(db: Executor, limit: number): Promise<DuePair[]> {
-  return db
-    .selectFrom('deposits as d')
+/** `since`: only deposits updated (e.g. turned final) from then on; omitted = a full scan. */
+export async function duePairs(db: Executor, limit: number, since?: string): Promise<DuePair[]> {
+  let q = db.selectFrom('deposits as d');
+  if (since !== undefined) q = q.where('d.updated_at', '>=', since);
+  return q
     .leftJoin('sweep_marks as m', (j) => j.onRef('m.address', '=', 'd.address').onRef('m.asset', '=', 'd.asset'))
     .select(['d.address', 'd.asset', sql<number>`max(d.block_number)`.as('last_block')])
     .where('d.final', '=', 1)
@@ -142,4 +144,17 @@ export async function unsweptDepositTotals(db: Executor): Promise<{ asset: strin
     .where('d.status', '=', 'confirmed')
     .where((eb) => eb.or([eb('m.checked_block', 'is', null), eb('d.block_number', '>', eb.ref('m.checked_block'))]))
     .execute();
+}
+
+/** Highest block of a final confirmed deposit to this address in this asset (null: none). */
+export async function lastFinalBlock(db: Executor, address: string, asset: string): Promise<number | null> {
+  const r = await db
+    .selectFrom('deposits')
+    .select(sql<number | null>`max(block_number)`.as('b'))
+    .where('address', '=', address)
+    .where('asset', '=', asset)
+    .where('final', '=', 1)
+    .where('status', '=', 'confirmed')
+    .executeTakeFirst();
+  return r?.b ?? null;
 }

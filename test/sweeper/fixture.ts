@@ -9,9 +9,9 @@ import { Writable } from 'node:stream';
 import { loadCatalog } from '../../src/assets/catalog.js';
 import type { TronClient } from '../../src/chain/client.js';
 import { createTronClient } from '../../src/chain/tronweb-client.js';
-import { systemClock } from '../../src/clock.js';
+import { systemClock, type Clock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import { openDatabase, type Database, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { startDevnet, type Devnet } from '../../src/devnet/index.js';
 import { createLogger } from '../../src/logger.js';
@@ -51,7 +51,7 @@ export interface SweepFixture {
   close(): Promise<void>;
 }
 
-export async function sweepFixture(): Promise<SweepFixture> {
+export async function sweepFixture(opts: { clock?: Clock } = {}): Promise<SweepFixture> {
   const dir = tempDir('paygate-sweep-');
   const devnet = await startDevnet({ blockTimeMs: 0 });
   const config = parseConfig({ DATABASE_URL: path.join(dir, 'paygate.db'), TRON_NETWORK: 'devnet', TRON_FULL_NODE_URL: devnet.url, LOG_LEVEL: 'debug' });
@@ -66,7 +66,7 @@ export async function sweepFixture(): Promise<SweepFixture> {
   });
   const logger = createLogger('debug', sink);
   const wallet: UnlockedWallet = { mnemonic: MNEMONIC, ...publicInfoOf(MNEMONIC) };
-  const clock = systemClock;
+  const clock = opts.clock ?? systemClock;
   await insertWallet(database.db, { deposit_xpub: wallet.depositXpub, deposit_path: "m/44'/195'/0'/0", hot_address: wallet.hotAddress, hot_path: "m/44'/195'/1'/0/0", created_at: clock.now().toISOString() });
   const merchant = await createMerchant(database.db, clock, 'test', { name: 'Sweep shop' });
   const chain = createTronClient({ fullHost: devnet.url });
@@ -98,39 +98,9 @@ export async function sweepFixture(): Promise<SweepFixture> {
       return address;
     },
     async deposit(address, asset, amount) {
-      const { txid } = devnet.control.pay({ to: address, asset, amount, mine: true });
-      const head = devnet.control.info().head;
-      const decimals = loadCatalog('devnet').get(asset)?.decimals ?? 6;
-      const at = clock.now().toISOString();
-      await database.db
-        .insertInto('deposits')
-        .values({
-          id: `dep_${randomUUID()}`,
-          merchant_id: merchant.merchant_id,
-          address,
-          asset,
-          decimals,
-          amount: amount.toString(),
-          tx_hash: txid,
-          log_index: asset === 'TRX_TRON' ? -1 : 0,
-          from_address: null,
-          block_number: head.number,
-          block_hash: head.id,
-          block_time: new Date(head.timestamp).toISOString(),
-          invoice_id: null,
-          external_user_id: null,
-          late: 0,
-          status: 'confirmed',
-          confirmations: 20,
-          final: 1,
-          credited_at: at,
-          created_at: at,
-          updated_at: at,
-        })
-        .execute();
-      return txid;
+      return recordDeposit(database.db, devnet, merchant.merchant_id, address, asset, amount);
     },
-    async run(sweeper = fixture.sweeper(), rounds = 30) {
+    async run(sweeper = fixture.sweeper(), rounds = 60) {
       for (let i = 0; i < rounds; i++) {
         await sweeper.tick();
         const open = await database.db.selectFrom('sweeps').select('id').where('status', '=', 'open').execute();
@@ -156,4 +126,38 @@ export async function sweepFixture(): Promise<SweepFixture> {
 /** Token and TRX balances of an address on the devnet (base units). */
 export function balances(f: SweepFixture, address: string) {
   return f.devnet.control.balances(address);
+}
+
+/** A customer payment on chain (mined) and the deposits row the watcher writes once it is final. */
+export async function recordDeposit(db: Db, devnet: Devnet, merchantId: string, address: string, asset: string, amount: bigint): Promise<string> {
+  const { txid } = devnet.control.pay({ to: address, asset, amount, mine: true });
+  const head = devnet.control.info().head;
+  const at = new Date().toISOString();
+  await db
+    .insertInto('deposits')
+    .values({
+      id: `dep_${randomUUID()}`,
+      merchant_id: merchantId,
+      address,
+      asset,
+      decimals: loadCatalog('devnet').get(asset)?.decimals ?? 6,
+      amount: amount.toString(),
+      tx_hash: txid,
+      log_index: asset === 'TRX_TRON' ? -1 : 0,
+      from_address: null,
+      block_number: head.number,
+      block_hash: head.id,
+      block_time: new Date(head.timestamp).toISOString(),
+      invoice_id: null,
+      external_user_id: null,
+      late: 0,
+      status: 'confirmed',
+      confirmations: 20,
+      final: 1,
+      credited_at: at,
+      created_at: at,
+      updated_at: at,
+    })
+    .execute();
+  return txid;
 }

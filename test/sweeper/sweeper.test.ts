@@ -5,6 +5,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TronClient } from '../../src/chain/client.js';
 import { createTronClient } from '../../src/chain/tronweb-client.js';
+import { ManualClock } from '../../src/clock.js';
+import { WorkerLease } from '../../src/workers/lease.js';
 import { balances, sweepFixture, TRX, USDT, type SweepFixture } from './fixture.js';
 
 let f: SweepFixture;
@@ -101,15 +103,16 @@ describe('thresholds', () => {
     f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 1_000n * TRX, mine: true });
     const d = await f.address(3);
     await f.deposit(d, 'USDT_TRON', 1n * USDT); // the devnet catalog's threshold is 20 USDT
+    const sweeper = f.sweeper(); // one instance: its second look reads only recently final deposits
 
-    await f.run(undefined, 3);
+    await f.run(sweeper, 3);
     expect(await sweepsOf(d)).toEqual([]);
     expect(balances(f, d).tokens.USDT_TRON).toBe(1n * USDT);
     const mark = await f.database.db.selectFrom('sweep_marks').selectAll().where('address', '=', d).executeTakeFirstOrThrow();
     expect(mark.balance).toBe('1000000');
 
     await f.deposit(d, 'USDT_TRON', 30n * USDT);
-    await f.run();
+    await f.run(sweeper);
     const [sweep] = await sweepsOf(d);
     expect(sweep).toMatchObject({ status: 'done', amount: String(31n * USDT) });
   });
@@ -143,6 +146,23 @@ describe('safety', () => {
     expect(f.logs()).toMatch(/"alert":"sweep_key_mismatch"/);
   });
 
+  it('a process that lost the worker lease records and sends nothing', async () => {
+    const clock = new ManualClock(new Date());
+    f = await sweepFixture({ clock });
+    const d = await f.address(14);
+    await f.deposit(d, 'TRX_TRON', 20n * TRX);
+    clock.advance(f.lease.ttlMs + 1); // this process stalled past its grant; another took over
+    expect(await new WorkerLease(f.database.db, clock, { holder: 'other' }).acquireOrRenew()).toBe(true);
+
+    await f.run(f.sweeper(), 3);
+
+    expect(await f.database.db.selectFrom('sweep_txs').selectAll().execute()).toEqual([]);
+    expect(balances(f, d).trx).toBe(20n * TRX);
+    expect(f.logs()).not.toMatch(/"alert"/);
+    expect(f.logs()).toContain('worker lease lost before recording a signed sweep transaction');
+    expect((await sweepsOf(d)).map((s) => s.status)).toEqual(['open']); // the new holder carries it on
+  });
+
   it('two sweeper runs at once sweep each address once', async () => {
     f = await sweepFixture();
     f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 1_000n * TRX, mine: true });
@@ -153,7 +173,7 @@ describe('safety', () => {
     const hotBefore = balances(f, f.hot);
     const one = f.sweeper();
     const two = f.sweeper();
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < 40; i++) {
       await Promise.all([one.tick(), two.tick(), one.tick()]);
       f.devnet.control.mine(1);
     }
@@ -164,6 +184,70 @@ describe('safety', () => {
       expect(transfers).toHaveLength(1);
     }
     expect(balances(f, f.hot).tokens.USDT_TRON).toBe(hotBefore.tokens.USDT_TRON! + 60n * USDT);
+  });
+});
+
+describe('forks', () => {
+  it('a transfer whose block is forked away is sent again with the same bytes and counted once', async () => {
+    f = await sweepFixture();
+    f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 10n * TRX, mine: true });
+    const d = await f.address(13);
+    await f.deposit(d, 'TRX_TRON', 30n * TRX);
+    f.devnet.control.mine(3);
+    const hotBefore = balances(f, f.hot).trx;
+    const sweeper = f.sweeper();
+    let transfer;
+    for (let i = 0; i < 10; i++) {
+      await sweeper.tick();
+      transfer = await f.database.db.selectFrom('sweep_txs').selectAll().where('status', '=', 'confirmed').executeTakeFirst();
+      if (transfer) break;
+      f.devnet.control.mine(1);
+    }
+    expect(transfer?.step).toBe('transfer');
+    f.devnet.control.fork(1, 'drop'); // the block holding the transfer
+    expect(balances(f, f.hot).trx).toBe(hotBefore); // the transfer is gone from the chain
+
+    await f.run(sweeper);
+
+    const [sweep] = await sweepsOf(d);
+    expect(sweep?.status).toBe('done');
+    expect((await txsOf(sweep!.id)).map((t) => [t.txid, t.status])).toEqual([[transfer!.txid, 'confirmed']]);
+    expect(balances(f, f.hot).trx).toBe(hotBefore + 30n * TRX);
+  });
+});
+
+describe('failed steps', () => {
+  it('records an OUT_OF_ENERGY transfer as failed, alerts, and retries it later without losing the funds', async () => {
+    const clock = new ManualClock(new Date());
+    f = await sweepFixture({ clock });
+    f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 1_000n * TRX, mine: true });
+    const d = await f.address(12);
+    await f.deposit(d, 'USDT_TRON', 100n * USDT);
+    // A node that under-estimates energy: the fee limit is too low and the transfer runs out of energy.
+    const real = createTronClient({ fullHost: f.devnet.url });
+    const lying = new Proxy(real, {
+      get: (t, prop, r) => (prop === 'estimateTrc20TransferEnergy' ? async () => 1_000n : (Reflect.get(t, prop, r) as unknown)),
+    });
+    await f.run(f.sweeper({ chain: lying }), 6);
+    const [sweep] = await sweepsOf(d);
+    const failed = (await txsOf(sweep!.id)).find((t) => t.step === 'transfer');
+    expect(failed).toMatchObject({ status: 'failed', receipt_result: 'OUT_OF_ENERGY' });
+    expect(BigInt(failed!.fee!)).toBeGreaterThan(0n);
+    const after = (await sweepsOf(d))[0]!;
+    expect(after).toMatchObject({ status: 'open', failures: 1 });
+    expect(after.retry_at! > clock.now().toISOString()).toBe(true);
+    expect(f.logs()).toMatch(/"alert":"sweep_step_failed"/);
+    expect(balances(f, d).tokens.USDT_TRON).toBe(100n * USDT);
+
+    const honest = f.sweeper();
+    await honest.tick();
+    expect(await txsOf(sweep!.id)).toHaveLength(2); // waits for its retry time
+    clock.advance(31_000);
+    await f.run(honest);
+    const done = (await sweepsOf(d))[0]!;
+    expect(done).toMatchObject({ status: 'done', amount: String(100n * USDT) });
+    expect(BigInt(done.fee)).toBeGreaterThanOrEqual(BigInt(failed!.fee!));
+    expect(balances(f, d).tokens.USDT_TRON).toBe(0n);
   });
 });
 

@@ -104,7 +104,7 @@ describe('CLI: init and wallet show', () => {
     expect(again.json.error.code).toBe('invalid_state');
     const show = await runCli(['wallet', 'show', '--json'], { ...env, WALLET_PASSPHRASE: '' });
     expect(show.code).toBe(0);
-    expect(show.json).toEqual({
+    expect(show.json).toMatchObject({
       hot_address: init.json.hot_address,
       hot_path: "m/44'/195'/1'/0/0",
       deposit_xpub: init.json.deposit_xpub,
@@ -112,6 +112,10 @@ describe('CLI: init and wallet show', () => {
       deposit_addresses_in_use: 0,
       next_index: 0,
     });
+    // No node runs here: the hot wallet's balances are missing with the reason, the rest is shown.
+    expect(show.json.hot_wallet).toBeNull();
+    expect(show.json.hot_wallet_error).toEqual(expect.any(String));
+    expect(show.json.in_deposit_addresses).toContainEqual({ asset: 'USDT_TRON', amount: '0' });
     const fresh = await runCli(['init'], { ...env, WALLET_KEYSTORE: path.join(dir, 'new.json'), DATABASE_URL: path.join(dir, 'new.db') });
     expect(fresh.code, fresh.stderr).toBe(0);
     const words = fresh.stdout.split('\n').find((l) => l.trim().split(/\s+/).length === 24);

@@ -97,9 +97,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['address', 'asset', 'block_number'])
     .where(sql.ref('final'), '=', 1)
     .execute();
+  // Between full scans the sweeper reads only deposits that changed (turned final) recently.
+  await db.schema
+    .createIndex('deposits_final_by_update')
+    .on('deposits')
+    .column('updated_at')
+    .where(sql.ref('final'), '=', 1)
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex('deposits_final_by_update').execute();
   await db.schema.dropIndex('deposits_final_by_address').execute();
   for (const t of ['sweep_thresholds', 'sweep_requests', 'sweep_marks', 'sweep_txs', 'sweeps']) await db.schema.dropTable(t).execute();
 }
