@@ -1,7 +1,9 @@
 /** docs/webhooks.md documents every event type of the one list, with a body the API would send. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { webhookHeaders } from '../../src/webhooks/signing.js';
 import { InvoiceSchema } from '../../src/invoices/schema.js';
 import { PayoutSchema } from '../../src/payouts/schema.js';
 import { EVENT_TYPES, resourceOf } from '../../src/webhooks/event-types.js';
@@ -28,5 +30,27 @@ describe('docs/webhooks.md', () => {
   it('has no event heading that is not in the list', () => {
     const headings = [...doc.matchAll(/^### `([a-z_.]+)`$/gm)].map((m) => m[1]);
     expect(headings).toEqual([...EVENT_TYPES]);
+  });
+});
+
+describe('the node:crypto verification snippet of docs/webhooks.md', () => {
+  const code = /```js\n(import \{ createHmac[\s\S]*?)```/.exec(doc)![1]!;
+  const verify = new Function('createHmac', 'timingSafeEqual', `${code.replace(/^import .*$/m, '').replace('export function', 'function')}\nreturn verifyPaygateWebhook;`)(
+    createHmac,
+    timingSafeEqual,
+  ) as (secret: string, headers: Record<string, string>, body: string) => unknown;
+  const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+  const other = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+  const body = exampleBody('payout.confirmed');
+
+  it('accepts what paygate signs, also with two signatures during a rotation', () => {
+    expect(verify(secret, webhookHeaders([secret], 'evt_1', new Date(), body), body)).toEqual(JSON.parse(body));
+    expect(verify(secret, webhookHeaders([other, secret], 'evt_1', new Date(), body), body)).toEqual(JSON.parse(body));
+  });
+
+  it('refuses a wrong secret, a changed body and an old timestamp', () => {
+    expect(() => verify(secret, webhookHeaders([other], 'evt_1', new Date(), body), body)).toThrow(/no matching signature/);
+    expect(() => verify(secret, webhookHeaders([secret], 'evt_1', new Date(), body), body.replace('100', '900'))).toThrow(/no matching signature/);
+    expect(() => verify(secret, webhookHeaders([secret], 'evt_1', new Date(Date.now() - 301_000), body), body)).toThrow(/replay window/);
   });
 });
