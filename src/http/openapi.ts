@@ -6,6 +6,7 @@
  */
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { Config } from '../config.js';
+import { openApiWebhooks } from '../webhooks/openapi.js';
 
 const DESCRIPTIONS: Record<string, string> = {
   '200': 'OK (for a create: the existing record of this identifier)',
@@ -80,6 +81,7 @@ export function swaggerOptions(config: Config): FastifyDynamicSwaggerOptions {
 }
 
 function decorate(doc: Json): Json {
+  doc.webhooks = openApiWebhooks();
   for (const operations of Object.values<Json>(doc.paths ?? {})) {
     for (const op of Object.values<Json>(operations)) {
       for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {

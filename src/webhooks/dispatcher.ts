@@ -74,14 +74,18 @@ export class WebhookDispatcher {
    * returns only with nothing in flight, so stopping the host waits for (aborted) requests.
    */
   private async run(signal: AbortSignal): Promise<boolean> {
-    while (!signal.aborted && this.lease.held()) {
-      const free = this.concurrency - this.inflight.size;
-      if (free > 0) for (const c of await this.claimDue(free)) this.start(c, signal);
-      if (this.inflight.size === 0) return false;
-      await this.nextChange(signal);
+    try {
+      while (!signal.aborted && this.lease.held()) {
+        const free = this.concurrency - this.inflight.size;
+        if (free > 0) for (const c of await this.claimDue(free)) this.start(c, signal);
+        if (this.inflight.size === 0) return false;
+        await this.nextChange(signal);
+      }
+      return false;
+    } finally {
+      // Also when a claim failed (database busy): no request outlives the tick that started it.
+      await Promise.allSettled([...this.inflight.values()]);
     }
-    await Promise.allSettled([...this.inflight.values()]);
-    return false;
   }
 
   private start(c: ClaimedDelivery, signal: AbortSignal): void {

@@ -30,39 +30,34 @@ export interface ClaimedDelivery {
  * earlier one is retrying), not claimed by a live attempt, excluding merchants already in flight
  * here. A claim by another holder is dead: the caller holds the worker lease (asserted in the same
  * transaction), so that holder no longer runs.
+ *
+ * The merchants with pending deliveries are walked by a skip-scan of the pending index (one seek
+ * per merchant, the index named so the planner cannot pick a scan of every pending row), so a
+ * backlog behind a retrying head costs next to nothing per poll (bench/webhooks.ts).
  */
 export async function dueHeads(trx: Executor, o: { now: string; holder: string; limit: number; exclude: readonly string[] }): Promise<ClaimedDelivery[]> {
-  let q = trx
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('events as e', 'e.id', 'd.event_id')
-    .leftJoin('webhook_endpoints as w', 'w.merchant_id', 'd.merchant_id')
-    .select([
-      'd.id',
-      'd.event_id',
-      'd.merchant_id',
-      'd.merchant_seq',
-      'd.attempts',
-      'd.window_attempts',
-      'd.window_started_at',
-      'e.type',
-      'e.created_at as event_created_at',
-      'e.data',
-      'w.url',
-      'w.secret',
-      'w.previous_secret',
-      'w.previous_secret_until',
-      'w.allow_private',
-    ])
-    .where('d.status', '=', 'pending')
-    .where(
-      'd.merchant_seq',
-      '=',
-      sql<number>`(select min(d2.merchant_seq) from webhook_deliveries d2 where d2.merchant_id = d.merchant_id and d2.status = 'pending')`,
+  const excluded = o.exclude.length > 0 ? sql`and d.merchant_id not in (${sql.join([...o.exclude])})` : sql``;
+  const r = await sql<ClaimedDelivery>`
+    with recursive m(id) as (
+      select min(merchant_id) from webhook_deliveries indexed by webhook_deliveries_pending where status = 'pending'
+      union all
+      select (select min(merchant_id) from webhook_deliveries indexed by webhook_deliveries_pending where status = 'pending' and merchant_id > m.id)
+      from m where m.id is not null
     )
-    .where('d.next_attempt_at', '<=', o.now)
-    .where((eb) => eb.or([eb('d.claimed_by', 'is', null), eb('d.claimed_by', '!=', o.holder), eb('d.claimed_until', '<=', o.now)]));
-  if (o.exclude.length > 0) q = q.where('d.merchant_id', 'not in', [...o.exclude]);
-  return q.orderBy('d.next_attempt_at').orderBy('d.merchant_id').limit(o.limit).execute();
+    select d.id, d.event_id, d.merchant_id, d.merchant_seq, d.attempts, d.window_attempts, d.window_started_at,
+           e.type, e.created_at as event_created_at, e.data,
+           w.url, w.secret, w.previous_secret, w.previous_secret_until, w.allow_private
+    from m
+    join webhook_deliveries d indexed by webhook_deliveries_pending on d.merchant_id = m.id and d.status = 'pending'
+      and d.merchant_seq = (select min(merchant_seq) from webhook_deliveries indexed by webhook_deliveries_pending where status = 'pending' and merchant_id = m.id)
+    join events e on e.id = d.event_id
+    left join webhook_endpoints w on w.merchant_id = d.merchant_id
+    where d.next_attempt_at <= ${o.now}
+      and (d.claimed_by is null or d.claimed_by != ${o.holder} or d.claimed_until <= ${o.now})
+      ${excluded}
+    order by d.next_attempt_at, d.merchant_id
+    limit ${o.limit}`.execute(trx);
+  return r.rows;
 }
 
 export async function claim(trx: Executor, ids: string[], holder: string, until: string): Promise<void> {

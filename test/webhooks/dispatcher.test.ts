@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { nominalDelayMs, RETRY_WINDOW_MS } from '../../src/webhooks/schedule.js';
-import { attemptsOf } from '../../src/webhooks/store.js';
+import { attemptsOf, claim, recordAttempt } from '../../src/webhooks/store.js';
 import { deliveryOf, openWebhookDb, startReceiver, type Receiver, type WebhookDb } from './fixture.js';
 
 let w: WebhookDb;
@@ -170,5 +170,26 @@ describe('webhook deliveries', () => {
     const ts = new Date(Number(later.headers['webhook-timestamp']) * 1000);
     expect(later.headers['webhook-signature']).toBe(wh(fresh).sign(later.json.id, ts, later.body));
     expect(later.headers['webhook-signature']).not.toContain(wh(old).sign(later.json.id, ts, later.body).slice(3));
+  });
+
+  it('takes over at once a claim left by a process that crashed mid-request', async () => {
+    const r = await receiver();
+    const m = await w.merchant();
+    await w.endpoint(m, r.url);
+    const id = await w.emit(m, 'payout.signing');
+    const row = await deliveryOf(w.db, id);
+    // The crashed holder claimed it for the next minute and never wrote a result.
+    await claim(w.db, [row.id], 'crashed-host:123', new Date(w.clock.now().getTime() + 60_000).toISOString());
+    expect(await w.dispatcher().dispatchDue()).toBe(1); // this process holds the lease now
+    expect((await deliveryOf(w.db, id)).status).toBe('delivered');
+    // A result the old holder would write late (a paused process that wakes up) is not recorded.
+    const at = w.clock.now().toISOString();
+    const late = await recordAttempt(w.db, {
+      deliveryId: row.id, merchantId: m, holder: 'crashed-host:123', at, url: r.url, statusCode: 500, durationMs: 1,
+      outcome: 'retry', error: null, excerpt: null, windowStartedAt: at, nextAttemptAt: at,
+    });
+    expect(late).toBe(false);
+    expect((await deliveryOf(w.db, id)).status).toBe('delivered');
+    expect(await attemptsOf(w.db, row.id)).toHaveLength(1);
   });
 });

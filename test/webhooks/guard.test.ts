@@ -137,3 +137,31 @@ describe('network errors, resend, retention', () => {
     expect(await attemptsOf(w.db, kept.id)).toHaveLength(1);
   });
 });
+
+describe('https', () => {
+  it('verifies the receiver certificate (an untrusted one is a retried network error)', async () => {
+    const { readFileSync } = await import('node:fs');
+    const https = await import('node:https');
+    const dir = new URL('./tls/', import.meta.url);
+    let hits = 0;
+    const server = https.createServer({ key: readFileSync(new URL('localhost.key', dir)), cert: readFileSync(new URL('localhost.crt', dir)) }, (_req, res) => {
+      hits++;
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as import('node:net').AddressInfo).port;
+    try {
+      const m = await w.merchant();
+      await w.endpoint(m, `https://localhost:${port}/hooks`, { allowPrivate: true });
+      const id = await w.emit(m, 'invoice.created');
+      await w.dispatcher().dispatchDue();
+      const d = await deliveryOf(w.db, id);
+      expect(d.status).toBe('pending');
+      expect(d.last_error).toMatch(/self[- ]signed|certificate/i);
+      expect(hits).toBe(0);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
