@@ -68,6 +68,9 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
   const log = s.logger.child({ component: 'payout-worker' });
   /** Solid height at which each broadcast payout was last looked up (no new look-up before it moves). */
   const checkedAt = new Map<string, number>();
+  /** Look-ups of each broadcast payout not yet solid; every REPOOL_EVERY-th also asks the head. */
+  const polls = new Map<string, number>();
+  const REPOOL_EVERY = 10;
 
   const move = (row: PayoutRow, t: Omit<TransitionInput, 'actor'>) =>
     writeTx(db, async (trx) => {
@@ -253,6 +256,7 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
 
   async function settle(row: PayoutRow, info: TxInfo): Promise<boolean> {
     checkedAt.delete(row.id);
+    polls.delete(row.id);
     const fee = info.fee.toString();
     if (info.result === 'SUCCESS' && info.receiptResult === 'SUCCESS') {
       return move(row, { to: 'confirmed', patch: { network_fee: fee, wait_reason: null } });
@@ -274,9 +278,14 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
       checkedAt.set(row.id, solid.number);
       if (fate.kind === 'landed') moved = (await settle(row, fate.info)) || moved;
       else if (fate.kind === 'dead') moved = (await resign(row)) || moved;
-      else if (!(await chain.getTransaction(row.tx_hash as string))) {
-        // The node lost it from its pool (restart, fork): the same bytes again, harmless if known.
-        await chain.broadcast(JSON.parse(row.signed_tx as string) as TronTransactionJson).catch(() => undefined);
+      else {
+        const n = (polls.get(row.id) ?? 0) + 1;
+        polls.set(row.id, n);
+        // Now and then: did the node lose it from its pool (restart, fork)? Then the same bytes
+        // again, harmless if it knows them.
+        if (n % REPOOL_EVERY === 0 && !(await chain.getTransaction(row.tx_hash as string))) {
+          await chain.broadcast(JSON.parse(row.signed_tx as string) as TronTransactionJson).catch(() => undefined);
+        }
       }
     }
     return moved;
