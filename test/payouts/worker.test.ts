@@ -26,7 +26,8 @@ const catalog = () => t.app.services.catalog;
 
 beforeAll(async () => {
   devnet = await startTestDevnet();
-  const w = await workerAppOptions(devnet);
+  // Pages of 2 payouts per step: waiting payouts must not hold back the ones behind them.
+  const w = await workerAppOptions(devnet, { batch: 2 });
   hot = w.hotAddress;
   t = await startTestApp(w.options);
 });
@@ -114,6 +115,21 @@ describe('payout worker', () => {
     const done = await untilStatus(id, 'confirmed');
     expect(done.wait_reason).toBeNull();
     expect(successfulTransfersTo(devnet, hot, m.address)).toHaveLength(1);
+  });
+
+  it('payouts waiting for a short wallet do not hold back the ones behind them', async () => {
+    const m = await merchantWith('100000', 'USDC_TRON');
+    const waiting = [];
+    for (let i = 0; i < 3; i++) waiting.push(await request(m.key, m.address, '20000', 'USDC_TRON'));
+    const n = await merchantWith('100');
+    const behind = await request(n.key, n.address, '7');
+    await untilStatus(behind, 'confirmed');
+    for (const id of waiting) {
+      expect((await row(id)).status).toBe('queued');
+      expect((await row(id)).wait_reason).toMatch(/short of USDC_TRON/);
+      await cancelPayout(db(), t.clock, 'test', id, 'test over');
+    }
+    expect((await balance(db(), m.id, 'USDC_TRON')).reserved).toBe(0n);
   });
 
   it('holds a payout above the hot wallet limits until the operator raises them; cancel stops a waiting one', async () => {
