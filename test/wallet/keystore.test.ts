@@ -111,6 +111,7 @@ describe('CLI: init and wallet show', () => {
       deposit_path: "m/44'/195'/0'/0",
       deposit_addresses_in_use: 0,
       next_index: 0,
+      payouts_waiting: [],
     });
     const fresh = await runCli(['init'], { ...env, WALLET_KEYSTORE: path.join(dir, 'new.json'), DATABASE_URL: path.join(dir, 'new.db') });
     expect(fresh.code, fresh.stderr).toBe(0);
