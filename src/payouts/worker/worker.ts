@@ -245,7 +245,7 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
         log.warn({ err, payout: row.id, txid: row.tx_hash }, 'broadcast unanswered; retried with the same bytes');
       }
       if (result?.ok) {
-        moved ||= await move(row, { to: 'broadcast', patch: { wait_reason: null } });
+        moved = (await move(row, { to: 'broadcast', patch: { wait_reason: null } })) || moved;
         continue;
       }
       if (result && !result.ok) {
@@ -255,8 +255,8 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
       try {
         solid ??= await chain.getSolidBlock();
         const fate = await fateOf(row, solid);
-        if (fate.kind === 'landed') moved ||= await move(row, { to: 'broadcast', patch: { wait_reason: null } });
-        else if (fate.kind === 'dead') moved ||= await resign(row);
+        if (fate.kind === 'landed') moved = (await move(row, { to: 'broadcast', patch: { wait_reason: null } })) || moved;
+        else if (fate.kind === 'dead') moved = (await resign(row)) || moved;
       } catch (err) {
         log.warn({ err, payout: row.id }, 'could not look the transaction up');
       }
