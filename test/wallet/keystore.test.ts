@@ -111,6 +111,7 @@ describe('CLI: init and wallet show', () => {
       deposit_path: "m/44'/195'/0'/0",
       deposit_addresses_in_use: 0,
       next_index: 0,
+      payouts_waiting: [],
     });
     // No node runs here: the hot wallet's balances are missing with the reason, the rest is shown.
     expect(show.json.hot_wallet).toBeNull();

@@ -4,9 +4,18 @@ import type { PayoutStatus } from '../../db/schema.js';
 import { formatAmount } from '../../money.js';
 import type { PayoutRow } from '../store.js';
 
-/** Oldest first: a payout that waited longest goes first. */
-export async function payoutsIn(db: Executor, status: PayoutStatus, limit: number): Promise<PayoutRow[]> {
-  return db.selectFrom('payouts').selectAll().where('status', '=', status).orderBy('created_at').orderBy('id').limit(limit).execute();
+export interface PageCursor {
+  created_at: string;
+  id: string;
+}
+
+/** Oldest first, after `after` (the last row of the previous page): waiting payouts never starve the rest. */
+export async function payoutsIn(db: Executor, status: PayoutStatus, limit: number, after: PageCursor | null = null): Promise<PayoutRow[]> {
+  let q = db.selectFrom('payouts').selectAll().where('status', '=', status);
+  if (after) {
+    q = q.where((eb) => eb.or([eb('created_at', '>', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '>', after.id)])]));
+  }
+  return q.orderBy('created_at').orderBy('id').limit(limit).execute();
 }
 
 /** Records why a payout waits (only when it changed, so a waiting payout costs no write per tick). */

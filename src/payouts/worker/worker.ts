@@ -18,6 +18,7 @@
 import type { CatalogAsset } from '../../assets/catalog.js';
 import { recordAudit } from '../../audit/store.js';
 import type { BroadcastResult, ChainBlockHeader, TronTransactionJson, TxInfo } from '../../chain/client.js';
+import type { PayoutStatus } from '../../db/schema.js';
 import { writeTx } from '../../db/database.js';
 import { findMerchant } from '../../merchants/store.js';
 import type { Services } from '../../services.js';
@@ -30,7 +31,7 @@ import { findPayoutForOperator, type PayoutRow } from '../store.js';
 import { transitionPayout, type TransitionInput } from '../transitions.js';
 import { hotWalletLimits, limitReason } from './limits.js';
 import { HotWalletBudget } from './resources.js';
-import { payoutsIn, setWaitReason } from './store.js';
+import { payoutsIn, setWaitReason, type PageCursor } from './store.js';
 
 export const WORKER_ACTOR = 'worker:payouts';
 export const PAYOUT_WORKER = 'payouts';
@@ -68,6 +69,18 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
   const log = s.logger.child({ component: 'payout-worker' });
   /** Solid height at which each broadcast payout was last looked up (no new look-up before it moves). */
   const checkedAt = new Map<string, number>();
+  /** Look-ups of each broadcast payout not yet solid; every REPOOL_EVERY-th also asks the head. */
+  const polls = new Map<string, number>();
+  const REPOOL_EVERY = 10;
+
+  /** Where each step's next page starts; back to the oldest once a page comes back short. */
+  const cursors = new Map<PayoutStatus, PageCursor | null>();
+  const page = async (status: PayoutStatus, size = batch): Promise<PayoutRow[]> => {
+    const rows = await payoutsIn(db, status, size, cursors.get(status) ?? null);
+    const last = rows[rows.length - 1];
+    cursors.set(status, rows.length < size || !last ? null : { created_at: last.created_at, id: last.id });
+    return rows;
+  };
 
   const move = (row: PayoutRow, t: Omit<TransitionInput, 'actor'>) =>
     writeTx(db, async (trx) => {
@@ -97,7 +110,7 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
   /** Step 1. */
   async function queueApproved(signal: AbortSignal): Promise<boolean> {
     let moved = false;
-    for (const row of await payoutsIn(db, 'approved', batch)) {
+    for (const row of await page('approved')) {
       if (signal.aborted) break;
       const done = await writeTx(db, async (trx) => {
         const cur = await findPayoutForOperator(trx, row.id);
@@ -156,7 +169,7 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
 
   /** Step 2. */
   async function signQueued(signal: AbortSignal): Promise<boolean> {
-    const rows = await payoutsIn(db, 'queued', batch);
+    const rows = await page('queued');
     let budget: HotWalletBudget | null = null;
     let signedAny = false;
     for (const row of rows) {
@@ -219,7 +232,7 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
   async function broadcastSigning(signal: AbortSignal): Promise<boolean> {
     let moved = false;
     let solid: ChainBlockHeader | null = null;
-    for (const row of await payoutsIn(db, 'signing', batch)) {
+    for (const row of await page('signing')) {
       if (signal.aborted) break;
       if (await isWorkerHalted(db, row.asset)) {
         await wait(row, 'payout worker halted before the broadcast (paygate payout resume --worker)');
@@ -232,7 +245,7 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
         log.warn({ err, payout: row.id, txid: row.tx_hash }, 'broadcast unanswered; retried with the same bytes');
       }
       if (result?.ok) {
-        moved ||= await move(row, { to: 'broadcast', patch: { wait_reason: null } });
+        moved = (await move(row, { to: 'broadcast', patch: { wait_reason: null } })) || moved;
         continue;
       }
       if (result && !result.ok) {
@@ -242,8 +255,8 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
       try {
         solid ??= await chain.getSolidBlock();
         const fate = await fateOf(row, solid);
-        if (fate.kind === 'landed') moved ||= await move(row, { to: 'broadcast', patch: { wait_reason: null } });
-        else if (fate.kind === 'dead') moved ||= await resign(row);
+        if (fate.kind === 'landed') moved = (await move(row, { to: 'broadcast', patch: { wait_reason: null } })) || moved;
+        else if (fate.kind === 'dead') moved = (await resign(row)) || moved;
       } catch (err) {
         log.warn({ err, payout: row.id }, 'could not look the transaction up');
       }
@@ -253,6 +266,7 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
 
   async function settle(row: PayoutRow, info: TxInfo): Promise<boolean> {
     checkedAt.delete(row.id);
+    polls.delete(row.id);
     const fee = info.fee.toString();
     if (info.result === 'SUCCESS' && info.receiptResult === 'SUCCESS') {
       return move(row, { to: 'confirmed', patch: { network_fee: fee, wait_reason: null } });
@@ -263,20 +277,31 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
 
   /** Step 4. */
   async function confirmBroadcast(signal: AbortSignal): Promise<boolean> {
-    const rows = await payoutsIn(db, 'broadcast', batch * 4);
+    const rows = await page('broadcast', batch * 4);
     if (rows.length === 0) return false;
     const solid = await chain.getSolidBlock();
     let moved = false;
     for (const row of rows) {
       if (signal.aborted) break;
       if ((checkedAt.get(row.id) ?? -1) >= solid.number) continue;
-      const fate = await fateOf(row, solid);
+      let fate: Fate;
+      try {
+        fate = await fateOf(row, solid);
+      } catch (err) {
+        log.warn({ err, payout: row.id }, 'could not look the transaction up; next tick');
+        break;
+      }
       checkedAt.set(row.id, solid.number);
       if (fate.kind === 'landed') moved = (await settle(row, fate.info)) || moved;
       else if (fate.kind === 'dead') moved = (await resign(row)) || moved;
-      else if (!(await chain.getTransaction(row.tx_hash as string))) {
-        // The node lost it from its pool (restart, fork): the same bytes again, harmless if known.
-        await chain.broadcast(JSON.parse(row.signed_tx as string) as TronTransactionJson).catch(() => undefined);
+      else {
+        const n = (polls.get(row.id) ?? 0) + 1;
+        polls.set(row.id, n);
+        // Now and then: did the node lose it from its pool (restart, fork)? Then the same bytes
+        // again, harmless if it knows them.
+        if (n % REPOOL_EVERY === 0 && !(await chain.getTransaction(row.tx_hash as string).catch(() => true))) {
+          await chain.broadcast(JSON.parse(row.signed_tx as string) as TronTransactionJson).catch(() => undefined);
+        }
       }
     }
     return moved;
