@@ -20,7 +20,7 @@ import { parseConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { approvedMerchantWithKey, issueKey } from '../src/keys/service.js';
-import { insertPayout } from '../src/payouts/store.js';
+import { insertPayout, NOT_SIGNED } from '../src/payouts/store.js';
 import { initWallet } from '../src/wallet/service.js';
 
 export interface ServerInfo {
@@ -89,7 +89,7 @@ async function real(): Promise<void> {
     await insertPayout(db, {
       id, merchant_id: merchant, reference: 'bench-read', status: 'pending_review', asset: 'USDT_TRON', network: 'tron', decimals: 6,
       to_address: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL', amount: '1000000', fee_amount: '0', fee_charged: '0', fee_schedule_id: null,
-      review_reasons: '["first_payout_to_address"]', tx_hash: null, reviewed_by: null, reviewed_at: null, reject_reason: null, created_at: at, updated_at: at,
+      review_reasons: '["first_payout_to_address"]', tx_hash: null, reviewed_by: null, reviewed_at: null, reject_reason: null, created_at: at, updated_at: at, ...NOT_SIGNED,
     });
     payouts = [id];
   }

@@ -3,6 +3,7 @@ import type { InvoicesTable, PayoutsTable } from '../../src/db/schema.js';
 import { invoiceView } from '../../src/invoices/view.js';
 import type { DepositView } from '../../src/invoices/schema.js';
 import { payoutView } from '../../src/payouts/view.js';
+import { NOT_SIGNED } from '../../src/payouts/store.js';
 import { eventBody } from '../../src/webhooks/dispatcher.js';
 import { EVENT_TYPES, INVOICE_STATUSES, type EventType } from '../../src/webhooks/event-types.js';
 
@@ -51,6 +52,7 @@ const INVOICE_STATE: Record<(typeof INVOICE_STATUSES)[number], { received: strin
 };
 
 const payout: PayoutsTable = {
+  ...NOT_SIGNED,
   id: '7d2e4f60-93b1-4e0a-b8c5-1f2a3b4c5d6e',
   merchant_id: 'm',
   reference: 'withdrawal-311',
