@@ -1,8 +1,31 @@
 /**
  * Each feature's contribution to /metrics and /readyz, registered once when the app module loads
- * (see registry.ts). One line per feature:
- *   registerWatcherProgress(lastScannedBlock)          (the chain watcher's cursor)
- *   registerMetricSource(failedWebhookDeliveries)      (webhook deliveries in status failed)
- *   registerMetricSource(pendingSweeps)                (sweeps waiting or running)
+ * (see registry.ts): the watcher's cursor (lag and readiness), failed webhook deliveries, and the
+ * sweeps still open (what the treasury has not consolidated yet).
  */
-export {};
+import { sql } from 'kysely';
+import { readCursor } from '../workers/watcher-store.js';
+import { registerMetricSource, registerWatcherProgress } from './registry.js';
+
+registerWatcherProgress(async (s) => {
+  const cursor = await readCursor(s.db);
+  return cursor ? cursor.next_block - 1 : null;
+});
+
+registerMetricSource({
+  name: 'paygate_webhook_deliveries_failed',
+  help: 'Webhook deliveries in status failed (they wait for `paygate webhook resend`)',
+  async collect(s) {
+    const row = await s.db.selectFrom('webhook_deliveries').select(sql<number>`count(*)`.as('n')).where('status', '=', 'failed').executeTakeFirst();
+    return [{ value: Number(row?.n ?? 0) }];
+  },
+});
+
+registerMetricSource({
+  name: 'paygate_sweeps_open',
+  help: 'Sweeps of deposit addresses started and not yet finished',
+  async collect(s) {
+    const row = await s.db.selectFrom('sweeps').select(sql<number>`count(*)`.as('n')).where('status', '=', 'open').executeTakeFirst();
+    return [{ value: Number(row?.n ?? 0) }];
+  },
+});
