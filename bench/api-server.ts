@@ -21,6 +21,7 @@ import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { approvedMerchantWithKey, issueKey } from '../src/keys/service.js';
 import { insertPayout, NOT_SIGNED } from '../src/payouts/store.js';
+import { SERVE_POOL_AHEAD } from '../src/wallet/pool.js';
 import { initWallet } from '../src/wallet/service.js';
 
 export interface ServerInfo {
@@ -64,9 +65,11 @@ async function real(): Promise<void> {
     : (await approvedMerchantWithKey(setup.db, systemClock, 'bench', { name: 'Bench shop' })).apiKey;
   await setup.close();
 
-  const app = await buildApp(config, { workers: true });
+  // As `paygate serve` builds it (commands/serve.ts), minus the keystore unlock it does not need.
+  const app = await buildApp(config, { workers: true, addresses: { pool: { ahead: SERVE_POOL_AHEAD } } });
   const url = await app.start();
   const db = app.services.db;
+  await app.services.addresses.start(db); // the address pool full before the load starts
   const merchant = merchantId ?? (await db.selectFrom('api_keys').select('merchant_id').orderBy('created_at', 'desc').executeTakeFirstOrThrow()).merchant_id;
   // Invoices to read: a sample of the merchant's (seeded ones on a seeded database), else 1,000 new.
   let invoices = (await db.selectFrom('invoices').select('id').where('merchant_id', '=', merchant).limit(1000).execute()).map((r) => r.id);

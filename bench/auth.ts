@@ -7,6 +7,7 @@
  */
 import { startChild } from './lib/child.js';
 import { runLoad, type LoadResult } from './lib/load.js';
+import { summary } from './lib/summary.js';
 
 const rounds = Number(process.argv[2] ?? 6);
 const concurrency = Number(process.argv[3] ?? 32);
@@ -38,7 +39,9 @@ try {
   console.log(`public          ${Math.round(sum(open) / rounds / roundSeconds)} req/s  (worst p50 ${worst(open, 'p50Ms')} ms, worst p99 ${worst(open, 'p99Ms')} ms)`);
   console.log(`authenticated   ${Math.round(sum(authed) / rounds / roundSeconds)} req/s  (worst p50 ${worst(authed, 'p50Ms')} ms, worst p99 ${worst(authed, 'p99Ms')} ms)`);
   console.log(`non-200 answers ${non200}`);
-  console.log(`ratio authenticated/public: median ${ratios[Math.floor(ratios.length / 2)]!.toFixed(3)} (rounds ${ratios.map((r) => r.toFixed(2)).join(' ')}; target >= 0.8)`);
+  const ratio = ratios[Math.floor(ratios.length / 2)]!;
+  console.log(`ratio authenticated/public: median ${ratio.toFixed(3)} (rounds ${ratios.map((r) => r.toFixed(2)).join(' ')}; target >= 0.8)`);
+  summary({ metric: 'authenticated / public route', value: ratio.toFixed(2), target: '>= 0.8', ok: ratio >= 0.8 });
 } finally {
   child.kill('SIGTERM');
 }

@@ -20,6 +20,7 @@ import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { approvedMerchantWithKey } from '../src/keys/service.js';
 import { initWallet } from '../src/wallet/service.js';
+import { summary } from './lib/summary.js';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -177,6 +178,7 @@ async function main(): Promise<void> {
     console.log(`load average before: ${load()} (other work on the machine skews every figure below)`);
     await closedLoop(2, connections, create); // warm-up: JIT, statement cache, address pool
     const max = report('POST /v1/invoices (max, closed)', await closedLoop(seconds, connections, create));
+    summary({ metric: 'POST invoice max, own client (closed loop)', value: `${Math.round(max)}/s` });
     report('GET /v1/invoices/{id} (max, closed)', await closedLoop(seconds, connections, get));
     const half = Math.max(1, Math.round(max / 2));
     report(`POST /v1/invoices at ${half}/s (open)`, await openLoop(seconds, half, create));

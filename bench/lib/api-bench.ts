@@ -27,8 +27,8 @@ export interface ApiBenchOptions {
 }
 
 export interface ApiBenchResult {
-  bareGet: number;
-  bareEcho: number;
+  bareGet: Run;
+  bareEcho: Run;
   invoiceGet: Run;
   payoutGet: Run;
   invoicePost: Run;
@@ -52,6 +52,7 @@ function medianRun(runs: Run[]): Run {
     requests: runs.reduce((n, r) => n + r.requests, 0),
     non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
     errors: runs.reduce((n, r) => n + r.errors, 0),
+    cpuUs: median(runs.map((r) => r.cpuUs)),
   };
 }
 
@@ -66,12 +67,12 @@ export async function runApiBench(o: ApiBenchOptions): Promise<ApiBenchResult> {
     const { info } = app;
     const auth = { 'x-api-key': info.key };
     const prefix = `bench-${Date.now()}`;
-    const routes: Record<string, { url: string; route: Route }> = {
-      bareGet: { url: bare.info.url, route: { method: 'GET', path: '/bare' } },
-      invoiceGet: { url: info.url, route: { method: 'GET', path: () => `/v1/invoices/${pick(info.invoices)}`, headers: auth } },
-      payoutGet: { url: info.url, route: { method: 'GET', path: () => `/v1/payouts/${pick(info.payouts)}`, headers: auth } },
-      bareEcho: { url: bare.info.url, route: { method: 'POST', path: '/echo', body: createBody(`${prefix}-echo`) } },
-      invoicePost: { url: info.url, route: { method: 'POST', path: '/v1/invoices', headers: auth, body: createBody(prefix) } },
+    const routes: Record<string, { url: string; pid: number; route: Route }> = {
+      bareGet: { url: bare.info.url, pid: bare.info.pid, route: { method: 'GET', path: '/bare' } },
+      invoiceGet: { url: info.url, pid: info.pid, route: { method: 'GET', path: () => `/v1/invoices/${pick(info.invoices)}`, headers: auth } },
+      payoutGet: { url: info.url, pid: info.pid, route: { method: 'GET', path: () => `/v1/payouts/${pick(info.payouts)}`, headers: auth } },
+      bareEcho: { url: bare.info.url, pid: bare.info.pid, route: { method: 'POST', path: '/echo', body: createBody(`${prefix}-echo`) } },
+      invoicePost: { url: info.url, pid: info.pid, route: { method: 'POST', path: '/v1/invoices', headers: auth, body: createBody(prefix) } },
     };
     const run = (name: string, seconds: number, rate?: number) => cannon({ ...routes[name]!, seconds, connections: o.connections, rate });
 
@@ -87,7 +88,7 @@ export async function runApiBench(o: ApiBenchOptions): Promise<ApiBenchResult> {
       ratios.invoiceGet.push(round.invoiceGet!.perSecond / round.bareGet!.perSecond);
       ratios.payoutGet.push(round.payoutGet!.perSecond / round.bareGet!.perSecond);
       ratios.invoicePost.push(round.invoicePost!.perSecond / round.bareEcho!.perSecond);
-      log(`round ${r + 1}: ${Object.entries(round).map(([n, x]) => `${n} ${Math.round(x.perSecond)}/s p99 ${x.p99Ms}ms`).join(', ')}`);
+      log(`round ${r + 1}: ${Object.entries(round).map(([n, x]) => `${n} ${Math.round(x.perSecond)}/s p99 ${x.p99Ms}ms ${Math.round(x.cpuUs)}µs`).join(', ')}`);
     }
     const peak = Object.fromEntries(Object.entries(runs).map(([n, rs]) => [n, medianRun(rs)])) as Record<string, Run>;
 
@@ -104,8 +105,8 @@ export async function runApiBench(o: ApiBenchOptions): Promise<ApiBenchResult> {
     const rss = rssMb(info.pid);
     const all = [...Object.values(runs).flat(), ...Object.values(at80), reads, creations];
     return {
-      bareGet: peak.bareGet!.perSecond,
-      bareEcho: peak.bareEcho!.perSecond,
+      bareGet: peak.bareGet!,
+      bareEcho: peak.bareEcho!,
       invoiceGet: peak.invoiceGet!,
       payoutGet: peak.payoutGet!,
       invoicePost: peak.invoicePost!,
@@ -124,9 +125,11 @@ const f0 = (n: number) => Math.round(n).toLocaleString('en-US');
 
 /** The human report of one run. */
 export function printApiBench(r: ApiBenchResult, log: (line: string) => void = console.log): void {
-  const row = (name: string, x: Run, ratio: string) => log(`${name.padEnd(28)} ${f0(x.perSecond).padStart(8)}/s  p50 ${x.p50Ms.toFixed(1).padStart(5)} ms  p99 ${x.p99Ms.toFixed(1).padStart(5)} ms  ${ratio}`);
-  log(`bare GET (constant)          ${f0(r.bareGet).padStart(8)}/s`);
-  log(`bare POST (echo)             ${f0(r.bareEcho).padStart(8)}/s`);
+  const row = (name: string, x: Run, ratio: string) =>
+    log(`${name.padEnd(28)} ${f0(x.perSecond).padStart(8)}/s  p50 ${x.p50Ms.toFixed(1).padStart(5)} ms  p99 ${x.p99Ms.toFixed(1).padStart(5)} ms  server CPU ${f0(x.cpuUs).padStart(4)} µs/req  ${ratio}`);
+  log('peak (closed loop), medians of the rounds:');
+  row('bare GET (constant)', r.bareGet, '');
+  row('bare POST (echo)', r.bareEcho, '');
   row('GET /v1/invoices/{id}', r.invoiceGet, `ratio to bare GET ${r.ratios.invoiceGet.toFixed(2)}`);
   row('GET /v1/payouts/{id}', r.payoutGet, `ratio to bare GET ${r.ratios.payoutGet.toFixed(2)}`);
   row('POST /v1/invoices (new)', r.invoicePost, `ratio to bare POST ${r.ratios.invoicePost.toFixed(2)}`);

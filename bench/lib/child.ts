@@ -42,3 +42,14 @@ export function rssMb(pid: number): number {
     return NaN;
   }
 }
+
+/** CPU seconds (user + system) a process has used so far (Linux /proc; ticks of 10 ms), or NaN. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}

@@ -19,6 +19,6 @@ const routes: Record<string, Route> = {
   payout: { method: 'GET', path: () => `/v1/payouts/${pick(info.payouts)}`, headers: auth },
   post: { method: 'POST', path: '/v1/invoices', headers: auth, body: () => JSON.stringify({ order_id: `prof-${Date.now()}-${++n}`, asset: 'USDT_TRON', amount: '12.5', expires_in: 3600 }) },
 };
-const r = await cannon({ url: info.url, route: routes[kind]!, seconds, connections: 32 });
-console.log(`${kind}: ${Math.round(r.perSecond)}/s p50 ${r.p50Ms} ms p99 ${r.p99Ms} ms non-2xx ${r.non2xx}; profile in ${dir}`);
+const r = await cannon({ url: info.url, route: routes[kind]!, seconds, connections: 32, pid: info.pid });
+console.log(`${kind}: ${Math.round(r.perSecond)}/s p50 ${r.p50Ms} ms p99 ${r.p99Ms} ms non-2xx ${r.non2xx}, server CPU ${Math.round(r.cpuUs)} µs/req; profile in ${dir}`);
 await stopChild(child);

@@ -1,11 +1,16 @@
 /** SQL for handed-out deposit addresses. Reads are scoped by merchant. */
 import type { Executor } from '../db/database.js';
+import { prepare } from '../db/prepared.js';
 import type { DepositAddressesTable } from '../db/schema.js';
 
 export type DepositAddressRow = DepositAddressesTable;
 
+const COLUMNS = ['address', 'derivation_index', 'merchant_id', 'external_user_id', 'created_at'] as const;
+// Every per-invoice creation inserts one: built once (db/prepared.ts).
+const insert = prepare(COLUMNS, (db, p) => db.insertInto('deposit_addresses').values({ address: p('address'), derivation_index: p('derivation_index'), merchant_id: p('merchant_id'), external_user_id: p('external_user_id'), created_at: p('created_at') }));
+
 export async function insertDepositAddress(db: Executor, row: DepositAddressRow): Promise<void> {
-  await db.insertInto('deposit_addresses').values(row).execute();
+  await insert.run(db, row);
 }
 
 export async function findUserAddress(db: Executor, merchantId: string, externalUserId: string): Promise<DepositAddressRow | undefined> {

@@ -57,21 +57,23 @@ function rowBuilder<R>(columns: string[]): (values: unknown[]) => R {
 
 export class PreparedQuery<P extends string, R> {
   readonly sql: string;
-  private readonly order: P[];
+  /** Per SQL parameter: the name of a placeholder, or a constant written in the builder (limit(1)). */
+  private readonly order: ({ name: P } | { value: unknown })[];
   private readonly byConnection = new WeakMap<StatementRunner, Compiled<R>>();
 
   constructor(query: Compilable<R>, names: readonly P[]) {
     const compiled = query.compile();
     this.sql = compiled.sql;
     this.order = compiled.parameters.map((v) => {
-      const name = typeof v === 'string' && v.startsWith(MARK) ? (v.slice(MARK.length) as P) : undefined;
-      if (!name || !names.includes(name)) throw new Error(`prepared query: parameter ${String(v)} is not a named placeholder`);
-      return name;
+      if (typeof v !== 'string' || !v.startsWith(MARK)) return { value: v };
+      const name = v.slice(MARK.length) as P;
+      if (!names.includes(name)) throw new Error(`prepared query: placeholder ${name} is not declared`);
+      return { name };
     });
   }
 
   private params(values: Record<P, unknown>): unknown[] {
-    return this.order.map((n) => values[n]);
+    return this.order.map((o) => ('name' in o ? values[o.name] : o.value));
   }
 
   private on(reader: StatementRunner): Compiled<R> {

@@ -7,8 +7,12 @@
  * Units see the writes of earlier units of the batch, so two requests for one order_id in the same
  * batch still yield one invoice.
  */
-import { sql } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import { writeTx, type Db, type Tx } from '../db/database.js';
+
+const SAVEPOINT = CompiledQuery.raw('savepoint invoice_unit');
+const RELEASE = CompiledQuery.raw('release invoice_unit');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to invoice_unit');
 
 interface Unit {
   fn: (trx: Tx) => Promise<unknown>;
@@ -24,7 +28,7 @@ export class WriteBatcher {
   batches = 0;
   units = 0;
 
-  constructor(private readonly db: Db, private readonly maxBatch = 64) {}
+  constructor(private readonly db: Db, private readonly maxBatch = 256) {}
 
   run<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -67,14 +71,14 @@ export class WriteBatcher {
   }
 
   private async runUnit(trx: Tx, unit: Unit): Promise<Outcome> {
-    await sql`savepoint invoice_unit`.execute(trx);
+    await trx.executeQuery(SAVEPOINT);
     try {
       const value = await unit.fn(trx);
-      await sql`release invoice_unit`.execute(trx);
+      await trx.executeQuery(RELEASE);
       return { ok: true, value };
     } catch (error) {
-      await sql`rollback to invoice_unit`.execute(trx);
-      await sql`release invoice_unit`.execute(trx);
+      await trx.executeQuery(ROLLBACK_TO);
+      await trx.executeQuery(RELEASE);
       return { ok: false, error };
     }
   }

@@ -5,8 +5,15 @@ import type { InvoicesTable, InvoiceStatus } from '../db/schema.js';
 
 export type InvoiceRow = InvoicesTable;
 
+const COLUMNS = [
+  'id', 'merchant_id', 'order_id', 'status', 'asset', 'network', 'decimals', 'address', 'external_user_id', 'amount_requested', 'amount_expected',
+  'amount_received', 'amount_credited', 'service_fee_payer', 'service_fee_percent', 'service_fee_fixed', 'service_fee_amount', 'return_url',
+  'cancel_url', 'expires_at', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof InvoiceRow)[];
+const insert = prepare(COLUMNS, (db, p) => db.insertInto('invoices').values(Object.fromEntries(COLUMNS.map((c) => [c, p(c)])) as unknown as InvoiceRow));
+
 export async function insertInvoice(db: Executor, row: InvoiceRow): Promise<void> {
-  await db.insertInto('invoices').values(row).execute();
+  await insert.run(db, row);
 }
 
 // Per request (GET, and the replay check of every creation): built once, see db/prepared.ts.

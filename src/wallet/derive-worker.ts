@@ -26,7 +26,7 @@ function base58check(payload) {
   for (const b of bytes) { if (b !== 0) break; out = '1' + out; }
   return out;
 }
-function addressAt(index) {
+function childPoint(index) {
   const data = Buffer.alloc(37);
   parentCompressed.copy(data, 0);
   data.writeUInt32BE(index, 33);
@@ -34,13 +34,20 @@ function addressAt(index) {
   const tweak = BigInt('0x' + I.subarray(0, 32).toString('hex'));
   if (tweak === 0n || tweak >= secp256k1.CURVE.n) return null;
   const child = secp256k1.ProjectivePoint.BASE.multiply(tweak).add(parent);
-  if (child.equals(secp256k1.ProjectivePoint.ZERO)) return null;
-  const hash = keccak_256(child.toRawBytes(false).subarray(1));
+  return child.equals(secp256k1.ProjectivePoint.ZERO) ? null : child;
+}
+function addressOf(point) {
+  const hash = keccak_256(point.toRawBytes(false).subarray(1));
   return base58check(Buffer.concat([Buffer.from([0x41]), Buffer.from(hash.subarray(12))]));
 }
 parentPort.on('message', ({ id, from, count }) => {
-  const addresses = [];
-  for (let i = from; i < from + count; i++) addresses.push(addressAt(i));
+  const points = [];
+  for (let i = from; i < from + count; i++) points.push(childPoint(i));
+  // One field inversion for the whole batch instead of one per point (Montgomery's trick).
+  const valid = points.filter((p) => p !== null);
+  const affine = secp256k1.ProjectivePoint.normalizeZ(valid);
+  let k = 0;
+  const addresses = points.map((p) => (p === null ? null : addressOf(affine[k++])));
   parentPort.postMessage({ id, addresses });
 });
 `;

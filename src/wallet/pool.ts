@@ -27,6 +27,13 @@ export interface PoolOptions {
   deriver?: BatchDeriver;
 }
 
+/**
+ * How far `serve` derives ahead: a burst of creations (thousands a second) then costs no
+ * derivation until the pool is half empty; steady creation is bounded by the worker's derivation
+ * rate (docs/decisions.md, issue 12). About 1 MB of addresses.
+ */
+export const SERVE_POOL_AHEAD = 8192;
+
 export class DepositAddressPool {
   private readonly ready = new Map<number, string>();
   private readonly ahead: number;

@@ -1,0 +1,177 @@
+/**
+ * Seeds a paygate database at scale for bench/scale.ts: `invoices` invoices over 10 merchants (each
+ * with its own per-invoice address), their deposits, `permanent` permanent (per_user) addresses,
+ * one `invoice.created` event per invoice and 1 payout per 20 invoices, in the row shapes the app
+ * writes. The schema comes from the real migrations and the merchants, keys and wallet from the
+ * real services; the bulk rows are inserted with prepared statements in large transactions
+ * (synchronous=OFF while seeding: this is a fixture, not a payment). Addresses are unique
+ * placeholders of the TRON shape (no derivation: a million would take minutes of curve math);
+ * the wallet's counter is moved past their indexes so new invoices derive fresh ones.
+ *
+ * Merchant 0 (per_invoice, approved) gets 1/10 of everything; bench runs read and create as it.
+ *
+ *   npx tsx bench/lib/seed.ts --invoices 1000000 --permanent 100000 --out /tmp/paygate-1m/paygate.db
+ */
+import Sqlite from 'better-sqlite3';
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { systemClock } from '../../src/clock.js';
+import { parseConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { changeMerchant, createMerchant } from '../../src/merchants/service.js';
+import { initWallet } from '../../src/wallet/service.js';
+
+export interface SeedOptions {
+  invoices: number;
+  permanent: number;
+}
+
+export interface Seeded {
+  file: string;
+  /** Merchant 0: per_invoice, approved, 1/10 of the rows. */
+  merchantId: string;
+  seconds: number;
+}
+
+const MERCHANTS = 10;
+const STATUSES = ['settled', 'settled', 'settled', 'settled', 'settled', 'settled', 'settled', 'expired', 'expired', 'confirmed', 'seen', 'underpaid', 'paid_late', 'created'] as const;
+const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+/** A unique placeholder of the shape of a TRON address (T + 33 base58 characters). */
+function fakeAddress(i: number): string {
+  const h = createHash('sha256').update(`seed-address-${i}`).digest();
+  let s = 'T';
+  for (let k = 0; k < 33; k++) s += ALPHABET[h[k % 32]! % 58];
+  return s;
+}
+
+const hex64 = (seed: string) => createHash('sha256').update(seed).digest('hex');
+
+export function envFor(file: string): Record<string, string> {
+  return {
+    DATABASE_URL: file,
+    WALLET_KEYSTORE: path.join(path.dirname(file), 'keystore.json'),
+    WALLET_PASSPHRASE: 'benchmark passphrase',
+    TRON_NETWORK: 'devnet',
+    LOG_LEVEL: 'warn',
+  };
+}
+
+async function setup(file: string): Promise<string[]> {
+  const config = parseConfig(envFor(file));
+  const database = openDatabase(file);
+  await migrateToLatest(database.db);
+  await initWallet(database.db, systemClock, 'seed', config);
+  const ids: string[] = [];
+  for (let m = 0; m < MERCHANTS; m++) {
+    const created = await createMerchant(database.db, systemClock, 'seed', { name: `Seed shop ${m}`, ...(m >= 1 && m <= 4 ? { addressMode: 'per_user' as const } : {}) });
+    await changeMerchant(database.db, systemClock, 'seed', created.merchant_id, 'approve');
+    ids.push(created.merchant_id);
+  }
+  await database.close();
+  return ids;
+}
+
+function bulk(file: string, merchants: string[], o: SeedOptions): void {
+  const db = new Sqlite(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = OFF');
+  db.pragma('cache_size = -262144');
+  const address = db.prepare('insert into deposit_addresses (address, derivation_index, merchant_id, external_user_id, created_at) values (?, ?, ?, ?, ?)');
+  const invoice = db.prepare(
+    `insert into invoices (id, merchant_id, order_id, status, asset, network, decimals, address, external_user_id, amount_requested, amount_expected,
+       amount_received, amount_credited, service_fee_payer, service_fee_percent, service_fee_fixed, service_fee_amount, return_url, cancel_url,
+       expires_at, created_at, updated_at) values (?, ?, ?, ?, 'USDT_TRON', 'tron', 6, ?, null, ?, ?, ?, ?, 'merchant', '1', '0', ?, null, null, ?, ?, ?)`,
+  );
+  const deposit = db.prepare(
+    `insert into deposits (id, merchant_id, address, asset, decimals, amount, tx_hash, log_index, from_address, block_number, block_hash, block_time,
+       invoice_id, external_user_id, late, status, confirmations, final, credited_at, created_at, updated_at)
+     values (?, ?, ?, 'USDT_TRON', 6, ?, ?, 0, 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const event = db.prepare(`insert into events (id, merchant_id, type, subject_id, data, created_at) values (?, ?, 'invoice.created', ?, ?, ?)`);
+  const payout = db.prepare(
+    `insert into payouts (id, merchant_id, reference, status, asset, network, decimals, to_address, amount, fee_amount, fee_charged, fee_schedule_id,
+       review_reasons, tx_hash, reviewed_by, reviewed_at, reject_reason, created_at, updated_at)
+     values (?, ?, ?, ?, 'USDT_TRON', 'tron', 6, 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL', '5000000', '1000000', ?, null, '[]', ?, null, null, null, ?, ?)`,
+  );
+  // Spread over the last 400 days, oldest first, as a live database grows.
+  const start = Date.now() - 400 * 86_400_000;
+  const step = (400 * 86_400_000) / Math.max(1, o.invoices);
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const CHUNK = 50_000;
+  let index = 0;
+  for (let from = 0; from < o.invoices; from += CHUNK) {
+    db.transaction(() => {
+      for (let i = from; i < Math.min(o.invoices, from + CHUNK); i++) {
+        const m = i % MERCHANTS;
+        const merchant = merchants[m]!;
+        const created = start + i * step;
+        const at = iso(created);
+        // The newest ones are still open (created, expiring in the future); older ones ran their course.
+        const status = o.invoices - i <= o.invoices / 100 ? 'created' : STATUSES[i % (STATUSES.length - 1)]!;
+        const expires = status === 'created' ? iso(Date.now() + 3_600_000) : iso(created + 3_600_000);
+        const addr = fakeAddress(index);
+        address.run(addr, index++, merchant, null, at);
+        const id = randomUUID();
+        const paid = status !== 'created' && status !== 'expired';
+        const amount = String(1_000_000 + (i % 5_000) * 1_000);
+        const received = paid ? (status === 'underpaid' ? '500000' : amount) : '0';
+        invoice.run(id, merchant, `seed-${i}`, status, addr, amount, amount, received, status === 'settled' ? amount : '0', '10000', expires, at, at);
+        event.run(`evt_${hex64(`e${i}`).slice(0, 24)}`, merchant, id, `{"invoice_id":"${id}","status":"created"}`, at);
+        if (paid) {
+          const block = 60_000_000 + i;
+          const open = o.invoices - i <= 1_000;
+          deposit.run(randomUUID(), merchant, addr, received, hex64(`t${i}`), block, hex64(`b${block}`), iso(created + 60_000), id, null, status === 'paid_late' ? 1 : 0,
+            status === 'seen' ? 'seen' : 'confirmed', open ? 3 : 20, open ? 0 : 1, status === 'settled' ? iso(created + 120_000) : null, iso(created + 60_000), iso(created + 120_000));
+        }
+        if (i % 20 === 0) {
+          const st = i % 100 === 0 ? 'pending_review' : 'confirmed';
+          payout.run(randomUUID(), merchant, `seed-payout-${i}`, st, st === 'confirmed' ? '1000000' : '0', st === 'confirmed' ? hex64(`p${i}`) : null, at, at);
+        }
+      }
+    })();
+  }
+  // Permanent addresses of the per_user merchants (1..4).
+  for (let from = 0; from < o.permanent; from += CHUNK) {
+    db.transaction(() => {
+      for (let u = from; u < Math.min(o.permanent, from + CHUNK); u++) address.run(fakeAddress(index), index++, merchants[1 + (u % 4)]!, `user-${u}`, iso(start + u));
+    })();
+  }
+  db.prepare('update wallet set next_index = ? where id = 1').run(index);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.exec('analyze');
+  db.close();
+}
+
+/** Seeds `file` (its directory is emptied first). */
+export async function seed(file: string, o: SeedOptions): Promise<Seeded> {
+  const t0 = performance.now();
+  rmSync(path.dirname(file), { recursive: true, force: true });
+  mkdirSync(path.dirname(file), { recursive: true });
+  const merchants = await setup(file);
+  bulk(file, merchants, o);
+  const seeded = { file, merchantId: merchants[0]!, seconds: (performance.now() - t0) / 1000 };
+  writeFileSync(path.join(path.dirname(file), 'seeded.json'), JSON.stringify({ ...o, ...seeded }));
+  return seeded;
+}
+
+/** The database seeded with `o` in `dir`, reused when a previous run made it with the same sizes. */
+export async function seededIn(dir: string, o: SeedOptions): Promise<Seeded & { reused: boolean }> {
+  const marker = path.join(dir, 'seeded.json');
+  if (existsSync(marker)) {
+    const m = JSON.parse(readFileSync(marker, 'utf8')) as SeedOptions & Seeded;
+    if (m.invoices === o.invoices && m.permanent === o.permanent && existsSync(m.file)) return { ...m, reused: true };
+  }
+  return { ...(await seed(path.join(dir, 'paygate.db'), o)), reused: false };
+}
+
+if (process.argv[1] === import.meta.filename) {
+  const arg = (name: string, dflt: string) => {
+    const i = process.argv.indexOf(`--${name}`);
+    return i > 0 ? (process.argv[i + 1] as string) : dflt;
+  };
+  const s = await seed(arg('out', '/tmp/paygate-seed/paygate.db'), { invoices: Number(arg('invoices', '1000000')), permanent: Number(arg('permanent', '100000')) });
+  console.log(`seeded ${s.file} in ${s.seconds.toFixed(0)} s; merchant 0 = ${s.merchantId}`);
+}

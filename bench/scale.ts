@@ -1,0 +1,159 @@
+/**
+ * Scale of data (issue 12): does a database with a million invoices behave like an empty one?
+ *
+ * 1. Query costs at 10k, 100k and 1M invoices (seeded by bench/lib/seed.ts, reused between runs):
+ *    CPU µs per call of every hot and scheduled query, in process, on the real stores.
+ * 2. The API on the 1M database against a fresh one, same run (bench/lib/api-bench.ts): ratios
+ *    seeded/empty for GET invoice, GET payout and POST invoice (target >= 0.9).
+ * 3. RSS of the built `paygate serve` (node bin/run.js serve, from dist/) on the 1M database
+ *    under reads and creations (target < 250 MB).
+ *
+ *   npx tsx bench/scale.ts [--sizes 10000,100000,1000000] [--rounds 3] [--seconds 2] [--no-build]
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { systemClock } from '../src/clock.js';
+import { openDatabase, type Db } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { findInvoice, findInvoiceByOrder, overdueCreated } from '../src/invoices/store.js';
+import { issueKey } from '../src/keys/service.js';
+import { findPayout, listPayoutsForOperator } from '../src/payouts/store.js';
+import { eventsOf } from '../src/webhooks/outbox.js';
+import { runApiBench, type ApiBenchResult } from './lib/api-bench.js';
+import { cannon } from './lib/cannon.js';
+import { rssMb } from './lib/child.js';
+import { envFor, seededIn, type Seeded } from './lib/seed.js';
+import { summary } from './lib/summary.js';
+
+const arg = (name: string, dflt: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? (process.argv[i + 1] as string) : dflt;
+};
+const sizes = arg('sizes', '10000,100000,1000000').split(',').map(Number);
+const rounds = Number(arg('rounds', '3'));
+const seconds = Number(arg('seconds', '2'));
+const root = path.resolve(import.meta.dirname, '..');
+const largest = Math.max(...sizes);
+
+async function seeded(n: number): Promise<Seeded> {
+  const s = await seededIn(path.join(tmpdir(), `paygate-scale-${n}`), { invoices: n, permanent: n / 10 });
+  console.log(`${n.toLocaleString('en-US')} invoices: ${s.reused ? 'reusing' : 'seeded'} ${s.file} (seeding took ${s.seconds.toFixed(0)} s)`);
+  return s;
+}
+
+/** CPU µs per call of `fn`, over at least `calls` calls. */
+async function cost(fn: (i: number) => Promise<unknown>, calls = 2000): Promise<number> {
+  for (let i = 0; i < 100; i++) await fn(i);
+  const t = process.cpuUsage();
+  for (let i = 0; i < calls; i++) await fn(i);
+  const c = process.cpuUsage(t);
+  return (c.user + c.system) / calls;
+}
+
+async function queryCosts(s: Seeded): Promise<Record<string, number>> {
+  const database = openDatabase(s.file);
+  const db: Db = database.db;
+  await migrateToLatest(db); // a database seeded by an older checkout gets the newer indexes
+  try {
+    const m = s.merchantId;
+    const sample = await db.selectFrom('invoices').select(['id', 'order_id']).where('merchant_id', '=', m).limit(1000).execute();
+    const payouts = (await db.selectFrom('payouts').select('id').where('merchant_id', '=', m).limit(1000).execute()).map((r) => r.id);
+    const pick = <T>(xs: T[], i: number) => xs[(i * 7919) % xs.length] as T;
+    const now = new Date().toISOString();
+    return {
+      'GET invoice: point read': await cost((i) => findInvoice(db, m, pick(sample, i).id)),
+      'creation: replay lookup by order_id': await cost((i) => findInvoiceByOrder(db, m, pick(sample, i).order_id)),
+      'GET invoice: its deposits': await cost((i) => db.selectFrom('deposits').selectAll().where('invoice_id', '=', pick(sample, i).id).orderBy('block_number').execute()),
+      'GET payout: point read': await cost((i) => findPayout(db, m, pick(payouts, i))),
+      'expiry: overdue created (nothing due)': await cost(() => overdueCreated(db, now, 1)),
+      'payout list --status pending_review (100)': await cost(() => listPayoutsForOperator(db, { status: 'pending_review', limit: 100 }), 200),
+      'payout list (newest 100)': await cost(() => listPayoutsForOperator(db, { limit: 100 }), 200),
+      'events of a merchant after seq (100)': await cost(() => eventsOf(db, m, 0, 100), 200),
+    };
+  } finally {
+    await database.close();
+  }
+}
+
+/** `paygate serve` from dist/ on the seeded database, under load; its peak and final RSS. */
+async function serveRss(s: Seeded): Promise<{ underLoad: number; startPeak: number; end: number; reads: number; creations: number }> {
+  const env = { ...process.env, ...envFor(s.file), HOST: '127.0.0.1', PORT: '0', API_RATE_LIMIT_PER_IP: '1000000', API_RATE_LIMIT_PER_KEY: '1000000' };
+  const setup = openDatabase(s.file);
+  const key = (await issueKey(setup.db, systemClock, 'bench', s.merchantId)).api_key;
+  const ids = (await setup.db.selectFrom('invoices').select('id').where('merchant_id', '=', s.merchantId).limit(1000).execute()).map((r) => r.id);
+  await setup.close();
+  const child = spawn(process.execPath, [path.join(root, 'bin/run.js'), 'serve'], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (d) => {
+        out += d;
+        const m = /serving (http:\/\/\S+)\/v1/.exec(out);
+        if (m) resolve(m[1] as string);
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
+    });
+    const auth = { 'x-api-key': key };
+    let n = 0;
+    let underLoad = 0;
+    const sampler = setInterval(() => (underLoad = Math.max(underLoad, rssMb(child.pid!))), 100);
+    const reads = await cannon({ url, seconds: 5, connections: 32, route: { method: 'GET', path: () => `/v1/invoices/${ids[n++ % ids.length]}`, headers: auth } });
+    const creations = await cannon({
+      url, seconds: 5, connections: 32,
+      route: { method: 'POST', path: '/v1/invoices', headers: auth, body: () => JSON.stringify({ order_id: `rss-${Date.now()}-${++n}`, asset: 'USDT_TRON', amount: '10', expires_in: 3600 }) },
+    });
+    clearInterval(sampler);
+    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    const startPeak = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
+    return { underLoad, startPeak, end: rssMb(child.pid!), reads: reads.perSecond, creations: creations.perSecond };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+}
+
+const all: Seeded[] = [];
+for (const n of sizes) all.push(await seeded(n));
+
+console.log('\nquery costs, CPU µs per call (in process, warm cache):');
+const costs = [];
+for (const s of all) costs.push(await queryCosts(s));
+const names = Object.keys(costs[0]!);
+console.log(`${'query'.padEnd(44)} ${sizes.map((n) => `${n.toLocaleString('en-US')} inv.`.padStart(14)).join('')}`);
+for (const q of names) console.log(`${q.padEnd(44)} ${costs.map((c) => c[q]!.toFixed(1).padStart(14)).join('')}`);
+const first = costs[0]!;
+const last = costs[costs.length - 1]!;
+const worst = Math.max(...names.map((q) => last[q]! / first[q]!));
+summary({ metric: `query cost ${sizes[sizes.length - 1]!.toLocaleString('en-US')} / ${sizes[0]!.toLocaleString('en-US')} invoices (worst query)`, value: worst.toFixed(2), target: '<= 2 (no growth with the table)', ok: worst <= 2 });
+
+const big = all.find((s) => s.file.includes(`paygate-scale-${largest}`))!;
+console.log(`\nAPI on an empty database vs on ${largest.toLocaleString('en-US')} invoices, alternating:`);
+const opts = { rounds, seconds, connections: 32, log: () => {} };
+const results: { empty: ApiBenchResult[]; big: ApiBenchResult[] } = { empty: [], big: [] };
+for (let r = 0; r < 2; r++) {
+  results.empty.push(await runApiBench(opts));
+  results.big.push(await runApiBench({ ...opts, env: { BENCH_DB: big.file, BENCH_MERCHANT_ID: big.merchantId } }));
+}
+const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+for (const [k, label] of [['invoiceGet', 'GET invoice'], ['payoutGet', 'GET payout'], ['invoicePost', 'POST invoice']] as const) {
+  // Runs alternate empty / 1M, so load on the machine hits both alike: compare their medians.
+  const e = med(results.empty.map((x) => x[k].perSecond));
+  const b = med(results.big.map((x) => x[k].perSecond));
+  const normalised = med(results.big.map((x) => x.ratios[k])) / med(results.empty.map((x) => x.ratios[k]));
+  console.log(`${label.padEnd(14)} empty ${Math.round(e)}/s, ${largest.toLocaleString('en-US')} ${Math.round(b)}/s: ratio ${(b / e).toFixed(2)} (each to its bare route first: ${normalised.toFixed(2)})`);
+  summary({ metric: `${label}: ${largest.toLocaleString('en-US')} invoices / empty`, value: (b / e).toFixed(2), target: '>= 0.9', ok: b / e >= 0.9 });
+}
+
+if (!process.argv.includes('--no-build')) {
+  console.log('\nbuilding dist/ for paygate serve…');
+  execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+}
+const rss = await serveRss(big);
+console.log(
+  `paygate serve on ${largest.toLocaleString('en-US')} invoices: RSS under load at most ${rss.underLoad.toFixed(0)} MB, ${rss.end.toFixed(0)} MB at the end ` +
+    `(${Math.round(rss.reads)} reads/s, then ${Math.round(rss.creations)} creations/s, 5 s each); high-water mark since start ${rss.startPeak.toFixed(0)} MB ` +
+    '(includes the one-time scrypt of the keystore unlock, 128 MB for a moment)',
+);
+summary({ metric: `serve RSS under load, ${largest.toLocaleString('en-US')} invoices`, value: `${rss.underLoad.toFixed(0)} MB`, target: '< 250 MB', ok: rss.underLoad < 250 });
