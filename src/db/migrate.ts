@@ -22,7 +22,6 @@ import * as m0031 from './migrations/0031_watcher.js';
 import * as m0032 from './migrations/0032_sweeper.js';
 import * as m0033 from './migrations/0033_payout_worker.js';
 import * as m0034 from './migrations/0034_webhooks.js';
-import * as m0035 from './migrations/0035_operations.js';
 import * as m0036 from './migrations/0036_performance.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -41,7 +40,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0032_sweeper': m0032,
   '0033_payout_worker': m0033,
   '0034_webhooks': m0034,
-  '0035_operations': m0035,
   '0036_performance': m0036,
 };
 

@@ -4,7 +4,6 @@
  * converted to bigint in the stores. Booleans are INTEGER 0/1.
  */
 import type { Generated } from 'kysely';
-import type { OperationsTables } from './tables/operations.js';
 import type { PayoutWorkerTables } from './tables/payout-worker.js';
 import type { SweeperTables } from './tables/sweeper.js';
 import type { WatcherTables } from './tables/watcher.js';
@@ -298,7 +297,7 @@ export interface DepositsTable {
   updated_at: string;
 }
 
-export interface DB extends WatcherTables, SweeperTables, PayoutWorkerTables, WebhookTables, OperationsTables {
+export interface DB extends WatcherTables, SweeperTables, PayoutWorkerTables, WebhookTables {
   worker_lease: WorkerLeaseTable;
   deposits: DepositsTable;
   events: EventsTable;

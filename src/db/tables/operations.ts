@@ -1,4 +1,0 @@
-/** Row types of the operations feature's own tables (its migration), joined into DB in ../schema.ts. */
-
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface OperationsTables {}
