@@ -61,7 +61,7 @@ export class ChainWatcher implements Worker {
   private readonly infoConcurrency: number;
   private readonly tokens: TokenSet;
   private readonly watch = new Watchlist();
-  private addressesSince: string | null = null;
+  private lastIndex = -1;
   private prefetch: { from: number; promise: Promise<Fetched> } | null = null;
 
   constructor(private readonly s: Services, private readonly lease: WorkerLease | null, opts: WatcherOptions = {}) {
@@ -71,13 +71,21 @@ export class ChainWatcher implements Worker {
     this.tokens = new TokenSet(s.catalog);
   }
 
-  /** Loads deposit addresses created since the last look (with an overlap: commits are not instant). */
+  /**
+   * Loads the deposit addresses handed out since the last look. Indexes are taken from the
+   * wallet's counter inside the allocating write transaction, and SQLite commits one writer at a
+   * time, so a higher index is never visible before a lower one: `> last index` misses nothing.
+   */
   async refreshWatchlist(): Promise<void> {
-    let q = this.s.db.selectFrom('deposit_addresses').select(['address', 'merchant_id', 'external_user_id', 'created_at']);
-    if (this.addressesSince) q = q.where('created_at', '>=', new Date(Date.parse(this.addressesSince) - 60_000).toISOString());
-    for (const r of await q.execute()) {
+    const rows = await this.s.db
+      .selectFrom('deposit_addresses')
+      .select(['address', 'merchant_id', 'external_user_id', 'derivation_index'])
+      .where('derivation_index', '>', this.lastIndex)
+      .orderBy('derivation_index')
+      .execute();
+    for (const r of rows) {
       this.watch.add({ address: r.address, merchantId: r.merchant_id, externalUserId: r.external_user_id });
-      if (!this.addressesSince || r.created_at > this.addressesSince) this.addressesSince = r.created_at;
+      this.lastIndex = r.derivation_index;
     }
     const wallet = await this.s.db.selectFrom('wallet').select('hot_address').executeTakeFirst();
     this.watch.setHot(wallet?.hot_address ?? null);
