@@ -77,6 +77,8 @@ async function main(): Promise<void> {
     }));
     await writeTx(db, (trx) => trx.insertInto('deposit_addresses').values(rows).execute());
   }
+  // Addresses handed out later take indexes above the fillers (indexes only grow).
+  await writeTx(db, (trx) => trx.updateTable('wallet').set({ next_index: 10_000_000 + ADDRESSES }).execute());
   console.log(`database: ${ADDRESSES} deposit addresses, ${WATCHED} open invoices (${((performance.now() - t) / 1000).toFixed(1)} s)`);
 
   const payments = invoices.map((inv, i) => ({ offset: Math.floor(((i + 0.5) * BLOCKS) / WATCHED), toHex: toHexAddress(inv.address), amount: '10000000' }));
@@ -130,7 +132,14 @@ async function main(): Promise<void> {
     // 3. Head latency with the watcher looping as in serve.
     let running = true;
     const loop = (async () => {
-      while (running) if (!(await watcher.tick())) await sleep(watcher.intervalMs);
+      while (running) {
+        try {
+          if (!(await watcher.tick())) await sleep(watcher.intervalMs);
+        } catch (err) {
+          console.error('tick failed:', err);
+          await sleep(watcher.intervalMs);
+        }
+      }
     })();
     const latencies: number[] = [];
     for (let i = 0; i < 10; i++) {
