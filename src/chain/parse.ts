@@ -95,7 +95,7 @@ export function parseTx(tx: Json): ChainTx {
   const toRaw = value.to_address ?? value.receiver_address;
   if (typeof toRaw === 'string' && toRaw !== '') {
     out.toHex = toRaw.startsWith('T') ? hexOf(toRaw) : toRaw.toLowerCase();
-    if (base58(toRaw)) lazy(out, 'to', () => base58(toRaw) as string);
+    lazy(out, 'to', () => base58(toRaw) ?? undefined);
   }
   if (out.contractType === 'TransferContract') out.amount = big(value.amount);
   if (out.contractType === 'TriggerSmartContract') {

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Tx } from '../db/database.js';
+import { insertionOrder } from '../db/insertion-order.js';
 import { serviceFeeAt } from '../fees/service.js';
 import { post } from '../ledger/service.js';
 import { percentOf } from '../money.js';
@@ -44,7 +45,7 @@ async function attribute(trx: Tx, t: FoundTransfer): Promise<{ invoiceId: string
       .where('status', 'in', ['created', 'seen'])
       .where('expires_at', '>=', t.block.time)
       .orderBy('created_at')
-      .orderBy('id')
+      .orderBy(insertionOrder)
       .executeTakeFirst();
     return open ? { invoiceId: open.id, expiresAt: open.expires_at } : { invoiceId: null, expiresAt: null };
   }

@@ -26,6 +26,8 @@ export interface StoredBlock {
   txTrieRoot: string;
   witnessSignature: string;
   txs: StoredTx[];
+  /** Bulk history (bulk.ts): JSON rendered once for many blocks. */
+  bulk?: { txsHex: string; infoParts: string[] };
 }
 
 export const BLOCK_VERSION = 32;
@@ -153,6 +155,8 @@ export class BlockJsonCache {
   private readonly infos = new WeakMap<StoredBlock, string>();
 
   block(b: StoredBlock, visible: boolean): string {
+    // Bulk history shares its transactions' JSON: assembled per request, never cached per block.
+    if (b.bulk && !visible) return `{"blockID":"${b.id}","block_header":${JSON.stringify(headerJson(b))},"transactions":${b.bulk.txsHex}}`;
     const cache = visible ? this.visible : this.hex;
     let s = cache.get(b);
     if (s === undefined) {
@@ -164,6 +168,7 @@ export class BlockJsonCache {
   }
 
   infosOf(b: StoredBlock): string {
+    if (b.bulk) return b.bulk.infoParts.join(`"blockNumber":${b.number},"blockTimeStamp":${b.timestamp}`);
     let s = this.infos.get(b);
     if (s === undefined) {
       s = JSON.stringify(b.txs.map((t) => infoJson(b, t)));

@@ -36,7 +36,9 @@ export async function expireInvoices(db: Db, clock: Clock, opts: ExpiryOptions =
         const at = clock.now().toISOString();
         if (!(await transitionInvoice(trx, row.id, 'created', 'expired', at))) continue;
         const view = invoiceView({ ...row, status: 'expired', updated_at: at });
-        await recordEvent(trx, clock, { merchantId: row.merchant_id, type: 'invoice.expired', subjectId: row.id, data: view });
+        // The same key scheme as the watcher's settlement (a status may be entered again after a fork).
+        const prior = await trx.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('c')).where('subject_id', '=', row.id).executeTakeFirstOrThrow();
+        await recordEvent(trx, clock, { merchantId: row.merchant_id, type: 'invoice.expired', subjectId: row.id, data: view, key: `invoice:${row.id}:expired:${Number(prior.c)}` });
         n++;
       }
       return { n, more: due.length === batch };

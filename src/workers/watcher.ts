@@ -42,6 +42,11 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R
   return out;
 }
 
+interface Fetched {
+  blocks: ChainBlock[];
+  infos: Map<number, TxInfo[]>;
+}
+
 /** The longest run of blocks from the first that link parent to child. */
 function contiguous(blocks: ChainBlock[]): ChainBlock[] {
   let n = 1;
@@ -56,7 +61,8 @@ export class ChainWatcher implements Worker {
   private readonly infoConcurrency: number;
   private readonly tokens: TokenSet;
   private readonly watch = new Watchlist();
-  private addressesSince: string | null = null;
+  private lastIndex = -1;
+  private prefetch: { from: number; promise: Promise<Fetched> } | null = null;
 
   constructor(private readonly s: Services, private readonly lease: WorkerLease | null, opts: WatcherOptions = {}) {
     this.intervalMs = opts.intervalMs ?? 1_000;
@@ -65,13 +71,21 @@ export class ChainWatcher implements Worker {
     this.tokens = new TokenSet(s.catalog);
   }
 
-  /** Loads deposit addresses created since the last look (with an overlap: commits are not instant). */
+  /**
+   * Loads the deposit addresses handed out since the last look. Indexes are taken from the
+   * wallet's counter inside the allocating write transaction, and SQLite commits one writer at a
+   * time, so a higher index is never visible before a lower one: `> last index` misses nothing.
+   */
   async refreshWatchlist(): Promise<void> {
-    let q = this.s.db.selectFrom('deposit_addresses').select(['address', 'merchant_id', 'external_user_id', 'created_at']);
-    if (this.addressesSince) q = q.where('created_at', '>=', new Date(Date.parse(this.addressesSince) - 60_000).toISOString());
-    for (const r of await q.execute()) {
+    const rows = await this.s.db
+      .selectFrom('deposit_addresses')
+      .select(['address', 'merchant_id', 'external_user_id', 'derivation_index'])
+      .where('derivation_index', '>', this.lastIndex)
+      .orderBy('derivation_index')
+      .execute();
+    for (const r of rows) {
       this.watch.add({ address: r.address, merchantId: r.merchant_id, externalUserId: r.external_user_id });
-      if (!this.addressesSince || r.created_at > this.addressesSince) this.addressesSince = r.created_at;
+      this.lastIndex = r.derivation_index;
     }
     const wallet = await this.s.db.selectFrom('wallet').select('hot_address').executeTakeFirst();
     this.watch.setHot(wallet?.hot_address ?? null);
@@ -92,25 +106,48 @@ export class ChainWatcher implements Worker {
       if (head.number !== cursor.head_number || solid.number !== cursor.solid_number) await this.commit(cursor, head, solid, [], []);
       return false;
     }
-    const end = Math.min(head.number + 1, next + this.batch);
-    const fetched = end - next > 1 ? await this.s.chain.getBlocks(next, end) : [await this.s.chain.getBlock(next)].filter((b): b is ChainBlock => b !== null);
-    if (fetched.length === 0 || fetched[0]?.number !== next || signal?.aborted) return false;
+    const fetched = (await this.takePrefetch(next)) ?? (await this.fetchRange(next, Math.min(head.number + 1, next + this.batch)));
+    if (fetched.blocks.length === 0 || fetched.blocks[0]?.number !== next || signal?.aborted) return false;
     const parent = await scannedBlock(this.s.db, next - 1);
-    if (parent && fetched[0].parentHash !== parent.hash) {
+    if (parent && fetched.blocks[0].parentHash !== parent.hash) {
       await this.rollback(cursor, head, solid);
       return true;
     }
-    const blocks = contiguous(fetched);
-    const withInfos = blocks.filter(needsInfos);
-    const infos = new Map<number, TxInfo[]>();
-    await mapLimit(withInfos, this.infoConcurrency, async (b) => void infos.set(b.number, await this.s.chain.getTransactionInfosByBlock(b.number)));
-    if (signal?.aborted) return false;
+    const blocks = contiguous(fetched.blocks);
+    const last = blocks[blocks.length - 1] as ChainBlock;
+    // While behind, the next range is fetched while this one is matched and committed.
+    if (last.number < head.number) this.startPrefetch(last.number + 1, Math.min(head.number + 1, last.number + 1 + this.batch));
     // After the fetch: any address a payment in these blocks was sent to was committed before it.
     await this.refreshWatchlist();
-    const found = blocks.flatMap((b) => matchBlock(b, infos.get(b.number) ?? null, this.watch, this.tokens));
+    const found = blocks.flatMap((b) => matchBlock(b, fetched.infos.get(b.number) ?? null, this.watch, this.tokens));
     await this.commit(cursor, head, solid, blocks, found);
-    const last = blocks[blocks.length - 1] as ChainBlock;
     return last.number < head.number;
+  }
+
+  /** Blocks [from, to) and the transaction infos of those that hold a successful contract call. */
+  private async fetchRange(from: number, to: number): Promise<Fetched> {
+    const blocks = to - from > 1 ? await this.s.chain.getBlocks(from, to) : [await this.s.chain.getBlock(from)].filter((b): b is ChainBlock => b !== null);
+    const infos = new Map<number, TxInfo[]>();
+    await mapLimit(blocks.filter(needsInfos), this.infoConcurrency, async (b) => void infos.set(b.number, await this.s.chain.getTransactionInfosByBlock(b.number)));
+    return { blocks, infos };
+  }
+
+  private startPrefetch(from: number, to: number): void {
+    const promise = this.fetchRange(from, to);
+    // A failed prefetch is dropped: the next tick fetches again (and meets the error itself).
+    promise.catch(() => undefined);
+    this.prefetch = { from, promise };
+  }
+
+  private async takePrefetch(from: number): Promise<Fetched | null> {
+    const p = this.prefetch;
+    this.prefetch = null;
+    if (!p || p.from !== from) return null;
+    try {
+      return await p.promise;
+    } catch {
+      return null;
+    }
   }
 
   /** First start: from about when the oldest deposit address was handed out, else the head. */

@@ -63,7 +63,7 @@ describe('logging', () => {
 
   it('logs a 500 with its request id and without the API key, at debug level too', async () => {
     const c = capture();
-    const t = await startTestApp({ extraRoutes: probeRoutes, logger: createLogger('debug', c.stream), env: { LOG_LEVEL: 'debug' } });
+    const t = await startTestApp({ workers: false, extraRoutes: probeRoutes, logger: createLogger('debug', c.stream), env: { LOG_LEVEL: 'debug' } });
     try {
       const { key } = await t.merchant();
       const r = await api(t.url, '/v1/boom', { key, headers: { 'x-request-id': 'trace-me-1' } });
