@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { TronClient, TronTransactionJson } from '../chain/client.js';
+import { transactionOutcome } from '../chain/outcome.js';
 import type { CatalogAsset } from '../assets/catalog.js';
 import { writeTx, type Db } from '../db/database.js';
 import type { WorkerLease } from '../workers/lease.js';
@@ -108,13 +109,16 @@ export type Resolution = 'pending' | 'confirmed' | 'failed' | 'expired';
 
 /** Moves a stored, unresolved transaction on: confirmed, failed, expired, or broadcast again. */
 export async function resolve(c: StepContext, tx: SweepTxRow): Promise<Resolution> {
-  const info = await c.chain.getTransactionInfo(tx.txid);
+  const outcome = await transactionOutcome(c.chain, tx.txid);
   const at = c.clock.now().toISOString();
-  if (info) {
-    const ok = info.result === 'SUCCESS' && info.receiptResult === 'SUCCESS';
+  // In a block but its outcome not stated yet: ask again, never guess (a wrong `failed` re-sends).
+  if (outcome.state === 'undecided') return 'pending';
+  if (outcome.state !== 'absent') {
+    const { info } = outcome;
+    const ok = outcome.state === 'success';
     await updateTx(c.db, tx.id, ['signed', 'broadcast'], {
       status: ok ? 'confirmed' : 'failed',
-      receipt_result: info.receiptResult,
+      receipt_result: ok ? info.receiptResult : outcome.reason,
       fee: info.fee.toString(),
       block_number: info.blockNumber,
       updated_at: at,

@@ -17,7 +17,8 @@
  */
 import type { CatalogAsset } from '../../assets/catalog.js';
 import { recordAudit } from '../../audit/store.js';
-import type { BroadcastResult, ChainBlockHeader, TronTransactionJson, TxInfo } from '../../chain/client.js';
+import type { BroadcastResult, ChainBlockHeader, TronTransactionJson } from '../../chain/client.js';
+import { transactionOutcome, type TxOutcome } from '../../chain/outcome.js';
 import type { PayoutStatus } from '../../db/schema.js';
 import { writeTx } from '../../db/database.js';
 import { findMerchant } from '../../merchants/store.js';
@@ -56,7 +57,7 @@ export function payoutWorkers(s: Services, lease: WorkerLease): Worker[] {
   return s.wallet ? [createPayoutWorker(s, lease)] : [];
 }
 
-type Fate = { kind: 'landed'; info: TxInfo } | { kind: 'pending' } | { kind: 'dead' };
+type Fate = { kind: 'landed'; outcome: Extract<TxOutcome, { state: 'success' | 'failed' }> } | { kind: 'pending' } | { kind: 'dead' };
 
 export function createPayoutWorker(s: Services, lease: WorkerLease, opts: PayoutWorkerOptions = {}): Worker {
   if (!s.wallet) throw new Error('the payout worker needs the unlocked wallet');
@@ -214,8 +215,9 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
   /** Whether a stored transaction landed, may still land, or provably never can. */
   async function fateOf(row: PayoutRow, solid: ChainBlockHeader): Promise<Fate> {
     const txid = row.tx_hash as string;
-    const info = await chain.getTransactionInfo(txid, { solid: true });
-    if (info) return { kind: 'landed', info };
+    const outcome = await transactionOutcome(chain, txid, { solid: true });
+    if (outcome.state === 'success' || outcome.state === 'failed') return { kind: 'landed', outcome };
+    if (outcome.state === 'undecided') return { kind: 'pending' };
     // A block holding it would have a timestamp ≤ its expiration; solid past that and no trace
     // of the txid at the solid height means no block can ever hold it.
     if (row.tx_expiration === null || solid.timestamp <= row.tx_expiration) return { kind: 'pending' };
@@ -264,15 +266,13 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
     return moved;
   }
 
-  async function settle(row: PayoutRow, info: TxInfo): Promise<boolean> {
+  async function settle(row: PayoutRow, outcome: Extract<TxOutcome, { state: 'success' | 'failed' }>): Promise<boolean> {
     checkedAt.delete(row.id);
     polls.delete(row.id);
-    const fee = info.fee.toString();
-    if (info.result === 'SUCCESS' && info.receiptResult === 'SUCCESS') {
-      return move(row, { to: 'confirmed', patch: { network_fee: fee, wait_reason: null } });
-    }
-    log.error({ payout: row.id, txid: row.tx_hash, receipt: info.receiptResult }, 'payout transaction failed on chain; reservation released, not re-sent');
-    return move(row, { to: 'failed', patch: { network_fee: fee, fail_reason: info.receiptResult || 'FAILED', wait_reason: null } });
+    const fee = outcome.info.fee.toString();
+    if (outcome.state === 'success') return move(row, { to: 'confirmed', patch: { network_fee: fee, wait_reason: null } });
+    log.error({ payout: row.id, txid: row.tx_hash, receipt: outcome.reason }, 'payout transaction failed on chain; reservation released, not re-sent');
+    return move(row, { to: 'failed', patch: { network_fee: fee, fail_reason: outcome.reason, wait_reason: null } });
   }
 
   /** Step 4. */
@@ -292,7 +292,7 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
         break;
       }
       checkedAt.set(row.id, solid.number);
-      if (fate.kind === 'landed') moved = (await settle(row, fate.info)) || moved;
+      if (fate.kind === 'landed') moved = (await settle(row, fate.outcome)) || moved;
       else if (fate.kind === 'dead') moved = (await resign(row)) || moved;
       else {
         const n = (polls.get(row.id) ?? 0) + 1;
