@@ -40,6 +40,20 @@ export function deriveStatus(f: LifecycleFacts): InvoiceStatus {
   return paidLate() ? 'paid_late' : 'underpaid';
 }
 
+/** The state each lifecycle state is entered from when the invoice moves forward (DESIGN §5). */
+const ENTERED_FROM: Partial<Record<InvoiceStatus, InvoiceStatus>> = { seen: 'created', confirmed: 'seen', settled: 'confirmed', underpaid: 'seen' };
+
+/**
+ * The statuses an invoice passes through from `from` to `to`, in order, ending with `to`: a payment
+ * found already confirmed (a catch-up, fast blocks) still reports `seen` before `confirmed`, so a
+ * merchant following the events sees every step. A move that is not forward (a fork) is one step.
+ */
+export function statusPath(from: InvoiceStatus, to: InvoiceStatus): InvoiceStatus[] {
+  const path: InvoiceStatus[] = [to];
+  for (let s = ENTERED_FROM[to]; s !== undefined && s !== from; s = ENTERED_FROM[s]) path.unshift(s);
+  return ENTERED_FROM[path[0] as InvoiceStatus] === from || path.length === 1 ? path : [to];
+}
+
 /**
  * The credit of an invoice so far: its credited deposits less the service fee, never below zero
  * (the fee comes out of the first credits). `share` is what one more deposit adds to it.

@@ -10,7 +10,7 @@ import { liveDepositsOfInvoice, markCredited, type DepositRow } from '../deposit
 import { liveDepositViews } from '../deposits/view.js';
 import { post } from '../ledger/service.js';
 import { recordEvent } from '../webhooks/outbox.js';
-import { deriveStatus, invoiceCredit } from './lifecycle.js';
+import { deriveStatus, invoiceCredit, statusPath } from './lifecycle.js';
 import { invoiceView } from './view.js';
 
 export interface SettleContext {
@@ -60,7 +60,10 @@ export async function settleInvoice(trx: Tx, ctx: SettleContext, invoiceId: stri
   if (r.numUpdatedRows === 0n || !changed) return false;
   // A status can be entered again after a fork: the key counts this invoice's events so far.
   const { n } = await trx.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('subject_id', '=', invoiceId).executeTakeFirstOrThrow();
-  const view = invoiceView({ ...inv, status, ...amounts, updated_at: now }, liveDepositViews(deposits));
-  await recordEvent(trx, ctx.clock, { merchantId: inv.merchant_id, type: `invoice.${status}`, subjectId: invoiceId, data: view, key: `invoice:${invoiceId}:${status}:${Number(n)}` });
+  const views = liveDepositViews(deposits);
+  for (const [i, step] of statusPath(inv.status, status).entries()) {
+    const view = invoiceView({ ...inv, status: step, ...amounts, updated_at: now }, views);
+    await recordEvent(trx, ctx.clock, { merchantId: inv.merchant_id, type: `invoice.${step}`, subjectId: invoiceId, data: view, key: `invoice:${invoiceId}:${step}:${Number(n) + i}` });
+  }
   return true;
 }
