@@ -5,6 +5,7 @@ import { showDelivery, type AttemptView, type DeliveryView } from '../../src/web
 
 export default class WebhookShow extends PaygateCommand {
   static override description = 'Show a webhook delivery and every attempt (time, status code, duration, response excerpt)';
+  static override examples = ['<%= config.bin %> webhook show dlv_0123456789abcdef01234567', '<%= config.bin %> webhook show evt_0123456789abcdef01234567 --json'];
   static override args = { id: Args.string({ required: true, description: 'delivery id (dlv_…) or event id (evt_…, the webhook-id header)' }) };
 
   async run(): Promise<DeliveryView & { attempts_log: AttemptView[] }> {

@@ -49,6 +49,9 @@ describe('payout CLI', () => {
     expect(list.json.map((p: { payout_id: string }) => p.payout_id).sort()).toEqual([created.body.payout_id, second.body.payout_id].sort());
     expect(listed.json).toHaveLength(1);
 
+    // The CLI runs on the system clock and approval checks the whitelist entry again: let its 1 s
+    // delay pass there too.
+    await new Promise((r) => setTimeout(r, 1_100));
     const [approved, rejected] = await Promise.all([
       cli('payout', 'approve', created.body.payout_id),
       cli('payout', 'reject', second.body.payout_id, '--reason', 'duplicate request'),
