@@ -36,6 +36,8 @@ export default class Serve extends PaygateCommand {
     logger.info({ signal }, 'shutting down: finishing in-flight requests, stopping workers');
     await app.stop();
     logger.info('stopped');
+    // Everything is closed; a node request abandoned by a stopping worker must not hold the process.
+    setTimeout(() => process.exit(0), 1_000).unref();
     return { url, admin_url: app.adminUrl };
   }
 }

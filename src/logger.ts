@@ -77,7 +77,9 @@ export function scrub(value: unknown, depth = 0, seen = new WeakSet<object>()): 
     return copy;
   }
   if (Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return value;
-  if (!isPlain(value) && typeof (value as { toJSON?: unknown }).toJSON === 'function') return value;
+  // Class instances (a request, a socket, a Date) go to pino's serializers as they are: the
+  // serializers pick their fields and the redact paths cover what those can carry.
+  if (!isPlain(value)) return value;
   seen.add(value);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) out[k] = secretKey(k) ? CENSOR : scrub(v, depth + 1, seen);

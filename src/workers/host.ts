@@ -30,6 +30,8 @@ export interface WorkerHostOptions extends LeaseOptions {
   jobs?: Job[];
   /** Longest pause after consecutive failed ticks (default 30 s). */
   maxBackoffMs?: number;
+  /** How long stop() waits for running ticks to finish (default 5 s). */
+  stopGraceMs?: number;
 }
 
 export interface WorkerHost {
@@ -67,6 +69,7 @@ export function startWorkerHost(s: Services, opts: WorkerHostOptions = {}): Work
   const lease = new WorkerLease(s.db, s.clock, opts);
   const renewMs = opts.renewMs ?? 3_000;
   const maxBackoffMs = opts.maxBackoffMs ?? 30_000;
+  const stopGraceMs = opts.stopGraceMs ?? 5_000;
   const workers = (opts.workers ?? backgroundWorkers)(s, lease);
   const log = s.logger.child({ component: 'workers', holder: lease.holder });
   let running: { abort: AbortController; loops: Map<string, Loop>; scheduler: Scheduler } | null = null;
@@ -111,7 +114,16 @@ export function startWorkerHost(s: Services, opts: WorkerHostOptions = {}): Work
     running = null;
     r.abort.abort();
     await r.scheduler.stop();
-    await Promise.all([...r.loops.values()].map((l) => l.done));
+    // A tick ends at its next safe point; one stuck in a node call (retries, a hung node) is not
+    // waited for past the grace period: every step is crash-safe, so leaving it is no worse than a
+    // SIGKILL, and a shutdown must not hang on the network.
+    let grace: NodeJS.Timeout | undefined;
+    const ended = await Promise.race([
+      Promise.all([...r.loops.values()].map((l) => l.done)).then(() => true),
+      new Promise<false>((resolve) => (grace = setTimeout(() => resolve(false), stopGraceMs))),
+    ]);
+    clearTimeout(grace);
+    if (!ended) log.warn({ graceMs: stopGraceMs }, 'a worker tick did not reach a safe point in time; stopping without it');
   };
 
   const renew = async () => {
