@@ -6,6 +6,7 @@
  * worker host retries with a backoff, and nothing was written. A parent-hash mismatch rolls back to
  * the common ancestor (deposit-progress.ts settles the consequences) and the scan continues there.
  */
+import { performance } from 'node:perf_hooks';
 import type { ChainBlock, ChainBlockHeader, TxInfo } from '../chain/client.js';
 import { writeTx } from '../db/database.js';
 import { recordTransfer } from '../deposits/service.js';
@@ -54,6 +55,9 @@ function contiguous(blocks: ChainBlock[]): ChainBlock[] {
   return blocks.slice(0, n);
 }
 
+/** Blocks behind the head from which catch-up progress is logged. */
+const CATCH_UP_REPORT_BEHIND = 200;
+
 export class ChainWatcher implements Worker {
   readonly name = WATCHER_NAME;
   readonly intervalMs: number;
@@ -63,6 +67,8 @@ export class ChainWatcher implements Worker {
   private readonly watch = new Watchlist();
   private lastIndex = -1;
   private prefetch: { from: number; promise: Promise<Fetched> } | null = null;
+  private reportedAt = 0;
+  private reportedBlock = 0;
 
   constructor(private readonly s: Services, private readonly lease: WorkerLease | null, opts: WatcherOptions = {}) {
     this.intervalMs = opts.intervalMs ?? 1_000;
@@ -121,7 +127,18 @@ export class ChainWatcher implements Worker {
     await this.refreshWatchlist();
     const found = blocks.flatMap((b) => matchBlock(b, fetched.infos.get(b.number) ?? null, this.watch, this.tokens));
     await this.commit(cursor, head, solid, blocks, found);
+    this.reportCatchUp(last.number, head.number);
     return last.number < head.number;
+  }
+
+  /** While far behind (a first start, an outage), the operator sees the catch-up move: every 10 s. */
+  private reportCatchUp(scanned: number, head: number): void {
+    const now = performance.now();
+    if (head - scanned < CATCH_UP_REPORT_BEHIND || now - this.reportedAt < 10_000) return;
+    const rate = this.reportedAt > 0 ? ((scanned - this.reportedBlock) * 1000) / (now - this.reportedAt) : null;
+    this.s.logger.info({ scanned, head, behind: head - scanned, blocks_per_s: rate === null ? null : Math.round(rate) }, 'chain watcher catching up');
+    this.reportedAt = now;
+    this.reportedBlock = scanned;
   }
 
   /** Blocks [from, to) and the transaction infos of those that hold a successful contract call. */
