@@ -54,7 +54,7 @@ async function real(): Promise<void> {
   };
   // Limits are counted (the work is measured) but never reached: a run sends millions a minute,
   // past what the variables accept.
-  const config = { ...parseConfig(env), rateLimitPerIp: Number.MAX_SAFE_INTEGER, rateLimitPerKey: Number.MAX_SAFE_INTEGER };
+  const config = { ...parseConfig({ ADMIN_PORT: '0', ...env }), rateLimitPerIp: Number.MAX_SAFE_INTEGER, rateLimitPerKey: Number.MAX_SAFE_INTEGER };
   // Operator setup, as the CLI does it, before serve starts.
   const setup = openDatabase(config.databasePath);
   await migrateToLatest(setup.db);

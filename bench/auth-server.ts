@@ -12,7 +12,7 @@ import { parseConfig } from '../src/config.js';
 import { approvedMerchantWithKey } from '../src/keys/service.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'paygate-bench-'));
-const config = parseConfig({
+const config = parseConfig({ ADMIN_PORT: '0',
   DATABASE_URL: path.join(dir, 'bench.db'),
   PORT: '0',
   LOG_LEVEL: 'silent',

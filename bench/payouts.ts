@@ -37,7 +37,7 @@ async function main(): Promise<void> {
     const hot = publicInfoOf(mnemonic).hotAddress;
     devnet.control.fund({ address: hot, asset: 'TRX_TRON', amount: 10_000_000_000_000n });
     devnet.control.fund({ address: hot, asset: 'USDT_TRON', amount: 10_000_000_000_000n, mine: true });
-    const config = parseConfig({
+    const config = parseConfig({ ADMIN_PORT: '0',
       DATABASE_URL: path.join(dir, 'bench.db'),
       PORT: '0',
       LOG_LEVEL: 'silent',

@@ -51,7 +51,7 @@ async function post(url: string, p: string, body: unknown): Promise<unknown> {
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'paygate-bench-watcher-'));
-  const config = parseConfig({ DATABASE_URL: path.join(dir, 'db'), TRON_NETWORK: 'devnet', LOG_LEVEL: 'silent', WALLET_KEYSTORE: path.join(dir, 'ks'), WALLET_PASSPHRASE: 'bench passphrase, long enough', PORT: '0', TRON_FULL_NODE_URL: 'http://127.0.0.1:1' });
+  const config = parseConfig({ ADMIN_PORT: '0', DATABASE_URL: path.join(dir, 'db'), TRON_NETWORK: 'devnet', LOG_LEVEL: 'silent', WALLET_KEYSTORE: path.join(dir, 'ks'), WALLET_PASSPHRASE: 'bench passphrase, long enough', PORT: '0', TRON_FULL_NODE_URL: 'http://127.0.0.1:1' });
   let app = await buildApp(config, { workers: false });
   const db = app.services.db;
   await initWallet(db, systemClock, 'bench', config, { mnemonic: MNEMONIC, scrypt: { N: 1024, r: 8, p: 1 } });

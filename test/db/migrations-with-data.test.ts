@@ -94,7 +94,7 @@ describe('upgrades with data', () => {
     const shown = await runCli(['merchant', 'show', MERCHANT, '--json'], env);
     expect(shown.json).toMatchObject({ merchant_id: MERCHANT, name: 'Old shop', approval: 'approved', enabled: true });
 
-    const app = await buildApp(parseConfig({ ...env, PORT: '0', LOG_LEVEL: 'silent' }), { clock: new ManualClock('2026-03-01T10:00:00Z'), workers: false });
+    const app = await buildApp(parseConfig({ ADMIN_PORT: '0', ...env, PORT: '0', LOG_LEVEL: 'silent' }), { clock: new ManualClock('2026-03-01T10:00:00Z'), workers: false });
     try {
       const url = await app.start();
       // The old key still authenticates.

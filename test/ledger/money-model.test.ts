@@ -145,12 +145,17 @@ class Move implements Cmd {
     approve: ['pending_review'], reject: ['pending_review'], cancel: ['pending_review', 'approved', 'queued'],
     queue: ['approved', 'signing', 'broadcast'], sign: ['queued'], broadcast: ['signing'], confirm: ['broadcast'], fail: ['broadcast'],
   };
+  private static readonly FORWARD: Partial<Record<PayoutStatus, Move['step']>> = {
+    pending_review: 'approve', approved: 'queue', queued: 'sign', signing: 'broadcast', broadcast: 'confirm',
+  };
   private pick(model: Model): ModelPayout {
     if (!this.open) return model.payouts[this.n % model.payouts.length]!;
     const moving = model.payouts.filter((p) => HOLDING.includes(p.status));
     const p = moving[this.n % moving.length]!;
     const steps = (Object.keys(Move.ALLOWED) as Array<Move['step']>).filter((s) => Move.ALLOWED[s].includes(p.status));
-    this.step = steps[(this.n >> 3) % steps.length]!;
+    // Mostly forward (three in four), so runs reach confirmed and failed; otherwise any allowed step.
+    const forward = Move.FORWARD[p.status];
+    this.step = forward && (this.n >> 3) % 4 !== 0 ? forward : steps[(this.n >> 5) % steps.length]!;
     return p;
   }
   async run(model: Model, real: Real) {

@@ -81,7 +81,7 @@ describe('payout worker: operator commands', () => {
   it('removes WALLET_PASSPHRASE from the environment once the keystore is unlocked', async () => {
     const ks = await newKeystore();
     process.env.WALLET_PASSPHRASE = PASSPHRASE;
-    const config = parseConfig({ ...env, WALLET_KEYSTORE: ks.keystore, WALLET_PASSPHRASE: PASSPHRASE });
+    const config = parseConfig({ ADMIN_PORT: '0', ...env, WALLET_KEYSTORE: ks.keystore, WALLET_PASSPHRASE: PASSPHRASE });
     const unlocked = await unlockWallet(database.db, systemClock, config);
     expect(unlocked.hotAddress).toBe(ks.hotAddress);
     expect(process.env.WALLET_PASSPHRASE).toBeUndefined();

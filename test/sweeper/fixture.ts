@@ -54,7 +54,7 @@ export interface SweepFixture {
 export async function sweepFixture(opts: { clock?: Clock } = {}): Promise<SweepFixture> {
   const dir = tempDir('paygate-sweep-');
   const devnet = await startDevnet({ blockTimeMs: 0 });
-  const config = parseConfig({ DATABASE_URL: path.join(dir, 'paygate.db'), TRON_NETWORK: 'devnet', TRON_FULL_NODE_URL: devnet.url, LOG_LEVEL: 'debug' });
+  const config = parseConfig({ ADMIN_PORT: '0', DATABASE_URL: path.join(dir, 'paygate.db'), TRON_NETWORK: 'devnet', TRON_FULL_NODE_URL: devnet.url, LOG_LEVEL: 'debug' });
   const database = openDatabase(config.databasePath);
   await migrateToLatest(database.db);
   let logText = '';
