@@ -11,7 +11,7 @@ import { serviceFeeAt } from '../fees/service.js';
 import { post } from '../ledger/service.js';
 import { percentOf } from '../money.js';
 import { recordEvent } from '../webhooks/outbox.js';
-import { findDeposit, insertDeposit, markCredited, moveDeposit, type DepositRow } from './store.js';
+import { depositRef, findDeposit, insertDeposit, markCredited, moveDeposit, type DepositRow } from './store.js';
 import { standaloneDepositView } from './view.js';
 
 /** A successful transfer of a catalog asset into a deposit address, as the chain shows it. */
@@ -119,10 +119,11 @@ export async function creditStandalone(trx: Tx, ctx: DepositContext, d: DepositR
   if (d.credited_at !== null || d.final !== 1 || d.status !== 'confirmed' || d.invoice_id !== null) return;
   const amount = BigInt(d.amount);
   const { percent } = await serviceFeeAt(trx, d.merchant_id, d.block_time);
-  const fee = percentOf(amount, percent) < amount ? percentOf(amount, percent) : amount;
+  const percentFee = percentOf(amount, percent);
+  const fee = percentFee < amount ? percentFee : amount;
   const credit = amount - fee;
   if (credit > 0n) {
-    await post(trx, ctx.clock, { merchantId: d.merchant_id, asset: d.asset, kind: 'credit', amount: credit, sourceRef: `deposit:${d.tx_hash}:${d.log_index}`, memo: 'standalone deposit', actor: 'system' });
+    await post(trx, ctx.clock, { merchantId: d.merchant_id, asset: d.asset, kind: 'credit', amount: credit, sourceRef: depositRef(d), memo: 'standalone deposit', actor: 'system' });
   }
   await markCredited(trx, d.id, credit, fee, ctx.clock.now().toISOString());
 }

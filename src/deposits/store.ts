@@ -1,9 +1,13 @@
 /** SQL for deposits: one row per transfer into a deposit address, keyed by (tx_hash, log_index). */
 import type { Selectable } from 'kysely';
 import type { Executor } from '../db/database.js';
+import { prepare } from '../db/prepared.js';
 import type { DepositsTable } from '../db/schema.js';
 
 export type DepositRow = Selectable<DepositsTable>;
+
+/** The ledger's source_ref of a deposit's credit: UNIQUE, so a deposit is booked at most once. */
+export const depositRef = (d: Pick<DepositRow, 'tx_hash' | 'log_index'>) => `deposit:${d.tx_hash}:${d.log_index}`;
 
 /** Inserts a new deposit; false when (tx_hash, log_index) is already recorded. */
 export async function insertDeposit(db: Executor, row: DepositRow): Promise<boolean> {
@@ -35,17 +39,21 @@ export async function moveDeposit(
     .execute();
 }
 
-/** Deposits of an invoice that count (not orphaned), in chain order. */
-export async function liveDepositsOfInvoice(db: Executor, invoiceId: string): Promise<DepositRow[]> {
-  return db
+// Every GET /v1/invoices/{id} runs it: built once (db/prepared.ts).
+const liveOfInvoice = prepare(['invoice'], (db, p) =>
+  db
     .selectFrom('deposits')
     .selectAll()
-    .where('invoice_id', '=', invoiceId)
+    .where('invoice_id', '=', p('invoice'))
     .where('status', '!=', 'orphaned')
     .orderBy('block_number')
     .orderBy('tx_hash')
-    .orderBy('log_index')
-    .execute();
+    .orderBy('log_index'),
+);
+
+/** Deposits of an invoice that count (not orphaned), in chain order. */
+export async function liveDepositsOfInvoice(db: Executor, invoiceId: string): Promise<DepositRow[]> {
+  return liveOfInvoice.all(db, { invoice: invoiceId }) as Promise<DepositRow[]>;
 }
 
 /** Live deposits whose block is not yet irreversible, with their merchant's confirmations policy. */

@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../clock.js';
 import type { Tx } from '../db/database.js';
-import { liveDepositsOfInvoice, markCredited, type DepositRow } from '../deposits/store.js';
+import { depositRef, liveDepositsOfInvoice, markCredited, type DepositRow } from '../deposits/store.js';
 import { liveDepositViews } from '../deposits/view.js';
 import { post } from '../ledger/service.js';
 import { recordEvent } from '../webhooks/outbox.js';
@@ -18,8 +18,6 @@ export interface SettleContext {
   /** Time of the last block scanned; null before the first scan. */
   horizon: string | null;
 }
-
-export const depositRef = (d: Pick<DepositRow, 'tx_hash' | 'log_index'>) => `deposit:${d.tx_hash}:${d.log_index}`;
 
 /** Books the not yet credited final, confirmed deposits; returns them updated. */
 async function creditDeposits(trx: Tx, ctx: SettleContext, merchantId: string, asset: string, fee: bigint, deposits: DepositRow[]): Promise<bigint> {

@@ -15,6 +15,7 @@ import type { Clock } from '../../clock.js';
 import { writeTx, type Db, type Executor } from '../../db/database.js';
 import { AppError } from '../../errors.js';
 import { AmountError, formatAmount, parseAmount } from '../../money.js';
+import { utcDay } from '../review.js';
 import type { PayoutRow } from '../store.js';
 
 /** fee_limit cap (sun) when the operator set none: 100 TRX (tronweb's default is 150). */
@@ -35,11 +36,6 @@ export async function hotWalletLimits(db: Executor, asset: string): Promise<HotW
     perDay: row?.per_day != null ? BigInt(row.per_day) : null,
     feeLimitCap: row?.fee_limit != null ? BigInt(row.fee_limit) : DEFAULT_FEE_LIMIT_CAP,
   };
-}
-
-function utcDay(now: Date): { from: string; to: string } {
-  const start = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  return { from: new Date(start).toISOString(), to: new Date(start + 86_400_000).toISOString() };
 }
 
 /** Base units of `asset` the worker has signed today (UTC), `except` one payout. */
