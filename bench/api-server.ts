@@ -11,7 +11,8 @@
  */
 import Fastify from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import inspector from 'node:inspector';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../src/app.js';
@@ -37,7 +38,9 @@ async function bare(): Promise<void> {
   app.get('/bare', async () => ({ ok: true }));
   app.post('/echo', async (req) => req.body);
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  const profile = await profileFromHere();
   process.stdout.write(JSON.stringify({ url, key: '', invoices: [], payouts: [], pid: process.pid }) + '\n');
+  process.on('SIGTERM', () => void profile().then(() => process.exit(0)));
 }
 
 async function real(): Promise<void> {
@@ -96,13 +99,36 @@ async function real(): Promise<void> {
     });
     payouts = [id];
   }
+  const profile = await profileFromHere();
   process.stdout.write(JSON.stringify({ url, key, invoices, payouts, pid: process.pid }) + '\n');
   process.on('SIGTERM', () =>
-    void app.stop().then(() => {
+    void profile()
+      .then(() => app.stop())
+      .then(() => {
       if (temp) rmSync(temp, { recursive: true, force: true });
       process.exit(0);
     }),
   );
+}
+
+/**
+ * With BENCH_CPU_PROF=<file>, a CPU profile of the load only (from ready to SIGTERM): node's
+ * --cpu-prof would also record the setup (wallet, address pool, the invoices to read).
+ */
+async function profileFromHere(): Promise<() => Promise<void>> {
+  const file = process.env.BENCH_CPU_PROF;
+  if (!file) return async () => {};
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) => session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 200 });
+  await post('Profiler.start');
+  return async () => {
+    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+    writeFileSync(file, JSON.stringify(profile));
+  };
 }
 
 if (process.argv[2] === 'bare') await bare();

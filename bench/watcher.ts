@@ -16,7 +16,7 @@ import { writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { buildApp } from '../src/app.js';
@@ -119,14 +119,19 @@ async function main(): Promise<void> {
     t = performance.now();
     await watcher.refreshWatchlist();
     console.log(`watchlist:    ${ADDRESSES} addresses loaded in ${((performance.now() - t) / 1000).toFixed(1)} s (once per start)`);
+    // What an API request would wait for while the watcher catches up on the same event loop.
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
     t = performance.now();
     while (await watcher.tick()) {
       /* catching up */
     }
     const watchMs = performance.now() - t;
+    loopDelay.disable();
     const found = await s.db.selectFrom('deposits').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     const seen = await s.db.selectFrom('invoices').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '!=', 'created').executeTakeFirstOrThrow();
     console.log(`watcher:      ${blocks} blocks in ${(watchMs / 1000).toFixed(1)} s = ${Math.round(blocks / (watchMs / 1000))} blocks/s; ${found.n} deposits, ${seen.n} invoices past created`);
+    console.log(`event loop delay during catch-up: p50 ${(loopDelay.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(loopDelay.max / 1e6).toFixed(1)} ms`);
     console.log(`ratio watcher / fetch+parse: ${(watchMs / fetchMs).toFixed(2)} (target < 1.5); a day of mainnet (28,800 blocks) ≈ ${((28_800 / blocks) * (watchMs / 1000)).toFixed(0)} s (target < 120 s)`);
 
     // 3. Head latency with the watcher looping as in serve.

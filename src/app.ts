@@ -132,6 +132,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       await Promise.all([workers?.stop(), http.close()]);
       await admin?.close();
       await addresses.stop();
+      await chain.close?.();
       await database.close();
       await checkpointer?.stop();
     },

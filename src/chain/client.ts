@@ -44,6 +44,41 @@ export interface ChainBlock extends ChainBlockHeader {
   transactions: ChainTx[];
 }
 
+/** A native TRX transfer whose transaction says `contractRet: SUCCESS`. */
+export interface ScanTransfer {
+  txID: string;
+  /** Receiver as `41…` hex, lower case ('' when malformed). */
+  toHex: string;
+  /** Sender as `41…` hex, lower case ('' when absent). */
+  ownerHex: string;
+  /** sun */
+  amount: bigint;
+}
+
+/** A token `Transfer(from, to, value)` log in a transaction whose receipt says SUCCESS. */
+export interface ScanTransferLog {
+  txID: string;
+  /** The block the info says it is from (compared with the block scanned). */
+  blockNumber: number;
+  /** Position of the log inside its transaction. */
+  index: number;
+  /** The emitting contract, as the node printed it (hex, usually without `41`). */
+  address: string;
+  /** topics[1] and topics[2]: 32-byte words holding the sender and the receiver. */
+  from: string;
+  to: string;
+  /** The amount word(s), hex. */
+  data: string;
+}
+
+/** What the chain watcher reads of a block (a fraction of it: see getScanBlocks). */
+export interface ScanBlock extends ChainBlockHeader {
+  /** The block's successful native TRX transfers. */
+  transfers: ScanTransfer[];
+  /** Ids of its successful contract calls (TriggerSmartContract): their infos may hold token transfers. */
+  calls: string[];
+}
+
 export interface ChainLog extends EventLog {
   /** Position of the log inside its transaction (deposits are keyed by tx hash + log index). */
   index: number;
@@ -122,7 +157,16 @@ export interface TronClient {
   getBlock(num: number): Promise<ChainBlock | null>;
   /** Blocks [start, endExclusive) in order, fetched 100 at a time; stops at the first missing one. */
   getBlocks(start: number, endExclusive: number): Promise<ChainBlock[]>;
+  /**
+   * The same blocks reduced to what scanning reads (header, successful TRX transfers, successful
+   * contract calls), parsed off the event loop: the chain watcher's read.
+   */
+  getScanBlocks(start: number, endExclusive: number): Promise<ScanBlock[]>;
   getTransactionInfosByBlock(num: number): Promise<TxInfo[]>;
+  /** The token Transfer logs of a block's successful transactions, parsed off the event loop: the watcher's read. */
+  getScanTransferLogs(num: number): Promise<ScanTransferLog[]>;
+  /** Releases what the client holds (its parse worker); optional for test doubles. */
+  close?(): Promise<void>;
   /** null when unknown. `solid` asks the solidity API (only irreversible transactions). */
   getTransaction(txid: string, opts?: { solid?: boolean }): Promise<ChainTx | null>;
   /** null until the transaction is in a block (or when unknown). */

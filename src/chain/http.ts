@@ -4,6 +4,7 @@
  * backoff for transient failures only (network errors, timeouts, 429/5xx, busy `{"Error"}` answers).
  */
 import { TronNetworkError, TronNodeError, TronTimeoutError } from './errors.js';
+import { UnparsableAnswer } from './parse-worker.js';
 
 export interface NodeHttpOptions {
   /** Base URL, e.g. https://api.trongrid.io or http://127.0.0.1:8090. */
@@ -51,12 +52,12 @@ export class NodeHttp {
    * well-formed answer as transient (e.g. a broadcast answering SERVER_BUSY) so it is retried too;
    * when retries run out that answer is returned, not thrown.
    */
-  async post<T = unknown>(path: string, body: unknown, opts: { isTransientAnswer?: (answer: T) => boolean } = {}): Promise<T> {
+  async post<T = unknown>(path: string, body: unknown, opts: PostOptions<T> = {}): Promise<T> {
     let lastError: TronNodeError | undefined;
     for (let attempt = 0; attempt <= this.retries; attempt++) {
       if (attempt > 0) await this.sleep(this.backoff(attempt));
       try {
-        const answer = await this.once<T>(path, body);
+        const answer = await this.once<T>(path, body, opts.parse);
         if (opts.isTransientAnswer?.(answer) && attempt < this.retries) continue;
         return answer;
       } catch (e) {
@@ -73,38 +74,59 @@ export class NodeHttp {
     return Math.round(base / 2 + Math.random() * (base / 2));
   }
 
-  private async once<T>(path: string, body: unknown): Promise<T> {
+  private async once<T>(path: string, body: unknown, parse?: (body: ArrayBuffer) => Promise<unknown>): Promise<T> {
     const host = path.startsWith('/walletsolidity/') ? this.solidityHost : this.fullHost;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.timeoutMs);
     let status: number;
-    let text: string;
+    let bytes: ArrayBuffer;
     try {
       const res = await fetch(host + path, { method: 'POST', headers: this.headers, body: JSON.stringify(body ?? {}), signal: controller.signal });
       status = res.status;
-      text = await res.text();
+      bytes = await res.arrayBuffer();
     } catch (e) {
       if (controller.signal.aborted) throw new TronTimeoutError(path, this.timeoutMs);
       throw new TronNetworkError(path, e);
     } finally {
       clearTimeout(timer);
     }
-    if (status === 429 || status >= 500) {
-      throw new TronNodeError(`TRON node answered HTTP ${status} for ${path}: ${text.slice(0, 200)}`, { path, status, transient: true });
-    }
     if (status >= 400) {
-      throw new TronNodeError(`TRON node answered HTTP ${status} for ${path}: ${text.slice(0, 200)}`, { path, status, transient: false });
+      const preview = Buffer.from(bytes, 0, Math.min(bytes.byteLength, 200)).toString('utf8');
+      throw new TronNodeError(`TRON node answered HTTP ${status} for ${path}: ${preview}`, { path, status, transient: status === 429 || status >= 500 });
     }
-    let json: unknown;
-    try {
-      json = text.trim() === '' ? {} : JSON.parse(text);
-    } catch (e) {
-      throw new TronNodeError(`TRON node answered ${path} with non-JSON: ${text.slice(0, 200)}`, { path, status, transient: false, cause: e });
-    }
+    const json = parse ? await this.parsedElsewhere(path, status, bytes, parse) : parseHere(path, status, bytes);
     if (json && typeof json === 'object' && !Array.isArray(json) && typeof (json as { Error?: unknown }).Error === 'string') {
       const message = (json as { Error: string }).Error;
       throw new TronNodeError(`TRON node error for ${path}: ${message}`, { path, status, transient: TRANSIENT_ERROR_TEXT.test(message) });
     }
     return json as T;
+  }
+
+  private async parsedElsewhere(path: string, status: number, bytes: ArrayBuffer, parse: (body: ArrayBuffer) => Promise<unknown>): Promise<unknown> {
+    try {
+      return await parse(bytes);
+    } catch (e) {
+      if (e instanceof UnparsableAnswer) {
+        throw new TronNodeError(`TRON node answered ${path} with non-JSON: ${e.preview}`, { path, status, transient: false, cause: e });
+      }
+      // The parser itself failed (a worker that died): not the node's fault, so ask again.
+      throw new TronNodeError(`answer of ${path} could not be parsed: ${(e as Error).message}`, { path, status, transient: true, cause: e });
+    }
+  }
+}
+
+export interface PostOptions<T> {
+  /** A well-formed answer to treat as transient (retried; returned once retries run out). */
+  isTransientAnswer?: (answer: T) => boolean;
+  /** Parses (and may prune) the body elsewhere, e.g. on the parse worker; default JSON.parse here. */
+  parse?: (body: ArrayBuffer) => Promise<unknown>;
+}
+
+function parseHere(path: string, status: number, bytes: ArrayBuffer): unknown {
+  const text = Buffer.from(bytes).toString('utf8');
+  try {
+    return text.trim() === '' ? {} : JSON.parse(text);
+  } catch (e) {
+    throw new TronNodeError(`TRON node answered ${path} with non-JSON: ${text.slice(0, 200)}`, { path, status, transient: false, cause: e });
   }
 }

@@ -3,7 +3,7 @@
  * Every numeric field may be absent (it was 0), so every read has a default.
  */
 import { fromHexAddress, toHexAddress } from './address.js';
-import type { AccountResources, AccountState, ChainBlock, ChainBlockHeader, ChainTx, TxInfo } from './client.js';
+import type { AccountResources, AccountState, ChainBlock, ChainBlockHeader, ChainTx, ScanBlock, TxInfo } from './client.js';
 import type { TronTransactionJson } from './tx-codec.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -94,7 +94,7 @@ export function parseTx(tx: Json): ChainTx {
   if (typeof ret === 'string') out.contractRet = ret;
   const toRaw = value.to_address ?? value.receiver_address;
   if (typeof toRaw === 'string' && toRaw !== '') {
-    out.toHex = toRaw.startsWith('T') ? hexOf(toRaw) : toRaw.toLowerCase();
+    out.toHex = receiverHex(toRaw);
     lazy(out, 'to', () => base58(toRaw) ?? undefined);
   }
   if (out.contractType === 'TransferContract') out.amount = big(value.amount);
@@ -107,8 +107,24 @@ export function parseTx(tx: Json): ChainTx {
   return out;
 }
 
+/** An address as the node printed it (hex or base58) → `41…` hex, lower case; '' when malformed. */
+function receiverHex(v: unknown): string {
+  if (typeof v !== 'string') return '';
+  return v.startsWith('T') ? hexOf(v) : v.toLowerCase();
+}
+
 export function parseBlock(block: Json): ChainBlock {
   return { ...parseHeader(block), transactions: (block.transactions ?? []).map(parseTx) };
+}
+
+/** A block as the parse worker reduced it (prune.ts scanBlock). */
+export function parseScanBlock(block: Json): ScanBlock {
+  const transfers = (block.transfers ?? []) as Json[];
+  return {
+    ...parseHeader(block),
+    transfers: transfers.map((t) => ({ txID: String(t.txID ?? ''), toHex: receiverHex(t.to), ownerHex: receiverHex(t.owner), amount: big(t.amount) })),
+    calls: (block.calls ?? []) as string[],
+  };
 }
 
 function decodeHexText(hex: unknown): string | undefined {

@@ -14,12 +14,15 @@ import type {
   ChainBlockHeader,
   ChainTx,
   Resource,
+  ScanBlock,
+  ScanTransferLog,
   TronClient,
   TxInfo,
 } from './client.js';
 import { RETRYABLE_BROADCAST_CODES, TronNodeError, type BroadcastCode } from './errors.js';
 import { NodeHttp, type NodeHttpOptions } from './http.js';
-import { isEmptyAnswer, parseAccount, parseBlock, parseHeader, parseInfo, parseResources, parseTx } from './parse.js';
+import { ParseWorker } from './parse-worker.js';
+import { isEmptyAnswer, parseAccount, parseBlock, parseHeader, parseInfo, parseResources, parseScanBlock, parseTx } from './parse.js';
 import { addressWord, decodeTransferCall, uintWord } from './trc20.js';
 import { encodeRawData, txIdOf, type TronTransactionJson } from './tx-codec.js';
 
@@ -40,6 +43,19 @@ interface RefBlock {
   timestamp: number;
 }
 
+/**
+ * Appends the contiguous run of `blocks` starting at `from` (a gap means the node does not have
+ * the rest yet); true when the whole range [from, to) was there.
+ */
+function appendRun<B extends { number: number }>(out: B[], blocks: B[], from: number, to: number): boolean {
+  blocks.sort((a, b) => a.number - b.number);
+  for (const [i, b] of blocks.entries()) {
+    if (b.number !== from + i) return false;
+    out.push(b);
+  }
+  return blocks.length >= to - from;
+}
+
 function safeNumber(v: bigint, what: string): number {
   if (v < 0n || v > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`${what} out of range: ${v}`);
   return Number(v);
@@ -53,11 +69,17 @@ function hexMessage(m: unknown): string {
 export class TronwebTronClient implements TronClient {
   readonly http: NodeHttp;
   private readonly tw: TronWeb;
+  /** Block ranges and block infos (the watcher's large answers) are parsed off the event loop. */
+  private readonly parser = new ParseWorker();
 
   constructor(opts: TronClientOptions) {
     this.http = new NodeHttp(opts);
     // Used offline only (building from our own reference block, signing); it makes no request.
     this.tw = new TronWeb({ fullHost: this.http.fullHost });
+  }
+
+  async close(): Promise<void> {
+    await this.parser.stop();
   }
 
   async getHeadBlock(): Promise<ChainBlockHeader> {
@@ -78,13 +100,17 @@ export class TronwebTronClient implements TronClient {
     for (let from = start; from < endExclusive; from += BLOCK_RANGE_LIMIT) {
       const to = Math.min(endExclusive, from + BLOCK_RANGE_LIMIT);
       const answer = await this.http.post<Json>('/wallet/getblockbylimitnext', { startNum: from, endNum: to });
-      const blocks = ((answer.block ?? []) as Json[]).map(parseBlock).sort((a, b) => a.number - b.number);
-      // Keep only the contiguous run from `from`: a gap means the node does not have the rest yet.
-      for (const [i, b] of blocks.entries()) {
-        if (b.number !== from + i) return out;
-        out.push(b);
-      }
-      if (blocks.length < to - from) break;
+      if (!appendRun(out, ((answer.block ?? []) as Json[]).map(parseBlock), from, to)) break;
+    }
+    return out;
+  }
+
+  async getScanBlocks(start: number, endExclusive: number): Promise<ScanBlock[]> {
+    const out: ScanBlock[] = [];
+    for (let from = start; from < endExclusive; from += BLOCK_RANGE_LIMIT) {
+      const to = Math.min(endExclusive, from + BLOCK_RANGE_LIMIT);
+      const answer = await this.http.post<Json>('/wallet/getblockbylimitnext', { startNum: from, endNum: to }, { parse: (b) => this.parser.parse('blockRange', b) });
+      if (!appendRun(out, ((answer.block ?? []) as Json[]).map(parseScanBlock), from, to)) break;
     }
     return out;
   }
@@ -92,6 +118,11 @@ export class TronwebTronClient implements TronClient {
   async getTransactionInfosByBlock(num: number): Promise<TxInfo[]> {
     const answer = await this.http.post<unknown>('/wallet/gettransactioninfobyblocknum', { num });
     return Array.isArray(answer) ? answer.map(parseInfo) : [];
+  }
+
+  async getScanTransferLogs(num: number): Promise<ScanTransferLog[]> {
+    const answer = await this.http.post<unknown>('/wallet/gettransactioninfobyblocknum', { num }, { parse: (b) => this.parser.parse('transferLogs', b) });
+    return Array.isArray(answer) ? (answer as ScanTransferLog[]).map((l) => ({ ...l, blockNumber: Number(l.blockNumber) || 0 })) : [];
   }
 
   async getTransaction(txid: string, opts: { solid?: boolean } = {}): Promise<ChainTx | null> {

@@ -7,8 +7,7 @@
  */
 import type { AssetCatalog } from '../assets/catalog.js';
 import { fromHexAddress, toHexAddress } from '../chain/address.js';
-import type { ChainBlock, ChainTx, TxInfo } from '../chain/client.js';
-import { TRANSFER_TOPIC } from '../chain/trc20.js';
+import type { ChainBlockHeader, ScanBlock, ScanTransferLog } from '../chain/client.js';
 
 export interface WatchedAddress {
   address: string;
@@ -25,7 +24,7 @@ export interface MatchedTransfer {
   /** -1 for native TRX; the log's position in its transaction for TRC20. */
   logIndex: number;
   from: string | null;
-  block: ChainBlock;
+  block: ChainBlockHeader;
 }
 
 export class Watchlist {
@@ -62,49 +61,46 @@ export class TokenSet {
   }
 }
 
-const ownerHex = (tx: ChainTx): string => String((tx.raw.raw_data.contract[0]?.parameter.value as { owner_address?: unknown })?.owner_address ?? '').toLowerCase();
-
 /** Whether a block needs its transaction infos fetched: it holds a contract call that succeeded. */
-export function needsInfos(block: ChainBlock): boolean {
-  return block.transactions.some((t) => t.contractType === 'TriggerSmartContract' && t.contractRet === 'SUCCESS');
+export function needsInfos(block: ScanBlock): boolean {
+  return block.calls.length > 0;
 }
 
-export function matchBlock(block: ChainBlock, infos: TxInfo[] | null, watch: Watchlist, tokens: TokenSet): MatchedTransfer[] {
+/** A base58 address from `41…` hex; null when malformed. */
+function base58OrNull(hex: string): string | null {
+  try {
+    return fromHexAddress(hex);
+  } catch {
+    return null;
+  }
+}
+
+export function matchBlock(block: ScanBlock, logs: ScanTransferLog[] | null, watch: Watchlist, tokens: TokenSet): MatchedTransfer[] {
   const out: MatchedTransfer[] = [];
   const native = tokens.native;
-  for (const tx of block.transactions) {
-    if (tx.contractType !== 'TransferContract' || tx.contractRet !== 'SUCCESS' || !native) continue;
-    const watched = tx.toHex ? watch.byHex.get(tx.toHex) : undefined;
-    if (!watched || !tx.amount || tx.amount <= 0n) continue;
-    if (watch.hotHex !== null && ownerHex(tx) === watch.hotHex) continue;
-    out.push({ watched, asset: native.code, decimals: native.decimals, amount: tx.amount, txHash: tx.txID, logIndex: -1, from: tx.owner, block });
+  for (const tx of native ? block.transfers : []) {
+    const watched = watch.byHex.get(tx.toHex);
+    if (!watched || tx.amount <= 0n) continue;
+    if (watch.hotHex !== null && tx.ownerHex === watch.hotHex) continue;
+    out.push({ watched, asset: native!.code, decimals: native!.decimals, amount: tx.amount, txHash: tx.txID, logIndex: -1, from: base58OrNull(tx.ownerHex), block });
   }
-  if (!infos) return out;
+  if (!logs) return out;
   let succeeded: Set<string> | null = null;
-  for (const info of infos) {
-    if (info.result !== 'SUCCESS' || info.logs.length === 0 || info.blockNumber !== block.number) continue;
-    for (const log of info.logs) {
-      const topics = log.topics;
-      if (topics.length !== 3 || topics[0]?.toLowerCase() !== TRANSFER_TOPIC) continue;
-      const token = tokens.tokenOfLog(log.address);
-      if (!token) continue;
-      const watched = watch.byHex.get(`41${String(topics[2]).slice(-40).toLowerCase()}`);
-      if (!watched) continue;
-      const data = String(log.data ?? '').replace(/^0x/, '');
-      if (!/^[0-9a-fA-F]{64}/.test(data)) continue;
-      const amount = BigInt(`0x${data.slice(0, 64)}`);
-      if (amount <= 0n) continue;
-      // The block's own record of the transaction must say SUCCESS too (both answers must agree).
-      succeeded ??= new Set(block.transactions.filter((t) => t.contractRet === 'SUCCESS').map((t) => t.txID));
-      if (!succeeded.has(info.txID)) continue;
-      let from: string | null = null;
-      try {
-        from = fromHexAddress(`41${String(topics[1]).slice(-40)}`);
-      } catch {
-        from = null;
-      }
-      out.push({ watched, asset: token.code, decimals: token.decimals, amount, txHash: info.txID, logIndex: log.index, from, block });
-    }
+  // Each log is a Transfer with three topics in a transaction whose receipt says SUCCESS.
+  for (const log of logs) {
+    if (log.blockNumber !== block.number) continue;
+    const token = tokens.tokenOfLog(log.address);
+    if (!token) continue;
+    const watched = watch.byHex.get(`41${log.to.slice(-40).toLowerCase()}`);
+    if (!watched) continue;
+    const data = log.data.replace(/^0x/, '');
+    if (!/^[0-9a-fA-F]{64}/.test(data)) continue;
+    const amount = BigInt(`0x${data.slice(0, 64)}`);
+    if (amount <= 0n) continue;
+    // The block's own record of the transaction must say SUCCESS too (both answers must agree).
+    succeeded ??= new Set(block.calls);
+    if (!succeeded.has(log.txID)) continue;
+    out.push({ watched, asset: token.code, decimals: token.decimals, amount, txHash: log.txID, logIndex: log.index, from: base58OrNull(`41${log.from.slice(-40)}`), block });
   }
   return out;
 }

@@ -7,7 +7,7 @@
  * the common ancestor (deposit-progress.ts settles the consequences) and the scan continues there.
  */
 import { performance } from 'node:perf_hooks';
-import type { ChainBlock, ChainBlockHeader, TxInfo } from '../chain/client.js';
+import type { ChainBlockHeader, ScanBlock, ScanTransferLog } from '../chain/client.js';
 import { writeTx } from '../db/database.js';
 import { recordTransfer } from '../deposits/service.js';
 import type { Services } from '../services.js';
@@ -44,12 +44,12 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R
 }
 
 interface Fetched {
-  blocks: ChainBlock[];
-  infos: Map<number, TxInfo[]>;
+  blocks: ScanBlock[];
+  logs: Map<number, ScanTransferLog[]>;
 }
 
 /** The longest run of blocks from the first that link parent to child. */
-function contiguous(blocks: ChainBlock[]): ChainBlock[] {
+function contiguous(blocks: ScanBlock[]): ScanBlock[] {
   let n = 1;
   while (n < blocks.length && blocks[n]?.parentHash === blocks[n - 1]?.id && blocks[n]?.number === (blocks[n - 1]?.number ?? 0) + 1) n++;
   return blocks.slice(0, n);
@@ -120,12 +120,12 @@ export class ChainWatcher implements Worker {
       return true;
     }
     const blocks = contiguous(fetched.blocks);
-    const last = blocks[blocks.length - 1] as ChainBlock;
+    const last = blocks[blocks.length - 1] as ScanBlock;
     // While behind, the next range is fetched while this one is matched and committed.
     if (last.number < head.number) this.startPrefetch(last.number + 1, Math.min(head.number + 1, last.number + 1 + this.batch));
     // After the fetch: any address a payment in these blocks was sent to was committed before it.
     await this.refreshWatchlist();
-    const found = blocks.flatMap((b) => matchBlock(b, fetched.infos.get(b.number) ?? null, this.watch, this.tokens));
+    const found = blocks.flatMap((b) => matchBlock(b, fetched.logs.get(b.number) ?? null, this.watch, this.tokens));
     await this.commit(cursor, head, solid, blocks, found);
     this.reportCatchUp(last.number, head.number);
     return last.number < head.number;
@@ -143,10 +143,10 @@ export class ChainWatcher implements Worker {
 
   /** Blocks [from, to) and the transaction infos of those that hold a successful contract call. */
   private async fetchRange(from: number, to: number): Promise<Fetched> {
-    const blocks = to - from > 1 ? await this.s.chain.getBlocks(from, to) : [await this.s.chain.getBlock(from)].filter((b): b is ChainBlock => b !== null);
-    const infos = new Map<number, TxInfo[]>();
-    await mapLimit(blocks.filter(needsInfos), this.infoConcurrency, async (b) => void infos.set(b.number, await this.s.chain.getTransactionInfosByBlock(b.number)));
-    return { blocks, infos };
+    const blocks = await this.s.chain.getScanBlocks(from, to);
+    const logs = new Map<number, ScanTransferLog[]>();
+    await mapLimit(blocks.filter(needsInfos), this.infoConcurrency, async (b) => void logs.set(b.number, await this.s.chain.getScanTransferLogs(b.number)));
+    return { blocks, logs };
   }
 
   private startPrefetch(from: number, to: number): void {
@@ -182,7 +182,7 @@ export class ChainWatcher implements Worker {
   }
 
   /** One short write transaction: deposits, scanned hashes, cursor, progress, settlement. */
-  private async commit(cursor: Cursor, head: ChainBlockHeader, solid: ChainBlockHeader, blocks: ChainBlock[], found: MatchedTransfer[]): Promise<void> {
+  private async commit(cursor: Cursor, head: ChainBlockHeader, solid: ChainBlockHeader, blocks: ScanBlock[], found: MatchedTransfer[]): Promise<void> {
     const ctx = { clock: this.s.clock, defaultConfirmations: this.s.config.confirmations };
     await writeTx(this.s.db, async (trx) => {
       if (this.lease) await this.lease.assertHeld(trx);
@@ -230,7 +230,7 @@ export class ChainWatcher implements Worker {
   private async rollback(cursor: Cursor, head: ChainBlockHeader, solid: ChainBlockHeader): Promise<void> {
     const next = cursor.next_block;
     const low = (await lowestScanned(this.s.db)) ?? next - 1;
-    const nodeBlocks = await this.s.chain.getBlocks(low, next);
+    const nodeBlocks = await this.s.chain.getScanBlocks(low, next);
     const stored = await scannedFrom(this.s.db, low);
     let ancestor = low - 1;
     for (const b of stored) {

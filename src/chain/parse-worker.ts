@@ -1,0 +1,91 @@
+/**
+ * JSON.parse of the node's large answers on a worker thread. A range of 100 mainnet blocks is
+ * about 35 MB of JSON: parsed on the main thread it would stop every API request for about half a
+ * second, each time, while the watcher catches up. The worker parses and prunes (prune.ts); the
+ * main thread receives only what the watcher reads. The response body moves to the worker without
+ * a copy (a transferred ArrayBuffer). Like derive-worker.ts, the source is plain JavaScript
+ * evaluated in the worker (the prune functions' own text), so it runs the same under tsx, vitest
+ * and the built dist/.
+ */
+import { Worker } from 'node:worker_threads';
+import { infoOutcome } from './parse.js';
+import { scanBlock, scanBlockRange, scanTransferLogs } from './prune.js';
+import { TRANSFER_TOPIC } from './trc20.js';
+
+export type PruneKind = 'blockRange' | 'transferLogs';
+
+const SOURCE = `
+const { parentPort } = require('node:worker_threads');
+// Bundlers and tsx may wrap functions in __name(…) to keep their names; nothing to keep here.
+var __name = (f) => f;
+${[scanBlock, scanBlockRange, scanTransferLogs, infoOutcome].map((f) => f.toString()).join('\n')}
+const prune = { blockRange: scanBlockRange, transferLogs: (json) => scanTransferLogs(json, '${TRANSFER_TOPIC}', infoOutcome) };
+const decoder = new TextDecoder();
+parentPort.on('message', ({ id, kind, body }) => {
+  let text = '';
+  try {
+    text = decoder.decode(body);
+    const json = text.trim() === '' ? {} : JSON.parse(text);
+    parentPort.postMessage({ id, value: prune[kind](json) });
+  } catch (e) {
+    parentPort.postMessage({ id, error: String(e && e.message), preview: text.slice(0, 200) });
+  }
+});
+`;
+
+/** The worker could not read the answer as JSON; `preview` is its start, for the error message. */
+export class UnparsableAnswer extends Error {
+  constructor(message: string, readonly preview: string) {
+    super(message);
+  }
+}
+
+interface Waiting {
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+}
+
+/** One worker, started on first use and unref'd (it never keeps the process alive). */
+export class ParseWorker {
+  private worker: { thread: Worker; waiting: Map<number, Waiting> } | null = null;
+  private next = 0;
+
+  /** The answer `body` parsed and pruned for `kind`; rejects with UnparsableAnswer for non-JSON. */
+  parse(kind: PruneKind, body: ArrayBuffer): Promise<unknown> {
+    const { thread, waiting } = this.started();
+    return new Promise((resolve, reject) => {
+      const id = this.next++;
+      waiting.set(id, { resolve, reject });
+      thread.postMessage({ id, kind, body }, [body]);
+    });
+  }
+
+  async stop(): Promise<void> {
+    const w = this.worker;
+    this.worker = null;
+    if (w) await w.thread.terminate();
+  }
+
+  private started(): { thread: Worker; waiting: Map<number, Waiting> } {
+    if (this.worker) return this.worker;
+    const thread = new Worker(SOURCE, { eval: true });
+    thread.unref();
+    const waiting = new Map<number, Waiting>();
+    thread.on('message', (m: { id: number; value?: unknown; error?: string; preview?: string }) => {
+      const w = waiting.get(m.id);
+      waiting.delete(m.id);
+      if (m.error !== undefined) w?.reject(new UnparsableAnswer(m.error, m.preview ?? ''));
+      else w?.resolve(m.value);
+    });
+    // A dead worker fails what it held; the next parse starts a new one.
+    const fail = (e: unknown) => {
+      if (this.worker?.thread === thread) this.worker = null;
+      for (const w of waiting.values()) w.reject(e);
+      waiting.clear();
+    };
+    thread.on('error', fail);
+    thread.on('exit', () => fail(new Error('parse worker exited')));
+    this.worker = { thread, waiting };
+    return this.worker;
+  }
+}

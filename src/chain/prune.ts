@@ -1,0 +1,71 @@
+/**
+ * What the chain watcher keeps of java-tron's two large answers: a block range
+ * (`getblockbylimitnext`, about 350 KB of JSON per mainnet block) and a block's transaction infos
+ * (`gettransactioninfobyblocknum`, about 140 KB). Both are parsed and reduced on the parse worker
+ * (parse-worker.ts) so the API's event loop never spends hundreds of milliseconds in JSON.parse
+ * while the watcher catches up. Only the reduced objects cross to the main thread: copying
+ * objects between threads costs about as much as parsing them, so a block crosses as its header
+ * and the few transactions scanning reads, not as 300 full transactions.
+ *
+ * The functions are self-contained (no imports, no closures): the worker evaluates their text.
+ */
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+/**
+ * One block reduced to what scanning reads: the header, the successful native TRX transfers
+ * (receiver, owner, amount as the node printed them) and the ids of the successful contract calls
+ * (the only transactions whose infos can hold a token transfer).
+ */
+export function scanBlock(b: any): any {
+  if (!b || typeof b !== 'object') return b;
+  const h = b.block_header && b.block_header.raw_data && typeof b.block_header.raw_data === 'object' ? b.block_header.raw_data : {};
+  const txs = Array.isArray(b.transactions) ? b.transactions : [];
+  const transfers = [];
+  const calls = [];
+  for (const t of txs) {
+    const ret = t && Array.isArray(t.ret) && t.ret[0] ? t.ret[0].contractRet : undefined;
+    if (ret !== 'SUCCESS') continue;
+    const c = t.raw_data && Array.isArray(t.raw_data.contract) ? t.raw_data.contract[0] : undefined;
+    const type = c ? c.type : undefined;
+    if (type === 'TriggerSmartContract') calls.push(String(t.txID ?? ''));
+    else if (type === 'TransferContract') {
+      const v = c.parameter && c.parameter.value && typeof c.parameter.value === 'object' ? c.parameter.value : {};
+      transfers.push({ txID: String(t.txID ?? ''), to: v.to_address, owner: v.owner_address, amount: v.amount });
+    }
+  }
+  return {
+    blockID: b.blockID,
+    block_header: { raw_data: { number: h.number, parentHash: h.parentHash, timestamp: h.timestamp, witness_address: h.witness_address } },
+    transfers,
+    calls,
+  };
+}
+
+/** A range answer `{block: [...]}` scanned; anything else (an `{"Error": …}` answer, `{}`) unchanged. */
+export function scanBlockRange(answer: any): any {
+  if (!answer || typeof answer !== 'object' || !Array.isArray(answer.block)) return answer;
+  return { block: answer.block.map(scanBlock) };
+}
+
+/**
+ * The token `Transfer` logs of a block's infos (three topics, the first the Transfer topic) in
+ * transactions whose receipt says SUCCESS (`outcome` is parse.ts infoOutcome, passed in because
+ * the worker evaluates this function's text alone). Which emitter and receiver count is decided by
+ * the caller; a block's 300 infos cross to the main thread as these few fields.
+ */
+export function scanTransferLogs(answer: any, transferTopic: string, outcome: (info: any) => { result: string }): any {
+  if (!Array.isArray(answer)) return answer;
+  const out = [];
+  for (const info of answer) {
+    if (!info || typeof info !== 'object' || !Array.isArray(info.log) || info.log.length === 0) continue;
+    if (outcome(info).result !== 'SUCCESS') continue;
+    for (let index = 0; index < info.log.length; index++) {
+      const l = info.log[index];
+      const topics = l && Array.isArray(l.topics) ? l.topics : [];
+      if (topics.length !== 3 || String(topics[0]).toLowerCase() !== transferTopic) continue;
+      out.push({ txID: String(info.id ?? ''), blockNumber: info.blockNumber, index, address: String(l.address ?? ''), from: String(topics[1]), to: String(topics[2]), data: String(l.data ?? '') });
+    }
+  }
+  return out;
+}
