@@ -97,6 +97,7 @@ function trustProxyOption(tp: Config['trustProxy']): false | string[] | ((addr: 
 
 export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiServer) => Promise<void>): Promise<ApiServer> {
   const ipLimiter = new FixedWindowLimiter(deps.config.rateLimitPerIp, deps.clock);
+  const requestLines = deps.config.logLevel === 'debug' || deps.config.logLevel === 'trace';
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: requestIdOf,
@@ -104,7 +105,10 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
     trustProxy: trustProxyOption(deps.config.trustProxy),
     routerOptions: { maxParamLength: 2048 },
     // Per-request lines only when debugging; failures are logged by the error handler.
-    logController: new LogController({ disableRequestLogging: deps.config.logLevel !== 'debug' && deps.config.logLevel !== 'trace' }),
+    logController: new LogController({ disableRequestLogging: !requestLines }),
+    // A child logger per request costs a pino child (bindings serialized, redaction applied) on
+    // every request; without request lines our own log calls carry reqId themselves.
+    ...(requestLines ? {} : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: false } },
     // Faults found before routing (a malformed URL, an over-long parameter) skip the hooks, so the
     // headers every response carries are set here too.
@@ -127,6 +131,9 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    // Path ids are UUIDs stored in lower case: an upper-case spelling names the same record.
+    const params = req.params as Record<string, unknown> | undefined;
+    if (typeof params?.id === 'string') params.id = params.id.toLowerCase();
     // IPv6 clients are counted per /64 (see clientBucket), here and in the key verifier's budgets.
     const client = clientBucket(req.ip);
     const ipState = ipLimiter.hit(client);
@@ -146,12 +153,6 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
     const keyState = keyLimiter.hit(keyIdOf(header as string));
     setRateHeaders(reply, tighter(ipState, keyState));
     if (keyState.limited) throw rateLimited(keyState);
-  });
-
-  // Path ids are UUIDs stored in lower case: an upper-case spelling names the same record.
-  app.addHook('preHandler', async (req) => {
-    const params = req.params as Record<string, unknown> | undefined;
-    if (typeof params?.id === 'string') params.id = params.id.toLowerCase();
   });
 
   app.setErrorHandler((err, req, reply) => {

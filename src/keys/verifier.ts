@@ -15,7 +15,7 @@
  * service_unavailable; both carry Retry-After.
  */
 import argon2 from 'argon2';
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { AppError } from '../errors.js';
@@ -74,7 +74,8 @@ const hashingBusy = (retryAfter: number) =>
   });
 
 function digestOf(secret: string): Buffer {
-  return createHash('sha256').update(secret).digest();
+  // One-shot hash: no Hash object per request.
+  return hash('sha256', secret, 'buffer') as unknown as Buffer;
 }
 
 export class ApiKeyVerifier {

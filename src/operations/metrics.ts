@@ -136,10 +136,12 @@ export function instrumentHttp(app: ApiServer, registry: Registry): void {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  app.addHook('onResponse', async (req, reply) => {
+  // A callback hook, not an async one: no promise per request.
+  app.addHook('onResponse', (req, reply, done) => {
     // The route template (/v1/invoices/:id), never the raw URL: ids would explode the label set.
     const labels = { method: req.method, route: req.is404 ? 'unmatched' : (req.routeOptions.url ?? 'unmatched'), status: String(reply.statusCode) };
     requests.inc(labels);
     latency.observe(labels, reply.elapsedTime / 1000);
+    done();
   });
 }
