@@ -53,6 +53,12 @@ function settingsOf(conn: Sqlite.Database): ConnectionSettings {
   };
 }
 
+/**
+ * How old the authentication generation read from the database may be: another process's change
+ * to merchants or keys (`key revoke`) shows on any request that starts this long after it committed.
+ */
+export const AUTH_GENERATION_MAX_AGE_MS = 100;
+
 /** Longest synchronous wait inside SQLite for a lock; the rest of the wait is asynchronous. */
 export const BUSY_TIMEOUT_MS = 20;
 export const DEFAULT_BUSY: BusyPolicy = { deadlineMs: 10_000, pauseMs: 5, maxPauseMs: 200 };
@@ -119,7 +125,7 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database {
   const authGeneration = () => {
     const local = localChanges.get() as number;
     const now = performance.now();
-    if (local !== known.local || now - known.at >= 100) {
+    if (local !== known.local || now - known.at >= AUTH_GENERATION_MAX_AGE_MS) {
       generation ??= sqlite.prepare('select value from auth_generation where id = 1').pluck();
       known = { value: generation.get() as number, local, at: now };
     }
