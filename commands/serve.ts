@@ -26,7 +26,7 @@ export default class Serve extends PaygateCommand {
       throw e;
     }
     const { config, logger } = app.services;
-    logger.info({ url, admin: app.adminUrl, network: config.tronNetwork, database: config.databasePath }, 'paygate serving /v1');
+    logger.info({ url, admin: app.adminUrl, network: config.tronNetwork, database: config.databasePath, sqlite: app.database.settings() }, 'paygate serving /v1');
     this.say(`paygate serving ${url}/v1 (database ${config.databasePath})`);
     if (app.adminUrl) this.say(`admin listener ${app.adminUrl} (/healthz, /readyz, /metrics)`);
     const signal = await new Promise<string>((resolve) => {

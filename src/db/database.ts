@@ -27,8 +27,37 @@ export interface Database {
    * once, another process's within 100 ms.
    */
   authGeneration(): number;
+  /**
+   * The durability settings as the live connections report them (PRAGMA read-backs, not what the
+   * code asked for): `serve` logs them at start, a test checks them.
+   */
+  settings(): { writer: ConnectionSettings; reader: ConnectionSettings };
   close(): Promise<void>;
 }
+
+export interface ConnectionSettings {
+  journal_mode: string;
+  /** 2 = FULL: every COMMIT is fsynced before it returns. */
+  synchronous: number;
+  foreign_keys: number;
+  busy_timeout: number;
+}
+
+function settingsOf(conn: Sqlite.Database): ConnectionSettings {
+  const read = (name: string) => conn.pragma(name, { simple: true }) as string | number;
+  return {
+    journal_mode: String(read('journal_mode')),
+    synchronous: Number(read('synchronous')),
+    foreign_keys: Number(read('foreign_keys')),
+    busy_timeout: Number(read('busy_timeout')),
+  };
+}
+
+/**
+ * How old the authentication generation read from the database may be: another process's change
+ * to merchants or keys (`key revoke`) shows on any request that starts this long after it committed.
+ */
+export const AUTH_GENERATION_MAX_AGE_MS = 100;
 
 /** Longest synchronous wait inside SQLite for a lock; the rest of the wait is asynchronous. */
 export const BUSY_TIMEOUT_MS = 20;
@@ -50,6 +79,9 @@ export interface OpenOptions {
 function openReader(file: string): Sqlite.Database {
   const reader = new Sqlite(file, { timeout: BUSY_TIMEOUT_MS });
   reader.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  // Set, not left to the build's defaults, so both connections report the writer's settings.
+  reader.pragma('synchronous = FULL');
+  reader.pragma('foreign_keys = ON');
   reader.pragma('query_only = ON');
   reader.pragma('wal_autocheckpoint = 0');
   return reader;
@@ -79,7 +111,8 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database {
   sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   sqlite.pragma('foreign_keys = ON');
   if (opts.autoCheckpoint === false) sqlite.pragma('wal_autocheckpoint = 0');
-  const reader = new StatementRunner(openReader(file), busy);
+  const readerDb = openReader(file);
+  const reader = new StatementRunner(readerDb, busy);
   const db = new Kysely<DB>({ dialect: new PaygateSqliteDialect(sqlite, busy, reader) });
   bindReader(db, reader);
   // Reading the generation starts a read transaction (WAL index locks: several µs). It is read
@@ -92,7 +125,7 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database {
   const authGeneration = () => {
     const local = localChanges.get() as number;
     const now = performance.now();
-    if (local !== known.local || now - known.at >= 100) {
+    if (local !== known.local || now - known.at >= AUTH_GENERATION_MAX_AGE_MS) {
       generation ??= sqlite.prepare('select value from auth_generation where id = 1').pluck();
       known = { value: generation.get() as number, local, at: now };
     }
@@ -103,6 +136,7 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database {
     db,
     sqlite,
     authGeneration,
+    settings: () => ({ writer: settingsOf(sqlite), reader: settingsOf(readerDb) }),
     async close() {
       if (closed) return;
       closed = true;

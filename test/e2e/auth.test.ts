@@ -1,8 +1,10 @@
 /** Authentication, merchant isolation at the key level, and rate limits over real HTTP. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock, systemClock } from '../../src/clock.js';
+import { AUTH_GENERATION_MAX_AGE_MS } from '../../src/db/database.js';
 import { revokeKey } from '../../src/keys/service.js';
 import { changeMerchant } from '../../src/merchants/service.js';
+import { runCliProcess } from '../helpers/cli.js';
 import { api } from '../helpers/http.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { probeRoutes } from '../helpers/probe-routes.js';
@@ -243,4 +245,41 @@ describe('rate limits', () => {
     // An unknown route is still a 404: routing comes before the limit.
     expect((await api(t.url, '/v1/nowhere')).status).toBe(404);
   });
+});
+
+describe('revocation from another process', () => {
+  it('refuses the key on every request that starts one generation re-read interval after `key revoke` exits', async () => {
+    const t = await startTestApp({ clock: systemClock, extraRoutes: probeRoutes, env: { API_RATE_LIMIT_PER_IP: '1000000', API_RATE_LIMIT_PER_KEY: '1000000' } });
+    try {
+      const { key } = await t.merchant();
+      // Keep the key warm in the server's cache: without the generation check it would be trusted
+      // from memory for 60 s.
+      const answers: { sentAt: number; status: number }[] = [];
+      let exitedAt = Infinity;
+      const bound = () => exitedAt + AUTH_GENERATION_MAX_AGE_MS;
+      const load = (async () => {
+        while (answers.length === 0 || answers[answers.length - 1]!.sentAt < bound()) {
+          const sentAt = performance.now();
+          answers.push({ sentAt, status: (await api(t.url, '/v1/probe', { key, body })).status });
+        }
+      })();
+      await new Promise((r) => setTimeout(r, 50));
+      const revoked = await runCliProcess(['key', 'revoke', keyIdOf(key), '--json'], { DATABASE_URL: t.app.config.databasePath, TRON_NETWORK: 'devnet' });
+      exitedAt = performance.now();
+      expect(revoked.json.status).toBe('revoked');
+      await load;
+
+      const late = answers.filter((a) => a.sentAt >= bound());
+      expect(late.length).toBeGreaterThan(0);
+      expect(new Set(late.map((a) => a.status))).toEqual(new Set([401]));
+      // Accepted until the revocation showed, refused from then on: never accepted again.
+      const statuses = answers.map((a) => a.status);
+      expect(statuses[0]).toBe(200);
+      const firstRefused = statuses.indexOf(401);
+      expect(statuses.slice(0, firstRefused).every((s) => s === 200)).toBe(true);
+      expect(statuses.slice(firstRefused).every((s) => s === 401)).toBe(true);
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
 });

@@ -53,4 +53,22 @@ describe('paygate serve', () => {
     child.kill('SIGINT');
     expect(await exited).toBe(0);
   });
+
+  it('logs at start the durability settings its live database connections report', async () => {
+    const child = spawn(process.execPath, [DEV_BIN, 'serve'], { env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const lines = createInterface({ input: child.stdout });
+    const started = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      lines.on('line', (l) => {
+        if (!l.startsWith('{')) return;
+        const entry = JSON.parse(l) as Record<string, unknown>;
+        if (entry.msg === 'paygate serving /v1') resolve(entry);
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+    });
+    const durable = { journal_mode: 'wal', synchronous: 2, foreign_keys: 1, busy_timeout: 20 };
+    expect(started.sqlite).toEqual({ writer: durable, reader: durable });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+  });
 });

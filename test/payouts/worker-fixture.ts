@@ -35,6 +35,8 @@ export async function workerAppOptions(devnet: Devnet, worker: PayoutWorkerOptio
   const ks = await newKeystore();
   return {
     hotAddress: ks.hotAddress,
+    /** The seed, for a test that must move the hot wallet's funds behind the worker's back. */
+    mnemonic: ks.mnemonic,
     options: {
       unlockWallet: true,
       chain: fastClient(devnet.url),

@@ -4,10 +4,20 @@
  * payout; cancel; failed receipts release the reservation and are never sent again.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { TronClient } from '../../src/chain/client.js';
+import { ManualClock } from '../../src/clock.js';
+import { approvedMerchantWithKey } from '../../src/keys/service.js';
+import { findMerchant } from '../../src/merchants/store.js';
+import { createPayout } from '../../src/payouts/service.js';
+import { createPayoutWorker } from '../../src/payouts/worker/worker.js';
+import { WorkerLease } from '../../src/workers/lease.js';
+import { sweepFixture, type SweepFixture } from '../sweeper/fixture.js';
 import { creditMerchant } from '../../src/ledger/operator.js';
 import { balance } from '../../src/ledger/service.js';
 import { changeMerchant } from '../../src/merchants/service.js';
 import { setHalt } from '../../src/payouts/halts.js';
+import { hotWalletPrivateKey } from '../../src/wallet/hd.js';
+import { TronWeb } from 'tronweb';
 import { approvePayout, cancelPayout, listPayouts } from '../../src/payouts/operator.js';
 import { setHotWalletLimit } from '../../src/payouts/worker/limits.js';
 import { waitingPayouts } from '../../src/payouts/worker/store.js';
@@ -21,6 +31,7 @@ import { ledgerProblems, startTestDevnet, successfulTransfersTo, transfersFrom, 
 let devnet: Devnet;
 let t: TestApp;
 let hot: string;
+let mnemonic: string;
 const db = () => t.app.services.db;
 const catalog = () => t.app.services.catalog;
 
@@ -29,6 +40,7 @@ beforeAll(async () => {
   // Pages of 2 payouts per step: waiting payouts must not hold back the ones behind them.
   const w = await workerAppOptions(devnet, { batch: 2 });
   hot = w.hotAddress;
+  mnemonic = w.mnemonic;
   t = await startTestApp(w.options);
 });
 afterAll(async () => {
@@ -231,5 +243,102 @@ describe('payout worker', () => {
     expect(transfersFrom(devnet, hot).filter((x) => x.txid === failed.tx_hash)).toHaveLength(1);
     expect((await row(id)).sign_attempts).toBe(1);
     expect(await ledgerProblems(db())).toEqual([]);
+  });
+
+  it('marks a REVERT receipt failed with its reason, releases the reservation and never sends it again', async () => {
+    // Signed while the hot wallet holds the USDT; emptied behind the worker's back before the
+    // transaction runs, so the token contract reverts (transfer above the balance).
+    fundHot('TRX_TRON', 200_000_000n);
+    fundHot('USDT_TRON', 50_000_000n);
+    const receiver = newAddress();
+    const { merchant, key } = await t.merchant();
+    await creditMerchant(db(), t.clock, 'test', catalog(), merchant.merchant_id, { asset: 'USDT_TRON', amount: '100', memo: 'seed' });
+    await addToWhitelist(db(), t.clock, 'test', catalog(), merchant.merchant_id, { asset: 'USDT_TRON', address: receiver, delay: '0' });
+    const refuse = devnet.control.addFault({ kind: 'http', status: 503, path: '/wallet/broadcasttransaction' });
+    const id = await request(key, receiver, '1');
+    await vi.waitFor(async () => expect((await row(id)).status).toBe('signing'), { timeout: 10_000 });
+    const hotKey = { address: hot, hex: TronWeb.address.toHex(hot).toLowerCase(), privateKey: hotWalletPrivateKey(mnemonic) };
+    const all = devnet.control.balances(hot).tokens.USDT_TRON as bigint;
+    expect(devnet.control.chain.transfer({ from: hotKey, to: devnet.accounts[4]!.address, asset: 'USDT_TRON', amount: all })).toMatchObject({ result: true });
+    devnet.control.mine(1);
+    expect(devnet.control.balances(hot).tokens.USDT_TRON ?? 0n).toBe(0n);
+    devnet.control.clearFaults(refuse.id);
+
+    const failed = await untilStatus(id, 'failed');
+    expect(failed.fail_reason).toBe('REVERT');
+    expect(failed.fee_charged).toBe('0');
+    expect(await balance(db(), merchant.merchant_id, 'USDT_TRON')).toMatchObject({ available: 100_000_000n, reserved: 0n });
+    devnet.control.mine(30);
+    const onChain = transfersFrom(devnet, hot).filter((x) => x.txid === failed.tx_hash);
+    expect(onChain.map((x) => x.ret)).toEqual(['REVERT']);
+    expect(devnet.control.balances(receiver).tokens.USDT_TRON ?? 0n).toBe(0n);
+    expect((await row(id)).sign_attempts).toBe(1);
+    expect(await ledgerProblems(db())).toEqual([]);
+  });
+});
+
+describe('payout worker fencing', () => {
+  let f: SweepFixture | undefined;
+  afterAll(() => f?.close());
+
+  it('a worker that lost the lease while paused after signing stores nothing and sends nothing; the new holder sends it once', async () => {
+    const clock = new ManualClock(new Date());
+    f = await sweepFixture({ clock });
+    const fx = f;
+    const db = fx.database.db;
+    const catalog = fx.services.catalog;
+    fx.devnet.control.fund({ address: fx.hot, asset: 'TRX_TRON', amount: 1_000_000_000n, mine: true });
+    fx.devnet.control.fund({ address: fx.hot, asset: 'USDT_TRON', amount: 100_000_000n, mine: true });
+    const { merchant: view } = await approvedMerchantWithKey(db, clock, 'test', { name: 'Fenced shop' });
+    const merchant = (await findMerchant(db, view.merchant_id))!;
+    await creditMerchant(db, clock, 'test', catalog, merchant.id, { asset: 'USDT_TRON', amount: '50', memo: 'seed' });
+    const to = newAddress();
+    await addToWhitelist(db, clock, 'test', catalog, merchant.id, { asset: 'USDT_TRON', address: to, delay: '0' });
+    const created = await createPayout({ db, clock, catalog }, merchant, { reference: 'fenced-1', asset: 'USDT_TRON', to_address: to, amount: '10' });
+    const id = created.payout.payout_id;
+    if (created.payout.status === 'pending_review') await approvePayout(db, clock, 'test', id);
+    const payout = () => db.selectFrom('payouts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+    // The old holder (fixture lease, token 1) pauses right after signing, before it stores the bytes.
+    let resume!: () => void;
+    const paused = new Promise<void>((r) => (resume = r));
+    const signedByOld: string[] = [];
+    const pausingChain = Object.create(fx.services.chain) as TronClient;
+    pausingChain.sign = async (tx, key) => {
+      const signed = await fx.services.chain.sign(tx, key);
+      signedByOld.push(signed.txID);
+      await paused;
+      return signed;
+    };
+    const old = createPayoutWorker({ ...fx.services, chain: pausingChain }, fx.lease);
+    const oldTick = old.tick(new AbortController().signal);
+    await vi.waitFor(() => expect(signedByOld).toHaveLength(1), { timeout: 10_000 });
+
+    // Paused past its grant; another process takes the lease and the fencing token moves on.
+    clock.advance(fx.lease.ttlMs + 1);
+    const next = new WorkerLease(db, clock, { holder: 'new-holder', ttlMs: fx.lease.ttlMs });
+    expect(await next.acquireOrRenew()).toBe(true);
+    resume();
+    await oldTick;
+
+    const after = await payout();
+    expect(after).toMatchObject({ status: 'queued', signed_tx: null, tx_hash: null, sign_attempts: 0, wait_reason: null });
+    expect(fx.logs()).toContain('worker lease lost before recording a signed payout');
+    fx.devnet.control.mine(3);
+    expect(await fx.services.chain.getTransaction(signedByOld[0]!)).toBeNull();
+    expect(transfersFrom(fx.devnet, fx.hot).filter((t) => t.token !== null)).toEqual([]);
+
+    // The new holder signs and sends it, once; the old one, still running, adds nothing.
+    const fresh = createPayoutWorker(fx.services, next);
+    for (let i = 0; i < 30 && (await payout()).status !== 'confirmed'; i++) {
+      await fresh.tick(new AbortController().signal);
+      await old.tick(new AbortController().signal);
+      fx.devnet.control.mine(1);
+    }
+    const done = await payout();
+    expect(done).toMatchObject({ status: 'confirmed', sign_attempts: 1 });
+    expect(done.tx_hash).not.toBe(signedByOld[0]);
+    expect(successfulTransfersTo(fx.devnet, fx.hot, to).map((t) => [t.txid, t.amount])).toEqual([[done.tx_hash, 10_000_000n]]);
+    expect(await ledgerProblems(db)).toEqual([]);
   });
 });

@@ -26,7 +26,7 @@ import type { Services } from '../../services.js';
 import { hotWalletPrivateKey } from '../../wallet/hd.js';
 import { liveEntry } from '../../whitelist/store.js';
 import type { Worker } from '../../workers/host.js';
-import type { WorkerLease } from '../../workers/lease.js';
+import { LeaseLostError, type WorkerLease } from '../../workers/lease.js';
 import { isWorkerHalted } from '../halts.js';
 import { findPayoutForOperator, type PayoutRow } from '../store.js';
 import { transitionPayout, type TransitionInput } from '../transitions.js';
@@ -203,6 +203,12 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
           if (KILL_AFTER_SIGN > 0 && Math.random() < KILL_AFTER_SIGN) process.kill(process.pid, 'SIGKILL');
         }
       } catch (err) {
+        if (err instanceof LeaseLostError) {
+          // Paused past the grant: the new holder signs it. Nothing was stored or sent, and this
+          // process writes nothing more to the payout (not even a wait reason).
+          log.warn({ payout: row.id }, 'worker lease lost before recording a signed payout; dropped unsent');
+          break;
+        }
         // A node that fails now is asked again next tick; the payout stays queued.
         log.warn({ err, payout: row.id }, 'payout not signed: node error');
         await wait(row, `node error while preparing the transaction: ${(err as Error).message}`);

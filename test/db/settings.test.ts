@@ -1,0 +1,50 @@
+/**
+ * The durability settings, read back from the live connections the driver keeps (the writer and
+ * the read connection), opened the way `serve` opens them: WAL, synchronous=FULL (2), foreign keys
+ * on, the short busy_timeout of the asynchronous busy wait. What the code asked for is not enough:
+ * a PRAGMA that SQLite ignores (a misspelling, a journal mode the file system refuses) fails
+ * silently, so the values are asked back from SQLite.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BUSY_TIMEOUT_MS, openDatabase, type Database } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { tempDir } from '../helpers/app.js';
+
+const DURABLE = { journal_mode: 'wal', synchronous: 2, foreign_keys: 1, busy_timeout: BUSY_TIMEOUT_MS };
+
+describe('durability settings', () => {
+  let database: Database;
+  afterEach(() => database?.close());
+
+  it('are WAL, synchronous=FULL, foreign keys on and the short busy_timeout on both live connections', async () => {
+    const file = path.join(tempDir(), 'settings.db');
+    // As buildApp (serve) opens it.
+    database = openDatabase(file, { autoCheckpoint: false });
+    await migrateToLatest(database.db);
+
+    expect(database.settings()).toEqual({ writer: DURABLE, reader: DURABLE });
+    // The writer asked directly, and a read-only statement outside a transaction (the reader's path).
+    expect(database.sqlite.pragma('synchronous', { simple: true })).toBe(2);
+    expect(database.sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
+    const viaReader = await sql<{ synchronous: number }>`pragma synchronous`.execute(database.db);
+    expect(viaReader.rows).toEqual([{ synchronous: 2 }]);
+    const fk = await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(database.db);
+    expect(fk.rows).toEqual([{ foreign_keys: 1 }]);
+
+    // What the settings mean, as a user would notice: a write goes to the WAL, and a row that
+    // names a merchant that does not exist is refused.
+    expect(existsSync(`${file}-wal`)).toBe(true);
+    await expect(
+      database.db.insertInto('api_keys').values({ key_id: 'k'.repeat(16), merchant_id: 'mer_nobody', secret_hash: 'x', created_at: new Date().toISOString(), revoked_at: null }).execute(),
+    ).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
+  });
+
+  it('hold for a CLI connection too (automatic checkpoints kept)', async () => {
+    database = openDatabase(path.join(tempDir(), 'cli.db'));
+    await migrateToLatest(database.db);
+    expect(database.settings()).toEqual({ writer: DURABLE, reader: DURABLE });
+  });
+});
