@@ -93,8 +93,10 @@ export class ApiKeyVerifier {
   private readonly trustMs: number;
   private readonly maxConcurrent: number;
   private readonly maxQueue: number;
-  /** Count of argon2 verifications done; read by tests and benchmarks. */
+  /** Count of argon2 verifications done; read by tests, benchmarks and /metrics. */
   hashCount = 0;
+  /** Keys left unchecked because the client spent its hashing budget (429) or the server its capacity (503). */
+  readonly refused = { client_budget: 0, server_busy: 0 };
 
   constructor(private readonly db: Db, private readonly clock: Clock, opts: VerifierOptions = {}) {
     this.trustMs = opts.trustMs ?? 60_000;
@@ -174,12 +176,12 @@ export class ApiKeyVerifier {
     if (failed?.has(digestHex)) throw unauthorized();
     // The process-wide cap is checked before the client's budget is spent, and counted after it.
     const global = this.hashRate.peek('all');
-    if (global.remaining === 0) throw hashingBusy(global.reset);
+    if (global.remaining === 0) throw this.busy(global.reset);
     const perIp = this.budgetPerIp.hit(clientIp);
-    if (perIp.limited) throw hashBudgetSpent(perIp.reset);
+    if (perIp.limited) throw this.budgetSpent(perIp.reset);
     const perKey = this.budgetPerKey.hit(`${clientIp} ${keyId}`);
-    if (perKey.limited) throw hashBudgetSpent(perKey.reset);
-    if (this.hashRate.hit('all').limited) throw hashingBusy(global.reset);
+    if (perKey.limited) throw this.budgetSpent(perKey.reset);
+    if (this.hashRate.hit('all').limited) throw this.busy(global.reset);
     const ok = await this.withHashSlot(() => argon2.verify(row.secret_hash, secret));
     if (!ok) {
       const set = failed ?? new Set<string>();
@@ -193,9 +195,19 @@ export class ApiKeyVerifier {
     return row.merchant_id;
   }
 
+  private busy(retryAfter: number): AppError {
+    this.refused.server_busy += 1;
+    return hashingBusy(retryAfter);
+  }
+
+  private budgetSpent(retryAfter: number): AppError {
+    this.refused.client_budget += 1;
+    return hashBudgetSpent(retryAfter);
+  }
+
   private async withHashSlot<T>(fn: () => Promise<T>): Promise<T> {
     if (this.running >= this.maxConcurrent) {
-      if (this.waiting.length >= this.maxQueue) throw hashingBusy(1);
+      if (this.waiting.length >= this.maxQueue) throw this.busy(1);
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
     this.running += 1;

@@ -18,7 +18,7 @@ import { systemClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { approvedMerchantWithKey } from '../../src/keys/service.js';
+import { approvedMerchantWithKey, issueKey } from '../../src/keys/service.js';
 import { creditMerchant } from '../../src/ledger/operator.js';
 import { startDevnet } from '../../src/devnet/index.js';
 import { initWallet } from '../../src/wallet/service.js';
@@ -32,6 +32,8 @@ export interface TargetOptions {
   env?: Record<string, string>;
   /** LOG_LEVEL of serve (default warn: every 5xx is logged at warn or error). */
   logLevel?: string;
+  /** Further keys of the shop, issued and never used, so serve has not verified them yet. */
+  spareKeys?: number;
 }
 
 export interface Target {
@@ -48,6 +50,8 @@ export interface Target {
   payoutReference: string;
   payoutAddress: string;
   externalUserId: string;
+  /** Keys of the shop that serve had not verified when it started (TargetOptions.spareKeys). */
+  spareKeys: string[];
   /** serve's log lines so far (JSON lines and the banner). */
   logLines: string[];
   /** Log lines that report a failed request (5xx), so far. */
@@ -67,7 +71,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function prepare(env: Record<string, string>) {
+async function prepare(env: Record<string, string>, spare: number) {
   const config = parseConfig(env);
   const setup = openDatabase(config.databasePath);
   try {
@@ -80,7 +84,9 @@ async function prepare(env: Record<string, string>) {
     // Plenty of funds: an attack that creates payouts with new references must not drain them.
     await creditMerchant(setup.db, systemClock, 'hostile', catalog, shop.merchant.merchant_id, { asset: 'USDT_TRON', amount: '1000000000', memo: 'hostile funding' });
     await addToWhitelist(setup.db, systemClock, 'hostile', catalog, shop.merchant.merchant_id, { asset: 'USDT_TRON', address: payoutAddress, delay: '0' });
-    return { shopKey: shop.apiKey, usersKey: users.apiKey, payoutAddress };
+    const spareKeys: string[] = [];
+    for (let i = 0; i < spare; i++) spareKeys.push((await issueKey(setup.db, systemClock, 'hostile', shop.merchant.merchant_id)).api_key);
+    return { shopKey: shop.apiKey, usersKey: users.apiKey, payoutAddress, spareKeys };
   } finally {
     await setup.close();
   }
@@ -124,7 +130,7 @@ export async function startTarget(opts: TargetOptions = {}): Promise<Target> {
     LOG_LEVEL: opts.logLevel ?? 'warn',
     ...opts.env,
   };
-  const prepared = await prepare(env).catch(async (e: unknown) => {
+  const prepared = await prepare(env, opts.spareKeys ?? 0).catch(async (e: unknown) => {
     await devnet.close();
     rmSync(dir, { recursive: true, force: true });
     throw e;
