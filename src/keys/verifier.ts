@@ -8,10 +8,11 @@
  * secret is recognised by digest without hashing; before that, each client IP gets a small hashing
  * budget per minute per key id and overall (so a stranger who knows a key id spends only their own
  * budget, never the key owner's), a secret that already failed is remembered, at most a few
- * hashes run at once and at most `hashesPerSecond` start per second in all. A wrong key is always
+ * hashes run at once (a verification waits at most 2 s for its turn) and at most
+ * `hashesPerSecond` start per second in all. A wrong key is always
  * the same 401 (the cause is never stated); a key that could not be checked is never a 401, since
  * it may be right: a client past its own hashing budget gets 429 rate_limited, and when the
- * server's hashing capacity (per second, or the queue) is spent the answer is 503
+ * server's hashing capacity (per second, the queue, or the wait for a turn) is spent the answer is 503
  * service_unavailable; both carry Retry-After.
  */
 import argon2 from 'argon2';
@@ -34,6 +35,12 @@ export interface VerifierOptions {
   /** argon2 verifications running at once; more wait in a queue of at most `maxQueue`. */
   maxConcurrentHashes?: number;
   maxQueue?: number;
+  /**
+   * How long a verification may wait in that queue for a slot; past it the key is answered 503
+   * with Retry-After. Admissions (`hashesPerSecond`) can outrun what the CPU hashes, so without
+   * this bound a full queue made a right key wait tens of seconds under attack.
+   */
+  maxQueueWaitMs?: number;
   /** argon2 verifications started per second by all clients together (CPU bound of the process). */
   hashesPerSecond?: number;
   /** Client addresses whose budgets are counted per minute (bounded maps; oldest dropped first). */
@@ -93,6 +100,7 @@ export class ApiKeyVerifier {
   private readonly trustMs: number;
   private readonly maxConcurrent: number;
   private readonly maxQueue: number;
+  private readonly maxQueueWaitMs: number;
   /** Count of argon2 verifications done; read by tests, benchmarks and /metrics. */
   hashCount = 0;
   /** Keys left unchecked because the client spent its hashing budget (429) or the server its capacity (503). */
@@ -106,6 +114,7 @@ export class ApiKeyVerifier {
     this.hashRate = new FixedWindowLimiter(opts.hashesPerSecond ?? 20, clock, { windowMs: 1000 });
     this.maxConcurrent = opts.maxConcurrentHashes ?? 2;
     this.maxQueue = opts.maxQueue ?? 64;
+    this.maxQueueWaitMs = opts.maxQueueWaitMs ?? 2_000;
     this.changeMarker = opts.changeMarker ?? (() => '');
   }
 
@@ -195,6 +204,22 @@ export class ApiKeyVerifier {
     return row.merchant_id;
   }
 
+  /** Waits for a hashing slot (handed over by the verification that ends) for at most `ms`. */
+  private slotWithin(ms: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const take = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        const at = this.waiting.indexOf(take);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(this.busy(Math.max(1, Math.ceil(ms / 1000))));
+      }, ms);
+      this.waiting.push(take);
+    });
+  }
+
   private busy(retryAfter: number): AppError {
     this.refused.server_busy += 1;
     return hashingBusy(retryAfter);
@@ -208,7 +233,7 @@ export class ApiKeyVerifier {
   private async withHashSlot<T>(fn: () => Promise<T>): Promise<T> {
     if (this.running >= this.maxConcurrent) {
       if (this.waiting.length >= this.maxQueue) throw this.busy(1);
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
+      await this.slotWithin(this.maxQueueWaitMs);
     }
     this.running += 1;
     this.hashCount += 1;

@@ -9,6 +9,7 @@ import { clientBucket, FixedWindowLimiter } from '../../src/http/rate-limit.js';
 import { api } from '../helpers/http.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { probeRoutes } from '../helpers/probe-routes.js';
+import { issueKey } from '../../src/keys/service.js';
 
 const body = { order_id: 'o-1', asset: 'USDT_TRON', amount: '10', expires_in: 600 };
 
@@ -93,5 +94,30 @@ describe('hashing capacity', () => {
     // Retried (the next second: three hashes were this second's cap), it is verified.
     clock.advance(1000);
     await expect(v.authenticate(keys[2]!, '192.0.2.2')).resolves.toMatchObject({ id: expect.any(String) });
+  });
+});
+
+describe('waiting for a hashing slot', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({
+      env: { API_RATE_LIMIT_PER_IP: '100000' },
+      extraRoutes: probeRoutes,
+      verifier: { hashBudgetPerIp: 1000, maxConcurrentHashes: 1, maxQueue: 64, maxQueueWaitMs: 20 },
+    });
+  });
+  afterAll(() => t.close());
+
+  it('answers 503 with Retry-After, never 401 and never a long wait, for a right key whose turn does not come in time', async () => {
+    const v = t.app.services.verifier;
+    const { merchant } = await t.merchant();
+    // Production-cost keys: one verification takes far longer than the 20 ms a queued one may wait.
+    const keys = await Promise.all(Array.from({ length: 3 }, async () => (await issueKey(t.app.services.db, t.clock, 'test', merchant.merchant_id)).api_key));
+    const answers = await Promise.all(keys.map((key, i) => v.authenticate(key, `192.0.2.${i}`).then(() => 'ok', (e) => e)));
+    expect(answers[0]).toBe('ok');
+    for (const a of answers.slice(1)) expect(a).toMatchObject({ code: 'service_unavailable', status: 503, headers: { 'retry-after': '1' } });
+    expect(v.refused.server_busy).toBe(2);
+    // Nothing is left waiting: retried one at a time, each right key is verified.
+    for (const key of keys.slice(1)) expect((await api(t.url, '/v1/probe', { key, body })).status).toBe(200);
   });
 });
