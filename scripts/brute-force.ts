@@ -34,7 +34,9 @@ try {
     concurrency,
     onSecond: (s) =>
       values.json ||
-      console.error(`[${s.second} s] ${s.attackAnswers} attack answers, ${s.verifications} argon2 verifications, ${s.cores.toFixed(2)} cores, RSS ${s.rssMb.toFixed(0)} MB`),
+      console.error(
+        `[${s.second.toFixed(1)} s] ${s.attackAnswers} attack answers, ${s.verifications.toFixed(1)} argon2 verifications/s, ${s.cores.toFixed(2)} cores, RSS ${s.rssMb.toFixed(0)} MB`,
+      ),
   });
   console.log(values.json ? JSON.stringify(report, null, 2) : formatReport(report));
   process.exitCode = report.problems.length === 0 ? 0 : 1;

@@ -10,6 +10,8 @@ import { api } from '../helpers/http.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { probeRoutes } from '../helpers/probe-routes.js';
 import { issueKey } from '../../src/keys/service.js';
+import { createLogger } from '../../src/logger.js';
+import { Writable } from 'node:stream';
 
 const body = { order_id: 'o-1', asset: 'USDT_TRON', amount: '10', expires_in: 600 };
 
@@ -99,10 +101,13 @@ describe('hashing capacity', () => {
 
 describe('waiting for a hashing slot', () => {
   let t: TestApp;
+  const logLines: Array<{ level: number; msg: string }> = [];
   beforeAll(async () => {
+    const sink = new Writable({ write: (chunk, _enc, done) => void (logLines.push(JSON.parse(String(chunk))), done()) });
     t = await startTestApp({
       env: { API_RATE_LIMIT_PER_IP: '100000' },
       extraRoutes: probeRoutes,
+      logger: createLogger('info', sink),
       verifier: { hashBudgetPerIp: 1000, maxConcurrentHashes: 1, maxQueue: 64, maxQueueWaitMs: 20 },
     });
   });
@@ -119,5 +124,15 @@ describe('waiting for a hashing slot', () => {
     expect(v.refused.server_busy).toBe(2);
     // Nothing is left waiting: retried one at a time, each right key is verified.
     for (const key of keys.slice(1)) expect((await api(t.url, '/v1/probe', { key, body })).status).toBe(200);
+  });
+
+  it('logs a key left unchecked for capacity as a warning without a stack, not as an error', async () => {
+    const { merchant } = await t.merchant();
+    const keys = await Promise.all(Array.from({ length: 3 }, async () => (await issueKey(t.app.services.db, t.clock, 'test', merchant.merchant_id)).api_key));
+    const statuses = (await Promise.all(keys.map((key) => api(t.url, '/v1/probe', { key, body })))).map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 503, 503]);
+    const refusals = logLines.filter((l) => /service_unavailable/.test(l.msg));
+    expect(refusals.map((l) => [l.level, l.msg])).toEqual([[40, 'request refused: service_unavailable'], [40, 'request refused: service_unavailable']]);
+    expect(refusals.some((l) => 'err' in l)).toBe(false);
   });
 });

@@ -227,19 +227,23 @@ export async function runBruteForce(t: Target, opts: BruteForceOptions): Promise
     }
   };
 
+  // Rates over the real interval between samples: a scrape is slow when serve is busy.
   const perSecond: number[] = [];
   const sampler = async () => {
     let prev = { total: start.total, cpu: cpuStart, at: Date.now() };
     for (let second = 1; running(); second++) {
       await new Promise((r) => setTimeout(r, Math.max(0, started + second * 1000 - Date.now())));
       const now = { total: (await verifierCounts(t)).total, cpu: cpuSeconds(t.pid), at: Date.now() };
-      const cores = (now.cpu - prev.cpu) / ((now.at - prev.at) / 1000);
+      const interval = (now.at - prev.at) / 1000;
+      const cores = (now.cpu - prev.cpu) / interval;
+      const rate = (now.total - prev.total) / interval;
       const rss = rssMb(t.pid);
-      perSecond.push(now.total - prev.total);
+      perSecond.push(rate);
       report.cpu.coresMax = Math.max(report.cpu.coresMax, cores);
       report.rss.maxMb = Math.max(report.rss.maxMb, rss);
-      opts.onSecond?.({ second, verifications: now.total - prev.total, cores, rssMb: rss, attackAnswers: report.attack.answers });
+      opts.onSecond?.({ second: (now.at - started) / 1000, verifications: rate, cores, rssMb: rss, attackAnswers: report.attack.answers });
       prev = now;
+      second = Math.max(second, Math.floor((now.at - started) / 1000));
     }
   };
 
@@ -293,9 +297,9 @@ export function formatReport(r: BruteForceReport): string {
     `attack answers: ${r.attack.answers} (${(r.attack.answers / r.seconds).toFixed(0)}/s) by status: ${counts(r.attack.byStatus)}; 429 by reason: ${counts(r.attack.reasons429)}`,
     ...KINDS.map((k) => `  ${k.padEnd(14)} ${counts(r.attack.byKind[k])}`),
     `wrong keys accepted: ${r.attack.accepted}; 429/503 without Retry-After: ${r.attack.withoutRetryAfter}`,
-    `argon2 verifications: ${r.verifications.total} (${r.verifications.perSecondAvg.toFixed(1)}/s average, ${r.verifications.perSecondMax} in the busiest second; cap ${r.verifications.cap}/s)`,
+    `argon2 verifications: ${r.verifications.total} (${r.verifications.perSecondAvg.toFixed(1)}/s average, ${r.verifications.perSecondMax.toFixed(1)}/s in the busiest sample; cap ${r.verifications.cap}/s)`,
     `keys left unchecked: ${counts(r.refused)}`,
-    `serve CPU: ${r.cpu.cpuSeconds.toFixed(1)} s, ${r.cpu.coresAvg.toFixed(2)} cores average, ${r.cpu.coresMax.toFixed(2)} in the busiest second (bound ${r.cpu.bound}); RSS ${r.rss.startMb.toFixed(0)} MB at start, ${r.rss.maxMb.toFixed(0)} MB at most`,
+    `serve CPU: ${r.cpu.cpuSeconds.toFixed(1)} s, ${r.cpu.coresAvg.toFixed(2)} cores average, ${r.cpu.coresMax.toFixed(2)} in the busiest sample (bound ${r.cpu.bound}); RSS ${r.rss.startMb.toFixed(0)} MB at start, ${r.rss.maxMb.toFixed(0)} MB at most`,
     `owner, verified key: ${r.owner.verified.answers} requests, ${counts(r.owner.verified.byStatus)}; latency p50 ${r.owner.verified.p50.toFixed(1)} ms, p95 ${r.owner.verified.p95.toFixed(1)} ms, max ${r.owner.verified.max.toFixed(1)} ms`,
     `owner, fresh key: ${r.owner.fresh.answers} requests, ${counts(r.owner.fresh.byStatus)}; first 200 at ${r.owner.fresh.firstOk === null ? 'never' : `${r.owner.fresh.firstOk.toFixed(1)} s`}, slowest answer ${r.owner.fresh.maxMs.toFixed(0)} ms`,
     r.problems.length === 0

@@ -77,7 +77,7 @@ async function prepare(env: Record<string, string>, spare: number) {
   try {
     await migrateToLatest(setup.db);
     await initWallet(setup.db, systemClock, 'hostile', config);
-    const shop = await approvedMerchantWithKey(setup.db, systemClock, 'hostile', { name: 'Hostile shop' });
+    const shop = await approvedMerchantWithKey(setup.db, systemClock, 'hostile', { name: 'Hostile shop', siteUrl: 'https://shop.example' });
     const users = await approvedMerchantWithKey(setup.db, systemClock, 'hostile', { name: 'Hostile users', addressMode: 'per_user' });
     const catalog = loadCatalog(config.tronNetwork);
     const payoutAddress = TronWeb.address.fromPrivateKey(randomBytes(32).toString('hex')) as string;
