@@ -1,6 +1,6 @@
 /**
  * An API key brute force against a real `serve` (test/security/brute-force-run.ts):
- *   node --import tsx scripts/brute-force.ts [--seconds 30] [--ips 64] [--concurrency 4] [--json]
+ *   node --import tsx scripts/brute-force.ts [--seconds 30] [--ips 32] [--concurrency 8] [--json]
  * Attackers on 127.0.0.2… send wrong and malformed keys while the key owner keeps working from
  * 127.0.0.1. Prints answers by status, argon2 verifications per second against the cap, serve's
  * CPU (cores) and RSS, the owner's answers and latency, and a verdict; exits 1 when a wrong key was
@@ -13,8 +13,8 @@ import { startTarget } from '../test/security/target.js';
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '30' },
-    ips: { type: 'string', default: '64' },
-    concurrency: { type: 'string', default: '4' },
+    ips: { type: 'string', default: '32' },
+    concurrency: { type: 'string', default: '8' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -35,7 +35,7 @@ try {
     onSecond: (s) =>
       values.json ||
       console.error(
-        `[${s.second.toFixed(1)} s] ${s.attackAnswers} attack answers, ${s.verifications.toFixed(1)} argon2 verifications/s, ${s.cores.toFixed(2)} cores, RSS ${s.rssMb.toFixed(0)} MB`,
+        `[${s.second.toFixed(1)} s] ${s.attackAnswers} attack answers, ${s.verifications.toFixed(1)} argon2 verifications/s, ${s.cores.toFixed(2)} cores, RSS ${s.rssMb.toFixed(0)} MB, event-loop delay ≤ ${s.loopLagMs.toFixed(0)} ms`,
       ),
   });
   console.log(values.json ? JSON.stringify(report, null, 2) : formatReport(report));

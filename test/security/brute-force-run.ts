@@ -4,12 +4,17 @@
  * 127/8; each client socket is bound to its address) send wrong keys as fast as their concurrency
  * allows: wrong secrets for key ids that exist and serve has not verified yet (so argon2 runs),
  * wrong secrets for a key it has verified, unknown key ids and malformed keys. Meanwhile the key
- * owner, on 127.0.0.1, reads an invoice with its verified key and starts using a fresh one. Every
+ * owner, on 127.0.0.1 and in a process of its own (owner-child.ts), reads an invoice with its
+ * verified key and starts using a fresh one. Every
  * second the runner samples serve's CPU and RSS (/proc) and the verifier's counters (/metrics).
  */
+import { spawn } from 'node:child_process';
 import http from 'node:http';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { cpuSeconds, rssMb } from '../../bench/lib/child.js';
+import type { OwnerResults } from './owner-child.js';
 import type { Target } from './target.js';
 
 export type KeyKind = 'unverified_id' | 'verified_id' | 'unknown_id' | 'malformed';
@@ -21,6 +26,8 @@ export interface Answer {
   message: string;
   retryAfter: string | null;
   ms: number;
+  /** When the answer came (epoch ms). */
+  at: number;
 }
 
 /** Sends GET `path` from `localAddress` with `key` as X-Api-Key. */
@@ -42,7 +49,7 @@ export function send(base: string, path: string, key: string, agent: http.Agent)
           code = 'not_json';
         }
         const ra = res.headers['retry-after'];
-        resolve({ status: res.statusCode ?? 0, code, message, retryAfter: typeof ra === 'string' ? ra : null, ms: performance.now() - started });
+        resolve({ status: res.statusCode ?? 0, code, message, retryAfter: typeof ra === 'string' ? ra : null, ms: performance.now() - started, at: Date.now() });
       });
     });
     req.on('error', reject);
@@ -104,6 +111,8 @@ export interface BruteForceOptions {
 
 export interface SecondSample {
   second: number;
+  /** serve's event-loop delay, the largest since the previous sample (prom-client). */
+  loopLagMs: number;
   verifications: number;
   cores: number;
   rssMb: number;
@@ -132,6 +141,8 @@ export interface BruteForceReport {
   verifications: { total: number; perSecondMax: number; perSecondAvg: number; cap: number };
   refused: Counts;
   cpu: { coresAvg: number; coresMax: number; cpuSeconds: number; bound: number };
+  /** serve's largest event-loop delay seen in a sample, ms. */
+  loopLagMaxMs: number;
   rss: { startMb: number; maxMb: number };
   owner: {
     verified: { answers: number; byStatus: Counts; p50: number; p95: number; max: number };
@@ -168,14 +179,17 @@ export async function runBruteForce(t: Target, opts: BruteForceOptions): Promise
     verifications: { total: 0, perSecondMax: 0, perSecondAvg: 0, cap },
     refused: {},
     cpu: { coresAvg: 0, coresMax: 0, cpuSeconds: 0, bound: opts.cpuBoundCores ?? 3 },
+    loopLagMaxMs: 0,
     rss: { startMb: rssMb(t.pid), maxMb: 0 },
     owner: { verified: { answers: 0, byStatus: {}, p50: 0, p95: 0, max: 0 }, fresh: { answers: 0, byStatus: {}, firstOk: null, maxMs: 0 }, withoutRetryAfter: 0 },
     problems: [],
   };
+  const owner = await startOwner({ base: t.base, path: invoicePath, key: t.shopKey });
   const start = await verifierCounts(t);
   const cpuStart = cpuSeconds(t.pid);
   const started = Date.now();
   const deadline = started + opts.seconds * 1000;
+  owner.go({ base: t.base, path: invoicePath, verifiedKey: t.shopKey, freshKey: ownerFresh, endAt: deadline, freshAfterMs: Math.min(2000, opts.seconds * 200) });
   const running = () => Date.now() < deadline;
   let errors = 0;
 
@@ -201,32 +215,6 @@ export async function runBruteForce(t: Target, opts: BruteForceOptions): Promise
     }
   };
 
-  const ownerAgent = agentFrom('127.0.0.1', 2);
-  const latencies: number[] = [];
-  const ownerVerified = async () => {
-    while (running()) {
-      const a = await send(t.base, invoicePath, t.shopKey, ownerAgent);
-      report.owner.verified.answers += 1;
-      bump(report.owner.verified.byStatus, String(a.status));
-      if (a.status === 503 && a.retryAfter === null) report.owner.withoutRetryAfter += 1;
-      latencies.push(a.ms);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  };
-  const ownerFreshKey = async () => {
-    // The owner starts using its new key a moment into the attack.
-    await new Promise((r) => setTimeout(r, Math.min(2000, opts.seconds * 200)));
-    while (running()) {
-      const a = await send(t.base, invoicePath, ownerFresh, ownerAgent);
-      report.owner.fresh.answers += 1;
-      report.owner.fresh.maxMs = Math.max(report.owner.fresh.maxMs, a.ms);
-      bump(report.owner.fresh.byStatus, String(a.status));
-      if (a.status === 200 && report.owner.fresh.firstOk === null) report.owner.fresh.firstOk = (Date.now() - started) / 1000;
-      if (a.status === 503 && a.retryAfter === null) report.owner.withoutRetryAfter += 1;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  };
-
   // Rates over the real interval between samples: a scrape is slow when serve is busy.
   const perSecond: number[] = [];
   const sampler = async () => {
@@ -238,10 +226,12 @@ export async function runBruteForce(t: Target, opts: BruteForceOptions): Promise
       const cores = (now.cpu - prev.cpu) / interval;
       const rate = (now.total - prev.total) / interval;
       const rss = rssMb(t.pid);
+      const loopLagMs = ((await t.metric('paygate_nodejs_eventloop_lag_max_seconds'))[0]?.value ?? NaN) * 1000;
+      report.loopLagMaxMs = Math.max(report.loopLagMaxMs, loopLagMs || 0);
       perSecond.push(rate);
       report.cpu.coresMax = Math.max(report.cpu.coresMax, cores);
       report.rss.maxMb = Math.max(report.rss.maxMb, rss);
-      opts.onSecond?.({ second: (now.at - started) / 1000, verifications: rate, cores, rssMb: rss, attackAnswers: report.attack.answers });
+      opts.onSecond?.({ second: (now.at - started) / 1000, loopLagMs, verifications: rate, cores, rssMb: rss, attackAnswers: report.attack.answers });
       prev = now;
       second = Math.max(second, Math.floor((now.at - started) / 1000));
     }
@@ -250,12 +240,12 @@ export async function runBruteForce(t: Target, opts: BruteForceOptions): Promise
   const agents = ips.map((ip) => agentFrom(ip, opts.concurrency));
   await Promise.all([
     ...ips.flatMap((ip, i) => Array.from({ length: opts.concurrency }, (_, lane) => attacker(ip, agents[i]!, lane))),
-    ownerVerified(),
-    ownerFreshKey(),
     sampler(),
   ]);
+  const ownerResults = await owner.results;
   const elapsed = (Date.now() - started) / 1000;
-  for (const a of [...agents, ownerAgent]) a.destroy();
+  for (const a of agents) a.destroy();
+  tallyOwner(report, ownerResults, started);
 
   const end = await verifierCounts(t);
   report.verifications.total = end.total - start.total;
@@ -264,9 +254,40 @@ export async function runBruteForce(t: Target, opts: BruteForceOptions): Promise
   for (const [k, v] of Object.entries(end.refused)) report.refused[k] = v - (start.refused[k] ?? 0);
   report.cpu.cpuSeconds = cpuSeconds(t.pid) - cpuStart;
   report.cpu.coresAvg = report.cpu.cpuSeconds / elapsed;
-  Object.assign(report.owner.verified, { p50: percentile(latencies, 50), p95: percentile(latencies, 95), max: Math.max(0, ...latencies) });
   report.problems = verdict(report, elapsed, errors);
   return report;
+}
+
+/** The owner's process (owner-child.ts): started and ready before the attack begins. */
+async function startOwner(warmup: { base: string; path: string; key: string }): Promise<{ go(orders: object): void; results: Promise<OwnerResults> }> {
+  const script = path.join(import.meta.dirname, 'owner-child.ts');
+  const child = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify(warmup)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout! });
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`owner process exited with ${code}`))));
+  const next = () => Promise.race([new Promise<string>((resolve) => lines.once('line', resolve)), exited]);
+  await next(); // ready
+  return {
+    go: (orders) => child.stdin!.write(`${JSON.stringify(orders)}\n`),
+    results: next().then((line) => JSON.parse(line) as OwnerResults),
+  };
+}
+
+function tallyOwner(report: BruteForceReport, results: OwnerResults, started: number): void {
+  const o = report.owner;
+  for (const a of results.verified) {
+    o.verified.answers += 1;
+    bump(o.verified.byStatus, String(a.status));
+    if (a.status === 503 && a.retryAfter === null) o.withoutRetryAfter += 1;
+  }
+  const latencies = results.verified.map((a) => a.ms);
+  Object.assign(o.verified, { p50: percentile(latencies, 50), p95: percentile(latencies, 95), max: Math.max(0, ...latencies) });
+  for (const a of results.fresh) {
+    o.fresh.answers += 1;
+    o.fresh.maxMs = Math.max(o.fresh.maxMs, a.ms);
+    bump(o.fresh.byStatus, String(a.status));
+    if (a.status === 200 && o.fresh.firstOk === null) o.fresh.firstOk = (a.at - started) / 1000;
+    if (a.status === 503 && a.retryAfter === null) o.withoutRetryAfter += 1;
+  }
 }
 
 function verdict(r: BruteForceReport, elapsed: number, errors: number): string[] {
@@ -299,7 +320,7 @@ export function formatReport(r: BruteForceReport): string {
     `wrong keys accepted: ${r.attack.accepted}; 429/503 without Retry-After: ${r.attack.withoutRetryAfter}`,
     `argon2 verifications: ${r.verifications.total} (${r.verifications.perSecondAvg.toFixed(1)}/s average, ${r.verifications.perSecondMax.toFixed(1)}/s in the busiest sample; cap ${r.verifications.cap}/s)`,
     `keys left unchecked: ${counts(r.refused)}`,
-    `serve CPU: ${r.cpu.cpuSeconds.toFixed(1)} s, ${r.cpu.coresAvg.toFixed(2)} cores average, ${r.cpu.coresMax.toFixed(2)} in the busiest sample (bound ${r.cpu.bound}); RSS ${r.rss.startMb.toFixed(0)} MB at start, ${r.rss.maxMb.toFixed(0)} MB at most`,
+    `serve CPU: ${r.cpu.cpuSeconds.toFixed(1)} s, ${r.cpu.coresAvg.toFixed(2)} cores average, ${r.cpu.coresMax.toFixed(2)} in the busiest sample (bound ${r.cpu.bound}); RSS ${r.rss.startMb.toFixed(0)} MB at start, ${r.rss.maxMb.toFixed(0)} MB at most; event-loop delay at most ${r.loopLagMaxMs.toFixed(0)} ms`,
     `owner, verified key: ${r.owner.verified.answers} requests, ${counts(r.owner.verified.byStatus)}; latency p50 ${r.owner.verified.p50.toFixed(1)} ms, p95 ${r.owner.verified.p95.toFixed(1)} ms, max ${r.owner.verified.max.toFixed(1)} ms`,
     `owner, fresh key: ${r.owner.fresh.answers} requests, ${counts(r.owner.fresh.byStatus)}; first 200 at ${r.owner.fresh.firstOk === null ? 'never' : `${r.owner.fresh.firstOk.toFixed(1)} s`}, slowest answer ${r.owner.fresh.maxMs.toFixed(0)} ms`,
     r.problems.length === 0
