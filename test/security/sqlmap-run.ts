@@ -22,6 +22,8 @@ export interface SqlmapTarget {
   /** JSON body (POST) with one `*` marker, or none for a GET. */
   data?: string;
   headers: string[];
+  /** A body parameter sqlmap gives a random value in every request (a new order each time). */
+  randomize?: string;
 }
 
 export interface TargetResult {
@@ -86,6 +88,9 @@ export function allTargets(t: Target): SqlmapTarget[] {
     targets.push({
       name: `POST /v1/invoices: ${field}`, kind: 'body', route: '/v1/invoices', url: `${t.base}/v1/invoices`,
       data: JSON.stringify(body).replace(`"${field}":"${value}"`, `"${field}":"${value}*"`), headers: [shop, json],
+      // A new order_id in every request, so each payload is validated and stored, not answered by
+      // the replay of an existing order (which does not compare these fields).
+      randomize: 'order_id',
     });
   }
   bodyTargets('/v1/payouts', shop, payout);
@@ -136,6 +141,7 @@ function runOne(target: SqlmapTarget, level: number, risk: number, outputDir: st
     '--ignore-code', '401',
   ];
   if (target.data !== undefined) args.push('--data', target.data, '--method', 'POST');
+  if (target.randomize) args.push('--randomize', target.randomize);
   for (const h of target.headers) args.push('-H', h);
   return new Promise((resolve) => {
     const child = spawn('sqlmap', args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TERM: 'dumb' } });
