@@ -13,7 +13,7 @@
  * the same 401 (the cause is never stated); a key that could not be checked is never a 401, since
  * it may be right: a client past its own hashing budget gets 429 rate_limited, and when the
  * server's hashing capacity (per second, the queue, or the wait for a turn) is spent the answer is 503
- * service_unavailable; both carry Retry-After.
+ * service_unavailable (and the client's budget is not charged); both carry Retry-After.
  */
 import argon2 from 'argon2';
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -186,12 +186,22 @@ export class ApiKeyVerifier {
     // The process-wide cap is checked before the client's budget is spent, and counted after it.
     const global = this.hashRate.peek('all');
     if (global.remaining === 0) throw this.busy(global.reset);
+    const hitAt = this.clock.now().getTime();
     const perIp = this.budgetPerIp.hit(clientIp);
     if (perIp.limited) throw this.budgetSpent(perIp.reset);
     const perKey = this.budgetPerKey.hit(`${clientIp} ${keyId}`);
     if (perKey.limited) throw this.budgetSpent(perKey.reset);
-    if (this.hashRate.hit('all').limited) throw this.busy(global.reset);
-    const ok = await this.withHashSlot(() => argon2.verify(row.secret_hash, secret));
+    // A key the server had no capacity to check costs the client nothing: otherwise an owner
+    // retrying its right key through a busy spell would end with 429 for it.
+    const refund = () => {
+      this.budgetPerIp.refund(clientIp, hitAt);
+      this.budgetPerKey.refund(`${clientIp} ${keyId}`, hitAt);
+    };
+    if (this.hashRate.hit('all').limited) {
+      refund();
+      throw this.busy(global.reset);
+    }
+    const ok = await this.withHashSlot(() => argon2.verify(row.secret_hash, secret), refund);
     if (!ok) {
       const set = failed ?? new Set<string>();
       if (set.size >= MAX_REMEMBERED_FAILURES) set.clear();
@@ -230,10 +240,17 @@ export class ApiKeyVerifier {
     return hashBudgetSpent(retryAfter);
   }
 
-  private async withHashSlot<T>(fn: () => Promise<T>): Promise<T> {
+  /** Runs `fn` in a hashing slot; `refused` is called when no slot is had (queue full or wait too long). */
+  private async withHashSlot<T>(fn: () => Promise<T>, refused: () => void): Promise<T> {
     if (this.running >= this.maxConcurrent) {
-      if (this.waiting.length >= this.maxQueue) throw this.busy(1);
-      await this.slotWithin(this.maxQueueWaitMs);
+      if (this.waiting.length >= this.maxQueue) {
+        refused();
+        throw this.busy(1);
+      }
+      await this.slotWithin(this.maxQueueWaitMs).catch((e: unknown) => {
+        refused();
+        throw e;
+      });
     }
     this.running += 1;
     this.hashCount += 1;

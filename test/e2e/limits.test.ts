@@ -10,6 +10,7 @@ import { api } from '../helpers/http.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { probeRoutes } from '../helpers/probe-routes.js';
 import { issueKey } from '../../src/keys/service.js';
+import { ApiKeyVerifier } from '../../src/keys/verifier.js';
 import { createLogger } from '../../src/logger.js';
 import { Writable } from 'node:stream';
 
@@ -124,6 +125,21 @@ describe('waiting for a hashing slot', () => {
     expect(v.refused.server_busy).toBe(2);
     // Nothing is left waiting: retried one at a time, each right key is verified.
     for (const key of keys.slice(1)) expect((await api(t.url, '/v1/probe', { key, body })).status).toBe(200);
+  });
+
+  it('charges no client budget for a key the server had no capacity to check, so an owner retrying its right key never ends with 429', async () => {
+    // No queue: while one verification runs, every other key is refused at once.
+    const v = new ApiKeyVerifier(t.app.services.db, t.clock, { maxConcurrentHashes: 1, maxQueue: 0 });
+    const { merchant } = await t.merchant();
+    const [busyKey, ownerKey] = await Promise.all([0, 1].map(async () => (await issueKey(t.app.services.db, t.clock, 'test', merchant.merchant_id)).api_key));
+    // One production-cost verification holds the only slot, and the owner's retries find no room.
+    const holding = v.authenticate(busyKey!, '198.51.100.1');
+    const answers = [];
+    for (let i = 0; i < 12; i++) answers.push(await v.authenticate(ownerKey!, '198.51.100.2').then(() => 'ok', (e) => e.code));
+    await holding;
+    // More retries than the per-key budget (10 a minute): every one 503, none 429.
+    expect(answers).toEqual(Array(12).fill('service_unavailable'));
+    await expect(v.authenticate(ownerKey!, '198.51.100.2')).resolves.toMatchObject({ id: merchant.merchant_id });
   });
 
   it('logs a key left unchecked for capacity as a warning without a stack, not as an error', async () => {
