@@ -44,6 +44,15 @@ export class FixedWindowLimiter {
     return this.state(client, 0);
   }
 
+  /**
+   * Takes back one request of `client` that hit() counted at time `at` (ms), when it turned out
+   * to cost nothing; a no-op once that window has passed.
+   */
+  refund(client: string, at: number): void {
+    const count = this.counts.get(client);
+    if (Math.floor(at / this.windowMs) === this.window && count !== undefined && count > 0) this.counts.set(client, count - 1);
+  }
+
   /** Counters held in the current window (bounded by maxClients). */
   get size(): number {
     return this.counts.size;

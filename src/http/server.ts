@@ -157,8 +157,11 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
 
   app.setErrorHandler((err, req, reply) => {
     const e = toAppError(err);
-    // Bugs and outages are errors with a stack; a business 503 (payouts halted…) is a warning.
-    if (e.code === 'internal_error' || e.code === 'service_unavailable') req.log.error({ err, reqId: req.id }, `request failed: ${e.code}`);
+    // Bugs and outages are errors with a stack; a business 503 (payouts halted…) is a warning, and
+    // so is load shedding (a 503 with Retry-After: key verification capacity spent), which a brute
+    // force would otherwise turn into a flood of error stacks (it is counted on /metrics).
+    const shed = e.code === 'service_unavailable' && e.headers?.['retry-after'] !== undefined;
+    if (e.code === 'internal_error' || (e.code === 'service_unavailable' && !shed)) req.log.error({ err, reqId: req.id }, `request failed: ${e.code}`);
     else if (e.status >= 500) req.log.warn({ reqId: req.id, code: e.code }, `request refused: ${e.code}`);
     if (e.headers) void reply.headers(e.headers);
     return reply.code(e.status).send(e.toBody());

@@ -8,11 +8,12 @@
  * secret is recognised by digest without hashing; before that, each client IP gets a small hashing
  * budget per minute per key id and overall (so a stranger who knows a key id spends only their own
  * budget, never the key owner's), a secret that already failed is remembered, at most a few
- * hashes run at once and at most `hashesPerSecond` start per second in all. A wrong key is always
+ * hashes run at once (a verification waits at most 2 s for its turn) and at most
+ * `hashesPerSecond` start per second in all. A wrong key is always
  * the same 401 (the cause is never stated); a key that could not be checked is never a 401, since
  * it may be right: a client past its own hashing budget gets 429 rate_limited, and when the
- * server's hashing capacity (per second, or the queue) is spent the answer is 503
- * service_unavailable; both carry Retry-After.
+ * server's hashing capacity (per second, the queue, or the wait for a turn) is spent the answer is 503
+ * service_unavailable (and the client's budget is not charged); both carry Retry-After.
  */
 import argon2 from 'argon2';
 import { hash, timingSafeEqual } from 'node:crypto';
@@ -34,6 +35,12 @@ export interface VerifierOptions {
   /** argon2 verifications running at once; more wait in a queue of at most `maxQueue`. */
   maxConcurrentHashes?: number;
   maxQueue?: number;
+  /**
+   * How long a verification may wait in that queue for a slot; past it the key is answered 503
+   * with Retry-After. Admissions (`hashesPerSecond`) can outrun what the CPU hashes, so without
+   * this bound a full queue made a right key wait tens of seconds under attack.
+   */
+  maxQueueWaitMs?: number;
   /** argon2 verifications started per second by all clients together (CPU bound of the process). */
   hashesPerSecond?: number;
   /** Client addresses whose budgets are counted per minute (bounded maps; oldest dropped first). */
@@ -94,8 +101,11 @@ export class ApiKeyVerifier {
   private readonly trustMs: number;
   private readonly maxConcurrent: number;
   private readonly maxQueue: number;
-  /** Count of argon2 verifications done; read by tests and benchmarks. */
+  private readonly maxQueueWaitMs: number;
+  /** Count of argon2 verifications done; read by tests, benchmarks and /metrics. */
   hashCount = 0;
+  /** Keys left unchecked because the client spent its hashing budget (429) or the server its capacity (503). */
+  readonly refused = { client_budget: 0, server_busy: 0 };
 
   constructor(private readonly db: Db, private readonly clock: Clock, opts: VerifierOptions = {}) {
     this.trustMs = opts.trustMs ?? 60_000;
@@ -105,6 +115,7 @@ export class ApiKeyVerifier {
     this.hashRate = new FixedWindowLimiter(opts.hashesPerSecond ?? 20, clock, { windowMs: 1000 });
     this.maxConcurrent = opts.maxConcurrentHashes ?? 2;
     this.maxQueue = opts.maxQueue ?? 64;
+    this.maxQueueWaitMs = opts.maxQueueWaitMs ?? 2_000;
     this.changeMarker = opts.changeMarker ?? (() => '');
   }
 
@@ -175,13 +186,23 @@ export class ApiKeyVerifier {
     if (failed?.has(digestHex)) throw unauthorized();
     // The process-wide cap is checked before the client's budget is spent, and counted after it.
     const global = this.hashRate.peek('all');
-    if (global.remaining === 0) throw hashingBusy(global.reset);
+    if (global.remaining === 0) throw this.busy(global.reset);
+    const hitAt = this.clock.now().getTime();
     const perIp = this.budgetPerIp.hit(clientIp);
-    if (perIp.limited) throw hashBudgetSpent(perIp.reset);
+    if (perIp.limited) throw this.budgetSpent(perIp.reset);
     const perKey = this.budgetPerKey.hit(`${clientIp} ${keyId}`);
-    if (perKey.limited) throw hashBudgetSpent(perKey.reset);
-    if (this.hashRate.hit('all').limited) throw hashingBusy(global.reset);
-    const ok = await this.withHashSlot(() => argon2.verify(row.secret_hash, secret));
+    if (perKey.limited) throw this.budgetSpent(perKey.reset);
+    // A key the server had no capacity to check costs the client nothing: otherwise an owner
+    // retrying its right key through a busy spell would end with 429 for it.
+    const refund = () => {
+      this.budgetPerIp.refund(clientIp, hitAt);
+      this.budgetPerKey.refund(`${clientIp} ${keyId}`, hitAt);
+    };
+    if (this.hashRate.hit('all').limited) {
+      refund();
+      throw this.busy(global.reset);
+    }
+    const ok = await this.withHashSlot(() => argon2.verify(row.secret_hash, secret), refund);
     if (!ok) {
       const set = failed ?? new Set<string>();
       if (set.size >= MAX_REMEMBERED_FAILURES) set.clear();
@@ -194,10 +215,43 @@ export class ApiKeyVerifier {
     return row.merchant_id;
   }
 
-  private async withHashSlot<T>(fn: () => Promise<T>): Promise<T> {
+  /** Waits for a hashing slot (handed over by the verification that ends) for at most `ms`. */
+  private slotWithin(ms: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const take = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        const at = this.waiting.indexOf(take);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(this.busy(Math.max(1, Math.ceil(ms / 1000))));
+      }, ms);
+      this.waiting.push(take);
+    });
+  }
+
+  private busy(retryAfter: number): AppError {
+    this.refused.server_busy += 1;
+    return hashingBusy(retryAfter);
+  }
+
+  private budgetSpent(retryAfter: number): AppError {
+    this.refused.client_budget += 1;
+    return hashBudgetSpent(retryAfter);
+  }
+
+  /** Runs `fn` in a hashing slot; `refused` is called when no slot is had (queue full or wait too long). */
+  private async withHashSlot<T>(fn: () => Promise<T>, refused: () => void): Promise<T> {
     if (this.running >= this.maxConcurrent) {
-      if (this.waiting.length >= this.maxQueue) throw hashingBusy(1);
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
+      if (this.waiting.length >= this.maxQueue) {
+        refused();
+        throw this.busy(1);
+      }
+      await this.slotWithin(this.maxQueueWaitMs).catch((e: unknown) => {
+        refused();
+        throw e;
+      });
     }
     this.running += 1;
     this.hashCount += 1;

@@ -122,7 +122,22 @@ export function createMetrics(deps: MetricsDeps): AppMetrics {
   };
   collectDefaultMetrics({ register: registry, prefix: 'paygate_' });
   for (const source of [...builtinSources(deps, probe, watcherLag), ...operations.metricSources]) scrapeGauge(source, registry, s);
+  verifierCounters(s, registry);
   return { registry, probe, watcherLag };
+}
+
+/**
+ * The API key verifier's argon2 work, read from its counters at scrape time: how many hashes ran
+ * (each costs ~64 MiB and tens of ms of CPU; bounded by the per-second cap) and how many keys were
+ * left unchecked because a client's budget (429) or the server's capacity (503) was spent.
+ */
+function verifierCounters(s: Services, registry: Registry): void {
+  const counter = (name: string, help: string, values: () => Array<{ value: number; labels: Record<string, string> }>) =>
+    registry.registerMetric({ name, help, type: 'counter', aggregator: 'sum', reset() {}, get: async () => ({ name, help, type: 'counter', aggregator: 'sum', values: values() }) } as unknown as Metric);
+  counter('paygate_api_key_verifications_total', 'argon2 verifications of API keys run by this process', () => [{ value: s.verifier.hashCount, labels: {} }]);
+  counter('paygate_api_key_verifications_refused_total', 'API keys left unchecked: client_budget (answered 429) or server_busy (answered 503)', () =>
+    Object.entries(s.verifier.refused).map(([reason, value]) => ({ value, labels: { reason } })),
+  );
 }
 
 /** Request counts and latency by route template and status, from the public server's responses. */

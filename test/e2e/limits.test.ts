@@ -9,6 +9,10 @@ import { clientBucket, FixedWindowLimiter } from '../../src/http/rate-limit.js';
 import { api } from '../helpers/http.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { probeRoutes } from '../helpers/probe-routes.js';
+import { issueKey } from '../../src/keys/service.js';
+import { ApiKeyVerifier } from '../../src/keys/verifier.js';
+import { createLogger } from '../../src/logger.js';
+import { Writable } from 'node:stream';
 
 const body = { order_id: 'o-1', asset: 'USDT_TRON', amount: '10', expires_in: 600 };
 
@@ -93,5 +97,58 @@ describe('hashing capacity', () => {
     // Retried (the next second: three hashes were this second's cap), it is verified.
     clock.advance(1000);
     await expect(v.authenticate(keys[2]!, '192.0.2.2')).resolves.toMatchObject({ id: expect.any(String) });
+  });
+});
+
+describe('waiting for a hashing slot', () => {
+  let t: TestApp;
+  const logLines: Array<{ level: number; msg: string }> = [];
+  beforeAll(async () => {
+    const sink = new Writable({ write: (chunk, _enc, done) => void (logLines.push(JSON.parse(String(chunk))), done()) });
+    t = await startTestApp({
+      env: { API_RATE_LIMIT_PER_IP: '100000' },
+      extraRoutes: probeRoutes,
+      logger: createLogger('info', sink),
+      verifier: { hashBudgetPerIp: 1000, maxConcurrentHashes: 1, maxQueue: 64, maxQueueWaitMs: 20 },
+    });
+  });
+  afterAll(() => t.close());
+
+  it('answers 503 with Retry-After, never 401 and never a long wait, for a right key whose turn does not come in time', async () => {
+    const v = t.app.services.verifier;
+    const { merchant } = await t.merchant();
+    // Production-cost keys: one verification takes far longer than the 20 ms a queued one may wait.
+    const keys = await Promise.all(Array.from({ length: 3 }, async () => (await issueKey(t.app.services.db, t.clock, 'test', merchant.merchant_id)).api_key));
+    const answers = await Promise.all(keys.map((key, i) => v.authenticate(key, `192.0.2.${i}`).then(() => 'ok', (e) => e)));
+    expect(answers[0]).toBe('ok');
+    for (const a of answers.slice(1)) expect(a).toMatchObject({ code: 'service_unavailable', status: 503, headers: { 'retry-after': '1' } });
+    expect(v.refused.server_busy).toBe(2);
+    // Nothing is left waiting: retried one at a time, each right key is verified.
+    for (const key of keys.slice(1)) expect((await api(t.url, '/v1/probe', { key, body })).status).toBe(200);
+  });
+
+  it('charges no client budget for a key the server had no capacity to check, so an owner retrying its right key never ends with 429', async () => {
+    // No queue: while one verification runs, every other key is refused at once.
+    const v = new ApiKeyVerifier(t.app.services.db, t.clock, { maxConcurrentHashes: 1, maxQueue: 0 });
+    const { merchant } = await t.merchant();
+    const [busyKey, ownerKey] = await Promise.all([0, 1].map(async () => (await issueKey(t.app.services.db, t.clock, 'test', merchant.merchant_id)).api_key));
+    // One production-cost verification holds the only slot, and the owner's retries find no room.
+    const holding = v.authenticate(busyKey!, '198.51.100.1');
+    const answers = [];
+    for (let i = 0; i < 12; i++) answers.push(await v.authenticate(ownerKey!, '198.51.100.2').then(() => 'ok', (e) => e.code));
+    await holding;
+    // More retries than the per-key budget (10 a minute): every one 503, none 429.
+    expect(answers).toEqual(Array(12).fill('service_unavailable'));
+    await expect(v.authenticate(ownerKey!, '198.51.100.2')).resolves.toMatchObject({ id: merchant.merchant_id });
+  });
+
+  it('logs a key left unchecked for capacity as a warning without a stack, not as an error', async () => {
+    const { merchant } = await t.merchant();
+    const keys = await Promise.all(Array.from({ length: 3 }, async () => (await issueKey(t.app.services.db, t.clock, 'test', merchant.merchant_id)).api_key));
+    const statuses = (await Promise.all(keys.map((key) => api(t.url, '/v1/probe', { key, body })))).map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 503, 503]);
+    const refusals = logLines.filter((l) => /service_unavailable/.test(l.msg));
+    expect(refusals.map((l) => [l.level, l.msg])).toEqual([[40, 'request refused: service_unavailable'], [40, 'request refused: service_unavailable']]);
+    expect(refusals.some((l) => 'err' in l)).toBe(false);
   });
 });
