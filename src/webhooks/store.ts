@@ -60,6 +60,36 @@ export async function dueHeads(trx: Executor, o: { now: string; holder: string; 
   return r.rows;
 }
 
+/**
+ * The oldest pending delivery of one merchant, when it is due and not claimed by a live attempt:
+ * what a dispatcher lane takes next in the transaction that records the merchant's previous
+ * attempt (dispatcher.ts), so a busy merchant's deliveries cost no claim transaction of their own.
+ */
+export async function nextDue(trx: Executor, o: NextDueQuery): Promise<ClaimedDelivery | undefined> {
+  return (await nextDueQuery(o).execute(trx)).rows[0];
+}
+
+interface NextDueQuery {
+  merchantId: string;
+  now: string;
+  holder: string;
+}
+
+/** The SQL of nextDue (exported for its query-plan test). */
+export function nextDueQuery(o: NextDueQuery) {
+  return sql<ClaimedDelivery>`
+    select d.id, d.event_id, d.merchant_id, d.merchant_seq, d.attempts, d.window_attempts, d.window_started_at,
+           e.type, e.created_at as event_created_at, e.data,
+           w.url, w.secret, w.previous_secret, w.previous_secret_until, w.allow_private
+    from webhook_deliveries d indexed by webhook_deliveries_pending
+    join events e on e.id = d.event_id
+    left join webhook_endpoints w on w.merchant_id = d.merchant_id
+    where d.merchant_id = ${o.merchantId} and d.status = 'pending'
+      and d.merchant_seq = (select min(merchant_seq) from webhook_deliveries indexed by webhook_deliveries_pending where status = 'pending' and merchant_id = ${o.merchantId})
+      and d.next_attempt_at <= ${o.now}
+      and (d.claimed_by is null or d.claimed_by != ${o.holder} or d.claimed_until <= ${o.now})`;
+}
+
 export async function claim(trx: Executor, ids: string[], holder: string, until: string): Promise<void> {
   if (ids.length === 0) return;
   await trx.updateTable('webhook_deliveries').set({ claimed_by: holder, claimed_until: until }).where('id', 'in', ids).execute();
