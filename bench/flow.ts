@@ -40,6 +40,7 @@ import { parseAmount, percentOf } from '../src/money.js';
 import { initWallet } from '../src/wallet/service.js';
 import { setEndpoint } from '../src/webhooks/endpoints.js';
 import { checkFlow, type PaidInvoice } from './lib/flow-check.js';
+import { cpuSeconds } from './lib/child.js';
 import { summary } from './lib/summary.js';
 import { startWebhookReceiver } from './lib/webhook-receiver.js';
 
@@ -93,6 +94,22 @@ async function until(what: string, done: () => boolean, timeoutMs = 600_000): Pr
     await sleep(10);
   }
   return performance.now();
+}
+
+/**
+ * Waits until a process is idle (under 10 % of a core over half a second, twice): serve's start
+ * (derivation of the address pool ahead, the sweeper's first full scan) is not the flow's work.
+ */
+async function settleDown(pid: number, timeoutMs = 120_000): Promise<void> {
+  const t = performance.now();
+  let quiet = 0;
+  let before = cpuSeconds(pid);
+  while (quiet < 2 && performance.now() - t < timeoutMs) {
+    await sleep(500);
+    const now = cpuSeconds(pid);
+    quiet = now - before < 0.05 ? quiet + 1 : 0;
+    before = now;
+  }
 }
 
 interface Setup {
@@ -152,7 +169,7 @@ async function main(): Promise<number> {
       ADMIN_PORT: '0',
       LOG_LEVEL: 'warn',
     };
-    const t = performance.now();
+    let t = performance.now();
     const devnet = new LineChild(spawn(process.execPath, ['--import', 'tsx', path.resolve(import.meta.dirname, 'lib/flow-devnet.ts')], { stdio: ['pipe', 'pipe', 'inherit'] }));
     children.push(devnet.child);
     const node = JSON.parse(await devnet.next()) as { url: string; head: number };
@@ -170,24 +187,32 @@ async function main(): Promise<number> {
     const count = db.prepare(`select count(*) from invoices where status in (select value from json_each(?))`).pluck();
     const counted = (...statuses: string[]) => Number(count.get(JSON.stringify(statuses)));
     await until('the watcher to reach the head', () => Number(cursor.get() ?? 0) > node.head);
+    t = performance.now();
+    await settleDown(serve.child.pid!);
+    log(`serve started and idle after ${((performance.now() - t) / 1000).toFixed(1)} s more`);
 
     // Stage 1: the payment blocks.
     const paymentsFile = path.join(dir, 'payments.json');
     writeFileSync(paymentsFile, JSON.stringify(invoices.map((i) => ({ toHex: toHexAddress(i.address), amount: i.amount.toString(), asset: i.asset }))));
     const paid = await devnet.ask<{ first: number; last: number }>({ payments: paymentsFile });
     const t0 = performance.now();
+    const cpu0 = cpuSeconds(serve.child.pid!);
     const tSeen = await until('every invoice seen', () => counted('seen', 'confirmed', 'settled') === PAYMENTS);
+    const cpuSeen = cpuSeconds(serve.child.pid!);
     // Stage 2: the confirmation blocks.
     const conf = await devnet.ask<{ first: number; last: number; solid: number }>({ blocks: CONFIRMATION_BLOCKS });
     const t1 = performance.now();
+    const cpu1 = cpuSeconds(serve.child.pid!);
     let tConfirmed = 0;
     const tSettled = await until('every invoice settled', () => {
       if (!tConfirmed && counted('confirmed', 'settled') === PAYMENTS) tConfirmed = performance.now();
       return counted('settled') === PAYMENTS;
     });
+    const cpuSettled = cpuSeconds(serve.child.pid!);
     const expectedEvents = PAYMENTS * 3;
     const pending = db.prepare(`select count(*) from webhook_deliveries where status = 'pending'`).pluck();
     const tDrained = await until('the dispatcher to drain', () => receiver.events.size >= expectedEvents && Number(pending.get()) === 0);
+    const cpuDrained = cpuSeconds(serve.child.pid!);
     db.close();
     await stop(serve.child);
 
@@ -214,6 +239,9 @@ async function main(): Promise<number> {
       webhook_s: s(lastHook - firstHook),
       webhooks_per_s: rate(receiver.events.size, lastHook - firstHook),
       drained_after_settled_s: s(tDrained - tSettled),
+      // serve's CPU time (all threads) per payment: robust to other load on the machine.
+      cpu_ms_per_payment_chain: Number(((1000 * (cpuSeen - cpu0 + cpuSettled - cpu1)) / PAYMENTS).toFixed(3)),
+      cpu_ms_per_payment_all: Number(((1000 * (cpuDrained - cpu0)) / PAYMENTS).toFixed(3)),
       load: loadavg().map((l) => Number(l.toFixed(2))),
       problems,
     };
@@ -222,6 +250,7 @@ async function main(): Promise<number> {
     log(`stage 1: ${figures.payment_blocks} blocks × 300 payments → all ${PAYMENTS} invoices seen in ${figures.seen_s.toFixed(2)} s = ${figures.seen_per_s} payments/s (includes the watcher's 0–1 s wait for a new head)`);
     log(`stage 2: ${figures.confirmation_blocks} confirmation blocks → all confirmed in ${figures.confirmed_s.toFixed(2)} s = ${figures.confirmed_per_s}/s, settled with credits in ${figures.settled_s.toFixed(2)} s = ${figures.settled_per_s}/s`);
     log(`whole flow: ${PAYMENTS} payments in ${s(work).toFixed(2)} s of work (stage 1 + stage 2) = ${figures.flow_per_s} payments/s`);
+    log(`serve CPU: ${figures.cpu_ms_per_payment_chain} ms per payment during the two stages (watcher, settlement and the dispatcher meanwhile), ${figures.cpu_ms_per_payment_all} ms per payment from the first block until drained`);
     log(`webhooks: ${figures.webhooks} events (seen, confirmed, settled) received with valid signatures over ${figures.webhook_s.toFixed(2)} s = ${figures.webhooks_per_s} deliveries/s; drained ${figures.drained_after_settled_s.toFixed(2)} s after the last settlement; ${receiver.stats.duplicates} duplicates, ${receiver.stats.badSignatures} bad signatures`);
     log(problems.length === 0 ? 'correctness: every invoice settled, ledgers = payments − fees, every event received once' : `CORRECTNESS PROBLEMS (${problems.length}):\n  ${problems.slice(0, 20).join('\n  ')}`);
     summary({ metric: `payments → settled + credited (${PAYMENTS}, 2 stages)`, value: `${figures.flow_per_s}/s`, ok: problems.length === 0 });
