@@ -17,7 +17,7 @@
  * Then correctness: every invoice settled, each merchant's ledger = its payments − fees, every
  * event received once with a valid signature, the shared deposit/ledger rules.
  *
- *   npx tsx bench/flow.ts [payments=5000] [--merchants 5] [--json] [--cpu-prof dir]
+ *   npx tsx bench/flow.ts [payments=3000] [--merchants 5] [--json] [--cpu-prof dir]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -48,7 +48,7 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: { merchants: { type: 'string', default: '5' }, json: { type: 'boolean', default: false }, 'cpu-prof': { type: 'string' } },
 });
-const PAYMENTS = Number(positionals[0] ?? 5000);
+const PAYMENTS = Number(positionals[0] ?? 3000);
 const MERCHANTS = Number(values.merchants);
 const CONFIRMATION_BLOCKS = 19;
 const FEE_PERCENT = '1';
