@@ -9,19 +9,51 @@ export type DepositRow = Selectable<DepositsTable>;
 /** The ledger's source_ref of a deposit's credit: UNIQUE, so a deposit is booked at most once. */
 export const depositRef = (d: Pick<DepositRow, 'tx_hash' | 'log_index'>) => `deposit:${d.tx_hash}:${d.log_index}`;
 
+const DEPOSIT_COLUMNS = [
+  'id',
+  'merchant_id',
+  'address',
+  'asset',
+  'decimals',
+  'amount',
+  'tx_hash',
+  'log_index',
+  'from_address',
+  'block_number',
+  'block_hash',
+  'block_time',
+  'invoice_id',
+  'external_user_id',
+  'late',
+  'status',
+  'confirmations',
+  'final',
+  'credited_at',
+  'credited_amount',
+  'fee_amount',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof DepositRow)[];
+// Every column, so a column added to the table without being added here fails the type check.
+const everyColumn: Exclude<keyof DepositRow, (typeof DEPOSIT_COLUMNS)[number]> extends never ? true : never = true;
+const insert = prepare(everyColumn && DEPOSIT_COLUMNS, (db, p) =>
+  db
+    .insertInto('deposits')
+    .values(Object.fromEntries(DEPOSIT_COLUMNS.map((c) => [c, p(c)])) as unknown as DepositRow)
+    .onConflict((oc) => oc.columns(['tx_hash', 'log_index']).doNothing())
+    .returning('id'),
+);
+
 /** Inserts a new deposit; false when (tx_hash, log_index) is already recorded. */
 export async function insertDeposit(db: Executor, row: DepositRow): Promise<boolean> {
-  const r = await db
-    .insertInto('deposits')
-    .values(row)
-    .onConflict((oc) => oc.columns(['tx_hash', 'log_index']).doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  return r !== undefined;
+  return (await insert.run(db, row)).rows.length > 0;
 }
 
+
+const byTransfer = prepare(['tx', 'log'], (db, p) => db.selectFrom('deposits').selectAll().where('tx_hash', '=', p('tx')).where('log_index', '=', p('log')));
+
 export async function findDeposit(db: Executor, txHash: string, logIndex: number): Promise<DepositRow | undefined> {
-  return db.selectFrom('deposits').selectAll().where('tx_hash', '=', txHash).where('log_index', '=', logIndex).executeTakeFirst();
+  return byTransfer.first(db, { tx: txHash, log: logIndex }) as Promise<DepositRow | undefined>;
 }
 
 /** The same transfer in another block (re-included after a fork): the row becomes live again there. */
@@ -69,8 +101,13 @@ export async function unsettledDeposits(db: Executor) {
     .execute();
 }
 
+// The watcher's statements run once per deposit per block batch: built once (db/prepared.ts).
+const progress = prepare(['confirmations', 'final', 'status', 'now', 'id'], (db, p) =>
+  db.updateTable('deposits').set({ confirmations: p('confirmations'), final: p('final'), status: p('status'), updated_at: p('now') }).where('id', '=', p('id')),
+);
+
 export async function updateProgress(db: Executor, id: string, p: Pick<DepositRow, 'confirmations' | 'final' | 'status'>, now: string): Promise<void> {
-  await db.updateTable('deposits').set({ ...p, updated_at: now }).where('id', '=', id).execute();
+  await progress.run(db, { ...p, now, id });
 }
 
 /** Orphans the live, not final deposits of blocks above `block`; returns them. */
@@ -86,11 +123,14 @@ export async function orphanAbove(db: Executor, block: number, now: string): Pro
   return rows;
 }
 
-export async function markCredited(db: Executor, id: string, amount: bigint, fee: bigint | null, now: string): Promise<void> {
-  await db
+const credited = prepare(['now', 'amount', 'fee', 'id'], (db, p) =>
+  db
     .updateTable('deposits')
-    .set({ credited_at: now, credited_amount: amount.toString(), fee_amount: fee === null ? null : fee.toString(), updated_at: now })
-    .where('id', '=', id)
-    .where('credited_at', 'is', null)
-    .execute();
+    .set({ credited_at: p('now'), credited_amount: p('amount'), fee_amount: p('fee'), updated_at: p('now') })
+    .where('id', '=', p('id'))
+    .where('credited_at', 'is', null),
+);
+
+export async function markCredited(db: Executor, id: string, amount: bigint, fee: bigint | null, now: string): Promise<void> {
+  await credited.run(db, { now, amount: amount.toString(), fee: fee === null ? null : fee.toString(), id });
 }

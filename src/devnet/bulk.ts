@@ -19,8 +19,10 @@ export interface BulkPayment {
   offset: number;
   /** `41…` hex receiver. */
   toHex: string;
-  /** USDT base units. */
+  /** Base units of the asset. */
   amount: bigint;
+  /** A TRC20 USDT transfer (default) or a native TRX transfer. */
+  asset?: 'USDT_TRON' | 'TRX_TRON';
 }
 
 export interface BulkOptions {
@@ -72,6 +74,10 @@ function otherCall(ref: StoredBlock, fromHex: string): StoredTx {
   return { tx, info: { id: tx.txID, fee: 1_000_000, contractResult: [''], contract_address: tx.raw_data.contract[0]!.parameter.value.contract_address, receipt: { energy_usage_total: 20_000, result: 'SUCCESS' } } };
 }
 
+function paymentTx(ref: StoredBlock, p: BulkPayment): StoredTx {
+  return p.asset === 'TRX_TRON' ? trxTransfer(ref, randomHex(), p.toHex, Number(p.amount)) : usdtTransfer(ref, randomHex(), p.toHex, p.amount);
+}
+
 /** A mainnet-like mix: 60 % USDT transfers, 35 % TRX transfers, 5 % other contract calls. */
 function templateTxs(ref: StoredBlock, n: number): StoredTx[] {
   return Array.from({ length: n }, (_, i) => {
@@ -108,7 +114,7 @@ export function appendBulkBlocks(chain: DevnetChain, opts: BulkOptions): { first
     let root = templateRoot;
     const paid = payments.get(i);
     if (paid) {
-      txs = [...paid.map((p) => usdtTransfer(prev, randomHex(), p.toHex, p.amount)), ...template.slice(paid.length)];
+      txs = [...paid.map((p) => paymentTx(prev, p)), ...template.slice(paid.length)];
       json = renderJson(txs);
       root = txTrieRoot(txs.map((t) => t.tx));
       for (const t of txs.slice(0, paid.length)) chain.index.set(t.tx.txID, number);

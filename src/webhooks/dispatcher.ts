@@ -3,19 +3,26 @@
  * write transaction, the oldest pending delivery of each merchant that is due (so a merchant's
  * later event waits while an earlier one is retrying) and, after commit, POSTs them concurrently,
  * at most `concurrency` at once and one per merchant (a slow merchant holds one slot, never another
- * merchant's queue). Each result is written in its own transaction. Everything lives in the
- * database, so a restart loses nothing: an unfinished claim is taken over by the next lease holder.
+ * merchant's queue). Everything lives in the database, so a restart loses nothing: an unfinished
+ * claim is taken over by the next lease holder.
+ *
+ * Commits are the cost (synchronous=FULL: an fsync each), so the worker saves them two ways
+ * (docs/decisions.md, "Whole-flow throughput"): results that finish while another commit is in
+ * flight are written together, each in its own savepoint (group commit); and a merchant's slot is
+ * a lane: the transaction that records its attempt also claims its next due delivery, in order,
+ * for up to LANE_RUN deliveries, after which the slot goes back to the claim round (fairness).
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Services } from '../services.js';
-import { writeTx, type Db } from '../db/database.js';
+import { writeTx, type Db, type Tx } from '../db/database.js';
+import { WriteBatcher } from '../invoices/batcher.js';
 import type { Worker } from '../workers/host.js';
 import { LeaseLostError, type WorkerLease } from '../workers/lease.js';
 import { signingSecrets } from './endpoints.js';
 import { nextAttemptAt, verdictOf } from './schedule.js';
 import { webhookHeaders } from './signing.js';
-import { claim, dueHeads, recordAttempt, releaseClaim, type ClaimedDelivery } from './store.js';
+import { claim, dueHeads, nextDue, recordAttempt, releaseClaim, type ClaimedDelivery } from './store.js';
 import { DEFAULT_TIMEOUT_MS, postWebhook, type PostOptions, type PostResult } from './transport.js';
 
 export const DISPATCHER_NAME = 'webhook-dispatcher';
@@ -33,6 +40,9 @@ export interface DispatcherOptions {
 
 type Lease = Pick<WorkerLease, 'holder' | 'held' | 'assertHeld'>;
 
+/** Deliveries a merchant's lane makes back to back before its slot goes back to the claim round. */
+export const LANE_RUN = 32;
+
 /** The JSON body: the event as recorded (data is the stored JSON text, sent byte for byte). */
 export function eventBody(e: { id: string; type: string; created_at: string; data: string }): string {
   return `{"id":${JSON.stringify(e.id)},"type":${JSON.stringify(e.type)},"created_at":${JSON.stringify(e.created_at)},"data":${e.data}}`;
@@ -44,6 +54,8 @@ export class WebhookDispatcher {
   private readonly pollMs: number;
   private readonly timeoutMs: number;
   private readonly random: () => number;
+  /** Group commit of attempt results (and the next claims of their lanes). */
+  private readonly results: WriteBatcher;
 
   constructor(
     private readonly db: Db,
@@ -56,6 +68,7 @@ export class WebhookDispatcher {
     this.pollMs = opts.pollMs ?? 1_000;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.random = opts.random ?? Math.random;
+    this.results = new WriteBatcher(db);
   }
 
   worker(intervalMs = 1_000): Worker {
@@ -65,7 +78,7 @@ export class WebhookDispatcher {
   /** One round for tests: claims what is due now, delivers it, resolves when all attempts are written. */
   async dispatchDue(signal: AbortSignal = new AbortController().signal): Promise<number> {
     const claimed = await this.claimDue();
-    await Promise.all(claimed.map((c) => this.deliver(c, signal)));
+    await Promise.all(claimed.map((c) => this.deliver(c, signal, false)));
     return claimed.length;
   }
 
@@ -89,10 +102,16 @@ export class WebhookDispatcher {
   }
 
   private start(c: ClaimedDelivery, signal: AbortSignal): void {
-    const p = this.deliver(c, signal)
-      .catch((err: unknown) => this.logger.error({ err, delivery: c.id }, 'webhook delivery could not be recorded'))
+    const p = this.lane(c, signal)
+      .catch((err: unknown) => this.logger.error({ err, merchant: c.merchant_id }, 'webhook delivery could not be recorded'))
       .finally(() => this.inflight.delete(c.merchant_id));
     this.inflight.set(c.merchant_id, p);
+  }
+
+  /** One merchant's deliveries in order, each next one claimed with the previous result. */
+  private async lane(first: ClaimedDelivery, signal: AbortSignal): Promise<void> {
+    let c: ClaimedDelivery | null = first;
+    for (let n = 1; c !== null; n++) c = await this.deliver(c, signal, n < LANE_RUN);
   }
 
   /** Resolves when an attempt finishes, the poll interval passes, or the signal aborts. */
@@ -111,7 +130,7 @@ export class WebhookDispatcher {
 
   private async claimDue(limit = this.concurrency): Promise<ClaimedDelivery[]> {
     const now = this.clock.now();
-    const until = new Date(now.getTime() + this.timeoutMs + 60_000).toISOString();
+    const until = this.claimUntil(now);
     try {
       return await writeTx(this.db, async (trx) => {
         await this.lease.assertHeld(trx);
@@ -125,12 +144,33 @@ export class WebhookDispatcher {
     }
   }
 
-  private async deliver(c: ClaimedDelivery, signal: AbortSignal): Promise<void> {
+  private claimUntil(now: Date): string {
+    return new Date(now.getTime() + this.timeoutMs + 60_000).toISOString();
+  }
+
+  /** In the transaction recording a merchant's attempt: its next due delivery, claimed, if any. */
+  private async claimNext(trx: Tx, merchantId: string): Promise<ClaimedDelivery | null> {
+    if (!this.lease.held()) return null;
+    try {
+      await this.lease.assertHeld(trx);
+    } catch (err) {
+      if (err instanceof LeaseLostError) return null;
+      throw err;
+    }
+    const now = this.clock.now();
+    const next = await nextDue(trx, { merchantId, now: now.toISOString(), holder: this.lease.holder });
+    if (!next) return null;
+    await claim(trx, [next.id], this.lease.holder, this.claimUntil(now));
+    return next;
+  }
+
+  /** One attempt and its record; with `chain`, returns the merchant's next delivery, claimed. */
+  private async deliver(c: ClaimedDelivery, signal: AbortSignal, chain: boolean): Promise<ClaimedDelivery | null> {
     const started = this.clock.now();
     const result = await this.post(c, started, signal);
     if (result.kind === 'aborted') {
       await writeTx(this.db, (trx) => releaseClaim(trx, c.id, this.lease.holder));
-      return;
+      return null;
     }
     const at = this.clock.now();
     const status = result.kind === 'response' ? result.status : null;
@@ -142,8 +182,8 @@ export class WebhookDispatcher {
       next = nextAttemptAt({ attempts: c.window_attempts + 1, now: at, windowStart, retryAfter, random: this.random });
       if (next === null) outcome = 'failed';
     }
-    const written = await writeTx(this.db, (trx) =>
-      recordAttempt(trx, {
+    const { written, following } = await this.results.run(async (trx) => {
+      const written = await recordAttempt(trx, {
         deliveryId: c.id,
         merchantId: c.merchant_id,
         holder: this.lease.holder,
@@ -156,12 +196,15 @@ export class WebhookDispatcher {
         excerpt: result.kind === 'response' ? result.excerpt : null,
         windowStartedAt: windowStart.toISOString(),
         nextAttemptAt: next?.toISOString() ?? null,
-      }),
-    );
+      });
+      // A retried head keeps the merchant's later events waiting: the lane ends here.
+      return { written, following: written && chain && outcome !== 'retry' ? await this.claimNext(trx, c.merchant_id) : null };
+    });
     const log = { delivery: c.id, event: c.event_id, merchant: c.merchant_id, attempt: c.attempts + 1, status, outcome, ms: result.durationMs };
     if (!written) this.logger.warn(log, 'webhook attempt not recorded: claim lost');
     else if (outcome === 'delivered') this.logger.info(log, 'webhook delivered');
     else this.logger.warn({ ...log, error: result.kind === 'error' ? result.error : undefined, next: next?.toISOString() }, 'webhook attempt failed');
+    return following;
   }
 
   private async post(c: ClaimedDelivery, at: Date, signal: AbortSignal): Promise<PostResult> {

@@ -1,6 +1,7 @@
 /** SQL of webhook deliveries and their attempts (the delivery log). Operator-level reads. */
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
+import { prepare } from '../db/prepared.js';
 import type { AttemptOutcome, DeliveryStatus, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/tables/webhooks.js';
 
 export type DeliveryRow = WebhookDeliveriesTable;
@@ -60,8 +61,52 @@ export async function dueHeads(trx: Executor, o: { now: string; holder: string; 
   return r.rows;
 }
 
+/**
+ * The oldest pending delivery of one merchant, when it is due and not claimed by a live attempt:
+ * what a dispatcher lane takes next in the transaction that records the merchant's previous
+ * attempt (dispatcher.ts), so a busy merchant's deliveries cost no claim transaction of their own.
+ */
+// The dispatcher runs these once per delivery: built once (db/prepared.ts).
+const nextDuePrepared = prepare(['merchant', 'now', 'holder'], (db, p) => ({
+  compile: () => nextDueQuery({ merchantId: p('merchant'), now: p('now'), holder: p('holder') }).compile(db),
+}));
+
+export async function nextDue(trx: Executor, o: NextDueQuery): Promise<ClaimedDelivery | undefined> {
+  // run, not first: inside the caller's transaction, never on the read connection.
+  return (await nextDuePrepared.run(trx, { merchant: o.merchantId, now: o.now, holder: o.holder })).rows[0] as ClaimedDelivery | undefined;
+}
+
+interface NextDueQuery {
+  merchantId: string;
+  now: string;
+  holder: string;
+}
+
+/** The SQL of nextDue (exported for its query-plan test). */
+export function nextDueQuery(o: NextDueQuery) {
+  return sql<ClaimedDelivery>`
+    select d.id, d.event_id, d.merchant_id, d.merchant_seq, d.attempts, d.window_attempts, d.window_started_at,
+           e.type, e.created_at as event_created_at, e.data,
+           w.url, w.secret, w.previous_secret, w.previous_secret_until, w.allow_private
+    from webhook_deliveries d indexed by webhook_deliveries_pending
+    join events e on e.id = d.event_id
+    left join webhook_endpoints w on w.merchant_id = d.merchant_id
+    where d.merchant_id = ${o.merchantId} and d.status = 'pending'
+      and d.merchant_seq = (select min(merchant_seq) from webhook_deliveries indexed by webhook_deliveries_pending where status = 'pending' and merchant_id = ${o.merchantId})
+      and d.next_attempt_at <= ${o.now}
+      and (d.claimed_by is null or d.claimed_by != ${o.holder} or d.claimed_until <= ${o.now})`;
+}
+
+const claimOne = prepare(['holder', 'until', 'id'], (db, p) =>
+  db.updateTable('webhook_deliveries').set({ claimed_by: p('holder'), claimed_until: p('until') }).where('id', '=', p('id')),
+);
+
 export async function claim(trx: Executor, ids: string[], holder: string, until: string): Promise<void> {
   if (ids.length === 0) return;
+  if (ids.length === 1) {
+    await claimOne.run(trx, { holder, until, id: ids[0] });
+    return;
+  }
   await trx.updateTable('webhook_deliveries').set({ claimed_by: holder, claimed_until: until }).where('id', 'in', ids).execute();
 }
 
@@ -90,44 +135,68 @@ export interface AttemptRecord {
  * claim stands and it is still pending (a holder that lost its claim records nothing); returns
  * whether it did.
  */
-export async function recordAttempt(trx: Executor, a: AttemptRecord): Promise<boolean> {
-  const status: DeliveryStatus = a.outcome === 'retry' ? 'pending' : a.outcome;
-  const updated = await trx
+const attemptResult = prepare(['status', 'window', 'next', 'at', 'code', 'error', 'id', 'holder'], (db, p) =>
+  db
     .updateTable('webhook_deliveries')
     .set((eb) => ({
-      status,
+      status: p('status'),
       attempts: eb('attempts', '+', 1),
       window_attempts: eb('window_attempts', '+', 1),
-      window_started_at: a.windowStartedAt,
-      next_attempt_at: a.nextAttemptAt ?? a.at,
+      window_started_at: p('window'),
+      next_attempt_at: p('next'),
       claimed_by: null,
       claimed_until: null,
-      last_attempt_at: a.at,
-      last_status_code: a.statusCode,
-      last_error: a.error,
-      updated_at: a.at,
+      last_attempt_at: p('at'),
+      last_status_code: p('code'),
+      last_error: p('error'),
+      updated_at: p('at'),
     }))
-    .where('id', '=', a.deliveryId)
+    .where('id', '=', p('id'))
     .where('status', '=', 'pending')
-    .where('claimed_by', '=', a.holder)
-    .returning('attempts')
-    .executeTakeFirst();
+    .where('claimed_by', '=', p('holder'))
+    .returning('attempts'),
+);
+const attemptLog = prepare(['delivery', 'merchant', 'attempt', 'at', 'url', 'code', 'ms', 'outcome', 'error', 'excerpt'], (db, p) =>
+  db.insertInto('webhook_attempts').values({
+    delivery_id: p('delivery'),
+    merchant_id: p('merchant'),
+    attempt: p('attempt'),
+    at: p('at'),
+    url: p('url'),
+    status_code: p('code'),
+    duration_ms: p('ms'),
+    outcome: p('outcome'),
+    error: p('error'),
+    response_excerpt: p('excerpt'),
+  }),
+);
+
+export async function recordAttempt(trx: Executor, a: AttemptRecord): Promise<boolean> {
+  const status: DeliveryStatus = a.outcome === 'retry' ? 'pending' : a.outcome;
+  const { rows } = await attemptResult.run(trx, {
+    status,
+    window: a.windowStartedAt,
+    next: a.nextAttemptAt ?? a.at,
+    at: a.at,
+    code: a.statusCode,
+    error: a.error,
+    id: a.deliveryId,
+    holder: a.holder,
+  });
+  const updated = rows[0];
   if (!updated) return false;
-  await trx
-    .insertInto('webhook_attempts')
-    .values({
-      delivery_id: a.deliveryId,
-      merchant_id: a.merchantId,
-      attempt: updated.attempts,
-      at: a.at,
-      url: a.url,
-      status_code: a.statusCode,
-      duration_ms: a.durationMs,
-      outcome: a.outcome,
-      error: a.error,
-      response_excerpt: a.excerpt,
-    })
-    .execute();
+  await attemptLog.run(trx, {
+    delivery: a.deliveryId,
+    merchant: a.merchantId,
+    attempt: updated.attempts,
+    at: a.at,
+    url: a.url,
+    code: a.statusCode,
+    ms: a.durationMs,
+    outcome: a.outcome,
+    error: a.error,
+    excerpt: a.excerpt,
+  });
   return true;
 }
 

@@ -31,4 +31,19 @@ describe('bulk blocks', () => {
     devnet.control.mine(2);
     expect(devnet.control.fork(2, 'drop').replaced).toHaveLength(2);
   });
+
+  it('carries native TRX payments too, as TransferContracts the client reads with their amount', async () => {
+    const to = 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH';
+    const payments = [
+      { offset: 0, toHex: toHexAddress(to), amount: 7_000_000n, asset: 'TRX_TRON' as const },
+      { offset: 0, toHex: toHexAddress(to), amount: 3_000_000n, asset: 'USDT_TRON' as const },
+    ];
+    const { first } = appendBulkBlocks(devnet.control.chain, { count: 1, payments });
+    const client = createTronClient({ fullHost: devnet.url });
+    const [block] = await client.getBlocks(first, first + 1);
+    expect(block!.transactions).toHaveLength(300);
+    expect(block!.transactions[0]).toMatchObject({ contractType: 'TransferContract', contractRet: 'SUCCESS', toHex: toHexAddress(to), amount: 7_000_000n });
+    const infos = await client.getTransactionInfosByBlock(first);
+    expect(decodeTransferLog(infos[1]!.logs[0]!)).toMatchObject({ to, amount: 3_000_000n });
+  });
 });
