@@ -18,8 +18,15 @@ export async function startChild<T>(script: string, opts: ChildOptions = {}): Pr
     env: { ...process.env, ...opts.env },
   });
   const lines = createInterface({ input: child.stdout! });
+  // The server's log lines (pino JSON with a `level`) may come first: passed on to stderr.
   const first = await new Promise<string>((resolve, reject) => {
-    lines.once('line', resolve);
+    lines.on('line', (line) => {
+      if (/^\{"level":\d+/.test(line)) process.stderr.write(`${line.slice(0, 300)}\n`);
+      else {
+        lines.removeAllListeners('line');
+        resolve(line);
+      }
+    });
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
   return { info: JSON.parse(first) as T, child };
