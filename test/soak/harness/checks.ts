@@ -125,7 +125,14 @@ export async function webhookProblems(db: Db, facts: SoakFacts): Promise<string[
   return problems;
 }
 
-export async function allProblems(db: Db, facts: SoakFacts): Promise<Record<string, string[]>> {
+export interface InvariantReport {
+  deposits: string[];
+  payouts: string[];
+  balances: string[];
+  webhooks: string[];
+}
+
+export async function allProblems(db: Db, facts: SoakFacts): Promise<InvariantReport> {
   return {
     deposits: await depositProblems(db, facts),
     payouts: await payoutProblems(db, facts),

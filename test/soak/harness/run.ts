@@ -75,22 +75,24 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
       readLoop(tctx, stream(4)),
       faultLoop(cctx, stream(5)),
       forkLoop(cctx, stream(6), watched),
-      restartLoop(cctx, stream(7), Math.min(15_000, Math.max(4_000, opts.durationMs / 8))),
+      restartLoop(cctx, stream(7), Math.min(30_000, Math.max(4_000, opts.durationMs / 8))),
     ]);
     clearInterval(progress);
     log(`load over: ${progressLine(traffic, chaos, api)}; settling`);
     const settleStart = Date.now();
     const hitFaults = countHitFaults(world, chaos);
     world.devnet.control.clearFaults();
-    const unsettled = await settle(world, serve, chaos);
+    const unsettled = await settle(world, serve, chaos, log);
     const settle_s = (Date.now() - settleStart) / 1000;
     const exit = await serve.stop('SIGTERM');
     if (exit && exit.code !== 0) chaos.badStops.push(`final SIGTERM ended serve with code ${exit.code}`);
     const facts = collectFacts(world.devnet, world, traffic.payments, receiver.received, receiver.refused);
     writeFileSync(path.join(dir, 'facts.json'), JSON.stringify(facts));
-    const violations = await allProblems(world.database.db, facts);
-    violations.serve = [...api.serverErrors, ...serve.crashes, ...chaos.badStops];
-    violations.settle = unsettled ? [unsettled] : [];
+    const violations: Record<string, string[]> = {
+      ...(await allProblems(world.database.db, facts)),
+      serve: [...api.serverErrors, ...serve.crashes, ...chaos.badStops],
+      settle: unsettled ? [unsettled] : [],
+    };
     const summary = await summarise(world, { opts, started, settle_s, traffic, chaos, api, serve, facts, violations, hitFaults });
     return summary;
   } finally {
@@ -119,14 +121,19 @@ function countHitFaults(world: SoakWorld, chaos: ChaosLog): number {
  * scanned past the solid height of the last payment, every payout is final and every webhook
  * delivery is done, twice in a row. `serve` is restarted if it is not running.
  */
-async function settle(world: SoakWorld, serve: ServeProcess, chaos: ChaosLog): Promise<string | null> {
+async function settle(world: SoakWorld, serve: ServeProcess, chaos: ChaosLog, log: (line: string) => void): Promise<string | null> {
   const db = world.database.db;
   if (!serve.running) await restart({ world, serve, log: chaos, running: () => false }, 'SIGKILL');
   const target = world.devnet.control.info().head.number + SOLID_LAG + 2;
   const deadline = Date.now() + SETTLE_TIMEOUT_MS;
   let calm = 0;
   let state = '';
+  let lastLog = Date.now();
   while (calm < 2) {
+    if (Date.now() - lastLog > 5_000) {
+      log(`settling: ${state}`);
+      lastLog = Date.now();
+    }
     if (Date.now() > deadline) return `not settled ${SETTLE_TIMEOUT_MS / 1000} s after the load: ${state}`;
     await sleep(500);
     const cursor = await readCursor(db);

@@ -14,6 +14,7 @@ import { migrateToLatest } from '../../../src/db/migrate.js';
 import { startDevnet, type Devnet } from '../../../src/devnet/index.js';
 import { setServiceFee } from '../../../src/fees/service.js';
 import { approvedMerchantWithKey } from '../../../src/keys/service.js';
+import { setPayoutLimits } from '../../../src/payouts/limits.js';
 import { creditMerchant } from '../../../src/ledger/operator.js';
 import { initWallet } from '../../../src/wallet/service.js';
 import { setEndpoint } from '../../../src/webhooks/endpoints.js';
@@ -78,6 +79,8 @@ export async function buildWorld(dir: string, rng: Rng, receiver: WebhookReceive
     const endpoint = await setEndpoint(db, systemClock, 'soak', id, { url: `${receiver.url}/hooks/${id}`, allowPrivate: true });
     receiver.addMerchant(id, endpoint.secret as string);
     if (mode === 'per_invoice') await setServiceFee(db, systemClock, 'soak', id, { percent: '1', payer: 'merchant' });
+    // The exchange's small payouts go straight to the queue; the shop's all wait for the operator.
+    else await setPayoutLimits(db, systemClock, 'soak', id, { autoApproveLimit: '2' });
     for (const asset of ASSETS) {
       await creditMerchant(db, systemClock, 'soak', catalog, id, { asset, amount: SEED_CREDIT, memo: 'soak seed' });
       for (const address of payoutTargets) await addToWhitelist(db, systemClock, 'soak', catalog, id, { asset, address, delay: '0' });
