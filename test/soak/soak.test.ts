@@ -56,6 +56,8 @@ describe('the soak with faults', () => {
     // It met every kind of trouble and did every kind of work at least once.
     expect(summary.forks.total).toBeGreaterThan(0);
     expect(summary.forks.past_confirmation).toBeGreaterThan(0);
+    // At least one fork replaced blocks the watcher had already scanned (not only blocks ahead of it).
+    expect(summary.forks.below_watcher).toBeGreaterThan(0);
     expect(summary.faults.hit).toBeGreaterThan(0);
     expect(summary.restarts.SIGTERM).toBeGreaterThan(0);
     expect(summary.restarts.SIGKILL).toBeGreaterThan(0);

@@ -4,6 +4,7 @@
  * and SIGKILL, some timed to land while a payout is being signed or broadcast.
  */
 import type { FaultSpec } from '../../../src/devnet/index.js';
+import { readCursor } from '../../../src/workers/watcher-store.js';
 import { sleep } from './api.js';
 import type { Rng } from './rng.js';
 import type { ServeProcess } from './serve.js';
@@ -16,6 +17,9 @@ export interface ChaosLog {
   /** Forks deeper than CONFIRMATIONS: they cut below deposits that were already `confirmed`. */
   forksPastConfirmation: number;
   forkedTxs: { dropped: number; reincluded: number };
+  /** Forks that replaced blocks the watcher had already scanned, and the deposits they cut under. */
+  forksBelowWatcher: number;
+  forkedDeposits: { seen: number; confirmed: number };
   restarts: { SIGTERM: number; SIGKILL: number; midPayout: number };
   /** SIGTERMs that did not end `serve` with exit code 0. */
   badStops: string[];
@@ -23,7 +27,7 @@ export interface ChaosLog {
 }
 
 export function newChaosLog(): ChaosLog {
-  return { faults: {}, faultIds: [], forks: {}, forksPastConfirmation: 0, forkedTxs: { dropped: 0, reincluded: 0 }, restarts: { SIGTERM: 0, SIGKILL: 0, midPayout: 0 }, badStops: [], downMs: 0 };
+  return { faults: {}, faultIds: [], forks: {}, forksPastConfirmation: 0, forkedTxs: { dropped: 0, reincluded: 0 }, forksBelowWatcher: 0, forkedDeposits: { seen: 0, confirmed: 0 }, restarts: { SIGTERM: 0, SIGKILL: 0, midPayout: 0 }, badStops: [], downMs: 0 };
 }
 
 interface Ctx {
@@ -55,12 +59,22 @@ function randomFault(rng: Rng): FaultSpec {
   }
 }
 
-export async function faultLoop(ctx: Ctx, rng: Rng): Promise<void> {
+/**
+ * Storms and calm: a few seconds of faults coming about every second, then a calm spell longer
+ * than the workers' longest backoff (30 s) in a long run. A node that fails without pause would
+ * only keep the watcher backing off far behind the head, and forks would then never cut into
+ * blocks it had scanned.
+ */
+export async function faultLoop(ctx: Ctx, rng: Rng, durationMs: number): Promise<void> {
   while (ctx.running()) {
-    await sleep(rng.int(500, 3000));
-    const f = ctx.world.devnet.control.addFault(randomFault(rng));
-    ctx.log.faults[f.kind] = (ctx.log.faults[f.kind] ?? 0) + 1;
-    ctx.log.faultIds.push(f.id);
+    await sleep(rng.int(Math.min(15_000, durationMs / 8), Math.min(35_000, durationMs / 4)));
+    const stormEnd = Date.now() + rng.int(2_000, 5_000);
+    while (ctx.running() && Date.now() < stormEnd) {
+      const f = ctx.world.devnet.control.addFault(randomFault(rng));
+      ctx.log.faults[f.kind] = (ctx.log.faults[f.kind] ?? 0) + 1;
+      ctx.log.faultIds.push(f.id);
+      await sleep(rng.int(300, 1_200));
+    }
   }
 }
 
@@ -71,7 +85,14 @@ export async function forkLoop(ctx: Ctx, rng: Rng, watchedTxs: () => Set<string>
     const mode = rng.pick(['drop', 'reinclude'] as const);
     const info = ctx.world.devnet.control.info();
     if (info.head.number - info.solid.number < depth) continue;
+    const base = info.head.number - depth;
+    const db = ctx.world.database.db;
+    const cursor = await readCursor(db);
+    const cut = await db.selectFrom('deposits').select('status').where('block_number', '>', base).where('status', '!=', 'orphaned').execute();
     const report = ctx.world.devnet.control.fork(depth, mode);
+    if ((cursor?.next_block ?? 0) > base + 1) ctx.log.forksBelowWatcher += 1;
+    ctx.log.forkedDeposits.seen += cut.length;
+    ctx.log.forkedDeposits.confirmed += cut.filter((d) => d.status === 'confirmed').length;
     const key = `${mode}:${depth}`;
     ctx.log.forks[key] = (ctx.log.forks[key] ?? 0) + 1;
     if (depth > CONFIRMATIONS) ctx.log.forksPastConfirmation += 1;

@@ -4,7 +4,7 @@
  * (faults off, blocks to solidity, workers drained) and the invariants are checked (checks.ts).
  * scripts/soak.ts runs it; test/soak/soak.test.ts runs a short one.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readCursor } from '../../../src/workers/watcher-store.js';
@@ -35,7 +35,17 @@ export interface SoakSummary {
   permanent_address_requests: number;
   payments: { made: number; on_chain: number; dropped_by_forks: number };
   deposits: { by_status: Record<string, number>; credited: number };
-  forks: { total: number; by_mode: Record<string, number>; by_depth: Record<string, number>; past_confirmation: number; payments_dropped: number; payments_reincluded: number };
+  forks: {
+    total: number;
+    by_mode: Record<string, number>;
+    by_depth: Record<string, number>;
+    past_confirmation: number;
+    below_watcher: number;
+    cut_deposits: { seen: number; confirmed: number };
+    payments_dropped: number;
+    payments_reincluded: number;
+  };
+  watcher_lag_blocks: { median: number; p95: number; max: number };
   faults: { by_kind: Record<string, number>; hit: number };
   restarts: ChaosLog['restarts'] & { down_s: number; starts: number };
   payouts: { requested: number; answers: Record<string, number>; by_status: Record<string, number>; operator: TrafficLog['operator'] };
@@ -46,15 +56,18 @@ export interface SoakSummary {
 }
 
 const SETTLE_TIMEOUT_MS = 300_000;
+/** 18-block forks replace 3.6 s of chain; a restart of `serve` leaves it some 30 blocks to catch up. */
+const BLOCK_TIME_MS = 200;
 
 export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
   const log = opts.log ?? (() => undefined);
   const started = Date.now();
   const dir = opts.keepDir ?? mkdtempSync(path.join(tmpdir(), 'paygate-soak-'));
+  mkdirSync(dir, { recursive: true });
   const receiver = new WebhookReceiver();
   await receiver.start();
-  const world = await buildWorld(dir, seededRng(opts.seed), receiver, 150);
-  const serve = new ServeProcess(world.env);
+  const world = await buildWorld(dir, seededRng(opts.seed), receiver, BLOCK_TIME_MS);
+  const serve = new ServeProcess(world.env, path.join(dir, 'serve.log'));
   try {
     await serve.start();
     log(`serve up at ${serve.url}; soaking for ${opts.durationMs / 1000} s with seed ${opts.seed}`);
@@ -67,17 +80,20 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
     const cctx = { world, serve, log: chaos, running };
     const watched = () => new Set(traffic.payments.map((p) => p.txid));
     const stream = (k: number) => seededRng(opts.seed * 1000 + k);
-    const progress = setInterval(() => log(progressLine(traffic, chaos, api)), 15_000);
+    const lags: number[] = [];
+    const progress = setInterval(() => log(`${progressLine(traffic, chaos, api)}, watcher lag ${lags[lags.length - 1] ?? '?'} blocks`), 15_000);
+    const lagSampler = sampleLag(world, lags);
     await Promise.all([
       invoiceLoop(tctx, stream(1)),
       addressLoop(tctx, stream(2)),
       payoutLoop(tctx, stream(3)),
       readLoop(tctx, stream(4)),
-      faultLoop(cctx, stream(5)),
+      faultLoop(cctx, stream(5), opts.durationMs),
       forkLoop(cctx, stream(6), watched),
       restartLoop(cctx, stream(7), Math.min(30_000, Math.max(4_000, opts.durationMs / 8))),
     ]);
     clearInterval(progress);
+    clearInterval(lagSampler);
     log(`load over: ${progressLine(traffic, chaos, api)}; settling`);
     const settleStart = Date.now();
     const hitFaults = countHitFaults(world, chaos);
@@ -93,10 +109,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
       serve: [...api.serverErrors, ...serve.crashes, ...chaos.badStops],
       settle: unsettled ? [unsettled] : [],
     };
-    const summary = await summarise(world, { opts, started, settle_s, traffic, chaos, api, serve, facts, violations, hitFaults });
+    const summary = await summarise(world, { opts, started, settle_s, traffic, chaos, api, serve, facts, violations, hitFaults, lags });
     return summary;
   } finally {
     await serve.stop('SIGKILL');
+    serve.close();
     await receiver.close();
     await world.database.close();
     await world.devnet.close();
@@ -158,6 +175,22 @@ interface Parts {
   facts: ReturnType<typeof collectFacts>;
   violations: Record<string, string[]>;
   hitFaults: number;
+  lags: number[];
+}
+
+function quantiles(xs: number[]): { median: number; p95: number; max: number } {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;
+  return { median: at(0.5), p95: at(0.95), max: s[s.length - 1] ?? 0 };
+}
+
+/** Every second: how far the watcher's cursor is behind the devnet's head. */
+function sampleLag(world: SoakWorld, lags: number[]): NodeJS.Timeout {
+  return setInterval(() => {
+    void readCursor(world.database.db).then((c) => {
+      if (c) lags.push(world.devnet.control.info().head.number - c.next_block + 1);
+    });
+  }, 1_000);
 }
 
 async function summarise(world: SoakWorld, p: Parts): Promise<SoakSummary> {
@@ -194,6 +227,8 @@ async function summarise(world: SoakWorld, p: Parts): Promise<SoakSummary> {
       by_mode: byMode,
       by_depth: byDepth,
       past_confirmation: p.chaos.forksPastConfirmation,
+      below_watcher: p.chaos.forksBelowWatcher,
+      cut_deposits: p.chaos.forkedDeposits,
       payments_dropped: p.chaos.forkedTxs.dropped,
       payments_reincluded: p.chaos.forkedTxs.reincluded,
     },
@@ -202,6 +237,7 @@ async function summarise(world: SoakWorld, p: Parts): Promise<SoakSummary> {
     payouts: { requested: p.traffic.payouts.length, answers: p.traffic.payoutRequests, by_status: await count('payouts'), operator: p.traffic.operator },
     webhooks: { events: events.length, received: p.facts.received.length, distinct: new Set(p.facts.received.map((r) => r.eventId)).size, deliveries: await count('webhook_deliveries') },
     api: { requests: p.api.requests, by_status: p.api.statuses, no_answer: p.api.down },
+    watcher_lag_blocks: quantiles(p.lags),
     violations: p.violations,
     ok: !violated,
   };

@@ -4,6 +4,7 @@
  * moment. An exit the soak did not ask for is a crash, and a violation.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -26,7 +27,16 @@ export class ServeProcess {
   /** Exits nobody asked for, with the end of their stderr. */
   readonly crashes: string[] = [];
 
-  constructor(private readonly env: Record<string, string>) {}
+  private readonly logFile: WriteStream | null;
+
+  /** `logPath`: every `serve`'s stdout and stderr are appended there (for a failure's diagnosis). */
+  constructor(private readonly env: Record<string, string>, logPath?: string) {
+    this.logFile = logPath ? createWriteStream(logPath, { flags: 'a' }) : null;
+  }
+
+  close(): void {
+    this.logFile?.end();
+  }
 
   get pid(): number | undefined {
     return this.child?.pid;
@@ -42,7 +52,12 @@ export class ServeProcess {
     this.stopping = false;
     this.stderrTail = '';
     this.starts += 1;
-    child.stderr?.on('data', (d) => (this.stderrTail = (this.stderrTail + String(d)).slice(-4000)));
+    this.logFile?.write(`--- serve start ${this.starts} at ${new Date().toISOString()}\n`);
+    child.stderr?.on('data', (d) => {
+      this.stderrTail = (this.stderrTail + String(d)).slice(-4000);
+      this.logFile?.write(d);
+    });
+    child.stdout?.on('data', (d) => this.logFile?.write(d));
     this.exited = new Promise<ServeExit>((resolve) =>
       child.once('exit', (code, signal) => {
         if (!this.stopping) this.crashes.push(`serve (pid ${child.pid}) exited by itself: code ${code}, signal ${signal}; stderr: ${this.stderrTail}`);
