@@ -120,7 +120,16 @@ export async function restart(ctx: Ctx, signal: 'SIGTERM' | 'SIGKILL'): Promise<
     ctx.log.restarts[signal] += 1;
     if (signal === 'SIGTERM' && exit.code !== 0) ctx.log.badStops.push(`SIGTERM ended serve with code ${exit.code}, signal ${exit.signal}`);
   }
-  await ctx.serve.start();
+  // A start that fails (it prints why) is a violation; the soak tries again so the run can finish.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await ctx.serve.start();
+      break;
+    } catch (e) {
+      ctx.log.badStops.push(`start ${attempt} after ${signal} failed: ${(e as Error).message.slice(0, 2000)}`);
+      if (attempt === 3) throw e;
+    }
+  }
   ctx.log.downMs += Date.now() - down;
 }
 
