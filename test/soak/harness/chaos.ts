@@ -17,6 +17,8 @@ export interface ChaosLog {
   /** Forks deeper than CONFIRMATIONS: they cut below deposits that were already `confirmed`. */
   forksPastConfirmation: number;
   forkedTxs: { dropped: number; reincluded: number };
+  /** Payout transactions (signed by paygate) that forks dropped or re-included. */
+  forkedPayouts: { dropped: number; reincluded: number };
   /** Forks that replaced blocks the watcher had already scanned, and the deposits they cut under. */
   forksBelowWatcher: number;
   forkedDeposits: { seen: number; confirmed: number };
@@ -27,7 +29,7 @@ export interface ChaosLog {
 }
 
 export function newChaosLog(): ChaosLog {
-  return { faults: {}, faultIds: [], forks: {}, forksPastConfirmation: 0, forkedTxs: { dropped: 0, reincluded: 0 }, forksBelowWatcher: 0, forkedDeposits: { seen: 0, confirmed: 0 }, restarts: { SIGTERM: 0, SIGKILL: 0, midPayout: 0 }, badStops: [], downMs: 0 };
+  return { faults: {}, faultIds: [], forks: {}, forksPastConfirmation: 0, forkedTxs: { dropped: 0, reincluded: 0 }, forkedPayouts: { dropped: 0, reincluded: 0 }, forksBelowWatcher: 0, forkedDeposits: { seen: 0, confirmed: 0 }, restarts: { SIGTERM: 0, SIGKILL: 0, midPayout: 0 }, badStops: [], downMs: 0 };
 }
 
 interface Ctx {
@@ -83,13 +85,19 @@ export async function forkLoop(ctx: Ctx, rng: Rng, watchedTxs: () => Set<string>
     await sleep(rng.int(1500, 6000));
     const depth = rng.int(1, 18);
     const mode = rng.pick(['drop', 'reinclude'] as const);
+    // What the watcher and the worker had recorded just before: the reads come first, then the
+    // fork at once (no await between), so blocks made meanwhile cannot shift the fork's base.
+    const db = ctx.world.database.db;
+    const cursor = await readCursor(db);
+    const recent = await db.selectFrom('deposits').select(['status', 'block_number']).where('block_number', '>', ctx.world.devnet.control.info().head.number - 40).where('status', '!=', 'orphaned').execute();
+    const payoutTxs = new Set((await db.selectFrom('payouts').select('tx_hash').where('tx_hash', 'is not', null).execute()).map((p) => p.tx_hash));
     const info = ctx.world.devnet.control.info();
     if (info.head.number - info.solid.number < depth) continue;
     const base = info.head.number - depth;
-    const db = ctx.world.database.db;
-    const cursor = await readCursor(db);
-    const cut = await db.selectFrom('deposits').select('status').where('block_number', '>', base).where('status', '!=', 'orphaned').execute();
+    const cut = recent.filter((d) => d.block_number > base);
     const report = ctx.world.devnet.control.fork(depth, mode);
+    ctx.log.forkedPayouts.dropped += report.dropped.filter((t) => payoutTxs.has(t)).length;
+    ctx.log.forkedPayouts.reincluded += report.reincluded.filter((t) => payoutTxs.has(t)).length;
     if ((cursor?.next_block ?? 0) > base + 1) ctx.log.forksBelowWatcher += 1;
     ctx.log.forkedDeposits.seen += cut.length;
     ctx.log.forkedDeposits.confirmed += cut.filter((d) => d.status === 'confirmed').length;

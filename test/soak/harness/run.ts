@@ -44,6 +44,8 @@ export interface SoakSummary {
     cut_deposits: { seen: number; confirmed: number };
     payments_dropped: number;
     payments_reincluded: number;
+    payouts_dropped: number;
+    payouts_reincluded: number;
   };
   watcher_lag_blocks: { median: number; p95: number; max: number };
   faults: { by_kind: Record<string, number>; hit: number };
@@ -231,6 +233,8 @@ async function summarise(world: SoakWorld, p: Parts): Promise<SoakSummary> {
       cut_deposits: p.chaos.forkedDeposits,
       payments_dropped: p.chaos.forkedTxs.dropped,
       payments_reincluded: p.chaos.forkedTxs.reincluded,
+      payouts_dropped: p.chaos.forkedPayouts.dropped,
+      payouts_reincluded: p.chaos.forkedPayouts.reincluded,
     },
     faults: { by_kind: p.chaos.faults, hit: p.hitFaults },
     restarts: { ...p.chaos.restarts, down_s: Math.round(p.chaos.downMs / 100) / 10, starts: p.serve.starts },
