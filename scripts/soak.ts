@@ -2,7 +2,7 @@
  * The soak with faults (issue 13, B1; docs/reliability.md): payments, payouts and API traffic
  * together against the devnet for a fixed time, with node faults, forks and SIGTERM/SIGKILL
  * restarts of a real `serve`, then the invariants after everything settled.
- *   node --import tsx scripts/soak.ts --duration 30m [--seed N] [--json] [--keep DIR]
+ *   node --import tsx scripts/soak.ts --duration 30m [--seed N] [--json] [--keep DIR] [--restart-every 10s]
  * Prints the summary (with the seed, to replay); exits 1 on any violation.
  */
 import { parseArgs } from 'node:util';
@@ -15,6 +15,7 @@ const { values } = parseArgs({
     seed: { type: 'string' },
     json: { type: 'boolean', default: false },
     keep: { type: 'string' },
+    'restart-every': { type: 'string' },
   },
 });
 const seed = values.seed === undefined ? Math.floor(Math.random() * 1_000_000) : Number(values.seed);
@@ -23,7 +24,8 @@ const durationMs = parseDuration(values.duration, 24 * 3600_000);
 const started = Date.now();
 const log = (line: string) => process.stderr.write(`[soak ${((Date.now() - started) / 1000).toFixed(1)} s] ${line}\n`);
 log(`seed ${seed} (replay: --seed ${seed}), duration ${values.duration}`);
-const summary = await runSoak({ durationMs, seed, ...(values.keep ? { keepDir: values.keep } : {}), log });
+const restartGapMs = values['restart-every'] === undefined ? undefined : parseDuration(values['restart-every'], 3600_000);
+const summary = await runSoak({ durationMs, seed, ...(values.keep ? { keepDir: values.keep } : {}), ...(restartGapMs ? { restartGapMs } : {}), log });
 if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
 else {
   console.log(JSON.stringify({ ...summary, violations: undefined }, null, 2));

@@ -13,6 +13,8 @@ export interface ApiAnswer {
 export class SoakApi {
   readonly statuses: Record<string, number> = {};
   readonly serverErrors: string[] = [];
+  /** Requests `serve` accepted but never answered (30 s): a stuck handler, listed as violations. */
+  readonly unanswered: string[] = [];
   requests = 0;
   down = 0;
 
@@ -32,8 +34,9 @@ export class SoakApi {
     try {
       res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
       text = await res.text();
-    } catch {
-      this.down += 1;
+    } catch (e) {
+      if ((e as Error).name === 'TimeoutError') this.unanswered.push(`${method} ${path}: no answer within 30 s (${new Date().toISOString()})`);
+      else this.down += 1;
       return null;
     }
     this.requests += 1;

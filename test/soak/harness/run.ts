@@ -23,6 +23,8 @@ export interface SoakOptions {
   seed: number;
   /** Keep the run's directory (database, facts.json) here instead of deleting it. */
   keepDir?: string;
+  /** Mean pause between restarts of `serve` (default: an eighth of the run, 4 to 30 s). */
+  restartGapMs?: number;
   log?: (line: string) => void;
 }
 
@@ -52,7 +54,7 @@ export interface SoakSummary {
   restarts: ChaosLog['restarts'] & { down_s: number; starts: number };
   payouts: { requested: number; answers: Record<string, number>; by_status: Record<string, number>; operator: TrafficLog['operator'] };
   webhooks: { events: number; received: number; distinct: number; deliveries: Record<string, number> };
-  api: { requests: number; by_status: Record<string, number>; no_answer: number };
+  api: { requests: number; by_status: Record<string, number>; no_answer: number; unanswered: number };
   violations: Record<string, string[]>;
   ok: boolean;
 }
@@ -92,7 +94,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
       readLoop(tctx, stream(4)),
       faultLoop(cctx, stream(5), opts.durationMs),
       forkLoop(cctx, stream(6), watched),
-      restartLoop(cctx, stream(7), Math.min(30_000, Math.max(4_000, opts.durationMs / 8))),
+      restartLoop(cctx, stream(7), opts.restartGapMs ?? Math.min(30_000, Math.max(4_000, opts.durationMs / 8))),
     ]);
     clearInterval(progress);
     clearInterval(lagSampler);
@@ -108,7 +110,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
     writeFileSync(path.join(dir, 'facts.json'), JSON.stringify(facts));
     const violations: Record<string, string[]> = {
       ...(await allProblems(world.database.db, facts)),
-      serve: [...api.serverErrors, ...serve.crashes, ...chaos.badStops],
+      serve: [...api.serverErrors, ...api.unanswered, ...serve.crashes, ...chaos.badStops],
       settle: unsettled ? [unsettled] : [],
     };
     const summary = await summarise(world, { opts, started, settle_s, traffic, chaos, api, serve, facts, violations, hitFaults, lags });
@@ -240,7 +242,7 @@ async function summarise(world: SoakWorld, p: Parts): Promise<SoakSummary> {
     restarts: { ...p.chaos.restarts, down_s: Math.round(p.chaos.downMs / 100) / 10, starts: p.serve.starts },
     payouts: { requested: p.traffic.payouts.length, answers: p.traffic.payoutRequests, by_status: await count('payouts'), operator: p.traffic.operator },
     webhooks: { events: events.length, received: p.facts.received.length, distinct: new Set(p.facts.received.map((r) => r.eventId)).size, deliveries: await count('webhook_deliveries') },
-    api: { requests: p.api.requests, by_status: p.api.statuses, no_answer: p.api.down },
+    api: { requests: p.api.requests, by_status: p.api.statuses, no_answer: p.api.down, unanswered: p.api.unanswered.length },
     watcher_lag_blocks: quantiles(p.lags),
     violations: p.violations,
     ok: !violated,

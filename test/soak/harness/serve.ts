@@ -30,8 +30,11 @@ export class ServeProcess {
   private readonly logFile: WriteStream | null;
 
   /** `logPath`: every `serve`'s stdout and stderr are appended there (for a failure's diagnosis). */
+  private readonly reportDir: string | null;
+
   constructor(private readonly env: Record<string, string>, logPath?: string) {
     this.logFile = logPath ? createWriteStream(logPath, { flags: 'a' }) : null;
+    this.reportDir = logPath ? path.dirname(logPath) : null;
   }
 
   close(): void {
@@ -47,7 +50,8 @@ export class ServeProcess {
   }
 
   async start(): Promise<string> {
-    const child = spawn(process.execPath, [DEV_BIN, 'serve'], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const report = this.reportDir ? ['--report-on-signal', '--report-signal=SIGUSR2', `--report-directory=${this.reportDir}`] : [];
+    const child = spawn(process.execPath, [...report, DEV_BIN, 'serve'], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     this.stopping = false;
     this.stderrTail = '';
@@ -90,7 +94,12 @@ export class ServeProcess {
     this.url = null;
     child.kill(signal);
     if (signal === 'SIGKILL') return exited;
-    const late = setTimeout(() => child.kill('SIGKILL'), SIGTERM_GRACE_MS);
+    // Past the grace period: a diagnostic report (JS stack, open handles) first, then SIGKILL.
+    const late = setTimeout(() => {
+      this.logFile?.write(`--- serve (pid ${child.pid}) still running ${SIGTERM_GRACE_MS} ms after SIGTERM: diagnostic report, then SIGKILL\n`);
+      child.kill('SIGUSR2');
+      setTimeout(() => child.kill('SIGKILL'), 3_000).unref();
+    }, SIGTERM_GRACE_MS);
     const exit = await exited;
     clearTimeout(late);
     return exit;

@@ -57,7 +57,8 @@ export async function buildWorld(dir: string, rng: Rng, receiver: WebhookReceive
     TRON_FULL_NODE_URL: devnet.url,
     PORT: '0',
     ADMIN_PORT: '0',
-    LOG_LEVEL: 'warn',
+    // info: the shutdown steps of each SIGTERM are in serve.log (--keep) when one takes too long.
+    LOG_LEVEL: 'info',
     CONFIRMATIONS: String(CONFIRMATIONS),
     // A SIGKILLed holder's lease lapses after 2 s (the minimum), so a restart takes over quickly.
     WORKER_LEASE_TTL: '2s',
