@@ -34,7 +34,15 @@ export default class Serve extends PaygateCommand {
       process.once('SIGTERM', () => resolve('SIGTERM'));
     });
     logger.info({ signal }, 'shutting down: finishing in-flight requests, stopping workers');
+    // Every step is crash-safe, so a shutdown stuck somewhere is ended like a SIGKILL would end it,
+    // but first it says where it is stuck, and with exit code 1.
+    const watchdog = setTimeout(() => {
+      logger.error({ pending: [...app.stopping], afterMs: config.shutdownTimeoutMs }, 'shutdown did not finish in time; exiting without it');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    watchdog.unref();
     await app.stop();
+    clearTimeout(watchdog);
     logger.info('stopped');
     // Everything is closed; a node request abandoned by a stopping worker must not hold the process.
     setTimeout(() => process.exit(0), 1_000).unref();

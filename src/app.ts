@@ -70,6 +70,8 @@ export interface App {
   /** Starts listening and the worker host; resolves to the base URL. */
   start(): Promise<string>;
   stop(): Promise<void>;
+  /** The shutdown steps still running while stop() is under way. */
+  readonly stopping: ReadonlySet<string>;
 }
 
 export async function buildApp(config: Config, opts: AppOptions = {}): Promise<App> {
@@ -95,6 +97,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   const metrics = createMetrics({ services, workers: () => workers, probe: opts.admin ? opts.admin.probe : undefined });
   let admin: Awaited<ReturnType<typeof buildAdminServer>> | null = null;
   let adminUrl: string | null = null;
+  const stopping = new Set<string>();
   const http = await buildHttpServer({ config, clock, logger, verifier }, async (app) => {
     instrumentHttp(app, metrics.registry);
     await registerV1Routes(app, services);
@@ -128,13 +131,20 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     async stop() {
       if (stopped) return;
       stopped = true;
+      // Each step is named while it runs, so a shutdown that takes too long can say where it is.
+      const step = async (name: string, work: () => Promise<unknown> | undefined) => {
+        stopping.add(name);
+        await work();
+        stopping.delete(name);
+      };
       // Workers stop at a safe point while fastify lets in-flight requests finish (new ones: 503).
-      await Promise.all([workers?.stop(), http.close()]);
-      await admin?.close();
-      await addresses.stop();
-      await chain.close?.();
-      await database.close();
-      await checkpointer?.stop();
+      await Promise.all([step('workers', () => workers?.stop()), step('api listener', () => http.close())]);
+      await step('admin listener', () => admin?.close());
+      await step('address pool', () => addresses.stop());
+      await step('chain client', () => chain.close?.());
+      await step('database', () => database.close());
+      await step('checkpointer', () => checkpointer?.stop());
     },
+    stopping,
   };
 }

@@ -41,6 +41,11 @@ export interface Config {
    * `serve` takes the background work over this long after the holder stops renewing.
    */
   workerLeaseTtlMs: number;
+  /**
+   * Longest a SIGTERM shutdown of `serve` may take (SHUTDOWN_TIMEOUT, default 20 s): past it, serve
+   * logs the steps still running and exits 1 (every step is crash-safe).
+   */
+  shutdownTimeoutMs: number;
   /** The admin listener (/healthz, /readyz, /metrics): loopback by default, never the public one. */
   adminHost: string;
   /** 0 = any free port (tests); must differ from PORT. */
@@ -178,6 +183,7 @@ export function parseConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     trustProxy: trustProxy(env),
     workerLeaseTtlMs: durationMs(env, 'WORKER_LEASE_TTL', 15_000, 2_000, 600_000),
+    shutdownTimeoutMs: durationMs(env, 'SHUTDOWN_TIMEOUT', 20_000, 1_000, 600_000),
     adminHost: listenHost(env, 'ADMIN_HOST', '127.0.0.1'),
     adminPort: adminPort(env, integer(env, 'PORT', 8080, 0, 65535)),
   };

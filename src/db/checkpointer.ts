@@ -40,13 +40,19 @@ export async function startCheckpointer(file: string, intervalMs = 1000): Promis
     worker.once('error', reject);
   });
   let stopped: Promise<void> | null = null;
+  let exited = false;
+  worker.once('exit', () => (exited = true));
   return {
     stop() {
-      stopped ??= new Promise<void>((resolve) => {
-        worker.once('message', () => void worker.terminate().then(() => resolve()));
-        worker.once('error', () => resolve());
-        worker.postMessage('stop');
-      });
+      // A worker that already ended (it crashed) answers nothing: stopping it is done.
+      stopped ??= exited
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            worker.once('message', () => void worker.terminate().then(() => resolve()));
+            worker.once('error', () => resolve());
+            worker.once('exit', () => resolve());
+            worker.postMessage('stop');
+          });
       return stopped;
     },
   };

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
@@ -36,12 +36,16 @@ describe('paygate serve on SIGTERM', () => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
   });
 
-  it('answers the request in flight, refuses new connections, stops and exits 0', async () => {
+  let apiKey = '';
+  beforeAll(async () => {
     const setup = openDatabase(env.DATABASE_URL);
     await migrateToLatest(setup.db);
     await initWallet(setup.db, systemClock, 'test', parseConfig(env), { mnemonic: TEST_MNEMONIC, scrypt: CHEAP_SCRYPT });
-    const { apiKey } = await approvedMerchantWithKey(setup.db, systemClock, 'test', { name: 'Shop' });
+    apiKey = (await approvedMerchantWithKey(setup.db, systemClock, 'test', { name: 'Shop' })).apiKey;
     await setup.close();
+  });
+
+  it('answers the request in flight, refuses new connections, stops and exits 0', async () => {
 
     const child = spawn(process.execPath, [DEV_BIN, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
@@ -98,5 +102,38 @@ describe('paygate serve on SIGTERM', () => {
     expect(['ECONNREFUSED', 'ECONNRESET', 'answered 503']).toContain(refused);
     expect(await exited).toBe(0);
     expect(logs.some((l) => l.msg === 'stopped')).toBe(true);
+  });
+
+  it('ends a shutdown held by a stalled upload after SHUTDOWN_TIMEOUT, naming the step, with exit code 1', async () => {
+    const child = spawn(process.execPath, [DEV_BIN, 'serve'], { env: { ...process.env, ...env, SHUTDOWN_TIMEOUT: '8s' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const errors: string[] = [];
+    child.stderr.on('data', (d: Buffer) => errors.push(d.toString()));
+    const lines: string[] = [];
+    let banner: (url: string) => void;
+    const base = new Promise<string>((resolve) => (banner = resolve));
+    let sawRequest: () => void;
+    const inFlight = new Promise<void>((resolve) => (sawRequest = resolve));
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      lines.push(line);
+      const url = /^paygate serving (http:\/\/\S+)\/v1/.exec(line);
+      if (url) banner(url[1] as string);
+      if (line.includes('"msg":"incoming request"')) sawRequest();
+    });
+    const url = new URL(await base);
+    // A merchant whose upload stops half-way (its key checked, its body never complete).
+    const req = http.request({ host: url.hostname, port: url.port, method: 'POST', path: '/v1/invoices', agent: false, headers: { 'content-type': 'application/json', 'content-length': 100, 'x-api-key': apiKey } });
+    req.on('error', () => undefined);
+    req.write('{"order_id":');
+    await inFlight;
+    child.kill('SIGTERM');
+    const code = await exited;
+    if (code !== 1) console.log(lines.slice(-5).join('\n'), errors.join('').slice(-2000));
+    expect(code).toBe(1);
+    req.destroy();
+    const stuck = lines.map((l) => (l.startsWith('{') ? (JSON.parse(l) as { msg?: string; pending?: string[] }) : {})).find((l) => l.msg?.startsWith('shutdown did not finish'));
+    expect(stuck?.pending).toContain('api listener');
+    expect(stuck?.pending).not.toContain('workers');
   });
 });
