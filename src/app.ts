@@ -141,7 +141,8 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       await Promise.all([step('workers', () => workers?.stop()), step('api listener', () => http.close())]);
       await step('admin listener', () => admin?.close());
       await step('address pool', () => addresses.stop());
-      await step('chain client', () => chain.close?.());
+      // A client passed in belongs to the caller (tests share one between apps).
+      if (!opts.chain) await step('chain client', () => chain.close?.());
       await step('database', () => database.close());
       await step('checkpointer', () => checkpointer?.stop());
     },

@@ -75,8 +75,18 @@ export interface ScanTransferLog {
 export interface ScanBlock extends ChainBlockHeader {
   /** The block's successful native TRX transfers. */
   transfers: ScanTransfer[];
-  /** Ids of its successful contract calls (TriggerSmartContract): their infos may hold token transfers. */
+  /**
+   * Ids of its successful transactions that ran the VM (TriggerSmartContract, CreateSmartContract):
+   * their infos may hold token transfers.
+   */
   calls: string[];
+}
+
+/** What the watcher reads of a block's transaction infos. */
+export interface ScanInfos {
+  /** Ids of the transactions the node answered an info for. */
+  ids: string[];
+  logs: ScanTransferLog[];
 }
 
 export interface ChainLog extends EventLog {
@@ -164,8 +174,8 @@ export interface TronClient {
   getScanBlocks(start: number, endExclusive: number): Promise<ScanBlock[]>;
   getTransactionInfosByBlock(num: number): Promise<TxInfo[]>;
   /** The token Transfer logs of a block's successful transactions, parsed off the event loop: the watcher's read. */
-  getScanTransferLogs(num: number): Promise<ScanTransferLog[]>;
-  /** Releases what the client holds (its parse worker); optional for test doubles. */
+  getScanTransferLogs(num: number): Promise<ScanInfos>;
+  /** Releases what the client holds (its parse worker) for good; optional for test doubles. */
   close?(): Promise<void>;
   /** null when unknown. `solid` asks the solidity API (only irreversible transactions). */
   getTransaction(txid: string, opts?: { solid?: boolean }): Promise<ChainTx | null>;

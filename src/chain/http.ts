@@ -4,7 +4,7 @@
  * backoff for transient failures only (network errors, timeouts, 429/5xx, busy `{"Error"}` answers).
  */
 import { TronNetworkError, TronNodeError, TronTimeoutError } from './errors.js';
-import { UnparsableAnswer } from './parse-worker.js';
+import { ParserClosed, UnparsableAnswer } from './parse-worker.js';
 
 export interface NodeHttpOptions {
   /** Base URL, e.g. https://api.trongrid.io or http://127.0.0.1:8090. */
@@ -109,6 +109,7 @@ export class NodeHttp {
       if (e instanceof UnparsableAnswer) {
         throw new TronNodeError(`TRON node answered ${path} with non-JSON: ${e.preview}`, { path, status, transient: false, cause: e });
       }
+      if (e instanceof ParserClosed) throw new TronNodeError(`answer of ${path} dropped: ${e.message}`, { path, status, transient: false, cause: e });
       // The parser itself failed (a worker that died): not the node's fault, so ask again.
       throw new TronNodeError(`answer of ${path} could not be parsed: ${(e as Error).message}`, { path, status, transient: true, cause: e });
     }

@@ -40,6 +40,13 @@ export class UnparsableAnswer extends Error {
   }
 }
 
+/** The client was closed: nothing is parsed any more (a late prefetch must not start a new thread). */
+export class ParserClosed extends Error {
+  constructor() {
+    super('the TRON client is closed');
+  }
+}
+
 interface Waiting {
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
@@ -49,9 +56,11 @@ interface Waiting {
 export class ParseWorker {
   private worker: { thread: Worker; waiting: Map<number, Waiting> } | null = null;
   private next = 0;
+  private closed = false;
 
   /** The answer `body` parsed and pruned for `kind`; rejects with UnparsableAnswer for non-JSON. */
   parse(kind: PruneKind, body: ArrayBuffer): Promise<unknown> {
+    if (this.closed) return Promise.reject(new ParserClosed());
     const { thread, waiting } = this.started();
     return new Promise((resolve, reject) => {
       const id = this.next++;
@@ -60,6 +69,13 @@ export class ParseWorker {
     });
   }
 
+  /** Stops for good: later parses are refused, no thread is started again. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.stop();
+  }
+
+  /** Stops the thread; the next parse starts a new one. */
   async stop(): Promise<void> {
     const w = this.worker;
     this.worker = null;

@@ -14,8 +14,9 @@
 
 /**
  * One block reduced to what scanning reads: the header, the successful native TRX transfers
- * (receiver, owner, amount as the node printed them) and the ids of the successful contract calls
- * (the only transactions whose infos can hold a token transfer).
+ * (receiver, owner, amount as the node printed them) and the ids of the successful transactions
+ * that ran the VM, contract calls and creations (the only ones whose infos can hold a token
+ * transfer: a constructor can move tokens too).
  */
 export function scanBlock(b: any): any {
   if (!b || typeof b !== 'object') return b;
@@ -28,7 +29,7 @@ export function scanBlock(b: any): any {
     if (ret !== 'SUCCESS') continue;
     const c = t.raw_data && Array.isArray(t.raw_data.contract) ? t.raw_data.contract[0] : undefined;
     const type = c ? c.type : undefined;
-    if (type === 'TriggerSmartContract') calls.push(String(t.txID ?? ''));
+    if (type === 'TriggerSmartContract' || type === 'CreateSmartContract') calls.push(String(t.txID ?? ''));
     else if (type === 'TransferContract') {
       const v = c.parameter && c.parameter.value && typeof c.parameter.value === 'object' ? c.parameter.value : {};
       transfers.push({ txID: String(t.txID ?? ''), to: v.to_address, owner: v.owner_address, amount: v.amount });
@@ -51,21 +52,26 @@ export function scanBlockRange(answer: any): any {
 /**
  * The token `Transfer` logs of a block's infos (three topics, the first the Transfer topic) in
  * transactions whose receipt says SUCCESS (`outcome` is parse.ts infoOutcome, passed in because
- * the worker evaluates this function's text alone). Which emitter and receiver count is decided by
- * the caller; a block's 300 infos cross to the main thread as these few fields.
+ * the worker evaluates this function's text alone), and the ids of every info the node answered
+ * (so the caller can tell an info the node left out from one without logs). Which emitter and
+ * receiver count is decided by the caller; a block's 300 infos cross to the main thread as these
+ * few fields.
  */
 export function scanTransferLogs(answer: any, transferTopic: string, outcome: (info: any) => { result: string }): any {
   if (!Array.isArray(answer)) return answer;
-  const out = [];
+  const logs = [];
+  const ids = [];
   for (const info of answer) {
-    if (!info || typeof info !== 'object' || !Array.isArray(info.log) || info.log.length === 0) continue;
+    if (!info || typeof info !== 'object') continue;
+    ids.push(String(info.id ?? ''));
+    if (!Array.isArray(info.log) || info.log.length === 0) continue;
     if (outcome(info).result !== 'SUCCESS') continue;
     for (let index = 0; index < info.log.length; index++) {
       const l = info.log[index];
       const topics = l && Array.isArray(l.topics) ? l.topics : [];
       if (topics.length !== 3 || String(topics[0]).toLowerCase() !== transferTopic) continue;
-      out.push({ txID: String(info.id ?? ''), blockNumber: info.blockNumber, index, address: String(l.address ?? ''), from: String(topics[1]), to: String(topics[2]), data: String(l.data ?? '') });
+      logs.push({ txID: String(info.id ?? ''), blockNumber: info.blockNumber, index, address: String(l.address ?? ''), from: String(topics[1]), to: String(topics[2]), data: String(l.data ?? '') });
     }
   }
-  return out;
+  return { ids, logs };
 }

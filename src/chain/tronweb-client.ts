@@ -15,7 +15,7 @@ import type {
   ChainTx,
   Resource,
   ScanBlock,
-  ScanTransferLog,
+  ScanInfos,
   TronClient,
   TxInfo,
 } from './client.js';
@@ -78,8 +78,9 @@ export class TronwebTronClient implements TronClient {
     this.tw = new TronWeb({ fullHost: this.http.fullHost });
   }
 
+  /** Releases the parse worker for good: a call still under way gets an error, never a new thread. */
   async close(): Promise<void> {
-    await this.parser.stop();
+    await this.parser.close();
   }
 
   async getHeadBlock(): Promise<ChainBlockHeader> {
@@ -120,9 +121,11 @@ export class TronwebTronClient implements TronClient {
     return Array.isArray(answer) ? answer.map(parseInfo) : [];
   }
 
-  async getScanTransferLogs(num: number): Promise<ScanTransferLog[]> {
-    const answer = await this.http.post<unknown>('/wallet/gettransactioninfobyblocknum', { num }, { parse: (b) => this.parser.parse('transferLogs', b) });
-    return Array.isArray(answer) ? (answer as ScanTransferLog[]).map((l) => ({ ...l, blockNumber: Number(l.blockNumber) || 0 })) : [];
+  async getScanTransferLogs(num: number): Promise<ScanInfos> {
+    const answer = (await this.http.post<unknown>('/wallet/gettransactioninfobyblocknum', { num }, { parse: (b) => this.parser.parse('transferLogs', b) })) as Partial<ScanInfos> | null;
+    // Anything but the worker's {ids, logs} (`{}` for a block without transactions) holds nothing.
+    if (!answer || !Array.isArray(answer.ids) || !Array.isArray(answer.logs)) return { ids: [], logs: [] };
+    return { ids: answer.ids, logs: answer.logs.map((l) => ({ ...l, blockNumber: Number(l.blockNumber) || 0 })) };
   }
 
   async getTransaction(txid: string, opts: { solid?: boolean } = {}): Promise<ChainTx | null> {

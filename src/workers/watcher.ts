@@ -141,11 +141,19 @@ export class ChainWatcher implements Worker {
     this.reportedBlock = scanned;
   }
 
-  /** Blocks [from, to) and the transaction infos of those that hold a successful contract call. */
+  /** Blocks [from, to) and the Transfer logs of those that hold a successful contract call or creation. */
   private async fetchRange(from: number, to: number): Promise<Fetched> {
     const blocks = await this.s.chain.getScanBlocks(from, to);
     const logs = new Map<number, ScanTransferLog[]>();
-    await mapLimit(blocks.filter(needsInfos), this.infoConcurrency, async (b) => void logs.set(b.number, await this.s.chain.getScanTransferLogs(b.number)));
+    await mapLimit(blocks.filter(needsInfos), this.infoConcurrency, async (b) => {
+      const infos = await this.s.chain.getScanTransferLogs(b.number);
+      // A node that leaves a call's info out (lagging behind a load balancer, history turned off)
+      // would make its token transfers look absent: the range is asked for again, never skipped.
+      const answered = new Set(infos.ids);
+      const missing = b.calls.find((id) => !answered.has(id));
+      if (missing !== undefined) throw new Error(`node answered the infos of block ${b.number} without transaction ${missing}; asking again`);
+      logs.set(b.number, infos.logs);
+    });
     return { blocks, logs };
   }
 

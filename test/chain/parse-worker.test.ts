@@ -35,7 +35,7 @@ function scanOf(b: ChainBlock): ScanBlock {
     transfers: ok
       .filter((t) => t.contractType === 'TransferContract')
       .map((t) => ({ txID: t.txID, toHex: t.toHex ?? '', ownerHex: String((t.raw.raw_data.contract[0]!.parameter.value as { owner_address: string }).owner_address).toLowerCase(), amount: t.amount! })),
-    calls: ok.filter((t) => t.contractType === 'TriggerSmartContract').map((t) => t.txID),
+    calls: ok.filter((t) => t.contractType === 'TriggerSmartContract' || t.contractType === 'CreateSmartContract').map((t) => t.txID),
   };
 }
 /** What scanning must see of fully parsed infos: the Transfer logs of successful transactions. */
@@ -89,12 +89,14 @@ describe('the parse worker', () => {
     for (const num of [executed, first]) {
       const full = ((await nodeJson('/wallet/gettransactioninfobyblocknum', { num })) as unknown[]).map((i) => parseInfo(i as never));
       expect(full.length).toBeGreaterThan(0);
-      const logs = await client.getScanTransferLogs(num);
+      const { ids, logs } = await client.getScanTransferLogs(num);
       expect(logs).toEqual(transferLogsOf(full));
       expect(logs.length).toBeGreaterThan(0);
+      // Every info the node answered is named, so a left-out call can be told from a call without logs.
+      expect(ids).toEqual(full.map((i) => i.txID));
     }
     // The failed token transfer (OUT_OF_ENERGY) has no log to offer; the successful one has.
-    expect((await client.getScanTransferLogs(executed)).length).toBe(1);
+    expect((await client.getScanTransferLogs(executed)).logs.length).toBe(1);
   });
 
   it('retries a busy {"Error"} answer to a range and fails a permanent one, as on the main thread', async () => {
@@ -129,17 +131,27 @@ describe('the parse worker', () => {
       expect(err).toMatchObject({ transient: false });
       expect((err as Error).message).toContain('non-JSON: <html>gateway says hello');
       // The worker survived the failed parse, and keeps only the successful Transfer.
-      expect(await lied.getScanTransferLogs(7)).toEqual([{ txID: 'ab', blockNumber: 7, index: 0, address: 'aa', from: '01', to: '02', data: '03' }]);
+      expect((await lied.getScanTransferLogs(7)).logs).toEqual([{ txID: 'ab', blockNumber: 7, index: 0, address: 'aa', from: '01', to: '02', data: '03' }]);
     } finally {
       await lied.close();
       liar.close();
     }
   });
 
+  it('refuses to parse once its client is closed, starting no new thread', async () => {
+    const closing = new TronwebTronClient({ fullHost: devnet.url, ...fast });
+    expect((await closing.getScanBlocks(1, 3)).length).toBe(2);
+    await closing.close();
+    await expect(closing.getScanBlocks(1, 3)).rejects.toMatchObject({ name: 'TronNodeError', transient: false });
+  });
+
   it('starts a new worker after being stopped', async () => {
     const worker = new ParseWorker();
     const body = () => new TextEncoder().encode('{"block":[{"blockID":"0a","transactions":[]}]}').buffer as ArrayBuffer;
     const scanned = { block: [{ blockID: '0a', block_header: { raw_data: {} }, transfers: [], calls: [] }] };
+    // A constructor can move tokens too: a successful contract creation is among the calls.
+    const created = new TextEncoder().encode('{"block":[{"blockID":"0b","transactions":[{"txID":"c1","ret":[{"contractRet":"SUCCESS"}],"raw_data":{"contract":[{"type":"CreateSmartContract"}]}}]}]}').buffer as ArrayBuffer;
+    expect(((await worker.parse('blockRange', created)) as { block: { calls: string[] }[] }).block[0]!.calls).toEqual(['c1']);
     expect(await worker.parse('blockRange', body())).toEqual(scanned);
     await worker.stop();
     expect(await worker.parse('blockRange', body())).toEqual(scanned);
