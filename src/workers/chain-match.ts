@@ -8,6 +8,7 @@
 import type { AssetCatalog } from '../assets/catalog.js';
 import { fromHexAddress, toHexAddress } from '../chain/address.js';
 import type { ChainBlockHeader, ScanBlock, ScanTransferLog } from '../chain/client.js';
+import type { FoundTransfer } from '../deposits/service.js';
 
 export interface WatchedAddress {
   address: string;
@@ -15,17 +16,14 @@ export interface WatchedAddress {
   externalUserId: string | null;
 }
 
-export interface MatchedTransfer {
+/**
+ * A transfer found in a scanned block: the deposit fields of FoundTransfer (logIndex -1 for native
+ * TRX), with the watched address and the block as the node gave them.
+ */
+export type MatchedTransfer = Pick<FoundTransfer, 'asset' | 'decimals' | 'amount' | 'txHash' | 'logIndex' | 'from'> & {
   watched: WatchedAddress;
-  asset: string;
-  decimals: number;
-  amount: bigint;
-  txHash: string;
-  /** -1 for native TRX; the log's position in its transaction for TRC20. */
-  logIndex: number;
-  from: string | null;
   block: ChainBlockHeader;
-}
+};
 
 export class Watchlist {
   /** `41…` hex → address. */

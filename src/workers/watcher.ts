@@ -199,17 +199,13 @@ export class ChainWatcher implements Worker {
       if (cur && cur.next_block !== cursor.next_block) return;
       const touched = new Set<string>();
       for (const f of found) {
+        const { watched, block, ...transfer } = f;
         const t = await recordTransfer(trx, ctx, {
-          address: f.watched.address,
-          merchantId: f.watched.merchantId,
-          externalUserId: f.watched.externalUserId,
-          asset: f.asset,
-          decimals: f.decimals,
-          amount: f.amount,
-          txHash: f.txHash,
-          logIndex: f.logIndex,
-          from: f.from,
-          block: { number: f.block.number, hash: f.block.id, time: new Date(f.block.timestamp).toISOString() },
+          ...transfer,
+          address: watched.address,
+          merchantId: watched.merchantId,
+          externalUserId: watched.externalUserId,
+          block: { number: block.number, hash: block.id, time: new Date(block.timestamp).toISOString() },
         });
         if (t?.invoice_id) touched.add(t.invoice_id);
       }
