@@ -236,7 +236,10 @@ export class ChainWatcher implements Worker {
     const low = (await lowestScanned(this.s.db)) ?? next - 1;
     const nodeBlocks = await this.s.chain.getScanBlocks(low, next);
     const stored = await scannedFrom(this.s.db, low);
-    let ancestor = low - 1;
+    // No stored block still on the node's chain: the fork goes below everything kept (a first
+    // scan that started at the head keeps nothing older), so the safe ancestor is the solid block,
+    // which no fork can replace. Scanning again from there records nothing twice.
+    let ancestor = Math.min(low - 1, solid.number);
     for (const b of stored) {
       if (nodeBlocks.find((n) => n.number === b.number)?.id === b.hash) {
         ancestor = b.number;
