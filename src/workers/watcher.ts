@@ -239,7 +239,8 @@ export class ChainWatcher implements Worker {
     // No stored block still on the node's chain: the fork goes below everything kept (a first
     // scan that started at the head keeps nothing older), so the safe ancestor is the solid block,
     // which no fork can replace. Scanning again from there records nothing twice.
-    let ancestor = Math.min(low - 1, solid.number);
+    // A node that answers no solid block (0) does not send the scan back to genesis.
+    let ancestor = solid.number > 0 ? Math.min(low - 1, solid.number) : low - 1;
     for (const b of stored) {
       if (nodeBlocks.find((n) => n.number === b.number)?.id === b.hash) {
         ancestor = b.number;
