@@ -116,3 +116,18 @@ export async function openWebhookDb(): Promise<WebhookDb> {
 export async function deliveryOf(db: Database['db'], eventId: string) {
   return db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).executeTakeFirstOrThrow();
 }
+
+/** Receivers a test file starts, all closed by `closeAll` in its afterAll. */
+export function receiverPool(): { start: typeof startReceiver; closeAll: () => Promise<void> } {
+  const started: Receiver[] = [];
+  return {
+    async start(...a) {
+      const r = await startReceiver(...a);
+      started.push(r);
+      return r;
+    },
+    async closeAll() {
+      await Promise.all(started.map((r) => r.close()));
+    },
+  };
+}

@@ -6,20 +6,16 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LANE_RUN } from '../../src/webhooks/dispatcher.js';
 import { attemptsOf, nextDueQuery } from '../../src/webhooks/store.js';
-import { deliveryOf, openWebhookDb, startReceiver, type Receiver, type WebhookDb } from './fixture.js';
+import { deliveryOf, openWebhookDb, receiverPool, type WebhookDb } from './fixture.js';
 
 let w: WebhookDb;
-const receivers: Receiver[] = [];
-const receiver = async (...a: Parameters<typeof startReceiver>) => {
-  const r = await startReceiver(...a);
-  receivers.push(r);
-  return r;
-};
+const receivers = receiverPool();
+const receiver = receivers.start;
 beforeAll(async () => {
   w = await openWebhookDb();
 });
 afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
+  await receivers.closeAll();
   await w.close();
 });
 

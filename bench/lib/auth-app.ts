@@ -1,0 +1,37 @@
+/**
+ * The real app as the auth benchmarks' server processes run it: a temporary database, limits
+ * raised past any load, the authenticated probe route (and a public one), and a SIGTERM that stops
+ * the app and removes the database.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { buildApp, type App } from '../../src/app.js';
+import { parseConfig } from '../../src/config.js';
+
+export async function startAuthBenchApp(): Promise<{ app: App; url: string }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'paygate-bench-'));
+  const config = parseConfig({
+    ADMIN_PORT: '0',
+    DATABASE_URL: path.join(dir, 'bench.db'),
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    TRON_NETWORK: 'devnet',
+    API_RATE_LIMIT_PER_IP: '1000000',
+    API_RATE_LIMIT_PER_KEY: '1000000',
+  });
+  const app = await buildApp(config, {
+    extraRoutes: async (http) => {
+      http.get('/v1/bench/authenticated', async (req) => ({ merchant_id: req.merchant?.id }));
+      http.get('/v1/bench/public', { config: { public: true } }, async () => ({ merchant_id: null }));
+    },
+  });
+  const url = await app.start();
+  process.on('SIGTERM', () =>
+    void app.stop().then(() => {
+      rmSync(dir, { recursive: true, force: true });
+      process.exit(0);
+    }),
+  );
+  return { app, url };
+}
