@@ -6,7 +6,7 @@
 import type { Db, Executor } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { DepositKeyChain, INDEX_SPACE } from '../wallet/hd.js';
-import { DepositAddressPool, type PoolOptions } from '../wallet/pool.js';
+import { DepositAddressPool, type AddressClaim, type PoolOptions } from '../wallet/pool.js';
 import { findWallet, takeNextIndex } from '../wallet/store.js';
 import { insertDepositAddress, type DepositAddressRow } from './store.js';
 
@@ -49,13 +49,23 @@ export class DepositAddressAllocator {
     return pool;
   }
 
+  /**
+   * Before a write transaction that may allocate: waits (off the event loop) while creations
+   * outrun the pool, and holds one ready address for the caller, who passes the claim to allocate
+   * and releases it when done (a no-op once allocate used it).
+   */
+  async claim(db: Executor): Promise<AddressClaim> {
+    const pool = await this.poolFor(db);
+    return pool ? pool.reserve() : { open: false, release: () => {} };
+  }
+
   /** Call inside a write transaction. */
-  async allocate(trx: Executor, merchantId: string, externalUserId: string | null, now: string): Promise<DepositAddressRow> {
+  async allocate(trx: Executor, merchantId: string, externalUserId: string | null, now: string, claim?: AddressClaim): Promise<DepositAddressRow> {
     const pool = await this.poolFor(trx);
     if (!pool) throw new AppError('service_unavailable', 'The wallet is not initialised; the operator must run `paygate init`');
     const index = await takeNextIndex(trx, this.indexLimit);
     if (index === null) throw new AppError('addresses_exhausted', 'No deposit address indexes are left');
-    const row: DepositAddressRow = { address: pool.addressAt(index), derivation_index: index, merchant_id: merchantId, external_user_id: externalUserId, created_at: now };
+    const row: DepositAddressRow = { address: pool.addressAt(index, claim), derivation_index: index, merchant_id: merchantId, external_user_id: externalUserId, created_at: now };
     await insertDepositAddress(trx, row);
     return row;
   }

@@ -10,6 +10,7 @@ import { writeTx, type Db, type Executor } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { MerchantRow } from '../merchants/store.js';
 import type { DepositAddressAllocator } from './allocator.js';
+import type { AddressClaim } from '../wallet/pool.js';
 import { findUserAddress, type DepositAddressRow } from './store.js';
 
 export interface AddressDeps {
@@ -26,8 +27,15 @@ export interface PermanentAddressView {
 }
 
 /** The user's permanent address, allocating it on first use (call inside a write transaction). */
-export async function userAddress(trx: Executor, allocator: DepositAddressAllocator, merchantId: string, externalUserId: string, now: string): Promise<DepositAddressRow> {
-  return (await findUserAddress(trx, merchantId, externalUserId)) ?? allocator.allocate(trx, merchantId, externalUserId, now);
+export async function userAddress(
+  trx: Executor,
+  allocator: DepositAddressAllocator,
+  merchantId: string,
+  externalUserId: string,
+  now: string,
+  claim?: AddressClaim,
+): Promise<DepositAddressRow> {
+  return (await findUserAddress(trx, merchantId, externalUserId)) ?? allocator.allocate(trx, merchantId, externalUserId, now, claim);
 }
 
 export function assertApproved(m: MerchantRow): void {
@@ -45,6 +53,15 @@ export async function permanentAddress(deps: AddressDeps, merchant: MerchantRow,
     throw new AppError('address_mode_mismatch', 'Permanent addresses exist only for merchants in per_user address mode');
   }
   const existing = await findUserAddress(db, merchantId, externalUserId);
-  const row = existing ?? (await writeTx(db, (trx) => userAddress(trx, deps.allocator, merchantId, externalUserId, deps.clock.now().toISOString())));
+  const row = existing ?? (await createUserAddress(deps, merchantId, externalUserId));
   return { address: row.address, network: 'tron', assets: await receivableAssets(db, deps.catalog, merchantId) };
+}
+
+async function createUserAddress(deps: AddressDeps, merchantId: string, externalUserId: string): Promise<DepositAddressRow> {
+  const claim = await deps.allocator.claim(deps.db);
+  try {
+    return await writeTx(deps.db, (trx) => userAddress(trx, deps.allocator, merchantId, externalUserId, deps.clock.now().toISOString(), claim));
+  } finally {
+    claim.release();
+  }
 }

@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DepositAddressAllocator } from '../addresses/allocator.js';
+import type { AddressClaim } from '../wallet/pool.js';
 import { assertApproved, userAddress } from '../addresses/service.js';
 import type { AssetCatalog } from '../assets/catalog.js';
 import { assertReceivable } from '../assets/service.js';
@@ -49,6 +50,8 @@ interface Request {
   body: CreateInvoiceBody;
   amount: bigint;
   externalUserId: string | null;
+  /** The pool's hold on an address for this creation (allocator.claim). */
+  claim?: AddressClaim;
 }
 
 /** Rule 1/2: same amount, asset and user → the existing invoice; otherwise order_id_conflict. */
@@ -88,6 +91,8 @@ export async function createInvoice(deps: InvoiceDeps, merchant: MerchantRow, bo
     if (existing) return replay(existing, req);
     return { invoice: await insertNew(trx, deps, merchant, req), created: true };
   };
+  // Waits here, not inside the write transaction, when creations outrun address derivation.
+  req.claim = await deps.allocator.claim(deps.db);
   try {
     return await (deps.batcher ? deps.batcher.run(unit) : writeTx(deps.db, unit));
   } catch (e) {
@@ -96,6 +101,8 @@ export async function createInvoice(deps: InvoiceDeps, merchant: MerchantRow, bo
     const winner = await findInvoiceByOrder(deps.db, merchant.id, body.order_id);
     if (!winner) throw e;
     return replay(winner, req);
+  } finally {
+    req.claim.release();
   }
 }
 
@@ -128,8 +135,8 @@ async function insertNew(trx: Executor, deps: InvoiceDeps, merchant: MerchantRow
   }
   const address =
     merchant.address_mode === 'per_user' && req.externalUserId !== null
-      ? await userAddress(trx, deps.allocator, merchant.id, req.externalUserId, at)
-      : await deps.allocator.allocate(trx, merchant.id, null, at);
+      ? await userAddress(trx, deps.allocator, merchant.id, req.externalUserId, at, req.claim)
+      : await deps.allocator.allocate(trx, merchant.id, null, at, req.claim);
 
   const row: InvoiceRow = {
     id: randomUUID(),

@@ -9,6 +9,8 @@ import { TronWeb, utils } from 'tronweb';
 
 const { ethersHDNodeWallet, keccak256, isValidMnemonic, Mnemonic } = utils.ethersUtils;
 
+export type CurvePoint = InstanceType<typeof secp256k1.ProjectivePoint>;
+
 export const DEPOSIT_ACCOUNT_PATH = "m/44'/195'/0'/0";
 export const HOT_WALLET_PATH = "m/44'/195'/1'/0/0";
 /** Non-hardened child indexes are below 2^31; past that the deposit index space is exhausted. */
@@ -76,7 +78,7 @@ function hexBytes(hex: string): Uint8Array {
 export class DepositKeyChain {
   readonly chainCode: Buffer;
   readonly parentCompressed: Buffer;
-  private readonly parent: InstanceType<typeof secp256k1.ProjectivePoint>;
+  private readonly parent: CurvePoint;
 
   constructor(readonly xpub: string) {
     const node = ethersHDNodeWallet.fromExtendedKey(xpub);
@@ -90,6 +92,11 @@ export class DepositKeyChain {
   }
 
   addressAt(index: number): string {
+    return tronAddressOfPublicKey(this.pointAt(index).toRawBytes(false));
+  }
+
+  /** The BIP32 tweak of child `index` (IL as a scalar), or null when that index is invalid. */
+  tweakAt(index: number): bigint | null {
     assertIndex(index);
     const data = Buffer.alloc(37);
     this.parentCompressed.copy(data, 0);
@@ -97,9 +104,19 @@ export class DepositKeyChain {
     const I = createHmac('sha512', this.chainCode).update(data).digest();
     const tweak = BigInt(`0x${I.subarray(0, 32).toString('hex')}`);
     // BIP32: such an index is invalid (probability below 2^-127); it is never handed out.
-    if (tweak === 0n || tweak >= secp256k1.CURVE.n) throw new Error(`BIP32 child ${index} is invalid`);
-    const child = secp256k1.ProjectivePoint.BASE.multiply(tweak).add(this.parent);
-    if (child.equals(secp256k1.ProjectivePoint.ZERO)) throw new Error(`BIP32 child ${index} is invalid`);
-    return tronAddressOfPublicKey(child.toRawBytes(false));
+    return tweak === 0n || tweak >= secp256k1.CURVE.n ? null : tweak;
+  }
+
+  /** The public key of child `index` (parent + tweak·G). */
+  pointAt(index: number): CurvePoint {
+    const tweak = this.tweakAt(index);
+    const child = tweak === null ? null : secp256k1.ProjectivePoint.BASE.multiply(tweak).add(this.parent);
+    if (child === null || child.equals(secp256k1.ProjectivePoint.ZERO)) throw new Error(`BIP32 child ${index} is invalid`);
+    return child;
+  }
+
+  /** The account's public key, the parent of every deposit key. */
+  get parentPoint(): CurvePoint {
+    return this.parent;
   }
 }

@@ -2,15 +2,18 @@
  * Keeps deposit addresses derived ahead of the index counter, so creating an invoice costs a map
  * lookup instead of an elliptic-curve multiplication (about 0.5 ms on a small machine). Refills
  * run on a worker thread when one is available, else in small chunks between event-loop turns.
- * Every address the worker derives is checked against the main thread's own derivation (in small
- * chunks between event-loop turns, off the request path) before it enters the pool: the two are
- * independent implementations, so a bug in either (an index shifted inside a batch, a wrong
- * encoding) stops the worker instead of handing out an address the seed does not control.
+ * The worker checks every public key it derives with independent code before it encodes an
+ * address (batch-check.ts: one randomized equation over the batch, a fraction of the cost of
+ * deriving again), and the main thread re-derives one random address of each batch itself (the
+ * worker cannot see a wrong parent key it was given): a bug (an index shifted inside a batch, a
+ * wrong point, a wrong key) stops the worker instead of handing out an address the seed does not
+ * control.
  * Correctness never depends on the pool: a miss derives synchronously, and the index always comes
  * from the database.
  */
 import { INDEX_SPACE, type DepositKeyChain } from './hd.js';
-import { startDeriveWorker, type BatchDeriver } from './derive-worker.js';
+import { startDeriveWorker, type BatchDeriver, type DerivedBatch } from './derive-worker.js';
+import { randomInt } from 'node:crypto';
 
 export interface PoolOptions {
   /** How many addresses to keep derived beyond the next index. */
@@ -25,6 +28,8 @@ export interface PoolOptions {
   limit?: number;
   /** A batch deriver to use instead of the worker thread (tests: one that lies). */
   deriver?: BatchDeriver;
+  /** The worker's derivation function, replaced (tests: one with a bug, which its check must catch). */
+  deriveSource?: string;
 }
 
 /**
@@ -33,6 +38,19 @@ export interface PoolOptions {
  * rate (docs/decisions.md, issue 12). About 1 MB of addresses.
  */
 export const SERVE_POOL_AHEAD = 8192;
+
+/** One creation's hold on a ready address (reserve()); used up by addressAt or released. */
+export interface AddressClaim {
+  open: boolean;
+  release(): void;
+}
+
+/** A batch asked of the worker. */
+interface Requested {
+  from: number;
+  count: number;
+  answer: Promise<DerivedBatch>;
+}
 
 export class DepositAddressPool {
   private readonly ready = new Map<number, string>();
@@ -46,7 +64,11 @@ export class DepositAddressPool {
   /** Next index the refill would derive. */
   private cursor = 0;
   private refilling: Promise<void> | null = null;
+  private again = false;
   private stopped = false;
+  /** Creations between reserve() and their release: each will take one ready address. */
+  private reserved = 0;
+  private readonly waiters: (() => void)[] = [];
   hits = 0;
   misses = 0;
   workerFailure: string | null = null;
@@ -54,20 +76,22 @@ export class DepositAddressPool {
   constructor(private readonly chain: DepositKeyChain, opts: PoolOptions = {}) {
     this.ahead = opts.ahead ?? 1024;
     this.chunk = opts.chunk ?? 8;
-    this.batch = opts.batch ?? 128;
+    this.batch = opts.batch ?? 256;
     this.limit = opts.limit ?? INDEX_SPACE;
-    if (opts.deriver) this.deriver = opts.deriver;
-    else if (opts.worker !== false) {
-      try {
-        this.deriver = startDeriveWorker(chain.chainCode.toString('hex'), chain.parentCompressed.toString('hex'));
-      } catch (e) {
-        this.workerFailure = (e as Error).message;
-      }
+    if (opts.worker === false) return;
+    try {
+      this.deriver = opts.deriver ?? startDeriveWorker(chain.chainCode.toString('hex'), chain.parentCompressed.toString('hex'), opts.deriveSource);
+    } catch (e) {
+      this.workerFailure = (e as Error).message;
     }
   }
 
-  /** The address of `index`: from the pool, or derived now. */
-  addressAt(index: number): string {
+  /** The address of `index`: from the pool, or derived now. A claim it is given is used up. */
+  addressAt(index: number, claim?: AddressClaim): string {
+    if (claim?.open) {
+      claim.open = false;
+      this.reserved--;
+    }
     const ready = this.ready.get(index);
     if (ready !== undefined) {
       this.ready.delete(index);
@@ -77,6 +101,35 @@ export class DepositAddressPool {
     }
     if (index + 1 > this.floor) this.moveFloor(index + 1);
     return ready ?? this.chain.addressAt(index);
+  }
+
+  /**
+   * Waits until a ready address can be counted on for one more creation, then holds it until the
+   * returned release is called. When creations outrun derivation they queue here, off the event
+   * loop, instead of each deriving on it (a miss costs the main thread a full multiplication, which
+   * slows the refill that would end the misses). Resolves at once when nothing more can be derived
+   * (index space exhausted, pool stopped): the allocation then fails or derives as before.
+   */
+  async reserve(): Promise<AddressClaim> {
+    while (this.ready.size <= this.reserved && !this.stopped && this.floor + this.reserved < this.limit) {
+      void this.fill();
+      await new Promise<void>((r) => this.waiters.push(r));
+    }
+    this.reserved++;
+    const claim: AddressClaim = {
+      open: true,
+      release: () => {
+        if (!claim.open) return;
+        claim.open = false;
+        this.reserved--;
+        this.wake();
+      },
+    };
+    return claim;
+  }
+
+  private wake(): void {
+    for (const w of this.waiters.splice(0)) w();
   }
 
   /** Tells the pool where the index counter stands (at start, or after another process moved it). */
@@ -94,7 +147,15 @@ export class DepositAddressPool {
 
   /** Derives until full; resolves when the pool is full (or stopped). */
   fill(): Promise<void> {
-    this.refilling ??= this.refill().finally(() => (this.refilling = null));
+    if (this.refilling) {
+      // The running refill may have seen the old floor and be about to end: go round again.
+      this.again = true;
+      return this.refilling;
+    }
+    this.refilling = this.refill().finally(() => {
+      this.refilling = null;
+      if (this.again && !this.stopped) void this.fill();
+    });
     return this.refilling;
   }
 
@@ -108,29 +169,68 @@ export class DepositAddressPool {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.wake();
     const d = this.deriver;
     this.deriver = null;
     await d?.stop();
   }
 
   private async refill(): Promise<void> {
+    this.again = false;
+    let next: Requested | null = null;
     while (!this.stopped) {
       if (this.cursor < this.floor) this.cursor = this.floor;
       const end = Math.min(this.floor + this.ahead, this.limit);
       if (this.cursor >= end) return;
       const from = this.cursor;
-      const addresses = this.deriver ? await this.fromWorker(from, Math.min(this.batch, end - from)) : null;
+      let addresses: (string | null)[] | null = null;
+      if (this.deriver) {
+        const current: Requested = next?.from === from ? next : this.request(from, Math.min(this.batch, end - from));
+        // The worker derives the following batch while this one is checked here.
+        const following = from + current.count;
+        next = following < end ? this.request(following, Math.min(this.batch, end - following)) : null;
+        addresses = await this.fromWorker(current);
+      }
       if (addresses) {
         addresses.forEach((a, i) => {
           if (a !== null && from + i >= this.floor) this.ready.set(from + i, a);
         });
         this.cursor = from + addresses.length;
+        this.wake();
       } else {
         const stop = Math.min(from + this.chunk, end);
         for (let i = from; i < stop; i++) if (!this.ready.has(i)) this.ready.set(i, this.chain.addressAt(i));
         this.cursor = stop;
+        this.wake();
         await new Promise<void>((r) => setImmediate(r));
       }
+    }
+  }
+
+  private request(from: number, count: number): Requested {
+    const answer = this.deriver ? this.deriver.derive(from, count) : Promise.reject(new Error('no derivation worker'));
+    answer.catch(() => {}); // a request made ahead may never be awaited
+    return { from, count, answer };
+  }
+
+  /** A checked batch from the worker, or null (and the worker dropped) when it misbehaves. */
+  private async fromWorker({ from, count, answer }: Requested): Promise<(string | null)[] | null> {
+    const deriver = this.deriver;
+    if (!deriver) return null;
+    try {
+      const batch = await answer;
+      if (batch.from !== from || batch.count !== count || batch.addresses.length !== count) throw new Error(`derivation worker answered indexes ${batch.from}+${batch.count} for ${from}+${count}`);
+      // The worker checked every key; this guards what it cannot see: the parent key it was given.
+      const i = randomInt(count);
+      const own = this.mainThreadAddress(from + i);
+      if (batch.addresses[i] !== own) throw new Error(`derivation worker disagrees with the main thread at index ${from + i}`);
+      return this.stopped ? [] : batch.addresses;
+    } catch (e) {
+      if (this.stopped) return [];
+      this.workerFailure = (e as Error).message;
+      this.deriver = null;
+      void deriver.stop();
+      return null;
     }
   }
 
@@ -141,29 +241,6 @@ export class DepositAddressPool {
     } catch (e) {
       if (/BIP32 child/.test((e as Error).message)) return null;
       throw e;
-    }
-  }
-
-  /** A checked batch from the worker, or null (and the worker dropped) when it misbehaves. */
-  private async fromWorker(from: number, count: number): Promise<(string | null)[] | null> {
-    const deriver = this.deriver;
-    if (!deriver) return null;
-    try {
-      const batch = await deriver.derive(from, count);
-      if (batch.length !== count) throw new Error('worker derivation returned a short batch');
-      for (let i = 0; i < count; i++) {
-        if (batch[i] !== this.mainThreadAddress(from + i)) throw new Error(`worker derivation disagrees with the main thread at index ${from + i}`);
-        // Checking costs what deriving costs: yield between chunks so requests are not held up.
-        if (i % this.chunk === this.chunk - 1) await new Promise<void>((r) => setImmediate(r));
-        if (this.stopped) return [];
-      }
-      return batch;
-    } catch (e) {
-      if (this.stopped) return [];
-      this.workerFailure = (e as Error).message;
-      this.deriver = null;
-      void deriver.stop();
-      return null;
     }
   }
 }

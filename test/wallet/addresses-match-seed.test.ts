@@ -7,9 +7,9 @@
 import { TronWeb, utils } from 'tronweb';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { DepositKeyChain, publicInfoOf } from '../../src/wallet/hd.js';
+import { DepositKeyChain, generateMnemonic, publicInfoOf } from '../../src/wallet/hd.js';
 import { DepositAddressPool } from '../../src/wallet/pool.js';
-import type { BatchDeriver } from '../../src/wallet/derive-worker.js';
+import { DERIVE_SOURCE, type BatchDeriver } from '../../src/wallet/derive-worker.js';
 import { api } from '../helpers/http.js';
 import { newInvoice, startInvoiceApp, TEST_MNEMONIC } from '../invoices/fixture.js';
 
@@ -24,17 +24,35 @@ function fromSeed(index: number): string {
 describe('the address pool', () => {
   it('checks every address a worker derives, not only the first of a batch', async () => {
     const chain = new DepositKeyChain(publicInfoOf(TEST_MNEMONIC).depositXpub);
-    // A worker with a bug: right at the start of each batch, wrong at its sixth address.
-    const lying: BatchDeriver = {
-      derive: async (from, count) => Array.from({ length: count }, (_, i) => chain.addressAt(i === 5 ? from + i + 1 : from + i)),
-      stop: async () => {},
-    };
-    const pool = new DepositAddressPool(chain, { ahead: 32, batch: 16, deriver: lying });
+    // The worker's derivation with a bug: right at the start of each batch, wrong at its sixth key.
+    const buggy = DERIVE_SOURCE.replace(
+      'function derive(from, count) {',
+      'function derive(from, count) { return right(from, count).map((k, i) => (i === 5 ? right(from + i + 1, 1)[0] : k)); }\nfunction right(from, count) {',
+    );
+    const pool = new DepositAddressPool(chain, { ahead: 32, batch: 16, deriveSource: buggy });
     await pool.fill();
-    expect(pool.workerFailure).toMatch(/disagrees with the main thread at index 5/);
+    expect(pool.workerFailure).toMatch(/disagrees with the check at index 5$/);
     expect(pool.usesWorker).toBe(false);
     for (let i = 0; i < 32; i++) expect(pool.addressAt(i), `index ${i}`).toBe(fromSeed(i));
     await pool.stop();
+  });
+
+  it('refuses a worker that answers for other indexes or from another key', async () => {
+    const chain = new DepositKeyChain(publicInfoOf(TEST_MNEMONIC).depositXpub);
+    const other = new DepositKeyChain(publicInfoOf(generateMnemonic()).depositXpub);
+    const addresses = (c: DepositKeyChain, from: number, count: number) => Array.from({ length: count }, (_, i) => c.addressAt(from + i));
+    const shifted: BatchDeriver = { derive: async (from, count) => ({ from: from + 1, count, addresses: addresses(chain, from + 1, count) }), stop: async () => {} };
+    const foreign: BatchDeriver = { derive: async (from, count) => ({ from, count, addresses: addresses(other, from, count) }), stop: async () => {} };
+    for (const [deriver, failure] of [
+      [shifted, /answered indexes 1\+8 for 0\+8/],
+      [foreign, /disagrees with the main thread at index [0-7]$/],
+    ] as const) {
+      const pool = new DepositAddressPool(chain, { ahead: 8, batch: 8, deriver });
+      await pool.fill();
+      expect(pool.workerFailure).toMatch(failure);
+      for (let i = 0; i < 8; i++) expect(pool.addressAt(i), `index ${i}`).toBe(fromSeed(i));
+      await pool.stop();
+    }
   });
 });
 

@@ -59,6 +59,49 @@ describe('HD wallet', () => {
     }
   });
 
+  it('a burst of creations larger than the pool waits for checked addresses instead of deriving on the event loop', async () => {
+    const pool = new DepositAddressPool(chain, { ahead: 8, batch: 4 });
+    try {
+      pool.moveFloor(0);
+      await pool.fill();
+      let next = 0;
+      const created = await Promise.all(
+        Array.from({ length: 40 }, async () => {
+          const claim = await pool.reserve();
+          const index = next++;
+          const address = pool.addressAt(index, claim);
+          await new Promise((r) => setImmediate(r)); // the rest of the creation
+          claim.release();
+          return { index, address };
+        }),
+      );
+      expect(pool.misses).toBe(0);
+      expect(pool.hits).toBe(40);
+      for (const { index, address } of created) expect(address, `index ${index}`).toBe(chain.addressAt(index));
+    } finally {
+      await pool.stop();
+    }
+  });
+
+  it('a claim released unused lets the next creation through; a stopped pool lets every one through', async () => {
+    const pool = new DepositAddressPool(chain, { ahead: 2, worker: false });
+    pool.moveFloor(0);
+    await pool.fill();
+    const held = [await pool.reserve(), await pool.reserve()];
+    let third = false;
+    const waiting = pool.reserve().then((c) => ((third = true), c));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(third).toBe(false); // both ready addresses are held
+    held[0]!.release();
+    held[0]!.release(); // twice is once
+    (await waiting).release();
+    expect(third).toBe(true);
+    const fourth = pool.reserve();
+    const fifth = pool.reserve();
+    await pool.stop();
+    await expect(Promise.all([fourth, fifth])).resolves.toHaveLength(2);
+  });
+
   it('the main-thread pool serves the same addresses as direct derivation, ahead of the index', async () => {
     const pool = new DepositAddressPool(chain, { ahead: 8, chunk: 3, worker: false });
     pool.moveFloor(0);

@@ -1,0 +1,69 @@
+/**
+ * A worker thread running plain JavaScript source (evaluated, so it runs the same under tsx,
+ * vitest and the built dist/) that answers `{ id, ...request }` with `{ id, value }` or
+ * `{ id, error }`. Unref'd: it never keeps the process alive. Used by the wallet's derivation and
+ * check workers.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/** The preamble every wallet worker shares: the curve, its hashes and the reply loop. */
+export function walletWorkerSource(body: string): string {
+  return `
+const { parentPort, workerData } = require('node:worker_threads');
+const crypto = require('node:crypto');
+const { secp256k1 } = require(workerData.curves);
+const { keccak_256 } = require(workerData.sha3);
+// Bundlers and tsx may wrap functions in __name(…) to keep their names; nothing to keep here.
+var __name = (f) => f;
+const Point = secp256k1.ProjectivePoint;
+const ORDER = secp256k1.CURVE.n;
+${body}
+parentPort.on('message', (m) => {
+  try {
+    parentPort.postMessage({ id: m.id, value: handle(m) });
+  } catch (e) {
+    parentPort.postMessage({ id: m.id, error: String((e && e.message) || e) });
+  }
+});
+`;
+}
+
+export interface EvalWorker {
+  call<T>(request: object): Promise<T>;
+  stop(): Promise<void>;
+}
+
+export function startWalletWorker(name: string, source: string, data: object): EvalWorker {
+  const require = createRequire(import.meta.url);
+  const curves = require.resolve('@noble/curves/secp256k1');
+  const sha3 = createRequire(curves).resolve('@noble/hashes/sha3');
+  const worker = new Worker(source, { eval: true, workerData: { curves, sha3, ...data } });
+  worker.unref();
+  let next = 0;
+  const waiting = new Map<number, { resolve: (v: never) => void; reject: (e: unknown) => void }>();
+  const failAll = (e: unknown) => {
+    for (const w of waiting.values()) w.reject(e);
+    waiting.clear();
+  };
+  worker.on('message', (m: { id: number; value?: unknown; error?: string }) => {
+    const w = waiting.get(m.id);
+    waiting.delete(m.id);
+    if (m.error !== undefined) w?.reject(new Error(m.error));
+    else w?.resolve(m.value as never);
+  });
+  worker.on('error', failAll);
+  worker.on('exit', () => failAll(new Error(`${name} worker exited`)));
+  return {
+    call<T>(request: object) {
+      return new Promise<T>((resolve, reject) => {
+        const id = next++;
+        waiting.set(id, { resolve: resolve as (v: never) => void, reject });
+        worker.postMessage({ ...request, id });
+      });
+    },
+    async stop() {
+      await worker.terminate();
+    },
+  };
+}
