@@ -5,7 +5,7 @@
  * logs, TRX transfers, other calls); the database holds ADDRESSES deposit addresses of which
  * WATCHED have open invoices, each paid once somewhere in the history. Measured in the same run:
  *   fetch+parse: the same requests the watcher makes (block ranges of 100, the infos of every
- *                block with a contract call, 8 in flight), JSON.parse only;
+ *                block with a contract call, 16 in flight), JSON.parse only;
  *   watcher:     ChainWatcher.tick() from the first block until caught up (parse, match, record);
  *   head:        payment block produced → invoice `seen` in the database, with the watcher
  *                looping as in serve (1 s pause at the head).
@@ -30,6 +30,8 @@ import { findMerchant } from '../src/merchants/store.js';
 import { initWallet } from '../src/wallet/service.js';
 import { ChainWatcher } from '../src/workers/watcher.js';
 import { writeCursor } from '../src/workers/watcher-store.js';
+import { cpuSeconds } from './lib/child.js';
+import { summary } from './lib/summary.js';
 
 const BLOCKS = Number(process.argv[2] ?? 30_000);
 const ADDRESSES = Number(process.argv[3] ?? 100_000);
@@ -102,16 +104,23 @@ async function main(): Promise<void> {
     const s = app.services;
     const blocks = node.last - node.first + 1;
 
+    // CPU seconds of this process (all threads) and of the node's, to see which one bounds a phase.
+    const cpu = () => ({ self: (process.cpuUsage().user + process.cpuUsage().system) / 1e6, node: cpuSeconds(child.pid as number) });
+    const cpuLine = (c0: ReturnType<typeof cpu>, n: number) => {
+      const c1 = cpu();
+      return `CPU per block: watcher process ${(((c1.self - c0.self) * 1000) / n).toFixed(2)} ms, node ${(((c1.node - c0.node) * 1000) / n).toFixed(2)} ms`;
+    };
     // 1. Fetch + JSON.parse only: the same requests.
+    let c0 = cpu();
     t = performance.now();
     for (let from = node.first; from <= node.last; from += 100) {
       const to = Math.min(node.last + 1, from + 100);
       await post(node.url, '/wallet/getblockbylimitnext', { startNum: from, endNum: to });
       const nums = Array.from({ length: to - from }, (_, k) => from + k);
-      await mapLimit(nums, 8, async (n) => void (await post(node.url, '/wallet/gettransactioninfobyblocknum', { num: n })));
+      await mapLimit(nums, 16, async (n) => void (await post(node.url, '/wallet/gettransactioninfobyblocknum', { num: n })));
     }
     const fetchMs = performance.now() - t;
-    console.log(`fetch+parse:  ${blocks} blocks in ${(fetchMs / 1000).toFixed(1)} s = ${Math.round(blocks / (fetchMs / 1000))} blocks/s`);
+    console.log(`fetch+parse:  ${blocks} blocks in ${(fetchMs / 1000).toFixed(1)} s = ${Math.round(blocks / (fetchMs / 1000))} blocks/s; ${cpuLine(c0, blocks)}`);
 
     // 2. The watcher from the first block until caught up.
     await writeTx(s.db, (trx) => writeCursor(trx, { next_block: node.first, last_block_time: null, head_number: node.last, solid_number: 0, updated_at: now }));
@@ -122,17 +131,26 @@ async function main(): Promise<void> {
     // What an API request would wait for while the watcher catches up on the same event loop.
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
     loopDelay.enable();
+    c0 = cpu();
+    const elu = performance.eventLoopUtilization();
     t = performance.now();
     while (await watcher.tick()) {
       /* catching up */
     }
     const watchMs = performance.now() - t;
+    const watchCpu = `${cpuLine(c0, blocks)} (of which the event loop ${((performance.eventLoopUtilization(elu).active) / blocks).toFixed(2)} ms)`;
     loopDelay.disable();
     const found = await s.db.selectFrom('deposits').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     const seen = await s.db.selectFrom('invoices').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '!=', 'created').executeTakeFirstOrThrow();
-    console.log(`watcher:      ${blocks} blocks in ${(watchMs / 1000).toFixed(1)} s = ${Math.round(blocks / (watchMs / 1000))} blocks/s; ${found.n} deposits, ${seen.n} invoices past created`);
+    console.log(`watcher:      ${blocks} blocks in ${(watchMs / 1000).toFixed(1)} s = ${Math.round(blocks / (watchMs / 1000))} blocks/s; ${found.n} deposits, ${seen.n} invoices past created; ${watchCpu}`);
     console.log(`event loop delay during catch-up: p50 ${(loopDelay.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(loopDelay.max / 1e6).toFixed(1)} ms`);
-    console.log(`ratio watcher / fetch+parse: ${(watchMs / fetchMs).toFixed(2)} (target < 1.5); a day of mainnet (28,800 blocks) ≈ ${((28_800 / blocks) * (watchMs / 1000)).toFixed(0)} s (target < 120 s)`);
+    const ratio = watchMs / fetchMs;
+    const day = (28_800 / blocks) * (watchMs / 1000);
+    console.log(`ratio watcher / fetch+parse: ${ratio.toFixed(2)} (target < 1.5); a day of mainnet (28,800 blocks) ≈ ${day.toFixed(0)} s (target < 120 s)`);
+    summary({ metric: 'watcher catch-up', value: `${Math.round(blocks / (watchMs / 1000))} blocks/s` });
+    summary({ metric: 'watcher / fetch+parse', value: ratio.toFixed(2), target: '< 1.5', ok: ratio < 1.5 });
+    summary({ metric: 'a day of mainnet caught up in', value: `${day.toFixed(0)} s`, target: '< 120 s', ok: day < 120 });
+    summary({ metric: 'event loop p99 during catch-up', value: `${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms` });
 
     // 3. Head latency with the watcher looping as in serve.
     let running = true;
@@ -165,6 +183,7 @@ async function main(): Promise<void> {
     await loop;
     latencies.sort((a, b) => a - b);
     console.log(`head: block produced → invoice seen: median ${Math.round(latencies[4]!)} ms, max ${Math.round(latencies[9]!)} ms (target < 3000 ms, one block interval)`);
+    summary({ metric: 'payment block → invoice seen (median)', value: `${Math.round(latencies[4]!)} ms`, target: '< 3000 ms', ok: latencies[4]! < 3000 });
   } finally {
     child.kill('SIGTERM');
     await app.stop();

@@ -1,9 +1,10 @@
 /**
  * JSON over HTTP to a java-tron node (TronGrid, an own node, Nile or the devnet): per-attempt
- * timeouts with AbortController, the `TRON-PRO-API-KEY` header, and retries with exponential
+ * timeouts (http-body.ts), the `TRON-PRO-API-KEY` header, and retries with exponential
  * backoff for transient failures only (network errors, timeouts, 429/5xx, busy `{"Error"}` answers).
  */
 import { TronNetworkError, TronNodeError, TronTimeoutError } from './errors.js';
+import { AnswerTimeout, postForAnswer } from './http-body.js';
 import { ParserClosed, UnparsableAnswer } from './parse-worker.js';
 
 export interface NodeHttpOptions {
@@ -76,19 +77,13 @@ export class NodeHttp {
 
   private async once<T>(path: string, body: unknown, parse?: (body: ArrayBuffer) => Promise<unknown>): Promise<T> {
     const host = path.startsWith('/walletsolidity/') ? this.solidityHost : this.fullHost;
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
     let status: number;
     let bytes: ArrayBuffer;
     try {
-      const res = await fetch(host + path, { method: 'POST', headers: this.headers, body: JSON.stringify(body ?? {}), signal: controller.signal });
-      status = res.status;
-      bytes = await res.arrayBuffer();
+      ({ status, bytes } = await postForAnswer(host + path, this.headers, JSON.stringify(body ?? {}), this.timeoutMs));
     } catch (e) {
-      if (controller.signal.aborted) throw new TronTimeoutError(path, this.timeoutMs);
+      if (e instanceof AnswerTimeout) throw new TronTimeoutError(path, this.timeoutMs);
       throw new TronNetworkError(path, e);
-    } finally {
-      clearTimeout(timer);
     }
     if (status >= 400) {
       const preview = Buffer.from(bytes, 0, Math.min(bytes.byteLength, 200)).toString('utf8');

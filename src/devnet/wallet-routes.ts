@@ -15,7 +15,7 @@ import { tokenByHex } from './keys.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Params = Record<string, any>;
-type Answer = unknown | { raw: string };
+type Answer = unknown | { raw: string | Buffer };
 
 const MAX_RANGE = 100;
 const hexMsg = (m: string) => Buffer.from(m, 'utf8').toString('hex');
@@ -46,8 +46,12 @@ function callData(p: Params): string {
   return selector + String(p.parameter ?? '').replace(/^0x/, '');
 }
 
+const RANGE_OPEN = Buffer.from('{"block":[');
+const COMMA = Buffer.from(',');
+const RANGE_CLOSE = Buffer.from(']}');
+
 export function registerWalletRoutes(app: FastifyInstance, chain: DevnetChain, cache: BlockJsonCache): void {
-  const raw = (s: string) => ({ raw: s });
+  const raw = (s: string | Buffer) => ({ raw: s });
   const blockAnswer = (b: StoredBlock | undefined, visible: boolean) => (b ? raw(cache.block(b, visible)) : {});
 
   const rangeAnswer = (p: Params, limit: number): Answer => {
@@ -56,12 +60,12 @@ export function registerWalletRoutes(app: FastifyInstance, chain: DevnetChain, c
     if (start === null || end === null) return { Error: 'startNum and endNum must be integers' };
     // java-tron answers an empty object for an empty, reversed or too long (> 100) range.
     if (start < 0 || end <= start || end - start > MAX_RANGE) return {};
-    const parts: string[] = [];
+    const parts: Buffer[] = [];
     for (let n = start; n < end && n <= limit; n++) {
       const b = chain.blocks[n];
-      if (b) parts.push(cache.block(b, visibleOf(p)));
+      if (b) parts.push(parts.length === 0 ? RANGE_OPEN : COMMA, ...cache.blockBytes(b, visibleOf(p)));
     }
-    return parts.length === 0 ? {} : raw(`{"block":[${parts.join(',')}]}`);
+    return parts.length === 0 ? {} : raw(Buffer.concat([...parts, RANGE_CLOSE]));
   };
 
   const getBlock = (p: Params, limit: number): Answer => {
@@ -92,7 +96,7 @@ export function registerWalletRoutes(app: FastifyInstance, chain: DevnetChain, c
     const n = int(p.num);
     if (n === null) return { Error: 'num must be an integer' };
     const b = chain.blockByNum(n);
-    return b && b.number <= limit ? raw(cache.infosOf(b)) : [];
+    return b && b.number <= limit ? raw(cache.infosBytes(b)) : [];
   };
 
   const constantCall = (p: Params, solid: boolean, estimate: boolean): Answer => {
@@ -203,8 +207,9 @@ export function registerWalletRoutes(app: FastifyInstance, chain: DevnetChain, c
           answer = { Error: `class java.lang.IllegalArgumentException : ${e instanceof Error ? e.message : String(e)}` };
         }
         reply.type('application/json; charset=utf-8');
-        if (answer && typeof answer === 'object' && 'raw' in answer && typeof (answer as { raw: unknown }).raw === 'string') {
-          return reply.send((answer as { raw: string }).raw);
+        if (answer && typeof answer === 'object' && 'raw' in answer) {
+          const body = (answer as { raw: unknown }).raw;
+          if (typeof body === 'string' || Buffer.isBuffer(body)) return reply.send(body);
         }
         return reply.send(JSON.stringify(answer));
       },

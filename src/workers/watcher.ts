@@ -28,6 +28,8 @@ export interface WatcherOptions {
   batch?: number;
   /** Transaction-info requests in flight at once. */
   infoConcurrency?: number;
+  /** Ranges fetched ahead while behind (default 2): the node sends one while another is parsed. */
+  prefetchDepth?: number;
 }
 
 async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
@@ -66,14 +68,17 @@ export class ChainWatcher implements Worker {
   private readonly tokens: TokenSet;
   private readonly watch = new Watchlist();
   private lastIndex = -1;
-  private prefetch: { from: number; promise: Promise<Fetched> } | null = null;
+  private readonly prefetchDepth: number;
+  /** Consecutive ranges being fetched ahead of the cursor, oldest first. */
+  private prefetched: { from: number; to: number; promise: Promise<Fetched> }[] = [];
   private reportedAt = 0;
   private reportedBlock = 0;
 
   constructor(private readonly s: Services, private readonly lease: WorkerLease | null, opts: WatcherOptions = {}) {
     this.intervalMs = opts.intervalMs ?? 1_000;
     this.batch = Math.max(1, Math.min(100, opts.batch ?? 100));
-    this.infoConcurrency = opts.infoConcurrency ?? 8;
+    this.infoConcurrency = opts.infoConcurrency ?? 16;
+    this.prefetchDepth = Math.max(1, opts.prefetchDepth ?? 2);
     this.tokens = new TokenSet(s.catalog);
   }
 
@@ -121,8 +126,8 @@ export class ChainWatcher implements Worker {
     }
     const blocks = contiguous(fetched.blocks);
     const last = blocks[blocks.length - 1] as ScanBlock;
-    // While behind, the next range is fetched while this one is matched and committed.
-    if (last.number < head.number) this.startPrefetch(last.number + 1, Math.min(head.number + 1, last.number + 1 + this.batch));
+    // While behind, the next ranges are fetched while this one is matched and committed.
+    if (last.number < head.number) this.fillPrefetch(last.number + 1, head.number);
     // After the fetch: any address a payment in these blocks was sent to was committed before it.
     await this.refreshWatchlist();
     const found = blocks.flatMap((b) => matchBlock(b, fetched.logs.get(b.number) ?? null, this.watch, this.tokens));
@@ -157,20 +162,30 @@ export class ChainWatcher implements Worker {
     return { blocks, logs };
   }
 
-  private startPrefetch(from: number, to: number): void {
-    const promise = this.fetchRange(from, to);
-    // A failed prefetch is dropped: the next tick fetches again (and meets the error itself).
-    promise.catch(() => undefined);
-    this.prefetch = { from, promise };
+  /** Keeps up to prefetchDepth consecutive ranges from `from` (up to `head`) in flight. */
+  private fillPrefetch(from: number, head: number): void {
+    if (this.prefetched[0] && this.prefetched[0].from !== from) this.prefetched = [];
+    let next = this.prefetched.at(-1)?.to ?? from;
+    while (this.prefetched.length < this.prefetchDepth && next <= head) {
+      const to = Math.min(head + 1, next + this.batch);
+      const promise = this.fetchRange(next, to);
+      // A failed prefetch is dropped: the next tick fetches again (and meets the error itself).
+      promise.catch(() => undefined);
+      this.prefetched.push({ from: next, to, promise });
+      next = to;
+    }
   }
 
   private async takePrefetch(from: number): Promise<Fetched | null> {
-    const p = this.prefetch;
-    this.prefetch = null;
-    if (!p || p.from !== from) return null;
+    const p = this.prefetched.shift();
+    if (!p || p.from !== from) {
+      this.prefetched = [];
+      return null;
+    }
     try {
       return await p.promise;
     } catch {
+      this.prefetched = []; // the ranges after a failed one start where it should have ended
       return null;
     }
   }

@@ -1,0 +1,78 @@
+/**
+ * One HTTP POST to the node, the whole answer read into one buffer, with node:http(s) and
+ * keep-alive agents instead of fetch: a range of 100 mainnet blocks is ~35 MB, and fetch's web
+ * streams cost twice the CPU of reading the socket into a buffer sized from Content-Length (issue
+ * 8, measured in docs/decisions.md). The answer moves to the parse worker without a copy.
+ */
+import http from 'node:http';
+import https from 'node:https';
+
+/** No answer of the java-tron API we call comes near this; a node that sends more is refused. */
+export const MAX_ANSWER_BYTES = 512 * 1024 * 1024;
+
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 32 }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 32 }),
+};
+
+export class AnswerTimeout extends Error {}
+
+export interface RawAnswer {
+  status: number;
+  bytes: ArrayBuffer;
+}
+
+/** POSTs `body`; rejects with AnswerTimeout after `timeoutMs`, with the socket's error otherwise. */
+export function postForAnswer(url: string, headers: Record<string, string>, body: string, timeoutMs: number, maxBytes = MAX_ANSWER_BYTES): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const agent = agents[target.protocol as keyof typeof agents];
+    if (!agent) return reject(new Error(`unsupported protocol ${target.protocol}`));
+    const payload = Buffer.from(body);
+    const client = target.protocol === 'https:' ? https : http;
+    const req = client.request(target, { method: 'POST', agent, headers: { ...headers, 'content-length': payload.length } }, (res) => {
+      readAnswer(res, maxBytes).then((bytes) => resolve({ status: res.statusCode ?? 0, bytes }), fail);
+    });
+    const timer = setTimeout(() => fail(new AnswerTimeout(`no whole answer within ${timeoutMs} ms`)), timeoutMs);
+    function fail(e: Error): void {
+      clearTimeout(timer);
+      req.destroy(); // a half-read answer must not leave its socket in the pool
+      reject(e);
+    }
+    req.on('error', fail);
+    req.on('close', () => clearTimeout(timer));
+    req.end(payload);
+  });
+}
+
+/** The whole body: into one buffer of Content-Length when given, else the chunks joined. */
+function readAnswer(res: http.IncomingMessage, maxBytes: number): Promise<ArrayBuffer> {
+  return new Promise((resolve, reject) => {
+    const declared = res.headers['content-length'] === undefined ? NaN : Number(res.headers['content-length']);
+    if (declared > maxBytes) return reject(new Error(`answer of ${declared} bytes is over the ${maxBytes}-byte limit`));
+    const sized = Number.isSafeInteger(declared) && declared >= 0 ? new Uint8Array(declared) : null;
+    const chunks: Buffer[] = [];
+    let length = 0;
+    res.on('data', (chunk: Buffer) => {
+      if (length + chunk.length > (sized ? sized.length : maxBytes)) {
+        res.destroy();
+        return reject(new Error(sized ? 'answer longer than its Content-Length' : `answer over the ${maxBytes}-byte limit`));
+      }
+      if (sized) sized.set(chunk, length);
+      else chunks.push(chunk);
+      length += chunk.length;
+    });
+    res.on('end', () => {
+      if (sized) {
+        if (length !== sized.length) reject(new Error(`answer cut short: ${length} of ${sized.length} bytes`));
+        else resolve(sized.buffer as ArrayBuffer);
+        return;
+      }
+      const whole = Buffer.concat(chunks, length);
+      resolve(whole.buffer.slice(whole.byteOffset, whole.byteOffset + whole.length) as ArrayBuffer);
+    });
+    res.on('error', reject);
+    // Closed before its end (a reset, a node that died mid-answer): a promise settles once.
+    res.on('close', () => reject(new Error('answer cut short: the connection closed')));
+  });
+}

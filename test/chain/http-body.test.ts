@@ -1,0 +1,58 @@
+/**
+ * Reading the node's answers (src/chain/http-body.ts) from raw sockets on loopback: whole answers
+ * with and without Content-Length, and the ways a node can fail mid-answer, each an error and
+ * never a short or padded body handed on as if whole.
+ */
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AnswerTimeout, postForAnswer } from '../../src/chain/http-body.js';
+
+const servers: net.Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+
+/** A server that answers every request with `respond(socket)`, after reading the request head. */
+async function rawNode(respond: (socket: net.Socket) => void): Promise<string> {
+  const server = net.createServer((socket) => {
+    socket.once('data', () => respond(socket));
+    socket.on('error', () => {});
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/wallet/x`;
+}
+
+const text = (b: ArrayBuffer) => Buffer.from(b).toString('utf8');
+
+describe('reading a node answer', () => {
+  it('reads a whole answer with Content-Length, and a chunked one', async () => {
+    const sized = await rawNode((s) => s.end('HTTP/1.1 200 OK\r\nContent-Length: 11\r\nConnection: close\r\n\r\n{"ok":true}'));
+    expect(text((await postForAnswer(sized, {}, '{}', 2000)).bytes)).toBe('{"ok":true}');
+    const chunked = await rawNode((s) => s.end('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\n{"a":\r\n2\r\n1}\r\n0\r\n\r\n'));
+    const answer = await postForAnswer(chunked, {}, '{}', 2000);
+    expect([answer.status, text(answer.bytes)]).toEqual([200, '{"a":1}']);
+  });
+
+  it('refuses an answer cut short of its Content-Length', async () => {
+    const url = await rawNode((s) => {
+      s.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"blocks":[');
+      setTimeout(() => s.destroy(), 20);
+    });
+    await expect(postForAnswer(url, {}, '{}', 2000)).rejects.toThrow(/cut short|aborted|reset|socket hang up/);
+  });
+
+  it('refuses a connection closed before any answer, and times out a node that never finishes', async () => {
+    const closed = await rawNode((s) => s.destroy());
+    await expect(postForAnswer(closed, {}, '{}', 2000)).rejects.toThrow(/socket hang up|reset/);
+    const hanging = await rawNode((s) => s.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"blo'));
+    await expect(postForAnswer(hanging, {}, '{}', 300)).rejects.toBeInstanceOf(AnswerTimeout);
+  });
+
+  it('refuses an answer over the size limit, declared or streamed', async () => {
+    const declared = await rawNode((s) => s.end('HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n'));
+    await expect(postForAnswer(declared, {}, '{}', 2000, 1000)).rejects.toThrow(/over the 1000-byte limit/);
+    const streamed = await rawNode((s) => s.end(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n7d0\r\n${'x'.repeat(2000)}\r\n0\r\n\r\n`));
+    await expect(postForAnswer(streamed, {}, '{}', 2000, 1000)).rejects.toThrow(/over the 1000-byte limit/);
+  });
+});
