@@ -3,9 +3,13 @@
  * keep-alive agents instead of fetch: a range of 100 mainnet blocks is ~35 MB, and fetch's web
  * streams cost twice the CPU of reading the socket into a buffer sized from Content-Length (issue
  * 8, measured in docs/decisions.md). The answer moves to the parse worker without a copy.
+ * Compressed answers are accepted (a gateway such as TronGrid may compress; a range is then a few
+ * MB on the wire instead of 35) and decompressed on libuv's thread pool, never past the size limit.
  */
 import http from 'node:http';
 import https from 'node:https';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
 
 /** No answer of the java-tron API we call comes near this; a node that sends more is refused. */
 export const MAX_ANSWER_BYTES = 512 * 1024 * 1024;
@@ -30,8 +34,13 @@ export function postForAnswer(url: string, headers: Record<string, string>, body
     if (!agent) return reject(new Error(`unsupported protocol ${target.protocol}`));
     const payload = Buffer.from(body);
     const client = target.protocol === 'https:' ? https : http;
-    const req = client.request(target, { method: 'POST', agent, headers: { ...headers, 'content-length': payload.length } }, (res) => {
-      readAnswer(res, maxBytes).then((bytes) => resolve({ status: res.statusCode ?? 0, bytes }), fail);
+    const req = client.request(target, { method: 'POST', agent, headers: { ...headers, 'accept-encoding': 'gzip, deflate, br', 'content-length': payload.length } }, (res) => {
+      readAnswer(res, maxBytes)
+        .then((bytes) => decoded(bytes, res.headers['content-encoding'], maxBytes))
+        .then((bytes) => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, bytes });
+        }, fail);
     });
     const timer = setTimeout(() => fail(new AnswerTimeout(`no whole answer within ${timeoutMs} ms`)), timeoutMs);
     function fail(e: Error): void {
@@ -40,7 +49,6 @@ export function postForAnswer(url: string, headers: Record<string, string>, body
       reject(e);
     }
     req.on('error', fail);
-    req.on('close', () => clearTimeout(timer));
     req.end(payload);
   });
 }
@@ -75,4 +83,26 @@ function readAnswer(res: http.IncomingMessage, maxBytes: number): Promise<ArrayB
     // Closed before its end (a reset, a node that died mid-answer): a promise settles once.
     res.on('close', () => reject(new Error('answer cut short: the connection closed')));
   });
+}
+
+const inflaters: Record<string, (b: Buffer, o: zlib.ZlibOptions) => Promise<Buffer>> = {
+  gzip: promisify(zlib.gunzip),
+  'x-gzip': promisify(zlib.gunzip),
+  deflate: promisify(zlib.inflate),
+  br: promisify(zlib.brotliDecompress) as (b: Buffer, o: zlib.ZlibOptions) => Promise<Buffer>,
+};
+
+/** The answer without its Content-Encoding (none, gzip, deflate or br). */
+async function decoded(bytes: ArrayBuffer, encoding: string | undefined, maxBytes: number): Promise<ArrayBuffer> {
+  const name = (encoding ?? 'identity').trim().toLowerCase();
+  if (name === 'identity' || name === '') return bytes;
+  const inflate = inflaters[name];
+  if (!inflate) throw new Error(`answer in an unknown encoding: ${name}`);
+  let out: Buffer;
+  try {
+    out = await inflate(Buffer.from(bytes), { maxOutputLength: maxBytes });
+  } catch (e) {
+    throw new Error(`compressed answer unreadable or over the ${maxBytes}-byte limit: ${(e as Error).message}`);
+  }
+  return out.buffer.slice(out.byteOffset, out.byteOffset + out.length) as ArrayBuffer;
 }

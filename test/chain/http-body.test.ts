@@ -4,6 +4,7 @@
  * never a short or padded body handed on as if whole.
  */
 import net from 'node:net';
+import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnswerTimeout, postForAnswer } from '../../src/chain/http-body.js';
 
@@ -32,6 +33,18 @@ describe('reading a node answer', () => {
     const chunked = await rawNode((s) => s.end('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\n{"a":\r\n2\r\n1}\r\n0\r\n\r\n'));
     const answer = await postForAnswer(chunked, {}, '{}', 2000);
     expect([answer.status, text(answer.bytes)]).toEqual([200, '{"a":1}']);
+  });
+
+  it('reads a compressed answer, and refuses a bomb past the limit or an unknown encoding', async () => {
+    const body = JSON.stringify({ block: Array.from({ length: 50 }, (_, i) => ({ number: i })) });
+    const gz = zlib.gzipSync(body);
+    const gzipped = await rawNode((s) => s.end(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: ${gz.length}\r\n\r\n`), gz])));
+    expect(text((await postForAnswer(gzipped, {}, '{}', 2000)).bytes)).toBe(body);
+    const bomb = zlib.gzipSync(Buffer.alloc(100_000, 0x20));
+    const bombing = await rawNode((s) => s.end(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: ${bomb.length}\r\n\r\n`), bomb])));
+    await expect(postForAnswer(bombing, {}, '{}', 2000, 10_000)).rejects.toThrow(/over the 10000-byte limit/);
+    const odd = await rawNode((s) => s.end('HTTP/1.1 200 OK\r\nContent-Encoding: zstd\r\nContent-Length: 2\r\n\r\n{}'));
+    await expect(postForAnswer(odd, {}, '{}', 2000)).rejects.toThrow(/unknown encoding: zstd/);
   });
 
   it('refuses an answer cut short of its Content-Length', async () => {
