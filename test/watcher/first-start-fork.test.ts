@@ -9,9 +9,8 @@ import { startChainApp, type ChainTestApp } from './fixture.js';
 
 let t: ChainTestApp;
 beforeAll(async () => {
-  t = await startChainApp();
   // A history older than the first scan, above the solid height (19 blocks kept above it).
-  t.devnet.control.mine(25);
+  t = await startChainApp({ history: 25 });
   await t.mine(1);
 });
 afterAll(() => t.close());

@@ -36,9 +36,11 @@ export interface ChainTestApp extends TestApp {
   check(settled?: boolean): Promise<void>;
 }
 
-export async function startChainApp(opts: { nodeTimeoutMs?: number; env?: Record<string, string> } = {}): Promise<ChainTestApp> {
+export async function startChainApp(opts: { nodeTimeoutMs?: number; env?: Record<string, string>; history?: number } = {}): Promise<ChainTestApp> {
   const clock = new ManualClock(new Date(Math.floor(Date.now() / 3000) * 3000));
   const devnet = await startDevnet({ blockTimeMs: 0, clock });
+  // Blocks the node has before the watcher's first look (its first scan starts at the head).
+  if (opts.history) devnet.control.mine(opts.history);
   const chain = createTronClient({ fullHost: devnet.url, timeoutMs: opts.nodeTimeoutMs ?? 500, retries: 1, backoffMs: 5, maxBackoffMs: 20 });
   const t = await startTestApp({
     clock,
