@@ -17,6 +17,7 @@ import path from 'node:path';
 import { systemClock } from '../src/clock.js';
 import { openDatabase, type Db } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { liveDepositsOfInvoice } from '../src/deposits/store.js';
 import { findInvoice, findInvoiceByOrder, overdueCreated } from '../src/invoices/store.js';
 import { issueKey } from '../src/keys/service.js';
 import { findPayout, listPayoutsForOperator } from '../src/payouts/store.js';
@@ -65,7 +66,7 @@ async function queryCosts(s: Seeded): Promise<Record<string, number>> {
     return {
       'GET invoice: point read': await cost((i) => findInvoice(db, m, pick(sample, i).id)),
       'creation: replay lookup by order_id': await cost((i) => findInvoiceByOrder(db, m, pick(sample, i).order_id)),
-      'GET invoice: its deposits': await cost((i) => db.selectFrom('deposits').selectAll().where('invoice_id', '=', pick(sample, i).id).orderBy('block_number').execute()),
+      'GET invoice: its deposits': await cost((i) => liveDepositsOfInvoice(db, pick(sample, i).id)),
       'GET payout: point read': await cost((i) => findPayout(db, m, pick(payouts, i))),
       'expiry: overdue created (nothing due)': await cost(() => overdueCreated(db, now, 1)),
       'payout list --status pending_review (100)': await cost(() => listPayoutsForOperator(db, { status: 'pending_review', limit: 100 }), 200),
