@@ -8,7 +8,6 @@
  * transaction (or one savepoint of a group commit, see batcher.ts), and UNIQUE (merchant_id,
  * order_id) backs it across processes; a request that loses the race finds the winner's invoice.
  */
-import { randomUUID } from 'node:crypto';
 import type { DepositAddressAllocator } from '../addresses/allocator.js';
 import type { AddressClaim } from '../wallet/pool.js';
 import { assertApproved, userAddress } from '../addresses/service.js';
@@ -16,6 +15,7 @@ import type { AssetCatalog } from '../assets/catalog.js';
 import { assertReceivable } from '../assets/service.js';
 import type { Clock } from '../clock.js';
 import { writeTx, type Db, type Executor, type Tx } from '../db/database.js';
+import { uuidv7 } from '../db/ids.js';
 import type { WriteBatcher } from './batcher.js';
 import { AppError, validationFailed } from '../errors.js';
 import { invoiceAmounts, invoiceFeeAt, serviceFeeAt } from '../fees/service.js';
@@ -139,7 +139,7 @@ async function insertNew(trx: Executor, deps: InvoiceDeps, merchant: MerchantRow
       : await deps.allocator.allocate(trx, merchant.id, null, at, req.claim);
 
   const row: InvoiceRow = {
-    id: randomUUID(),
+    id: uuidv7(),
     merchant_id: merchant.id,
     order_id: body.order_id,
     status: 'created',

@@ -4,10 +4,10 @@
  * the event also gets its merchant's next sequence number and, when the merchant has a webhook
  * endpoint, a pending delivery; the dispatcher delivers them after commit, in merchant_seq order.
  */
-import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Executor } from '../db/database.js';
 import { prepare } from '../db/prepared.js';
+import { timeOrderedId } from '../db/ids.js';
 
 export interface NewEvent {
   merchantId: string;
@@ -29,11 +29,11 @@ export interface EventRecord {
 }
 
 export function newEventId(): string {
-  return `evt_${randomBytes(12).toString('hex')}`;
+  return timeOrderedId('evt_');
 }
 
 export function newDeliveryId(): string {
-  return `dlv_${randomBytes(12).toString('hex')}`;
+  return timeOrderedId('dlv_');
 }
 
 // Every state change runs these, the watcher thousands in one transaction when blocks are full of

@@ -60,7 +60,7 @@ describe('invoices', () => {
       expires_at: '2026-03-01T11:00:00.000Z',
       deposits: [],
     });
-    expect(inv.invoice_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(inv.invoice_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/); // UUIDv7: time-ordered (src/db/ids.ts)
     const events = await eventsOf(t.app.services.db, merchantId);
     expect(events.map((e) => [e.type, e.subject_id])).toContainEqual(['invoice.created', inv.invoice_id]);
     expect(JSON.parse(events.find((e) => e.subject_id === inv.invoice_id)!.data)).toEqual(inv);
