@@ -16,6 +16,7 @@ import Sqlite from 'better-sqlite3';
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fromHexAddress } from '../../src/chain/address.js';
 import { systemClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
@@ -35,16 +36,15 @@ export interface Seeded {
   seconds: number;
 }
 
+/** Raised when what a seeded database holds changes, so an older one is seeded again, not reused. */
+const SEED_VERSION = 2;
 const MERCHANTS = 10;
 const STATUSES = ['settled', 'settled', 'settled', 'settled', 'settled', 'settled', 'settled', 'expired', 'expired', 'confirmed', 'seen', 'underpaid', 'paid_late', 'created'] as const;
-const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
 /** A unique placeholder of the shape of a TRON address (T + 33 base58 characters). */
+/** A valid TRON address no key controls, so the watcher and the sweeper can read it like any other. */
 function fakeAddress(i: number): string {
-  const h = createHash('sha256').update(`seed-address-${i}`).digest();
-  let s = 'T';
-  for (let k = 0; k < 33; k++) s += ALPHABET[h[k % 32]! % 58];
-  return s;
+  return fromHexAddress(`41${createHash('sha256').update(`seed-address-${i}`).digest('hex').slice(0, 40)}`);
 }
 
 const hex64 = (seed: string) => createHash('sha256').update(seed).digest('hex');
@@ -91,6 +91,8 @@ function bulk(file: string, merchants: string[], o: SeedOptions): void {
      values (?, ?, ?, 'USDT_TRON', 6, ?, ?, 0, 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const event = db.prepare(`insert into events (id, merchant_id, type, subject_id, data, created_at) values (?, ?, 'invoice.created', ?, ?, ?)`);
+  // A database in its steady state has swept (or checked) every address with final deposits.
+  const swept = db.prepare(`insert into sweep_marks (address, asset, checked_block, balance, checked_at) values (?, 'USDT_TRON', ?, '0', ?)`);
   const payout = db.prepare(
     `insert into payouts (id, merchant_id, reference, status, asset, network, decimals, to_address, amount, fee_amount, fee_charged, fee_schedule_id,
        review_reasons, tx_hash, reviewed_by, reviewed_at, reject_reason, created_at, updated_at)
@@ -125,6 +127,7 @@ function bulk(file: string, merchants: string[], o: SeedOptions): void {
           const open = o.invoices - i <= 1_000;
           deposit.run(randomUUID(), merchant, addr, received, hex64(`t${i}`), block, hex64(`b${block}`), iso(created + 60_000), id, null, status === 'paid_late' ? 1 : 0,
             status === 'seen' ? 'seen' : 'confirmed', open ? 3 : 20, open ? 0 : 1, status === 'settled' ? iso(created + 120_000) : null, iso(created + 60_000), iso(created + 120_000));
+          if (!open && status !== 'seen') swept.run(addr, block, iso(created + 180_000));
         }
         if (i % 20 === 0) {
           const st = i % 100 === 0 ? 'pending_review' : 'confirmed';
@@ -153,7 +156,7 @@ export async function seed(file: string, o: SeedOptions): Promise<Seeded> {
   const merchants = await setup(file);
   bulk(file, merchants, o);
   const seeded = { file, merchantId: merchants[0]!, seconds: (performance.now() - t0) / 1000 };
-  writeFileSync(path.join(path.dirname(file), 'seeded.json'), JSON.stringify({ ...o, ...seeded }));
+  writeFileSync(path.join(path.dirname(file), 'seeded.json'), JSON.stringify({ ...o, ...seeded, version: SEED_VERSION }));
   return seeded;
 }
 
@@ -161,8 +164,8 @@ export async function seed(file: string, o: SeedOptions): Promise<Seeded> {
 export async function seededIn(dir: string, o: SeedOptions): Promise<Seeded & { reused: boolean }> {
   const marker = path.join(dir, 'seeded.json');
   if (existsSync(marker)) {
-    const m = JSON.parse(readFileSync(marker, 'utf8')) as SeedOptions & Seeded;
-    if (m.invoices === o.invoices && m.permanent === o.permanent && existsSync(m.file)) return { ...m, reused: true };
+    const m = JSON.parse(readFileSync(marker, 'utf8')) as SeedOptions & Seeded & { version?: number };
+    if (m.version === SEED_VERSION && m.invoices === o.invoices && m.permanent === o.permanent && existsSync(m.file)) return { ...m, reused: true };
   }
   return { ...(await seed(path.join(dir, 'paygate.db'), o)), reused: false };
 }

@@ -18,6 +18,7 @@ export interface AllocatorOptions {
 
 export class DepositAddressAllocator {
   private pool: DepositAddressPool | null = null;
+  private loading: Promise<DepositAddressPool | null> | null = null;
   private readonly indexLimit: number;
 
   constructor(private readonly opts: AllocatorOptions = {}) {
@@ -39,8 +40,19 @@ export class DepositAddressAllocator {
     return { pooled: p?.size ?? 0, hits: p?.hits ?? 0, misses: p?.misses ?? 0, worker: p?.usesWorker ?? false, workerFailure: p?.workerFailure ?? null };
   }
 
-  private async poolFor(db: Executor): Promise<DepositAddressPool | null> {
-    if (this.pool) return this.pool;
+  /** One pool however many creations ask at once (claims run outside any write transaction). */
+  private poolFor(db: Executor): Promise<DepositAddressPool | null> {
+    this.loading ??= this.loadPool(db).then((pool) => {
+      if (!pool) this.loading = null; // no wallet yet: look again next time
+      return pool;
+    }, (e: unknown) => {
+      this.loading = null;
+      throw e;
+    });
+    return this.loading;
+  }
+
+  private async loadPool(db: Executor): Promise<DepositAddressPool | null> {
     const wallet = await findWallet(db);
     if (!wallet) return null;
     const pool = new DepositAddressPool(new DepositKeyChain(wallet.deposit_xpub), { limit: this.indexLimit, ...this.opts.pool });

@@ -13,6 +13,8 @@ import zlib from 'node:zlib';
 
 /** No answer of the java-tron API we call comes near this; a node that sends more is refused. */
 export const MAX_ANSWER_BYTES = 512 * 1024 * 1024;
+/** Up to this, an answer's buffer is allocated once from its Content-Length (a range is ~35 MB). */
+const PREALLOCATE_MAX = 64 * 1024 * 1024;
 
 const agents = {
   'http:': new http.Agent({ keepAlive: true, maxSockets: 32 }),
@@ -56,26 +58,26 @@ export function postForAnswer(url: string, headers: Record<string, string>, body
 /** The whole body: into one buffer of Content-Length when given, else the chunks joined. */
 function readAnswer(res: http.IncomingMessage, maxBytes: number): Promise<ArrayBuffer> {
   return new Promise((resolve, reject) => {
-    const declared = res.headers['content-length'] === undefined ? NaN : Number(res.headers['content-length']);
-    if (declared > maxBytes) return reject(new Error(`answer of ${declared} bytes is over the ${maxBytes}-byte limit`));
-    const sized = Number.isSafeInteger(declared) && declared >= 0 ? new Uint8Array(declared) : null;
+    const header = res.headers['content-length'];
+    const declared = header === undefined ? null : Number(header);
+    if (declared !== null && !(Number.isSafeInteger(declared) && declared >= 0)) return reject(new Error(`answer with an invalid Content-Length: ${header}`));
+    if (declared !== null && declared > maxBytes) return reject(new Error(`answer of ${declared} bytes is over the ${maxBytes}-byte limit`));
+    // Memory is taken as bytes arrive beyond PREALLOCATE_MAX, not on the word of a header.
+    const sized = declared !== null && declared <= PREALLOCATE_MAX ? new Uint8Array(declared) : null;
     const chunks: Buffer[] = [];
     let length = 0;
     res.on('data', (chunk: Buffer) => {
-      if (length + chunk.length > (sized ? sized.length : maxBytes)) {
+      if (length + chunk.length > (declared ?? maxBytes)) {
         res.destroy();
-        return reject(new Error(sized ? 'answer longer than its Content-Length' : `answer over the ${maxBytes}-byte limit`));
+        return reject(new Error(declared !== null ? 'answer longer than its Content-Length' : `answer over the ${maxBytes}-byte limit`));
       }
       if (sized) sized.set(chunk, length);
       else chunks.push(chunk);
       length += chunk.length;
     });
     res.on('end', () => {
-      if (sized) {
-        if (length !== sized.length) reject(new Error(`answer cut short: ${length} of ${sized.length} bytes`));
-        else resolve(sized.buffer as ArrayBuffer);
-        return;
-      }
+      if (declared !== null && length !== declared) return reject(new Error(`answer cut short: ${length} of ${declared} bytes`));
+      if (sized) return resolve(sized.buffer as ArrayBuffer);
       const whole = Buffer.concat(chunks, length);
       resolve(whole.buffer.slice(whole.byteOffset, whole.byteOffset + whole.length) as ArrayBuffer);
     });

@@ -6,15 +6,15 @@
  *
  *   Σ r_i·C_i  =  (Σ r_i)·P + (Σ r_i·t_i)·G
  *
- * A batch with any wrong point passes with probability at most 2^-64 (for a wrong C_i the
+ * A batch with any wrong point passes with probability at most 2^-63 (for a wrong C_i the
  * equation holds for one value of r_i modulo the group order, whatever the other weights), and a
  * wrong point cannot be chosen to cancel out: the deriving worker never sees the weights. The left
  * side is one multi-scalar multiplication with 64-bit scalars (Pippenger's buckets, ~15 additions
  * a point for a batch of 256) instead of a 256-bit multiplication per point. On a mismatch the
  * batch is checked point by point, to name the first wrong index.
  *
- * The functions below run on the check worker (check-worker.ts evaluates their text) and, in tests,
- * here: they use only each other and the module-level names the worker defines the same way
+ * The functions below run on the derivation worker (derive-worker.ts evaluates their text) and, in
+ * tests, here: they use only each other and the module-level names the worker defines the same way
  * (Point, ORDER, hmacSha512, sha256, keccak256, randomWeights), never an import directly.
  */
 import { secp256k1 } from '@noble/curves/secp256k1';

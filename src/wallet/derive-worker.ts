@@ -119,7 +119,8 @@ export interface BatchDeriver {
 
 /** `deriveSource` replaces the derivation (tests: one with a bug, which the check must catch). */
 export function startDeriveWorker(chainCodeHex: string, publicKeyHex: string, deriveSource = DERIVE_SOURCE): BatchDeriver {
-  const worker = startWalletWorker('derivation', source(deriveSource), { chainCode: chainCodeHex, publicKey: publicKeyHex });
+  // A batch takes ~50 ms: a worker silent for 10 s is stuck, and the pool derives without it.
+  const worker = startWalletWorker('derivation', source(deriveSource), { chainCode: chainCodeHex, publicKey: publicKeyHex }, 10_000);
   return {
     derive: (from, count) => worker.call({ from, count }),
     stop: () => worker.stop(),

@@ -34,13 +34,18 @@ export interface EvalWorker {
   stop(): Promise<void>;
 }
 
-export function startWalletWorker(name: string, source: string, data: object): EvalWorker {
+/**
+ * A call rejects when the worker has exited (a message to an exited worker is dropped silently and
+ * would never be answered) or has not answered within `timeoutMs`.
+ */
+export function startWalletWorker(name: string, source: string, data: object, timeoutMs = 60_000): EvalWorker {
   const require = createRequire(import.meta.url);
   const curves = require.resolve('@noble/curves/secp256k1');
   const sha3 = createRequire(curves).resolve('@noble/hashes/sha3');
   const worker = new Worker(source, { eval: true, workerData: { curves, sha3, ...data } });
   worker.unref();
   let next = 0;
+  let exited: Error | null = null;
   const waiting = new Map<number, { resolve: (v: never) => void; reject: (e: unknown) => void }>();
   const failAll = (e: unknown) => {
     for (const w of waiting.values()) w.reject(e);
@@ -53,12 +58,27 @@ export function startWalletWorker(name: string, source: string, data: object): E
     else w?.resolve(m.value as never);
   });
   worker.on('error', failAll);
-  worker.on('exit', () => failAll(new Error(`${name} worker exited`)));
+  worker.on('exit', () => {
+    exited = new Error(`${name} worker exited`);
+    failAll(exited);
+  });
   return {
     call<T>(request: object) {
+      if (exited) return Promise.reject(exited);
       return new Promise<T>((resolve, reject) => {
         const id = next++;
-        waiting.set(id, { resolve: resolve as (v: never) => void, reject });
+        const timer = setTimeout(() => {
+          waiting.delete(id);
+          reject(new Error(`${name} worker did not answer within ${timeoutMs} ms`));
+        }, timeoutMs);
+        timer.unref();
+        const settle =
+          <A>(f: (a: A) => void) =>
+          (a: A) => {
+            clearTimeout(timer);
+            f(a);
+          };
+        waiting.set(id, { resolve: settle(resolve as (v: never) => void), reject: settle(reject) });
         worker.postMessage({ ...request, id });
       });
     },

@@ -91,6 +91,7 @@ export class DepositAddressPool {
     if (claim?.open) {
       claim.open = false;
       this.reserved--;
+      this.wake(); // on a miss the pool did not shrink: a waiter may go now
     }
     const ready = this.ready.get(index);
     if (ready !== undefined) {
@@ -112,8 +113,10 @@ export class DepositAddressPool {
    */
   async reserve(): Promise<AddressClaim> {
     while (this.ready.size <= this.reserved && !this.stopped && this.floor + this.reserved < this.limit) {
+      // Registered before the refill starts: a main-thread refill may add addresses (and wake) at once.
+      const woken = new Promise<void>((r) => this.waiters.push(r));
       void this.fill();
-      await new Promise<void>((r) => this.waiters.push(r));
+      await woken;
     }
     this.reserved++;
     const claim: AddressClaim = {

@@ -37,6 +37,25 @@ describe('the address pool', () => {
     await pool.stop();
   });
 
+  it('a derivation worker that dies leaves the pool deriving on the main thread, and waiting creations go on', async () => {
+    const chain = new DepositKeyChain(publicInfoOf(TEST_MNEMONIC).depositXpub);
+    const pool = new DepositAddressPool(chain, { ahead: 4, batch: 4, deriveSource: 'function derive() { process.exit(1); }' });
+    pool.moveFloor(0);
+    let next = 0;
+    const created = await Promise.all(
+      Array.from({ length: 12 }, async () => {
+        const claim = await pool.reserve();
+        const index = next++;
+        const address = pool.addressAt(index, claim);
+        claim.release();
+        return [index, address] as const;
+      }),
+    );
+    expect(pool.workerFailure).toMatch(/worker exited/);
+    for (const [index, address] of created) expect(address, `index ${index}`).toBe(fromSeed(index));
+    await pool.stop();
+  });
+
   it('refuses a worker that answers for other indexes or from another key', async () => {
     const chain = new DepositKeyChain(publicInfoOf(TEST_MNEMONIC).depositXpub);
     const other = new DepositKeyChain(publicInfoOf(generateMnemonic()).depositXpub);
