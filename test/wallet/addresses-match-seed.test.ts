@@ -11,6 +11,7 @@ import { DepositKeyChain, generateMnemonic, publicInfoOf } from '../../src/walle
 import { DepositAddressPool } from '../../src/wallet/pool.js';
 import { DERIVE_SOURCE, type BatchDeriver } from '../../src/wallet/derive-worker.js';
 import { api } from '../helpers/http.js';
+import { burstOfCreations } from './burst.js';
 import { newInvoice, startInvoiceApp, TEST_MNEMONIC } from '../invoices/fixture.js';
 
 const { ethersHDNodeWallet } = utils.ethersUtils;
@@ -41,18 +42,9 @@ describe('the address pool', () => {
     const chain = new DepositKeyChain(publicInfoOf(TEST_MNEMONIC).depositXpub);
     const pool = new DepositAddressPool(chain, { ahead: 4, batch: 4, deriveSource: 'function derive() { process.exit(1); }' });
     pool.moveFloor(0);
-    let next = 0;
-    const created = await Promise.all(
-      Array.from({ length: 12 }, async () => {
-        const claim = await pool.reserve();
-        const index = next++;
-        const address = pool.addressAt(index, claim);
-        claim.release();
-        return [index, address] as const;
-      }),
-    );
+    const created = await burstOfCreations(pool, 12);
     expect(pool.workerFailure).toMatch(/worker exited/);
-    for (const [index, address] of created) expect(address, `index ${index}`).toBe(fromSeed(index));
+    for (const { index, address } of created) expect(address, `index ${index}`).toBe(fromSeed(index));
     await pool.stop();
   });
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { DepositKeyChain, depositPrivateKey, hotWalletPrivateKey, normaliseMnemonic, publicInfoOf, generateMnemonic, INDEX_SPACE } from '../../src/wallet/hd.js';
 import { DepositAddressPool } from '../../src/wallet/pool.js';
 import { TEST_MNEMONIC, VECTORS } from '../invoices/fixture.js';
+import { burstOfCreations } from './burst.js';
 
 describe('HD wallet', () => {
   const info = publicInfoOf(TEST_MNEMONIC);
@@ -64,17 +65,7 @@ describe('HD wallet', () => {
     try {
       pool.moveFloor(0);
       await pool.fill();
-      let next = 0;
-      const created = await Promise.all(
-        Array.from({ length: 40 }, async () => {
-          const claim = await pool.reserve();
-          const index = next++;
-          const address = pool.addressAt(index, claim);
-          await new Promise((r) => setImmediate(r)); // the rest of the creation
-          claim.release();
-          return { index, address };
-        }),
-      );
+      const created = await burstOfCreations(pool, 40);
       expect(pool.misses).toBe(0);
       expect(pool.hits).toBe(40);
       for (const { index, address } of created) expect(address, `index ${index}`).toBe(chain.addressAt(index));
