@@ -117,10 +117,12 @@ export interface BatchDeriver {
   stop(): Promise<void>;
 }
 
-/** `deriveSource` replaces the derivation (tests: one with a bug, which the check must catch). */
-export function startDeriveWorker(chainCodeHex: string, publicKeyHex: string, deriveSource = DERIVE_SOURCE): BatchDeriver {
-  // A batch takes ~50 ms: a worker silent for 10 s is stuck, and the pool derives without it.
-  const worker = startWalletWorker('derivation', source(deriveSource), { chainCode: chainCodeHex, publicKey: publicKeyHex }, 10_000);
+/**
+ * `deriveSource` replaces the derivation (tests: one with a bug, which the check must catch). A
+ * batch takes ~50 ms: a worker silent for `timeoutMs` is stuck, and the pool derives without it.
+ */
+export function startDeriveWorker(chainCodeHex: string, publicKeyHex: string, deriveSource = DERIVE_SOURCE, timeoutMs = 10_000): BatchDeriver {
+  const worker = startWalletWorker('derivation', source(deriveSource), { chainCode: chainCodeHex, publicKey: publicKeyHex }, timeoutMs);
   return {
     derive: (from, count) => worker.call({ from, count }),
     stop: () => worker.stop(),

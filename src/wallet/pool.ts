@@ -30,6 +30,8 @@ export interface PoolOptions {
   deriver?: BatchDeriver;
   /** The worker's derivation function, replaced (tests: one with a bug, which its check must catch). */
   deriveSource?: string;
+  /** How long the worker may take over one batch before it is dropped (default 10 s). */
+  workerTimeoutMs?: number;
 }
 
 /**
@@ -80,7 +82,7 @@ export class DepositAddressPool {
     this.limit = opts.limit ?? INDEX_SPACE;
     if (opts.worker === false) return;
     try {
-      this.deriver = opts.deriver ?? startDeriveWorker(chain.chainCode.toString('hex'), chain.parentCompressed.toString('hex'), opts.deriveSource);
+      this.deriver = opts.deriver ?? startDeriveWorker(chain.chainCode.toString('hex'), chain.parentCompressed.toString('hex'), opts.deriveSource, opts.workerTimeoutMs);
     } catch (e) {
       this.workerFailure = (e as Error).message;
     }

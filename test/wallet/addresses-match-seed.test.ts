@@ -48,6 +48,16 @@ describe('the address pool', () => {
     await pool.stop();
   });
 
+  it('a derivation worker that hangs is dropped after its timeout, and waiting creations go on', async () => {
+    const chain = new DepositKeyChain(publicInfoOf(TEST_MNEMONIC).depositXpub);
+    const pool = new DepositAddressPool(chain, { ahead: 4, batch: 4, workerTimeoutMs: 300, deriveSource: 'function derive() { for (;;) {} }' });
+    pool.moveFloor(0);
+    const created = await burstOfCreations(pool, 6);
+    expect(pool.workerFailure).toMatch(/did not answer within 300 ms/);
+    for (const { index, address } of created) expect(address, `index ${index}`).toBe(fromSeed(index));
+    await pool.stop();
+  });
+
   it('refuses a worker that answers for other indexes or from another key', async () => {
     const chain = new DepositKeyChain(publicInfoOf(TEST_MNEMONIC).depositXpub);
     const other = new DepositKeyChain(publicInfoOf(generateMnemonic()).depositXpub);
