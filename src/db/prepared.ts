@@ -126,3 +126,14 @@ export class PreparedQuery<P extends string, R> {
 export function prepare<P extends string, R>(names: readonly P[], build: (db: Kysely<DB>, p: (name: P) => never) => Compilable<R>): PreparedQuery<P, R> {
   return new PreparedQuery<P, R>(build(compiler, (name: P) => `${MARK}${name}` as never), names);
 }
+
+/**
+ * `true` only when the columns listed name every column of the row: an insert that binds every
+ * column by name fails the type check when a column is added to the table and not to its list.
+ */
+export type NamesEveryColumn<Row, Listed> = Exclude<keyof Row, Listed> extends never ? true : never;
+
+/** An insert's values: every listed column bound to the parameter of the same name. */
+export function everyColumnBound<C extends string, Row>(columns: readonly C[], p: (name: C) => never): Row {
+  return Object.fromEntries(columns.map((c) => [c, p(c)])) as unknown as Row;
+}

@@ -1,7 +1,7 @@
 /** SQL for deposits: one row per transfer into a deposit address, keyed by (tx_hash, log_index). */
 import type { Selectable } from 'kysely';
 import type { Executor } from '../db/database.js';
-import { prepare } from '../db/prepared.js';
+import { everyColumnBound, prepare, type NamesEveryColumn } from '../db/prepared.js';
 import type { DepositsTable } from '../db/schema.js';
 
 export type DepositRow = Selectable<DepositsTable>;
@@ -34,12 +34,11 @@ const DEPOSIT_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof DepositRow)[];
-// Every column, so a column added to the table without being added here fails the type check.
-const everyColumn: Exclude<keyof DepositRow, (typeof DEPOSIT_COLUMNS)[number]> extends never ? true : never = true;
+const everyColumn: NamesEveryColumn<DepositRow, (typeof DEPOSIT_COLUMNS)[number]> = true;
 const insert = prepare(everyColumn && DEPOSIT_COLUMNS, (db, p) =>
   db
     .insertInto('deposits')
-    .values(Object.fromEntries(DEPOSIT_COLUMNS.map((c) => [c, p(c)])) as unknown as DepositRow)
+    .values(everyColumnBound<(typeof DEPOSIT_COLUMNS)[number], DepositRow>(DEPOSIT_COLUMNS, p))
     .onConflict((oc) => oc.columns(['tx_hash', 'log_index']).doNothing())
     .returning('id'),
 );

@@ -4,7 +4,7 @@
  */
 import type { Selectable } from 'kysely';
 import type { Executor } from '../db/database.js';
-import { prepare } from '../db/prepared.js';
+import { everyColumnBound, prepare, type NamesEveryColumn } from '../db/prepared.js';
 import type { LedgerEntriesTable } from '../db/schema.js';
 
 export type LedgerEntryRow = Selectable<LedgerEntriesTable>;
@@ -29,12 +29,11 @@ const ENTRY_COLUMNS = [
   'actor',
   'created_at',
 ] as const satisfies readonly (keyof NewLedgerEntry)[];
-// Every column, so a column added to the table without being added here fails the type check.
-const everyColumn: Exclude<keyof NewLedgerEntry, (typeof ENTRY_COLUMNS)[number]> extends never ? true : never = true;
+const everyColumn: NamesEveryColumn<NewLedgerEntry, (typeof ENTRY_COLUMNS)[number]> = true;
 const insert = prepare(everyColumn && ENTRY_COLUMNS, (db, p) =>
   db
     .insertInto('ledger_entries')
-    .values(Object.fromEntries(ENTRY_COLUMNS.map((c) => [c, p(c)])) as unknown as NewLedgerEntry)
+    .values(everyColumnBound<(typeof ENTRY_COLUMNS)[number], NewLedgerEntry>(ENTRY_COLUMNS, p))
     .returningAll(),
 );
 

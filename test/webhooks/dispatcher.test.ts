@@ -1,20 +1,12 @@
 /** Deliveries over real HTTP on loopback: signed (standardwebhooks verifies), retried on schedule, in order. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { nominalDelayMs, RETRY_WINDOW_MS } from '../../src/webhooks/schedule.js';
 import { attemptsOf, claim, recordAttempt } from '../../src/webhooks/store.js';
-import { deliveryOf, openWebhookDb, receiverPool, type WebhookDb } from './fixture.js';
+import { deliveryOf, webhookSuite, type WebhookDb } from './fixture.js';
 
 let w: WebhookDb;
-const receivers = receiverPool();
-const receiver = receivers.start;
-beforeAll(async () => {
-  w = await openWebhookDb();
-});
-afterAll(async () => {
-  await receivers.closeAll();
-  await w.close();
-});
+const receiver = webhookSuite((opened) => (w = opened));
 
 describe('webhook deliveries', () => {
   it('POSTs the event as JSON with Standard Webhooks headers that the standardwebhooks package verifies', async () => {

@@ -7,6 +7,7 @@ import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pino } from 'pino';
+import { afterAll, beforeAll } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
@@ -130,4 +131,22 @@ export function receiverPool(): { start: typeof startReceiver; closeAll: () => P
       await Promise.all(started.map((r) => r.close()));
     },
   };
+}
+
+/**
+ * A test file's webhook database and receivers: opened before its tests (`set` receives the
+ * database), closed after them; returns the receiver starter.
+ */
+export function webhookSuite(set: (w: WebhookDb) => void): typeof startReceiver {
+  const receivers = receiverPool();
+  let w: WebhookDb | null = null;
+  beforeAll(async () => {
+    w = await openWebhookDb();
+    set(w);
+  });
+  afterAll(async () => {
+    await receivers.closeAll();
+    await w?.close();
+  });
+  return receivers.start;
 }

@@ -3,21 +3,13 @@
  * merchant's events arrive in order and once each, a retried head stops its lane, and a lane
  * gives its slot back after LANE_RUN deliveries so another merchant is not starved.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { LANE_RUN } from '../../src/webhooks/dispatcher.js';
 import { attemptsOf, nextDueQuery } from '../../src/webhooks/store.js';
-import { deliveryOf, openWebhookDb, receiverPool, type WebhookDb } from './fixture.js';
+import { deliveryOf, webhookSuite, type WebhookDb } from './fixture.js';
 
 let w: WebhookDb;
-const receivers = receiverPool();
-const receiver = receivers.start;
-beforeAll(async () => {
-  w = await openWebhookDb();
-});
-afterAll(async () => {
-  await receivers.closeAll();
-  await w.close();
-});
+const receiver = webhookSuite((opened) => (w = opened));
 
 async function emitMany(merchantId: string, n: number): Promise<string[]> {
   const ids: string[] = [];
