@@ -10,7 +10,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { PaygateSqliteDialect, StatementRunner, type BusyPolicy } from './driver.js';
-import { bindReader } from './prepared.js';
+import { bindConnections, bindTransaction } from './prepared.js';
 import type { DB } from './schema.js';
 
 export type Db = Kysely<DB>;
@@ -113,8 +113,9 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database {
   if (opts.autoCheckpoint === false) sqlite.pragma('wal_autocheckpoint = 0');
   const readerDb = openReader(file);
   const reader = new StatementRunner(readerDb, busy);
-  const db = new Kysely<DB>({ dialect: new PaygateSqliteDialect(sqlite, busy, reader) });
-  bindReader(db, reader);
+  const dialect = new PaygateSqliteDialect(sqlite, busy, reader);
+  const db = new Kysely<DB>({ dialect });
+  bindConnections(db, { reader, writer: dialect.writer });
   // Reading the generation starts a read transaction (WAL index locks: several µs). It is read
   // again when this connection has written anything (total_changes(), a counter in memory) and at
   // least every 100 ms for other processes' writes (the CLI): a read-only request pays nothing.
@@ -150,7 +151,9 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database {
  * the single SQLite connection is held for its whole duration. Side effects belong after commit.
  */
 export function writeTx<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
-  return db.transaction().execute(fn);
+  // While fn runs, the transaction holds the writer (the driver's mutex): its prepared statements
+  // may run on the writer directly, without kysely's per-query machinery (prepared.ts).
+  return db.transaction().execute((trx) => bindTransaction(db, trx, () => fn(trx)));
 }
 
 /** True for SQLite errors that mean "the database cannot serve now" (503), not a bug (500). */

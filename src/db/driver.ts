@@ -167,10 +167,7 @@ function isPlainRead(reader: StatementRunner, sql: string): boolean {
 
 class ImmediateSqliteDriver implements Driver {
   readonly mutex = new Mutex();
-  readonly writer: StatementRunner;
-  constructor(db: BetterSqlite3.Database, readonly reader: StatementRunner | null, busy: BusyPolicy) {
-    this.writer = new StatementRunner(db, busy);
-  }
+  constructor(readonly writer: StatementRunner, readonly reader: StatementRunner | null) {}
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
     return new Session(this);
@@ -202,10 +199,14 @@ class ImmediateSqliteDriver implements Driver {
 }
 
 export class PaygateSqliteDialect implements Dialect {
+  /** The writer connection's runner: transactions run their prepared statements on it (prepared.ts). */
+  readonly writer: StatementRunner;
   /** `reader`: a second connection to the same file for reads outside transactions (null: none). */
-  constructor(private readonly db: BetterSqlite3.Database, private readonly busy: BusyPolicy, private readonly reader: StatementRunner | null = null) {}
+  constructor(db: BetterSqlite3.Database, busy: BusyPolicy, private readonly reader: StatementRunner | null = null) {
+    this.writer = new StatementRunner(db, busy);
+  }
   createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.db, this.reader, this.busy);
+    return new ImmediateSqliteDriver(this.writer, this.reader);
   }
   createQueryCompiler() {
     return new SqliteQueryCompiler();

@@ -13,6 +13,12 @@ import { prepare } from '../../src/db/prepared.js';
 import { tempDir } from '../helpers/app.js';
 
 const probes = prepare(['action'], (db, p) => db.selectFrom('audit_log').select(['subject_id', 'action']).where('action', '=', p('action')).orderBy('id'));
+const insertProbe = prepare(['subject', 'at'], (db, p) =>
+  db.insertInto('audit_log').values({ actor: 't', action: 'probe', subject_type: 'p', subject_id: p('subject'), details: '{}', at: p('at') }),
+);
+const insertProbeReturning = prepare(['subject', 'at'], (db, p) =>
+  db.insertInto('audit_log').values({ actor: 't', action: 'probe', subject_type: 'p', subject_id: p('subject'), details: '{}', at: p('at') }).returning('subject_id'),
+);
 const countProbes = async (db: Database['db']) => (await db.selectFrom('audit_log').select('id').where('action', '=', 'probe').execute()).length;
 
 describe('the read connection', () => {
@@ -65,4 +71,29 @@ describe('the read connection', () => {
     expect(await countProbes(db)).toBe(2);
   });
 
+  it('runs prepared statements of a transaction on its writer: its own writes seen, a rollback undoes them, a stray call after it never joins it', async () => {
+    const { db } = database;
+    const at = new Date().toISOString();
+    let stray!: Database['db'];
+    const inside = await writeTx(db, async (trx) => {
+      stray = trx as unknown as Database['db'];
+      const plain = await insertProbe.run(trx, { subject: 'a', at });
+      const returned = await insertProbeReturning.run(trx, { subject: 'b', at });
+      return { plain, returned, seen: (await probes.all(trx, { action: 'probe' })).map((r) => r.subject_id), outside: await countProbes(db) };
+    });
+    expect(inside).toEqual({ plain: { changes: 1n, rows: [] }, returned: { changes: 0n, rows: [{ subject_id: 'b' }] }, seen: ['a', 'b'], outside: 0 });
+    expect(await countProbes(db)).toBe(2);
+
+    await expect(
+      writeTx(db, async (trx) => {
+        await insertProbe.run(trx, { subject: 'rolled back', at });
+        expect(await probes.first(trx, { action: 'probe' })).toEqual({ subject_id: 'a', action: 'probe' });
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    expect((await probes.all(db, { action: 'probe' })).map((r) => r.subject_id)).toEqual(['a', 'b']);
+    // The transaction has ended: its handle no longer reaches the writer directly.
+    await expect(insertProbe.run(stray, { subject: 'late', at })).rejects.toThrow();
+    expect(await countProbes(db)).toBe(2);
+  });
 });
