@@ -6,7 +6,8 @@
  * 2. The API on the 1M database against a fresh one, same run (bench/lib/api-bench.ts): ratios
  *    seeded/empty for GET invoice, GET payout and POST invoice (target >= 0.9).
  * 3. RSS of the built `paygate serve` (node bin/run.js serve, from dist/) on the 1M database
- *    under reads and creations (target < 250 MB).
+ *    under reads and creations (target < 250 MB), with a devnet node to scan, so the chain watcher
+ *    runs and holds its list of the 1.1M watched deposit addresses as in production.
  *
  *   npx tsx bench/scale.ts [--sizes 10000,100000,1000000] [--rounds 3] [--seconds 2] [--no-build]
  */
@@ -15,7 +16,8 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { systemClock } from '../src/clock.js';
-import { openDatabase, type Db } from '../src/db/database.js';
+import { openDatabase, writeTx, type Db } from '../src/db/database.js';
+import { startDevnet } from '../src/devnet/index.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { liveDepositsOfInvoice } from '../src/deposits/store.js';
 import { findInvoice, findInvoiceByOrder, overdueCreated } from '../src/invoices/store.js';
@@ -79,12 +81,18 @@ async function queryCosts(s: Seeded): Promise<Record<string, number>> {
 }
 
 /** `paygate serve` from dist/ on the seeded database, under load; its peak and final RSS. */
-async function serveRss(s: Seeded): Promise<{ underLoad: number; startPeak: number; end: number; reads: number; creations: number }> {
-  const env = { ...process.env, ...envFor(s.file), HOST: '127.0.0.1', PORT: '0', API_RATE_LIMIT_PER_IP: '1000000', API_RATE_LIMIT_PER_KEY: '1000000' };
+async function serveRss(s: Seeded): Promise<{ watching: number; underLoad: number; startPeak: number; end: number; reads: number; creations: number }> {
+  const devnet = await startDevnet({ blockTimeMs: 1000 });
+  const env = { ...process.env, ...envFor(s.file), HOST: '127.0.0.1', PORT: '0', API_RATE_LIMIT_PER_IP: '1000000', API_RATE_LIMIT_PER_KEY: '1000000', TRON_FULL_NODE_URL: devnet.url };
   const setup = openDatabase(s.file);
   const key = (await issueKey(setup.db, systemClock, 'bench', s.merchantId)).api_key;
   const ids = (await setup.db.selectFrom('invoices').select('id').where('merchant_id', '=', s.merchantId).limit(1000).execute()).map((r) => r.id);
-  await setup.close();
+  // Each run has a new devnet chain: the watcher starts from scratch on it, not from an earlier
+  // run's blocks (which it would take for a fork).
+  await writeTx(setup.db, async (trx) => {
+    await trx.deleteFrom('scanned_blocks').execute();
+    await trx.deleteFrom('chain_cursor').execute();
+  });
   const child = spawn(process.execPath, [path.join(root, 'bin/run.js'), 'serve'], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     const url = await new Promise<string>((resolve, reject) => {
@@ -96,6 +104,12 @@ async function serveRss(s: Seeded): Promise<{ underLoad: number; startPeak: numb
       });
       child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
     });
+    // The load starts once the watcher has scanned a block, i.e. loaded its watch list.
+    for (let waited = 0; !(await setup.db.selectFrom('chain_cursor').select('next_block').executeTakeFirst()); waited += 200) {
+      if (waited > 120_000) throw new Error('the watcher scanned nothing in 2 minutes');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const watching = rssMb(child.pid!);
     const auth = { 'x-api-key': key };
     let n = 0;
     let underLoad = 0;
@@ -108,10 +122,12 @@ async function serveRss(s: Seeded): Promise<{ underLoad: number; startPeak: numb
     clearInterval(sampler);
     const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
     const startPeak = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
-    return { underLoad, startPeak, end: rssMb(child.pid!), reads: reads.perSecond, creations: creations.perSecond };
+    return { watching, underLoad, startPeak, end: rssMb(child.pid!), reads: reads.perSecond, creations: creations.perSecond };
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
+    await setup.close();
+    await devnet.close();
   }
 }
 
@@ -153,7 +169,7 @@ if (!process.argv.includes('--no-build')) {
 }
 const rss = await serveRss(big);
 console.log(
-  `paygate serve on ${largest.toLocaleString('en-US')} invoices: RSS under load at most ${rss.underLoad.toFixed(0)} MB, ${rss.end.toFixed(0)} MB at the end ` +
+  `paygate serve on ${largest.toLocaleString('en-US')} invoices: ${rss.watching.toFixed(0)} MB once the watcher scans, under load at most ${rss.underLoad.toFixed(0)} MB, ${rss.end.toFixed(0)} MB at the end ` +
     `(${Math.round(rss.reads)} reads/s, then ${Math.round(rss.creations)} creations/s, 5 s each); high-water mark since start ${rss.startPeak.toFixed(0)} MB ` +
     '(includes the one-time scrypt of the keystore unlock, 128 MB for a moment)',
 );
