@@ -26,3 +26,14 @@ export async function countDepositAddresses(db: Executor): Promise<number> {
   const r = await db.selectFrom('deposit_addresses').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(r.n);
 }
+
+/** The next `limit` addresses handed out after derivation index `after`, in index order (the watcher's load). */
+export async function addressesAfter(db: Executor, after: number, limit: number): Promise<Pick<DepositAddressRow, 'address' | 'derivation_index'>[]> {
+  return db.selectFrom('deposit_addresses').select(['address', 'derivation_index']).where('derivation_index', '>', after).orderBy('derivation_index').limit(limit).execute();
+}
+
+/** The deposit addresses among `addresses` (base58), by primary key: the watcher's confirmation of prefix hits. */
+export async function findDepositAddresses(db: Executor, addresses: string[]): Promise<Pick<DepositAddressRow, 'address' | 'merchant_id' | 'external_user_id'>[]> {
+  if (addresses.length === 0) return [];
+  return db.selectFrom('deposit_addresses').select(['address', 'merchant_id', 'external_user_id']).where('address', 'in', addresses).execute();
+}

@@ -4,11 +4,16 @@
  * `Transfer` logs emitted by a catalog token contract in transactions whose receipt says SUCCESS
  * (a look-alike token, a reverted call or a missing answer credits nothing). Matching compares
  * hex addresses so a block's hundreds of unrelated transactions cost no base58 conversion.
+ *
+ * In two passes over the same rules: candidateAddresses() lists the receivers whose 48-bit prefix
+ * is watched (address-prefixes.ts), the watcher confirms those against the database, and
+ * matchBlock() then matches against the confirmed addresses only.
  */
 import type { AssetCatalog } from '../assets/catalog.js';
-import { fromHexAddress, toHexAddress } from '../chain/address.js';
+import { addressBytes, fromHexAddress, toHexAddress } from '../chain/address.js';
 import type { ChainBlockHeader, ScanBlock, ScanTransferLog } from '../chain/client.js';
 import type { FoundTransfer } from '../deposits/service.js';
+import { AddressPrefixes, prefixOfBytes, prefixOfHex } from './address-prefixes.js';
 
 export interface WatchedAddress {
   address: string;
@@ -25,19 +30,36 @@ export type MatchedTransfer = Pick<FoundTransfer, 'asset' | 'decimals' | 'amount
   block: ChainBlockHeader;
 };
 
+/** Every deposit address handed out, as prefixes: which receivers may be ours. */
 export class Watchlist {
-  /** `41…` hex → address. */
-  readonly byHex = new Map<string, WatchedAddress>();
+  readonly prefixes: AddressPrefixes;
   /** The hot wallet: its TRX transfers to deposit addresses are the sweeper's fee top-ups. */
   hotHex: string | null = null;
 
-  add(a: WatchedAddress): void {
-    this.byHex.set(toHexAddress(a.address), a);
+  constructor(recentLimit?: number) {
+    this.prefixes = new AddressPrefixes(recentLimit);
+  }
+
+  /** Adds a base58 deposit address; throws on a malformed one, as a corrupt row must not pass unseen. */
+  add(address: string): void {
+    this.prefixes.add(prefixOfBytes(addressBytes(address)));
+  }
+
+  /** Whether a `41…` hex receiver may be a deposit address (confirm before crediting). */
+  mayHold(hex: string): boolean {
+    const p = prefixOfHex(hex);
+    return p !== null && this.prefixes.has(p);
   }
 
   setHot(address: string | null): void {
     this.hotHex = address ? toHexAddress(address) : null;
   }
+}
+
+/** Deposit addresses confirmed in the database for one scanned range, by `41…` hex. */
+export interface ConfirmedAddresses {
+  byHex: ReadonlyMap<string, WatchedAddress>;
+  hotHex: string | null;
 }
 
 export class TokenSet {
@@ -65,7 +87,7 @@ export function needsInfos(block: ScanBlock): boolean {
 }
 
 /** A base58 address from `41…` hex; null when malformed. */
-function base58OrNull(hex: string): string | null {
+export function base58OrNull(hex: string): string | null {
   try {
     return fromHexAddress(hex);
   } catch {
@@ -73,14 +95,22 @@ function base58OrNull(hex: string): string | null {
   }
 }
 
-export function matchBlock(block: ScanBlock, logs: ScanTransferLog[] | null, watch: Watchlist, tokens: TokenSet): MatchedTransfer[] {
-  const out: MatchedTransfer[] = [];
+/** A transfer that passed every rule, into the receiver `lookup` answered `into` for. */
+type TransferInto<W> = Omit<MatchedTransfer, 'watched'> & { into: W };
+
+/**
+ * The rules, shared by both passes so that a candidate list can never be narrower than a match:
+ * the transfers of the block into receivers `lookup` knows, with positive amounts, succeeded,
+ * not the hot wallet's top-ups.
+ */
+function transfersInto<W>(block: ScanBlock, logs: ScanTransferLog[] | null, tokens: TokenSet, hotHex: string | null, lookup: (hex: string) => W | undefined): TransferInto<W>[] {
+  const out: TransferInto<W>[] = [];
   const native = tokens.native;
   for (const tx of native ? block.transfers : []) {
-    const watched = watch.byHex.get(tx.toHex);
-    if (!watched || tx.amount <= 0n) continue;
-    if (watch.hotHex !== null && tx.ownerHex === watch.hotHex) continue;
-    out.push({ watched, asset: native!.code, decimals: native!.decimals, amount: tx.amount, txHash: tx.txID, logIndex: -1, from: base58OrNull(tx.ownerHex), block });
+    const into = lookup(tx.toHex);
+    if (into === undefined || tx.amount <= 0n) continue;
+    if (hotHex !== null && tx.ownerHex === hotHex) continue;
+    out.push({ into, asset: native!.code, decimals: native!.decimals, amount: tx.amount, txHash: tx.txID, logIndex: -1, from: base58OrNull(tx.ownerHex), block });
   }
   if (!logs) return out;
   let succeeded: Set<string> | null = null;
@@ -89,8 +119,8 @@ export function matchBlock(block: ScanBlock, logs: ScanTransferLog[] | null, wat
     if (log.blockNumber !== block.number) continue;
     const token = tokens.tokenOfLog(log.address);
     if (!token) continue;
-    const watched = watch.byHex.get(`41${log.to.slice(-40).toLowerCase()}`);
-    if (!watched) continue;
+    const into = lookup(`41${log.to.slice(-40).toLowerCase()}`);
+    if (into === undefined) continue;
     const data = log.data.replace(/^0x/, '');
     if (!/^[0-9a-fA-F]{64}/.test(data)) continue;
     const amount = BigInt(`0x${data.slice(0, 64)}`);
@@ -98,7 +128,18 @@ export function matchBlock(block: ScanBlock, logs: ScanTransferLog[] | null, wat
     // The block's own record of the transaction must say SUCCESS too (both answers must agree).
     succeeded ??= new Set(block.calls);
     if (!succeeded.has(log.txID)) continue;
-    out.push({ watched, asset: token.code, decimals: token.decimals, amount, txHash: log.txID, logIndex: log.index, from: base58OrNull(`41${log.from.slice(-40)}`), block });
+    out.push({ into, asset: token.code, decimals: token.decimals, amount, txHash: log.txID, logIndex: log.index, from: base58OrNull(`41${log.from.slice(-40)}`), block });
   }
   return out;
+}
+
+/** The `41…` hex receivers of a block's transfers that may be deposit addresses (prefix hits). */
+export function candidateAddresses(block: ScanBlock, logs: ScanTransferLog[] | null, watch: Watchlist, tokens: TokenSet): string[] {
+  const hits = transfersInto(block, logs, tokens, watch.hotHex, (hex) => (watch.mayHold(hex) ? hex : undefined));
+  return hits.map((t) => t.into);
+}
+
+/** The block's transfers into confirmed deposit addresses. */
+export function matchBlock(block: ScanBlock, logs: ScanTransferLog[] | null, watched: ConfirmedAddresses, tokens: TokenSet): MatchedTransfer[] {
+  return transfersInto(block, logs, tokens, watched.hotHex, (hex) => watched.byHex.get(hex)).map(({ into, ...t }) => ({ ...t, watched: into }));
 }

@@ -8,10 +8,11 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { ChainBlockHeader, ScanBlock, ScanTransferLog } from '../chain/client.js';
+import { addressesAfter, findDepositAddresses } from '../addresses/store.js';
 import { writeTx } from '../db/database.js';
 import { recordTransfer } from '../deposits/service.js';
 import type { Services } from '../services.js';
-import { matchBlock, needsInfos, TokenSet, Watchlist, type MatchedTransfer } from './chain-match.js';
+import { base58OrNull, candidateAddresses, matchBlock, needsInfos, TokenSet, Watchlist, type ConfirmedAddresses, type MatchedTransfer, type WatchedAddress } from './chain-match.js';
 import { advanceDeposits, orphanDropped } from './deposit-progress.js';
 import type { Worker } from './host.js';
 import type { WorkerLease } from './lease.js';
@@ -57,6 +58,11 @@ function contiguous(blocks: ScanBlock[]): ScanBlock[] {
   return blocks.slice(0, n);
 }
 
+/** Deposit addresses read per query while loading the watch list. */
+const WATCHLIST_PAGE = 10_000;
+/** Prefix hits confirmed per query (bound parameters stay far below SQLite's limit). */
+const CONFIRM_CHUNK = 1_000;
+
 /** Blocks behind the head from which catch-up progress is logged. */
 const CATCH_UP_REPORT_BEHIND = 200;
 
@@ -86,20 +92,42 @@ export class ChainWatcher implements Worker {
    * Loads the deposit addresses handed out since the last look. Indexes are taken from the
    * wallet's counter inside the allocating write transaction, and SQLite commits one writer at a
    * time, so a higher index is never visible before a lower one: `> last index` misses nothing.
+   * A first load of a million addresses goes in pages, so their rows never sit in memory at once.
    */
   async refreshWatchlist(): Promise<void> {
-    const rows = await this.s.db
-      .selectFrom('deposit_addresses')
-      .select(['address', 'merchant_id', 'external_user_id', 'derivation_index'])
-      .where('derivation_index', '>', this.lastIndex)
-      .orderBy('derivation_index')
-      .execute();
-    for (const r of rows) {
-      this.watch.add({ address: r.address, merchantId: r.merchant_id, externalUserId: r.external_user_id });
-      this.lastIndex = r.derivation_index;
+    for (;;) {
+      const rows = await addressesAfter(this.s.db, this.lastIndex, WATCHLIST_PAGE);
+      for (const r of rows) {
+        this.watch.add(r.address);
+        this.lastIndex = r.derivation_index;
+      }
+      if (rows.length < WATCHLIST_PAGE) break;
     }
     const wallet = await this.s.db.selectFrom('wallet').select('hot_address').executeTakeFirst();
     this.watch.setHot(wallet?.hot_address ?? null);
+  }
+
+  /**
+   * The prefix hits of the range, looked up in deposit_addresses (one query by primary key, more
+   * only for thousands of hits): a look-alike that shares an address's prefix is dropped here.
+   */
+  private async confirmCandidates(blocks: ScanBlock[], logs: Map<number, ScanTransferLog[]>): Promise<ConfirmedAddresses> {
+    const hexByAddress = new Map<string, string>();
+    for (const b of blocks) {
+      for (const hex of candidateAddresses(b, logs.get(b.number) ?? null, this.watch, this.tokens)) {
+        // A malformed receiver is no deposit address (its prefix may still have parsed).
+        const address = base58OrNull(hex);
+        if (address !== null) hexByAddress.set(address, hex);
+      }
+    }
+    const byHex = new Map<string, WatchedAddress>();
+    const addresses = [...hexByAddress.keys()];
+    for (let i = 0; i < addresses.length; i += CONFIRM_CHUNK) {
+      for (const r of await findDepositAddresses(this.s.db, addresses.slice(i, i + CONFIRM_CHUNK))) {
+        byHex.set(hexByAddress.get(r.address) as string, { address: r.address, merchantId: r.merchant_id, externalUserId: r.external_user_id });
+      }
+    }
+    return { byHex, hotHex: this.watch.hotHex };
   }
 
   async tick(signal?: AbortSignal): Promise<boolean> {
@@ -130,7 +158,8 @@ export class ChainWatcher implements Worker {
     if (last.number < head.number) this.fillPrefetch(last.number + 1, head.number);
     // After the fetch: any address a payment in these blocks was sent to was committed before it.
     await this.refreshWatchlist();
-    const found = blocks.flatMap((b) => matchBlock(b, fetched.logs.get(b.number) ?? null, this.watch, this.tokens));
+    const watched = await this.confirmCandidates(blocks, fetched.logs);
+    const found = blocks.flatMap((b) => matchBlock(b, fetched.logs.get(b.number) ?? null, watched, this.tokens));
     await this.commit(cursor, head, solid, blocks, found);
     this.reportCatchUp(last.number, head.number);
     return last.number < head.number;

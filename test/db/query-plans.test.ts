@@ -24,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { DB } from '../../src/db/schema.js';
-import { findUserAddress } from '../../src/addresses/store.js';
+import { addressesAfter, findDepositAddresses, findUserAddress } from '../../src/addresses/store.js';
 import { merchantSwitch, operatorSwitch } from '../../src/assets/store.js';
 import { feeInForce } from '../../src/fees/store.js';
 import { findInvoice, findInvoiceByOrder, overdueCreated } from '../../src/invoices/store.js';
@@ -68,6 +68,9 @@ export const HOT_QUERIES: HotQuery[] = [
   { name: 'payout list: all, newest first', run: (db) => listPayoutsForOperator(db, { limit: 100 }), index: 'payouts_created', walk: true },
   { name: 'payout list: by merchant', run: (db) => listPayoutsForOperator(db, { merchantId: M, limit: 100 }), index: /INDEX payouts_\w+ \(merchant_id=\?\)/ },
   { name: 'events of a merchant after a seq', run: (db) => eventsOf(db, M, 10, 100), index: 'events_merchant' },
+  // The chain watcher: its watch list's load by pages, its confirmation of prefix hits per range.
+  { name: 'watcher: addresses after an index', run: (db) => addressesAfter(db, 1_000, 10_000), index: /sqlite_autoindex_deposit_addresses_2 \(derivation_index>\?\)/ },
+  { name: 'watcher: prefix hits confirmed', run: (db) => findDepositAddresses(db, ['TWJqDfttAuhunntoDEtFwP5qBKAu5y9Tip', 'TNs1VjGKr8QQTrR4MWenYZruamHmjKTgxg']), index: /sqlite_autoindex_deposit_addresses_1 \(address=\?\)/ },
 ];
 
 /** A Kysely whose every query is recorded, not run (reads return no rows). */

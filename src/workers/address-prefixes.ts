@@ -1,0 +1,122 @@
+/**
+ * The watcher's set of deposit addresses, kept compact: each address is reduced to its 48-bit
+ * prefix (the 6 bytes after `41`, a number exact in a double) in one sorted Float64Array, searched
+ * by bisection inside a bucket of its top 16 bits. That is 8 bytes an address where the Map of
+ * strings it replaces held ~290, so 1.1 million addresses fit in 9 MB instead of 300.
+ *
+ * A hit is only a candidate: another address may share the prefix (by chance about n / 2^48 per
+ * transfer looked up, or on purpose: anyone can send to a look-alike of a published address), so
+ * the watcher confirms hits against deposit_addresses before crediting anything. A miss is
+ * certain: every added address answers true.
+ *
+ * Addresses arrive in derivation order, which is random in prefix order. Inserting each into the
+ * sorted array would move half of it; they wait in a small hashed set instead and are merged in
+ * once it holds `recentLimit` of them, one pass over the array per `recentLimit` additions.
+ */
+
+/** The 48-bit prefix of a `41…` hex address, or null when it is not one (wrong length, prefix or digit). */
+export function prefixOfHex(hex: string): number | null {
+  if (hex.length !== 42 || hex.charCodeAt(0) !== 0x34 || hex.charCodeAt(1) !== 0x31) return null;
+  // Digit by digit: no substring to allocate for each of a block's hundreds of receivers.
+  let p = 0;
+  for (let i = 2; i < 14; i++) {
+    const d = HEX_DIGIT[hex.charCodeAt(i)] ?? -1;
+    if (d < 0) return null;
+    p = p * 16 + d;
+  }
+  return p;
+}
+
+const HEX_DIGIT = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) {
+  HEX_DIGIT['0123456789abcdef'.charCodeAt(i)] = i;
+  HEX_DIGIT['0123456789ABCDEF'.charCodeAt(i)] = i;
+}
+
+/** The 48-bit prefix of the 21 address bytes (`41` + 20). */
+export function prefixOfBytes(bytes: Uint8Array): number {
+  let p = 0;
+  for (let i = 1; i <= 6; i++) p = p * 256 + (bytes[i] as number);
+  return p;
+}
+
+/** Prefixes share a bucket by their top 16 bits: 2^16 buckets, ~17 prefixes each at 1.1M. */
+const BUCKETS = 2 ** 16;
+const BUCKET_WIDTH = 2 ** 32;
+const MAX_PREFIX = BUCKETS * BUCKET_WIDTH;
+
+export class AddressPrefixes {
+  /** Distinct prefixes, ascending. */
+  private sorted: Float64Array = new Float64Array(0);
+  /**
+   * Where each bucket starts in `sorted` (bucket b holds [start[b], start[b + 1])). A bisection of
+   * the whole array would touch ~10 cache lines out of 9 MB per lookup; within a bucket it is one
+   * or two. 256 KB.
+   */
+  private start: Uint32Array = new Uint32Array(BUCKETS + 1);
+  /** Prefixes added since the last merge, none of them in `sorted`. */
+  private readonly recent = new Set<number>();
+
+  constructor(private readonly recentLimit = 16_384) {}
+
+  /** Distinct prefixes held. */
+  get size(): number {
+    return this.sorted.length + this.recent.size;
+  }
+
+  add(prefix: number): void {
+    // Outside [0, 2^48) it would sit past the last bucket, where has() never looks.
+    if (!Number.isInteger(prefix) || prefix < 0 || prefix >= MAX_PREFIX) throw new RangeError(`not a 48-bit address prefix: ${prefix}`);
+    if (this.has(prefix)) return;
+    this.recent.add(prefix);
+    if (this.recent.size >= this.recentLimit) this.merge();
+  }
+
+  has(prefix: number): boolean {
+    return this.recent.has(prefix) || this.inSorted(prefix);
+  }
+
+  private inSorted(prefix: number): boolean {
+    const a = this.sorted;
+    const b = Math.floor(prefix / BUCKET_WIDTH);
+    if (!(b >= 0 && b < BUCKETS)) return false;
+    let lo = this.start[b] as number;
+    let hi = (this.start[b + 1] as number) - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = a[mid] as number;
+      if (v < prefix) lo = mid + 1;
+      else if (v > prefix) hi = mid - 1;
+      else return true;
+    }
+    return false;
+  }
+
+  /** One pass: the sorted recent prefixes and the array into a new array (the two are disjoint). */
+  private merge(): void {
+    const fresh = Float64Array.from(this.recent).sort();
+    const old = this.sorted;
+    const out = new Float64Array(old.length + fresh.length);
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    while (i < old.length && j < fresh.length) out[k++] = (old[i] as number) < (fresh[j] as number) ? (old[i++] as number) : (fresh[j++] as number);
+    out.set(old.subarray(i), k);
+    out.set(fresh.subarray(j), k + old.length - i);
+    this.sorted = out;
+    this.start = bucketStarts(out);
+    this.recent.clear();
+  }
+}
+
+/** The bucket index of a sorted array: start[b] = the first position whose prefix is in bucket b or above. */
+function bucketStarts(sorted: Float64Array): Uint32Array {
+  const start = new Uint32Array(BUCKETS + 1);
+  let i = 0;
+  for (let b = 0; b <= BUCKETS; b++) {
+    const from = b * BUCKET_WIDTH;
+    while (i < sorted.length && (sorted[i] as number) < from) i++;
+    start[b] = i;
+  }
+  return start;
+}

@@ -1,0 +1,107 @@
+/**
+ * Matching without a node or a database: candidateAddresses() lists the prefix hits of a block,
+ * matchBlock() credits only the confirmed ones, and both keep every rule (SUCCESS, the log's block,
+ * catalog tokens, the hot wallet's top-ups, positive amounts, malformed data skipped).
+ */
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { loadCatalog } from '../../src/assets/catalog.js';
+import { fromHexAddress, toHexAddress } from '../../src/chain/address.js';
+import type { ScanBlock, ScanTransferLog } from '../../src/chain/client.js';
+import { candidateAddresses, matchBlock, TokenSet, Watchlist, type WatchedAddress } from '../../src/workers/chain-match.js';
+
+const catalog = loadCatalog('devnet');
+const tokens = new TokenSet(catalog);
+const USDT = toHexAddress(catalog.get('USDT_TRON')!.contract!);
+const randomHex = () => `41${randomBytes(20).toString('hex')}`;
+const lookAlike = (hex: string) => `${hex.slice(0, 14)}${randomBytes(14).toString('hex')}`;
+const word = (hex: string) => `000000000000000000000000${hex.slice(2)}`;
+const amountWord = (n: bigint) => n.toString(16).padStart(64, '0');
+
+const deposit = randomHex();
+const twin = lookAlike(deposit);
+const hot = randomHex();
+const payer = randomHex();
+
+function block(p: Partial<ScanBlock> = {}): ScanBlock {
+  return { number: 100, id: '00'.repeat(32), parentHash: '11'.repeat(32), timestamp: 1_700_000_000_000, witness: fromHexAddress(payer), transfers: [], calls: [], ...p };
+}
+
+function log(p: Partial<ScanTransferLog> & { to: string }): ScanTransferLog {
+  return { txID: 'aa', blockNumber: 100, index: 0, address: USDT.slice(2), from: word(payer), data: amountWord(5_000_000n), ...p, to: word(p.to) };
+}
+
+function watchlist(): Watchlist {
+  const w = new Watchlist(4);
+  w.add(fromHexAddress(deposit));
+  for (let i = 0; i < 20; i++) w.add(fromHexAddress(randomHex()));
+  w.setHot(fromHexAddress(hot));
+  return w;
+}
+
+/** What the watcher's database confirmation returns for these candidates: only the real deposit address. */
+function confirmed(candidates: string[], w: Watchlist) {
+  const byHex = new Map<string, WatchedAddress>();
+  for (const hex of candidates) if (hex === deposit) byHex.set(hex, { address: fromHexAddress(hex), merchantId: 'm1', externalUserId: null });
+  return { byHex, hotHex: w.hotHex };
+}
+
+describe('candidates and matching', () => {
+  it('a look-alike sharing the 48-bit prefix is a candidate but is not credited; the deposit address is', () => {
+    const w = watchlist();
+    const b = block({
+      transfers: [
+        { txID: 't1', toHex: twin, ownerHex: payer, amount: 7n },
+        { txID: 't2', toHex: deposit, ownerHex: payer, amount: 8n },
+      ],
+      calls: ['c1', 'c2'],
+    });
+    const logs = [log({ txID: 'c1', to: twin }), log({ txID: 'c2', to: deposit, index: 3 })];
+    const candidates = candidateAddresses(b, logs, w, tokens);
+    expect(new Set(candidates)).toEqual(new Set([twin, deposit]));
+    const found = matchBlock(b, logs, confirmed(candidates, w), tokens);
+    expect(found.map((f) => [f.watched.address, f.asset, f.amount, f.txHash, f.logIndex])).toEqual([
+      [fromHexAddress(deposit), 'TRX_TRON', 8n, 't2', -1],
+      [fromHexAddress(deposit), 'USDT_TRON', 5_000_000n, 'c2', 3],
+    ]);
+    expect(found.every((f) => f.from === fromHexAddress(payer) && f.block === b)).toBe(true);
+  });
+
+  it('an address not in the list is no candidate', () => {
+    const w = watchlist();
+    const other = randomHex();
+    const b = block({ transfers: [{ txID: 't1', toHex: other, ownerHex: payer, amount: 7n }], calls: ['c1'] });
+    expect(candidateAddresses(b, [log({ txID: 'c1', to: other })], w, tokens)).toEqual([]);
+  });
+
+  it('every rule holds in both passes: nothing else in this block is a candidate or a match', () => {
+    const w = watchlist();
+    const b = block({
+      transfers: [
+        { txID: 't-zero', toHex: deposit, ownerHex: payer, amount: 0n },
+        { txID: 't-hot', toHex: deposit, ownerHex: hot, amount: 1_000_000n },
+        { txID: 't-bad', toHex: '', ownerHex: payer, amount: 5n },
+      ],
+      calls: ['c-ok'],
+    });
+    const logs = [
+      log({ txID: 'c-failed', to: deposit }), // not among the block's successful calls
+      log({ txID: 'c-ok', to: deposit, blockNumber: 99 }), // an info of another block
+      log({ txID: 'c-ok', to: deposit, address: randomHex().slice(2) }), // not a catalog token
+      log({ txID: 'c-ok', to: deposit, data: amountWord(0n) }),
+      log({ txID: 'c-ok', to: deposit, data: 'zz' }),
+    ];
+    expect(candidateAddresses(b, logs, w, tokens)).toEqual([]);
+    // Even with the address confirmed, the same rules credit nothing.
+    const byHex = new Map([[deposit, { address: fromHexAddress(deposit), merchantId: 'm1', externalUserId: null }]]);
+    expect(matchBlock(b, logs, { byHex, hotHex: w.hotHex }, tokens)).toEqual([]);
+  });
+
+  it('without logs, only the native transfers; log receivers are matched in upper case too', () => {
+    const w = watchlist();
+    const b = block({ transfers: [{ txID: 't1', toHex: deposit, ownerHex: payer, amount: 1n }], calls: ['c1'] });
+    expect(candidateAddresses(b, null, w, tokens)).toEqual([deposit]);
+    const logs = [log({ txID: 'c1', to: deposit.toUpperCase() })];
+    expect(candidateAddresses(b, logs, w, tokens)).toEqual([deposit, deposit]);
+  });
+});
