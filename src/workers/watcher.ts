@@ -7,6 +7,7 @@
  * the common ancestor (deposit-progress.ts settles the consequences) and the scan continues there.
  */
 import { performance } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ChainBlockHeader, ScanBlock, ScanTransferLog } from '../chain/client.js';
 import { addressesAfter, findDepositAddresses } from '../addresses/store.js';
 import { writeTx } from '../db/database.js';
@@ -59,7 +60,7 @@ function contiguous(blocks: ScanBlock[]): ScanBlock[] {
 }
 
 /** Deposit addresses read per query while loading the watch list. */
-const WATCHLIST_PAGE = 10_000;
+const WATCHLIST_PAGE = 2_000;
 /** Prefix hits confirmed per query (bound parameters stay far below SQLite's limit). */
 const CONFIRM_CHUNK = 1_000;
 
@@ -102,6 +103,9 @@ export class ChainWatcher implements Worker {
         this.lastIndex = r.derivation_index;
       }
       if (rows.length < WATCHLIST_PAGE) break;
+      // A first load of a million addresses takes seconds: the API answers between pages (reads
+      // resolve synchronously, so without this turn the loop would not run until the end).
+      await nextTurn();
     }
     const wallet = await this.s.db.selectFrom('wallet').select('hot_address').executeTakeFirst();
     this.watch.setHot(wallet?.hot_address ?? null);
