@@ -321,6 +321,45 @@ describe('forks', () => {
     expect((await txsOf(sweep!.id)).map((t) => [t.txid, t.status])).toEqual([[transfer!.txid, 'confirmed']]);
     expect(balances(f, f.hot).trx).toBe(hotBefore + 30n * TRX);
   });
+  it('a transfer refused with TAPOS_ERROR (its reference block forked away) is sent again only until it expires, then signed anew', async () => {
+    f = await sweepFixture();
+    f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 10n * TRX, mine: true });
+    const d = await f.address(16);
+    await f.deposit(d, 'TRX_TRON', 30n * TRX);
+    f.devnet.control.mine(3);
+    const real = createTronClient({ fullHost: f.devnet.url });
+    const answers: { txid: string; code: string; head: number }[] = [];
+    let lost = 1; // the first broadcast never reaches the node
+    const chain = new Proxy(real, {
+      get: (t, prop, r) =>
+        prop === 'broadcast'
+          ? async (tx: Parameters<TronClient['broadcast']>[0]) => {
+              if (lost-- > 0) throw new Error('connection reset');
+              const a = await t.broadcast(tx);
+              answers.push({ txid: tx.txID, code: a.ok ? 'SUCCESS' : a.code, head: (await t.getHeadBlock()).timestamp });
+              return a;
+            }
+          : (Reflect.get(t, prop, r) as unknown),
+    });
+    const sweeper = f.sweeper({ chain });
+    await sweeper.tick(); // signed and stored, never sent
+    const [stored] = await f.database.db.selectFrom('sweep_txs').selectAll().execute();
+    f.devnet.control.fork(1, 'drop'); // the block it refers to is gone: no node can take it now
+
+    await f.run(sweeper, 90); // its 60 s to expire, the solid height past that, the new one solid
+
+    const [sweep] = await sweepsOf(d);
+    expect(sweep?.status).toBe('done');
+    expect((await txsOf(sweep!.id)).map((t) => [t.txid, t.status, t.broadcast_code])).toEqual([
+      [stored!.txid, 'expired', 'TAPOS_ERROR'],
+      [expect.any(String), 'confirmed', null],
+    ]);
+    // Refused each time it was sent again, and never sent again once its expiration was behind.
+    const refused = answers.filter((a) => a.txid === stored!.txid);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.every((a) => a.code === 'TAPOS_ERROR' && a.head <= stored!.expiration)).toBe(true);
+    expect(balances(f, d).trx).toBe(0n);
+  });
 });
 
 describe('failed steps', () => {
