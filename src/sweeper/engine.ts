@@ -14,11 +14,12 @@ import type { Services } from '../services.js';
 import { LeaseLostError, type WorkerLease } from '../workers/lease.js';
 import { hotAddressOf, KeyMismatchError, withDepositKey } from './keys.js';
 import { balanceOf, nextStep, trxSweepable } from './plan.js';
+import { allDuePairs, FullScan, SCAN_SLICE, type ScanOptions } from './scan.js';
 import { refreshTotals, resolve, signAndSend, SweepConflictError, type StepContext } from './steps.js';
 import {
   activeSweeps,
   depositIndexOf,
-  duePairs,
+  duePairsSince,
   findSweep,
   insertSweep,
   lastFinalBlock,
@@ -45,11 +46,16 @@ export interface SweeperOptions {
   maxRetryMs?: number;
   /** Most transactions one sweep may sign before it waits for the operator's eyes (default 12). */
   maxTxs?: number;
+  /** Due address and asset pairs checked per tick (default 50). */
+  dueBatch?: number;
+  /** The full scan's slices (see scan.ts). */
+  scan?: ScanOptions;
 }
 
 const ORDER = (a: CatalogAsset | undefined) => (a?.type === 'native' ? 1 : 0);
 const DUE_BATCH = 50;
-const FULL_SCAN_MS = 600_000;
+/** Margin for clock skew on the look at recently final deposits. */
+const SKEW_MS = 60_000;
 
 export class Sweeper {
   private readonly ctx: StepContext;
@@ -57,8 +63,11 @@ export class Sweeper {
   private readonly batch: number;
   private readonly maxRetryMs: number;
   private readonly maxTxs: number;
-  private lastScan = 0;
-  private lastFullScan = -Infinity;
+  private readonly dueBatch: number;
+  private readonly scanSlice: number;
+  private readonly fullScan: FullScan;
+  /** Deposits updated since then are looked at every tick; older ones are the full scan's. */
+  private lastScan: number;
 
   constructor(private readonly s: Services, lease: WorkerLease, opts: SweeperOptions = {}) {
     if (!s.wallet) throw new Error('the sweeper signs: it needs the unlocked wallet (serve)');
@@ -69,6 +78,10 @@ export class Sweeper {
     this.batch = opts.batch ?? 20;
     this.maxRetryMs = opts.maxRetryMs ?? 3_600_000;
     this.maxTxs = opts.maxTxs ?? 12;
+    this.dueBatch = opts.dueBatch ?? DUE_BATCH;
+    this.scanSlice = opts.scan?.slice ?? SCAN_SLICE;
+    this.fullScan = new FullScan(s.db, opts.scan);
+    this.lastScan = s.clock.now().getTime();
   }
 
   get hotAddress(): string {
@@ -149,24 +162,22 @@ export class Sweeper {
 
   /** Addresses with final deposits since they were last checked: sweep those over the threshold. */
   private async checkDue(): Promise<void> {
-    // Looking for due pairs scans final deposits: in full every 10 minutes (and at start), in
-    // between only those updated since the last scan (with a minute of margin for clock skew).
+    // Every tick: pairs with deposits updated (turned final) since the last look, with a margin for
+    // clock skew. What that misses (deposits final while serve was down, pairs whose check failed)
+    // comes from the full scan's slices, in the room the batch has left.
     const startedAt = this.s.clock.now().getTime();
-    const full = startedAt - this.lastFullScan >= FULL_SCAN_MS;
-    const since = full ? undefined : new Date(this.lastScan - 60_000).toISOString();
-    const found = await duePairs(this.db, DUE_BATCH, since);
-    if (found.length < DUE_BATCH) {
-      this.lastScan = startedAt;
-      if (full) this.lastFullScan = startedAt;
-    }
-    const pairs = found.sort((a, b) => a.address.localeCompare(b.address) || ORDER(this.s.catalog.get(a.asset)) - ORDER(this.s.catalog.get(b.asset)));
+    const fresh = await duePairsSince(this.db, new Date(this.lastScan - SKEW_MS).toISOString(), this.dueBatch);
+    if (fresh.length < this.dueBatch) this.lastScan = startedAt;
+    const scanned = await this.fullScan.next(startedAt, this.dueBatch - fresh.length);
+    const pairs = [...new Map([...fresh, ...scanned].map((p) => [`${p.address}|${p.asset}`, p])).values()];
+    pairs.sort((a, b) => a.address.localeCompare(b.address) || ORDER(this.s.catalog.get(a.asset)) - ORDER(this.s.catalog.get(b.asset)));
     for (const p of pairs) {
       try {
         await this.checkPair(p);
       } catch (err) {
         // One address the node cannot answer for must not hold up the others or the open sweeps;
-        // it stays unchecked and the next full scan (at most 10 minutes away) finds it again.
-        this.log.warn({ err, address: p.address, asset: p.asset }, 'sweep check failed; retried on the next full scan');
+        // it stays unchecked and the full scan's next pass finds it again.
+        this.log.warn({ err, address: p.address, asset: p.asset }, 'sweep check failed; retried on the next pass of the full scan');
       }
     }
   }
@@ -194,7 +205,8 @@ export class Sweeper {
     }
     const seen = new Set<string>();
     const out: SweepRequestTarget[] = [];
-    for (const p of [...(await duePairs(this.db, 10_000)), ...(await nonEmptyMarks(this.db))]) {
+    // Slice by slice, so that a request on a large database does not hold the event loop.
+    for (const p of [...(await allDuePairs(this.db, 10_000, this.scanSlice)), ...(await nonEmptyMarks(this.db))]) {
       const k = `${p.address}|${p.asset}`;
       if (!seen.has(k)) out.push(pending(p.address, p.asset));
       seen.add(k);

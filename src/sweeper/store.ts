@@ -14,20 +14,63 @@ export interface DuePair {
   last_block: number;
 }
 
-/** `since`: only deposits updated (e.g. turned final) from then on; omitted = a full scan. */
-export async function duePairs(db: Executor, limit: number, since?: string): Promise<DuePair[]> {
-  let q = db.selectFrom('deposits as d');
-  if (since !== undefined) q = q.where('d.updated_at', '>=', since);
-  return q
+/** Final confirmed deposits above their pair's mark (or unmarked), to be grouped by pair. */
+function dueQuery(db: Executor) {
+  return db
+    .selectFrom('deposits as d')
     .leftJoin('sweep_marks as m', (j) => j.onRef('m.address', '=', 'd.address').onRef('m.asset', '=', 'd.asset'))
     .select(['d.address', 'd.asset', sql<number>`max(d.block_number)`.as('last_block')])
     .where('d.final', '=', 1)
     .where('d.status', '=', 'confirmed')
-    .where((eb) => eb.or([eb('m.checked_block', 'is', null), eb('d.block_number', '>', eb.ref('m.checked_block'))]))
-    .groupBy(['d.address', 'd.asset'])
+    .where((eb) => eb.or([eb('m.checked_block', 'is', null), eb('d.block_number', '>', eb.ref('m.checked_block'))]));
+}
+
+/**
+ * Pairs with final deposits updated (e.g. turned final) since `since`: the sweeper's look at what is
+ * new, through `deposits_final_by_update`. Older ones are the full scan's to find (scan.ts).
+ */
+export async function duePairsSince(db: Executor, since: string, limit: number): Promise<DuePair[]> {
+  // Grouped by value (unary +), not by column: without ANALYZE statistics (serve never runs it)
+  // SQLite would otherwise walk all of deposits_final_by_address to spare a sort of a few rows.
+  return dueQuery(db)
+    .where('d.updated_at', '>=', since)
+    .groupBy([sql`+d.address`, sql`+d.asset`])
     .orderBy('d.address')
     .limit(limit)
     .execute();
+}
+
+/** Where the full scan stands: after every asset of `address` (asset null), or after that one pair. */
+export interface ScanCursor {
+  address: string;
+  asset: string | null;
+}
+
+/**
+ * The address of the `size`-th final deposit after `after`: where a slice of the full scan ends.
+ * Reads the index `deposits_final_by_address` only. Undefined: fewer are left (the last slice).
+ */
+export async function sliceEnd(db: Executor, after: string, size: number): Promise<string | undefined> {
+  const r = await db
+    .selectFrom('deposits')
+    .select('address')
+    .where('final', '=', 1)
+    .where('address', '>', after)
+    .orderBy('address')
+    .limit(1)
+    .offset(size - 1)
+    .executeTakeFirst();
+  return r?.address;
+}
+
+/** Due pairs after `from` up to and including the address `through` (undefined: to the end). */
+export async function duePairsInSlice(db: Executor, from: ScanCursor, through: string | undefined, limit: number): Promise<DuePair[]> {
+  const { address, asset } = from;
+  let q = dueQuery(db);
+  q = asset === null ? q.where('d.address', '>', address) : q.where((eb) => eb(eb.refTuple('d.address', 'd.asset'), '>', eb.tuple(address, asset)));
+  if (through !== undefined) q = q.where('d.address', '<=', through);
+  // Ordered as the cursor is, so a slice cut short by `limit` resumes after its last pair.
+  return q.groupBy(['d.address', 'd.asset']).orderBy('d.address').orderBy('d.asset').limit(limit).execute();
 }
 
 /** Pairs the sweeper found holding something below the threshold. */

@@ -30,6 +30,8 @@ import { feeInForce } from '../../src/fees/store.js';
 import { findInvoice, findInvoiceByOrder, overdueCreated } from '../../src/invoices/store.js';
 import { findKey } from '../../src/keys/store.js';
 import { findPayout, findPayoutByReference, listPayoutsForOperator } from '../../src/payouts/store.js';
+import { scanSlice } from '../../src/sweeper/scan.js';
+import { duePairsInSlice, duePairsSince } from '../../src/sweeper/store.js';
 import { eventsOf } from '../../src/webhooks/outbox.js';
 import { tempDir } from '../helpers/app.js';
 
@@ -49,6 +51,8 @@ interface HotQuery {
 const M = '00000000-0000-4000-8000-000000000001';
 const ID = '00000000-0000-4000-8000-000000000002';
 const NOW = '2026-01-01T00:00:00.000Z';
+const ADDR = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
+const ADDR2 = 'TXLAQ63Xg1NAzckPwKHvzw7CSEmLMEqcdj';
 
 export const HOT_QUERIES: HotQuery[] = [
   // Per request.
@@ -71,6 +75,15 @@ export const HOT_QUERIES: HotQuery[] = [
   // The chain watcher: its watch list's load by pages, its confirmation of prefix hits per range.
   { name: 'watcher: addresses after an index', run: (db) => addressesAfter(db, 1_000, 10_000), index: /sqlite_autoindex_deposit_addresses_2 \(derivation_index>\?\)/ },
   { name: 'watcher: prefix hits confirmed', run: (db) => findDepositAddresses(db, ['TWJqDfttAuhunntoDEtFwP5qBKAu5y9Tip', 'TNs1VjGKr8QQTrR4MWenYZruamHmjKTgxg']), index: /sqlite_autoindex_deposit_addresses_1 \(address=\?\)/ },
+  { name: 'sweeper: pairs with recently final deposits', run: (db) => duePairsSince(db, NOW, 50), index: /SEARCH d USING INDEX deposits_final_by_update \(updated_at>\?\)/ },
+  // The full scan's slice: where it ends (index only), then its due pairs, a range of addresses.
+  { name: 'sweeper full scan: a slice', run: (db) => scanSlice(db, { address: ADDR, asset: null }, 2000, 50), index: /SEARCH (d|deposits) USING (COVERING )?INDEX deposits_final_by_address \(address>\?( AND address<\?)?\)/ },
+  { name: 'sweeper full scan: the last slice', run: (db) => duePairsInSlice(db, { address: ADDR, asset: null }, undefined, 50), index: /SEARCH d USING INDEX deposits_final_by_address \(address>\?\)/ },
+  {
+    name: 'sweeper full scan: a slice resumed after a pair',
+    run: (db) => duePairsInSlice(db, { address: ADDR, asset: 'USDT_TRON' }, ADDR2, 50),
+    index: /SEARCH d USING INDEX deposits_final_by_address \(\(address,asset\)>\(\?,\?\) AND address<\?\)/,
+  },
 ];
 
 /** A Kysely whose every query is recorded, not run (reads return no rows). */

@@ -132,22 +132,40 @@ export function balances(f: SweepFixture, address: string) {
 export async function recordDeposit(db: Db, devnet: Devnet, merchantId: string, address: string, asset: string, amount: bigint): Promise<string> {
   const { txid } = devnet.control.pay({ to: address, asset, amount, mine: true });
   const head = devnet.control.info().head;
+  await insertFinalDeposit(db, merchantId, { address, asset, amount, txid, block: head.number, blockHash: head.id, blockTime: new Date(head.timestamp).toISOString() });
+  return txid;
+}
+
+export interface FinalDeposit {
+  address: string;
+  asset: string;
+  amount: bigint;
+  block: number;
+  txid?: string;
+  blockHash?: string;
+  blockTime?: string;
+  /** When the watcher last wrote the row (default now): an old one is the full scan's to find. */
+  updatedAt?: string;
+}
+
+/** The deposits row the watcher writes once a deposit is final and confirmed. */
+export async function insertFinalDeposit(db: Db, merchantId: string, d: FinalDeposit): Promise<void> {
   const at = new Date().toISOString();
   await db
     .insertInto('deposits')
     .values({
       id: `dep_${randomUUID()}`,
       merchant_id: merchantId,
-      address,
-      asset,
-      decimals: loadCatalog('devnet').get(asset)?.decimals ?? 6,
-      amount: amount.toString(),
-      tx_hash: txid,
-      log_index: asset === 'TRX_TRON' ? -1 : 0,
+      address: d.address,
+      asset: d.asset,
+      decimals: loadCatalog('devnet').get(d.asset)?.decimals ?? 6,
+      amount: d.amount.toString(),
+      tx_hash: d.txid ?? randomUUID().replaceAll('-', '').repeat(2),
+      log_index: d.asset === 'TRX_TRON' ? -1 : 0,
       from_address: null,
-      block_number: head.number,
-      block_hash: head.id,
-      block_time: new Date(head.timestamp).toISOString(),
+      block_number: d.block,
+      block_hash: d.blockHash ?? '0'.repeat(64),
+      block_time: d.blockTime ?? at,
       invoice_id: null,
       external_user_id: null,
       late: 0,
@@ -156,8 +174,7 @@ export async function recordDeposit(db: Db, devnet: Devnet, merchantId: string, 
       final: 1,
       credited_at: at,
       created_at: at,
-      updated_at: at,
+      updated_at: d.updatedAt ?? at,
     })
     .execute();
-  return txid;
 }

@@ -7,7 +7,8 @@ import type { TronClient } from '../../src/chain/client.js';
 import { createTronClient } from '../../src/chain/tronweb-client.js';
 import { ManualClock } from '../../src/clock.js';
 import { WorkerLease } from '../../src/workers/lease.js';
-import { balances, sweepFixture, TRX, USDT, type SweepFixture } from './fixture.js';
+import { requestSweep } from '../../src/sweeper/requests.js';
+import { balances, insertFinalDeposit, sweepFixture, TRX, USDT, type SweepFixture } from './fixture.js';
 
 let f: SweepFixture;
 afterEach(async () => {
@@ -128,6 +129,112 @@ describe('thresholds', () => {
   });
 });
 
+describe('the full scan in slices', () => {
+  const HOUR = 3_600_000;
+  const PASS_MS = 300_000;
+
+  /** A node whose token balance answers are counted per address, and refused for `down` ones. */
+  function countingNode(down: Set<string> = new Set()): { chain: TronClient; asked: string[] } {
+    const asked: string[] = [];
+    const real = createTronClient({ fullHost: f.devnet.url });
+    const chain = new Proxy(real, {
+      get: (t, prop, r) =>
+        prop === 'getTrc20Balance'
+          ? async (contract: string, address: string) => {
+              asked.push(address);
+              if (down.has(address)) throw new Error('node cannot answer for this address');
+              return t.getTrc20Balance(contract, address);
+            }
+          : (Reflect.get(t, prop, r) as unknown),
+    });
+    return { chain, asked };
+  }
+
+  /** Deposit addresses, each with a final USDT deposit the watcher wrote an hour ago (so only the full scan finds it), sorted. */
+  async function oldDeposits(clock: ManualClock, from: number, count: number): Promise<string[]> {
+    const out: string[] = [];
+    for (let i = from; i < from + count; i++) {
+      const address = await f.address(i);
+      await oldDeposit(clock, address, 'USDT_TRON');
+      out.push(address);
+    }
+    return out.sort();
+  }
+  const oldDeposit = (clock: ManualClock, address: string, asset: string, block = 10) =>
+    insertFinalDeposit(f.database.db, f.merchantId, { address, asset, amount: 1n * USDT, block, updatedAt: new Date(clock.now().getTime() - HOUR).toISOString() });
+  const markOf = (address: string, asset: string) => f.database.db.selectFrom('sweep_marks').selectAll().where('address', '=', address).where('asset', '=', asset).executeTakeFirst();
+
+  async function ticks(sweeper: ReturnType<SweepFixture['sweeper']>, asked: string[], n: number): Promise<string[][]> {
+    const perTick: string[][] = [];
+    for (let i = 0; i < n; i++) {
+      const before = asked.length;
+      await sweeper.tick();
+      perTick.push(asked.slice(before));
+    }
+    return perTick;
+  }
+
+  it('checks each due pair once per pass, a slice per tick, and a pair due behind the cursor on the next pass', async () => {
+    const clock = new ManualClock(new Date());
+    f = await sweepFixture({ clock });
+    const addrs = await oldDeposits(clock, 20, 8);
+    const down = new Set(addrs); // the node cannot answer: every pair stays due
+    const node = countingNode(down);
+    const sweeper = f.sweeper({ chain: node.chain, scan: { slice: 3, maxSlicesPerTick: 1, passMs: PASS_MS } });
+
+    // Slices of 3 deposits: 3 ticks for the 8 addresses, each asked for once; a 4th finds the end.
+    expect(await ticks(sweeper, node.asked, 5)).toEqual([addrs.slice(0, 3), addrs.slice(3, 6), addrs.slice(6), [], []]);
+
+    clock.advance(PASS_MS); // the next pass: the same pairs, each once again
+    const second = await ticks(sweeper, node.asked, 2);
+    expect(second).toEqual([addrs.slice(0, 3), addrs.slice(3, 6)]);
+    // Behind the cursor now: an old deposit in another asset (only a pass finds it) and a fresh one.
+    await oldDeposit(clock, addrs[0]!, 'USDD_TRON');
+    down.delete(addrs[1]!);
+    await insertFinalDeposit(f.database.db, f.merchantId, { address: addrs[1]!, asset: 'USDC_TRON', amount: 1n * USDT, block: 12, updatedAt: clock.now().toISOString() });
+    expect(await ticks(sweeper, node.asked, 3)).toEqual([[addrs[1], ...addrs.slice(6)], [], []]); // the fresh one at once
+    expect(await markOf(addrs[1]!, 'USDC_TRON')).toMatchObject({ checked_block: 12 });
+    expect(await markOf(addrs[0]!, 'USDD_TRON')).toBeUndefined();
+
+    clock.advance(PASS_MS);
+    down.clear();
+    const third = await ticks(sweeper, node.asked, 4);
+    // USDD and USDT of the first address and the second's USDT, up to its slice's end: then the rest.
+    expect(third).toEqual([[addrs[0], addrs[0], addrs[1]], addrs.slice(2, 5), addrs.slice(5), []]);
+    expect(await markOf(addrs[0]!, 'USDD_TRON')).toMatchObject({ checked_block: 10, balance: '0' });
+    for (const a of addrs) expect(await markOf(a, 'USDT_TRON')).toMatchObject({ checked_block: 10, balance: '0' });
+  });
+
+  it('checks every due pair of a slice holding more than a tick checks, over successive ticks, none skipped', async () => {
+    const clock = new ManualClock(new Date());
+    f = await sweepFixture({ clock });
+    const addrs = await oldDeposits(clock, 30, 5);
+    // The first two cannot be answered for: they must not hold up the rest of the slice.
+    const node = countingNode(new Set(addrs.slice(0, 2)));
+    const sweeper = f.sweeper({ chain: node.chain, dueBatch: 2, scan: { slice: 100, passMs: PASS_MS } });
+
+    expect(await ticks(sweeper, node.asked, 4)).toEqual([addrs.slice(0, 2), addrs.slice(2, 4), addrs.slice(4), []]);
+    for (const a of addrs.slice(2)) expect(await markOf(a, 'USDT_TRON')).toMatchObject({ checked_block: 10, balance: '0' });
+    for (const a of addrs.slice(0, 2)) expect(await markOf(a, 'USDT_TRON')).toBeUndefined();
+    expect(f.logs()).toContain('sweep check failed; retried on the next pass of the full scan');
+
+    clock.advance(PASS_MS); // the next pass finds the two left due, and only them
+    expect(await ticks(sweeper, node.asked, 2)).toEqual([addrs.slice(0, 2), []]);
+  });
+
+  it('a `paygate sweep` of every address finds its targets across slices', async () => {
+    const clock = new ManualClock(new Date());
+    f = await sweepFixture({ clock });
+    const addrs = await oldDeposits(clock, 40, 5);
+    await requestSweep(f.database.db, clock, 'test', null);
+    await f.sweeper({ scan: { slice: 2 } }).tick();
+    const req = await f.database.db.selectFrom('sweep_requests').selectAll().executeTakeFirstOrThrow();
+    expect(req.status).toBe('done');
+    // Nothing on chain at these addresses: each target found, asked for, and empty.
+    expect(JSON.parse(req.targets)).toEqual(addrs.map((address) => ({ address, asset: 'USDT_TRON', state: 'empty', sweep_id: null })));
+  });
+});
+
 describe('safety', () => {
   it('refuses an address whose derived key does not give it, with an alert and no transaction', async () => {
     f = await sweepFixture();
@@ -213,6 +320,45 @@ describe('forks', () => {
     expect(sweep?.status).toBe('done');
     expect((await txsOf(sweep!.id)).map((t) => [t.txid, t.status])).toEqual([[transfer!.txid, 'confirmed']]);
     expect(balances(f, f.hot).trx).toBe(hotBefore + 30n * TRX);
+  });
+  it('a transfer refused with TAPOS_ERROR (its reference block forked away) is sent again only until it expires, then signed anew', async () => {
+    f = await sweepFixture();
+    f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 10n * TRX, mine: true });
+    const d = await f.address(16);
+    await f.deposit(d, 'TRX_TRON', 30n * TRX);
+    f.devnet.control.mine(3);
+    const real = createTronClient({ fullHost: f.devnet.url });
+    const answers: { txid: string; code: string; head: number }[] = [];
+    let lost = 1; // the first broadcast never reaches the node
+    const chain = new Proxy(real, {
+      get: (t, prop, r) =>
+        prop === 'broadcast'
+          ? async (tx: Parameters<TronClient['broadcast']>[0]) => {
+              if (lost-- > 0) throw new Error('connection reset');
+              const a = await t.broadcast(tx);
+              answers.push({ txid: tx.txID, code: a.ok ? 'SUCCESS' : a.code, head: (await t.getHeadBlock()).timestamp });
+              return a;
+            }
+          : (Reflect.get(t, prop, r) as unknown),
+    });
+    const sweeper = f.sweeper({ chain });
+    await sweeper.tick(); // signed and stored, never sent
+    const [stored] = await f.database.db.selectFrom('sweep_txs').selectAll().execute();
+    f.devnet.control.fork(1, 'drop'); // the block it refers to is gone: no node can take it now
+
+    await f.run(sweeper, 90); // its 60 s to expire, the solid height past that, the new one solid
+
+    const [sweep] = await sweepsOf(d);
+    expect(sweep?.status).toBe('done');
+    expect((await txsOf(sweep!.id)).map((t) => [t.txid, t.status, t.broadcast_code])).toEqual([
+      [stored!.txid, 'expired', 'TAPOS_ERROR'],
+      [expect.any(String), 'confirmed', null],
+    ]);
+    // Refused each time it was sent again, and never sent again once its expiration was behind.
+    const refused = answers.filter((a) => a.txid === stored!.txid);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.every((a) => a.code === 'TAPOS_ERROR' && a.head <= stored!.expiration)).toBe(true);
+    expect(balances(f, d).trx).toBe(0n);
   });
 });
 
