@@ -23,6 +23,7 @@ import * as m0032 from './migrations/0032_sweeper.js';
 import * as m0033 from './migrations/0033_payout_worker.js';
 import * as m0034 from './migrations/0034_webhooks.js';
 import * as m0036 from './migrations/0036_performance.js';
+import * as m0037 from './migrations/0037_unsettled_deposits.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -41,6 +42,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0033_payout_worker': m0033,
   '0034_webhooks': m0034,
   '0036_performance': m0036,
+  '0037_unsettled_deposits': m0037,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

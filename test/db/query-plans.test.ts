@@ -26,6 +26,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import type { DB } from '../../src/db/schema.js';
 import { addressesAfter, findDepositAddresses, findUserAddress } from '../../src/addresses/store.js';
 import { merchantSwitch, operatorSwitch } from '../../src/assets/store.js';
+import { unsettledDeposits } from '../../src/deposits/store.js';
 import { feeInForce } from '../../src/fees/store.js';
 import { findInvoice, findInvoiceByOrder, overdueCreated } from '../../src/invoices/store.js';
 import { findKey } from '../../src/keys/store.js';
@@ -42,8 +43,9 @@ interface HotQuery {
   /** The index (or primary key) the plan must use. */
   index: string | RegExp;
   /**
-   * The plan walks an index in order and stops at the LIMIT (newest first): "SCAN t USING INDEX i"
-   * is then the intended plan, a bounded walk, not a scan of the table.
+   * The plan walks an index in order and stops at the LIMIT (newest first), or walks a partial
+   * index that holds only the rows asked for: "SCAN t USING INDEX i" is then the intended plan, a
+   * bounded walk, not a scan of the table.
    */
   walk?: boolean;
 }
@@ -75,6 +77,8 @@ export const HOT_QUERIES: HotQuery[] = [
   // The chain watcher: its watch list's load by pages, its confirmation of prefix hits per range.
   { name: 'watcher: addresses after an index', run: (db) => addressesAfter(db, 1_000, 10_000), index: /sqlite_autoindex_deposit_addresses_2 \(derivation_index>\?\)/ },
   { name: 'watcher: prefix hits confirmed', run: (db) => findDepositAddresses(db, ['TWJqDfttAuhunntoDEtFwP5qBKAu5y9Tip', 'TNs1VjGKr8QQTrR4MWenYZruamHmjKTgxg']), index: /sqlite_autoindex_deposit_addresses_1 \(address=\?\)/ },
+  // A walk of a partial index that holds only the deposits still to settle: bounded by those.
+  { name: 'watcher: deposits to settle, every tick', run: (db) => unsettledDeposits(db), index: /SCAN d USING INDEX deposits_unsettled/, walk: true },
   { name: 'sweeper: pairs with recently final deposits', run: (db) => duePairsSince(db, NOW, 50), index: /SEARCH d USING INDEX deposits_final_by_update \(updated_at>\?\)/ },
   // The full scan's slice: where it ends (index only), then its due pairs, a range of addresses.
   { name: 'sweeper full scan: a slice', run: (db) => scanSlice(db, { address: ADDR, asset: null }, 2000, 50), index: /SEARCH (d|deposits) USING (COVERING )?INDEX deposits_final_by_address \(address>\?( AND address<\?)?\)/ },
