@@ -34,7 +34,7 @@ export interface Checkpointer {
 
 export async function startCheckpointer(file: string, intervalMs = 1000): Promise<Checkpointer> {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, intervalMs } });
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, intervalMs }, resourceLimits: { maxYoungGenerationSizeMb: 2 } });
   await new Promise<void>((resolve, reject) => {
     worker.once('message', () => resolve());
     worker.once('error', reject);
