@@ -37,7 +37,7 @@ export interface Seeded {
 }
 
 /** Raised when what a seeded database holds changes, so an older one is seeded again, not reused. */
-const SEED_VERSION = 2;
+const SEED_VERSION = 3;
 const MERCHANTS = 10;
 const STATUSES = ['settled', 'settled', 'settled', 'settled', 'settled', 'settled', 'settled', 'expired', 'expired', 'confirmed', 'seen', 'underpaid', 'paid_late', 'created'] as const;
 
@@ -112,7 +112,13 @@ function bulk(file: string, merchants: string[], o: SeedOptions): void {
         const created = start + i * step;
         const at = iso(created);
         // The newest ones are still open (created, expiring in the future); older ones ran their course.
-        const status = o.invoices - i <= o.invoices / 100 ? 'created' : STATUSES[i % (STATUSES.length - 1)]!;
+        const fresh = o.invoices - i <= o.invoices / 100;
+        // Next to them, the last 200 paid ones wait for their blocks to turn final (seen or
+        // confirmed, uncredited): as in a running system, where only the deposits of the last
+        // minute or so are not final yet, and every final one has been credited.
+        const open = !fresh && o.invoices - i <= o.invoices / 100 + 200;
+        const settledOr = (st: (typeof STATUSES)[number]) => (st === 'seen' || st === 'confirmed' ? 'settled' : st);
+        const status = fresh ? 'created' : open ? (i % 2 ? 'seen' : 'confirmed') : settledOr(STATUSES[i % (STATUSES.length - 1)]!);
         const expires = status === 'created' ? iso(Date.now() + 3_600_000) : iso(created + 3_600_000);
         const addr = fakeAddress(index);
         address.run(addr, index++, merchant, null, at);
@@ -120,14 +126,13 @@ function bulk(file: string, merchants: string[], o: SeedOptions): void {
         const paid = status !== 'created' && status !== 'expired';
         const amount = String(1_000_000 + (i % 5_000) * 1_000);
         const received = paid ? (status === 'underpaid' ? '500000' : amount) : '0';
-        invoice.run(id, merchant, `seed-${i}`, status, addr, amount, amount, received, status === 'settled' ? amount : '0', '10000', expires, at, at);
+        invoice.run(id, merchant, `seed-${i}`, status, addr, amount, amount, received, paid && !open ? received : '0', '10000', expires, at, at);
         event.run(`evt_${hex64(`e${i}`).slice(0, 24)}`, merchant, id, `{"invoice_id":"${id}","status":"created"}`, at);
         if (paid) {
           const block = 60_000_000 + i;
-          const open = o.invoices - i <= 1_000;
           deposit.run(randomUUID(), merchant, addr, received, hex64(`t${i}`), block, hex64(`b${block}`), iso(created + 60_000), id, null, status === 'paid_late' ? 1 : 0,
-            status === 'seen' ? 'seen' : 'confirmed', open ? 3 : 20, open ? 0 : 1, status === 'settled' ? iso(created + 120_000) : null, iso(created + 60_000), iso(created + 120_000));
-          if (!open && status !== 'seen') swept.run(addr, block, iso(created + 180_000));
+            status === 'seen' ? 'seen' : 'confirmed', open ? 3 : 20, open ? 0 : 1, open ? null : iso(created + 120_000), iso(created + 60_000), iso(created + 120_000));
+          if (!open) swept.run(addr, block, iso(created + 180_000));
         }
         if (i % 20 === 0) {
           const st = i % 100 === 0 ? 'pending_review' : 'confirmed';

@@ -1,5 +1,5 @@
 /** SQL for deposits: one row per transfer into a deposit address, keyed by (tx_hash, log_index). */
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { everyColumnBound, prepare, type NamesEveryColumn } from '../db/prepared.js';
 import type { DepositsTable } from '../db/schema.js';
@@ -87,15 +87,18 @@ export async function liveDepositsOfInvoice(db: Executor, invoiceId: string): Pr
   return liveOfInvoice.all(db, { invoice: invoiceId }) as Promise<DepositRow[]>;
 }
 
-/** Live deposits whose block is not yet irreversible, with their merchant's confirmations policy. */
+/**
+ * Live deposits not yet final or not yet credited, with their merchant's confirmations policy.
+ * The WHERE is the partial index `deposits_unsettled`'s, term for term (migration 0037): any other
+ * spelling and SQLite reads every deposit.
+ */
 export async function unsettledDeposits(db: Executor) {
   return db
     .selectFrom('deposits as d')
     .innerJoin('merchants as m', 'm.id', 'd.merchant_id')
     .selectAll('d')
     .select('m.confirmations as policy')
-    .where((eb) => eb.or([eb('d.final', '=', 0), eb('d.credited_at', 'is', null)]))
-    .where('d.status', '!=', 'orphaned')
+    .where(sql<boolean>`(d.final = 0 or d.credited_at is null) and d.status != 'orphaned'`)
     .orderBy('d.block_number')
     .execute();
 }

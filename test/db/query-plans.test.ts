@@ -28,7 +28,7 @@ import { addressesAfter, findDepositAddresses, findUserAddress } from '../../src
 import { merchantSwitch, operatorSwitch } from '../../src/assets/store.js';
 import { ManualClock } from '../../src/clock.js';
 import type { Tx } from '../../src/db/database.js';
-import { findDeposit, liveDepositsOfInvoice, orphanAbove } from '../../src/deposits/store.js';
+import { findDeposit, liveDepositsOfInvoice, orphanAbove, unsettledDeposits } from '../../src/deposits/store.js';
 import { feeInForce } from '../../src/fees/store.js';
 import { settleInvoice } from '../../src/invoices/settlement.js';
 import { findInvoice, findInvoiceByOrder, invoiceOfAddress, oldestOpenOfAddress, overdueCreated, overdueOpen, transitionInvoice } from '../../src/invoices/store.js';
@@ -54,8 +54,8 @@ interface HotQuery {
   index: string | RegExp;
   /**
    * The plan walks an index in order and stops at the LIMIT (newest first), or walks a partial
-   * index that holds only the few rows in question: "SCAN t USING INDEX i" is then the intended
-   * plan, a bounded walk, not a scan of the table.
+   * index that holds only the rows asked for: "SCAN t USING INDEX i" is then the intended plan, a
+   * bounded walk, not a scan of the table.
    */
   walk?: boolean;
   /** Steps "SCAN x" that read no table: a CTE's rows (the dispatcher's merchants with pending deliveries). */
@@ -97,6 +97,8 @@ export const HOT_QUERIES: HotQuery[] = [
   // The chain watcher: its watch list's load by pages, its confirmation of prefix hits per range.
   { name: 'watcher: addresses after an index', run: (db) => addressesAfter(db, 1_000, 10_000), index: /sqlite_autoindex_deposit_addresses_2 \(derivation_index>\?\)/ },
   { name: 'watcher: prefix hits confirmed', run: (db) => findDepositAddresses(db, ['TWJqDfttAuhunntoDEtFwP5qBKAu5y9Tip', 'TNs1VjGKr8QQTrR4MWenYZruamHmjKTgxg']), index: /sqlite_autoindex_deposit_addresses_1 \(address=\?\)/ },
+  // A walk of a partial index that holds only the deposits still to settle: bounded by those.
+  { name: 'watcher: deposits to settle, every tick', run: (db) => unsettledDeposits(db), index: /SCAN d USING INDEX deposits_unsettled/, walk: true },
   { name: 'sweeper: pairs with recently final deposits', run: (db) => duePairsSince(db, NOW, 50), index: /SEARCH d USING INDEX deposits_final_by_update \(updated_at>\?\)/ },
   // The full scan's slice: where it ends (index only), then its due pairs, a range of addresses.
   { name: 'sweeper full scan: a slice', run: (db) => scanSlice(db, { address: ADDR, asset: null }, 2000, 50), index: /SEARCH (d|deposits) USING (COVERING )?INDEX deposits_final_by_address \(address>\?( AND address<\?)?\)/ },
@@ -119,7 +121,8 @@ export const HOT_QUERIES: HotQuery[] = [
   { name: 'watcher, expiry, payout worker: a replayed transition', run: (db) => eventKeyRecorded(db, `invoice:${ID}:seen:0`), index: 'events_dedupe_key' },
   { name: 'watcher, payout worker: the newest ledger entry of a merchant asset', run: (db) => lastEntry(db, M, 'USDT_TRON'), index: 'ledger_entries_tail' },
   // A fork: back to the common ancestor.
-  { name: 'watcher fork: live deposits above the ancestor', run: (db) => orphanAbove(db, 1_000, NOW), index: /INDEX deposits_open \(block_number>\?\)/ },
+  // Either partial index holds only deposits not yet final (and a few final ones not yet credited).
+  { name: 'watcher fork: live deposits above the ancestor', run: (db) => orphanAbove(db, 1_000, NOW), index: /INDEX deposits_(open|unsettled) \(block_number>\?\)/ },
   { name: 'watcher: a scanned block', run: (db) => scannedBlock(db, 1_000), index: /INTEGER PRIMARY KEY \(rowid=\?\)/ },
   { name: 'watcher fork: scanned blocks from a height', run: (db) => scannedFrom(db, 1_000), index: /INTEGER PRIMARY KEY \(rowid>\?\)/ },
   { name: 'watcher fork: the lowest scanned block', run: (db) => lowestScanned(db), index: /^SEARCH scanned_blocks$/m },
