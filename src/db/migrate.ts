@@ -24,6 +24,8 @@ import * as m0033 from './migrations/0033_payout_worker.js';
 import * as m0034 from './migrations/0034_webhooks.js';
 import * as m0036 from './migrations/0036_performance.js';
 import * as m0037 from './migrations/0037_unsettled_deposits.js';
+import * as m0038 from './migrations/0038_scheduled_indexes.js';
+import * as m0039 from './migrations/0039_status_counts.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -43,6 +45,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0034_webhooks': m0034,
   '0036_performance': m0036,
   '0037_unsettled_deposits': m0037,
+  '0038_scheduled_indexes': m0038,
+  '0039_status_counts': m0039,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

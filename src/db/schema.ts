@@ -297,6 +297,13 @@ export interface DepositsTable {
   updated_at: string;
 }
 
+/** Rows by status of invoices, deposits and payouts, kept by triggers (migration 0039). */
+export interface StatusCountsTable {
+  table_name: 'invoices' | 'deposits' | 'payouts';
+  status: string;
+  n: number;
+}
+
 export interface DB extends WatcherTables, SweeperTables, PayoutWorkerTables, WebhookTables {
   worker_lease: WorkerLeaseTable;
   deposits: DepositsTable;
@@ -315,4 +322,5 @@ export interface DB extends WatcherTables, SweeperTables, PayoutWorkerTables, We
   payouts: PayoutsTable;
   payout_halts: PayoutHaltsTable;
   merchant_payout_limits: MerchantPayoutLimitsTable;
+  status_counts: StatusCountsTable;
 }

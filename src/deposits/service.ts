@@ -6,11 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Tx } from '../db/database.js';
-import { insertionOrder } from '../db/insertion-order.js';
 import { serviceFeeAt } from '../fees/service.js';
 import { post } from '../ledger/service.js';
+import { invoiceOfAddress, oldestOpenOfAddress } from '../invoices/store.js';
 import { percentOf } from '../money.js';
-import { recordEvent } from '../webhooks/outbox.js';
+import { recordEvent, subjectEventCount } from '../webhooks/outbox.js';
 import { depositRef, findDeposit, insertDeposit, markCredited, moveDeposit, type DepositRow } from './store.js';
 import { standaloneDepositView } from './view.js';
 
@@ -37,26 +37,16 @@ export interface DepositContext {
 async function attribute(trx: Tx, t: FoundTransfer): Promise<{ invoiceId: string | null; expiresAt: string | null }> {
   if (t.externalUserId !== null) {
     // A permanent address: the oldest open invoice of that user in that asset.
-    const open = await trx
-      .selectFrom('invoices')
-      .select(['id', 'expires_at'])
-      .where('address', '=', t.address)
-      .where('asset', '=', t.asset)
-      .where('status', 'in', ['created', 'seen'])
-      .where('expires_at', '>=', t.block.time)
-      .orderBy('created_at')
-      .orderBy(insertionOrder)
-      .executeTakeFirst();
+    const open = await oldestOpenOfAddress(trx, t.address, t.asset, t.block.time);
     return open ? { invoiceId: open.id, expiresAt: open.expires_at } : { invoiceId: null, expiresAt: null };
   }
-  const inv = await trx.selectFrom('invoices').select(['id', 'asset', 'expires_at']).where('address', '=', t.address).executeTakeFirst();
+  const inv = await invoiceOfAddress(trx, t.address);
   // Another asset than the invoice's is not a payment of it: a standalone deposit in its own asset.
   return inv && inv.asset === t.asset ? { invoiceId: inv.id, expiresAt: inv.expires_at } : { invoiceId: null, expiresAt: null };
 }
 
 async function eventKey(trx: Tx, subjectId: string, what: string): Promise<string> {
-  const { n } = await trx.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('subject_id', '=', subjectId).executeTakeFirstOrThrow();
-  return `deposit:${subjectId}:${what}:${Number(n)}`;
+  return `deposit:${subjectId}:${what}:${await subjectEventCount(trx, subjectId)}`;
 }
 
 export async function standaloneEvent(trx: Tx, clock: Clock, d: DepositRow, type: 'deposit.seen' | 'deposit.confirmed'): Promise<void> {

@@ -11,7 +11,7 @@ import type { InvoicesTable } from '../db/schema.js';
 import { depositRef, liveDepositsOfInvoice, markCredited, type DepositRow } from '../deposits/store.js';
 import { liveDepositViews } from '../deposits/view.js';
 import { post } from '../ledger/service.js';
-import { recordEvent } from '../webhooks/outbox.js';
+import { recordEvent, subjectEventCount } from '../webhooks/outbox.js';
 import { deriveStatus, invoiceCredit, statusPath } from './lifecycle.js';
 import { invoiceView } from './view.js';
 
@@ -31,7 +31,6 @@ const setStatus = prepare(['status', 'received', 'credited', 'now', 'id', 'from'
     .where('id', '=', p('id'))
     .where('status', '=', p('from')),
 );
-const eventsOfSubject = prepare(['subject'], (db, p) => db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('subject_id', '=', p('subject')));
 
 /** Books the not yet credited final, confirmed deposits; returns them updated. */
 async function creditDeposits(trx: Tx, ctx: SettleContext, merchantId: string, asset: string, fee: bigint, deposits: DepositRow[]): Promise<bigint> {
@@ -66,11 +65,11 @@ export async function settleInvoice(trx: Tx, ctx: SettleContext, invoiceId: stri
   const r = await setStatus.run(trx, { status, received: amounts.amount_received, credited: amounts.amount_credited, now, id: invoiceId, from: inv.status });
   if (r.changes === 0n || !changed) return false;
   // A status can be entered again after a fork: the key counts this invoice's events so far.
-  const { n } = (await eventsOfSubject.first(trx, { subject: invoiceId })) as { n: number };
+  const n = await subjectEventCount(trx, invoiceId);
   const views = liveDepositViews(deposits);
   for (const [i, step] of statusPath(inv.status, status).entries()) {
     const view = invoiceView({ ...inv, status: step, ...amounts, updated_at: now }, views);
-    await recordEvent(trx, ctx.clock, { merchantId: inv.merchant_id, type: `invoice.${step}`, subjectId: invoiceId, data: view, key: `invoice:${invoiceId}:${step}:${Number(n) + i}` });
+    await recordEvent(trx, ctx.clock, { merchantId: inv.merchant_id, type: `invoice.${step}`, subjectId: invoiceId, data: view, key: `invoice:${invoiceId}:${step}:${n + i}` });
   }
   return true;
 }

@@ -5,9 +5,11 @@
  * (cached, bounded) for the head block and hot wallet balances, and the sources features register
  * in registry.ts.
  */
-import { sql } from 'kysely';
 import { Counter, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import type { Executor } from '../db/database.js';
+import type { StatusCountsTable } from '../db/schema.js';
 import type { ApiServer } from '../http/server.js';
+import { queuedPayoutCount } from '../payouts/worker/store.js';
 import type { Services } from '../services.js';
 import type { WorkerHost } from '../workers/host.js';
 import { currentLease } from '../workers/lease.js';
@@ -28,12 +30,13 @@ export interface MetricsDeps {
   probe?: ChainProbeOptions;
 }
 
-async function countByStatus(s: Services, table: 'deposits' | 'payouts' | 'invoices'): Promise<Sample[]> {
-  const rows = await s.db
-    .selectFrom(table)
-    .select(['status', sql<number>`count(*)`.as('n')])
-    .groupBy('status')
-    .execute();
+/**
+ * Rows by status, as the triggers of migration 0039 keep them: a few rows per scrape, where a
+ * GROUP BY over the tables took about 270 ms on the 1M database. A status with no rows left is
+ * not reported, as the GROUP BY did not report it.
+ */
+export async function countByStatus(db: Executor, table: StatusCountsTable['table_name']): Promise<Sample[]> {
+  const rows = await db.selectFrom('status_counts').select(['status', 'n']).where('table_name', '=', table).where('n', '>', 0).orderBy('status').execute();
   return rows.map((r) => ({ labels: { status: r.status }, value: Number(r.n) }));
 }
 
@@ -41,16 +44,13 @@ async function countByStatus(s: Services, table: 'deposits' | 'payouts' | 'invoi
 function builtinSources(deps: MetricsDeps, probe: ChainProbe, watcherLag: () => Promise<number | null>): MetricSource[] {
   const s = deps.services;
   return [
-    { name: 'paygate_deposits', help: 'Deposits by status', labelNames: ['status'], collect: () => countByStatus(s, 'deposits') },
-    { name: 'paygate_invoices', help: 'Invoices by status', labelNames: ['status'], collect: () => countByStatus(s, 'invoices') },
-    { name: 'paygate_payouts', help: 'Payouts by status', labelNames: ['status'], collect: () => countByStatus(s, 'payouts') },
+    { name: 'paygate_deposits', help: 'Deposits by status', labelNames: ['status'], collect: () => countByStatus(s.db, 'deposits') },
+    { name: 'paygate_invoices', help: 'Invoices by status', labelNames: ['status'], collect: () => countByStatus(s.db, 'invoices') },
+    { name: 'paygate_payouts', help: 'Payouts by status', labelNames: ['status'], collect: () => countByStatus(s.db, 'payouts') },
     {
       name: 'paygate_payouts_queued',
       help: 'Payouts waiting for the payout worker (approved or queued)',
-      collect: async () => {
-        const row = await s.db.selectFrom('payouts').select(sql<number>`count(*)`.as('n')).where('status', 'in', ['approved', 'queued']).executeTakeFirst();
-        return [{ value: Number(row?.n ?? 0) }];
-      },
+      collect: async () => [{ value: await queuedPayoutCount(s.db) }],
     },
     {
       name: 'paygate_watcher_lag_blocks',

@@ -4,6 +4,7 @@
  * sweeps still open (what the treasury has not consolidated yet).
  */
 import { sql } from 'kysely';
+import { failedDeliveryCount } from '../webhooks/store.js';
 import { readCursor } from '../workers/watcher-store.js';
 import { registerMetricSource, registerWatcherProgress } from './registry.js';
 
@@ -15,10 +16,7 @@ registerWatcherProgress(async (s) => {
 registerMetricSource({
   name: 'paygate_webhook_deliveries_failed',
   help: 'Webhook deliveries in status failed (they wait for `paygate webhook resend`)',
-  async collect(s) {
-    const row = await s.db.selectFrom('webhook_deliveries').select(sql<number>`count(*)`.as('n')).where('status', '=', 'failed').executeTakeFirst();
-    return [{ value: Number(row?.n ?? 0) }];
-  },
+  collect: async (s) => [{ value: await failedDeliveryCount(s.db) }],
 });
 
 registerMetricSource({

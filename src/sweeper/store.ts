@@ -75,7 +75,8 @@ export async function duePairsInSlice(db: Executor, from: ScanCursor, through: s
 
 /** Pairs the sweeper found holding something below the threshold. */
 export async function nonEmptyMarks(db: Executor): Promise<SweepMarksTable[]> {
-  return db.selectFrom('sweep_marks').selectAll().where('balance', '!=', '0').execute();
+  // A literal, as the partial index sweep_marks_held says it: only then may SQLite use it.
+  return db.selectFrom('sweep_marks').selectAll().where('balance', '!=', sql.lit('0')).execute();
 }
 
 export async function upsertMark(db: Executor, m: SweepMarksTable): Promise<void> {

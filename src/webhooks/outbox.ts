@@ -85,10 +85,25 @@ const insertDelivery = prepare(['id', 'event', 'merchant', 'seq', 'at'], (db, p)
   }),
 );
 
+const ofSubject = prepare(['subject'], (db, p) => db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('subject_id', '=', p('subject')));
+
+/** Whether an event with this dedupe key was recorded (run inside the caller's transaction). */
+export async function eventKeyRecorded(db: Executor, key: string): Promise<boolean> {
+  return (await byKey.run(db, { key })).rows.length > 0;
+}
+
+/**
+ * How many events a subject (invoice, deposit) has had: the dedupe keys of its transitions count
+ * them, so a status entered again after a fork gets a key of its own.
+ */
+export async function subjectEventCount(db: Executor, subjectId: string): Promise<number> {
+  return Number((await ofSubject.first(db, { subject: subjectId }))?.n ?? 0);
+}
+
 export async function recordEvent(db: Executor, clock: Clock, e: NewEvent): Promise<EventRecord> {
   const record = { id: newEventId(), type: e.type, created_at: clock.now().toISOString(), data: e.data };
   // A replayed transition: nothing to do, and no sequence number spent on it.
-  if (e.key !== undefined && (await byKey.run(db, { key: e.key })).rows.length > 0) return record;
+  if (e.key !== undefined && (await eventKeyRecorded(db, e.key))) return record;
   const merchantSeq = await nextMerchantSeq(db, e.merchantId);
   const inserted = await insertEvent.run(db, {
     id: record.id,

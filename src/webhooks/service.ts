@@ -3,9 +3,10 @@
  * resend a failed one, send a signed test event now, and the retention job of the delivery log.
  */
 import { randomBytes } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { recordAudit } from '../audit/store.js';
 import type { Clock } from '../clock.js';
-import { writeTx, type Db } from '../db/database.js';
+import { writeTx, type Db, type Tx } from '../db/database.js';
 import type { DeliveryStatus } from '../db/tables/webhooks.js';
 import { AppError } from '../errors.js';
 import { requireMerchant } from '../merchants/service.js';
@@ -13,7 +14,7 @@ import { eventBody } from './dispatcher.js';
 import { findEndpoint, signingSecrets } from './endpoints.js';
 import { TEST_EVENT_TYPE } from './event-types.js';
 import { webhookHeaders } from './signing.js';
-import { attemptsOf, findDelivery, listDeliveries, pruneBefore, reopen, type AttemptRow, type DeliveryRow } from './store.js';
+import { attemptsOf, findDelivery, listDeliveries, pruneAttemptsBefore, pruneDeliveriesBefore, reopen, type AttemptRow, type DeliveryRow } from './store.js';
 import { postWebhook, type PostOptions } from './transport.js';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const satisfies readonly DeliveryStatus[];
@@ -136,8 +137,27 @@ export async function sendTestEvent(db: Db, clock: Clock, merchantId: string, op
   };
 }
 
-/** The scheduled retention job: attempts and finished deliveries older than LOG_RETENTION_DAYS go. */
-export async function pruneDeliveryLog(db: Db, clock: Clock, days = LOG_RETENTION_DAYS): Promise<{ attempts: number; deliveries: number }> {
+/** Rows the retention job deletes per transaction. */
+export const PRUNE_BATCH = 2_000;
+
+/**
+ * The scheduled retention job: attempts and finished deliveries older than LOG_RETENTION_DAYS go,
+ * `batch` rows per transaction with a turn of the event loop between: a day's worth of a busy
+ * installation (or the first run on an old database) in one transaction held the write lock, and
+ * with it the watcher and every API write, for as long as the deletes took.
+ */
+export async function pruneDeliveryLog(db: Db, clock: Clock, days = LOG_RETENTION_DAYS, batch = PRUNE_BATCH): Promise<{ attempts: number; deliveries: number }> {
   const cutoff = new Date(clock.now().getTime() - days * 86_400_000).toISOString();
-  return writeTx(db, (trx) => pruneBefore(trx, cutoff));
+  const drain = async (step: (trx: Tx) => Promise<number>) => {
+    let total = 0;
+    for (;;) {
+      const n = await writeTx(db, step);
+      total += n;
+      if (n < batch) return total;
+      await nextTurn();
+    }
+  };
+  const attempts = await drain((trx) => pruneAttemptsBefore(trx, cutoff, batch));
+  const deliveries = await drain((trx) => pruneDeliveriesBefore(trx, cutoff, batch));
+  return { attempts, deliveries };
 }

@@ -231,9 +231,29 @@ export async function reopen(trx: Executor, id: string, at: string): Promise<boo
   return Number(r.numUpdatedRows) === 1;
 }
 
-/** Deletes log entries older than `cutoff`, and finished deliveries untouched since then. */
-export async function pruneBefore(trx: Executor, cutoff: string): Promise<{ attempts: number; deliveries: number }> {
-  const attempts = await trx.deleteFrom('webhook_attempts').where('at', '<', cutoff).executeTakeFirst();
-  const deliveries = await trx.deleteFrom('webhook_deliveries').where('status', 'in', ['delivered', 'failed']).where('updated_at', '<', cutoff).executeTakeFirst();
-  return { attempts: Number(attempts.numDeletedRows), deliveries: Number(deliveries.numDeletedRows) };
+/**
+ * Deletes at most `limit` log entries older than `cutoff`, oldest first; returns how many. The
+ * retention job calls it until fewer come back, one short transaction each (service.ts).
+ */
+export async function pruneAttemptsBefore(trx: Executor, cutoff: string, limit: number): Promise<number> {
+  const r = await trx
+    .deleteFrom('webhook_attempts')
+    .where('id', 'in', (eb) => eb.selectFrom('webhook_attempts').select('id').where('at', '<', cutoff).orderBy('at').limit(limit))
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+/** Deletes at most `limit` finished deliveries untouched since `cutoff` (their attempts go with them). */
+export async function pruneDeliveriesBefore(trx: Executor, cutoff: string, limit: number): Promise<number> {
+  const r = await trx
+    .deleteFrom('webhook_deliveries')
+    .where('id', 'in', (eb) => eb.selectFrom('webhook_deliveries').select('id').where('status', 'in', ['delivered', 'failed']).where('updated_at', '<', cutoff).limit(limit))
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+/** Deliveries in status failed (they wait for `webhook resend`), for /metrics. */
+export async function failedDeliveryCount(db: Executor): Promise<number> {
+  const row = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'failed').executeTakeFirst();
+  return Number(row?.n ?? 0);
 }

@@ -9,6 +9,7 @@ import type { Tx } from '../db/database.js';
 import { creditStandalone, standaloneEvent } from '../deposits/service.js';
 import { orphanAbove, unsettledDeposits, updateProgress } from '../deposits/store.js';
 import { settleInvoice } from '../invoices/settlement.js';
+import { overdueOpen } from '../invoices/store.js';
 
 export interface ProgressContext {
   clock: Clock;
@@ -42,15 +43,7 @@ export async function advanceDeposits(trx: Tx, ctx: ProgressContext, touched: Se
     await creditStandalone(trx, ctx, row);
   }
   if (ctx.horizon) {
-    const overdue = await trx
-      .selectFrom('invoices')
-      .select('id')
-      .where('status', 'in', ['created', 'seen'])
-      .where('expires_at', '<', ctx.horizon)
-      .orderBy('expires_at')
-      .limit(OVERDUE_BATCH)
-      .execute();
-    for (const r of overdue) touched.add(r.id);
+    for (const r of await overdueOpen(trx, ctx.horizon, OVERDUE_BATCH)) touched.add(r.id);
   }
   for (const id of touched) await settleInvoice(trx, { clock: ctx.clock, horizon: ctx.horizon }, id);
 }

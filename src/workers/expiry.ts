@@ -12,7 +12,7 @@ import type { Clock } from '../clock.js';
 import { writeTx, type Db } from '../db/database.js';
 import { overdueCreated, transitionInvoice } from '../invoices/store.js';
 import { invoiceView } from '../invoices/view.js';
-import { recordEvent } from '../webhooks/outbox.js';
+import { recordEvent, subjectEventCount } from '../webhooks/outbox.js';
 
 export interface ExpiryOptions {
   /** Invoices per transaction (keeps the write lock short under a backlog). */
@@ -37,8 +37,8 @@ export async function expireInvoices(db: Db, clock: Clock, opts: ExpiryOptions =
         if (!(await transitionInvoice(trx, row.id, 'created', 'expired', at))) continue;
         const view = invoiceView({ ...row, status: 'expired', updated_at: at });
         // The same key scheme as the watcher's settlement (a status may be entered again after a fork).
-        const prior = await trx.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('c')).where('subject_id', '=', row.id).executeTakeFirstOrThrow();
-        await recordEvent(trx, clock, { merchantId: row.merchant_id, type: 'invoice.expired', subjectId: row.id, data: view, key: `invoice:${row.id}:expired:${Number(prior.c)}` });
+        const prior = await subjectEventCount(trx, row.id);
+        await recordEvent(trx, clock, { merchantId: row.merchant_id, type: 'invoice.expired', subjectId: row.id, data: view, key: `invoice:${row.id}:expired:${prior}` });
         n++;
       }
       return { n, more: due.length === batch };

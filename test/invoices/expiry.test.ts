@@ -1,5 +1,6 @@
 /** The expiry job: created → expired past expires_at, with its event in the same transaction. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { overdueOpen } from '../../src/invoices/store.js';
 import { eventsOf } from '../../src/webhooks/outbox.js';
 import { expireInvoices } from '../../src/workers/expiry.js';
 import { api } from '../helpers/http.js';
@@ -48,5 +49,35 @@ describe('invoice expiry', () => {
     expect(await expireInvoices(db, t.clock, { batch: 3 })).toBe(7);
     const left = await db.selectFrom('invoices').select('id').where('merchant_id', '=', m.merchant.merchant_id).where('status', '=', 'created').execute();
     expect(left).toHaveLength(0);
+  });
+
+  it("gives the watcher the overdue created and seen invoices soonest first, the limit counted across both", async () => {
+    const { db } = t.app.services;
+    const m = await t.merchant();
+    const ids: string[] = [];
+    for (const s of [300, 60, 240, 120, 360, 180, 420]) {
+      ids.push((await api(t.url, '/v1/invoices', { key: m.key, body: newInvoice({ expires_in: s }) })).body.invoice_id);
+      t.clock.advance(1_000);
+    }
+    for (const i of [1, 2, 5]) await db.updateTable('invoices').set({ status: 'seen' }).where('id', '=', ids[i]!).execute();
+    await db.updateTable('invoices').set({ status: 'confirmed' }).where('id', '=', ids[3]!).execute();
+    t.clock.advance(400_000);
+    const before = t.clock.now().toISOString();
+    // What one `status in (created, seen) order by expires_at` gives, every invoice of the file.
+    const expected = await db
+      .selectFrom('invoices')
+      .select(['id', 'status', 'expires_at'])
+      .where('status', 'in', ['created', 'seen'])
+      .where('expires_at', '<', before)
+      .orderBy('expires_at')
+      .execute();
+    expect(new Set(expected.map((r) => r.status))).toEqual(new Set(['created', 'seen']));
+    expect(expected.map((r) => r.id)).toEqual(expect.arrayContaining([ids[0], ids[1], ids[2], ids[5]]));
+    expect(expected.map((r) => r.id)).not.toContain(ids[3]);
+    const all = await overdueOpen(db, before, 1_000);
+    expect(all.map((r) => r.id).sort()).toEqual(expected.map((r) => r.id).sort());
+    for (let k = 1; k <= expected.length; k++) {
+      expect((await overdueOpen(db, before, k)).map((r) => r.expires_at), `limit ${k}`).toEqual(expected.slice(0, k).map((r) => r.expires_at));
+    }
   });
 });

@@ -1,10 +1,11 @@
 /** The SSRF guard, network failures, resend and the retention of the delivery log. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeTx } from '../../src/db/database.js';
 import { AppError } from '../../src/errors.js';
 import { setEndpoint } from '../../src/webhooks/endpoints.js';
 import { pruneDeliveryLog, resendDelivery, showDelivery } from '../../src/webhooks/service.js';
 import { blockedReason, resolveTarget } from '../../src/webhooks/ssrf.js';
-import { attemptsOf } from '../../src/webhooks/store.js';
+import { attemptsOf, pruneAttemptsBefore } from '../../src/webhooks/store.js';
 import { deliveryOf, openWebhookDb, startReceiver, type Receiver, type WebhookDb } from './fixture.js';
 
 let w: WebhookDb;
@@ -135,6 +136,41 @@ describe('network errors, resend, retention', () => {
     expect(await w.db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', old).executeTakeFirst()).toBeUndefined();
     const kept = await deliveryOf(w.db, recent);
     expect(await attemptsOf(w.db, kept.id)).toHaveLength(1);
+  });
+
+  it('prunes a large log in short transactions of `batch` rows, oldest attempts first, to the same end', async () => {
+    const m = await w.merchant();
+    await w.endpoint(m, r.url);
+    const old: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      old.push(await w.emit(m, 'invoice.created'));
+      w.clock.advance(1_000);
+    }
+    // A round delivers the oldest pending delivery of each merchant.
+    while ((await w.dispatcher().dispatchDue()) > 0);
+    w.clock.advance(61 * 86_400_000);
+    const recent = await w.emit(m, 'invoice.expired');
+    await w.dispatcher().dispatchDue();
+    const cutoff = new Date(w.clock.now().getTime() - 60 * 86_400_000).toISOString();
+    const count = async (table: 'webhook_attempts' | 'webhook_deliveries') =>
+      Number((await w.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const attemptsBefore = await count('webhook_attempts');
+    const oldAttempts = await w.db.selectFrom('webhook_attempts').select(['id', 'at']).where('at', '<', cutoff).orderBy('at').execute();
+    expect(oldAttempts.length).toBeGreaterThanOrEqual(5);
+
+    // One batch: the two oldest attempts only.
+    expect(await writeTx(w.db, (trx) => pruneAttemptsBefore(trx, cutoff, 2))).toBe(2);
+    expect(await count('webhook_attempts')).toBe(attemptsBefore - 2);
+    const left = await w.db.selectFrom('webhook_attempts').select('id').where('id', 'in', oldAttempts.map((a) => a.id)).execute();
+    expect(left.map((a) => a.id).sort()).toEqual(oldAttempts.slice(2).map((a) => a.id).sort());
+
+    // The job, in batches of 2: everything old goes, what is recent stays.
+    const oldDeliveries = await w.db.selectFrom('webhook_deliveries').select('id').where('status', 'in', ['delivered', 'failed']).where('updated_at', '<', cutoff).execute();
+    expect(await pruneDeliveryLog(w.db, w.clock, 60, 2)).toEqual({ attempts: oldAttempts.length - 2, deliveries: oldDeliveries.length });
+    expect(await w.db.selectFrom('webhook_attempts').select('id').where('at', '<', cutoff).execute()).toEqual([]);
+    expect(await w.db.selectFrom('webhook_deliveries').select('id').where('updated_at', '<', cutoff).where('status', '!=', 'pending').execute()).toEqual([]);
+    for (const e of old) expect(await w.db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', e).executeTakeFirst()).toBeUndefined();
+    expect(await attemptsOf(w.db, (await deliveryOf(w.db, recent)).id)).toHaveLength(1);
   });
 });
 

@@ -9,6 +9,7 @@ import type { TronClient } from '../../chain/client.js';
 import type { Executor } from '../../db/database.js';
 import { formatAmount } from '../../money.js';
 import type { PayoutRow } from '../store.js';
+import { inFlightPayouts } from './store.js';
 
 /** Sun burned per unit of energy (TRON.md: 100 sun since Aug 2025). */
 export const SUN_PER_ENERGY = 100n;
@@ -43,7 +44,7 @@ export class HotWalletBudget {
     const [account, resources, flying] = await Promise.all([
       chain.getAccount(address),
       chain.getAccountResources(address),
-      db.selectFrom('payouts').select(['asset', 'amount', 'fee_limit']).where('status', 'in', ['signing', 'broadcast']).execute(),
+      inFlightPayouts(db),
     ]);
     let trxLeft = account.balance;
     const inFlight = new Map<string, bigint>();
