@@ -20,11 +20,19 @@ export interface ScanOptions {
   passMs?: number;
   /** Most slices one tick takes, whatever the pace asks (default 20). */
   maxSlicesPerTick?: number;
+  /**
+   * Slices per tick of the first pass after a start, whose size is unknown (default 2). Gentle on
+   * purpose: a start is when the API, the watch list and the address pool need the event loop,
+   * and the recent look finds what turned final meanwhile; on a million deposits the first pass
+   * then ends within about ten minutes, as the old full scan's period.
+   */
+  firstPassSlicesPerTick?: number;
 }
 
 export const SCAN_SLICE = 2_000;
 const PASS_MS = 300_000;
 const MAX_SLICES_PER_TICK = 20;
+const FIRST_PASS_SLICES_PER_TICK = 2;
 const PASS_START: ScanCursor = { address: '', asset: null };
 
 export interface Slice {
@@ -66,6 +74,7 @@ export class FullScan {
   private readonly size: number;
   private readonly passMs: number;
   private readonly maxSlicesPerTick: number;
+  private readonly firstPassSlices: number;
   private cursor: ScanCursor = PASS_START;
   private running = false;
   private passStartedAt = -Infinity;
@@ -78,6 +87,7 @@ export class FullScan {
     this.size = opts.slice ?? SCAN_SLICE;
     this.passMs = opts.passMs ?? PASS_MS;
     this.maxSlicesPerTick = opts.maxSlicesPerTick ?? MAX_SLICES_PER_TICK;
+    this.firstPassSlices = Math.min(this.maxSlicesPerTick, opts.firstPassSlicesPerTick ?? FIRST_PASS_SLICES_PER_TICK);
   }
 
   /** This tick's share of the pass: its due pairs, at most `room` (`now`: ms since epoch). */
@@ -112,9 +122,9 @@ export class FullScan {
     this.passes++;
   }
 
-  /** As many slices as keep the pass on pace to end within `passMs` (the first pass: the most). */
+  /** As many slices as keep the pass on pace to end within `passMs` (the first pass: a few). */
   private slicesFor(now: number): number {
-    if (this.lastPassSlices === null) return this.maxSlicesPerTick;
+    if (this.lastPassSlices === null) return this.firstPassSlices;
     const due = Math.ceil((this.lastPassSlices * (now - this.passStartedAt)) / this.passMs) - this.slicesThisPass;
     return Math.min(this.maxSlicesPerTick, Math.max(1, due));
   }

@@ -85,9 +85,9 @@ describe('a request for every due pair', () => {
 describe('passes', () => {
   it('wait `passMs` from one start to the next, and are paced by the size of the previous pass', async () => {
     for (let i = 0; i < 40; i++) await deposit(addr(i));
-    const scan = new FullScan(database.db, { slice: 2, passMs: 100_000, maxSlicesPerTick: 8 });
+    const scan = new FullScan(database.db, { slice: 2, passMs: 100_000, maxSlicesPerTick: 8, firstPassSlicesPerTick: 8 });
     const t0 = 1_000_000;
-    // The first pass knows no size: the most slices a tick may take (8 of 2 deposits).
+    // The first pass knows no size: its own number of slices a tick (8 here, of 2 deposits).
     expect(await scan.next(t0, 50)).toHaveLength(16);
     expect(await scan.next(t0 + 1, 50)).toHaveLength(16);
     expect(await scan.next(t0 + 2, 50)).toHaveLength(8); // the last 4 slices: the pass is over
@@ -103,6 +103,16 @@ describe('passes', () => {
     expect(await scan.next(t1 + 100_000, 50)).toHaveLength(16);
     expect(await scan.next(t1 + 100_001, 50)).toHaveLength(2);
     expect(scan.passes).toBe(2);
+  });
+
+  it('start gently: the first pass takes its own few slices a tick, whatever the pace allows', async () => {
+    for (let i = 0; i < 20; i++) await deposit(addr(i));
+    const scan = new FullScan(database.db, { slice: 2, passMs: 100_000, maxSlicesPerTick: 8 });
+    // Default: 2 slices of 2 deposits a tick until the first pass ends.
+    for (let tick = 0; tick < 5; tick++) expect(await scan.next(tick, 50)).toHaveLength(4);
+    expect(scan.passes).toBe(0);
+    expect(await scan.next(5, 50)).toEqual([]); // the 11th slice finds nothing left
+    expect(scan.passes).toBe(1);
   });
 
   it('take no more pairs than the room left, and find every pair once per pass', async () => {
