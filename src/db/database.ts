@@ -84,6 +84,11 @@ function openReader(file: string): Sqlite.Database {
   reader.pragma('foreign_keys = ON');
   reader.pragma('query_only = ON');
   reader.pragma('wal_autocheckpoint = 0');
+  // better-sqlite3 builds SQLite with a 16 MB page cache per connection. The reader's point reads
+  // are random over a large database: the interior pages of its indexes fit in far less, the
+  // leaves would not fit in 16 MB either (the OS cache serves them), so 8 MB keeps the same hits
+  // and 8 MB of the server's memory (issue 12's RSS target on a million invoices).
+  reader.pragma('cache_size = -8000');
   return reader;
 }
 
