@@ -20,6 +20,7 @@ import { fromHexAddress } from '../../src/chain/address.js';
 import { systemClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
+import { timeOrderedId, uuidv7 } from '../../src/db/ids.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { changeMerchant, createMerchant } from '../../src/merchants/service.js';
 import { initWallet } from '../../src/wallet/service.js';
@@ -37,7 +38,7 @@ export interface Seeded {
 }
 
 /** Raised when what a seeded database holds changes, so an older one is seeded again, not reused. */
-const SEED_VERSION = 3;
+const SEED_VERSION = 4;
 const MERCHANTS = 10;
 const STATUSES = ['settled', 'settled', 'settled', 'settled', 'settled', 'settled', 'settled', 'expired', 'expired', 'confirmed', 'seen', 'underpaid', 'paid_late', 'created'] as const;
 
@@ -122,15 +123,15 @@ function bulk(file: string, merchants: string[], o: SeedOptions): void {
         const expires = status === 'created' ? iso(Date.now() + 3_600_000) : iso(created + 3_600_000);
         const addr = fakeAddress(index);
         address.run(addr, index++, merchant, null, at);
-        const id = randomUUID();
+        const id = uuidv7(created); // as the app makes them: time-ordered (src/db/ids.ts)
         const paid = status !== 'created' && status !== 'expired';
         const amount = String(1_000_000 + (i % 5_000) * 1_000);
         const received = paid ? (status === 'underpaid' ? '500000' : amount) : '0';
         invoice.run(id, merchant, `seed-${i}`, status, addr, amount, amount, received, paid && !open ? received : '0', '10000', expires, at, at);
-        event.run(`evt_${hex64(`e${i}`).slice(0, 24)}`, merchant, id, `{"invoice_id":"${id}","status":"created"}`, at);
+        event.run(timeOrderedId('evt_', created), merchant, id, `{"invoice_id":"${id}","status":"created"}`, at);
         if (paid) {
           const block = 60_000_000 + i;
-          deposit.run(randomUUID(), merchant, addr, received, hex64(`t${i}`), block, hex64(`b${block}`), iso(created + 60_000), id, null, status === 'paid_late' ? 1 : 0,
+          deposit.run(uuidv7(created + 60_000), merchant, addr, received, hex64(`t${i}`), block, hex64(`b${block}`), iso(created + 60_000), id, null, status === 'paid_late' ? 1 : 0,
             status === 'seen' ? 'seen' : 'confirmed', open ? 3 : 20, open ? 0 : 1, open ? null : iso(created + 120_000), iso(created + 60_000), iso(created + 120_000));
           if (!open) swept.run(addr, block, iso(created + 180_000));
         }

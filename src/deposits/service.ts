@@ -3,9 +3,9 @@
  * idempotent recording by (tx_hash, log_index), progress (confirmations, finality) and the credit
  * of standalone deposits. Everything here runs inside the watcher's write transaction.
  */
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Tx } from '../db/database.js';
+import { uuidv7 } from '../db/ids.js';
 import { serviceFeeAt } from '../fees/service.js';
 import { post } from '../ledger/service.js';
 import { invoiceOfAddress, oldestOpenOfAddress } from '../invoices/store.js';
@@ -72,7 +72,7 @@ export async function recordTransfer(trx: Tx, ctx: DepositContext, t: FoundTrans
   }
   const { invoiceId, expiresAt } = await attribute(trx, t);
   const row: DepositRow = {
-    id: randomUUID(),
+    id: uuidv7(), // time-ordered: a deposit insert lands next to the last one (db/ids.ts)
     merchant_id: t.merchantId,
     address: t.address,
     asset: t.asset,
