@@ -92,7 +92,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   const catalog = loadCatalog(config.tronNetwork);
   const addresses = new DepositAddressAllocator(opts.addresses);
   const chain = opts.chain ?? createTronClient({ fullHost: fullNodeUrl(config), apiKey: config.tronApiKey });
-  const services: Services = { config, clock, logger, db: database.db, verifier, catalog, addresses, chain, wallet };
+  const services: Services = { config, clock, logger, db: database.db, scans: database.scans, verifier, catalog, addresses, chain, wallet };
   let workers: WorkerHost | null = null;
   const metrics = createMetrics({ services, workers: () => workers, probe: opts.admin ? opts.admin.probe : undefined });
   let admin: Awaited<ReturnType<typeof buildAdminServer>> | null = null;

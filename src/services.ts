@@ -17,6 +17,8 @@ export interface Services {
   clock: Clock;
   logger: Logger;
   db: Db;
+  /** Reads of scheduled scans, on a connection of their own (Database.scans); tests may leave it out. */
+  scans?: Db;
   verifier: ApiKeyVerifier;
   /** The asset catalog of config.tronNetwork. */
   catalog: AssetCatalog;

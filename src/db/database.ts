@@ -20,6 +20,12 @@ export type Executor = Db | Tx;
 
 export interface Database {
   db: Db;
+  /**
+   * Reads for the scheduled scans that walk far more pages than they return (the sweeper's full
+   * pass, the watch list's load): a connection of their own with a 1 MB page cache, so they do
+   * not evict the pages the API's point reads keep in the read connection's cache. Read-only.
+   */
+  scans: Db;
   sqlite: Sqlite.Database;
   /**
    * The authentication generation: bumped by triggers on every change to merchants or API keys,
@@ -74,9 +80,9 @@ export interface OpenOptions {
 
 /**
  * The second connection, for reads outside transactions (driver.ts): opened after the writer set
- * WAL, refuses writes (query_only), never checkpoints.
+ * WAL, refuses writes (query_only), never checkpoints. `cacheKb`: its page cache.
  */
-function openReader(file: string): Sqlite.Database {
+function openReader(file: string, cacheKb: number): Sqlite.Database {
   const reader = new Sqlite(file, { timeout: BUSY_TIMEOUT_MS });
   reader.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   // Set, not left to the build's defaults, so both connections report the writer's settings.
@@ -88,7 +94,7 @@ function openReader(file: string): Sqlite.Database {
   // are random over a large database: the interior pages of its indexes fit in far less, the
   // leaves would not fit in 16 MB either (the OS cache serves them), so 8 MB keeps the same hits
   // and 8 MB of the server's memory (issue 12's RSS target on a million invoices).
-  reader.pragma('cache_size = -8000');
+  reader.pragma(`cache_size = -${cacheKb}`);
   return reader;
 }
 
@@ -116,7 +122,10 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database {
   sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   sqlite.pragma('foreign_keys = ON');
   if (opts.autoCheckpoint === false) sqlite.pragma('wal_autocheckpoint = 0');
-  const readerDb = openReader(file);
+  const readerDb = openReader(file, 8_000);
+  // Its statements run one at a time behind the dialect's mutex, on a connection that refuses writes.
+  const scanConnection = openReader(file, 1_000);
+  const scans = new Kysely<DB>({ dialect: new PaygateSqliteDialect(scanConnection, busy, null) });
   const reader = new StatementRunner(readerDb, busy);
   const dialect = new PaygateSqliteDialect(sqlite, busy, reader);
   const db = new Kysely<DB>({ dialect });
@@ -140,12 +149,16 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database {
   let closed = false;
   return {
     db,
+    scans,
     sqlite,
     authGeneration,
     settings: () => ({ writer: settingsOf(sqlite), reader: settingsOf(readerDb) }),
     async close() {
       if (closed) return;
       closed = true;
+      await scans.destroy();
+      // kysely closes a dialect's connection only if it ever ran a query: this one may not have.
+      if (scanConnection.open) scanConnection.close();
       await db.destroy();
     },
   };

@@ -80,7 +80,7 @@ export class Sweeper {
     this.maxTxs = opts.maxTxs ?? 12;
     this.dueBatch = opts.dueBatch ?? DUE_BATCH;
     this.scanSlice = opts.scan?.slice ?? SCAN_SLICE;
-    this.fullScan = new FullScan(s.db, opts.scan);
+    this.fullScan = new FullScan(s.scans ?? s.db, opts.scan);
     this.lastScan = s.clock.now().getTime();
   }
 
@@ -206,7 +206,7 @@ export class Sweeper {
     const seen = new Set<string>();
     const out: SweepRequestTarget[] = [];
     // Slice by slice, so that a request on a large database does not hold the event loop.
-    for (const p of [...(await allDuePairs(this.db, 10_000, this.scanSlice)), ...(await nonEmptyMarks(this.db))]) {
+    for (const p of [...(await allDuePairs(this.s.scans ?? this.db, 10_000, this.scanSlice)), ...(await nonEmptyMarks(this.db))]) {
       const k = `${p.address}|${p.asset}`;
       if (!seen.has(k)) out.push(pending(p.address, p.asset));
       seen.add(k);

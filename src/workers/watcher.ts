@@ -97,7 +97,7 @@ export class ChainWatcher implements Worker {
    */
   async refreshWatchlist(): Promise<void> {
     for (;;) {
-      const rows = await addressesAfter(this.s.db, this.lastIndex, WATCHLIST_PAGE);
+      const rows = await addressesAfter(this.s.scans ?? this.s.db, this.lastIndex, WATCHLIST_PAGE);
       for (const r of rows) {
         this.watch.add(r.address);
         this.lastIndex = r.derivation_index;
