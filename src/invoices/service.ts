@@ -172,5 +172,9 @@ async function insertNew(trx: Executor, deps: InvoiceDeps, merchant: MerchantRow
 export async function getInvoice(deps: Pick<InvoiceDeps, 'db'>, merchantId: string, id: string): Promise<InvoiceView> {
   const row = await findInvoice(deps.db, merchantId, id);
   if (!row) throw new AppError('invoice_not_found', 'Invoice not found');
+  // The watcher writes an invoice's status in the transaction that changes its deposits, and
+  // derives `created` only when none is live in time (a late one means the invoice expired:
+  // lifecycle.ts), so a created invoice, the one merchants poll, shows none without a second read.
+  if (row.status === 'created') return invoiceView(row, []);
   return invoiceView(row, liveDepositViews(await liveDepositsOfInvoice(deps.db, row.id)));
 }

@@ -15,6 +15,11 @@ import { createLogger } from '../../src/logger.js';
 import { Writable } from 'node:stream';
 
 const body = { order_id: 'o-1', asset: 'USDT_TRON', amount: '10', expires_in: 600 };
+/**
+ * Keys whose one verification takes far longer (~140 ms) than the 20 ms a queued one may wait:
+ * argon2's library defaults, set here so these tests do not depend on the production setting.
+ */
+const SLOW_HASH = { memoryCost: 65_536, timeCost: 3, parallelism: 4 };
 
 describe('client buckets', () => {
   it('counts an IPv6 client by its /64 and an IPv4-mapped address as IPv4', () => {
@@ -117,8 +122,7 @@ describe('waiting for a hashing slot', () => {
   it('answers 503 with Retry-After, never 401 and never a long wait, for a right key whose turn does not come in time', async () => {
     const v = t.app.services.verifier;
     const { merchant } = await t.merchant();
-    // Production-cost keys: one verification takes far longer than the 20 ms a queued one may wait.
-    const keys = await Promise.all(Array.from({ length: 3 }, async () => (await issueKey(t.app.services.db, t.clock, 'test', merchant.merchant_id)).api_key));
+    const keys = await Promise.all(Array.from({ length: 3 }, async () => (await issueKey(t.app.services.db, t.clock, 'test', merchant.merchant_id, SLOW_HASH)).api_key));
     const answers = await Promise.all(keys.map((key, i) => v.authenticate(key, `192.0.2.${i}`).then(() => 'ok', (e) => e)));
     expect(answers[0]).toBe('ok');
     for (const a of answers.slice(1)) expect(a).toMatchObject({ code: 'service_unavailable', status: 503, headers: { 'retry-after': '1' } });
@@ -131,8 +135,8 @@ describe('waiting for a hashing slot', () => {
     // No queue: while one verification runs, every other key is refused at once.
     const v = new ApiKeyVerifier(t.app.services.db, t.clock, { maxConcurrentHashes: 1, maxQueue: 0 });
     const { merchant } = await t.merchant();
-    const [busyKey, ownerKey] = await Promise.all([0, 1].map(async () => (await issueKey(t.app.services.db, t.clock, 'test', merchant.merchant_id)).api_key));
-    // One production-cost verification holds the only slot, and the owner's retries find no room.
+    const [busyKey, ownerKey] = await Promise.all([0, 1].map(async () => (await issueKey(t.app.services.db, t.clock, 'test', merchant.merchant_id, SLOW_HASH)).api_key));
+    // One slow verification holds the only slot, and the owner's retries find no room.
     const holding = v.authenticate(busyKey!, '198.51.100.1');
     const answers = [];
     for (let i = 0; i < 12; i++) answers.push(await v.authenticate(ownerKey!, '198.51.100.2').then(() => 'ok', (e) => e.code));
@@ -144,7 +148,7 @@ describe('waiting for a hashing slot', () => {
 
   it('logs a key left unchecked for capacity as a warning without a stack, not as an error', async () => {
     const { merchant } = await t.merchant();
-    const keys = await Promise.all(Array.from({ length: 3 }, async () => (await issueKey(t.app.services.db, t.clock, 'test', merchant.merchant_id)).api_key));
+    const keys = await Promise.all(Array.from({ length: 3 }, async () => (await issueKey(t.app.services.db, t.clock, 'test', merchant.merchant_id, SLOW_HASH)).api_key));
     const statuses = (await Promise.all(keys.map((key) => api(t.url, '/v1/probe', { key, body })))).map((r) => r.status).sort();
     expect(statuses).toEqual([200, 503, 503]);
     const refusals = logLines.filter((l) => /service_unavailable/.test(l.msg));
