@@ -294,13 +294,19 @@ describe('safety', () => {
   });
 });
 
+/** A new fixture whose hot wallet holds 10 TRX and deposit address `index` 30 TRX, 3 blocks deep. */
+async function trxDepositWithFundedHot(index: number): Promise<string> {
+  f = await sweepFixture();
+  f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 10n * TRX, mine: true });
+  const d = await f.address(index);
+  await f.deposit(d, 'TRX_TRON', 30n * TRX);
+  f.devnet.control.mine(3);
+  return d;
+}
+
 describe('forks', () => {
   it('a transfer whose block is forked away is sent again with the same bytes and counted once', async () => {
-    f = await sweepFixture();
-    f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 10n * TRX, mine: true });
-    const d = await f.address(13);
-    await f.deposit(d, 'TRX_TRON', 30n * TRX);
-    f.devnet.control.mine(3);
+    const d = await trxDepositWithFundedHot(13);
     const hotBefore = balances(f, f.hot).trx;
     const sweeper = f.sweeper();
     let transfer;
@@ -322,11 +328,7 @@ describe('forks', () => {
     expect(balances(f, f.hot).trx).toBe(hotBefore + 30n * TRX);
   });
   it('a transfer refused with TAPOS_ERROR (its reference block forked away) is sent again only until it expires, then signed anew', async () => {
-    f = await sweepFixture();
-    f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 10n * TRX, mine: true });
-    const d = await f.address(16);
-    await f.deposit(d, 'TRX_TRON', 30n * TRX);
-    f.devnet.control.mine(3);
+    const d = await trxDepositWithFundedHot(16);
     const real = createTronClient({ fullHost: f.devnet.url });
     const answers: { txid: string; code: string; head: number }[] = [];
     let lost = 1; // the first broadcast never reaches the node
