@@ -156,10 +156,13 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database {
     async close() {
       if (closed) return;
       closed = true;
-      await scans.destroy();
-      // kysely closes a dialect's connection only if it ever ran a query: this one may not have.
-      if (scanConnection.open) scanConnection.close();
-      await db.destroy();
+      try {
+        await scans.destroy();
+        // kysely closes a dialect's connection only if it ever ran a query: this one may not have.
+        if (scanConnection.open) scanConnection.close();
+      } finally {
+        await db.destroy();
+      }
     },
   };
 }

@@ -113,7 +113,14 @@ export class PreparedQuery<P extends string, R> {
 
   /** The runner `db` may use directly: the writer for a writeTx transaction, the reader for the database. */
   private direct(db: Runs, write: boolean): StatementRunner | undefined {
-    return transactions.get(db) ?? (write ? undefined : readers.get(db));
+    const writer = transactions.get(db);
+    if (writer) {
+      // SQLite ends a transaction itself on some errors (SQLITE_FULL, IOERR): a statement after
+      // that would run in autocommit, outside the transaction its caller believes it is in.
+      if (!writer.db.inTransaction) throw new Error('prepared query: the transaction was rolled back by SQLite');
+      return writer;
+    }
+    return write ? undefined : readers.get(db);
   }
 
   /** The first row, or undefined. */

@@ -166,8 +166,11 @@ export class Sweeper {
     // clock skew. What that misses (deposits final while serve was down, pairs whose check failed)
     // comes from the full scan's slices, in the room the batch has left.
     const startedAt = this.s.clock.now().getTime();
-    const fresh = await duePairsSince(this.db, new Date(this.lastScan - SKEW_MS).toISOString(), this.dueBatch);
-    if (fresh.length < this.dueBatch) this.lastScan = startedAt;
+    // A fifth of the batch is kept for the full scan: pairs that stay due in the recent look (an
+    // open sweep, a node that keeps failing) must not starve the safety net.
+    const freshRoom = this.dueBatch - Math.floor(this.dueBatch / 5);
+    const fresh = await duePairsSince(this.db, new Date(this.lastScan - SKEW_MS).toISOString(), freshRoom);
+    if (fresh.length < freshRoom) this.lastScan = startedAt;
     const scanned = await this.fullScan.next(startedAt, this.dueBatch - fresh.length);
     const pairs = [...new Map([...fresh, ...scanned].map((p) => [`${p.address}|${p.asset}`, p])).values()];
     pairs.sort((a, b) => a.address.localeCompare(b.address) || ORDER(this.s.catalog.get(a.asset)) - ORDER(this.s.catalog.get(b.asset)));

@@ -222,6 +222,26 @@ describe('the full scan in slices', () => {
     expect(await ticks(sweeper, node.asked, 2)).toEqual([addrs.slice(0, 2), []]);
   });
 
+  it('keeps a fifth of the batch for the full scan: fresh pairs that stay due cannot starve it', async () => {
+    const clock = new ManualClock(new Date());
+    f = await sweepFixture({ clock });
+    const [old] = await oldDeposits(clock, 50, 1);
+    // Five recent pairs the node never answers for: each tick's recent look finds them all again.
+    const fresh: string[] = [];
+    for (let i = 51; i < 56; i++) {
+      const address = await f.address(i);
+      await insertFinalDeposit(f.database.db, f.merchantId, { address, asset: 'USDT_TRON', amount: 1n * USDT, block: 11, updatedAt: clock.now().toISOString() });
+      fresh.push(address);
+    }
+    const node = countingNode(new Set(fresh));
+    const sweeper = f.sweeper({ chain: node.chain, dueBatch: 5, scan: { slice: 100, passMs: PASS_MS } });
+    const perTick = await ticks(sweeper, node.asked, 3);
+    // Four places for the recent look, one for the scan: the old pair is checked on the first tick.
+    expect(perTick[0]).toContain(old);
+    expect(perTick.flat().filter((a) => a === old)).toHaveLength(1);
+    expect(await markOf(old!, 'USDT_TRON')).toMatchObject({ checked_block: 10, balance: '0' });
+  });
+
   it('a `paygate sweep` of every address finds its targets across slices', async () => {
     const clock = new ManualClock(new Date());
     f = await sweepFixture({ clock });
