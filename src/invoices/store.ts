@@ -1,7 +1,7 @@
 /** SQL for invoices. Every read a merchant can trigger is scoped by merchant_id. */
-import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { insertionOrder } from '../db/insertion-order.js';
+import { byValue } from '../db/planner.js';
 import { prepare } from '../db/prepared.js';
 import type { InvoicesTable, InvoiceStatus } from '../db/schema.js';
 
@@ -74,9 +74,9 @@ export async function oldestOpenOfAddress(db: Executor, address: string, asset: 
       .where('address', '=', address)
       .where('asset', '=', asset)
       .where('status', 'in', ['created', 'seen'])
-      // Compared by value (unary +): without statistics SQLite otherwise reads invoices_expiry,
+      // Compared by value: without statistics SQLite otherwise reads invoices_expiry,
       // every open invoice of every merchant, rather than this address's in invoices_address.
-      .where(sql<string>`+expires_at`, '>=', at)
+      .where(byValue<string>('expires_at'), '>=', at)
       .orderBy('created_at')
       .orderBy(insertionOrder)
       .executeTakeFirst()

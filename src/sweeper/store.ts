@@ -1,6 +1,7 @@
 /** SQL of the sweeper: sweeps, their transactions, per-address marks, requests and thresholds. */
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
+import { byValue } from '../db/planner.js';
 import type { SweepMarksTable, SweepRequestsTable, SweepRequestTarget, SweepsTable, SweepTxsTable } from '../db/tables/sweeper.js';
 
 export type SweepRow = SweepsTable;
@@ -30,11 +31,11 @@ function dueQuery(db: Executor) {
  * new, through `deposits_final_by_update`. Older ones are the full scan's to find (scan.ts).
  */
 export async function duePairsSince(db: Executor, since: string, limit: number): Promise<DuePair[]> {
-  // Grouped by value (unary +), not by column: without ANALYZE statistics (serve never runs it)
+  // Grouped by value, not by column: without ANALYZE statistics (serve never runs it)
   // SQLite would otherwise walk all of deposits_final_by_address to spare a sort of a few rows.
   return dueQuery(db)
     .where('d.updated_at', '>=', since)
-    .groupBy([sql`+d.address`, sql`+d.asset`])
+    .groupBy([byValue('d.address'), byValue('d.asset')])
     .orderBy('d.address')
     .limit(limit)
     .execute();
