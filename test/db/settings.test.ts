@@ -33,6 +33,9 @@ describe('durability settings', () => {
     expect(viaReader.rows).toEqual([{ synchronous: 2 }]);
     const fk = await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(database.db);
     expect(fk.rows).toEqual([{ foreign_keys: 1 }]);
+    // The group commit's per-invoice savepoints journal in memory, not in temporary files (a
+    // rollback to a savepoint needs them; recovery after a crash does not).
+    expect(database.sqlite.pragma('temp_store', { simple: true })).toBe(2);
 
     // What the settings mean, as a user would notice: a write goes to the WAL, and a row that
     // names a merchant that does not exist is refused.
