@@ -4,6 +4,14 @@
  * fsyncs it on the event loop, stalling every request for tens or hundreds of milliseconds. The
  * server turns automatic checkpoints off on its connection and this worker, with a connection of
  * its own, runs PASSIVE checkpoints (they never block writers or readers) every `intervalMs`.
+ *
+ * A PASSIVE checkpoint never lets the WAL start over: SQLite rewinds it only when a write begins
+ * with every frame copied and no reader inside it, which a steady stream of commits and reads
+ * never leaves. Measured: 1.2 GB of WAL after 14 s of creations at 4,400/s. Past `restartFrames`
+ * frames the worker tries a RESTART checkpoint every few milliseconds until one finds no write
+ * transaction and no reader in flight: it copies the last frames and the next write starts the WAL
+ * over; the writer's journal_size_limit then truncates the file (database.ts). A try that finds
+ * the database busy gives up at once: it never holds a write up.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -12,16 +20,30 @@ import { Worker } from 'node:worker_threads';
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
+// Never waits for a lock: a checkpoint that finds the writer or a reader busy tries again later.
 const db = new Database(workerData.file, { timeout: 0 });
 db.pragma('synchronous = FULL');
+let restarting = null;
+const frames = (mode) => {
+  try { return db.pragma('wal_checkpoint(' + mode + ')')[0].log; } catch { return -1; /* busy or locked */ }
+};
 const checkpoint = () => {
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch { /* busy or locked: the next tick retries */ }
+  if (restarting || frames('PASSIVE') <= workerData.restartFrames) return;
+  // Only between two write transactions, with no reader in the WAL, can it start over: look for
+  // that moment often, each try giving up at once rather than holding writes up.
+  restarting = setInterval(() => {
+    if (frames('RESTART') !== -1 && frames('PASSIVE') < workerData.restartFrames) {
+      clearInterval(restarting);
+      restarting = null;
+    }
+  }, workerData.restartTryMs);
 };
 const timer = setInterval(checkpoint, workerData.intervalMs);
 parentPort.on('message', (m) => {
   if (m !== 'stop') return;
   clearInterval(timer);
-  checkpoint();
+  clearInterval(restarting);
+  frames('PASSIVE');
   db.close();
   parentPort.postMessage('stopped');
 });
@@ -32,9 +54,15 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-export async function startCheckpointer(file: string, intervalMs = 1000): Promise<Checkpointer> {
+/** WAL frames (4 KiB pages) past which a RESTART checkpoint lets the WAL start over: 64 MiB. */
+export const RESTART_FRAMES = 16_384;
+/** How often, once past RESTART_FRAMES, the worker looks for a moment to let the WAL start over. */
+const RESTART_TRY_MS = 5;
+
+export async function startCheckpointer(file: string, intervalMs = 1000, restartFrames = RESTART_FRAMES): Promise<Checkpointer> {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, intervalMs }, resourceLimits: { maxYoungGenerationSizeMb: 2 } });
+  const workerData = { file, driver, intervalMs, restartFrames, restartTryMs: RESTART_TRY_MS };
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData, resourceLimits: { maxYoungGenerationSizeMb: 2 } });
   await new Promise<void>((resolve, reject) => {
     worker.once('message', () => resolve());
     worker.once('error', reject);

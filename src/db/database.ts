@@ -67,6 +67,8 @@ export const AUTH_GENERATION_MAX_AGE_MS = 100;
 
 /** Longest synchronous wait inside SQLite for a lock; the rest of the wait is asynchronous. */
 export const BUSY_TIMEOUT_MS = 20;
+/** Bytes the WAL file is cut back to once it starts over (64 MiB, the checkpointer's RESTART point). */
+export const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 export const DEFAULT_BUSY: BusyPolicy = { deadlineMs: 10_000, pauseMs: 5, maxPauseMs: 200 };
 
 export interface OpenOptions {
@@ -125,6 +127,8 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database {
   // in temporary files that meant ~40 write calls a creation, in memory none. Only a rollback to
   // a savepoint reads them; recovery after a crash needs the WAL alone.
   sqlite.pragma('temp_store = MEMORY');
+  // After the checkpointer's RESTART the next commit cuts the WAL file back to this (checkpointer.ts).
+  sqlite.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
   if (opts.autoCheckpoint === false) sqlite.pragma('wal_autocheckpoint = 0');
   const readerDb = openReader(file, 8_000);
   // Its statements run one at a time behind the dialect's mutex, on a connection that refuses writes.
