@@ -82,9 +82,9 @@ function bulk(file: string, merchants: string[], o: SeedOptions): void {
   db.pragma('cache_size = -262144');
   const address = db.prepare('insert into deposit_addresses (address, derivation_index, merchant_id, external_user_id, created_at) values (?, ?, ?, ?, ?)');
   const invoice = db.prepare(
-    `insert into invoices (id, merchant_id, order_id, status, asset, network, decimals, address, external_user_id, amount_requested, amount_expected,
+    `insert into invoices (id, merchant_id, order_id, status, asset, network, decimals, address, address_index, external_user_id, amount_requested, amount_expected,
        amount_received, amount_credited, service_fee_payer, service_fee_percent, service_fee_fixed, service_fee_amount, return_url, cancel_url,
-       expires_at, created_at, updated_at) values (?, ?, ?, ?, 'USDT_TRON', 'tron', 6, ?, null, ?, ?, ?, ?, 'merchant', '1', '0', ?, null, null, ?, ?, ?)`,
+       expires_at, created_at, updated_at) values (?, ?, ?, ?, 'USDT_TRON', 'tron', 6, ?, ?, null, ?, ?, ?, ?, 'merchant', '1', '0', ?, null, null, ?, ?, ?)`,
   );
   const deposit = db.prepare(
     `insert into deposits (id, merchant_id, address, asset, decimals, amount, tx_hash, log_index, from_address, block_number, block_hash, block_time,
@@ -122,12 +122,13 @@ function bulk(file: string, merchants: string[], o: SeedOptions): void {
         const status = fresh ? 'created' : open ? (i % 2 ? 'seen' : 'confirmed') : settledOr(STATUSES[i % (STATUSES.length - 1)]!);
         const expires = status === 'created' ? iso(Date.now() + 3_600_000) : iso(created + 3_600_000);
         const addr = fakeAddress(index);
-        address.run(addr, index++, merchant, null, at);
+        const addrIndex = index++;
+        address.run(addr, addrIndex, merchant, null, at);
         const id = uuidv7(created); // as the app makes them: time-ordered (src/db/ids.ts)
         const paid = status !== 'created' && status !== 'expired';
         const amount = String(1_000_000 + (i % 5_000) * 1_000);
         const received = paid ? (status === 'underpaid' ? '500000' : amount) : '0';
-        invoice.run(id, merchant, `seed-${i}`, status, addr, amount, amount, received, paid && !open ? received : '0', '10000', expires, at, at);
+        invoice.run(id, merchant, `seed-${i}`, status, addr, addrIndex, amount, amount, received, paid && !open ? received : '0', '10000', expires, at, at);
         event.run(timeOrderedId('evt_', created), merchant, id, `{"invoice_id":"${id}","status":"created"}`, at);
         if (paid) {
           const block = 60_000_000 + i;

@@ -134,7 +134,13 @@ class Session implements DatabaseConnection {
     }
   }
 
+  /**
+   * Takes the writer for this session; a session that holds it already keeps it. A connection-
+   * bound kysely (the migrator's) is released only at its end, not after each transaction it runs:
+   * its second transaction would otherwise wait for the mutex its first one still holds.
+   */
   async lock(): Promise<void> {
+    if (this.holding) return;
     await this.driver.mutex.lock();
     this.holding = true;
   }
@@ -174,11 +180,12 @@ class ImmediateSqliteDriver implements Driver {
   }
   async beginTransaction(conn: DatabaseConnection): Promise<void> {
     const session = conn as Session;
+    const held = session.holding;
     await session.lock();
     try {
       await this.writer.execute(CompiledQuery.raw('begin immediate'));
     } catch (e) {
-      session.unlock();
+      if (!held) session.unlock();
       throw e;
     }
   }

@@ -26,6 +26,7 @@ import * as m0036 from './migrations/0036_performance.js';
 import * as m0037 from './migrations/0037_unsettled_deposits.js';
 import * as m0038 from './migrations/0038_scheduled_indexes.js';
 import * as m0039 from './migrations/0039_status_counts.js';
+import * as m0040 from './migrations/0040_invoice_address_index.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -47,6 +48,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0037_unsettled_deposits': m0037,
   '0038_scheduled_indexes': m0038,
   '0039_status_counts': m0039,
+  '0040_invoice_address_index': m0040,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

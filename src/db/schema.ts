@@ -137,6 +137,8 @@ export interface InvoicesTable {
   /** The asset's decimals when the invoice was created (amounts below are base units of it). */
   decimals: number;
   address: string;
+  /** The derivation index of `address`: the watcher's way to an address's invoices (migration 0040). */
+  address_index: number;
   external_user_id: string | null;
   amount_requested: string;
   amount_expected: string;

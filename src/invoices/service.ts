@@ -147,6 +147,7 @@ async function insertNew(trx: Executor, deps: InvoiceDeps, merchant: MerchantRow
     network: NETWORK,
     decimals: asset.decimals,
     address: address.address,
+    address_index: address.derivation_index,
     external_user_id: req.externalUserId,
     amount_requested: amount.toString(),
     amount_expected: fees.expected.toString(),

@@ -1,14 +1,15 @@
 /** SQL for invoices. Every read a merchant can trigger is scoped by merchant_id. */
+import type { ExpressionBuilder } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { insertionOrder } from '../db/insertion-order.js';
 import { byValue } from '../db/planner.js';
 import { prepare } from '../db/prepared.js';
-import type { InvoicesTable, InvoiceStatus } from '../db/schema.js';
+import type { DB, InvoicesTable, InvoiceStatus } from '../db/schema.js';
 
 export type InvoiceRow = InvoicesTable;
 
 const COLUMNS = [
-  'id', 'merchant_id', 'order_id', 'status', 'asset', 'network', 'decimals', 'address', 'external_user_id', 'amount_requested', 'amount_expected',
+  'id', 'merchant_id', 'order_id', 'status', 'asset', 'network', 'decimals', 'address', 'address_index', 'external_user_id', 'amount_requested', 'amount_expected',
   'amount_received', 'amount_credited', 'service_fee_payer', 'service_fee_percent', 'service_fee_fixed', 'service_fee_amount', 'return_url',
   'cancel_url', 'expires_at', 'created_at', 'updated_at',
 ] as const satisfies readonly (keyof InvoiceRow)[];
@@ -57,9 +58,21 @@ export async function overdueOpen(db: Executor, before: string, limit: number): 
   return [...created, ...seen].sort((a, b) => (a.expires_at < b.expires_at ? -1 : a.expires_at > b.expires_at ? 1 : 0)).slice(0, limit);
 }
 
+/**
+ * The derivation index of a deposit address, as a subquery: invoices are found through it
+ * (invoices_address_index) and the address text is compared too.
+ */
+const indexOf = (address: string) => (eb: ExpressionBuilder<DB, 'invoices'>) =>
+  eb.selectFrom('deposit_addresses').select('derivation_index').where('deposit_addresses.address', '=', address);
+
 /** The invoice of a per-invoice deposit address (at most one), for the watcher's attribution. */
 export async function invoiceOfAddress(db: Executor, address: string): Promise<Pick<InvoiceRow, 'id' | 'asset' | 'expires_at'> | undefined> {
-  return db.selectFrom('invoices').select(['id', 'asset', 'expires_at']).where('address', '=', address).executeTakeFirst();
+  return db
+    .selectFrom('invoices')
+    .select(['id', 'asset', 'expires_at'])
+    .where('address_index', '=', indexOf(address))
+    .where('address', '=', address)
+    .executeTakeFirst();
 }
 
 /**
@@ -71,11 +84,12 @@ export async function oldestOpenOfAddress(db: Executor, address: string, asset: 
     db
       .selectFrom('invoices')
       .select(['id', 'expires_at'])
+      .where('address_index', '=', indexOf(address))
       .where('address', '=', address)
       .where('asset', '=', asset)
       .where('status', 'in', ['created', 'seen'])
       // Compared by value: without statistics SQLite otherwise reads invoices_expiry,
-      // every open invoice of every merchant, rather than this address's in invoices_address.
+      // every open invoice of every merchant, rather than this address's in invoices_address_index.
       .where(byValue<string>('expires_at'), '>=', at)
       .orderBy('created_at')
       .orderBy(insertionOrder)

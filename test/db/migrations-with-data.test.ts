@@ -13,6 +13,7 @@ import { ManualClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { MIGRATIONS } from '../../src/db/migrate.js';
+import { invoiceOfAddress } from '../../src/invoices/store.js';
 import { publicInfoOf } from '../../src/wallet/hd.js';
 import { tempDir, TEST_HASH_COST } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
@@ -103,6 +104,8 @@ describe('upgrades with data', () => {
         const inv = await api(url, `/v1/invoices/${INVOICE}`, { key: API_KEY });
         expect(inv.status, inv.text).toBe(200);
         expect(inv.body).toMatchObject({ invoice_id: INVOICE, order_id: 'order-old', status: 'created', asset: 'USDT_TRON', address: VECTORS[0], amount_requested: '10.5' });
+        // The watcher still finds it from its address: a payment to it pays it (0040's backfill).
+        expect(await invoiceOfAddress(app.services.db, VECTORS[0] as string)).toMatchObject({ id: INVOICE, asset: 'USDT_TRON' });
       }
       if (filled.has('wallet')) {
         // The index counter carried over: a new invoice gets the next address, never a used one.

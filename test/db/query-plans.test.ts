@@ -111,8 +111,8 @@ export const HOT_QUERIES: HotQuery[] = [
   // Every other scheduled query over a large table (docs/decisions.md "Every scheduled query, audited").
   // The chain watcher's write transaction, per block range: recording transfers…
   { name: 'watcher: a transfer recorded before', run: (db) => findDeposit(db, TX, 0), index: 'deposits_tx_log' },
-  { name: 'watcher: the invoice of a per-invoice address', run: (db) => invoiceOfAddress(db, ADDR), index: /INDEX invoices_address \(address=\?\)/ },
-  { name: 'watcher: the oldest open invoice of a permanent address', run: (db) => oldestOpenOfAddress(db, ADDR, 'USDT_TRON', NOW), index: /INDEX invoices_address \(address=\? AND status=\?\)/ },
+  { name: 'watcher: the invoice of a per-invoice address', run: (db) => invoiceOfAddress(db, ADDR), index: /INDEX invoices_address_index \(address_index=\?\)/ },
+  { name: 'watcher: the oldest open invoice of a permanent address', run: (db) => oldestOpenOfAddress(db, ADDR, 'USDT_TRON', NOW), index: /INDEX invoices_address_index \(address_index=\? AND status=\?\)/ },
   // …then progress, expiry against the horizon and settlement of the invoices touched.
   { name: 'watcher: overdue open invoices', run: (db) => overdueOpen(db, NOW, 200), index: /INDEX invoices_expiry \(status=\? AND expires_at<\?\)/, ordered: true },
   { name: 'watcher settlement: the invoice', run: (db) => settleInvoice(db as unknown as Tx, settle, ID), index: 'sqlite_autoindex_invoices_1' },

@@ -16,6 +16,7 @@ const invoice: InvoicesTable = {
   network: 'tron',
   decimals: 6,
   address: 'TSeJkUh4Qv67VNFwY8LaAxERygNdy6NQZK',
+  address_index: 1,
   external_user_id: null,
   amount_requested: '25000000',
   amount_expected: '25000000',
