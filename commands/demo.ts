@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { PaygateCommand } from '../src/cli/base.js';
 import { durationFlag } from '../src/cli/flags.js';
-import { startDemo, type DemoInfo } from '../src/demo/index.js';
+import type { DemoInfo } from '../src/demo/index.js';
 import { demoInstructions } from '../src/demo/instructions.js';
 import { runTour, type TourStep } from '../src/demo/tour.js';
 import { AppError } from '../src/errors.js';
@@ -18,6 +18,10 @@ export default class Demo extends PaygateCommand {
 
   async run(): Promise<(DemoInfo & { stopped: true }) | { tour: TourStep[] }> {
     const { flags } = await this.parse(Demo);
+    // Imported here, not at the top: oclif imports every command module to list the commands, and
+    // the demo's devnet loads tronweb, which `serve` must not carry (decisions: "tronweb only
+    // where a transaction is built or signed").
+    const { startDemo } = await import('../src/demo/index.js');
     const demo = await startDemo({
       port: flags.tour ? 0 : flags.port,
       blockTimeMs: flags['block-time'],

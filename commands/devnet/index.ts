@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import pino from 'pino';
 import { PaygateCommand } from '../../src/cli/base.js';
 import { durationFlag } from '../../src/cli/flags.js';
-import { startDevnet, type DevnetToken } from '../../src/devnet/index.js';
+import type { DevnetToken } from '../../src/devnet/index.js';
 
 interface DevnetResult {
   url: string;
@@ -28,6 +28,9 @@ export default class Devnet extends PaygateCommand {
     const { flags } = await this.parse(Devnet);
     // Request logs go to stderr so --json output stays clean; bodies (never keys) are not logged.
     const logger = pino({ level: process.env.LOG_LEVEL ?? 'warn' }, pino.destination(2));
+    // Imported here: oclif imports every command module to list the commands, and the devnet loads
+    // tronweb, which `serve` must not carry.
+    const { startDevnet } = await import('../../src/devnet/index.js');
     const devnet = await startDevnet({
       port: flags.port,
       host: flags.host,

@@ -2,8 +2,10 @@
  * TronClient over the java-tron HTTP API. Every network call goes through NodeHttp (timeouts,
  * retries, API key, typed errors); tronweb is used offline only, to build transactions from a
  * reference block we fetched ourselves and to sign them. Nothing here knows which node it talks to.
+ * tronweb (with ethers inside, ~51 MB of memory) and the protobuf half of tx-codec are imported on
+ * the first build or sign, so a `serve` that only watches and answers the API never loads them.
  */
-import { TronWeb } from 'tronweb';
+import type { TronWeb } from 'tronweb';
 import { toHexAddress } from './address.js';
 import type {
   AccountResources,
@@ -24,7 +26,8 @@ import { NodeHttp, type NodeHttpOptions } from './http.js';
 import { ParseWorker } from './parse-worker.js';
 import { isEmptyAnswer, parseAccount, parseBlock, parseHeader, parseInfo, parseResources, parseScanBlock, parseTx } from './parse.js';
 import { addressWord, decodeTransferCall, uintWord } from './trc20.js';
-import { encodeRawData, txIdOf, type TronTransactionJson } from './tx-codec.js';
+import type { TronTransactionJson } from './tx-codec.js';
+import { txIdOf } from './tx-id.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = Record<string, any>;
@@ -35,6 +38,18 @@ export type TronClientOptions = NodeHttpOptions;
 export const BLOCK_RANGE_LIMIT = 100;
 const DEFAULT_EXPIRATION_MS = 60_000;
 const MAX_EXPIRATION_MS = 24 * 3600_000;
+
+/** What building and signing need, loaded on first use. */
+interface Offline {
+  tw: TronWeb;
+  encodeRawData: (tx: TronTransactionJson) => string;
+}
+
+async function loadOffline(fullHost: string): Promise<Offline> {
+  const [{ TronWeb }, { encodeRawData }] = await Promise.all([import('tronweb'), import('./tx-codec.js')]);
+  // Used offline only (building from our own reference block, signing); it makes no request.
+  return { tw: new TronWeb({ fullHost }), encodeRawData };
+}
 
 interface RefBlock {
   ref_block_bytes: string;
@@ -68,14 +83,21 @@ function hexMessage(m: unknown): string {
 
 export class TronwebTronClient implements TronClient {
   readonly http: NodeHttp;
-  private readonly tw: TronWeb;
+  private offlineLoad: Promise<Offline> | null = null;
   /** Block ranges and block infos (the watcher's large answers) are parsed off the event loop. */
   private readonly parser = new ParseWorker();
 
   constructor(opts: TronClientOptions) {
     this.http = new NodeHttp(opts);
-    // Used offline only (building from our own reference block, signing); it makes no request.
-    this.tw = new TronWeb({ fullHost: this.http.fullHost });
+  }
+
+  /** tronweb and the transaction codec, imported once; a failed import is tried again next time. */
+  private offline(): Promise<Offline> {
+    this.offlineLoad ??= loadOffline(this.http.fullHost).catch((e: unknown) => {
+      this.offlineLoad = null;
+      throw e;
+    });
+    return this.offlineLoad;
   }
 
   /** Releases the parse worker for good: a call still under way gets an error, never a new thread. */
@@ -174,13 +196,15 @@ export class TronwebTronClient implements TronClient {
 
   async buildTrxTransfer(p: { from: string; to: string; amount: bigint } & BuildOptions): Promise<TronTransactionJson> {
     const blockHeader = await this.refBlock(p);
-    const tx = await this.tw.transactionBuilder.sendTrx(p.to, safeNumber(p.amount, 'amount'), p.from, { blockHeader } as any);
+    const { tw } = await this.offline();
+    const tx = await tw.transactionBuilder.sendTrx(p.to, safeNumber(p.amount, 'amount'), p.from, { blockHeader } as any);
     return tx as unknown as TronTransactionJson;
   }
 
   async buildTrc20Transfer(p: { contract: string; from: string; to: string; amount: bigint; feeLimit: bigint } & BuildOptions): Promise<TronTransactionJson> {
     const blockHeader = await this.refBlock(p);
-    const { transaction } = await this.tw.transactionBuilder.triggerSmartContract(
+    const { tw } = await this.offline();
+    const { transaction } = await tw.transactionBuilder.triggerSmartContract(
       p.contract,
       'transfer(address,uint256)',
       { feeLimit: safeNumber(p.feeLimit, 'feeLimit'), txLocal: true, blockHeader } as any,
@@ -197,13 +221,15 @@ export class TronwebTronClient implements TronClient {
 
   async buildFreezeBalanceV2(p: { owner: string; amount: bigint; resource: Resource } & BuildOptions): Promise<TronTransactionJson> {
     const blockHeader = await this.refBlock(p);
-    const tx = await this.tw.transactionBuilder.freezeBalanceV2(safeNumber(p.amount, 'amount'), p.resource, p.owner, { blockHeader } as any);
+    const { tw } = await this.offline();
+    const tx = await tw.transactionBuilder.freezeBalanceV2(safeNumber(p.amount, 'amount'), p.resource, p.owner, { blockHeader } as any);
     return tx as unknown as TronTransactionJson;
   }
 
   async buildDelegateResource(p: { owner: string; receiver: string; amount: bigint; resource: Resource; lock?: boolean } & BuildOptions): Promise<TronTransactionJson> {
     const blockHeader = await this.refBlock(p);
-    const tx = await this.tw.transactionBuilder.delegateResource(safeNumber(p.amount, 'amount'), p.receiver, p.resource, p.owner, p.lock ?? false, undefined, {
+    const { tw } = await this.offline();
+    const tx = await tw.transactionBuilder.delegateResource(safeNumber(p.amount, 'amount'), p.receiver, p.resource, p.owner, p.lock ?? false, undefined, {
       blockHeader,
     } as any);
     return tx as unknown as TronTransactionJson;
@@ -211,16 +237,18 @@ export class TronwebTronClient implements TronClient {
 
   async buildUnDelegateResource(p: { owner: string; receiver: string; amount: bigint; resource: Resource } & BuildOptions): Promise<TronTransactionJson> {
     const blockHeader = await this.refBlock(p);
-    const tx = await this.tw.transactionBuilder.undelegateResource(safeNumber(p.amount, 'amount'), p.receiver, p.resource, p.owner, { blockHeader } as any);
+    const { tw } = await this.offline();
+    const tx = await tw.transactionBuilder.undelegateResource(safeNumber(p.amount, 'amount'), p.receiver, p.resource, p.owner, { blockHeader } as any);
     return tx as unknown as TronTransactionJson;
   }
 
   async sign(tx: TronTransactionJson, privateKeyHex: string): Promise<TronTransactionJson> {
     // What we sign must be what the bytes say: the JSON, raw_data_hex and txID have to agree.
     if (txIdOf(tx.raw_data_hex) !== tx.txID.toLowerCase()) throw new Error('txID is not sha256(raw_data)');
+    const { tw, encodeRawData } = await this.offline();
     if (encodeRawData(tx) !== tx.raw_data_hex.toLowerCase()) throw new Error('raw_data does not match raw_data_hex');
     const copy = structuredClone(tx);
-    const signed = await this.tw.trx.sign(copy as any, privateKeyHex.replace(/^0x/, ''));
+    const signed = await tw.trx.sign(copy as any, privateKeyHex.replace(/^0x/, ''));
     return signed as unknown as TronTransactionJson;
   }
 

@@ -2,7 +2,8 @@
  * Transaction bytes: decoding `raw_data_hex` (the protobuf a signature covers) into java-tron's JSON
  * shape, txID = sha256(raw_data), and signer recovery. Shared by the client (to check what it is
  * about to sign), the devnet (to validate broadcasts) and the fixture tests. The protobuf classes
- * are tronweb's own (`globalThis.TronWebProto`, registered by the static tronweb import).
+ * are tronweb's own (`globalThis.TronWebProto`, registered by the static tronweb import), so the
+ * client imports this module only when it builds or signs (txIdOf lives in tx-id.ts, without them).
  */
 import { TronWeb, utils } from 'tronweb';
 
@@ -111,10 +112,7 @@ export function encodeRawData(tx: { raw_data: RawDataJson; visible?: boolean }):
   return utils.transaction.txPbToRawDataHex(pb).toLowerCase();
 }
 
-/** txID = sha256(raw_data bytes), lower-case hex without 0x. */
-export function txIdOf(rawDataHex: string): string {
-  return utils.ethersUtils.sha256(Buffer.from(rawDataHex, 'hex')).slice(2).toLowerCase();
-}
+export { txIdOf } from './tx-id.js';
 
 /**
  * The `41…` hex address whose key produced `signatureHex` over `txIdHex`, or null when the

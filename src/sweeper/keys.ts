@@ -4,8 +4,7 @@
  * the one that made the address, must never sign (refused with an alert by the caller). Keys stay
  * in local variables of the signing call; they never reach a log, an error or the database.
  */
-import { TronWeb } from 'tronweb';
-import { depositPrivateKey, hotWalletPrivateKey } from '../wallet/hd.js';
+import { depositPrivateKey, hotWalletPrivateKey, tronAddressOfPrivateKey } from '../wallet/hd.js';
 import type { UnlockedWallet } from '../wallet/keystore.js';
 
 export class KeyMismatchError extends Error {
@@ -15,25 +14,19 @@ export class KeyMismatchError extends Error {
   }
 }
 
-function addressOfKey(privateKeyHex: string): string {
-  const a = TronWeb.address.fromPrivateKey(privateKeyHex);
-  if (typeof a !== 'string') throw new Error('could not derive an address from a key');
-  return a;
-}
-
 /** Calls `use` with the deposit key of `index` after checking it owns `address`. */
 export async function withDepositKey<T>(wallet: UnlockedWallet, index: number, address: string, use: (key: string) => Promise<T>): Promise<T> {
   const key = depositPrivateKey(wallet.mnemonic, index);
-  if (addressOfKey(key) !== address) throw new KeyMismatchError(address, index);
+  if (tronAddressOfPrivateKey(key) !== address) throw new KeyMismatchError(address, index);
   return use(key);
 }
 
 /** The hot wallet address, derived from the unlocked seed (never read from the database). */
 export function hotAddressOf(wallet: UnlockedWallet): string {
-  return addressOfKey(hotWalletPrivateKey(wallet.mnemonic));
+  return tronAddressOfPrivateKey(hotWalletPrivateKey(wallet.mnemonic));
 }
 
 export async function withHotKey<T>(wallet: UnlockedWallet, use: (key: string, address: string) => Promise<T>): Promise<T> {
   const key = hotWalletPrivateKey(wallet.mnemonic);
-  return use(key, addressOfKey(key));
+  return use(key, tronAddressOfPrivateKey(key));
 }

@@ -2,12 +2,18 @@
  * HD derivation for TRON (BIP44 coin type 195). Deposit addresses are m/44'/195'/0'/0/i, derived
  * from the account's extended public key only: the API and the watcher never hold the seed. The hot
  * wallet is m/44'/195'/1'/0/0. Private keys are derived from the mnemonic only by the signers.
+ *
+ * Built on @scure/bip32 and @scure/bip39 and node:crypto, not on tronweb's bundled ethers: `serve`
+ * unlocks the keystore and derives addresses at start, and loading tronweb for that alone cost
+ * ~51 MB of memory. test/wallet/hd-equivalence.test.ts proves the results equal ethers'.
  */
 import { secp256k1 } from '@noble/curves/secp256k1';
-import { createHmac } from 'node:crypto';
-import { TronWeb, utils } from 'tronweb';
-
-const { ethersHDNodeWallet, keccak256, isValidMnemonic, Mnemonic } = utils.ethersUtils;
+import { keccak_256 } from '@noble/hashes/sha3';
+import { HDKey } from '@scure/bip32';
+import { entropyToMnemonic, validateMnemonic } from '@scure/bip39';
+import { wordlist as english } from '@scure/bip39/wordlists/english';
+import { createHmac, pbkdf2Sync } from 'node:crypto';
+import { addressFromBytes } from '../chain/address.js';
 
 export type CurvePoint = InstanceType<typeof secp256k1.ProjectivePoint>;
 
@@ -16,27 +22,70 @@ export const HOT_WALLET_PATH = "m/44'/195'/1'/0/0";
 /** Non-hardened child indexes are below 2^31; past that the deposit index space is exhausted. */
 export const INDEX_SPACE = 2 ** 31;
 
+const INVALID_MNEMONIC = 'not a valid BIP39 English mnemonic (12 to 24 words with a correct checksum)';
+const WORD_COUNTS = [12, 15, 18, 21, 24];
+
 /** base58check TRON address of an uncompressed (65-byte, 04-prefixed) secp256k1 public key. */
 export function tronAddressOfPublicKey(uncompressed: Uint8Array): string {
-  const hash = keccak256(uncompressed.subarray(1));
-  return TronWeb.address.fromHex(`41${hash.slice(-40)}`);
+  const body = new Uint8Array(21);
+  body[0] = 0x41;
+  body.set(keccak_256(uncompressed.subarray(1)).subarray(12), 1);
+  return addressFromBytes(body);
+}
+
+/** Signer side: the address of a private key (hex), from its uncompressed public key. */
+export function tronAddressOfPrivateKey(privateKeyHex: string): string {
+  let publicKey: Uint8Array;
+  try {
+    publicKey = secp256k1.getPublicKey(privateKeyHex, false);
+  } catch {
+    throw new Error('could not derive an address from a key');
+  }
+  return tronAddressOfPublicKey(publicKey);
 }
 
 /** A fresh 24-word English mnemonic from 256 bits of OS randomness. */
 export function generateMnemonic(): string {
   const entropy = new Uint8Array(32);
   crypto.getRandomValues(entropy);
-  return Mnemonic.fromEntropy(entropy).phrase;
+  return entropyToMnemonic(entropy, english);
 }
 
 /** Normalises whitespace and case; throws when the phrase is not a valid BIP39 English mnemonic. */
 export function normaliseMnemonic(text: string): string {
   const phrase = text.trim().toLowerCase().split(/\s+/).join(' ');
-  const words = phrase.split(' ').length;
-  if (![12, 15, 18, 21, 24].includes(words) || !isValidMnemonic(phrase)) {
-    throw new Error('not a valid BIP39 English mnemonic (12 to 24 words with a correct checksum)');
-  }
+  if (canonicalPhrase(phrase) === null) throw new Error(INVALID_MNEMONIC);
   return phrase;
+}
+
+/**
+ * The phrase whose bytes BIP39 hashes into the seed: the words after NFKD (as BIP39 and ethers
+ * compare them, so a full-width "ａbandon" is "abandon"), one space apart; null when invalid. Every
+ * English word is ASCII a-z, so anything else left after NFKD is invalid before the word list is
+ * asked (@scure/bip39 would NFKD the whole phrase and could split a word in two; ethers did not).
+ */
+function canonicalPhrase(text: string): string | null {
+  const words = text.trim().toLowerCase().split(/\s+/).map((w) => w.normalize('NFKD'));
+  if (!WORD_COUNTS.includes(words.length) || !words.every((w) => /^[a-z]+$/.test(w))) return null;
+  const phrase = words.join(' ');
+  return validateMnemonic(phrase, english) ? phrase : null;
+}
+
+/**
+ * The BIP32 master key of a mnemonic: BIP39 seed with the empty passphrase (PBKDF2-HMAC-SHA512,
+ * 2048 rounds, salt "mnemonic"). node:crypto's PBKDF2, not @scure/bip39's mnemonicToSeedSync (the
+ * same bytes): that one is pure JavaScript, ~11 ms a seed on the event loop against ~1 ms, and the
+ * sweeper derives a key for every sweep it starts and every transaction it signs.
+ */
+function masterKeyOf(phrase: string): HDKey {
+  const canonical = canonicalPhrase(phrase);
+  if (canonical === null) throw new Error(INVALID_MNEMONIC);
+  const seed = pbkdf2Sync(canonical, 'mnemonic', 2048, 64, 'sha512');
+  try {
+    return HDKey.fromMasterSeed(seed);
+  } finally {
+    seed.fill(0);
+  }
 }
 
 export interface WalletPublicInfo {
@@ -46,34 +95,42 @@ export interface WalletPublicInfo {
 
 /** What the database keeps about a mnemonic: the deposit account xpub and the hot wallet address. */
 export function publicInfoOf(phrase: string): WalletPublicInfo {
-  const account = ethersHDNodeWallet.fromPhrase(phrase, undefined, DEPOSIT_ACCOUNT_PATH);
-  const hot = ethersHDNodeWallet.fromPhrase(phrase, undefined, HOT_WALLET_PATH);
-  return { depositXpub: account.neuter().extendedKey, hotAddress: tronAddressOfPublicKey(hexBytes(hot.signingKey.publicKey)) };
+  const master = masterKeyOf(phrase);
+  const hot = master.derive(HOT_WALLET_PATH);
+  return { depositXpub: master.derive(DEPOSIT_ACCOUNT_PATH).publicExtendedKey, hotAddress: tronAddressOfPublicKey(uncompressed(hot.publicKey)) };
 }
 
 /** Signer side only: the private key (hex, no 0x) of deposit address i or of the hot wallet. */
 export function depositPrivateKey(phrase: string, index: number): string {
   assertIndex(index);
-  return ethersHDNodeWallet.fromPhrase(phrase, undefined, `${DEPOSIT_ACCOUNT_PATH}/${index}`).privateKey.slice(2);
+  return privateKeyAt(phrase, `${DEPOSIT_ACCOUNT_PATH}/${index}`);
 }
 
 export function hotWalletPrivateKey(phrase: string): string {
-  return ethersHDNodeWallet.fromPhrase(phrase, undefined, HOT_WALLET_PATH).privateKey.slice(2);
+  return privateKeyAt(phrase, HOT_WALLET_PATH);
+}
+
+function privateKeyAt(phrase: string, path: string): string {
+  const key = masterKeyOf(phrase).derive(path).privateKey;
+  if (!key) throw new Error(`no private key at ${path}`);
+  return Buffer.from(key).toString('hex');
 }
 
 function assertIndex(index: number): void {
   if (!Number.isInteger(index) || index < 0 || index >= INDEX_SPACE) throw new RangeError(`derivation index out of range: ${index}`);
 }
 
-function hexBytes(hex: string): Uint8Array {
-  return Uint8Array.from(Buffer.from(hex.replace(/^0x/, ''), 'hex'));
+/** The 65-byte form of a 33-byte compressed public key. */
+function uncompressed(compressed: Uint8Array | null): Uint8Array {
+  if (!compressed) throw new Error('no public key');
+  return secp256k1.ProjectivePoint.fromHex(compressed).toRawBytes(false);
 }
 
 /**
  * Watch-only derivation of deposit addresses from the account xpub (BIP32 CKDpub). The parent
  * point is decoded once and kept, so a child costs one base-point multiplication, one addition and
- * a keccak: about half what ethers' generic HDNodeWallet.deriveChild spends (it decompresses points
- * twice per child). The constructor checks itself against ethers on child 0.
+ * a keccak. The constructor checks itself on child 0 against @scure/bip32's own CKDpub (another
+ * implementation of the same step: its HMAC, its tweak, its point addition).
  */
 export class DepositKeyChain {
   readonly chainCode: Buffer;
@@ -81,13 +138,14 @@ export class DepositKeyChain {
   private readonly parent: CurvePoint;
 
   constructor(readonly xpub: string) {
-    const node = ethersHDNodeWallet.fromExtendedKey(xpub);
-    if ('privateKey' in node) throw new Error('the deposit account key must be an xpub, not an xprv');
+    const node = HDKey.fromExtendedKey(xpub);
+    if (node.privateKey) throw new Error('the deposit account key must be an xpub, not an xprv');
     if (node.depth !== 4) throw new Error(`the deposit xpub must be at depth 4 (${DEPOSIT_ACCOUNT_PATH}), got ${node.depth}`);
-    this.chainCode = Buffer.from(node.chainCode.slice(2), 'hex');
-    this.parentCompressed = Buffer.from(node.publicKey.slice(2), 'hex');
+    if (!node.chainCode || !node.publicKey) throw new Error('the deposit xpub has no chain code or public key');
+    this.chainCode = Buffer.from(node.chainCode);
+    this.parentCompressed = Buffer.from(node.publicKey);
     this.parent = secp256k1.ProjectivePoint.fromHex(this.parentCompressed);
-    const reference = tronAddressOfPublicKey(secp256k1.ProjectivePoint.fromHex(hexBytes(node.deriveChild(0).publicKey)).toRawBytes(false));
+    const reference = tronAddressOfPublicKey(uncompressed(node.deriveChild(0).publicKey));
     if (this.addressAt(0) !== reference) throw new Error('deposit key derivation self-check failed');
   }
 
