@@ -33,8 +33,9 @@ describe('checkpointer', () => {
     const file = path.join(tempDir(), 'restart.db');
     const database = openDatabase(file, { autoCheckpoint: false });
     await migrateToLatest(database.db);
-    const restartFrames = 256; // 1 MiB
-    const checkpointer = await startCheckpointer(file, 10, restartFrames);
+    // Past 1 MiB; tries every 5 ms, as the test's writes leave only microseconds between two
+    // transactions (serve's batches leave far more).
+    const checkpointer = await startCheckpointer(file, 10, { frames: 256, tryMs: 5 });
     let written = 0;
     let largest = 0;
     try {
