@@ -35,8 +35,15 @@ const restart = () => {
   clearInterval(restarting);
   restarting = null;
 };
+let tries = 0;
 const checkpoint = () => {
-  if (restarting || frames('PASSIVE') <= workerData.restartFrames) return;
+  if (restarting || frames('PASSIVE') <= workerData.restartFrames) {
+    // A reader that never leaves the WAL (a shell left in a transaction) defeats every try: after
+    // a minute of them, one try a tick.
+    if (restarting && ++tries % 60 === 0) { clearInterval(restarting); restarting = setInterval(restart, workerData.intervalMs); }
+    return;
+  }
+  tries = 0;
   // Only between two write transactions, with no reader in the WAL, can it start over: look for
   // that moment a few times a second, each try giving up at once rather than waiting for a lock.
   restarting = setInterval(restart, workerData.restartTryMs);

@@ -18,6 +18,7 @@ import { advanceDeposits, orphanDropped } from './deposit-progress.js';
 import type { Worker } from './host.js';
 import type { WorkerLease } from './lease.js';
 import { dropScannedAbove, lowestScanned, pruneScanned, readCursor, scannedBlock, scannedFrom, storeScanned, writeCursor, type Cursor } from './watcher-store.js';
+import { loadWatchlist } from './watchlist-loader.js';
 
 export const WATCHER_NAME = 'chain-watcher';
 /** Mainnet's block interval, used to estimate where a first scan starts. */
@@ -75,6 +76,7 @@ export class ChainWatcher implements Worker {
   private readonly tokens: TokenSet;
   private readonly watch = new Watchlist();
   private lastIndex = -1;
+  private loaded = false;
   private readonly prefetchDepth: number;
   /** Consecutive ranges being fetched ahead of the cursor, oldest first. */
   private prefetched: { from: number; to: number; promise: Promise<Fetched> }[] = [];
@@ -93,9 +95,17 @@ export class ChainWatcher implements Worker {
    * Loads the deposit addresses handed out since the last look. Indexes are taken from the
    * wallet's counter inside the allocating write transaction, and SQLite commits one writer at a
    * time, so a higher index is never visible before a lower one: `> last index` misses nothing.
-   * A first load of a million addresses goes in pages, so their rows never sit in memory at once.
+   * The first load reads on a worker thread what the database holds then; the pages below pick up
+   * what was handed out since, and then each tick's new addresses.
    */
   async refreshWatchlist(): Promise<void> {
+    if (!this.loaded) {
+      // The first load (every address handed out so far) on a worker thread: watchlist-loader.ts.
+      const first = await loadWatchlist(this.s.config.databasePath, this.lastIndex);
+      this.watch.prefixes.load(first.prefixes);
+      this.lastIndex = first.lastIndex;
+      this.loaded = true;
+    }
     for (;;) {
       const rows = await addressesAfter(this.s.scans ?? this.s.db, this.lastIndex, WATCHLIST_PAGE);
       for (const r of rows) {

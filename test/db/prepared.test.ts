@@ -44,9 +44,12 @@ describe('prepared queries', () => {
 
   it('leave question marks inside quoted text and values that are not integers alone', () => {
     const order = [{ value: 'x' }, { value: 5 }, { value: 1.5 }, { value: 7n }];
-    const out = inlineLimits(`select '?', "a?" from t where s = ? limit ? offset ? -- 'limit ?'\nlimit ?`, order);
-    expect(out.sql).toBe(`select '?', "a?" from t where s = ? limit 5 offset ? -- 'limit ?'\nlimit 7`);
+    const out = inlineLimits(`select 'it''s ? limit ?', "a?" from t where s = ? limit ? offset ? union select 1 limit ?`, order);
+    expect(out.sql).toBe(`select 'it''s ? limit ?', "a?" from t where s = ? limit 5 offset ? union select 1 limit 7`);
     expect(out.order).toEqual([{ value: 'x' }, { value: 1.5 }]);
+    // SQL with a comment is left as it is (a quote in a comment would mislead the scan).
+    const commented = `select ? limit ? -- it's`;
+    expect(inlineLimits(commented, [{ value: 'x' }, { value: 5 }])).toEqual({ sql: commented, order: [{ value: 'x' }, { value: 5 }] });
     expect(() => inlineLimits('select ? , ?', [{ value: 1 }])).toThrow(/more placeholders/);
     expect(() => inlineLimits('select ?', [{ value: 1 }, { value: 2 }])).toThrow(/fewer placeholders/);
   });
