@@ -23,6 +23,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { approvedMerchantWithKey, issueKey } from '../src/keys/service.js';
 import { insertPayout, NOT_SIGNED } from '../src/payouts/store.js';
 import { SERVE_POOL_AHEAD } from '../src/wallet/pool.js';
+import { overdueExpired } from './lib/seed.js';
 import { initWallet } from '../src/wallet/service.js';
 
 export interface ServerInfo {
@@ -73,6 +74,7 @@ async function real(): Promise<void> {
   const url = await app.start();
   const db = app.services.db;
   await app.services.addresses.start(db); // the address pool full before the load starts
+  if (process.env.BENCH_DB) await overdueExpired(db, (line) => process.stderr.write(`${line}\n`));
   const merchant = merchantId ?? (await db.selectFrom('api_keys').select('merchant_id').orderBy('created_at', 'desc').executeTakeFirstOrThrow()).merchant_id;
   // Invoices to read: a sample of the merchant's (seeded ones on a seeded database), else 1,000 new.
   // Of the same shape on a seeded database as on a fresh one (open, no deposits yet), so that a

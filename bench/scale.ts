@@ -27,7 +27,7 @@ import { eventsOf } from '../src/webhooks/outbox.js';
 import { runApiBench, type ApiBenchResult } from './lib/api-bench.js';
 import { cannon } from './lib/cannon.js';
 import { rssMb } from './lib/child.js';
-import { envFor, seededIn, type Seeded } from './lib/seed.js';
+import { envFor, overdueExpired, seededIn, type Seeded } from './lib/seed.js';
 import { summary } from './lib/summary.js';
 
 const arg = (name: string, dflt: string) => {
@@ -109,6 +109,7 @@ async function serveRss(s: Seeded): Promise<{ watching: number; underLoad: numbe
       if (waited > 120_000) throw new Error('the watcher scanned nothing in 2 minutes');
       await new Promise((r) => setTimeout(r, 200));
     }
+    await overdueExpired(setup.db, (line) => console.log(line));
     const watching = rssMb(child.pid!);
     const auth = { 'x-api-key': key };
     let n = 0;

@@ -19,7 +19,7 @@ import path from 'node:path';
 import { fromHexAddress } from '../../src/chain/address.js';
 import { systemClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
-import { openDatabase } from '../../src/db/database.js';
+import { openDatabase, type Db } from '../../src/db/database.js';
 import { timeOrderedId, uuidv7 } from '../../src/db/ids.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { changeMerchant, createMerchant } from '../../src/merchants/service.js';
@@ -184,4 +184,23 @@ if (process.argv[1] === import.meta.filename) {
   };
   const s = await seed(arg('out', '/tmp/paygate-seed/paygate.db'), { invoices: Number(arg('invoices', '1000000')), permanent: Number(arg('permanent', '100000')) });
   console.log(`seeded ${s.file} in ${s.seconds.toFixed(0)} s; merchant 0 = ${s.merchantId}`);
+}
+
+/**
+ * Waits until the server's expiry job has expired every overdue invoice. A seeded database is
+ * reused between runs and holds the invoices earlier runs created (expiring an hour later): a run
+ * that starts with tens of thousands overdue would measure the expiry catching up beside its
+ * load, which a running system does a few at a time, all along. Gives up after `timeoutMs`.
+ */
+export async function overdueExpired(db: Db, log: (line: string) => void, timeoutMs = 300_000): Promise<void> {
+  const overdue = async () =>
+    Number(
+      (await db.selectFrom('invoices').select((eb) => eb.fn.countAll().as('n')).where('status', '=', 'created').where('expires_at', '<', new Date().toISOString()).executeTakeFirst())?.n ?? 0,
+    );
+  const started = Date.now();
+  for (let n = await overdue(); n > 0; n = await overdue()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`${n} overdue invoices still not expired after ${timeoutMs / 1000} s`);
+    log(`waiting for the expiry of ${n} overdue invoices left by earlier runs`);
+    await new Promise((r) => setTimeout(r, 2_000));
+  }
 }
