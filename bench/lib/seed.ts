@@ -22,8 +22,10 @@ import { parseConfig } from '../../src/config.js';
 import { openDatabase, type Db } from '../../src/db/database.js';
 import { timeOrderedId, uuidv7 } from '../../src/db/ids.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { overdueCreated } from '../../src/invoices/store.js';
 import { changeMerchant, createMerchant } from '../../src/merchants/service.js';
 import { initWallet } from '../../src/wallet/service.js';
+import { scanHorizon } from '../../src/workers/watcher-store.js';
 
 export interface SeedOptions {
   invoices: number;
@@ -187,20 +189,18 @@ if (process.argv[1] === import.meta.filename) {
 }
 
 /**
- * Waits until the server's expiry job has expired every overdue invoice. A seeded database is
- * reused between runs and holds the invoices earlier runs created (expiring an hour later): a run
- * that starts with tens of thousands overdue would measure the expiry catching up beside its
- * load, which a running system does a few at a time, all along. Gives up after `timeoutMs`.
+ * Waits until the server's expiry job has expired every invoice overdue by its own measure (the
+ * chain time the watcher has scanned up to). A seeded database is reused between runs: the RSS
+ * part of bench/scale.ts moves that horizon to the present, and the next server on the database
+ * then expires, beside the load it is measured under, every invoice earlier runs created (an hour
+ * each) — tens of thousands at once, where a running system expires them a few at a time.
  */
 export async function overdueExpired(db: Db, log: (line: string) => void, timeoutMs = 300_000): Promise<void> {
-  const overdue = async () =>
-    Number(
-      (await db.selectFrom('invoices').select((eb) => eb.fn.countAll().as('n')).where('status', '=', 'created').where('expires_at', '<', new Date().toISOString()).executeTakeFirst())?.n ?? 0,
-    );
+  const horizon = ((await scanHorizon(db)) ?? new Date(0)).toISOString();
   const started = Date.now();
-  for (let n = await overdue(); n > 0; n = await overdue()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`${n} overdue invoices still not expired after ${timeoutMs / 1000} s`);
-    log(`waiting for the expiry of ${n} overdue invoices left by earlier runs`);
+  while ((await overdueCreated(db, horizon, 1)).length > 0) {
+    if (Date.now() - started > timeoutMs) throw new Error(`overdue invoices still not expired after ${timeoutMs / 1000} s`);
+    log('waiting for the expiry of the invoices earlier runs left overdue');
     await new Promise((r) => setTimeout(r, 2_000));
   }
 }
