@@ -101,9 +101,15 @@ export class ChainWatcher implements Worker {
   async refreshWatchlist(): Promise<void> {
     if (!this.loaded) {
       // The first load (every address handed out so far) on a worker thread: watchlist-loader.ts.
-      const first = await loadWatchlist(this.s.config.databasePath, this.lastIndex);
-      this.watch.prefixes.load(first.prefixes);
-      this.lastIndex = first.lastIndex;
+      // Should the thread fail, the pages below load everything, as they did before it existed
+      // (and fail the same way on a corrupt address).
+      try {
+        const first = await loadWatchlist(this.s.config.databasePath, this.lastIndex);
+        this.watch.prefixes.load(first.prefixes);
+        this.lastIndex = first.lastIndex;
+      } catch (err) {
+        this.s.logger.warn({ err }, 'watch list loader thread failed; loading on the event loop');
+      }
       this.loaded = true;
     }
     for (;;) {
