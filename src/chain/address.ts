@@ -7,18 +7,18 @@
  */
 import { hash } from 'node:crypto';
 
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+export const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const BASE58_DIGIT = new Int8Array(128).fill(-1);
 for (let i = 0; i < BASE58.length; i++) BASE58_DIGIT[BASE58.charCodeAt(i)] = i;
 
 /** True for a base58check TRON address with a valid checksum (T + 33 characters). */
 export function isTronAddress(text: string): boolean {
-  return /^T[1-9A-HJ-NP-Za-km-z]{33}$/.test(text) && decodeAddress(text) !== null;
+  return /^T[1-9A-HJ-NP-Za-km-z]{33}$/.test(text) && decodeAddress(text, BASE58_DIGIT, sha256) !== null;
 }
 
 /** base58 `T…` → hex `41…` (lower case). Throws on a bad checksum. */
 export function toHexAddress(base58: string): string {
-  const bytes = /^T[1-9A-HJ-NP-Za-km-z]{33}$/.test(base58) ? decodeAddress(base58) : null;
+  const bytes = /^T[1-9A-HJ-NP-Za-km-z]{33}$/.test(base58) ? decodeAddress(base58, BASE58_DIGIT, sha256) : null;
   if (bytes === null) throw new Error(`not a TRON address: ${base58}`);
   return bytes.toString('hex');
 }
@@ -36,7 +36,7 @@ export function fromHexAddress(hex: string): string {
  * watcher's first load decodes a million addresses with it, so it works on bytes, not bigints.
  */
 export function addressBytes(base58: string): Buffer {
-  const bytes = decodeAddress(base58);
+  const bytes = decodeAddress(base58, BASE58_DIGIT, sha256);
   if (bytes === null) throw new Error(`not a TRON address: ${base58}`);
   return bytes;
 }
@@ -64,13 +64,17 @@ export function addressFromBytes(body: Uint8Array): string {
   return out;
 }
 
-/** The 21 bytes of a 34-character base58check address with the 0x41 prefix, or null. */
-function decodeAddress(base58: string): Buffer | null {
+/**
+ * The 21 bytes of a 34-character base58check address with the 0x41 prefix, or null. Nothing from
+ * outside but its arguments (the digit table, sha256): the watch list loader runs its text on a
+ * worker thread (workers/watchlist-loader.ts).
+ */
+export function decodeAddress(base58: string, digits: Int8Array, sha256: (bytes: Uint8Array) => Uint8Array): Buffer | null {
   const bytes = Buffer.alloc(25);
-  if (base58.length !== 34) return null;
+  if (typeof base58 !== 'string' || base58.length !== 34) return null;
   for (let i = 0; i < 34; i++) {
     const code = base58.charCodeAt(i);
-    let carry = code < 128 ? (BASE58_DIGIT[code] as number) : -1;
+    let carry = code < 128 ? (digits[code] as number) : -1;
     if (carry < 0) return null;
     for (let j = 24; j >= 0; j--) {
       carry += (bytes[j] as number) * 58;
@@ -81,11 +85,14 @@ function decodeAddress(base58: string): Buffer | null {
     if (carry !== 0) return null;
   }
   const body = bytes.subarray(0, 21);
-  if (bytes[0] !== 0x41 || checksumOf(body).compare(bytes, 21, 25, 0, 4) !== 0) return null;
-  return body;
+  const check = sha256(sha256(body));
+  for (let i = 0; i < 4; i++) if (check[i] !== bytes[21 + i]) return null;
+  return bytes[0] === 0x41 ? body : null;
 }
+
+const sha256 = (bytes: Uint8Array): Buffer => hash('sha256', bytes, 'buffer');
 
 /** base58check's checksum: the first 4 bytes of sha256(sha256(payload)). */
 function checksumOf(payload: Uint8Array): Buffer {
-  return hash('sha256', hash('sha256', payload, 'buffer'), 'buffer');
+  return sha256(sha256(payload));
 }

@@ -40,34 +40,6 @@ export function prefixOfBytes(bytes: Uint8Array): number {
   return p;
 }
 
-/**
- * The 48-bit prefix of a base58check `T…` address, its checksum verified; throws on a malformed
- * one, as a corrupt row must not pass unseen. Self-contained (nothing from outside but its
- * arguments): the watch list loader runs its text on a worker thread (watchlist-loader.ts).
- */
-export function prefixOfAddress(base58: string, sha256: (bytes: Uint8Array) => Uint8Array): number {
-  const alphabet = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-  const fail = () => new Error(`not a TRON address: ${base58}`);
-  if (typeof base58 !== 'string' || base58.length !== 34) throw fail();
-  const bytes = new Uint8Array(25);
-  for (let i = 0; i < 34; i++) {
-    let carry = alphabet.indexOf(base58.charAt(i));
-    if (carry < 0) throw fail();
-    for (let j = 24; j >= 0; j--) {
-      carry += (bytes[j] as number) * 58;
-      bytes[j] = carry & 0xff;
-      carry >>= 8;
-    }
-    if (carry !== 0) throw fail();
-  }
-  const check = sha256(sha256(bytes.subarray(0, 21)));
-  for (let i = 0; i < 4; i++) if (check[i] !== bytes[21 + i]) throw fail();
-  if (bytes[0] !== 0x41) throw fail();
-  let p = 0;
-  for (let i = 1; i <= 6; i++) p = p * 256 + (bytes[i] as number);
-  return p;
-}
-
 /** Prefixes share a bucket by their top 16 bits: 2^16 buckets, ~17 prefixes each at 1.1M. */
 const BUCKETS = 2 ** 16;
 const BUCKET_WIDTH = 2 ** 32;

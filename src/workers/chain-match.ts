@@ -9,14 +9,11 @@
  * is watched (address-prefixes.ts), the watcher confirms those against the database, and
  * matchBlock() then matches against the confirmed addresses only.
  */
-import { hash } from 'node:crypto';
 import type { AssetCatalog } from '../assets/catalog.js';
-import { fromHexAddress, toHexAddress } from '../chain/address.js';
+import { addressBytes, fromHexAddress, toHexAddress } from '../chain/address.js';
 import type { ChainBlockHeader, ScanBlock, ScanTransferLog } from '../chain/client.js';
 import type { FoundTransfer } from '../deposits/service.js';
-import { AddressPrefixes, prefixOfAddress, prefixOfHex } from './address-prefixes.js';
-
-const sha256 = (bytes: Uint8Array): Uint8Array => hash('sha256', bytes, 'buffer');
+import { AddressPrefixes, prefixOfBytes, prefixOfHex } from './address-prefixes.js';
 
 export interface WatchedAddress {
   address: string;
@@ -45,7 +42,7 @@ export class Watchlist {
 
   /** Adds a base58 deposit address; throws on a malformed one, as a corrupt row must not pass unseen. */
   add(address: string): void {
-    this.prefixes.add(prefixOfAddress(address, sha256));
+    this.prefixes.add(prefixOfBytes(addressBytes(address)));
   }
 
   /** Whether a `41…` hex receiver may be a deposit address (confirm before crediting). */

@@ -7,12 +7,14 @@
  * array over without a copy (a transferred ArrayBuffer); the garbage of the million rows dies
  * with the worker. Later additions are a few rows a tick and stay on the main thread.
  *
- * Like the other workers, its source is plain JavaScript evaluated in the worker (prefixOfAddress
- * is the same function the main thread uses), so it runs the same under tsx, vitest and dist/.
+ * Like the other workers, its source is plain JavaScript evaluated in the worker (decodeAddress and
+ * prefixOfBytes are the functions the main thread uses), so it runs the same under tsx, vitest and
+ * dist/.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { prefixOfAddress } from './address-prefixes.js';
+import { BASE58, decodeAddress } from '../chain/address.js';
+import { prefixOfBytes } from './address-prefixes.js';
 
 const SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -20,8 +22,17 @@ const { hash } = require('node:crypto');
 const Database = require(workerData.driver);
 // Bundlers and tsx may wrap functions in __name(…) to keep their names; nothing to keep here.
 var __name = (f) => f;
-const prefixOfAddress = ${prefixOfAddress.toString()};
+const decodeAddress = ${decodeAddress.toString()};
+const prefixOfBytes = ${prefixOfBytes.toString()};
 const sha256 = (b) => hash('sha256', b, 'buffer');
+const digits = new Int8Array(128).fill(-1);
+for (let i = 0; i < workerData.alphabet.length; i++) digits[workerData.alphabet.charCodeAt(i)] = i;
+// A corrupt row fails the load, as it fails the main thread's addressBytes: never left unwatched.
+const prefixOfAddress = (address) => {
+  const bytes = decodeAddress(address, digits, sha256);
+  if (bytes === null) throw new Error('not a TRON address: ' + address);
+  return prefixOfBytes(bytes);
+};
 const db = new Database(workerData.file, { readonly: true, fileMustExist: true, timeout: 5000 });
 try {
   db.pragma('cache_size = -1000');
@@ -63,7 +74,7 @@ export interface LoadedWatchlist {
 export function loadWatchlist(file: string, after: number): Promise<LoadedWatchlist> {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   // The rows are short-lived: a small young generation keeps the thread's memory small.
-  const worker = new Worker(SOURCE, { eval: true, workerData: { file, driver, after }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+  const worker = new Worker(SOURCE, { eval: true, workerData: { file, driver, after, alphabet: BASE58 }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
   return new Promise<LoadedWatchlist>((resolve, reject) => {
     worker.once('message', (m: LoadedWatchlist | { error: string }) => {
       if ('error' in m) reject(new Error(`watch list load failed: ${m.error}`));
