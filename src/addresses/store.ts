@@ -37,3 +37,11 @@ export async function findDepositAddresses(db: Executor, addresses: string[]): P
   if (addresses.length === 0) return [];
   return db.selectFrom('deposit_addresses').select(['address', 'merchant_id', 'external_user_id']).where('address', 'in', addresses).execute();
 }
+
+/**
+ * Every address handed out after derivation index `after`, in index order: the watch list's first
+ * load, whose worker thread runs this SQL on a connection of its own (workers/watchlist-loader.ts).
+ */
+export const everyAddressAfter = prepare(['after'], (db, p) =>
+  db.selectFrom('deposit_addresses').select(['address', 'derivation_index']).where('derivation_index', '>', p('after')).orderBy('derivation_index'),
+);

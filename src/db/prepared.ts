@@ -135,7 +135,8 @@ export class PreparedQuery<P extends string, R> {
     this.order = inlined.order;
   }
 
-  private params(values: Record<P, unknown>): unknown[] {
+  /** The values to bind, in the order of the SQL's placeholders (a statement run elsewhere: a worker thread). */
+  params(values: Record<P, unknown>): unknown[] {
     return this.order.map((o) => ('name' in o ? values[o.name] : o.value));
   }
 

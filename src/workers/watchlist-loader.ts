@@ -2,8 +2,8 @@
  * The watch list's first load, on a worker thread. On the million-invoice database it reads 1.1M
  * deposit addresses and decodes each (base58 and its checksum): about 10 s of CPU, which on the
  * event loop took a third of it for those seconds after every start (the API answered between
- * pages at ~1,500 reads/s instead of ~16,000). The worker reads with a read-only connection of
- * its own, decodes, sorts and dedupes the 48-bit prefixes (address-prefixes.ts) and hands the
+ * pages at ~1,500 reads/s instead of ~16,000). The worker runs the store's query
+ * (everyAddressAfter, built with kysely like every other) on a read-only connection of its own, decodes, sorts and dedupes the 48-bit prefixes (address-prefixes.ts) and hands the
  * array over without a copy (a transferred ArrayBuffer); the garbage of the million rows dies
  * with the worker. Later additions are a few rows a tick and stay on the main thread.
  *
@@ -13,6 +13,7 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { everyAddressAfter } from '../addresses/store.js';
 import { BASE58, decodeAddress } from '../chain/address.js';
 import { prefixOfBytes } from './address-prefixes.js';
 
@@ -36,17 +37,17 @@ const prefixOfAddress = (address) => {
 const db = new Database(workerData.file, { readonly: true, fileMustExist: true, timeout: 5000 });
 try {
   db.pragma('cache_size = -1000');
-  const rows = db.prepare('select address, derivation_index from deposit_addresses where derivation_index > ? order by derivation_index').raw(true);
+  const rows = db.prepare(workerData.sql).raw(true);
   let prefixes = new Float64Array(1 << 16);
   let n = 0;
   let last = workerData.after;
-  for (const [address, index] of rows.iterate(workerData.after)) {
+  for (const [address, index] of rows.iterate(...workerData.params)) {
     if (n === prefixes.length) {
       const grown = new Float64Array(prefixes.length * 2);
       grown.set(prefixes);
       prefixes = grown;
     }
-    prefixes[n++] = prefixOfAddress(address, sha256);
+    prefixes[n++] = prefixOfAddress(address);
     last = index;
   }
   const sorted = prefixes.subarray(0, n).sort();
@@ -74,7 +75,7 @@ export interface LoadedWatchlist {
 export function loadWatchlist(file: string, after: number): Promise<LoadedWatchlist> {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   // The rows are short-lived: a small young generation keeps the thread's memory small.
-  const worker = new Worker(SOURCE, { eval: true, workerData: { file, driver, after, alphabet: BASE58 }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+  const worker = new Worker(SOURCE, { eval: true, workerData: { file, driver, after, sql: everyAddressAfter.sql, params: everyAddressAfter.params({ after }), alphabet: BASE58 }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
   return new Promise<LoadedWatchlist>((resolve, reject) => {
     worker.once('message', (m: LoadedWatchlist | { error: string }) => {
       if ('error' in m) reject(new Error(`watch list load failed: ${m.error}`));

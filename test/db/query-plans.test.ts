@@ -24,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { DB } from '../../src/db/schema.js';
-import { addressesAfter, findDepositAddresses, findUserAddress } from '../../src/addresses/store.js';
+import { addressesAfter, everyAddressAfter, findDepositAddresses, findUserAddress } from '../../src/addresses/store.js';
 import { merchantSwitch, operatorSwitch } from '../../src/assets/store.js';
 import { ManualClock } from '../../src/clock.js';
 import type { Tx } from '../../src/db/database.js';
@@ -96,6 +96,7 @@ export const HOT_QUERIES: HotQuery[] = [
   { name: 'events of a merchant after a seq', run: (db) => eventsOf(db, M, 10, 100), index: 'events_merchant' },
   // The chain watcher: its watch list's load by pages, its confirmation of prefix hits per range.
   { name: 'watcher: addresses after an index', run: (db) => addressesAfter(db, 1_000, 10_000), index: /sqlite_autoindex_deposit_addresses_2 \(derivation_index>\?\)/ },
+  { name: 'watcher: first load, every address after an index (run on its worker thread)', run: (db) => everyAddressAfter.all(db, { after: 1_000 }), index: /sqlite_autoindex_deposit_addresses_2 \(derivation_index>\?\)/ },
   { name: 'watcher: prefix hits confirmed', run: (db) => findDepositAddresses(db, ['TWJqDfttAuhunntoDEtFwP5qBKAu5y9Tip', 'TNs1VjGKr8QQTrR4MWenYZruamHmjKTgxg']), index: /sqlite_autoindex_deposit_addresses_1 \(address=\?\)/ },
   // A walk of a partial index that holds only the deposits still to settle: bounded by those.
   { name: 'watcher: deposits to settle, every tick', run: (db) => unsettledDeposits(db), index: /SCAN d USING INDEX deposits_unsettled/, walk: true },
