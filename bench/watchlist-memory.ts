@@ -1,7 +1,7 @@
 /**
  * The chain watcher's watch list at a million invoices: memory and lookup time of the former Map
  * (`41…` hex → address, merchant, user: what release 3 kept) against the prefix set that replaced
- * it (a sorted Float64Array of 48-bit prefixes plus a small recent set, address-prefixes.ts).
+ * it (48-bit prefixes as the low 32 bits of each in one sorted Uint32Array under a bucket index of the top 16, plus a small recent set: address-prefixes.ts).
  *
  * Memory is heapUsed + arrayBuffers (a typed array's bytes live outside the V8 heap) after a full
  * GC, before and after building each. Lookups: as many receivers as the list holds, half of them

@@ -20,6 +20,7 @@ import { ApiKeyVerifier, type VerifierOptions } from './keys/verifier.js';
 import { createLogger } from './logger.js';
 import { loadCatalog } from './assets/catalog.js';
 import { DepositAddressAllocator, type AllocatorOptions } from './addresses/allocator.js';
+import { addressSearch } from './addresses/store.js';
 import type { UnlockedWallet } from './wallet/keystore.js';
 import { unlockWallet } from './wallet/service.js';
 import { buildAdminServer, type AdminOptions } from './operations/admin.js';
@@ -90,7 +91,9 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     throw e;
   }
   const catalog = loadCatalog(config.tronNetwork);
-  const addresses = new DepositAddressAllocator(opts.addresses);
+  // Where each next creation will insert its address is read into the OS cache off the event loop.
+  const readAhead = (list: string[]) => void checkpointer?.readAhead(addressSearch.sql, list.map((address) => addressSearch.params({ address })));
+  const addresses = new DepositAddressAllocator({ ...opts.addresses, pool: { readAhead, ...opts.addresses?.pool } });
   const chain = opts.chain ?? createTronClient({ fullHost: fullNodeUrl(config), apiKey: config.tronApiKey });
   const services: Services = { config, clock, logger, db: database.db, scans: database.scans, verifier, catalog, addresses, chain, wallet };
   let workers: WorkerHost | null = null;

@@ -9,6 +9,13 @@ const COLUMNS = ['address', 'derivation_index', 'merchant_id', 'external_user_id
 // Every per-invoice creation inserts one: built once (db/prepared.ts).
 const insert = prepare(COLUMNS, (db, p) => db.insertInto('deposit_addresses').values({ address: p('address'), derivation_index: p('derivation_index'), merchant_id: p('merchant_id'), external_user_id: p('external_user_id'), created_at: p('created_at') }));
 
+/**
+ * The search an insert of `address` makes in the index of addresses (its uniqueness): the pool
+ * reads it ahead of each creation on the checkpointer's thread (db/checkpointer.ts), so that the
+ * insert finds its leaf page in the OS cache.
+ */
+export const addressSearch = prepare(['address'], (db, p) => db.selectFrom('deposit_addresses').select('derivation_index').where('address', '=', p('address')));
+
 export async function insertDepositAddress(db: Executor, row: DepositAddressRow): Promise<void> {
   await insert.run(db, row);
 }

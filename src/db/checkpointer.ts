@@ -12,6 +12,14 @@
  * transaction and no reader in flight: it copies the last frames and the next write starts the WAL
  * over; the writer's journal_size_limit then truncates the file (database.ts). A try never waits
  * for a lock.
+ *
+ * The same thread reads ahead for the event loop (readAhead): it runs a read-only lookup the server
+ * is about to need, so that the pages it touches are in the operating system's cache when the
+ * server's own statement reads them. An invoice creation inserts its deposit address into the
+ * index of addresses, a random leaf among tens of thousands on a million invoices: when the OS
+ * has dropped that page, the insert waited ~40 µs on the disk, on the event loop, per creation
+ * (measured; ~10 µs with the page cached). The address pool knows the addresses ahead of use
+ * (wallet/pool.ts), so their pages are read here first.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -23,6 +31,26 @@ const Database = require(workerData.driver);
 // Never waits for a lock: a checkpoint that finds the writer or a reader busy tries again later.
 const db = new Database(workerData.file, { timeout: 0 });
 db.pragma('synchronous = FULL');
+// Checkpoints copy frames without the page cache; read-ahead only wants the OS cache warm.
+db.pragma('cache_size = -512');
+const lookups = new Map();
+// Best effort: a lookup that fails (busy, a statement of an older schema) costs only speed.
+const readAhead = ({ id, sql, rows }) => {
+  let read = 0;
+  try {
+    let stmt = lookups.get(sql);
+    if (!stmt) {
+      stmt = db.prepare(sql);
+      // Read-only statements only: this is a cache warmer, never a second writer.
+      if (!stmt.readonly || !stmt.reader) throw new Error('read-ahead takes read-only queries');
+      lookups.set(sql, stmt);
+    }
+    for (const row of rows) {
+      try { stmt.get(row); read++; } catch { /* busy: the next one */ }
+    }
+  } catch { /* not a read-only query, or it does not compile: nothing read */ }
+  parentPort.postMessage({ id, read });
+};
 let restarting = null;
 const frames = (mode) => {
   try { return db.pragma('wal_checkpoint(' + mode + ')')[0].log; } catch { return -1; /* busy or locked */ }
@@ -50,6 +78,7 @@ const checkpoint = () => {
 };
 const timer = setInterval(checkpoint, workerData.intervalMs);
 parentPort.on('message', (m) => {
+  if (m && typeof m === 'object') return readAhead(m);
   if (m !== 'stop') return;
   clearInterval(timer);
   clearInterval(restarting);
@@ -61,6 +90,12 @@ parentPort.postMessage('ready');
 `;
 
 export interface Checkpointer {
+  /**
+   * Runs the read-only query `sql` once per parameter row on the worker's connection, to bring the
+   * pages it touches into the OS cache ahead of the server's own statements. Resolves to the rows
+   * it could run (0 for a query that writes or does not compile; never rejects).
+   */
+  readAhead(sql: string, rows: unknown[][]): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -90,14 +125,36 @@ export async function startCheckpointer(file: string, intervalMs = 1000, restart
   });
   let stopped: Promise<void> | null = null;
   let exited = false;
-  worker.once('exit', () => (exited = true));
+  const answers = new Map<number, (read: number) => void>();
+  let nextId = 0;
+  worker.on('message', (m: { id?: number; read?: number }) => {
+    if (typeof m?.id !== 'number') return;
+    answers.get(m.id)?.(m.read ?? 0);
+    answers.delete(m.id);
+  });
+  worker.once('exit', () => {
+    exited = true;
+    for (const answer of answers.values()) answer(0);
+    answers.clear();
+  });
   return {
+    readAhead(sql, rows) {
+      if (exited || stopped || rows.length === 0) return Promise.resolve(0);
+      const id = nextId++;
+      return new Promise<number>((resolve) => {
+        answers.set(id, resolve);
+        worker.postMessage({ id, sql, rows });
+      });
+    },
     stop() {
       // A worker that already ended (it crashed) answers nothing: stopping it is done.
       stopped ??= exited
         ? Promise.resolve()
         : new Promise<void>((resolve) => {
-            worker.once('message', () => void worker.terminate().then(() => resolve()));
+            // Read-ahead answers may still come first: wait for the worker's own 'stopped'.
+            worker.on('message', (m) => {
+              if (m === 'stopped') void worker.terminate().then(() => resolve());
+            });
             worker.once('error', () => resolve());
             worker.once('exit', () => resolve());
             worker.postMessage('stop');

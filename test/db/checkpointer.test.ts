@@ -8,6 +8,7 @@ import { startCheckpointer } from '../../src/db/checkpointer.js';
 import { openDatabase, writeTx } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { tempDir } from '../helpers/app.js';
+import { addressSearch } from '../../src/addresses/store.js';
 
 describe('checkpointer', () => {
   it('copies the WAL into the database file while the writer never checkpoints itself', async () => {
@@ -54,5 +55,27 @@ describe('checkpointer', () => {
     }
     // Without a restart the WAL holds every frame ever written (over 40 MiB here).
     expect(largest).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it('reads ahead with read-only queries only, and answers how many it ran', async () => {
+    const file = path.join(tempDir(), 'read-ahead.db');
+    const database = openDatabase(file, { autoCheckpoint: false });
+    await migrateToLatest(database.db);
+    const checkpointer = await startCheckpointer(file, 1000);
+    try {
+      // The server's own read-ahead: where an invoice creation will insert its address.
+      const rows = ['TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', 'TKVSaJQDWeKFSEXmA44pjxduGTxyXa6B52'].map((address) => addressSearch.params({ address }));
+      await expect(checkpointer.readAhead(addressSearch.sql, rows)).resolves.toBe(2);
+      // A statement that writes is never run: the worker is no second writer.
+      await recordAudit(database.db, systemClock, { actor: 't', action: 'a', subjectType: 's', subjectId: '1', details: {} });
+      await expect(checkpointer.readAhead('DELETE FROM audit_log', [[]])).resolves.toBe(0);
+      await expect(checkpointer.readAhead('SELECT * FROM no_such_table', [[]])).resolves.toBe(0);
+      expect(await database.db.selectFrom('audit_log').select('id').execute()).toHaveLength(1);
+    } finally {
+      await checkpointer.stop();
+      await database.close();
+    }
+    // Once stopped it answers 0 at once.
+    await expect(checkpointer.readAhead(addressSearch.sql, [addressSearch.params({ address: 'x' })])).resolves.toBe(0);
   });
 });

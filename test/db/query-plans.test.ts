@@ -24,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { DB } from '../../src/db/schema.js';
-import { addressesAfter, everyAddressAfter, findDepositAddresses, findUserAddress } from '../../src/addresses/store.js';
+import { addressesAfter, addressSearch, everyAddressAfter, findDepositAddresses, findUserAddress } from '../../src/addresses/store.js';
 import { merchantSwitch, operatorSwitch } from '../../src/assets/store.js';
 import { ManualClock } from '../../src/clock.js';
 import type { Tx } from '../../src/db/database.js';
@@ -98,6 +98,8 @@ export const HOT_QUERIES: HotQuery[] = [
   { name: 'watcher: addresses after an index', run: (db) => addressesAfter(db, 1_000, 10_000), index: /sqlite_autoindex_deposit_addresses_2 \(derivation_index>\?\)/ },
   { name: 'watcher: first load, every address after an index (run on its worker thread)', run: (db) => everyAddressAfter.all(db, { after: 1_000 }), index: /sqlite_autoindex_deposit_addresses_2 \(derivation_index>\?\)/ },
   { name: 'watcher: prefix hits confirmed', run: (db) => findDepositAddresses(db, ['TWJqDfttAuhunntoDEtFwP5qBKAu5y9Tip', 'TNs1VjGKr8QQTrR4MWenYZruamHmjKTgxg']), index: /sqlite_autoindex_deposit_addresses_1 \(address=\?\)/ },
+  // Per half window of creations, on the checkpointer's thread: where the next addresses go.
+  { name: 'address pool: read-ahead of an address insert', run: (db) => addressSearch.all(db, { address: 'TWJqDfttAuhunntoDEtFwP5qBKAu5y9Tip' }), index: /sqlite_autoindex_deposit_addresses_1 \(address=\?\)/ },
   // A walk of a partial index that holds only the deposits still to settle: bounded by those.
   { name: 'watcher: deposits to settle, every tick', run: (db) => unsettledDeposits(db), index: /SCAN d USING INDEX deposits_unsettled/, walk: true },
   { name: 'sweeper: pairs with recently final deposits', run: (db) => duePairsSince(db, NOW, 50), index: /SEARCH d USING INDEX deposits_final_by_update \(updated_at>\?\)/ },

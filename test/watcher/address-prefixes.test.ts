@@ -79,7 +79,9 @@ describe('AddressPrefixes', () => {
   it('answers exactly as a Set of the same prefixes, whatever the order and the merge size (property)', () => {
     // Random, small (dense), the extremes, and both sides of bucket edges (multiples of 2^32).
     const edge = fc.tuple(fc.integer({ min: 1, max: 2 ** 16 - 1 }), fc.integer({ min: -1, max: 0 })).map(([b, d]) => b * 2 ** 32 + d);
-    const prefix = fc.oneof(fc.integer({ min: 0, max: MAX_PREFIX }), fc.integer({ min: 0, max: 40 }), fc.constant(MAX_PREFIX), edge, fc.integer({ min: 0, max: 3 }).map((b) => b * 2 ** 32));
+    // The same low 32 bits (what a bucket stores) in several buckets.
+    const sameLow = fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 5 })).map(([b, x]) => b * 2 ** 32 + x);
+    const prefix = fc.oneof(fc.integer({ min: 0, max: MAX_PREFIX }), fc.integer({ min: 0, max: 40 }), fc.constant(MAX_PREFIX), edge, sameLow);
     fc.assert(
       fc.property(fc.array(prefix, { maxLength: 300 }), fc.integer({ min: 1, max: 50 }), fc.array(prefix, { maxLength: 50 }), (adds, limit, probes) => {
         const set = new AddressPrefixes(limit);
@@ -92,6 +94,25 @@ describe('AddressPrefixes', () => {
         }
         if (set.size !== ref.size) return false;
         return [...adds, ...probes].every((p) => set.has(p) === ref.has(p));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a first load() then additions answer exactly as a Set of all of them (property)', () => {
+    const sameLow = fc.tuple(fc.integer({ min: 0, max: 2 ** 16 - 1 }), fc.integer({ min: 0, max: 3 })).map(([b, x]) => b * 2 ** 32 + x);
+    const prefix = fc.oneof(fc.integer({ min: 0, max: MAX_PREFIX }), sameLow, fc.constant(MAX_PREFIX), fc.constant(0));
+    fc.assert(
+      fc.property(fc.array(prefix, { maxLength: 200 }), fc.array(prefix, { maxLength: 100 }), fc.integer({ min: 1, max: 30 }), fc.array(prefix, { maxLength: 50 }), (loaded, added, limit, probes) => {
+        const set = new AddressPrefixes(limit);
+        const ref = new Set(loaded);
+        set.load(Float64Array.from(ref).sort());
+        for (const p of added) {
+          set.add(p);
+          ref.add(p);
+        }
+        if (set.size !== ref.size) return false;
+        return [...loaded, ...added, ...probes].every((p) => set.has(p) === ref.has(p));
       }),
       { numRuns: 300 },
     );
