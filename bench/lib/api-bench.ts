@@ -23,6 +23,11 @@ export interface ApiBenchOptions {
   /** Reads per second during the mixed phase, as a fraction of the read peak. */
   mixedReadShare?: number;
   nodeArgs?: string[];
+  /**
+   * Seconds of load on each route before the measured rounds (default 1): JIT, statement caches,
+   * the address pool; on a big database also SQLite's page cache and the OS's.
+   */
+  warmupSeconds?: number;
   log?: (line: string) => void;
 }
 
@@ -76,7 +81,7 @@ export async function runApiBench(o: ApiBenchOptions): Promise<ApiBenchResult> {
     };
     const run = (name: string, seconds: number, rate?: number) => cannon({ ...routes[name]!, seconds, connections: o.connections, rate });
 
-    for (const name of Object.keys(routes)) await run(name, 1); // warm-up: JIT, statement caches, address pool
+    for (const name of Object.keys(routes)) await run(name, o.warmupSeconds ?? 1);
     const runs: Record<string, Run[]> = {};
     const ratios = { invoiceGet: [] as number[], payoutGet: [] as number[], invoicePost: [] as number[] };
     for (let r = 0; r < o.rounds; r++) {
