@@ -93,7 +93,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   const catalog = loadCatalog(config.tronNetwork);
   // Where each next creation will insert its address is read into the OS cache off the event loop.
   const readAhead = (list: string[]) => void checkpointer?.readAhead(addressSearch.sql, list.map((address) => addressSearch.params({ address })));
-  const addresses = new DepositAddressAllocator({ ...opts.addresses, pool: { readAhead, ...opts.addresses?.pool } });
+  const addresses = new DepositAddressAllocator({ ...opts.addresses, pool: { ...opts.addresses?.pool, readAhead: opts.addresses?.pool?.readAhead ?? readAhead } });
   const chain = opts.chain ?? createTronClient({ fullHost: fullNodeUrl(config), apiKey: config.tronApiKey });
   const services: Services = { config, clock, logger, db: database.db, scans: database.scans, verifier, catalog, addresses, chain, wallet };
   let workers: WorkerHost | null = null;

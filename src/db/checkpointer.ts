@@ -108,6 +108,9 @@ export const RESTART_FRAMES = 16_384;
  */
 const RESTART_TRY_MS = 50;
 
+/** Read-aheads sent and not answered yet, past which more are dropped. */
+export const READ_AHEAD_IN_FLIGHT = 2;
+
 export interface RestartPolicy {
   /** WAL frames past which the worker looks for a moment to let the WAL start over. */
   frames: number;
@@ -139,11 +142,18 @@ export async function startCheckpointer(file: string, intervalMs = 1000, restart
   });
   return {
     readAhead(sql, rows) {
-      if (exited || stopped || rows.length === 0) return Promise.resolve(0);
+      // Best effort and bounded: behind a slow checkpoint (its fsync runs on the same thread) a
+      // queue would only grow and warm pages after the inserts that wanted them.
+      if (exited || stopped || rows.length === 0 || answers.size >= READ_AHEAD_IN_FLIGHT) return Promise.resolve(0);
       const id = nextId++;
       return new Promise<number>((resolve) => {
         answers.set(id, resolve);
-        worker.postMessage({ id, sql, rows });
+        try {
+          worker.postMessage({ id, sql, rows });
+        } catch {
+          answers.delete(id);
+          resolve(0);
+        }
       });
     },
     stop() {

@@ -83,6 +83,8 @@ export class DepositAddressPool {
   private readonly waiters: (() => void)[] = [];
   hits = 0;
   misses = 0;
+  /** Addresses passed to opts.readAhead so far. */
+  readAheads = 0;
   workerFailure: string | null = null;
 
   constructor(private readonly chain: DepositKeyChain, private readonly opts: PoolOptions = {}) {
@@ -135,7 +137,13 @@ export class DepositAddressPool {
       if (a !== undefined) addresses.push(a);
     }
     if (end > this.readTo) this.readTo = end;
-    if (addresses.length > 0) readAhead(addresses);
+    if (addresses.length === 0) return;
+    this.readAheads += addresses.length;
+    try {
+      readAhead(addresses);
+    } catch {
+      // A hint only: it never fails a creation or a refill.
+    }
   }
 
   /**
@@ -234,8 +242,8 @@ export class DepositAddressPool {
           if (a !== null && from + i >= this.floor) this.ready.set(from + i, a);
         });
         this.cursor = from + addresses.length;
-        this.readAheadOfUse();
         this.wake();
+        this.readAheadOfUse();
       } else {
         const stop = Math.min(from + this.chunk, end);
         for (let i = from; i < stop; i++) if (!this.ready.has(i)) this.ready.set(i, this.chain.addressAt(i));

@@ -82,9 +82,14 @@ export class AddressPrefixes {
       const p = sorted[i] as number;
       if (!Number.isInteger(p) || p < 0 || p >= MAX_PREFIX || (i > 0 && p <= (sorted[i - 1] as number))) throw new RangeError('address prefixes: not sorted distinct 48-bit prefixes');
     }
-    this.start = bucketStarts(sorted);
+    // Both built before either is kept: a failure half way (out of memory) must not leave a
+    // bucket index over an empty array, which answers true for any prefix, so that add() would
+    // never store the addresses the watcher then adds one by one.
+    const start = bucketStarts(sorted);
     // Uint32Array.from keeps the low 32 bits of each (ToUint32): the bucket holds the rest.
-    this.low = Uint32Array.from(sorted);
+    const low = Uint32Array.from(sorted);
+    this.start = start;
+    this.low = low;
   }
 
   has(prefix: number): boolean {

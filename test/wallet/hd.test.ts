@@ -92,6 +92,20 @@ describe('HD wallet', () => {
     }
   });
 
+  it('a read-ahead that throws changes nothing: the addresses and the refills go on', async () => {
+    const pool = new DepositAddressPool(chain, { ahead: 16, batch: 8, readAheadWindow: 4, readAhead: () => { throw new Error('read-ahead down'); } });
+    try {
+      pool.moveFloor(0);
+      await pool.fill();
+      for (let i = 0; i < 40; i++) expect(pool.addressAt(i), `index ${i}`).toBe(chain.addressAt(i));
+      await pool.fill();
+      expect(pool.size).toBe(16);
+      expect(pool.readAheads).toBeGreaterThan(0);
+    } finally {
+      await pool.stop();
+    }
+  });
+
   it('a burst of creations larger than the pool waits for checked addresses instead of deriving on the event loop', async () => {
     const pool = new DepositAddressPool(chain, { ahead: 8, batch: 4 });
     try {
