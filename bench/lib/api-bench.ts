@@ -46,7 +46,8 @@ export interface ApiBenchResult {
 
 let seq = 0;
 const pick = <T>(xs: T[]): T => xs[Math.floor(Math.random() * xs.length)] as T;
-const createBody = (prefix: string) => () =>
+/** A new-invoice body per request, each with a new order id. */
+export const createBody = (prefix: string) => () =>
   JSON.stringify({ order_id: `${prefix}-${++seq}`, asset: 'USDT_TRON', amount: '12.5', expires_in: 3600 });
 
 function medianRun(runs: Run[]): Run {
@@ -146,4 +147,21 @@ export function printApiBench(r: ApiBenchResult, log: (line: string) => void = c
   row('  GET /v1/invoices/{id}', r.mixed.reads, '');
   row('  POST /v1/invoices', r.mixed.creations, '');
   log(`server RSS at the end ${r.rssMb.toFixed(0)} MB; non-2xx or failed requests: ${r.non2xx}`);
+}
+
+/**
+ * Creations sustained by one app server: `warmupSeconds` of load, then back-to-back rounds of
+ * `seconds` each, nothing else in between; the rate of each round.
+ */
+export async function sustainedCreations(o: { env?: Record<string, string>; warmupSeconds: number; rounds: number; seconds: number; connections: number }): Promise<number[]> {
+  const { info, child } = await startChild<ServerInfo>('api-server.ts', { env: o.env });
+  try {
+    const route: Route = { method: 'POST', path: '/v1/invoices', headers: { 'x-api-key': info.key }, body: createBody(`sustained-${Date.now()}`) };
+    await cannon({ url: info.url, route, seconds: o.warmupSeconds, connections: o.connections });
+    const rates: number[] = [];
+    for (let r = 0; r < o.rounds; r++) rates.push((await cannon({ url: info.url, route, seconds: o.seconds, connections: o.connections })).perSecond);
+    return rates;
+  } finally {
+    await stopChild(child);
+  }
 }
