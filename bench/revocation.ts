@@ -56,7 +56,8 @@ interface Outcome {
 }
 
 async function once(key: { keyId: string; key: string }): Promise<Outcome> {
-  if ((await status(key.key)) !== 200) throw new Error('a fresh key was refused');
+  const first = await status(key.key);
+  if (first !== 200) throw new Error(`a fresh key was refused: ${first}`);
   const answers: { answeredAt: number; status: number }[] = [];
   const giveUp = wall() + 70_000;
   const load = (async () => {

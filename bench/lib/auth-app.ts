@@ -1,7 +1,7 @@
 /**
  * The real app as the auth benchmarks' server processes run it: a temporary database, limits
- * raised past any load, the authenticated probe route (and a public one), and a SIGTERM that stops
- * the app and removes the database.
+ * (requests and key hashes per address) raised past any load, the authenticated probe route (and
+ * a public one), and a SIGTERM that stops the app and removes the database.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +21,9 @@ export async function startAuthBenchApp(): Promise<{ app: App; url: string }> {
     API_RATE_LIMIT_PER_KEY: '1000000',
   });
   const app = await buildApp(config, {
+    // The revocation bench tries 50 new keys from one address in about a minute, past the 30 key
+    // hashes a minute an address may spend (its 31st key would be refused 429 before revoking).
+    verifier: { hashBudgetPerIp: 1_000_000 },
     extraRoutes: async (http) => {
       http.get('/v1/bench/authenticated', async (req) => ({ merchant_id: req.merchant?.id }));
       http.get('/v1/bench/public', { config: { public: true } }, async () => ({ merchant_id: null }));

@@ -1,0 +1,18 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { ServerInfo } from '../api-server.js';
+import { cannon } from '../lib/cannon.js';
+import { startChild, stopChild } from '../lib/child.js';
+const s = JSON.parse(readFileSync('/tmp/paygate-scale-1000000/seeded.json', 'utf8'));
+const big = process.argv[2] !== 'empty';
+const { info, child } = await startChild<ServerInfo>('api-server.ts', { env: big ? { BENCH_DB: s.file, BENCH_MERCHANT_ID: s.merchantId } : {} });
+let n = 0;
+const route = { method: 'POST' as const, path: '/v1/invoices', headers: { 'x-api-key': info.key }, body: () => JSON.stringify({ order_id: `fs-${Date.now()}-${++n}`, asset: 'USDT_TRON', amount: '10', expires_in: 3600 }) };
+await cannon({ url: info.url, route, seconds: 3, connections: 32, pid: info.pid });
+const out = `/tmp/fsync-${big ? 'big' : 'empty'}.txt`;
+const tracer = spawn('strace', ['-f', '-T', '-e', 'trace=fsync,fdatasync', '-o', out, '-p', String(info.pid)], { stdio: 'ignore' });
+await new Promise((r) => setTimeout(r, 500));
+const x = await cannon({ url: info.url, route, seconds: 4, connections: 32, pid: info.pid });
+tracer.kill('SIGINT'); await new Promise((r) => tracer.once('exit', r));
+console.log(`${big ? '1M' : 'empty'}: ${Math.round(x.perSecond)}/s`);
+await stopChild(child);

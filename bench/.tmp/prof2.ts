@@ -1,0 +1,11 @@
+import type { ServerInfo } from '../api-server.js';
+import { cannon } from '../lib/cannon.js';
+import { startChild, stopChild } from '../lib/child.js';
+const which = process.argv[2] ?? 'app';
+const out = process.argv[3] ?? `/tmp/prof-${which}.cpuprofile`;
+const { info, child } = await startChild<ServerInfo>('api-server.ts', { args: which === 'bare' ? ['bare'] : [], env: { BENCH_CPU_PROF: out } });
+const pick = (xs: string[]) => xs[Math.floor(Math.random() * xs.length)];
+const route = which === 'bare' ? { method: 'GET' as const, path: '/bare' } : { method: 'GET' as const, path: () => `/v1/invoices/${pick(info.invoices)}`, headers: { 'x-api-key': info.key } };
+const r = await cannon({ url: info.url, route, seconds: Number(process.argv[4] ?? 5), connections: 32, pid: info.pid });
+console.log(`${which}: ${Math.round(r.perSecond)}/s p99 ${r.p99Ms} server CPU ${Math.round(r.cpuUs)} µs/req`);
+await stopChild(child);

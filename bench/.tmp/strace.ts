@@ -1,0 +1,17 @@
+import { spawn } from 'node:child_process';
+import type { ServerInfo } from '../api-server.js';
+import { cannon } from '../lib/cannon.js';
+import { startChild, stopChild } from '../lib/child.js';
+const which = process.argv[2] ?? 'app';
+const { info, child } = await startChild<ServerInfo>('api-server.ts', { args: which === 'bare' ? ['bare'] : [], nodeArgs: process.argv[3] === 'perf' ? ['--perf-basic-prof'] : [] });
+const pick = (xs: string[]) => xs[Math.floor(Math.random() * xs.length)];
+const route = which === 'bare' ? { method: 'GET' as const, path: '/bare' } : { method: 'GET' as const, path: () => `/v1/invoices/${pick(info.invoices)}`, headers: { 'x-api-key': info.key } };
+const tool = process.argv[3] ?? 'strace';
+const args = tool === 'strace' ? ['-c', '-f', '-p', String(info.pid), '-o', `/tmp/strace-${which}.txt`] : ['record', '-g', '-p', String(info.pid), '-o', `/tmp/perf-${which}.data`];
+const tracer = spawn(tool, args, { stdio: 'inherit' });
+await new Promise((r) => setTimeout(r, 500));
+const r = await cannon({ url: info.url, route, seconds: 4, connections: 32, pid: info.pid });
+console.log(`${which}: ${Math.round(r.perSecond)}/s total ${Math.round(r.perSecond * 4)} server CPU ${Math.round(r.cpuUs)} µs/req`);
+tracer.kill('SIGINT');
+await new Promise((r) => tracer.once('exit', r));
+await stopChild(child);
