@@ -47,8 +47,10 @@ export interface ApiBenchResult {
 let seq = 0;
 const pick = <T>(xs: T[]): T => xs[Math.floor(Math.random() * xs.length)] as T;
 /** A new-invoice body per request, each with a new order id. */
-export const createBody = (prefix: string) => () =>
+const createBody = (prefix: string) => () =>
   JSON.stringify({ order_id: `${prefix}-${++seq}`, asset: 'USDT_TRON', amount: '12.5', expires_in: 3600 });
+/** POST /v1/invoices with the server's key, a new order id each time. */
+const invoicePost = (info: ServerInfo, prefix: string): Route => ({ method: 'POST', path: '/v1/invoices', headers: { 'x-api-key': info.key }, body: createBody(prefix) });
 
 function medianRun(runs: Run[]): Run {
   return {
@@ -78,7 +80,7 @@ export async function runApiBench(o: ApiBenchOptions): Promise<ApiBenchResult> {
       invoiceGet: { url: info.url, pid: info.pid, route: { method: 'GET', path: () => `/v1/invoices/${pick(info.invoices)}`, headers: auth } },
       payoutGet: { url: info.url, pid: info.pid, route: { method: 'GET', path: () => `/v1/payouts/${pick(info.payouts)}`, headers: auth } },
       bareEcho: { url: bare.info.url, pid: bare.info.pid, route: { method: 'POST', path: '/echo', body: createBody(`${prefix}-echo`) } },
-      invoicePost: { url: info.url, pid: info.pid, route: { method: 'POST', path: '/v1/invoices', headers: auth, body: createBody(prefix) } },
+      invoicePost: { url: info.url, pid: info.pid, route: invoicePost(info, prefix) },
     };
     const run = (name: string, seconds: number, rate?: number) => cannon({ ...routes[name]!, seconds, connections: o.connections, rate });
 
@@ -156,7 +158,7 @@ export function printApiBench(r: ApiBenchResult, log: (line: string) => void = c
 export async function sustainedCreations(o: { env?: Record<string, string>; warmupSeconds: number; rounds: number; seconds: number; connections: number }): Promise<number[]> {
   const { info, child } = await startChild<ServerInfo>('api-server.ts', { env: o.env });
   try {
-    const route: Route = { method: 'POST', path: '/v1/invoices', headers: { 'x-api-key': info.key }, body: createBody(`sustained-${Date.now()}`) };
+    const route = invoicePost(info, `sustained-${Date.now()}`);
     await cannon({ url: info.url, route, seconds: o.warmupSeconds, connections: o.connections });
     const rates: number[] = [];
     for (let r = 0; r < o.rounds; r++) rates.push((await cannon({ url: info.url, route, seconds: o.seconds, connections: o.connections })).perSecond);

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BUSY_TIMEOUT_MS, openDatabase, type Database } from '../../src/db/database.js';
+import { BUSY_TIMEOUT_MS, openDatabase, WRITER_CACHE_KB, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { tempDir } from '../helpers/app.js';
 
@@ -36,6 +36,8 @@ describe('durability settings', () => {
     // The group commit's per-invoice savepoints journal in memory, not in temporary files (a
     // rollback to a savepoint needs them; recovery after a crash does not).
     expect(database.sqlite.pragma('temp_store', { simple: true })).toBe(2);
+    // Migrations ran with a larger page cache; the server's writer is back to its own 8 MB.
+    expect(database.sqlite.pragma('cache_size', { simple: true })).toBe(-WRITER_CACHE_KB);
 
     // What the settings mean, as a user would notice: a write goes to the WAL, and a row that
     // names a merchant that does not exist is refused.
