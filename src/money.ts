@@ -43,6 +43,23 @@ export function formatAmount(units: bigint, decimals: number): string {
   return `${negative ? '-' : ''}${whole}${frac ? `.${frac}` : ''}`;
 }
 
+const UNITS_TEXT = /^(0|[1-9][0-9]*)$/;
+
+/**
+ * formatAmount of base units stored as text (every amount column), without BigInt arithmetic:
+ * the point is splitting digits, and the views format four or five amounts per object read.
+ * Text that is not canonical digits (a sign, a leading zero) takes formatAmount's path.
+ */
+export function formatUnits(units: string, decimals: number): string {
+  if (!UNITS_TEXT.test(units)) return formatAmount(BigInt(units), decimals);
+  if (decimals === 0) return units;
+  const digits = units.padStart(decimals + 1, '0');
+  const cut = digits.length - decimals;
+  let end = digits.length;
+  while (end > cut && digits.charCodeAt(end - 1) === 48) end--;
+  return end === cut ? digits.slice(0, cut) : `${digits.slice(0, cut)}.${digits.slice(cut, end)}`;
+}
+
 /** The largest amount an asset can carry on TRON: int64 sun for TRX, uint256 for TRC20 tokens. */
 export const MAX_NATIVE_UNITS = 2n ** 63n - 1n;
 export const MAX_TRC20_UNITS = 2n ** 256n - 1n;

@@ -1,7 +1,7 @@
 /** Money as bigint base units: parsing, formatting and fee rounding, with properties over random input. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AmountError, formatAmount, parseAmount, parseAmountOrZero, parsePercent, percentAbove, percentOf } from '../src/money.js';
+import { AmountError, formatAmount, formatUnits, parseAmount, parseAmountOrZero, parsePercent, percentAbove, percentOf } from '../src/money.js';
 
 describe('parseAmount', () => {
   it('accepts plain decimals up to the asset decimals', () => {
@@ -45,6 +45,31 @@ describe('formatAmount', () => {
         expect(parseAmount(formatAmount(units, decimals), decimals)).toBe(units);
       }),
     );
+  });
+});
+
+describe('formatUnits (amount columns stored as text)', () => {
+  it('formats as formatAmount does', () => {
+    expect(formatUnits('10500000', 6)).toBe('10.5');
+    expect(formatUnits('1', 6)).toBe('0.000001');
+    expect(formatUnits('100000000', 6)).toBe('100');
+    expect(formatUnits('0', 6)).toBe('0');
+    expect(formatUnits('1000000000000000001', 18)).toBe('1.000000000000000001');
+    expect(formatUnits('5', 0)).toBe('5');
+    expect(formatUnits('-1500000', 6)).toBe('-1.5');
+  });
+
+  it('answers formatAmount(BigInt(text)) for any base units and decimals', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(2n ** 70n), max: 2n ** 256n - 1n }), fc.integer({ min: 0, max: 30 }), (units, decimals) => {
+        expect(formatUnits(units.toString(), decimals)).toBe(formatAmount(units, decimals));
+      }),
+    );
+  });
+
+  it('refuses text that is not an integer, as BigInt does', () => {
+    expect(() => formatUnits('1.5', 6)).toThrow(SyntaxError);
+    expect(() => formatUnits('abc', 6)).toThrow(SyntaxError);
   });
 });
 

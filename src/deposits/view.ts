@@ -1,12 +1,12 @@
 /** The Deposit object as the API shows it (inside an Invoice, or with its address in a standalone event). */
 import type { DepositView } from '../invoices/schema.js';
-import { formatAmount } from '../money.js';
+import { formatUnits } from '../money.js';
 import type { DepositRow } from './store.js';
 
 export function depositView(row: DepositRow): DepositView {
   return {
     tx_hash: row.tx_hash,
-    amount: formatAmount(BigInt(row.amount), row.decimals),
+    amount: formatUnits(row.amount, row.decimals),
     confirmations: row.confirmations,
     status: row.status === 'confirmed' ? 'confirmed' : 'seen',
     block_time: row.block_time,

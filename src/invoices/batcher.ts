@@ -20,6 +20,9 @@ interface Unit {
   reject: (e: unknown) => void;
 }
 
+/** One turn of the event loop: I/O callbacks (requests, reads) that arrived meanwhile run first. */
+const turn = () => new Promise<void>((r) => setImmediate(r));
+
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 export class WriteBatcher {
@@ -28,7 +31,16 @@ export class WriteBatcher {
   batches = 0;
   units = 0;
 
-  constructor(private readonly db: Db, private readonly maxBatch = 256) {}
+  /**
+   * @param yieldEvery units run between two turns of the event loop inside a batch. The units'
+   * statements only await microtasks, so a batch of 32 held the loop for 5-6 ms (and more when its
+   * COMMIT's fsync was slow): every read and every new request waited behind it. With a turn each
+   * 8 units, at 80 % of the creation peak, the p99 of creations fell from 21-42 ms to 18-34 ms and
+   * of reads during creations from 14-26 ms to 9-17 ms (decisions.md). The writer stays held
+   * across the turn (other writes wait for it as for any transaction); reads use their own
+   * connection and see the last commit.
+   */
+  constructor(private readonly db: Db, private readonly maxBatch = 256, private readonly yieldEvery = 8) {}
 
   run<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -43,13 +55,16 @@ export class WriteBatcher {
       while (this.queue.length > 0) {
         // One event-loop turn first: requests whose reads were queued behind the last commit (auth,
         // replay lookup) reach the queue and join this batch instead of each paying a commit.
-        await new Promise<void>((r) => setImmediate(r));
+        await turn();
         const batch = this.queue.splice(0, this.maxBatch);
         let outcomes: Outcome[];
         try {
           outcomes = await writeTx(this.db, async (trx) => {
             const done: Outcome[] = [];
-            for (const unit of batch) done.push(await this.runUnit(trx, unit));
+            for (const [i, unit] of batch.entries()) {
+              if (i > 0 && i % this.yieldEvery === 0) await turn();
+              done.push(await this.runUnit(trx, unit));
+            }
             return done;
           });
         } catch (error) {

@@ -1,10 +1,10 @@
 /** The Invoice object exactly as the API shows it (and as `invoice.<status>` events carry it). */
 import type { InvoicesTable } from '../db/schema.js';
-import { formatAmount } from '../money.js';
+import { formatUnits } from '../money.js';
 import type { DepositView, InvoiceView } from './schema.js';
 
 export function invoiceView(row: InvoicesTable, deposits: DepositView[] = []): InvoiceView {
-  const amount = (units: string) => formatAmount(BigInt(units), row.decimals);
+  const amount = (units: string) => formatUnits(units, row.decimals);
   return {
     invoice_id: row.id,
     order_id: row.order_id,

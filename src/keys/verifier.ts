@@ -132,13 +132,35 @@ export class ApiKeyVerifier {
   }
 
   /**
+   * The merchant of a key this process verified, when neither the key row nor the merchant row
+   * needs reading again (the common request): no promise, no query. `undefined` whenever anything
+   * else applies, a wrong secret included: `authenticate` then decides and answers.
+   */
+  authenticateFromMemory(header: string | undefined): MerchantRow | undefined {
+    const parsed = parseApiKey(header);
+    const entry = parsed && this.verified.get(parsed.keyId);
+    if (!parsed || !entry) return undefined;
+    const marker = this.changeMarker();
+    const now = this.clock.now().getTime();
+    const merchant = this.merchants.get(entry.merchantId);
+    if (!this.fresh(entry.marker, entry.checkedAt, marker, now) || !merchant || !this.fresh(merchant.marker, merchant.readAt, marker, now)) return undefined;
+    if (merchant.row.enabled !== 1 || !timingSafeEqual(entry.digest, digestOf(parsed.secret))) return undefined;
+    return merchant.row;
+  }
+
+  /** A row read at `at` under change marker `seen` may be used now. */
+  private fresh(seen: string, at: number, marker: string, now: number): boolean {
+    return seen === marker && now - at < this.trustMs;
+  }
+
+  /**
    * The merchant row, read again whenever merchants or keys changed (in any process) or the trust
    * window passed; otherwise a request costs no query for it.
    */
   private async merchant(id: string, marker: string): Promise<MerchantRow | undefined> {
     const now = this.clock.now().getTime();
     const cached = this.merchants.get(id);
-    if (cached && cached.marker === marker && now - cached.readAt < this.trustMs) return cached.row;
+    if (cached && this.fresh(cached.marker, cached.readAt, marker, now)) return cached.row;
     const row = await findMerchant(this.db, id);
     if (row) this.merchants.set(id, { row, marker, readAt: now });
     else this.merchants.delete(id);
@@ -151,7 +173,7 @@ export class ApiKeyVerifier {
     let entry = this.verified.get(keyId);
     // Re-read the key row when merchants or keys changed (a revocation from the CLI shows within
     // 100 ms) or the trust window passed; either way no hashing: the verified hash is the same.
-    if (entry && (entry.marker !== marker || now - entry.checkedAt >= this.trustMs)) {
+    if (entry && !this.fresh(entry.marker, entry.checkedAt, marker, now)) {
       const row = await findKey(this.db, keyId);
       if (!row || row.revoked_at !== null || row.secret_hash !== entry.secretHash) {
         this.verified.delete(keyId);

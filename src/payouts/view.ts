@@ -1,10 +1,10 @@
 /** The Payout object exactly as the API shows it (and as `payout.<status>` events carry it). */
 import type { PayoutsTable } from '../db/schema.js';
-import { formatAmount } from '../money.js';
+import { formatUnits } from '../money.js';
 import type { PayoutView, ReviewReason } from './schema.js';
 
 export function payoutView(row: PayoutsTable): PayoutView {
-  const amount = (units: string) => formatAmount(BigInt(units), row.decimals);
+  const amount = (units: string) => formatUnits(units, row.decimals);
   return {
     payout_id: row.id,
     reference: row.reference,

@@ -71,4 +71,21 @@ describe('WriteBatcher', () => {
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expect(await subjects()).not.toContain('innocent');
   });
+
+  it('gives the event loop a turn every few units of a batch, before its COMMIT', async () => {
+    const b = new WriteBatcher(database.db, 256, 2);
+    const order: string[] = [];
+    const units = Array.from({ length: 6 }, (_, i) =>
+      b.run(async (trx) => {
+        await write(`turn-${i}`)(trx);
+        order.push(`unit ${i}`);
+        // What a request arriving now would do: its callback runs at the next turn of the loop.
+        if (i === 0) setImmediate(() => order.push('request'));
+      }),
+    );
+    await Promise.all(units);
+    expect(b.batches).toBe(1);
+    // The request ran inside the batch (after unit 1, at the first turn), not after the COMMIT.
+    expect(order).toEqual(['unit 0', 'unit 1', 'request', 'unit 2', 'unit 3', 'unit 4', 'unit 5']);
+  });
 });
