@@ -91,17 +91,22 @@ async function real(): Promise<void> {
     }
     invoices = (await db.selectFrom('invoices').select('id').where('merchant_id', '=', merchant).execute()).map((r) => r.id);
   }
-  let payouts = (await db.selectFrom('payouts').select('id').where('merchant_id', '=', merchant).limit(1000).execute()).map((r) => r.id);
+  // Payouts to read, the same way: 1,000 waiting for review, of the seed's shape (bench/lib/seed.ts),
+  // on either database. A single payout read again and again, against the seeded database's
+  // thousand (most of them confirmed, with a transaction hash), compared answers, not databases.
+  const pendingReview = () => db.selectFrom('payouts').select('id').where('merchant_id', '=', merchant).where('status', '=', 'pending_review').limit(1000).execute();
+  let payouts = (await pendingReview()).map((r) => r.id);
   if (payouts.length === 0) {
-    // A payout row as creation writes it (the ledger is not read by GET /v1/payouts/{id}).
-    const at = new Date().toISOString();
-    const id = randomUUID();
-    await insertPayout(db, {
-      id, merchant_id: merchant, reference: 'bench-read', status: 'pending_review', asset: 'USDT_TRON', network: 'tron', decimals: 6,
-      to_address: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL', amount: '1000000', fee_amount: '0', fee_charged: '0', fee_schedule_id: null,
-      review_reasons: '["first_payout_to_address"]', tx_hash: null, reviewed_by: null, reviewed_at: null, reject_reason: null, created_at: at, updated_at: at, ...NOT_SIGNED,
-    });
-    payouts = [id];
+    // Payout rows as creation writes them (the ledger is not read by GET /v1/payouts/{id}).
+    for (let i = 0; i < 1000; i++) {
+      const at = new Date().toISOString();
+      await insertPayout(db, {
+        id: randomUUID(), merchant_id: merchant, reference: `bench-read-${i}`, status: 'pending_review', asset: 'USDT_TRON', network: 'tron', decimals: 6,
+        to_address: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL', amount: '5000000', fee_amount: '1000000', fee_charged: '0', fee_schedule_id: null,
+        review_reasons: '[]', tx_hash: null, reviewed_by: null, reviewed_at: null, reject_reason: null, created_at: at, updated_at: at, ...NOT_SIGNED,
+      });
+    }
+    payouts = (await pendingReview()).map((r) => r.id);
   }
   const profile = await profileFromHere();
   process.stdout.write(JSON.stringify({ url, key, invoices, payouts, pid: process.pid }) + '\n');

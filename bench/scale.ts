@@ -44,7 +44,7 @@ const largest = Math.max(...sizes);
 
 async function seeded(n: number): Promise<Seeded> {
   const s = await seededIn(path.join(tmpdir(), `paygate-scale-${n}`), { invoices: n, permanent: n / 10 });
-  console.log(`${n.toLocaleString('en-US')} invoices: ${s.reused ? 'reusing' : 'seeded'} ${s.file} (seeding took ${s.seconds.toFixed(0)} s)`);
+  console.log(`${n.toLocaleString('en-US')} invoices: ${s.reused ? 'seeded earlier' : 'seeded'} (seeding took ${s.seconds.toFixed(0)} s), a fresh copy in ${s.file} (${s.copySeconds.toFixed(0)} s)`);
   return s;
 }
 
@@ -82,10 +82,22 @@ async function queryCosts(s: Seeded): Promise<Record<string, number>> {
   }
 }
 
+/** The main thread's V8 heap and the memory outside it (buffers, SQLite, workers' heaps), from /metrics. */
+async function heapOf(adminPort: number): Promise<string> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text();
+    const value = (name: string) => Number(new RegExp(`^paygate_${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20;
+    return `main V8 heap ${value('nodejs_heap_size_total_bytes').toFixed(0)} MB, of it used ${value('nodejs_heap_size_used_bytes').toFixed(0)} MB, external ${value('nodejs_external_memory_bytes').toFixed(0)} MB`;
+  } catch (e) {
+    return `heap unknown: ${(e as Error).message}`;
+  }
+}
+
 /** `paygate serve` from dist/ on the seeded database, under load; its peak and final RSS. */
-async function serveRss(s: Seeded): Promise<{ watching: number; underLoad: number; startPeak: number; end: number; reads: number; creations: number }> {
+async function serveRss(s: Seeded): Promise<{ watching: number; underLoad: number; startPeak: number; end: number; parts: string; reads: number; creations: number }> {
   const devnet = await startDevnet({ blockTimeMs: 1000 });
-  const env = { ...process.env, ...envFor(s.file), HOST: '127.0.0.1', PORT: '0', API_RATE_LIMIT_PER_IP: '1000000', API_RATE_LIMIT_PER_KEY: '1000000', TRON_FULL_NODE_URL: devnet.url };
+  const adminPort = 19391;
+  const env = { ...process.env, ...envFor(s.file), HOST: '127.0.0.1', PORT: '0', ADMIN_PORT: String(adminPort), API_RATE_LIMIT_PER_IP: '1000000', API_RATE_LIMIT_PER_KEY: '1000000', TRON_FULL_NODE_URL: devnet.url };
   const setup = openDatabase(s.file);
   const key = (await issueKey(setup.db, systemClock, 'bench', s.merchantId)).api_key;
   const ids = (await setup.db.selectFrom('invoices').select('id').where('merchant_id', '=', s.merchantId).limit(1000).execute()).map((r) => r.id);
@@ -124,8 +136,10 @@ async function serveRss(s: Seeded): Promise<{ watching: number; underLoad: numbe
     });
     clearInterval(sampler);
     const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-    const startPeak = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
-    return { watching, underLoad, startPeak, end: rssMb(child.pid!), reads: reads.perSecond, creations: creations.perSecond };
+    const mb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
+    // Anonymous memory (heaps, SQLite's page caches) apart from mapped files (SQLite's -shm, code).
+    const parts = `anonymous ${mb('RssAnon').toFixed(0)} MB (${await heapOf(adminPort)}), files ${mb('RssFile').toFixed(0)} MB, shared ${mb('RssShmem').toFixed(0)} MB`;
+    return { watching, underLoad, startPeak: mb('VmHWM'), end: rssMb(child.pid!), parts, reads: reads.perSecond, creations: creations.perSecond };
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
@@ -197,7 +211,7 @@ if (!process.argv.includes('--no-build')) {
 }
 const rss = await serveRss(big);
 console.log(
-  `paygate serve on ${largest.toLocaleString('en-US')} invoices: ${rss.watching.toFixed(0)} MB once the watcher scans, under load at most ${rss.underLoad.toFixed(0)} MB, ${rss.end.toFixed(0)} MB at the end ` +
+  `paygate serve on ${largest.toLocaleString('en-US')} invoices: ${rss.watching.toFixed(0)} MB once the watcher scans, under load at most ${rss.underLoad.toFixed(0)} MB, ${rss.end.toFixed(0)} MB at the end (${rss.parts}) ` +
     `(${Math.round(rss.reads)} reads/s, then ${Math.round(rss.creations)} creations/s, 5 s each); high-water mark since start ${rss.startPeak.toFixed(0)} MB ` +
     '(includes the one-time scrypt of the keystore unlock, 128 MB for a moment)',
 );
