@@ -69,7 +69,8 @@ const checkpoint = () => {
   if (restarting || frames('PASSIVE') <= workerData.restartFrames) {
     // A reader that never leaves the WAL (a shell left in a transaction) defeats every try: after
     // a minute of them, one try a tick.
-    if (restarting && ++tries % Math.max(1, Math.round(60000 / workerData.intervalMs)) === 0) { clearInterval(restarting); restarting = setInterval(restart, workerData.intervalMs); }
+    // (A try that gets the write lock holds it through an fsync: at most one a second then.)
+    if (restarting && ++tries % Math.max(1, Math.round(60000 / workerData.intervalMs)) === 0) { clearInterval(restarting); restarting = setInterval(restart, Math.max(1000, workerData.intervalMs)); }
     return;
   }
   tries = 0;

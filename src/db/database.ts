@@ -145,8 +145,11 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database {
   const db = new Kysely<DB>({ dialect });
   bindConnections(db, { reader, writer: dialect.writer });
   // Reading the generation starts a read transaction (WAL index locks: several µs). It is read
-  // again when this connection has written anything (total_changes(), a counter in memory) and at
+  // again when the writer has written anything (total_changes(), a counter in memory) and at
   // least every 100 ms for other processes' writes (the CLI): a read-only request pays nothing.
+  // It is read on the reader, which sees committed data only: requests run between the units of
+  // an open group commit (invoices/batcher.ts), and a generation read inside that transaction
+  // would be one that may still roll back.
   // Prepared on first use: the table exists only once migrations have run.
   let generation: Sqlite.Statement | null = null;
   const localChanges = sqlite.prepare('select total_changes()').pluck();
@@ -155,8 +158,10 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database {
     const local = localChanges.get() as number;
     const now = performance.now();
     if (local !== known.local || now - known.at >= AUTH_GENERATION_MAX_AGE_MS) {
-      generation ??= sqlite.prepare('select value from auth_generation where id = 1').pluck();
-      known = { value: generation.get() as number, local, at: now };
+      generation ??= readerDb.prepare('select value from auth_generation where id = 1').pluck();
+      // Read while the writer's transaction is open, the value may change at its COMMIT, which
+      // does not move total_changes(): the count is not kept, so the next call reads again.
+      known = { value: generation.get() as number, local: sqlite.inTransaction ? -1 : local, at: now };
     }
     return known.value;
   };

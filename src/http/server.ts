@@ -155,7 +155,14 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
     }
     const given = req.headers['x-api-key'];
     const header = typeof given === 'string' ? given : undefined;
-    const known = deps.verifier.authenticateFromMemory(header);
+    let known: MerchantRow | undefined;
+    try {
+      known = deps.verifier.authenticateFromMemory(header);
+    } catch (e) {
+      // The change marker is read from the database: a failure there is answered like any other.
+      setRateHeaders(reply, ipState);
+      throw e;
+    }
     if (known) {
       admit(req, reply, known, header as string, ipState);
       return done();
@@ -171,7 +178,8 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
       },
       (e: unknown) => {
         setRateHeaders(reply, ipState);
-        done(e as FastifyError);
+        // A rejection that is not an Error must still refuse: done() without one lets the request in.
+        done((e instanceof Error ? e : new Error(`authentication failed: ${String(e)}`)) as FastifyError);
       },
     );
   });

@@ -3,6 +3,7 @@
  * transaction in flight and see the last committed state; reads inside a transaction see the
  * transaction's own writes. Holds for kysely queries and for precompiled ones (db/prepared.ts).
  */
+import { sql } from 'kysely';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { recordAudit } from '../../src/audit/store.js';
@@ -95,5 +96,17 @@ describe('the read connection', () => {
     // The transaction has ended: its handle no longer reaches the writer directly.
     await expect(insertProbe.run(stray, { subject: 'late', at })).rejects.toThrow();
     expect(await countProbes(db)).toBe(2);
+  });
+
+  it('gives the authentication generation as committed: not a write still open, and a committed one at once', async () => {
+    const { db } = database;
+    const before = database.authGeneration();
+    await writeTx(db, async (trx) => {
+      await sql`update auth_generation set value = value + 1 where id = 1`.execute(trx);
+      // A request between the units of a group commit asks now: the write may still roll back.
+      expect(database.authGeneration()).toBe(before);
+    });
+    // The COMMIT does not move total_changes(): the next call must read again all the same.
+    expect(database.authGeneration()).toBe(before + 1);
   });
 });

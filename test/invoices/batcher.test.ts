@@ -79,13 +79,15 @@ describe('WriteBatcher', () => {
       b.run(async (trx) => {
         await write(`turn-${i}`)(trx);
         order.push(`unit ${i}`);
-        // What a request arriving now would do: its callback runs at the next turn of the loop.
-        if (i === 0) setImmediate(() => order.push('request'));
+        // What a request arriving now would do: its callback runs at the next turn of the loop,
+        // and a read there sees only what is committed, none of this batch.
+        if (i === 0) setImmediate(() => void subjects().then((s) => order.push(`request saw ${s.filter((x) => x.startsWith('turn-')).length}`)));
       }),
     );
     await Promise.all(units);
     expect(b.batches).toBe(1);
     // The request ran inside the batch (after unit 1, at the first turn), not after the COMMIT.
-    expect(order).toEqual(['unit 0', 'unit 1', 'request', 'unit 2', 'unit 3', 'unit 4', 'unit 5']);
+    expect(order).toEqual(['unit 0', 'unit 1', 'request saw 0', 'unit 2', 'unit 3', 'unit 4', 'unit 5']);
+    expect((await subjects()).filter((x) => x.startsWith('turn-'))).toHaveLength(6);
   });
 });
