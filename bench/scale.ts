@@ -14,7 +14,6 @@
  *   npx tsx bench/scale.ts [--sizes 10000,100000,1000000] [--rounds 3] [--seconds 2] [--no-build]
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { systemClock } from '../src/clock.js';
@@ -28,7 +27,7 @@ import { findPayout, listPayoutsForOperator } from '../src/payouts/store.js';
 import { eventsOf } from '../src/webhooks/outbox.js';
 import { runApiBench, sustainedCreations, type ApiBenchResult } from './lib/api-bench.js';
 import { cannon } from './lib/cannon.js';
-import { rssMb } from './lib/child.js';
+import { rssMb, statusMb } from './lib/child.js';
 import { envFor, overdueExpired, seededIn, type Seeded } from './lib/seed.js';
 import { summary } from './lib/summary.js';
 
@@ -135,8 +134,7 @@ async function serveRss(s: Seeded): Promise<{ watching: number; underLoad: numbe
       route: { method: 'POST', path: '/v1/invoices', headers: auth, body: () => JSON.stringify({ order_id: `rss-${Date.now()}-${++n}`, asset: 'USDT_TRON', amount: '10', expires_in: 3600 }) },
     });
     clearInterval(sampler);
-    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-    const mb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
+    const mb = (field: string) => statusMb(child.pid!, field);
     // Anonymous memory (heaps, SQLite's page caches) apart from mapped files (SQLite's -shm, code).
     const parts = `anonymous ${mb('RssAnon').toFixed(0)} MB (${await heapOf(adminPort)}), files ${mb('RssFile').toFixed(0)} MB, shared ${mb('RssShmem').toFixed(0)} MB`;
     return { watching, underLoad, startPeak: mb('VmHWM'), end: rssMb(child.pid!), parts, reads: reads.perSecond, creations: creations.perSecond };

@@ -67,6 +67,11 @@ describe('formatUnits (amount columns stored as text)', () => {
     );
   });
 
+  it('gives text that is not canonical digits to formatAmount', () => {
+    expect(formatUnits('0010', 1)).toBe('1');
+    expect(formatUnits('-0', 6)).toBe('0');
+  });
+
   it('refuses text that is not an integer, as BigInt does', () => {
     expect(() => formatUnits('1.5', 6)).toThrow(SyntaxError);
     expect(() => formatUnits('abc', 6)).toThrow(SyntaxError);

@@ -40,15 +40,18 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** Resident set size of a process in MB (Linux /proc), or NaN elsewhere. */
-export function rssMb(pid: number): number {
+/** A memory field of a process in MB (Linux /proc status: VmRSS, VmHWM, RssAnon…), or NaN elsewhere. */
+export function statusMb(pid: number, field: string): number {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) / 1024 : NaN;
   } catch {
     return NaN;
   }
 }
+
+/** Resident set size of a process in MB, or NaN. */
+export const rssMb = (pid: number): number => statusMb(pid, 'VmRSS');
 
 /** CPU seconds (user + system) a process has used so far (Linux /proc; ticks of 10 ms), or NaN. */
 export function cpuSeconds(pid: number): number {

@@ -7,7 +7,7 @@ import type { AssetCatalog } from '../assets/catalog.js';
 import type { Clock } from '../clock.js';
 import type { Db, Executor } from '../db/database.js';
 import { AppError } from '../errors.js';
-import { AmountError, formatAmount, parseAmountOrZero, parsePercent, percentAbove, percentOf } from '../money.js';
+import { AmountError, formatUnits, parseAmountOrZero, parsePercent, percentAbove, percentOf } from '../money.js';
 import { assertPayoutAsset } from '../payouts/assets.js';
 import { parseValidFrom, recordAssetFee } from './service.js';
 import { feeInForce, feesScheduled } from './store.js';
@@ -91,7 +91,7 @@ export async function payoutFeeSchedule(db: Executor, catalog: AssetCatalog, ass
   const a = assertPayoutAsset(catalog, asset);
   const show = (r: { amount: string | null; percent: string | null; valid_from: string }): PayoutFeeView => ({
     asset: a.code,
-    amount: formatAmount(BigInt(r.amount ?? '0'), a.decimals),
+    amount: formatUnits(r.amount ?? '0', a.decimals),
     percent: r.percent ?? '0',
     valid_from: r.valid_from,
   });

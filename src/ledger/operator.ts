@@ -6,7 +6,7 @@ import type { Clock } from '../clock.js';
 import { writeTx, type Db } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { requireMerchant } from '../merchants/service.js';
-import { AmountError, formatAmount, parseAmount } from '../money.js';
+import { AmountError, formatAmount, formatUnits, parseAmount } from '../money.js';
 import { balances, post, type Balance } from './service.js';
 import { entryBySource, type LedgerEntryRow } from './store.js';
 
@@ -130,7 +130,7 @@ function creditView(entry: LedgerEntryRow, reference: string | null, replayed: b
     entry_id: entry.id,
     merchant_id: entry.merchant_id,
     asset: entry.asset,
-    amount: formatAmount(BigInt(entry.amount), decimals),
+    amount: formatUnits(entry.amount, decimals),
     memo: entry.memo ?? '',
     reference,
     replayed,
@@ -152,7 +152,7 @@ function replay(
   if (!same) {
     throw new AppError(
       'reference_conflict',
-      `--reference ${asked.reference} was already used for a ${booked.kind} of ${formatAmount(BigInt(booked.amount), decimals)} ${booked.asset} ` +
+      `--reference ${asked.reference} was already used for a ${booked.kind} of ${formatUnits(booked.amount, decimals)} ${booked.asset} ` +
         `to merchant ${booked.merchant_id} (entry ${booked.id}); use a new reference for a different correction`,
     );
   }

@@ -10,7 +10,7 @@ import type { Clock } from '../clock.js';
 import { writeTx, type Db } from '../db/database.js';
 import type { SweepRequestTarget } from '../db/tables/sweeper.js';
 import { AppError } from '../errors.js';
-import { formatAmount } from '../money.js';
+import { formatUnits } from '../money.js';
 import { recordAudit } from '../audit/store.js';
 import { currentLease } from '../workers/lease.js';
 import { depositIndexOf, findRequest, findSweep, insertRequest, txsOf } from './store.js';
@@ -44,7 +44,7 @@ export interface SweepRequestView {
   targets: (Omit<SweepRequestTarget, 'sweep_id'> & { sweep: SweepView | null })[];
 }
 
-const trx = (sun: string | null) => (sun === null ? null : formatAmount(BigInt(sun), 6));
+const trx = (sun: string | null) => (sun === null ? null : formatUnits(sun, 6));
 
 export async function sweepView(db: Db, catalog: AssetCatalog, id: string): Promise<SweepView | null> {
   const s = await findSweep(db, id);
@@ -57,8 +57,8 @@ export async function sweepView(db: Db, catalog: AssetCatalog, id: string): Prom
     asset: s.asset,
     status: s.status,
     trigger: s.trigger,
-    balance: formatAmount(BigInt(s.balance), decimals),
-    amount: s.amount === null ? null : formatAmount(BigInt(s.amount), decimals),
+    balance: formatUnits(s.balance, decimals),
+    amount: s.amount === null ? null : formatUnits(s.amount, decimals),
     fee_trx: trx(s.fee) as string,
     top_up_trx: trx(s.top_up) as string,
     delegated_trx: trx(s.delegated) as string,

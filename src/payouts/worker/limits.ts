@@ -14,7 +14,7 @@ import { recordAudit } from '../../audit/store.js';
 import type { Clock } from '../../clock.js';
 import { writeTx, type Db, type Executor } from '../../db/database.js';
 import { AppError } from '../../errors.js';
-import { AmountError, formatAmount, parseAmount } from '../../money.js';
+import { AmountError, formatAmount, formatUnits, parseAmount } from '../../money.js';
 import { utcDay } from '../review.js';
 import type { PayoutRow } from '../store.js';
 
@@ -90,7 +90,7 @@ export interface SetLimitInput {
 export async function hotWalletLimitView(db: Executor, catalog: AssetCatalog, code: string): Promise<HotWalletLimitView> {
   const asset = requireCatalogAsset(catalog, code);
   const row = await db.selectFrom('hot_wallet_limits').selectAll().where('asset', '=', asset.code).executeTakeFirst();
-  const units = (v: string | null | undefined) => (v == null ? null : formatAmount(BigInt(v), asset.decimals));
+  const units = (v: string | null | undefined) => (v == null ? null : formatUnits(v, asset.decimals));
   return {
     asset: asset.code,
     per_payout: units(row?.per_payout),

@@ -1,7 +1,7 @@
 /** SQL of the payout worker: the payouts of one status in the order it works them, wait reasons. */
 import type { Executor } from '../../db/database.js';
 import type { PayoutStatus } from '../../db/schema.js';
-import { formatAmount } from '../../money.js';
+import { formatUnits } from '../../money.js';
 import type { PayoutRow } from '../store.js';
 
 export interface PageCursor {
@@ -58,5 +58,5 @@ export async function waitingPayouts(db: Executor, limit = 20): Promise<WaitingP
     .orderBy('created_at')
     .limit(limit)
     .execute();
-  return rows.map((r) => ({ payout_id: r.id, status: r.status, asset: r.asset, amount: formatAmount(BigInt(r.amount), r.decimals), reason: r.wait_reason as string }));
+  return rows.map((r) => ({ payout_id: r.id, status: r.status, asset: r.asset, amount: formatUnits(r.amount, r.decimals), reason: r.wait_reason as string }));
 }
