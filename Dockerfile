@@ -45,5 +45,5 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 CMD ["nod
 # The passphrase: mount a secret file and set WALLET_PASSPHRASE_FILE=/run/secrets/paygate_passphrase.
 # `docker stop` sends SIGTERM: in-flight requests finish, workers stop at a safe point, exit 0.
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["node", "bin/run.js"]
+ENTRYPOINT ["node", "--max-old-space-size=1024", "bin/run.js"]
 CMD ["serve"]

@@ -37,6 +37,7 @@ import { createInvoice } from '../src/invoices/service.js';
 import { changeMerchant, createMerchant } from '../src/merchants/service.js';
 import { findMerchant, type MerchantRow } from '../src/merchants/store.js';
 import { parseAmount, percentOf } from '../src/money.js';
+import { SERVE_NODE_FLAGS } from '../src/operations/heap.js';
 import { initWallet } from '../src/wallet/service.js';
 import { setEndpoint } from '../src/webhooks/endpoints.js';
 import { checkFlow, type PaidInvoice } from './lib/flow-check.js';
@@ -179,7 +180,7 @@ async function main(): Promise<number> {
     log(`set-up: ${PAYMENTS} invoices of ${MERCHANTS} merchants (${invoices.filter((i) => i.asset === 'TRX_TRON').length} TRX, the rest USDT) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
     const profArgs = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [];
-    const serve = new LineChild(spawn(process.execPath, [...profArgs, DEV_BIN, 'serve'], { env: { ...process.env, ...env, TRON_FULL_NODE_URL: node.url }, stdio: ['pipe', 'pipe', 'inherit'] }));
+    const serve = new LineChild(spawn(process.execPath, [...SERVE_NODE_FLAGS, ...profArgs, DEV_BIN, 'serve'], { env: { ...process.env, ...env, TRON_FULL_NODE_URL: node.url }, stdio: ['pipe', 'pipe', 'inherit'] }));
     children.push(serve.child);
     await serve.next((l) => l.startsWith('paygate serving'));
     const db = new Sqlite(env.DATABASE_URL, { readonly: true });

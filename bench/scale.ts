@@ -24,6 +24,7 @@ import { liveDepositsOfInvoice } from '../src/deposits/store.js';
 import { findInvoice, findInvoiceByOrder, overdueCreated } from '../src/invoices/store.js';
 import { issueKey } from '../src/keys/service.js';
 import { findPayout, listPayoutsForOperator } from '../src/payouts/store.js';
+import { SERVE_NODE_FLAGS } from '../src/operations/heap.js';
 import { eventsOf } from '../src/webhooks/outbox.js';
 import { runApiBench, sustainedCreations, type ApiBenchResult } from './lib/api-bench.js';
 import { cannon } from './lib/cannon.js';
@@ -106,7 +107,7 @@ async function serveRss(s: Seeded): Promise<{ watching: number; underLoad: numbe
     await trx.deleteFrom('scanned_blocks').execute();
     await trx.deleteFrom('chain_cursor').execute();
   });
-  const child = spawn(process.execPath, [path.join(root, 'bin/run.js'), 'serve'], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, path.join(root, 'bin/run.js'), 'serve'], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     const url = await new Promise<string>((resolve, reject) => {
       let out = '';

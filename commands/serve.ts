@@ -1,6 +1,7 @@
 import { buildApp } from '../src/app.js';
 import { PaygateCommand, loadDotEnv } from '../src/cli/base.js';
 import { parseConfig } from '../src/config.js';
+import { heapLimitNotSet, SERVE_NODE_FLAGS } from '../src/operations/heap.js';
 import { SERVE_POOL_AHEAD } from '../src/wallet/pool.js';
 
 export default class Serve extends PaygateCommand {
@@ -26,6 +27,10 @@ export default class Serve extends PaygateCommand {
       throw e;
     }
     const { config, logger } = app.services;
+    const heapLimitMb = heapLimitNotSet();
+    if (heapLimitMb) {
+      logger.warn({ heapLimitMb }, `started without ${SERVE_NODE_FLAGS.join(' ')}: memory under load may grow ~50 MB past what it needs (docs/operations.md, "Memory")`);
+    }
     logger.info({ url, admin: app.adminUrl, network: config.tronNetwork, database: config.databasePath, sqlite: app.database.settings() }, 'paygate serving /v1');
     this.say(`paygate serving ${url}/v1 (database ${config.databasePath})`);
     if (app.adminUrl) this.say(`admin listener ${app.adminUrl} (/healthz, /readyz, /metrics)`);

@@ -12,6 +12,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { ServerInfo } from '../api-server.js';
 import { cannon, median, type Route, type Run } from './cannon.js';
+import { SERVE_NODE_FLAGS } from '../../src/operations/heap.js';
 import { rssMb, startChild, stopChild } from './child.js';
 
 export interface ApiBenchOptions {
@@ -70,7 +71,8 @@ export async function runApiBench(o: ApiBenchOptions): Promise<ApiBenchResult> {
   try {
     const bare = await startChild<ServerInfo>('api-server.ts', { args: ['bare'] });
     children.push(bare.child);
-    const app = await startChild<ServerInfo>('api-server.ts', { env: o.env, nodeArgs: o.nodeArgs });
+    // The app as `paygate serve` is launched (src/operations/heap.ts); the bare yardstick as node starts.
+    const app = await startChild<ServerInfo>('api-server.ts', { env: o.env, nodeArgs: [...SERVE_NODE_FLAGS, ...(o.nodeArgs ?? [])] });
     children.push(app.child);
     const { info } = app;
     const auth = { 'x-api-key': info.key };
@@ -156,7 +158,7 @@ export function printApiBench(r: ApiBenchResult, log: (line: string) => void = c
  * `seconds` each, nothing else in between; the rate of each round.
  */
 export async function sustainedCreations(o: { env?: Record<string, string>; warmupSeconds: number; rounds: number; seconds: number; connections: number }): Promise<number[]> {
-  const { info, child } = await startChild<ServerInfo>('api-server.ts', { env: o.env });
+  const { info, child } = await startChild<ServerInfo>('api-server.ts', { env: o.env, nodeArgs: [...SERVE_NODE_FLAGS] });
   try {
     const route = invoicePost(info, `sustained-${Date.now()}`);
     await cannon({ url: info.url, route, seconds: o.warmupSeconds, connections: o.connections });

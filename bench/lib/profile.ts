@@ -5,12 +5,13 @@
  */
 import type { ServerInfo } from '../api-server.js';
 import { cannon, type Route } from './cannon.js';
+import { SERVE_NODE_FLAGS } from '../../src/operations/heap.js';
 import { startChild, stopChild } from './child.js';
 
 const kind = process.argv[2] ?? 'get';
 const seconds = Number(process.argv[3] ?? 5);
 const dir = process.argv[4] ?? '/tmp/paygate-prof';
-const { info, child } = await startChild<ServerInfo>('api-server.ts', { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+const { info, child } = await startChild<ServerInfo>('api-server.ts', { nodeArgs: [...SERVE_NODE_FLAGS, '--cpu-prof', `--cpu-prof-dir=${dir}`] });
 const auth = { 'x-api-key': info.key };
 let n = 0;
 const pick = (xs: string[]) => xs[Math.floor(Math.random() * xs.length)];

@@ -143,7 +143,6 @@ function verifierCounters(s: Services, registry: Registry): void {
 /** Request counts and latency by route template and status, from the public server's responses. */
 export function instrumentHttp(app: ApiServer, registry: Registry): void {
   const labelNames = ['method', 'route', 'status'] as const;
-  const requests = new Counter({ name: 'paygate_http_requests_total', help: 'Requests answered by /v1', labelNames, registers: [registry] });
   const latency = new Histogram({
     name: 'paygate_http_request_duration_seconds',
     help: 'Time from request to response on /v1',
@@ -151,11 +150,24 @@ export function instrumentHttp(app: ApiServer, registry: Registry): void {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  // The request count is the histogram's own _count, copied at scrape time: a second metric
+  // updated per request would cost each request another label hash (about 1 µs of ~50).
+  new Counter({
+    name: 'paygate_http_requests_total',
+    help: 'Requests answered by /v1',
+    labelNames,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const v of (await latency.get()).values) {
+        if (v.metricName === 'paygate_http_request_duration_seconds_count') this.inc(v.labels, v.value);
+      }
+    },
+  });
   // A callback hook, not an async one: no promise per request.
   app.addHook('onResponse', (req, reply, done) => {
     // The route template (/v1/invoices/:id), never the raw URL: ids would explode the label set.
     const labels = { method: req.method, route: req.is404 ? 'unmatched' : (req.routeOptions.url ?? 'unmatched'), status: String(reply.statusCode) };
-    requests.inc(labels);
     latency.observe(labels, reply.elapsedTime / 1000);
     done();
   });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SERVE_NODE_FLAGS } from '../../src/operations/heap.js';
 import { DEV_BIN, runCli, runCliProcess } from '../helpers/cli.js';
 import { api } from '../helpers/http.js';
 import { tempDir } from '../helpers/app.js';
@@ -54,21 +55,37 @@ describe('paygate serve', () => {
     expect(await exited).toBe(0);
   });
 
-  it('logs at start the durability settings its live database connections report', async () => {
-    const child = spawn(process.execPath, [DEV_BIN, 'serve'], { env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  /** Starts serve with `nodeArgs`, returns its log entries up to and including 'paygate serving /v1', stops it. */
+  async function startLog(nodeArgs: readonly string[]): Promise<Record<string, unknown>[]> {
+    const child = spawn(process.execPath, [...nodeArgs, DEV_BIN, 'serve'], { env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
     const lines = createInterface({ input: child.stdout });
-    const started = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    const entries: Record<string, unknown>[] = [];
+    await new Promise<void>((resolve, reject) => {
       lines.on('line', (l) => {
         if (!l.startsWith('{')) return;
         const entry = JSON.parse(l) as Record<string, unknown>;
-        if (entry.msg === 'paygate serving /v1') resolve(entry);
+        entries.push(entry);
+        if (entry.msg === 'paygate serving /v1') resolve();
       });
       child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
     });
-    const durable = { journal_mode: 'wal', synchronous: 2, foreign_keys: 1, busy_timeout: 20 };
-    expect(started.sqlite).toEqual({ writer: durable, reader: durable });
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     child.kill('SIGINT');
     expect(await exited).toBe(0);
+    return entries;
+  }
+
+  it('logs at start the durability settings its live database connections report', async () => {
+    const started = (await startLog(SERVE_NODE_FLAGS)).find((e) => e.msg === 'paygate serving /v1') as Record<string, unknown>;
+    const durable = { journal_mode: 'wal', synchronous: 2, foreign_keys: 1, busy_timeout: 20 };
+    expect(started.sqlite).toEqual({ writer: durable, reader: durable });
+  });
+
+  it('warns when started without its heap limit, and only then', async () => {
+    const heapWarnings = (entries: Record<string, unknown>[]) => entries.filter((e) => String(e.msg).startsWith(`started without ${SERVE_NODE_FLAGS.join(' ')}`));
+    const unset = heapWarnings(await startLog(['--max-old-space-size=4096']));
+    expect(unset).toHaveLength(1);
+    expect(unset[0]).toMatchObject({ level: 40, heapLimitMb: expect.any(Number) });
+    expect(heapWarnings(await startLog(SERVE_NODE_FLAGS))).toEqual([]);
   });
 });
