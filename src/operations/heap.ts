@@ -5,7 +5,7 @@
  *
  * Not for the limit itself: the live heap is ~40 MB on a million invoices. V8 derives from the
  * limit how far the old generation may grow past what the last full GC kept before it collects
- * again: up to 4× at the default limit (a quarter of the machine's memory), ~1.6× at 1 GiB. At
+ * again: up to 4× at the default limit (a quarter of the machine's memory), under 2× at 1 GiB. At
  * the default, serve's RSS under load on a million invoices was 245-310 MB (half the runs over
  * 250 MB, ~50 MB of it garbage not yet collected); at 1 GiB 224-238 MB (docs/decisions.md,
  * "Release 3, sixth round").

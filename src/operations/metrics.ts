@@ -158,10 +158,10 @@ export function instrumentHttp(app: ApiServer, registry: Registry): void {
     labelNames,
     registers: [registry],
     async collect() {
+      const counts = (await latency.get()).values.filter((v) => v.metricName === 'paygate_http_request_duration_seconds_count');
+      // Reset and refill with no await in between: two scrapes at once must not add up.
       this.reset();
-      for (const v of (await latency.get()).values) {
-        if (v.metricName === 'paygate_http_request_duration_seconds_count') this.inc(v.labels, v.value);
-      }
+      for (const v of counts) this.inc(v.labels, v.value);
     },
   });
   // A callback hook, not an async one: no promise per request.

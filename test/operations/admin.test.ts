@@ -119,6 +119,12 @@ describe('admin listener', () => {
     expect(value(m.text, 'paygate_http_request_duration_seconds_count{method="POST",route="/v1/invoices",status="201"}')).toBe(1);
     expect(value(m.text, 'paygate_http_request_duration_seconds_bucket{le="+Inf",method="POST",route="/v1/invoices",status="201"}')).toBe(1);
     expect(value(m.text, 'paygate_invoices{status="created"}')).toBe(1);
+    // The count is copied from the histogram at each scrape: later scrapes, several at once or one
+    // after another, report the same count, not a sum of scrapes.
+    const scrapes = await Promise.all([api(admin, '/metrics'), api(admin, '/metrics'), api(admin, '/metrics')]);
+    for (const s of [...scrapes, await api(admin, '/metrics')]) {
+      expect(value(s.text, 'paygate_http_requests_total{method="POST",route="/v1/invoices",status="201"}')).toBe(1);
+    }
   });
 
   it('reports deposits and payouts by status, the payout queue, the hot wallet and the worker lease from live state', async () => {
