@@ -29,7 +29,7 @@ export default class Serve extends PaygateCommand {
     const { config, logger } = app.services;
     const heapLimitMb = heapLimitNotSet();
     if (heapLimitMb) {
-      logger.warn({ heapLimitMb }, `started without ${SERVE_NODE_FLAGS.join(' ')}: memory under load may grow ~50 MB past what it needs (docs/operations.md, "Memory")`);
+      logger.warn({ heapLimitMb }, `started without ${SERVE_NODE_FLAGS.join(' ')}: on a large machine memory under load may grow ~50 MB past what it needs (docs/operations.md, "Memory")`);
     }
     logger.info({ url, admin: app.adminUrl, network: config.tronNetwork, database: config.databasePath, sqlite: app.database.settings() }, 'paygate serving /v1');
     this.say(`paygate serving ${url}/v1 (database ${config.databasePath})`);

@@ -1,26 +1,29 @@
 /**
  * The V8 heap limit `paygate serve` is started with: `node --max-old-space-size=1024` in the
- * Dockerfile, deploy/paygate.service, `npm start` and .ci/run (test/deploy/heap.test.ts keeps
- * them in step). Node cannot change it once running, so only the launcher can give it.
+ * Dockerfile, deploy/paygate.service, `npm start` (the demo) and .ci/run (test/deploy/heap.test.ts
+ * keeps them in step). Node cannot change it once running, so only the launcher can give it.
  *
  * Not for the limit itself: the live heap is ~40 MB on a million invoices. V8 derives from the
  * limit how far the old generation may grow past what the last full GC kept before it collects
- * again: up to 4× at the default limit (a quarter of the machine's memory), under 2× at 1 GiB. At
- * the default, serve's RSS under load on a million invoices was 245-310 MB (half the runs over
- * 250 MB, ~50 MB of it garbage not yet collected); at 1 GiB 224-238 MB (docs/decisions.md,
- * "Release 3, sixth round").
+ * again: up to 4× at Node's default limit on a large machine (a quarter of its memory, capped: 4,144
+ * MB on the 24 GB bench machine), under 2× at 1 GiB. At the default, serve's RSS under load on a
+ * million invoices was 245-310 MB (four runs of six over 250 MB, ~50 MB of it garbage not yet
+ * collected); at 1 GiB 224-238 MB (docs/decisions.md, "Release 3, sixth round"). On a machine or
+ * container with less than ~5 GB, Node's default is already at or below this limit.
  */
 import v8 from 'node:v8';
 
 export const HEAP_LIMIT_MB = 1024;
 export const SERVE_NODE_FLAGS = [`--max-old-space-size=${HEAP_LIMIT_MB}`] as const;
 
+/** Node accepts the flag with dashes or underscores, on the command line or in NODE_OPTIONS. */
+const HEAP_FLAG = /(^|\s)--max[-_]old[-_]space[-_]size(=|\s|$)/;
+
 /**
- * The heap limit this process runs with (MB) when it is well above HEAP_LIMIT_MB, i.e. it was
- * started without SERVE_NODE_FLAGS (through the npm bin link, say); undefined otherwise. V8 adds
- * the young generation to the old one's limit, hence the margin.
+ * The heap limit this process runs with (MB) when it was started without any old-space limit
+ * (through npm's `paygate` link, say); undefined when the launcher gave one, ours or the operator's.
  */
-export function heapLimitNotSet(limitBytes = v8.getHeapStatistics().heap_size_limit): number | undefined {
-  const mb = Math.round(limitBytes / 2 ** 20);
-  return mb > HEAP_LIMIT_MB * 1.25 ? mb : undefined;
+export function heapLimitNotSet(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): number | undefined {
+  if (execArgv.some((a) => HEAP_FLAG.test(a)) || HEAP_FLAG.test(nodeOptions)) return undefined;
+  return Math.round(v8.getHeapStatistics().heap_size_limit / 2 ** 20);
 }

@@ -14,7 +14,7 @@ import { tempDir } from '../helpers/app.js';
 
 const repo = path.resolve(import.meta.dirname, '../..');
 let demo: ChildProcess | null = null;
-// npm start runs `sh -c "npm run build && node bin/run.js demo"`: signals go to the whole process
+// npm start runs `sh -c "npm run build && node --max-old-space-size=1024 bin/run.js demo"`: signals go to the whole process
 // group, as Ctrl-C in a terminal does.
 afterAll(() => {
   if (!demo?.pid || demo.exitCode !== null || demo.signalCode !== null) return;

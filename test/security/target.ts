@@ -18,6 +18,7 @@ import { systemClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { SERVE_NODE_FLAGS } from '../../src/operations/heap.js';
 import { approvedMerchantWithKey, issueKey } from '../../src/keys/service.js';
 import { creditMerchant } from '../../src/ledger/operator.js';
 import { startDevnet } from '../../src/devnet/index.js';
@@ -135,7 +136,7 @@ export async function startTarget(opts: TargetOptions = {}): Promise<Target> {
     rmSync(dir, { recursive: true, force: true });
     throw e;
   });
-  const child: ChildProcess = spawn(process.execPath, [DEV_BIN, 'serve'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [...SERVE_NODE_FLAGS, DEV_BIN, 'serve'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const logLines: string[] = [];
   const lines = createInterface({ input: child.stdout! });
   child.stderr!.on('data', (d: Buffer) => logLines.push(d.toString()));

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { SERVE_NODE_FLAGS } from '../../../src/operations/heap.js';
 
 const DEV_BIN = path.resolve(import.meta.dirname, '../../../bin/dev.js');
 const START_TIMEOUT_MS = 60_000;
@@ -51,7 +52,7 @@ export class ServeProcess {
 
   async start(): Promise<string> {
     const report = this.reportDir ? ['--report-on-signal', '--report-signal=SIGUSR2', `--report-directory=${this.reportDir}`] : [];
-    const child = spawn(process.execPath, [...report, DEV_BIN, 'serve'], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, ...report, DEV_BIN, 'serve'], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     this.stopping = false;
     this.stderrTail = '';
