@@ -13,7 +13,7 @@
  */
 import v8 from 'node:v8';
 
-export const HEAP_LIMIT_MB = 1024;
+const HEAP_LIMIT_MB = 1024;
 export const SERVE_NODE_FLAGS = [`--max-old-space-size=${HEAP_LIMIT_MB}`] as const;
 
 /** Node accepts the flag with dashes or underscores, on the command line or in NODE_OPTIONS. */
