@@ -8,7 +8,7 @@
  * batch still yield one invoice.
  */
 import { CompiledQuery } from 'kysely';
-import { writeTx, type Db, type Tx } from '../db/database.js';
+import { isDatabaseUnavailable, writeTx, type Db, type Tx } from '../db/database.js';
 
 const SAVEPOINT = CompiledQuery.raw('savepoint invoice_unit');
 const RELEASE = CompiledQuery.raw('release invoice_unit');
@@ -92,7 +92,15 @@ export class WriteBatcher {
       await trx.executeQuery(RELEASE);
       return { ok: true, value };
     } catch (error) {
-      await trx.executeQuery(ROLLBACK_TO);
+      try {
+        await trx.executeQuery(ROLLBACK_TO);
+      } catch (lost) {
+        // SQLite ends the whole transaction itself on some errors (SQLITE_FULL, SQLITE_IOERR): no
+        // savepoint is left, and nothing of the batch stands. The batch fails with the error that
+        // ended it, so every unit hears "unavailable, retry" (503) and the log names the cause,
+        // not the missing savepoint (a 500).
+        throw isDatabaseUnavailable(error) ? error : lost;
+      }
       await trx.executeQuery(RELEASE);
       return { ok: false, error };
     }

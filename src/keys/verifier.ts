@@ -190,8 +190,10 @@ export class ApiKeyVerifier {
       return entry.merchantId;
     }
     // A client that opens with many parallel requests waits for one verification, not for many
-    // (which would also spend its hashing budget and refuse the rest).
-    const flight = `${keyId}:${digest.toString('hex')}`;
+    // (which would also spend its hashing budget and refuse the rest). Only requests under the
+    // same change marker share one: the key row was read when the verification began, and a
+    // request that starts after a revocation must read it again, not wait for that answer.
+    const flight = `${keyId}:${marker}:${digest.toString('hex')}`;
     let pending = this.inflight.get(flight);
     if (!pending) {
       pending = this.verifyWithHash(keyId, secret, digest, now, marker, clientIp).finally(() => this.inflight.delete(flight));

@@ -175,6 +175,20 @@ describe('bounded hashing', () => {
     expect(v.hashCount - mark).toBe(1);
   });
 
+  it('refuses a key revoked while its first verification was still hashing', async () => {
+    const v = t.app.services.verifier;
+    const { key } = await t.merchant();
+    // The first request reads the key row (not revoked), then hashes on libuv's pool.
+    const first = v.authenticate(key, '192.0.2.30');
+    await new Promise((r) => setImmediate(r));
+    // `key revoke` commits now (in another process, as far as the verifier can tell)…
+    t.app.database.sqlite.prepare('update api_keys set revoked_at = ? where key_id = ?').run(clock.now().toISOString(), keyIdOf(key));
+    // …and a request that starts after it must not ride on the check that began before it.
+    await expect(v.authenticate(key, '192.0.2.30')).rejects.toMatchObject({ code: 'unauthorized' });
+    await first.catch(() => undefined);
+    await expect(v.authenticate(key, '192.0.2.30')).rejects.toMatchObject({ code: 'unauthorized' });
+  });
+
   it('remembers a secret that already failed', async () => {
     const v = t.app.services.verifier;
     const { key } = await t.merchant();

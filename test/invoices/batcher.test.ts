@@ -72,6 +72,32 @@ describe('WriteBatcher', () => {
     expect(await subjects()).not.toContain('innocent');
   });
 
+  it('fails the whole batch with the database error when SQLite ended the transaction itself', async () => {
+    const b = new WriteBatcher(database.db);
+    // A real SQLITE_FULL: the database may not grow past its current size. For an insert that
+    // needs no statement journal (audit_log has no unique index to abort on), SQLite then rolls
+    // back the whole transaction, not the statement: the group's savepoint is gone with it.
+    const pages = database.sqlite.pragma('page_count', { simple: true }) as number;
+    const limit = database.sqlite.pragma('max_page_count', { simple: true }) as number;
+    const results = await Promise.allSettled([
+      b.run(write('before-full')),
+      b.run(async (trx) => {
+        await sql.raw(`pragma max_page_count = ${pages}`).execute(trx);
+        await trx.insertInto('audit_log').values({ at: '', actor: 't', action: 'a', subject_type: 'x', subject_id: 'big', merchant_id: null, details: 'x'.repeat(2_000_000) }).execute();
+      }),
+      b.run(write('after-full')),
+    ]);
+    database.sqlite.pragma(`max_page_count = ${limit}`);
+    const reasons = results.map((r) => (r.status === 'rejected' ? (r.reason as { code?: string }).code : 'fulfilled'));
+    // Every unit hears the disk-full error (503 on the API), none a missing savepoint (500).
+    expect(reasons).toEqual(['SQLITE_FULL', 'SQLITE_FULL', 'SQLITE_FULL']);
+    expect(await subjects()).not.toContain('before-full');
+    expect(await subjects()).not.toContain('after-full');
+    // The batcher goes on: the next unit commits.
+    await b.run(write('recovered'));
+    expect(await subjects()).toContain('recovered');
+  });
+
   it('gives the event loop a turn every few units of a batch, before its COMMIT', async () => {
     const b = new WriteBatcher(database.db, 256, 2);
     const order: string[] = [];
