@@ -121,7 +121,9 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       return adminUrl;
     },
     async start() {
-      checkpointer = await startCheckpointer(config.databasePath);
+      checkpointer = await startCheckpointer(config.databasePath, undefined, undefined, {
+        onCrash: (reason) => logger.error({ reason }, 'WAL checkpoint worker died; a new one starts shortly (until then the WAL grows)'),
+      });
       if (opts.admin !== false) {
         admin = await buildAdminServer(services, metrics, opts.admin);
         adminUrl = (await admin.listen({ host: config.adminHost, port: config.adminPort })).replace('[::1]', '127.0.0.1');

@@ -98,6 +98,8 @@ export interface Checkpointer {
    * it could run (0 for a query that writes or does not compile; never rejects).
    */
   readAhead(sql: string, rows: unknown[][]): Promise<number>;
+  /** The worker thread now running (a test ends it to see a new one take over). */
+  readonly worker: Worker;
   stop(): Promise<void>;
 }
 
@@ -129,29 +131,82 @@ export interface RestartPolicy {
  */
 export const CHECKPOINT_INTERVAL_MS = 250;
 
-export async function startCheckpointer(file: string, intervalMs = CHECKPOINT_INTERVAL_MS, restart: RestartPolicy = { frames: RESTART_FRAMES, tryMs: RESTART_TRY_MS }): Promise<Checkpointer> {
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const workerData = { file, driver, intervalMs, restartFrames: restart.frames, restartTryMs: restart.tryMs };
+/** What happens when the worker dies on its own (it never has; the WAL would grow without it). */
+export interface Supervision {
+  /** Told why, each time; serve logs it as an error. */
+  onCrash?: (reason: string) => void;
+  /** A new worker starts this long after a crash (default 1 s), doubling up to a minute. */
+  respawnMs?: number;
+}
+
+/** Starts a checkpoint worker; resolves once it has opened the database. */
+async function startWorker(workerData: object): Promise<Worker> {
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData, resourceLimits: { maxYoungGenerationSizeMb: 2 } });
   await new Promise<void>((resolve, reject) => {
     worker.once('message', () => resolve());
     worker.once('error', reject);
   });
+  return worker;
+}
+
+export async function startCheckpointer(
+  file: string,
+  intervalMs = CHECKPOINT_INTERVAL_MS,
+  restart: RestartPolicy = { frames: RESTART_FRAMES, tryMs: RESTART_TRY_MS },
+  supervision: Supervision = {},
+): Promise<Checkpointer> {
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const workerData = { file, driver, intervalMs, restartFrames: restart.frames, restartTryMs: restart.tryMs };
+  let worker = await startWorker(workerData);
   let stopped: Promise<void> | null = null;
   let exited = false;
   const answers = new Map<number, (read: number) => void>();
   let nextId = 0;
-  worker.on('message', (m: { id?: number; read?: number }) => {
-    if (typeof m?.id !== 'number') return;
-    answers.get(m.id)?.(m.read ?? 0);
-    answers.delete(m.id);
-  });
-  worker.once('exit', () => {
-    exited = true;
-    for (const answer of answers.values()) answer(0);
-    answers.clear();
-  });
+  const firstPause = supervision.respawnMs ?? 1_000;
+  let pause = firstPause;
+
+  // The server's own connection never checkpoints: without this worker the WAL would grow until
+  // the disk is full. A worker that dies on its own is replaced, and each death is reported.
+  const respawn = (reason: string) => {
+    supervision.onCrash?.(reason);
+    const timer = setTimeout(() => {
+      if (stopped) return;
+      startWorker(workerData).then(
+        (next) => {
+          if (stopped) return void next.terminate();
+          worker = next;
+          exited = false;
+          pause = firstPause;
+          watch(next);
+        },
+        (e: unknown) => respawn(`checkpoint worker failed to start: ${String(e)}`),
+      );
+    }, pause);
+    timer.unref();
+    pause = Math.min(pause * 2, 60_000);
+  };
+
+  const watch = (w: Worker) => {
+    let failure = '';
+    w.on('message', (m: { id?: number; read?: number }) => {
+      if (typeof m?.id !== 'number') return;
+      answers.get(m.id)?.(m.read ?? 0);
+      answers.delete(m.id);
+    });
+    w.on('error', (e) => (failure = `: ${String(e)}`));
+    w.once('exit', (code) => {
+      exited = true;
+      for (const answer of answers.values()) answer(0);
+      answers.clear();
+      if (!stopped) respawn(`checkpoint worker exited with code ${code}${failure}`);
+    });
+  };
+  watch(worker);
+
   return {
+    get worker() {
+      return worker;
+    },
     readAhead(sql, rows) {
       // Best effort and bounded: behind a slow checkpoint (its fsync runs on the same thread) a
       // queue would only grow and warm pages after the inserts that wanted them.
@@ -168,17 +223,19 @@ export async function startCheckpointer(file: string, intervalMs = CHECKPOINT_IN
       });
     },
     stop() {
-      // A worker that already ended (it crashed) answers nothing: stopping it is done.
+      // A worker that already ended (it crashed; its replacement is not up yet) answers nothing:
+      // stopping it is done, and no replacement starts.
       stopped ??= exited
         ? Promise.resolve()
         : new Promise<void>((resolve) => {
+            const w = worker;
             // Read-ahead answers may still come first: wait for the worker's own 'stopped'.
-            worker.on('message', (m) => {
-              if (m === 'stopped') void worker.terminate().then(() => resolve());
+            w.on('message', (m) => {
+              if (m === 'stopped') void w.terminate().then(() => resolve());
             });
-            worker.once('error', () => resolve());
-            worker.once('exit', () => resolve());
-            worker.postMessage('stop');
+            w.once('error', () => resolve());
+            w.once('exit', () => resolve());
+            w.postMessage('stop');
           });
       return stopped;
     },

@@ -30,6 +30,38 @@ describe('checkpointer', () => {
     }
   });
 
+  it('replaces a worker that died, says so, and checkpoints again', async () => {
+    const file = path.join(tempDir(), 'respawn.db');
+    const database = openDatabase(file, { autoCheckpoint: false });
+    await migrateToLatest(database.db);
+    const crashes: string[] = [];
+    const checkpointer = await startCheckpointer(file, 10, undefined, { onCrash: (reason) => crashes.push(reason), respawnMs: 20 });
+    const writeWal = () =>
+      writeTx(database.db, async (trx) => {
+        for (let i = 0; i < 2000; i++) await recordAudit(trx, systemClock, { actor: 't', action: 'a', subjectType: 's', subjectId: String(i), details: { pad: 'x'.repeat(200) } });
+      });
+    const until = async (done: () => boolean) => {
+      for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+    };
+    try {
+      const first = checkpointer.worker;
+      await first.terminate();
+      await until(() => crashes.length > 0);
+      expect(crashes).toEqual([expect.stringMatching(/^checkpoint worker exited with code 1/)]);
+      // Written after the death: only a new worker can copy it into the database file.
+      await writeWal();
+      const before = statSync(file).size;
+      await until(() => statSync(file).size > before);
+      expect(checkpointer.worker).not.toBe(first);
+      expect(statSync(file).size).toBeGreaterThan(before);
+      expect(await checkpointer.readAhead(addressSearch.sql, [addressSearch.params({ address: 'T-nowhere' })])).toBe(1);
+    } finally {
+      await checkpointer.stop();
+      await database.close();
+    }
+    expect(crashes).toHaveLength(1);
+  });
+
   it('lets the WAL start over under a steady stream of writes and reads, so it stays bounded', async () => {
     const file = path.join(tempDir(), 'restart.db');
     const database = openDatabase(file, { autoCheckpoint: false });
