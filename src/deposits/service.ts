@@ -11,7 +11,7 @@ import { post } from '../ledger/service.js';
 import { invoiceOfAddress, oldestOpenOfAddress } from '../invoices/store.js';
 import { percentOf } from '../money.js';
 import { recordEvent, subjectEventCount } from '../webhooks/outbox.js';
-import { depositRef, findDeposit, insertDeposit, markCredited, moveDeposit, type DepositRow } from './store.js';
+import { depositRef, findDeposit, insertDeposit, markCredited, moveDeposit, replaceDeposit, type DepositRow } from './store.js';
 import { standaloneDepositView } from './view.js';
 
 /** A successful transfer of a catalog asset into a deposit address, as the chain shows it. */
@@ -53,22 +53,34 @@ export async function standaloneEvent(trx: Tx, clock: Clock, d: DepositRow, type
   await recordEvent(trx, clock, { merchantId: d.merchant_id, type, subjectId: d.id, data: standaloneDepositView(d), key: await eventKey(trx, d.id, type) });
 }
 
+/** What a recorded transfer changed: the deposit, and every invoice whose status may follow. */
+export interface Recorded {
+  deposit: DepositRow;
+  invoices: string[];
+}
+
+/** Whether a transfer found again is the one recorded (a fork may re-run its call differently). */
+function sameTransfer(d: DepositRow, t: FoundTransfer): boolean {
+  return d.address === t.address && d.asset === t.asset && d.decimals === t.decimals && d.amount === t.amount.toString() && d.from_address === t.from;
+}
+
 /**
  * Records a transfer; the same (tx_hash, log_index) is the same deposit, whether delivered twice or
- * re-included in another block after a fork. Returns the deposit when something changed.
+ * re-included in another block after a fork. Returns what changed, or null when nothing did.
  */
-export async function recordTransfer(trx: Tx, ctx: DepositContext, t: FoundTransfer): Promise<DepositRow | null> {
+export async function recordTransfer(trx: Tx, ctx: DepositContext, t: FoundTransfer): Promise<Recorded | null> {
   const now = ctx.clock.now().toISOString();
   const existing = await findDeposit(trx, t.txHash, t.logIndex);
   if (existing) {
     if (existing.block_hash === t.block.hash && existing.status !== 'orphaned') return null;
     if (existing.final === 1) return null;
+    if (!sameTransfer(existing, t)) return replaceTransfer(trx, ctx, existing, t, now);
     const inv = existing.invoice_id ? await trx.selectFrom('invoices').select('expires_at').where('id', '=', existing.invoice_id).executeTakeFirst() : undefined;
     const late = inv && t.block.time > inv.expires_at ? 1 : 0;
     await moveDeposit(trx, existing.id, { block_number: t.block.number, block_hash: t.block.hash, block_time: t.block.time, late }, now);
     const moved = { ...existing, block_number: t.block.number, block_hash: t.block.hash, block_time: t.block.time, late, status: 'seen' as const, confirmations: 0, final: 0 };
     if (existing.status === 'orphaned' && moved.invoice_id === null) await standaloneEvent(trx, ctx.clock, moved, 'deposit.seen');
-    return moved;
+    return { deposit: moved, invoices: moved.invoice_id ? [moved.invoice_id] : [] };
   }
   const { invoiceId, expiresAt } = await attribute(trx, t);
   const row: DepositRow = {
@@ -98,7 +110,38 @@ export async function recordTransfer(trx: Tx, ctx: DepositContext, t: FoundTrans
   };
   if (!(await insertDeposit(trx, row))) return null;
   if (invoiceId === null) await standaloneEvent(trx, ctx.clock, row, 'deposit.seen');
-  return row;
+  return { deposit: row, invoices: invoiceId ? [invoiceId] : [] };
+}
+
+/**
+ * The transfer found again differs from the one recorded (another amount, token or receiver on the
+ * new fork): the deposit becomes the new transfer, attributed afresh, as if first seen now. The
+ * invoice it paid before is settled again too (without it).
+ */
+async function replaceTransfer(trx: Tx, ctx: DepositContext, existing: DepositRow, t: FoundTransfer, now: string): Promise<Recorded> {
+  const { invoiceId, expiresAt } = await attribute(trx, t);
+  const deposit: DepositRow = {
+    ...existing,
+    merchant_id: t.merchantId,
+    address: t.address,
+    asset: t.asset,
+    decimals: t.decimals,
+    amount: t.amount.toString(),
+    from_address: t.from,
+    invoice_id: invoiceId,
+    external_user_id: t.externalUserId,
+    block_number: t.block.number,
+    block_hash: t.block.hash,
+    block_time: t.block.time,
+    late: expiresAt !== null && t.block.time > expiresAt ? 1 : 0,
+    status: 'seen',
+    confirmations: 0,
+    final: 0,
+    updated_at: now,
+  };
+  await replaceDeposit(trx, existing.id, deposit, now);
+  if (invoiceId === null) await standaloneEvent(trx, ctx.clock, deposit, 'deposit.seen');
+  return { deposit, invoices: [...new Set([existing.invoice_id, invoiceId].filter((id): id is string => id !== null))] };
 }
 
 /**

@@ -70,6 +70,25 @@ export async function moveDeposit(
     .execute();
 }
 
+/**
+ * The same (tx_hash, log_index) re-included after a fork with another content: a contract's logs
+ * depend on the state it runs against, so the new fork's transfer may differ in amount, token or
+ * receiver. The row (never final, so never credited) takes the new transfer's content whole.
+ */
+export async function replaceDeposit(
+  db: Executor,
+  id: string,
+  content: Pick<DepositRow, 'merchant_id' | 'address' | 'asset' | 'decimals' | 'amount' | 'from_address' | 'invoice_id' | 'external_user_id' | 'block_number' | 'block_hash' | 'block_time' | 'late'>,
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable('deposits')
+    .set({ ...content, status: 'seen', confirmations: 0, final: 0, updated_at: now })
+    .where('id', '=', id)
+    .where('final', '=', 0)
+    .execute();
+}
+
 // Every GET /v1/invoices/{id} runs it: built once (db/prepared.ts).
 const liveOfInvoice = prepare(['invoice'], (db, p) =>
   db

@@ -51,6 +51,12 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R
 interface Fetched {
   blocks: ScanBlock[];
   logs: Map<number, ScanTransferLog[]>;
+  /**
+   * The solid height known before these blocks were fetched. Below it the node could only send
+   * the blocks no fork can replace; above it they may be a fork's, however high the solid height
+   * is when they are committed (a prefetched range may wait through a node outage).
+   */
+  solid: number;
 }
 
 /** The longest run of blocks from the first that link parent to child. */
@@ -165,7 +171,7 @@ export class ChainWatcher implements Worker {
       if (head.number !== cursor.head_number || solid.number !== cursor.solid_number) await this.commit(cursor, head, solid, [], []);
       return false;
     }
-    const fetched = (await this.takePrefetch(next)) ?? (await this.fetchRange(next, Math.min(head.number + 1, next + this.batch)));
+    const fetched = (await this.takePrefetch(next)) ?? (await this.fetchRange(next, Math.min(head.number + 1, next + this.batch), solid.number));
     if (fetched.blocks.length === 0 || fetched.blocks[0]?.number !== next || signal?.aborted) return false;
     const parent = await scannedBlock(this.s.db, next - 1);
     if (parent && fetched.blocks[0].parentHash !== parent.hash) {
@@ -175,12 +181,14 @@ export class ChainWatcher implements Worker {
     const blocks = contiguous(fetched.blocks);
     const last = blocks[blocks.length - 1] as ScanBlock;
     // While behind, the next ranges are fetched while this one is matched and committed.
-    if (last.number < head.number) this.fillPrefetch(last.number + 1, head.number);
+    if (last.number < head.number) this.fillPrefetch(last.number + 1, head.number, solid.number);
     // After the fetch: any address a payment in these blocks was sent to was committed before it.
     await this.refreshWatchlist();
     const watched = await this.confirmCandidates(blocks, fetched.logs);
     const found = blocks.flatMap((b) => matchBlock(b, fetched.logs.get(b.number) ?? null, watched, this.tokens));
-    await this.commit(cursor, head, solid, blocks, found);
+    // Final only up to what was solid when these blocks were fetched: the next range (or the head's
+    // hash) shows that the node's chain still holds them, and then the solid height above them counts.
+    await this.commit(cursor, head, solid, blocks, found, Math.min(solid.number, fetched.solid));
     this.reportCatchUp(last.number, head.number);
     return last.number < head.number;
   }
@@ -196,7 +204,7 @@ export class ChainWatcher implements Worker {
   }
 
   /** Blocks [from, to) and the Transfer logs of those that hold a successful contract call or creation. */
-  private async fetchRange(from: number, to: number): Promise<Fetched> {
+  private async fetchRange(from: number, to: number, solid: number): Promise<Fetched> {
     const blocks = await this.s.chain.getScanBlocks(from, to);
     const logs = new Map<number, ScanTransferLog[]>();
     await mapLimit(blocks.filter(needsInfos), this.infoConcurrency, async (b) => {
@@ -208,16 +216,16 @@ export class ChainWatcher implements Worker {
       if (missing !== undefined) throw new Error(`node answered the infos of block ${b.number} without transaction ${missing}; asking again`);
       logs.set(b.number, infos.logs);
     });
-    return { blocks, logs };
+    return { blocks, logs, solid };
   }
 
   /** Keeps up to prefetchDepth consecutive ranges from `from` (up to `head`) in flight. */
-  private fillPrefetch(from: number, head: number): void {
+  private fillPrefetch(from: number, head: number, solid: number): void {
     if (this.prefetched[0] && this.prefetched[0].from !== from) this.prefetched = [];
     let next = this.prefetched.at(-1)?.to ?? from;
     while (this.prefetched.length < this.prefetchDepth && next <= head) {
       const to = Math.min(head + 1, next + this.batch);
-      const promise = this.fetchRange(next, to);
+      const promise = this.fetchRange(next, to, solid);
       // A failed prefetch is dropped: the next tick fetches again (and meets the error itself).
       promise.catch(() => undefined);
       this.prefetched.push({ from: next, to, promise });
@@ -253,8 +261,11 @@ export class ChainWatcher implements Worker {
     return { id: 1, ...cursor };
   }
 
-  /** One short write transaction: deposits, scanned hashes, cursor, progress, settlement. */
-  private async commit(cursor: Cursor, head: ChainBlockHeader, solid: ChainBlockHeader, blocks: ScanBlock[], found: MatchedTransfer[]): Promise<void> {
+  /**
+   * One short write transaction: deposits, scanned hashes, cursor, progress, settlement. Deposits
+   * of blocks up to `final` become final; the blocks above it are kept to find a fork by.
+   */
+  private async commit(cursor: Cursor, head: ChainBlockHeader, solid: ChainBlockHeader, blocks: ScanBlock[], found: MatchedTransfer[], final = solid.number): Promise<void> {
     const ctx = { clock: this.s.clock, defaultConfirmations: this.s.config.confirmations };
     await writeTx(this.s.db, async (trx) => {
       if (this.lease) await this.lease.assertHeld(trx);
@@ -271,7 +282,7 @@ export class ChainWatcher implements Worker {
           externalUserId: watched.externalUserId,
           block: { number: block.number, hash: block.id, time: new Date(block.timestamp).toISOString() },
         });
-        if (t?.invoice_id) touched.add(t.invoice_id);
+        for (const id of t?.invoices ?? []) touched.add(id);
       }
       const last = blocks[blocks.length - 1];
       const lastTime = last ? new Date(last.timestamp).toISOString() : cursor.last_block_time;
@@ -279,9 +290,9 @@ export class ChainWatcher implements Worker {
       if (last) {
         await storeScanned(
           trx,
-          blocks.filter((b) => b.number >= solid.number || b === last).map((b) => ({ number: b.number, hash: b.id, parent_hash: b.parentHash, timestamp: b.timestamp })),
+          blocks.filter((b) => b.number >= final || b === last).map((b) => ({ number: b.number, hash: b.id, parent_hash: b.parentHash, timestamp: b.timestamp })),
         );
-        await pruneScanned(trx, solid.number, last.number);
+        await pruneScanned(trx, final, last.number);
       }
       await writeCursor(trx, {
         next_block: last ? last.number + 1 : cursor.next_block,
@@ -290,7 +301,7 @@ export class ChainWatcher implements Worker {
         solid_number: solid.number,
         updated_at: this.s.clock.now().toISOString(),
       });
-      await advanceDeposits(trx, { ...ctx, horizon, head: head.number, solid: solid.number, scannedTo: last ? last.number : cursor.next_block - 1 }, touched);
+      await advanceDeposits(trx, { ...ctx, horizon, head: head.number, solid: final, scannedTo: last ? last.number : cursor.next_block - 1 }, touched);
     });
   }
 

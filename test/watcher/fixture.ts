@@ -36,7 +36,8 @@ export interface ChainTestApp extends TestApp {
   check(settled?: boolean): Promise<void>;
 }
 
-export async function startChainApp(opts: { nodeTimeoutMs?: number; env?: Record<string, string>; history?: number } = {}): Promise<ChainTestApp> {
+/** `watcher: false`: no watcher runs in the app (a test drives its own with tick()); mine() and synced() then wait in vain. */
+export async function startChainApp(opts: { nodeTimeoutMs?: number; env?: Record<string, string>; history?: number; watcher?: boolean } = {}): Promise<ChainTestApp> {
   const clock = new ManualClock(new Date(Math.floor(Date.now() / 3000) * 3000));
   const devnet = await startDevnet({ blockTimeMs: 0, clock });
   // Blocks the node has before the watcher's first look (its first scan starts at the head).
@@ -46,7 +47,7 @@ export async function startChainApp(opts: { nodeTimeoutMs?: number; env?: Record
     clock,
     chain,
     addresses: { pool: { ahead: 4 } },
-    workerHost: { ttlMs: 30 * 86_400_000, renewMs: 50, maxBackoffMs: 100, jobs: [], workers: (s, lease) => [chainWatcher(s, lease, { intervalMs: 10 })] },
+    workerHost: { ttlMs: 30 * 86_400_000, renewMs: 50, maxBackoffMs: 100, jobs: [], workers: (s, lease) => (opts.watcher === false ? [] : [chainWatcher(s, lease, { intervalMs: 10 })]) },
     env: { WALLET_PASSPHRASE: TEST_PASSPHRASE, TRON_FULL_NODE_URL: devnet.url, ...opts.env },
   });
   await initWallet(t.app.services.db, clock, 'test', t.app.config, { mnemonic: TEST_MNEMONIC, scrypt: CHEAP_SCRYPT });
