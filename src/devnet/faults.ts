@@ -1,12 +1,13 @@
 /**
  * Fault injection for the node API (never the control API): `{"Error"}` answers, HTTP 5xx, hangs
- * (no answer until the client gives up), added latency, SERVER_BUSY broadcasts, and lost answers
- * (the node does the work, then the answer is replaced by a 502, as when a proxy drops it). A
+ * (no answer until the client gives up), added latency, SERVER_BUSY broadcasts, lost answers
+ * (the node does the work, then the answer is replaced by a 502, as when a proxy drops it) and
+ * `{}` (not found, as a backend behind a load balancer that lags answers a lookup). A
  * fault matches paths by prefix and can be limited to its next `times` requests.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-export type FaultKind = 'error' | 'http' | 'hang' | 'latency' | 'busy' | 'lost_answer';
+export type FaultKind = 'error' | 'http' | 'hang' | 'latency' | 'busy' | 'lost_answer' | 'not_found';
 
 export interface FaultSpec {
   kind: FaultKind;
@@ -38,7 +39,7 @@ export class FaultInjector {
   private readonly losing = new WeakSet<FastifyRequest>();
 
   add(spec: FaultSpec): Fault {
-    if (!['error', 'http', 'hang', 'latency', 'busy', 'lost_answer'].includes(spec.kind)) throw new Error(`unknown fault kind ${String(spec.kind)}`);
+    if (!['error', 'http', 'hang', 'latency', 'busy', 'lost_answer', 'not_found'].includes(spec.kind)) throw new Error(`unknown fault kind ${String(spec.kind)}`);
     const fault: Fault = { ...spec, id: this.nextId++, hits: 0 };
     this.faults.push(fault);
     return fault;
@@ -79,6 +80,10 @@ export class FaultInjector {
         return;
       case 'busy':
         await reply.code(200).send({ code: 'SERVER_BUSY', message: Buffer.from('Server busy').toString('hex') });
+        return;
+      case 'not_found':
+        // java-tron's answer for a txid (or block) it does not know, as a lagging backend gives it.
+        await reply.code(200).send({});
         return;
       case 'lost_answer':
         this.losing.add(req);

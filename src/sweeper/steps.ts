@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { TronClient, TronTransactionJson } from '../chain/client.js';
+import { provablyNeverLands } from '../chain/absence.js';
 import { transactionOutcome } from '../chain/outcome.js';
 import type { CatalogAsset } from '../assets/catalog.js';
 import { writeTx, type Db } from '../db/database.js';
@@ -134,6 +135,8 @@ export async function resolve(c: StepContext, tx: SweepTxRow): Promise<Resolutio
   if (solid.timestamp <= tx.expiration) return 'pending';
   const [known, knownInfo] = await Promise.all([c.chain.getTransaction(tx.txid, { solid: true }), c.chain.getTransactionInfo(tx.txid, { solid: true })]);
   if (known || knownInfo) return 'pending';
+  // "Not found" is no proof (a lagging backend, an empty answer): the blocks must show it absent.
+  if (!(await provablyNeverLands(c.chain, JSON.parse(tx.signed) as TronTransactionJson, solid))) return 'pending';
   await updateTx(c.db, tx.id, ['signed', 'broadcast'], { status: 'expired', updated_at: at });
   c.logger.warn({ sweep: tx.sweep_id, txid: tx.txid, step: tx.step }, 'sweep transaction expired unconfirmed; the step will be signed anew');
   return 'expired';

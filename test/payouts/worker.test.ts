@@ -222,6 +222,29 @@ describe('payout worker', () => {
     expect(keys.map((k) => k.dedupe_key)).toEqual(expect.arrayContaining([`payout:${b}:signing:1`, `payout:${b}:queued:1`, `payout:${b}:signing:2`]));
   });
 
+  it('never signs anew on "not found" answers while the blocks show the transaction landed (a lagging backend)', async () => {
+    const m = await merchantWith('100');
+    // Every broadcast reaches the node and its answer is lost; every solidity lookup of a txid is
+    // answered {} (not found), as by a backend behind a load balancer that lags.
+    const lost = devnet.control.addFault({ kind: 'lost_answer', path: '/wallet/broadcasttransaction' });
+    const lagging = devnet.control.addFault({ kind: 'not_found', path: '/walletsolidity/gettransaction' });
+    const p = await request(m.key, m.address, '3');
+    await vi.waitFor(async () => expect((await row(p)).status).toBe('signing'), { timeout: 10_000 });
+    const txid = (await row(p)).tx_hash as string;
+    devnet.control.mine(25); // 75 s of chain time: past the 60 s expiration, solid too
+    expect(successfulTransfersTo(devnet, hot, m.address).filter((x) => x.txid === txid)).toHaveLength(1);
+    // The worker looks the transaction up again and again past its expiration, and never gives it up.
+    const hits = () => devnet.control.faults().find((f) => f.id === lagging.id)?.hits ?? 0;
+    const seen = hits();
+    await vi.waitFor(() => expect(hits()).toBeGreaterThanOrEqual(seen + 10), { timeout: 20_000 });
+    expect(await row(p)).toMatchObject({ status: 'signing', sign_attempts: 1, tx_hash: txid });
+    devnet.control.clearFaults(lost.id);
+    devnet.control.clearFaults(lagging.id);
+    const done = await untilStatus(p, 'confirmed');
+    expect(done).toMatchObject({ tx_hash: txid, sign_attempts: 1 });
+    expect(successfulTransfersTo(devnet, hot, m.address).filter((x) => x.amount === 3_000_000n)).toHaveLength(1);
+  });
+
   it('marks an OUT_OF_ENERGY receipt failed, releases the reservation and never sends it again', async () => {
     // The receiver holds USDT when the energy is estimated (64,285) and none when the transfer runs
     // (130,285): the fee_limit with its margin is too low and the call runs out of energy.

@@ -11,13 +11,15 @@
  *
  * After a crash every step starts from what the database says: a `signing` payout is broadcast again
  * with the same bytes. A transaction is given up (back to `queued`, signed anew) only when it
- * provably can never land: the solid block is past its expiration and the node knows no such txid
- * at the solid height. Nothing temporary (node errors, refusals, a short wallet) ever fails a
+ * provably can never land: the solid block is past its expiration, the node knows no such txid at
+ * the solid height, and the blocks from its reference block to past its expiration, read as one
+ * linked run, do not hold it (chain/absence.ts). Nothing temporary (node errors, refusals, a short wallet) ever fails a
  * payout; only a receipt that is not SUCCESS does, and a failed payout is never sent again.
  */
 import type { CatalogAsset } from '../../assets/catalog.js';
 import { recordAudit } from '../../audit/store.js';
 import type { BroadcastResult, ChainBlockHeader, TronTransactionJson } from '../../chain/client.js';
+import { provablyNeverLands } from '../../chain/absence.js';
 import { transactionOutcome, type TxOutcome } from '../../chain/outcome.js';
 import type { PayoutStatus } from '../../db/schema.js';
 import { writeTx } from '../../db/database.js';
@@ -228,6 +230,9 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
     // of the txid at the solid height means no block can ever hold it.
     if (row.tx_expiration === null || solid.timestamp <= row.tx_expiration) return { kind: 'pending' };
     if (await chain.getTransaction(txid, { solid: true })) return { kind: 'pending' };
+    // "Not found" proves nothing (a backend behind the node's load balancer that lags, an empty
+    // answer): the blocks it could be in must be read and shown not to hold it (chain/absence.ts).
+    if (!(await provablyNeverLands(chain, JSON.parse(row.signed_tx as string) as TronTransactionJson, solid))) return { kind: 'pending' };
     return { kind: 'dead' };
   }
 

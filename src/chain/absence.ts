@@ -1,0 +1,65 @@
+/**
+ * Proof that a signed transaction can never land, read from blocks instead of from "not found"
+ * answers. A node behind a load balancer may answer the solid header from one backend and the
+ * txid lookups from another that has not reached the block holding the transaction yet, and an
+ * empty answer reads as "not found" too: on such answers alone a payout was signed anew while its
+ * first transaction had landed (sent twice).
+ *
+ * A transaction can only be in a block after its reference block (TAPOS) and timed before its
+ * expiration. It is given up only when the node shows either every such block, as one run linked
+ * by parent hashes from the reference block to the first block past the expiration, that block at
+ * or below the solid height, and none of them holds the txid; or, at the reference height and
+ * below the solid one, another block than the one the transaction names (it forked away, and no
+ * block of this chain can accept the transaction). A node short of any of those blocks, or whose
+ * blocks do not link, proves nothing: the transaction stays pending.
+ */
+import type { ChainBlock, ChainBlockHeader, TronClient, TronTransactionJson } from './client.js';
+
+/** `ref_block_bytes` holds the low 16 bits of the reference block's number. */
+const REF_WRAP = 65_536;
+const BLOCK_MS = 3_000;
+/** Blocks read per request, and at most in all (an hour of blocks: expirations are minutes). */
+const CHUNK = 50;
+const MAX_BLOCKS = 1_200;
+
+type Chain = Pick<TronClient, 'getBlocks'>;
+
+/** true only when no block of the chain can ever hold `tx` (see above). */
+export async function provablyNeverLands(chain: Chain, tx: TronTransactionJson, solid: ChainBlockHeader): Promise<boolean> {
+  const raw = tx.raw_data;
+  const expiration = raw.expiration;
+  if (typeof expiration !== 'number' || !Number.isSafeInteger(expiration) || solid.timestamp <= expiration) return false;
+  if (!/^[0-9a-f]{4}$/i.test(raw.ref_block_bytes) || !/^[0-9a-f]{16}$/i.test(raw.ref_block_hash)) return false;
+  // The reference block was the newest one when the transaction was built: of the heights with
+  // those 16 low bits, the one nearest to where the chain was then (3 s a block).
+  const builtAt = typeof raw.timestamp === 'number' && Number.isSafeInteger(raw.timestamp) ? raw.timestamp : expiration;
+  const estimate = solid.number - Math.round((solid.timestamp - builtAt) / BLOCK_MS);
+  const low = parseInt(raw.ref_block_bytes, 16);
+  let ref = estimate - ((((estimate - low) % REF_WRAP) + REF_WRAP) % REF_WRAP);
+  if (estimate - ref > REF_WRAP / 2) ref += REF_WRAP;
+  if (ref < 0 || ref > solid.number) return false;
+  return runFrom(chain, ref, raw.ref_block_hash.toLowerCase(), tx.txID.toLowerCase(), expiration, solid.number);
+}
+
+async function runFrom(chain: Chain, ref: number, refHash: string, txid: string, expiration: number, solid: number): Promise<boolean> {
+  let previous: ChainBlock | null = null;
+  for (let from = ref; from < ref + MAX_BLOCKS; from += CHUNK) {
+    const blocks = await chain.getBlocks(from, from + CHUNK);
+    if (blocks.length === 0) return false;
+    for (const b of blocks) {
+      if (previous === null) {
+        if (b.number !== ref) return false;
+        // Another block at the reference height, below the solid one: the block the transaction
+        // names (bytes 8..16 of its id) is not on the chain, and TAPOS refuses it in every block.
+        if (b.id.slice(16, 32).toLowerCase() !== refHash) return b.number <= solid;
+      } else {
+        if (b.number !== previous.number + 1 || b.parentHash.toLowerCase() !== previous.id.toLowerCase()) return false;
+        if (b.transactions.some((t) => t.txID.toLowerCase() === txid)) return false;
+        // No block from here on can hold it; and this one is on the chain no fork can replace.
+        if (b.timestamp > expiration) return b.number <= solid;
+      }
+      previous = b;
+    }
+  }
+  return false;
+}
