@@ -80,6 +80,11 @@ export interface ScanBlock extends ChainBlockHeader {
    * their infos may hold token transfers.
    */
   calls: string[];
+  /**
+   * Ids of its TRX transfers and VM calls whose result (`ret[0].contractRet`) the node left out:
+   * such an answer is incomplete, and the watcher asks again rather than skip a possible deposit.
+   */
+  unsure: string[];
 }
 
 /** What the watcher reads of a block's transaction infos. */
@@ -87,6 +92,8 @@ export interface ScanInfos {
   /** Ids of the transactions the node answered an info for. */
   ids: string[];
   logs: ScanTransferLog[];
+  /** Ids of infos with Transfer logs whose receipt states no result (asked again when the block says SUCCESS). */
+  unsure: string[];
 }
 
 export interface ChainLog extends EventLog {

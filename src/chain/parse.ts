@@ -124,6 +124,7 @@ export function parseScanBlock(block: Json): ScanBlock {
     ...parseHeader(block),
     transfers: transfers.map((t) => ({ txID: String(t.txID ?? ''), toHex: receiverHex(t.to), ownerHex: receiverHex(t.owner), amount: big(t.amount) })),
     calls: (block.calls ?? []) as string[],
+    unsure: (block.unsure ?? []) as string[],
   };
 }
 

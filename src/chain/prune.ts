@@ -24,11 +24,15 @@ export function scanBlock(b: any): any {
   const txs = Array.isArray(b.transactions) ? b.transactions : [];
   const transfers = [];
   const calls = [];
+  const unsure = [];
   for (const t of txs) {
     const ret = t && Array.isArray(t.ret) && t.ret[0] ? t.ret[0].contractRet : undefined;
-    if (ret !== 'SUCCESS') continue;
-    const c = t.raw_data && Array.isArray(t.raw_data.contract) ? t.raw_data.contract[0] : undefined;
+    const c = t && t.raw_data && Array.isArray(t.raw_data.contract) ? t.raw_data.contract[0] : undefined;
     const type = c ? c.type : undefined;
+    const scanned = type === 'TransferContract' || type === 'TriggerSmartContract' || type === 'CreateSmartContract';
+    // A result left out is not a failure to skip: the transfer may be a deposit (ask again).
+    if (scanned && typeof ret !== 'string') unsure.push(String((t && t.txID) ?? ''));
+    if (ret !== 'SUCCESS') continue;
     if (type === 'TriggerSmartContract' || type === 'CreateSmartContract') calls.push(String(t.txID ?? ''));
     else if (type === 'TransferContract') {
       const v = c.parameter && c.parameter.value && typeof c.parameter.value === 'object' ? c.parameter.value : {};
@@ -40,6 +44,7 @@ export function scanBlock(b: any): any {
     block_header: { raw_data: { number: h.number, parentHash: h.parentHash, timestamp: h.timestamp, witness_address: h.witness_address } },
     transfers,
     calls,
+    unsure,
   };
 }
 
@@ -61,11 +66,15 @@ export function scanTransferLogs(answer: any, transferTopic: string, outcome: (i
   if (!Array.isArray(answer)) return answer;
   const logs = [];
   const ids = [];
+  const unsure = [];
   for (const info of answer) {
     if (!info || typeof info !== 'object') continue;
     ids.push(String(info.id ?? ''));
     if (!Array.isArray(info.log) || info.log.length === 0) continue;
-    if (outcome(info).result !== 'SUCCESS') continue;
+    const result = outcome(info).result;
+    // Logs under a receipt that states no result: neither counted nor dropped (ask again).
+    if (result === 'UNKNOWN') unsure.push(String(info.id ?? ''));
+    if (result !== 'SUCCESS') continue;
     for (let index = 0; index < info.log.length; index++) {
       const l = info.log[index];
       const topics = l && Array.isArray(l.topics) ? l.topics : [];
@@ -73,5 +82,5 @@ export function scanTransferLogs(answer: any, transferTopic: string, outcome: (i
       logs.push({ txID: String(info.id ?? ''), blockNumber: info.blockNumber, index, address: String(l.address ?? ''), from: String(topics[1]), to: String(topics[2]), data: String(l.data ?? '') });
     }
   }
-  return { ids, logs };
+  return { ids, logs, unsure };
 }

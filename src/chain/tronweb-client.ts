@@ -146,8 +146,8 @@ export class TronwebTronClient implements TronClient {
   async getScanTransferLogs(num: number): Promise<ScanInfos> {
     const answer = (await this.http.post<unknown>('/wallet/gettransactioninfobyblocknum', { num }, { parse: (b) => this.parser.parse('transferLogs', b) })) as Partial<ScanInfos> | null;
     // Anything but the worker's {ids, logs} (`{}` for a block without transactions) holds nothing.
-    if (!answer || !Array.isArray(answer.ids) || !Array.isArray(answer.logs)) return { ids: [], logs: [] };
-    return { ids: answer.ids, logs: answer.logs.map((l) => ({ ...l, blockNumber: Number(l.blockNumber) || 0 })) };
+    if (!answer || !Array.isArray(answer.ids) || !Array.isArray(answer.logs)) return { ids: [], logs: [], unsure: [] };
+    return { ids: answer.ids, logs: answer.logs.map((l) => ({ ...l, blockNumber: Number(l.blockNumber) || 0 })), unsure: Array.isArray(answer.unsure) ? answer.unsure : [] };
   }
 
   async getTransaction(txid: string, opts: { solid?: boolean } = {}): Promise<ChainTx | null> {

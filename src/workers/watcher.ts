@@ -206,6 +206,9 @@ export class ChainWatcher implements Worker {
   /** Blocks [from, to) and the Transfer logs of those that hold a successful contract call or creation. */
   private async fetchRange(from: number, to: number, solid: number): Promise<Fetched> {
     const blocks = await this.s.chain.getScanBlocks(from, to);
+    // A field the node left out is a failed answer, never a transfer to skip (it may be a deposit).
+    const unsure = blocks.find((b) => b.unsure.length > 0);
+    if (unsure) throw new Error(`node answered block ${unsure.number} without the result of transaction ${unsure.unsure[0]}; asking again`);
     const logs = new Map<number, ScanTransferLog[]>();
     await mapLimit(blocks.filter(needsInfos), this.infoConcurrency, async (b) => {
       const infos = await this.s.chain.getScanTransferLogs(b.number);
@@ -214,6 +217,11 @@ export class ChainWatcher implements Worker {
       const answered = new Set(infos.ids);
       const missing = b.calls.find((id) => !answered.has(id));
       if (missing !== undefined) throw new Error(`node answered the infos of block ${b.number} without transaction ${missing}; asking again`);
+      const elsewhere = infos.logs.find((l) => l.blockNumber !== b.number);
+      if (elsewhere) throw new Error(`node answered the infos of block ${b.number} with a log of transaction ${elsewhere.txID} from block ${elsewhere.blockNumber || '(none)'}; asking again`);
+      const calls = new Set(b.calls);
+      const stateless = infos.unsure.find((id) => calls.has(id));
+      if (stateless !== undefined) throw new Error(`node answered the info of transaction ${stateless} in block ${b.number} without its receipt's result; asking again`);
       logs.set(b.number, infos.logs);
     });
     return { blocks, logs, solid };

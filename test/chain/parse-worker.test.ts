@@ -36,6 +36,9 @@ function scanOf(b: ChainBlock): ScanBlock {
       .filter((t) => t.contractType === 'TransferContract')
       .map((t) => ({ txID: t.txID, toHex: t.toHex ?? '', ownerHex: String((t.raw.raw_data.contract[0]!.parameter.value as { owner_address: string }).owner_address).toLowerCase(), amount: t.amount! })),
     calls: ok.filter((t) => t.contractType === 'TriggerSmartContract' || t.contractType === 'CreateSmartContract').map((t) => t.txID),
+    unsure: transactions
+      .filter((t) => t.contractRet === undefined && ['TransferContract', 'TriggerSmartContract', 'CreateSmartContract'].includes(t.contractType))
+      .map((t) => t.txID),
   };
 }
 /** What scanning must see of fully parsed infos: the Transfer logs of successful transactions. */
@@ -130,12 +133,40 @@ describe('the parse worker', () => {
       expect(err).toBeInstanceOf(TronNodeError);
       expect(err).toMatchObject({ transient: false });
       expect((err as Error).message).toContain('non-JSON: <html>gateway says hello');
-      // The worker survived the failed parse, and keeps only the successful Transfer.
-      expect((await lied.getScanTransferLogs(7)).logs).toEqual([{ txID: 'ab', blockNumber: 7, index: 0, address: 'aa', from: '01', to: '02', data: '03' }]);
+      // The worker survived the failed parse, and keeps only the successful Transfer; the info
+      // whose receipt states no result is named, for the watcher to ask again.
+      const scanned = await lied.getScanTransferLogs(7);
+      expect(scanned.logs).toEqual([{ txID: 'ab', blockNumber: 7, index: 0, address: 'aa', from: '01', to: '02', data: '03' }]);
+      expect(scanned.unsure).toEqual(['silent']);
     } finally {
       await lied.close();
       liar.close();
     }
+  });
+
+  it('names the transfers and calls of a block whose result the node left out', async () => {
+    const worker = new ParseWorker();
+    const tx = (txID: string, type: string, ret?: unknown) => ({ txID, ...(ret === undefined ? {} : { ret }), raw_data: { contract: [{ type, parameter: { value: { to_address: '41aa', owner_address: '41bb', amount: 5 } } }] } });
+    const range = {
+      block: [
+        {
+          blockID: '0c',
+          transactions: [
+            tx('paid', 'TransferContract', [{ contractRet: 'SUCCESS' }]),
+            tx('no-ret', 'TransferContract'),
+            tx('empty-ret', 'TriggerSmartContract', [{}]),
+            tx('reverted', 'TriggerSmartContract', [{ contractRet: 'REVERT' }]),
+            // Not a transfer the watcher reads: its result does not matter here.
+            tx('vote', 'VoteWitnessContract'),
+          ],
+        },
+      ],
+    };
+    const parsed = (await worker.parse('blockRange', new TextEncoder().encode(JSON.stringify(range)).buffer as ArrayBuffer)) as { block: { transfers: { txID: string }[]; calls: string[]; unsure: string[] }[] };
+    expect(parsed.block[0]!.transfers.map((t) => t.txID)).toEqual(['paid']);
+    expect(parsed.block[0]!.calls).toEqual([]);
+    expect(parsed.block[0]!.unsure).toEqual(['no-ret', 'empty-ret']);
+    await worker.stop();
   });
 
   it('refuses to parse once its client is closed, starting no new thread', async () => {
@@ -148,7 +179,7 @@ describe('the parse worker', () => {
   it('starts a new worker after being stopped', async () => {
     const worker = new ParseWorker();
     const body = () => new TextEncoder().encode('{"block":[{"blockID":"0a","transactions":[]}]}').buffer as ArrayBuffer;
-    const scanned = { block: [{ blockID: '0a', block_header: { raw_data: {} }, transfers: [], calls: [] }] };
+    const scanned = { block: [{ blockID: '0a', block_header: { raw_data: {} }, transfers: [], calls: [], unsure: [] }] };
     // A constructor can move tokens too: a successful contract creation is among the calls.
     const created = new TextEncoder().encode('{"block":[{"blockID":"0b","transactions":[{"txID":"c1","ret":[{"contractRet":"SUCCESS"}],"raw_data":{"contract":[{"type":"CreateSmartContract"}]}}]}]}').buffer as ArrayBuffer;
     expect(((await worker.parse('blockRange', created)) as { block: { calls: string[] }[] }).block[0]!.calls).toEqual(['c1']);

@@ -24,7 +24,7 @@ const hot = randomHex();
 const payer = randomHex();
 
 function block(p: Partial<ScanBlock> = {}): ScanBlock {
-  return { number: 100, id: '00'.repeat(32), parentHash: '11'.repeat(32), timestamp: 1_700_000_000_000, witness: fromHexAddress(payer), transfers: [], calls: [], ...p };
+  return { number: 100, id: '00'.repeat(32), parentHash: '11'.repeat(32), timestamp: 1_700_000_000_000, witness: fromHexAddress(payer), transfers: [], calls: [], unsure: [], ...p };
 }
 
 function log(p: Partial<ScanTransferLog> & { to: string }): ScanTransferLog {
