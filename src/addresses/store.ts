@@ -40,6 +40,17 @@ export async function addressesAfter(db: Executor, after: number, limit: number)
 }
 
 /** The deposit addresses among `addresses` (base58), by primary key: the watcher's confirmation of prefix hits. */
+/**
+ * Whether `address` belongs to this gateway (a deposit address or the hot wallet). A payout there
+ * would move money to ourselves, and the watcher never counts a transfer from the hot wallet as a
+ * deposit (it may be the sweeper's TRX top-up): it would be credited to no one.
+ */
+export async function isOwnAddress(db: Executor, address: string): Promise<boolean> {
+  if ((await findDepositAddresses(db, [address])).length > 0) return true;
+  const wallet = await db.selectFrom('wallet').select('hot_address').executeTakeFirst();
+  return wallet?.hot_address === address;
+}
+
 export async function findDepositAddresses(db: Executor, addresses: string[]): Promise<Pick<DepositAddressRow, 'address' | 'merchant_id' | 'external_user_id'>[]> {
   if (addresses.length === 0) return [];
   return db.selectFrom('deposit_addresses').select(['address', 'merchant_id', 'external_user_id']).where('address', 'in', addresses).execute();

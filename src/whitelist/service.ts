@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AssetCatalog } from '../assets/catalog.js';
+import { isOwnAddress } from '../addresses/store.js';
 import { requireCatalogAsset } from '../assets/service.js';
 import { recordAudit } from '../audit/store.js';
 import { isTronAddress } from '../chain/address.js';
@@ -81,6 +82,9 @@ export async function addToWhitelist(db: Db, clock: Clock, actor: string, catalo
   }
   return writeTx(db, async (trx) => {
     await requireMerchant(trx, merchantId);
+    if (await isOwnAddress(trx, address)) {
+      throw new AppError('invalid_argument', `--address ${address} belongs to this gateway (a deposit address or the hot wallet): a payout there would not be credited as a payment to anyone`);
+    }
     const now = clock.now();
     const existing = await liveEntry(trx, merchantId, asset.code, address);
     // Re-adding never shortens (or restarts) a running delay: remove and add again for that.

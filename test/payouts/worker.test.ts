@@ -245,6 +245,22 @@ describe('payout worker', () => {
     expect(successfulTransfersTo(devnet, hot, m.address).filter((x) => x.amount === 3_000_000n)).toHaveLength(1);
   });
 
+  it("rejects a payout to this gateway's own address whitelisted before whitelists refused them", async () => {
+    const m = await merchantWith('100');
+    const inv = await api(t.url, '/v1/invoices', { key: m.key, body: { order_id: `own-${Math.random()}`, asset: 'USDT_TRON', amount: '1', expires_in: 600 } });
+    expect(inv.status).toBe(201);
+    const deposit = inv.body.address as string;
+    await expect(addToWhitelist(db(), t.clock, 'test', catalog(), m.id, { asset: 'USDT_TRON', address: deposit, delay: '0' })).rejects.toMatchObject({ code: 'invalid_argument' });
+    // An entry from before that rule, written as the old release did.
+    const at = t.clock.now().toISOString();
+    await db().insertInto('whitelist_entries').values({ id: crypto.randomUUID(), merchant_id: m.id, asset: 'USDT_TRON', address: deposit, usable_from: at, created_at: at, created_by: 'test', removed_at: null, removed_by: null }).execute();
+    const p = await request(m.key, deposit, '2');
+    const done = await untilStatus(p, 'rejected', false);
+    expect(done.reject_reason).toMatch(/belongs to this gateway/);
+    expect(successfulTransfersTo(devnet, hot, deposit)).toHaveLength(0);
+    expect((await balance(db(), m.id, 'USDT_TRON')).available).toBe(100_000_000n);
+  });
+
   it('marks an OUT_OF_ENERGY receipt failed, releases the reservation and never sends it again', async () => {
     // The receiver holds USDT when the energy is estimated (64,285) and none when the transfer runs
     // (130,285): the fee_limit with its margin is too low and the call runs out of energy.

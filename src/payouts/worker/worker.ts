@@ -23,6 +23,7 @@ import { provablyNeverLands } from '../../chain/absence.js';
 import { transactionOutcome, type TxOutcome } from '../../chain/outcome.js';
 import type { PayoutStatus } from '../../db/schema.js';
 import { writeTx } from '../../db/database.js';
+import { isOwnAddress } from '../../addresses/store.js';
 import { findMerchant } from '../../merchants/store.js';
 import type { Services } from '../../services.js';
 import { hotWalletPrivateKey } from '../../wallet/hd.js';
@@ -123,8 +124,12 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
           await setWaitReason(trx, cur, 'merchant disabled: the payout waits until the merchant is enabled again (or payout cancel)');
           return false;
         }
-        if (!(await liveEntry(trx, cur.merchant_id, cur.asset, cur.to_address))) {
-          const reason = `whitelist entry of ${cur.to_address} was removed before sending`;
+        const own = await isOwnAddress(trx, cur.to_address);
+        if (own || !(await liveEntry(trx, cur.merchant_id, cur.asset, cur.to_address))) {
+          // An entry made before whitelists refused this gateway's own addresses (whitelist/service.ts).
+          const reason = own
+            ? `${cur.to_address} belongs to this gateway (a deposit address or the hot wallet): a payout there would be credited to no one`
+            : `whitelist entry of ${cur.to_address} was removed before sending`;
           const at = clock.now().toISOString();
           await transitionPayout(trx, clock, cur, { to: 'rejected', actor: WORKER_ACTOR, patch: { reject_reason: reason, reviewed_by: WORKER_ACTOR, reviewed_at: at, wait_reason: null } });
           await recordAudit(trx, clock, { actor: WORKER_ACTOR, action: 'payout.reject', subjectType: 'payout', subjectId: cur.id, merchantId: cur.merchant_id, details: { reason } });
