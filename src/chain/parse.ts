@@ -9,6 +9,9 @@ import type { TronTransactionJson } from './tx-codec.js';
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = Record<string, any>;
 
+/** An amount the node's JSON could not carry exactly (beyond 2^53). */
+export const UNREADABLE_AMOUNT = -1n;
+
 export function big(v: unknown): bigint {
   if (typeof v === 'bigint') return v;
   if (typeof v === 'number' && Number.isFinite(v)) {
@@ -18,6 +21,18 @@ export function big(v: unknown): bigint {
   }
   if (typeof v === 'string' && /^-?\d+$/.test(v)) return BigInt(v);
   return 0n;
+}
+
+/**
+ * A transfer's amount, or UNREADABLE_AMOUNT past 2^53 sun (JSON.parse has rounded it): one such
+ * transfer to anyone else must not stop the scan; one to a deposit address does (chain-match.ts).
+ */
+function exactOrUnreadable(v: unknown): bigint {
+  try {
+    return big(v);
+  } catch {
+    return UNREADABLE_AMOUNT;
+  }
 }
 
 function num(v: unknown): number {
@@ -122,7 +137,7 @@ export function parseScanBlock(block: Json): ScanBlock {
   const transfers = (block.transfers ?? []) as Json[];
   return {
     ...parseHeader(block),
-    transfers: transfers.map((t) => ({ txID: String(t.txID ?? ''), toHex: receiverHex(t.to), ownerHex: receiverHex(t.owner), amount: big(t.amount) })),
+    transfers: transfers.map((t) => ({ txID: String(t.txID ?? ''), toHex: receiverHex(t.to), ownerHex: receiverHex(t.owner), amount: exactOrUnreadable(t.amount) })),
     calls: (block.calls ?? []) as string[],
     unsure: (block.unsure ?? []) as string[],
   };

@@ -12,6 +12,7 @@
 import type { AssetCatalog } from '../assets/catalog.js';
 import { addressBytes, fromHexAddress, toHexAddress } from '../chain/address.js';
 import type { ChainBlockHeader, ScanBlock, ScanTransferLog } from '../chain/client.js';
+import { UNREADABLE_AMOUNT } from '../chain/parse.js';
 import type { FoundTransfer } from '../deposits/service.js';
 import { AddressPrefixes, prefixOfBytes, prefixOfHex } from './address-prefixes.js';
 
@@ -108,7 +109,7 @@ function transfersInto<W>(block: ScanBlock, logs: ScanTransferLog[] | null, toke
   const native = tokens.native;
   for (const tx of native ? block.transfers : []) {
     const into = lookup(tx.toHex);
-    if (into === undefined || tx.amount <= 0n) continue;
+    if (into === undefined || (tx.amount <= 0n && tx.amount !== UNREADABLE_AMOUNT)) continue;
     if (hotHex !== null && tx.ownerHex === hotHex) continue;
     out.push({ into, asset: native!.code, decimals: native!.decimals, amount: tx.amount, txHash: tx.txID, logIndex: -1, from: base58OrNull(tx.ownerHex), block });
   }
@@ -141,5 +142,9 @@ export function candidateAddresses(block: ScanBlock, logs: ScanTransferLog[] | n
 
 /** The block's transfers into confirmed deposit addresses. */
 export function matchBlock(block: ScanBlock, logs: ScanTransferLog[] | null, watched: ConfirmedAddresses, tokens: TokenSet): MatchedTransfer[] {
-  return transfersInto(block, logs, tokens, watched.hotHex, (hex) => watched.byHex.get(hex)).map(({ into, ...t }) => ({ ...t, watched: into }));
+  return transfersInto(block, logs, tokens, watched.hotHex, (hex) => watched.byHex.get(hex)).map(({ into, ...t }) => {
+    // Never booked rounded, never skipped: the scan stops here, loudly, for the operator.
+    if (t.amount === UNREADABLE_AMOUNT) throw new Error(`TRX transfer ${t.txHash} into deposit address ${into.address} in block ${block.number} has an amount beyond 2^53 sun that the node's JSON cannot carry exactly`);
+    return { ...t, watched: into };
+  });
 }

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/assets/catalog.js';
 import { fromHexAddress, toHexAddress } from '../../src/chain/address.js';
 import type { ScanBlock, ScanTransferLog } from '../../src/chain/client.js';
+import { parseScanBlock, UNREADABLE_AMOUNT } from '../../src/chain/parse.js';
 import { candidateAddresses, matchBlock, TokenSet, Watchlist, type WatchedAddress } from '../../src/workers/chain-match.js';
 
 const catalog = loadCatalog('devnet');
@@ -95,6 +96,18 @@ describe('candidates and matching', () => {
     // Even with the address confirmed, the same rules credit nothing.
     const byHex = new Map([[deposit, { address: fromHexAddress(deposit), merchantId: 'm1', externalUserId: null }]]);
     expect(matchBlock(b, logs, { byHex, hotHex: w.hotHex }, tokens)).toEqual([]);
+  });
+
+  it('a TRX amount past 2^53 sun stops the scan only when it goes into a deposit address', () => {
+    const w = watchlist();
+    // As the node prints it: JSON.parse has rounded it, so it cannot be booked exactly.
+    const huge = parseScanBlock({ blockID: '00'.repeat(32), block_header: { raw_data: { number: 100 } }, transfers: [{ txID: 't-huge', to: randomHex(), owner: payer, amount: 2 ** 53 + 2 }], calls: [] });
+    expect(huge.transfers[0]!.amount).toBe(UNREADABLE_AMOUNT);
+    expect(matchBlock(huge, null, confirmed(candidateAddresses(huge, null, w, tokens), w), tokens)).toEqual([]);
+    const into = parseScanBlock({ blockID: '00'.repeat(32), block_header: { raw_data: { number: 100 } }, transfers: [{ txID: 't-huge', to: deposit, owner: payer, amount: 2 ** 53 + 2 }], calls: [] });
+    const candidates = candidateAddresses(into, null, w, tokens);
+    expect(candidates).toEqual([deposit]);
+    expect(() => matchBlock(into, null, confirmed(candidates, w), tokens)).toThrow(/beyond 2\^53 sun/);
   });
 
   it('without logs, only the native transfers; log receivers are matched in upper case too', () => {
