@@ -39,7 +39,6 @@ export async function addressesAfter(db: Executor, after: number, limit: number)
   return db.selectFrom('deposit_addresses').select(['address', 'derivation_index']).where('derivation_index', '>', after).orderBy('derivation_index').limit(limit).execute();
 }
 
-/** The deposit addresses among `addresses` (base58), by primary key: the watcher's confirmation of prefix hits. */
 /**
  * Whether `address` belongs to this gateway (a deposit address or the hot wallet). A payout there
  * would move money to ourselves, and the watcher never counts a transfer from the hot wallet as a
@@ -51,6 +50,7 @@ export async function isOwnAddress(db: Executor, address: string): Promise<boole
   return wallet?.hot_address === address;
 }
 
+/** The deposit addresses among `addresses` (base58), by primary key: the watcher's confirmation of prefix hits. */
 export async function findDepositAddresses(db: Executor, addresses: string[]): Promise<Pick<DepositAddressRow, 'address' | 'merchant_id' | 'external_user_id'>[]> {
   if (addresses.length === 0) return [];
   return db.selectFrom('deposit_addresses').select(['address', 'merchant_id', 'external_user_id']).where('address', 'in', addresses).execute();

@@ -13,16 +13,15 @@
  * block of this chain can accept the transaction). A node short of any of those blocks, or whose
  * blocks do not link, proves nothing: the transaction stays pending.
  */
-import type { ChainBlock, ChainBlockHeader, TronClient, TronTransactionJson } from './client.js';
+import type { BlockTxIds, ChainBlockHeader, TronClient, TronTransactionJson } from './client.js';
 
 /** `ref_block_bytes` holds the low 16 bits of the reference block's number. */
 const REF_WRAP = 65_536;
 const BLOCK_MS = 3_000;
-/** Blocks read per request, and at most in all (an hour of blocks: expirations are minutes). */
-const CHUNK = 50;
+/** At most this many blocks are read (an hour of blocks: expirations are minutes). */
 const MAX_BLOCKS = 1_200;
 
-type Chain = Pick<TronClient, 'getBlocks'>;
+type Chain = Pick<TronClient, 'getBlockTxIds'>;
 
 /** true only when no block of the chain can ever hold `tx` (see above). */
 export async function provablyNeverLands(chain: Chain, tx: TronTransactionJson, solid: ChainBlockHeader): Promise<boolean> {
@@ -38,13 +37,15 @@ export async function provablyNeverLands(chain: Chain, tx: TronTransactionJson, 
   let ref = estimate - ((((estimate - low) % REF_WRAP) + REF_WRAP) % REF_WRAP);
   if (estimate - ref > REF_WRAP / 2) ref += REF_WRAP;
   if (ref < 0 || ref > solid.number) return false;
-  return runFrom(chain, ref, raw.ref_block_hash.toLowerCase(), tx.txID.toLowerCase(), expiration, solid.number);
+  // Enough blocks to pass the expiration (3 s each), and a few more for missed slots.
+  const chunk = Math.min(MAX_BLOCKS, Math.max(5, Math.ceil((expiration - builtAt) / BLOCK_MS) + 5));
+  return runFrom(chain, ref, chunk, raw.ref_block_hash.toLowerCase(), tx.txID.toLowerCase(), expiration, solid.number);
 }
 
-async function runFrom(chain: Chain, ref: number, refHash: string, txid: string, expiration: number, solid: number): Promise<boolean> {
-  let previous: ChainBlock | null = null;
-  for (let from = ref; from < ref + MAX_BLOCKS; from += CHUNK) {
-    const blocks = await chain.getBlocks(from, from + CHUNK);
+async function runFrom(chain: Chain, ref: number, chunk: number, refHash: string, txid: string, expiration: number, solid: number): Promise<boolean> {
+  let previous: BlockTxIds | null = null;
+  for (let from = ref; from < ref + MAX_BLOCKS; from += chunk) {
+    const blocks = await chain.getBlockTxIds(from, from + chunk);
     if (blocks.length === 0) return false;
     for (const b of blocks) {
       if (previous === null) {
@@ -54,7 +55,7 @@ async function runFrom(chain: Chain, ref: number, refHash: string, txid: string,
         if (b.id.slice(16, 32).toLowerCase() !== refHash) return b.number <= solid;
       } else {
         if (b.number !== previous.number + 1 || b.parentHash.toLowerCase() !== previous.id.toLowerCase()) return false;
-        if (b.transactions.some((t) => t.txID.toLowerCase() === txid)) return false;
+        if (b.txIDs.some((t) => t.toLowerCase() === txid)) return false;
         // No block from here on can hold it; and this one is on the chain no fork can replace.
         if (b.timestamp > expiration) return b.number <= solid;
       }

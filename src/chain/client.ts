@@ -87,6 +87,11 @@ export interface ScanBlock extends ChainBlockHeader {
   unsure: string[];
 }
 
+/** A block's header and the ids of all its transactions. */
+export interface BlockTxIds extends ChainBlockHeader {
+  txIDs: string[];
+}
+
 /** What the watcher reads of a block's transaction infos. */
 export interface ScanInfos {
   /** Ids of the transactions the node answered an info for. */
@@ -179,6 +184,8 @@ export interface TronClient {
    * contract calls), parsed off the event loop: the chain watcher's read.
    */
   getScanBlocks(start: number, endExclusive: number): Promise<ScanBlock[]>;
+  /** Blocks [start, endExclusive) as headers and transaction ids, parsed off the event loop; a run from start (shorter when the node has fewer). */
+  getBlockTxIds(start: number, endExclusive: number): Promise<BlockTxIds[]>;
   getTransactionInfosByBlock(num: number): Promise<TxInfo[]>;
   /** The token Transfer logs of a block's successful transactions, parsed off the event loop: the watcher's read. */
   getScanTransferLogs(num: number): Promise<ScanInfos>;

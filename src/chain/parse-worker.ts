@@ -9,17 +9,17 @@
  */
 import { Worker } from 'node:worker_threads';
 import { infoOutcome } from './parse.js';
-import { scanBlock, scanBlockRange, scanTransferLogs } from './prune.js';
+import { scanBlock, scanBlockRange, scanTransferLogs, txIdsOfRange } from './prune.js';
 import { TRANSFER_TOPIC } from './trc20.js';
 
-export type PruneKind = 'blockRange' | 'transferLogs';
+export type PruneKind = 'blockRange' | 'transferLogs' | 'blockTxIds';
 
 const SOURCE = `
 const { parentPort } = require('node:worker_threads');
 // Bundlers and tsx may wrap functions in __name(…) to keep their names; nothing to keep here.
 var __name = (f) => f;
-${[scanBlock, scanBlockRange, scanTransferLogs, infoOutcome].map((f) => f.toString()).join('\n')}
-const prune = { blockRange: scanBlockRange, transferLogs: (json) => scanTransferLogs(json, '${TRANSFER_TOPIC}', infoOutcome) };
+${[scanBlock, scanBlockRange, scanTransferLogs, txIdsOfRange, infoOutcome].map((f) => f.toString()).join('\n')}
+const prune = { blockRange: scanBlockRange, blockTxIds: txIdsOfRange, transferLogs: (json) => scanTransferLogs(json, '${TRANSFER_TOPIC}', infoOutcome) };
 const decoder = new TextDecoder();
 parentPort.on('message', ({ id, kind, body }) => {
   let text = '';

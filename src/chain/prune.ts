@@ -48,6 +48,27 @@ export function scanBlock(b: any): any {
   };
 }
 
+/**
+ * A range answer reduced to each block's header and the ids of all its transactions, whatever
+ * their type or result (the proof that a transaction never landed, chain/absence.ts); anything
+ * else unchanged.
+ */
+export function txIdsOfRange(answer: any): any {
+  if (!answer || typeof answer !== 'object' || !Array.isArray(answer.block)) return answer;
+  return {
+    block: answer.block.map((b: any) => {
+      if (!b || typeof b !== 'object') return b;
+      const h = b.block_header && b.block_header.raw_data && typeof b.block_header.raw_data === 'object' ? b.block_header.raw_data : {};
+      const txs = Array.isArray(b.transactions) ? b.transactions : [];
+      return {
+        blockID: b.blockID,
+        block_header: { raw_data: { number: h.number, parentHash: h.parentHash, timestamp: h.timestamp, witness_address: h.witness_address } },
+        txids: txs.map((t: any) => String((t && t.txID) ?? '')),
+      };
+    }),
+  };
+}
+
 /** A range answer `{block: [...]}` scanned; anything else (an `{"Error": …}` answer, `{}`) unchanged. */
 export function scanBlockRange(answer: any): any {
   if (!answer || typeof answer !== 'object' || !Array.isArray(answer.block)) return answer;

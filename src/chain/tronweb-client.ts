@@ -18,6 +18,7 @@ import type {
   Resource,
   ScanBlock,
   ScanInfos,
+  BlockTxIds,
   TronClient,
   TxInfo,
 } from './client.js';
@@ -124,6 +125,17 @@ export class TronwebTronClient implements TronClient {
       const to = Math.min(endExclusive, from + BLOCK_RANGE_LIMIT);
       const answer = await this.http.post<Json>('/wallet/getblockbylimitnext', { startNum: from, endNum: to });
       if (!appendRun(out, ((answer.block ?? []) as Json[]).map(parseBlock), from, to)) break;
+    }
+    return out;
+  }
+
+  async getBlockTxIds(start: number, endExclusive: number): Promise<BlockTxIds[]> {
+    const out: BlockTxIds[] = [];
+    for (let from = start; from < endExclusive; from += BLOCK_RANGE_LIMIT) {
+      const to = Math.min(endExclusive, from + BLOCK_RANGE_LIMIT);
+      const answer = await this.http.post<Json>('/wallet/getblockbylimitnext', { startNum: from, endNum: to }, { parse: (b) => this.parser.parse('blockTxIds', b) });
+      const blocks = ((answer.block ?? []) as Json[]).map((b) => ({ ...parseHeader(b), txIDs: ((b.txids ?? []) as unknown[]).map(String) }));
+      if (!appendRun(out, blocks, from, to)) break;
     }
     return out;
   }

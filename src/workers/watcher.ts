@@ -57,6 +57,8 @@ interface Fetched {
    * is when they are committed (a prefetched range may wait through a node outage).
    */
   solid: number;
+  /** The head known then: confirmations count only blocks seen on top of these (same reason). */
+  head: number;
 }
 
 /** The longest run of blocks from the first that link parent to child. */
@@ -168,10 +170,10 @@ export class ChainWatcher implements Worker {
         await this.rollback(cursor, head, solid);
         return true;
       }
-      if (head.number !== cursor.head_number || solid.number !== cursor.solid_number) await this.commit(cursor, head, solid, [], []);
+      if (head.number !== cursor.head_number || solid.number !== cursor.solid_number) await this.commit(cursor, { number: head.number, solid: solid.number }, [], []);
       return false;
     }
-    const fetched = (await this.takePrefetch(next)) ?? (await this.fetchRange(next, Math.min(head.number + 1, next + this.batch), solid.number));
+    const fetched = (await this.takePrefetch(next)) ?? (await this.fetchRange(next, Math.min(head.number + 1, next + this.batch), solid.number, head.number));
     if (fetched.blocks.length === 0 || fetched.blocks[0]?.number !== next || signal?.aborted) return false;
     const parent = await scannedBlock(this.s.db, next - 1);
     if (parent && fetched.blocks[0].parentHash !== parent.hash) {
@@ -186,9 +188,10 @@ export class ChainWatcher implements Worker {
     await this.refreshWatchlist();
     const watched = await this.confirmCandidates(blocks, fetched.logs);
     const found = blocks.flatMap((b) => matchBlock(b, fetched.logs.get(b.number) ?? null, watched, this.tokens));
-    // Final only up to what was solid when these blocks were fetched: the next range (or the head's
-    // hash) shows that the node's chain still holds them, and then the solid height above them counts.
-    await this.commit(cursor, head, solid, blocks, found, Math.min(solid.number, fetched.solid));
+    // Final only up to what was solid when these blocks were fetched, confirmed only by the blocks
+    // seen on top of them then: the next range (or the head's hash) shows that the node's chain
+    // still holds them, and then the heights above them count.
+    await this.commit(cursor, { number: Math.min(head.number, fetched.head), solid: Math.min(solid.number, fetched.solid) }, blocks, found);
     this.reportCatchUp(last.number, head.number);
     return last.number < head.number;
   }
@@ -204,7 +207,7 @@ export class ChainWatcher implements Worker {
   }
 
   /** Blocks [from, to) and the Transfer logs of those that hold a successful contract call or creation. */
-  private async fetchRange(from: number, to: number, solid: number): Promise<Fetched> {
+  private async fetchRange(from: number, to: number, solid: number, head: number): Promise<Fetched> {
     const blocks = await this.s.chain.getScanBlocks(from, to);
     // A field the node left out is a failed answer, never a transfer to skip (it may be a deposit).
     const unsure = blocks.find((b) => b.unsure.length > 0);
@@ -224,7 +227,7 @@ export class ChainWatcher implements Worker {
       if (stateless !== undefined) throw new Error(`node answered the info of transaction ${stateless} in block ${b.number} without its receipt's result; asking again`);
       logs.set(b.number, infos.logs);
     });
-    return { blocks, logs, solid };
+    return { blocks, logs, solid, head };
   }
 
   /** Keeps up to prefetchDepth consecutive ranges from `from` (up to `head`) in flight. */
@@ -233,7 +236,7 @@ export class ChainWatcher implements Worker {
     let next = this.prefetched.at(-1)?.to ?? from;
     while (this.prefetched.length < this.prefetchDepth && next <= head) {
       const to = Math.min(head + 1, next + this.batch);
-      const promise = this.fetchRange(next, to, solid);
+      const promise = this.fetchRange(next, to, solid, head);
       // A failed prefetch is dropped: the next tick fetches again (and meets the error itself).
       promise.catch(() => undefined);
       this.prefetched.push({ from: next, to, promise });
@@ -271,9 +274,12 @@ export class ChainWatcher implements Worker {
 
   /**
    * One short write transaction: deposits, scanned hashes, cursor, progress, settlement. Deposits
-   * of blocks up to `final` become final; the blocks above it are kept to find a fork by.
+   * count confirmations up to `chain.number` and are final up to `chain.solid`; the blocks above
+   * it are kept to find a fork by. The cursor records both, so that the next look at the head
+   * moves them on as soon as the node's head and solid heights differ from them.
    */
-  private async commit(cursor: Cursor, head: ChainBlockHeader, solid: ChainBlockHeader, blocks: ScanBlock[], found: MatchedTransfer[], final = solid.number): Promise<void> {
+  private async commit(cursor: Cursor, chain: { number: number; solid: number }, blocks: ScanBlock[], found: MatchedTransfer[]): Promise<void> {
+    const final = chain.solid;
     const ctx = { clock: this.s.clock, defaultConfirmations: this.s.config.confirmations };
     await writeTx(this.s.db, async (trx) => {
       if (this.lease) await this.lease.assertHeld(trx);
@@ -305,11 +311,11 @@ export class ChainWatcher implements Worker {
       await writeCursor(trx, {
         next_block: last ? last.number + 1 : cursor.next_block,
         last_block_time: horizon,
-        head_number: head.number,
-        solid_number: solid.number,
+        head_number: chain.number,
+        solid_number: final,
         updated_at: this.s.clock.now().toISOString(),
       });
-      await advanceDeposits(trx, { ...ctx, horizon, head: head.number, solid: final, scannedTo: last ? last.number : cursor.next_block - 1 }, touched);
+      await advanceDeposits(trx, { ...ctx, horizon, head: chain.number, solid: final, scannedTo: last ? last.number : cursor.next_block - 1 }, touched);
     });
   }
 

@@ -5,11 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { provablyNeverLands } from '../../src/chain/absence.js';
-import type { ChainBlock, ChainBlockHeader, TronTransactionJson } from '../../src/chain/client.js';
+import type { BlockTxIds, ChainBlockHeader, TronTransactionJson } from '../../src/chain/client.js';
 
 const idOf = (n: number, fork = 'a') => n.toString(16).padStart(16, '0') + `${fork}${n}`.padEnd(48, '0');
-function chainOf(from: number, to: number, opts: { txAt?: number; txid?: string; fork?: (n: number) => string } = {}): ChainBlock[] {
-  const blocks: ChainBlock[] = [];
+function chainOf(from: number, to: number, opts: { txAt?: number; txid?: string; fork?: (n: number) => string } = {}): BlockTxIds[] {
+  const blocks: BlockTxIds[] = [];
   for (let n = from; n <= to; n++) {
     const f = opts.fork?.(n) ?? 'a';
     blocks.push({
@@ -18,13 +18,13 @@ function chainOf(from: number, to: number, opts: { txAt?: number; txid?: string;
       parentHash: idOf(n - 1, opts.fork?.(n - 1) ?? 'a'),
       timestamp: n * 3_000,
       witness: '',
-      transactions: n === opts.txAt ? [{ txID: opts.txid ?? 'ff', contractType: 'TransferContract', owner: null, expiration: 0, raw: {} as TronTransactionJson }] : [],
+      txIDs: n === opts.txAt ? [opts.txid ?? 'ff'] : ['00'.repeat(32)],
     });
   }
   return blocks;
 }
-const node = (blocks: ChainBlock[]) => ({
-  getBlocks: async (start: number, end: number) => blocks.filter((b) => b.number >= start && b.number < end),
+const node = (blocks: BlockTxIds[]) => ({
+  getBlockTxIds: async (start: number, end: number) => blocks.filter((b) => b.number >= start && b.number < end),
 });
 /** Built when block `ref` was the newest (its timestamp), expiring at `expiration`. */
 const txRef = (ref: number, expiration: number, txid = 'ab'.repeat(32)): TronTransactionJson =>

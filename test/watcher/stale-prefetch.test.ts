@@ -56,5 +56,8 @@ it('never credits a payment from a prefetched range that a fork replaced before 
   const rows = await t.app.services.db.selectFrom('deposits').select(['status', 'final', 'credited_at']).where('invoice_id', '=', inv.invoice_id).execute();
   expect(rows).toEqual([{ status: 'orphaned', final: 0, credited_at: null }]);
   expect(await t.balanceOf(shop.id)).toBe(0n);
+  // Nor was it ever confirmed: the blocks a stale range saw on top of it were not counted.
+  const types = (await t.events(shop.id)).filter((e) => e.subject_id === inv.invoice_id).map((e) => e.type);
+  expect(types).not.toContain('invoice.confirmed');
   await t.check();
 });
