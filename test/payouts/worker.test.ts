@@ -228,18 +228,25 @@ describe('payout worker', () => {
     // answered {} (not found), as by a backend behind a load balancer that lags.
     const lost = devnet.control.addFault({ kind: 'lost_answer', path: '/wallet/broadcasttransaction' });
     const lagging = devnet.control.addFault({ kind: 'not_found', path: '/walletsolidity/gettransaction' });
-    const p = await request(m.key, m.address, '3');
-    await vi.waitFor(async () => expect((await row(p)).status).toBe('signing'), { timeout: 10_000 });
-    const txid = (await row(p)).tx_hash as string;
-    devnet.control.mine(25); // 75 s of chain time: past the 60 s expiration, solid too
-    expect(successfulTransfersTo(devnet, hot, m.address).filter((x) => x.txid === txid)).toHaveLength(1);
-    // The worker looks the transaction up again and again past its expiration, and never gives it up.
-    const hits = () => devnet.control.faults().find((f) => f.id === lagging.id)?.hits ?? 0;
-    const seen = hits();
-    await vi.waitFor(() => expect(hits()).toBeGreaterThanOrEqual(seen + 10), { timeout: 20_000 });
-    expect(await row(p)).toMatchObject({ status: 'signing', sign_attempts: 1, tx_hash: txid });
-    devnet.control.clearFaults(lost.id);
-    devnet.control.clearFaults(lagging.id);
+    const hits = (id: number) => devnet.control.faults().find((f) => f.id === id)?.hits ?? 0;
+    let p: string;
+    let txid: string;
+    try {
+      p = await request(m.key, m.address, '3');
+      // Signed, stored, broadcast (the node took it; its answer was lost) and broadcast again: the
+      // first one is in the node's pool by the time the second arrives.
+      await vi.waitFor(() => expect(hits(lost.id)).toBeGreaterThanOrEqual(2), { timeout: 10_000 });
+      txid = (await row(p)).tx_hash as string;
+      devnet.control.mine(25); // 75 s of chain time: past the 60 s expiration, solid too
+      expect(successfulTransfersTo(devnet, hot, m.address).filter((x) => x.txid === txid)).toHaveLength(1);
+      // The worker looks the transaction up again and again past its expiration, and never gives it up.
+      const seen = hits(lagging.id);
+      await vi.waitFor(() => expect(hits(lagging.id)).toBeGreaterThanOrEqual(seen + 10), { timeout: 20_000 });
+      expect(await row(p)).toMatchObject({ status: 'signing', sign_attempts: 1, tx_hash: txid });
+    } finally {
+      devnet.control.clearFaults(lost.id);
+      devnet.control.clearFaults(lagging.id);
+    }
     const done = await untilStatus(p, 'confirmed');
     expect(done).toMatchObject({ tx_hash: txid, sign_attempts: 1 });
     expect(successfulTransfersTo(devnet, hot, m.address).filter((x) => x.amount === 3_000_000n)).toHaveLength(1);
