@@ -11,7 +11,7 @@ import { post } from '../ledger/service.js';
 import { invoiceOfAddress, oldestOpenOfAddress } from '../invoices/store.js';
 import { percentOf } from '../money.js';
 import { recordEvent, subjectEventCount } from '../webhooks/outbox.js';
-import { depositRef, findDeposit, insertDeposit, markCredited, moveDeposit, replaceDeposit, type DepositRow } from './store.js';
+import { depositRef, findDeposit, insertDeposit, markCredited, moveDeposit, type DepositRow } from './store.js';
 import { standaloneDepositView } from './view.js';
 
 /** A successful transfer of a catalog asset into a deposit address, as the chain shows it. */
@@ -139,7 +139,8 @@ async function replaceTransfer(trx: Tx, ctx: DepositContext, existing: DepositRo
     final: 0,
     updated_at: now,
   };
-  await replaceDeposit(trx, existing.id, deposit, now);
+  const { block_number, block_hash, block_time, late, merchant_id, address, asset, decimals, amount, from_address, invoice_id, external_user_id } = deposit;
+  await moveDeposit(trx, existing.id, { block_number, block_hash, block_time, late }, now, { merchant_id, address, asset, decimals, amount, from_address, invoice_id, external_user_id });
   if (invoiceId === null) await standaloneEvent(trx, ctx.clock, deposit, 'deposit.seen');
   return { deposit, invoices: [...new Set([existing.invoice_id, invoiceId].filter((id): id is string => id !== null))] };
 }

@@ -55,35 +55,21 @@ export async function findDeposit(db: Executor, txHash: string, logIndex: number
   return byTransfer.first(db, { tx: txHash, log: logIndex }) as Promise<DepositRow | undefined>;
 }
 
-/** The same transfer in another block (re-included after a fork): the row becomes live again there. */
+/**
+ * The same transfer in another block (re-included after a fork): the row becomes live again there.
+ * `content` too when the new fork's transfer differs (a contract's logs depend on the state it
+ * runs against): the row, never final and so never credited, takes it whole.
+ */
 export async function moveDeposit(
   db: Executor,
   id: string,
   block: { block_number: number; block_hash: string; block_time: string; late: number },
   now: string,
+  content: Partial<Pick<DepositRow, 'merchant_id' | 'address' | 'asset' | 'decimals' | 'amount' | 'from_address' | 'invoice_id' | 'external_user_id'>> = {},
 ): Promise<void> {
   await db
     .updateTable('deposits')
-    .set({ ...block, status: 'seen', confirmations: 0, final: 0, updated_at: now })
-    .where('id', '=', id)
-    .where('final', '=', 0)
-    .execute();
-}
-
-/**
- * The same (tx_hash, log_index) re-included after a fork with another content: a contract's logs
- * depend on the state it runs against, so the new fork's transfer may differ in amount, token or
- * receiver. The row (never final, so never credited) takes the new transfer's content whole.
- */
-export async function replaceDeposit(
-  db: Executor,
-  id: string,
-  content: Pick<DepositRow, 'merchant_id' | 'address' | 'asset' | 'decimals' | 'amount' | 'from_address' | 'invoice_id' | 'external_user_id' | 'block_number' | 'block_hash' | 'block_time' | 'late'>,
-  now: string,
-): Promise<void> {
-  await db
-    .updateTable('deposits')
-    .set({ ...content, status: 'seen', confirmations: 0, final: 0, updated_at: now })
+    .set({ ...content, ...block, status: 'seen', confirmations: 0, final: 0, updated_at: now })
     .where('id', '=', id)
     .where('final', '=', 0)
     .execute();
