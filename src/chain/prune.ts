@@ -30,8 +30,9 @@ export function scanBlock(b: any): any {
     const c = t && t.raw_data && Array.isArray(t.raw_data.contract) ? t.raw_data.contract[0] : undefined;
     const type = c ? c.type : undefined;
     const scanned = type === 'TransferContract' || type === 'TriggerSmartContract' || type === 'CreateSmartContract';
-    // A result left out is not a failure to skip: the transfer may be a deposit (ask again).
-    if (scanned && typeof ret !== 'string') unsure.push(String((t && t.txID) ?? ''));
+    // A result left out (or printed as the enum's zero, DEFAULT) is not a failure to skip: the
+    // transfer may be a deposit (ask again).
+    if (scanned && (typeof ret !== 'string' || ret === '' || ret === 'DEFAULT')) unsure.push(String((t && t.txID) ?? ''));
     if (ret !== 'SUCCESS') continue;
     if (type === 'TriggerSmartContract' || type === 'CreateSmartContract') calls.push(String(t.txID ?? ''));
     else if (type === 'TransferContract') {

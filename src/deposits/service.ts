@@ -120,27 +120,10 @@ export async function recordTransfer(trx: Tx, ctx: DepositContext, t: FoundTrans
  */
 async function replaceTransfer(trx: Tx, ctx: DepositContext, existing: DepositRow, t: FoundTransfer, now: string): Promise<Recorded> {
   const { invoiceId, expiresAt } = await attribute(trx, t);
-  const deposit: DepositRow = {
-    ...existing,
-    merchant_id: t.merchantId,
-    address: t.address,
-    asset: t.asset,
-    decimals: t.decimals,
-    amount: t.amount.toString(),
-    from_address: t.from,
-    invoice_id: invoiceId,
-    external_user_id: t.externalUserId,
-    block_number: t.block.number,
-    block_hash: t.block.hash,
-    block_time: t.block.time,
-    late: expiresAt !== null && t.block.time > expiresAt ? 1 : 0,
-    status: 'seen',
-    confirmations: 0,
-    final: 0,
-    updated_at: now,
-  };
-  const { block_number, block_hash, block_time, late, merchant_id, address, asset, decimals, amount, from_address, invoice_id, external_user_id } = deposit;
-  await moveDeposit(trx, existing.id, { block_number, block_hash, block_time, late }, now, { merchant_id, address, asset, decimals, amount, from_address, invoice_id, external_user_id });
+  const block = { block_number: t.block.number, block_hash: t.block.hash, block_time: t.block.time, late: expiresAt !== null && t.block.time > expiresAt ? 1 : 0 };
+  const content = { merchant_id: t.merchantId, address: t.address, asset: t.asset, decimals: t.decimals, amount: t.amount.toString(), from_address: t.from, invoice_id: invoiceId, external_user_id: t.externalUserId };
+  await moveDeposit(trx, existing.id, block, now, content);
+  const deposit: DepositRow = { ...existing, ...content, ...block, status: 'seen', confirmations: 0, final: 0, updated_at: now };
   if (invoiceId === null) await standaloneEvent(trx, ctx.clock, deposit, 'deposit.seen');
   return { deposit, invoices: [...new Set([existing.invoice_id, invoiceId].filter((id): id is string => id !== null))] };
 }

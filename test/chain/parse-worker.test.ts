@@ -155,6 +155,7 @@ describe('the parse worker', () => {
             tx('paid', 'TransferContract', [{ contractRet: 'SUCCESS' }]),
             tx('no-ret', 'TransferContract'),
             tx('empty-ret', 'TriggerSmartContract', [{}]),
+            tx('default-ret', 'TransferContract', [{ contractRet: 'DEFAULT' }]),
             tx('reverted', 'TriggerSmartContract', [{ contractRet: 'REVERT' }]),
             // Not a transfer the watcher reads: its result does not matter here.
             tx('vote', 'VoteWitnessContract'),
@@ -165,7 +166,7 @@ describe('the parse worker', () => {
     const parsed = (await worker.parse('blockRange', new TextEncoder().encode(JSON.stringify(range)).buffer as ArrayBuffer)) as { block: { transfers: { txID: string }[]; calls: string[]; unsure: string[] }[] };
     expect(parsed.block[0]!.transfers.map((t) => t.txID)).toEqual(['paid']);
     expect(parsed.block[0]!.calls).toEqual([]);
-    expect(parsed.block[0]!.unsure).toEqual(['no-ret', 'empty-ret']);
+    expect(parsed.block[0]!.unsure).toEqual(['no-ret', 'empty-ret', 'default-ret']);
     await worker.stop();
   });
 

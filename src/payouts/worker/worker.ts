@@ -13,8 +13,9 @@
  * with the same bytes. A transaction is given up (back to `queued`, signed anew) only when it
  * provably can never land: the solid block is past its expiration, the node knows no such txid at
  * the solid height, and the blocks from its reference block to past its expiration, read as one
- * linked run, do not hold it (chain/absence.ts). Nothing temporary (node errors, refusals, a short wallet) ever fails a
- * payout; only a receipt that is not SUCCESS does, and a failed payout is never sent again.
+ * linked run, do not hold it (chain/absence.ts). Nothing temporary (node errors, refusals, a short
+ * wallet) ever fails a payout; only a receipt that is not SUCCESS does, and a failed payout is
+ * never sent again.
  */
 import type { CatalogAsset } from '../../assets/catalog.js';
 import { recordAudit } from '../../audit/store.js';
