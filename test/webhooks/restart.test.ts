@@ -87,6 +87,16 @@ describe('webhooks through serve', () => {
 
     // The receiver is down: only the first event is tried, again and again.
     await vi.waitFor(() => expect(r.received.length).toBeGreaterThanOrEqual(1), { timeout: 10_000 });
+    // Its failure is recorded (next attempt 24-36 s later) before the clock moves: recorded after
+    // the move, the next attempt would fall after the advanced clock and never come.
+    await vi.waitFor(
+      async () => {
+        const d = await db.selectFrom('webhook_deliveries').select(['attempts', 'claimed_by']).where('event_id', '=', expected[0]!.id).executeTakeFirstOrThrow();
+        expect(d).toMatchObject({ claimed_by: null });
+        expect(d.attempts).toBeGreaterThanOrEqual(1);
+      },
+      { timeout: 10_000 },
+    );
     mode = 'hang';
     clock.advance(60_000);
     first.app.workers?.wake(DISPATCHER_NAME);
