@@ -24,7 +24,7 @@ import type {
 } from './client.js';
 import { RETRYABLE_BROADCAST_CODES, TronNodeError, type BroadcastCode } from './errors.js';
 import { NodeHttp, type NodeHttpOptions } from './http.js';
-import { ParseWorker } from './parse-worker.js';
+import { ParseWorker, type PruneKind } from './parse-worker.js';
 import { isEmptyAnswer, parseAccount, parseBlock, parseHeader, parseInfo, parseResources, parseScanBlock, parseTx } from './parse.js';
 import { addressWord, decodeTransferCall, uintWord } from './trc20.js';
 import type { TronTransactionJson } from './tx-codec.js';
@@ -120,32 +120,28 @@ export class TronwebTronClient implements TronClient {
   }
 
   async getBlocks(start: number, endExclusive: number): Promise<ChainBlock[]> {
-    const out: ChainBlock[] = [];
-    for (let from = start; from < endExclusive; from += BLOCK_RANGE_LIMIT) {
-      const to = Math.min(endExclusive, from + BLOCK_RANGE_LIMIT);
-      const answer = await this.http.post<Json>('/wallet/getblockbylimitnext', { startNum: from, endNum: to });
-      if (!appendRun(out, ((answer.block ?? []) as Json[]).map(parseBlock), from, to)) break;
-    }
-    return out;
+    return this.blockRun(start, endExclusive, parseBlock);
   }
 
   async getBlockTxIds(start: number, endExclusive: number): Promise<BlockTxIds[]> {
-    const out: BlockTxIds[] = [];
-    for (let from = start; from < endExclusive; from += BLOCK_RANGE_LIMIT) {
-      const to = Math.min(endExclusive, from + BLOCK_RANGE_LIMIT);
-      const answer = await this.http.post<Json>('/wallet/getblockbylimitnext', { startNum: from, endNum: to }, { parse: (b) => this.parser.parse('blockTxIds', b) });
-      const blocks = ((answer.block ?? []) as Json[]).map((b) => ({ ...parseHeader(b), txIDs: ((b.txids ?? []) as unknown[]).map(String) }));
-      if (!appendRun(out, blocks, from, to)) break;
-    }
-    return out;
+    return this.blockRun(start, endExclusive, (b) => ({ ...parseHeader(b), txIDs: ((b.txids ?? []) as unknown[]).map(String) }), 'blockTxIds');
   }
 
   async getScanBlocks(start: number, endExclusive: number): Promise<ScanBlock[]> {
-    const out: ScanBlock[] = [];
+    return this.blockRun(start, endExclusive, parseScanBlock, 'blockRange');
+  }
+
+  /**
+   * Blocks [start, endExclusive) in requests of BLOCK_RANGE_LIMIT, as a run from `start` (shorter
+   * when the node has fewer); pruned on the parse worker when `kind` is given.
+   */
+  private async blockRun<B extends { number: number }>(start: number, endExclusive: number, map: (b: Json) => B, kind?: PruneKind): Promise<B[]> {
+    const out: B[] = [];
     for (let from = start; from < endExclusive; from += BLOCK_RANGE_LIMIT) {
       const to = Math.min(endExclusive, from + BLOCK_RANGE_LIMIT);
-      const answer = await this.http.post<Json>('/wallet/getblockbylimitnext', { startNum: from, endNum: to }, { parse: (b) => this.parser.parse('blockRange', b) });
-      if (!appendRun(out, ((answer.block ?? []) as Json[]).map(parseScanBlock), from, to)) break;
+      const parse = kind ? { parse: (body: ArrayBuffer) => this.parser.parse(kind, body) } : undefined;
+      const answer = await this.http.post<Json>('/wallet/getblockbylimitnext', { startNum: from, endNum: to }, parse);
+      if (!appendRun(out, ((answer.block ?? []) as Json[]).map(map), from, to)) break;
     }
     return out;
   }

@@ -222,8 +222,7 @@ export class ChainWatcher implements Worker {
       if (missing !== undefined) throw new Error(`node answered the infos of block ${b.number} without transaction ${missing}; asking again`);
       const elsewhere = infos.logs.find((l) => l.blockNumber !== b.number);
       if (elsewhere) throw new Error(`node answered the infos of block ${b.number} with a log of transaction ${elsewhere.txID} from block ${elsewhere.blockNumber || '(none)'}; asking again`);
-      const calls = new Set(b.calls);
-      const stateless = infos.unsure.find((id) => calls.has(id));
+      const stateless = infos.unsure.find((id) => b.calls.includes(id));
       if (stateless !== undefined) throw new Error(`node answered the info of transaction ${stateless} in block ${b.number} without its receipt's result; asking again`);
       logs.set(b.number, infos.logs);
     });
