@@ -23,6 +23,33 @@ const MAX_BLOCKS = 1_200;
 
 type Chain = Pick<TronClient, 'getBlockTxIds'>;
 
+/** Blocks (a minute) before a failed proof of absence is tried again. */
+export const PROOF_RETRY_BLOCKS = 20;
+
+/**
+ * A failed proof reads ~20 blocks and proves nothing new until the chain has moved on: while a
+ * lagging backend keeps answering "not found", each transaction is tried again only once the
+ * solid height has grown by PROOF_RETRY_BLOCKS since its last failed try.
+ */
+export class ProofThrottle {
+  private readonly failedAt = new Map<string | number, number>();
+
+  /** provablyNeverLands, or false without asking when `key`'s last proof failed too recently. */
+  async neverLands(chain: Chain, key: string | number, tx: TronTransactionJson, solid: ChainBlockHeader): Promise<boolean> {
+    const tried = this.failedAt.get(key);
+    if (tried !== undefined && solid.number < tried + PROOF_RETRY_BLOCKS) return false;
+    const proven = await provablyNeverLands(chain, tx, solid);
+    if (proven) this.failedAt.delete(key);
+    else this.failedAt.set(key, solid.number);
+    return proven;
+  }
+
+  /** The transaction was resolved another way (landed, failed): nothing to remember. */
+  forget(key: string | number): void {
+    this.failedAt.delete(key);
+  }
+}
+
 /** true only when no block of the chain can ever hold `tx` (see above). */
 export async function provablyNeverLands(chain: Chain, tx: TronTransactionJson, solid: ChainBlockHeader): Promise<boolean> {
   const raw = tx.raw_data;

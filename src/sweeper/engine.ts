@@ -16,6 +16,7 @@ import { hotAddressOf, KeyMismatchError, withDepositKey } from './keys.js';
 import { balanceOf, nextStep, trxSweepable } from './plan.js';
 import { allDuePairs, FullScan, SCAN_SLICE, type ScanOptions } from './scan.js';
 import { refreshTotals, resolve, signAndSend, SweepConflictError, type StepContext } from './steps.js';
+import { ProofThrottle } from '../chain/absence.js';
 import {
   activeSweeps,
   depositIndexOf,
@@ -74,7 +75,7 @@ export class Sweeper {
     const hot = hotAddressOf(s.wallet);
     if (hot !== s.wallet.hotAddress) throw new Error('the hot wallet key does not give the keystore hot address');
     this.log = s.logger.child({ component: 'sweeper' });
-    this.ctx = { db: s.db, clock: s.clock, chain: s.chain, lease, wallet: s.wallet, logger: this.log, hot };
+    this.ctx = { db: s.db, clock: s.clock, chain: s.chain, lease, wallet: s.wallet, logger: this.log, hot, proofs: new ProofThrottle() };
     this.batch = opts.batch ?? 20;
     this.maxRetryMs = opts.maxRetryMs ?? 3_600_000;
     this.maxTxs = opts.maxTxs ?? 12;

@@ -9,7 +9,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { TronClient, TronTransactionJson } from '../chain/client.js';
-import { provablyNeverLands } from '../chain/absence.js';
+import type { ProofThrottle } from '../chain/absence.js';
 import { transactionOutcome } from '../chain/outcome.js';
 import type { CatalogAsset } from '../assets/catalog.js';
 import { writeTx, type Db } from '../db/database.js';
@@ -27,6 +27,8 @@ export interface StepContext {
   wallet: UnlockedWallet;
   logger: Logger;
   hot: string;
+  /** Failed proofs of absence per sweep transaction, not read again every tick. */
+  proofs: ProofThrottle;
 }
 
 export class SweepConflictError extends Error {}
@@ -115,6 +117,7 @@ export async function resolve(c: StepContext, tx: SweepTxRow): Promise<Resolutio
   // In a block but its outcome not stated yet: ask again, never guess (a wrong `failed` re-sends).
   if (outcome.state === 'undecided') return 'pending';
   if (outcome.state !== 'absent') {
+    c.proofs.forget(tx.id);
     const { info } = outcome;
     const ok = outcome.state === 'success';
     await updateTx(c.db, tx.id, ['signed', 'broadcast'], {
@@ -135,8 +138,9 @@ export async function resolve(c: StepContext, tx: SweepTxRow): Promise<Resolutio
   if (solid.timestamp <= tx.expiration) return 'pending';
   const [known, knownInfo] = await Promise.all([c.chain.getTransaction(tx.txid, { solid: true }), c.chain.getTransactionInfo(tx.txid, { solid: true })]);
   if (known || knownInfo) return 'pending';
-  // "Not found" is no proof (a lagging backend, an empty answer): the blocks must show it absent.
-  if (!(await provablyNeverLands(c.chain, JSON.parse(tx.signed) as TronTransactionJson, solid))) return 'pending';
+  // "Not found" is no proof (a lagging backend, an empty answer): the blocks must show it absent
+  // (~20 blocks read; after a failed proof, again only once the solid height has moved on).
+  if (!(await c.proofs.neverLands(c.chain, tx.id, JSON.parse(tx.signed) as TronTransactionJson, solid))) return 'pending';
   await updateTx(c.db, tx.id, ['signed', 'broadcast'], { status: 'expired', updated_at: at });
   c.logger.warn({ sweep: tx.sweep_id, txid: tx.txid, step: tx.step }, 'sweep transaction expired unconfirmed; the step will be signed anew');
   return 'expired';

@@ -497,4 +497,40 @@ describe('crash between signing and broadcasting', () => {
     expect(txs.map((t) => [t.step, t.status, t.broadcast_code])).toEqual([['transfer', 'confirmed', 'DUP_TRANSACTION_ERROR']]);
     expect(balances(f, f.hot).trx).toBe(hotBefore + 25n * TRX);
   });
+  it('never signs anew on "not found" answers while the blocks hold the transfer (a lagging backend), and reads the blocks again only once the chain moved on', async () => {
+    f = await sweepFixture();
+    f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 1_000n * TRX, mine: true });
+    const d = await f.address(12);
+    await f.deposit(d, 'TRX_TRON', 25n * TRX);
+    const hotBefore = balances(f, f.hot).trx;
+    // Every txid lookup, full node and solidity, is answered {} as by a backend that lags.
+    const lagging = [f.devnet.control.addFault({ kind: 'not_found', path: '/wallet/gettransaction' }), f.devnet.control.addFault({ kind: 'not_found', path: '/walletsolidity/gettransaction' })];
+    // Passes every block read through, counting them (the proof of absence reads blocks this way).
+    const blockReads = f.devnet.control.addFault({ kind: 'latency', ms: 0, path: '/wallet/getblockbylimitnext' });
+    const reads = () => f.devnet.control.faults().find((x) => x.id === blockReads.id)?.hits ?? 0;
+    const sweeper = f.sweeper();
+    for (let i = 0; i < 10 && balances(f, f.hot).trx === hotBefore; i++) {
+      await sweeper.tick();
+      f.devnet.control.mine(1);
+    }
+    expect(balances(f, f.hot).trx).toBe(hotBefore + 25n * TRX); // landed; the node says "not found"
+    f.devnet.control.mine(45); // past its expiration (60 s of block time), and solid past it too
+
+    await sweeper.tick();
+    const firstProof = reads();
+    expect(firstProof).toBeGreaterThan(0); // the blocks were read, and they hold the transfer
+    for (let i = 0; i < 5; i++) await sweeper.tick();
+    expect(reads()).toBe(firstProof); // not again while the solid height stands
+    f.devnet.control.mine(20);
+    await sweeper.tick();
+    expect(reads()).toBeGreaterThan(firstProof); // tried again once it moved 20 blocks
+
+    const [sweep] = await sweepsOf(d);
+    expect((await txsOf(sweep!.id)).map((t) => [t.step, t.status])).toEqual([['transfer', 'broadcast']]);
+    for (const x of [...lagging, blockReads]) f.devnet.control.clearFaults(x.id);
+    await f.run(sweeper);
+    expect((await txsOf(sweep!.id)).map((t) => [t.step, t.status])).toEqual([['transfer', 'confirmed']]);
+    expect((await sweepsOf(d))[0]?.status).toBe('done');
+    expect(balances(f, f.hot).trx).toBe(hotBefore + 25n * TRX);
+  });
 });

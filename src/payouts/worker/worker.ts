@@ -20,7 +20,7 @@
 import type { CatalogAsset } from '../../assets/catalog.js';
 import { recordAudit } from '../../audit/store.js';
 import type { BroadcastResult, ChainBlockHeader, TronTransactionJson } from '../../chain/client.js';
-import { provablyNeverLands } from '../../chain/absence.js';
+import { ProofThrottle } from '../../chain/absence.js';
 import { transactionOutcome, type TxOutcome } from '../../chain/outcome.js';
 import type { PayoutStatus } from '../../db/schema.js';
 import { writeTx } from '../../db/database.js';
@@ -77,10 +77,8 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
   /** Look-ups of each broadcast payout not yet solid; every REPOOL_EVERY-th also asks the head. */
   const polls = new Map<string, number>();
   const REPOOL_EVERY = 10;
-  /** Solid height at which each payout's proof of absence last failed (chain/absence.ts). */
-  const unproven = new Map<string, number>();
-  /** Blocks (a minute) before a failed proof of absence is tried again. */
-  const PROOF_RETRY_BLOCKS = 20;
+  /** Each payout's failed proofs of absence, so that they are not read again every tick. */
+  const proofs = new ProofThrottle();
 
   /** Where each step's next page starts; back to the oldest once a page comes back short. */
   const cursors = new Map<PayoutStatus, PageCursor | null>();
@@ -243,14 +241,8 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
     // "Not found" proves nothing (a backend behind the node's load balancer that lags, an empty
     // answer): the blocks it could be in must be read and shown not to hold it (chain/absence.ts).
     // That reads ~20 blocks: after a failed proof, only once the solid height has moved on.
-    const tried = unproven.get(row.id);
-    if (tried !== undefined && solid.number < tried + PROOF_RETRY_BLOCKS) return { kind: 'pending' };
-    if (!(await provablyNeverLands(chain, JSON.parse(row.signed_tx as string) as TronTransactionJson, solid))) {
-      unproven.set(row.id, solid.number);
-      return { kind: 'pending' };
-    }
-    unproven.delete(row.id);
-    return { kind: 'dead' };
+    const tx = JSON.parse(row.signed_tx as string) as TronTransactionJson;
+    return (await proofs.neverLands(chain, row.id, tx, solid)) ? { kind: 'dead' } : { kind: 'pending' };
   }
 
   const resign = (row: PayoutRow) => {
@@ -297,7 +289,7 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
   async function settle(row: PayoutRow, outcome: Extract<TxOutcome, { state: 'success' | 'failed' }>): Promise<boolean> {
     checkedAt.delete(row.id);
     polls.delete(row.id);
-    unproven.delete(row.id);
+    proofs.forget(row.id);
     const fee = outcome.info.fee.toString();
     if (outcome.state === 'success') return move(row, { to: 'confirmed', patch: { network_fee: fee, wait_reason: null } });
     log.error({ payout: row.id, txid: row.tx_hash, receipt: outcome.reason }, 'payout transaction failed on chain; reservation released, not re-sent');
