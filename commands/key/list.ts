@@ -1,12 +1,12 @@
-import { Args } from '@oclif/core';
 import { PaygateCommand } from '../../src/cli/base.js';
+import { idArg } from '../../src/cli/flags.js';
 import { table } from '../../src/cli/format.js';
 import { listKeys, type KeyView } from '../../src/keys/service.js';
 
 export default class KeyList extends PaygateCommand {
   static override description = "List a merchant's API keys (ids and states; secrets are never shown)";
   static override examples = ['<%= config.bin %> key list 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21'];
-  static override args = { merchant: Args.string({ required: true, description: 'merchant id' }) };
+  static override args = { merchant: idArg('merchant id') };
 
   async run(): Promise<{ keys: KeyView[] }> {
     const { args } = await this.parse(KeyList);

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { PaygateCommand } from '../../src/cli/base.js';
+import { idArg } from '../../src/cli/flags.js';
 import { record } from '../../src/cli/format.js';
 import { loadCatalog } from '../../src/assets/catalog.js';
 import { setMerchantAsset, type MerchantAssetView } from '../../src/assets/service.js';
@@ -8,7 +9,7 @@ export default class MerchantAsset extends PaygateCommand {
   static override description = "Switch receiving an asset on or off in a merchant's own settings (asset_disabled_by_merchant when off)";
   static override examples = ['<%= config.bin %> merchant asset 6f1c… USDD_TRON --payments off'];
   static override args = {
-    id: Args.string({ required: true, description: 'merchant id' }),
+    id: idArg('merchant id'),
     asset: Args.string({ required: true, description: 'asset code, e.g. USDT_TRON' }),
   };
   static override flags = { payments: Flags.string({ options: ['on', 'off'], required: true, description: 'receiving this asset' }) };

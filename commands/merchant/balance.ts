@@ -1,13 +1,13 @@
-import { Args } from '@oclif/core';
 import { loadCatalog } from '../../src/assets/catalog.js';
 import { PaygateCommand } from '../../src/cli/base.js';
+import { idArg } from '../../src/cli/flags.js';
 import { table } from '../../src/cli/format.js';
 import { merchantBalances, type MerchantBalancesView } from '../../src/ledger/operator.js';
 
 export default class MerchantBalance extends PaygateCommand {
   static override description = "A merchant's ledger balances per asset: available (usable by new payouts), reserved (held by open payouts) and total";
   static override examples = ['<%= config.bin %> merchant balance 6f1c…'];
-  static override args = { id: Args.string({ required: true, description: 'merchant id' }) };
+  static override args = { id: idArg('merchant id') };
 
   async run(): Promise<MerchantBalancesView> {
     const { args } = await this.parse(MerchantBalance);

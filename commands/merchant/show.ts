@@ -1,5 +1,5 @@
-import { Args } from '@oclif/core';
 import { PaygateCommand } from '../../src/cli/base.js';
+import { idArg } from '../../src/cli/flags.js';
 import { record } from '../../src/cli/format.js';
 import { showMerchant, type MerchantView } from '../../src/merchants/service.js';
 import { limitsView, payoutLimits, type PayoutLimitsView } from '../../src/payouts/limits.js';
@@ -7,7 +7,7 @@ import { limitsView, payoutLimits, type PayoutLimitsView } from '../../src/payou
 export default class MerchantShow extends PaygateCommand {
   static override description = 'Show a merchant with its settings and payout review limits';
   static override examples = ['<%= config.bin %> merchant show 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21'];
-  static override args = { id: Args.string({ required: true, description: 'merchant id' }) };
+  static override args = { id: idArg('merchant id') };
 
   async run(): Promise<MerchantView & PayoutLimitsView> {
     const { args } = await this.parse(MerchantShow);

@@ -1,5 +1,6 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { PaygateCommand } from '../../src/cli/base.js';
+import { idArg } from '../../src/cli/flags.js';
 import { record } from '../../src/cli/format.js';
 import { AppError } from '../../src/errors.js';
 import { showMerchant, updateMerchantSettings, type MerchantView, type UpdateMerchantInput } from '../../src/merchants/service.js';
@@ -8,7 +9,7 @@ import { limitsView, parseLimitsInput, payoutLimits, setPayoutLimits, type Payou
 export default class MerchantUpdate extends PaygateCommand {
   static override description = "Change a merchant's settings: allowed redirect origins (an empty value clears one) and its confirmations policy";
   static override examples = ['<%= config.bin %> merchant update 6f1c… --site-url https://shop.example --return-url ""', '<%= config.bin %> merchant update 6f1c… --confirmations 25'];
-  static override args = { id: Args.string({ required: true, description: 'merchant id' }) };
+  static override args = { id: idArg('merchant id') };
   static override flags = {
     'site-url': Flags.string({ description: "the merchant's site (allowed origin for return and cancel URLs)" }),
     'return-url': Flags.string({ description: 'allowed origin for return_url' }),

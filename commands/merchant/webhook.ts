@@ -1,5 +1,6 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { PaygateCommand } from '../../src/cli/base.js';
+import { idArg } from '../../src/cli/flags.js';
 import { record } from '../../src/cli/format.js';
 import { setEndpoint, type EndpointView } from '../../src/webhooks/endpoints.js';
 
@@ -10,7 +11,7 @@ export default class MerchantWebhook extends PaygateCommand {
     '<%= config.bin %> merchant webhook 6f1c… --url https://shop.example/paygate/webhooks',
     '<%= config.bin %> merchant webhook 6f1c… --url https://shop.example/paygate/webhooks --rotate-secret',
   ];
-  static override args = { id: Args.string({ required: true, description: 'merchant id' }) };
+  static override args = { id: idArg('merchant id') };
   static override flags = {
     url: Flags.string({ required: true, description: 'https URL that receives the events' }),
     'rotate-secret': Flags.boolean({ default: false, description: 'make a new secret; the current one keeps signing for 24 h' }),

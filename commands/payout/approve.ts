@@ -1,12 +1,12 @@
-import { Args } from '@oclif/core';
 import { PaygateCommand } from '../../src/cli/base.js';
+import { idArg } from '../../src/cli/flags.js';
 import { record } from '../../src/cli/format.js';
 import { approvePayout, type OperatorPayoutView } from '../../src/payouts/operator.js';
 
 export default class PayoutApprove extends PaygateCommand {
   static override description = 'Approve a payout in pending_review: it then waits for the payout worker (invalid_state in any other status)';
   static override examples = ['<%= config.bin %> payout approve 0b7e…'];
-  static override args = { id: Args.string({ required: true, description: 'payout id' }) };
+  static override args = { id: idArg('payout id') };
 
   async run(): Promise<OperatorPayoutView> {
     const { args } = await this.parse(PayoutApprove);

@@ -1,5 +1,6 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { PaygateCommand } from '../../src/cli/base.js';
+import { idArg } from '../../src/cli/flags.js';
 import { record } from '../../src/cli/format.js';
 import { cancelPayout, type OperatorPayoutView } from '../../src/payouts/operator.js';
 
@@ -7,7 +8,7 @@ export default class PayoutCancel extends PaygateCommand {
   static override description =
     'Stop a payout before it is signed: pending_review, approved or queued → rejected, reservation released (invalid_state once signing has begun)';
   static override examples = ['<%= config.bin %> payout cancel 0b7e… --reason "merchant asked to stop it"'];
-  static override args = { id: Args.string({ required: true, description: 'payout id' }) };
+  static override args = { id: idArg('payout id') };
   static override flags = { reason: Flags.string({ required: true, description: 'why (kept for the audit; not sent to the merchant)' }) };
 
   async run(): Promise<OperatorPayoutView> {

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { PaygateCommand } from '../../src/cli/base.js';
+import { idFlag } from '../../src/cli/flags.js';
 import { table } from '../../src/cli/format.js';
 import { listPayouts, type OperatorPayoutView } from '../../src/payouts/operator.js';
 import { PAYOUT_STATUSES } from '../../src/payouts/schema.js';
@@ -9,7 +10,7 @@ export default class PayoutList extends PaygateCommand {
   static override examples = ['<%= config.bin %> payout list --status pending_review'];
   static override flags = {
     status: Flags.string({ options: [...PAYOUT_STATUSES], description: 'only payouts in this status' }),
-    merchant: Flags.string({ description: 'only payouts of this merchant' }),
+    merchant: idFlag('only payouts of this merchant'),
     limit: Flags.integer({ default: 100, min: 1, max: 10000, description: 'at most this many' }),
   };
 

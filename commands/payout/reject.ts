@@ -1,12 +1,13 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { PaygateCommand } from '../../src/cli/base.js';
+import { idArg } from '../../src/cli/flags.js';
 import { record } from '../../src/cli/format.js';
 import { rejectPayout, type OperatorPayoutView } from '../../src/payouts/operator.js';
 
 export default class PayoutReject extends PaygateCommand {
   static override description = 'Reject a payout in pending_review and release its reservation (invalid_state in any other status)';
   static override examples = ['<%= config.bin %> payout reject 0b7e… --reason "address flagged by compliance"'];
-  static override args = { id: Args.string({ required: true, description: 'payout id' }) };
+  static override args = { id: idArg('payout id') };
   static override flags = { reason: Flags.string({ required: true, description: 'why (kept for the audit; not sent to the merchant)' }) };
 
   async run(): Promise<OperatorPayoutView> {

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { PaygateCommand } from '../../src/cli/base.js';
+import { idFlag } from '../../src/cli/flags.js';
 import { table } from '../../src/cli/format.js';
 import { DELIVERY_STATUSES, deliveries, type DeliveryView } from '../../src/webhooks/service.js';
 
@@ -7,7 +8,7 @@ export default class WebhookDeliveries extends PaygateCommand {
   static override description = 'List webhook deliveries, newest first (e.g. --status failed for the ones to resend)';
   static override examples = ['<%= config.bin %> webhook deliveries --status failed', '<%= config.bin %> webhook deliveries --merchant 6f1c… --json'];
   static override flags = {
-    merchant: Flags.string({ description: 'only deliveries of this merchant' }),
+    merchant: idFlag('only deliveries of this merchant'),
     status: Flags.string({ options: [...DELIVERY_STATUSES], description: 'only deliveries in this status' }),
     limit: Flags.integer({ default: 100, min: 1, max: 10000, description: 'at most this many' }),
   };

@@ -1,12 +1,12 @@
-import { Args } from '@oclif/core';
 import { PaygateCommand } from '../../src/cli/base.js';
+import { idArg } from '../../src/cli/flags.js';
 import { record } from '../../src/cli/format.js';
 import { sendTestEvent, type TestResult } from '../../src/webhooks/service.js';
 
 export default class WebhookTest extends PaygateCommand {
   static override description = "Send a signed webhook.test event to a merchant's endpoint now and print the receiver's answer";
   static override examples = ['<%= config.bin %> webhook test <merchant_id> --json'];
-  static override args = { merchant: Args.string({ required: true, description: 'merchant id' }) };
+  static override args = { merchant: idArg('merchant id') };
 
   async run(): Promise<TestResult> {
     const { args } = await this.parse(WebhookTest);

@@ -1,13 +1,14 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { loadCatalog } from '../../src/assets/catalog.js';
 import { PaygateCommand } from '../../src/cli/base.js';
+import { idArg } from '../../src/cli/flags.js';
 import { record } from '../../src/cli/format.js';
 import { addToWhitelist, DEFAULT_DELAY, type AddResult } from '../../src/whitelist/service.js';
 
 export default class WhitelistAdd extends PaygateCommand {
   static override description = `Put a payout address on a merchant's whitelist for an asset; it is usable once --delay has passed (default ${DEFAULT_DELAY}). Adding an address already listed changes nothing.`;
   static override examples = ['<%= config.bin %> whitelist add 6f1c… --asset USDT_TRON --address TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH --delay 48h'];
-  static override args = { merchant: Args.string({ required: true, description: 'merchant id' }) };
+  static override args = { merchant: idArg('merchant id') };
   static override flags = {
     asset: Flags.string({ required: true, description: 'asset code, e.g. USDT_TRON' }),
     address: Flags.string({ required: true, description: 'TRON base58 address (checksum verified)' }),

@@ -1,12 +1,13 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { PaygateCommand } from '../../src/cli/base.js';
+import { optionalIdArg } from '../../src/cli/flags.js';
 import { table } from '../../src/cli/format.js';
 import { listWhitelist, type WhitelistEntryView } from '../../src/whitelist/service.js';
 
 export default class WhitelistList extends PaygateCommand {
   static override description = 'List whitelist entries (of one merchant, or of all), with when each becomes usable';
   static override examples = ['<%= config.bin %> whitelist list 6f1c… --asset USDT_TRON'];
-  static override args = { merchant: Args.string({ required: false, description: 'merchant id (all merchants when omitted)' }) };
+  static override args = { merchant: optionalIdArg('merchant id (all merchants when omitted)') };
   static override flags = {
     asset: Flags.string({ description: 'only this asset' }),
     'include-removed': Flags.boolean({ default: false, description: 'also show removed entries' }),

@@ -1,6 +1,7 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { loadCatalog } from '../../src/assets/catalog.js';
 import { PaygateCommand } from '../../src/cli/base.js';
+import { idArg } from '../../src/cli/flags.js';
 import { record } from '../../src/cli/format.js';
 import { removeFromWhitelist, type WhitelistEntryView } from '../../src/whitelist/service.js';
 
@@ -8,7 +9,7 @@ export default class WhitelistRemove extends PaygateCommand {
   static override description =
     "Remove a payout address from a merchant's whitelist for an asset: new payouts to it are refused and pending ones cannot be approved (address_not_whitelisted when it is not listed)";
   static override examples = ['<%= config.bin %> whitelist remove 6f1c… --asset USDT_TRON --address TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH'];
-  static override args = { merchant: Args.string({ required: true, description: 'merchant id' }) };
+  static override args = { merchant: idArg('merchant id') };
   static override flags = {
     asset: Flags.string({ required: true, description: 'asset code, e.g. USDT_TRON' }),
     address: Flags.string({ required: true, description: 'TRON base58 address' }),

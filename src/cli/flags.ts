@@ -1,5 +1,5 @@
 /** Custom oclif flags shared by commands. */
-import { Errors, Flags } from '@oclif/core';
+import { Args, Errors, Flags } from '@oclif/core';
 import { DurationError, formatDuration, parseDuration } from '../whitelist/duration.js';
 
 /**
@@ -24,3 +24,15 @@ export function durationFlag(opts: { description: string; default?: string; maxM
 }
 
 export { formatDuration };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A merchant or payout id argument. Ids are UUIDs stored in lower case; as on the API (an
+ * upper-case spelling names the same record), an upper-case copy finds the record instead of
+ * answering not_found. Anything else is passed on as given, for the command's own error.
+ */
+const lowerUuid = async (input: string): Promise<string> => (UUID.test(input) ? input.toLowerCase() : input);
+export const idArg = (description: string) => Args.string({ required: true, description, parse: lowerUuid });
+export const optionalIdArg = (description: string) => Args.string({ required: false, description, parse: lowerUuid });
+export const idFlag = (description: string) => Flags.string({ description, parse: lowerUuid });

@@ -1,8 +1,9 @@
 /** `ledger credit|debit <merchant> --asset --amount --memo [--reference]`: two corrections, one shape. */
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { loadCatalog } from '../assets/catalog.js';
 import { creditMerchant, debitMerchant, type CreditView } from '../ledger/operator.js';
 import { PaygateCommand } from './base.js';
+import { idArg } from './flags.js';
 import { record } from './format.js';
 
 const KINDS = {
@@ -16,7 +17,7 @@ const KINDS = {
   },
 } as const;
 
-const args = { merchant: Args.string({ required: true, description: 'merchant id' }) };
+const args = { merchant: idArg('merchant id') };
 const flags = {
   asset: Flags.string({ required: true, description: 'asset code, e.g. USDT_TRON' }),
   amount: Flags.string({ required: true, description: 'amount in the asset, greater than zero' }),

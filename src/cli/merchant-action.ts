@@ -2,6 +2,7 @@
 import { Args } from '@oclif/core';
 import { changeMerchant, type MerchantAction, type MerchantView } from '../merchants/service.js';
 import { PaygateCommand } from './base.js';
+import { idArg } from './flags.js';
 
 const DESCRIPTIONS: Record<MerchantAction, string> = {
   approve: 'Approve a merchant after review: it may then create invoices and permanent addresses',
@@ -14,7 +15,7 @@ export function merchantActionCommand(action: MerchantAction) {
   return class extends PaygateCommand {
     static override description = DESCRIPTIONS[action];
     static override examples = [`<%= config.bin %> merchant ${action} 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21`];
-    static override args = { id: Args.string({ required: true, description: 'merchant id' }) };
+    static override args = { id: idArg('merchant id') };
 
     async run(): Promise<MerchantView> {
       const { args } = await this.parse(this.constructor as typeof PaygateCommand & { args: { id: ReturnType<typeof Args.string> } });

@@ -31,6 +31,8 @@ export interface FoundTransfer {
 
 export interface DepositContext {
   clock: Clock;
+  /** The head the watcher scans against: a standalone deposit.seen states its confirmations. */
+  head: number;
 }
 
 /** Which invoice a transfer pays, if any (DESIGN §5). */
@@ -51,6 +53,15 @@ async function eventKey(trx: Tx, subjectId: string, what: string): Promise<strin
 
 export async function standaloneEvent(trx: Tx, clock: Clock, d: DepositRow, type: 'deposit.seen' | 'deposit.confirmed'): Promise<void> {
   await recordEvent(trx, clock, { merchantId: d.merchant_id, type, subjectId: d.id, data: standaloneDepositView(d), key: await eventKey(trx, d.id, type) });
+}
+
+/**
+ * deposit.seen of a deposit just recorded: its row still holds 0 confirmations (the watcher counts
+ * them later in the same transaction, deposit-progress.ts), but the event states them as counted
+ * from the same head (`head − block + 1`, at least 1: its own block), as an invoice's events do.
+ */
+function seenEvent(trx: Tx, ctx: DepositContext, d: DepositRow): Promise<void> {
+  return standaloneEvent(trx, ctx.clock, { ...d, confirmations: Math.max(1, ctx.head - d.block_number + 1) }, 'deposit.seen');
 }
 
 /** What a recorded transfer changed: the deposit, and every invoice whose status may follow. */
@@ -79,7 +90,7 @@ export async function recordTransfer(trx: Tx, ctx: DepositContext, t: FoundTrans
     const late = inv && t.block.time > inv.expires_at ? 1 : 0;
     await moveDeposit(trx, existing.id, { block_number: t.block.number, block_hash: t.block.hash, block_time: t.block.time, late }, now);
     const moved = { ...existing, block_number: t.block.number, block_hash: t.block.hash, block_time: t.block.time, late, status: 'seen' as const, confirmations: 0, final: 0 };
-    if (existing.status === 'orphaned' && moved.invoice_id === null) await standaloneEvent(trx, ctx.clock, moved, 'deposit.seen');
+    if (existing.status === 'orphaned' && moved.invoice_id === null) await seenEvent(trx, ctx, moved);
     return { deposit: moved, invoices: moved.invoice_id ? [moved.invoice_id] : [] };
   }
   const { invoiceId, expiresAt } = await attribute(trx, t);
@@ -109,7 +120,7 @@ export async function recordTransfer(trx: Tx, ctx: DepositContext, t: FoundTrans
     updated_at: now,
   };
   if (!(await insertDeposit(trx, row))) return null;
-  if (invoiceId === null) await standaloneEvent(trx, ctx.clock, row, 'deposit.seen');
+  if (invoiceId === null) await seenEvent(trx, ctx, row);
   return { deposit: row, invoices: invoiceId ? [invoiceId] : [] };
 }
 
@@ -124,7 +135,7 @@ async function replaceTransfer(trx: Tx, ctx: DepositContext, existing: DepositRo
   const content = { merchant_id: t.merchantId, address: t.address, asset: t.asset, decimals: t.decimals, amount: t.amount.toString(), from_address: t.from, invoice_id: invoiceId, external_user_id: t.externalUserId };
   await moveDeposit(trx, existing.id, block, now, content);
   const deposit: DepositRow = { ...existing, ...content, ...block, status: 'seen', confirmations: 0, final: 0, updated_at: now };
-  if (invoiceId === null) await standaloneEvent(trx, ctx.clock, deposit, 'deposit.seen');
+  if (invoiceId === null) await seenEvent(trx, ctx, deposit);
   return { deposit, invoices: [...new Set([existing.invoice_id, invoiceId].filter((id): id is string => id !== null))] };
 }
 

@@ -41,17 +41,25 @@ export function deriveStatus(f: LifecycleFacts): InvoiceStatus {
 }
 
 /** The state each lifecycle state is entered from when the invoice moves forward (DESIGN §5). */
-const ENTERED_FROM: Partial<Record<InvoiceStatus, InvoiceStatus>> = { seen: 'created', confirmed: 'seen', settled: 'confirmed', underpaid: 'seen' };
+const ENTERED_FROM: Partial<Record<InvoiceStatus, InvoiceStatus>> = { seen: 'created', confirmed: 'seen', settled: 'confirmed', underpaid: 'seen', expired: 'created' };
+
+/**
+ * `paid_late` is entered from `expired` (nothing arrived in time) or from `underpaid` (too little
+ * did): which one depends on the invoice's in-time deposits. Without it a catch-up that found a
+ * late payment already confirmed reported `paid_late` alone, never `expired`/`underpaid`.
+ */
+const enteredFrom = (s: InvoiceStatus, inTime: boolean): InvoiceStatus | undefined => (s === 'paid_late' ? (inTime ? 'underpaid' : 'expired') : ENTERED_FROM[s]);
 
 /**
  * The statuses an invoice passes through from `from` to `to`, in order, ending with `to`: a payment
  * found already confirmed (a catch-up, fast blocks) still reports `seen` before `confirmed`, so a
  * merchant following the events sees every step. A move that is not forward (a fork) is one step.
+ * `inTime`: whether the invoice has live in-time deposits (the way into `paid_late`).
  */
-export function statusPath(from: InvoiceStatus, to: InvoiceStatus): InvoiceStatus[] {
+export function statusPath(from: InvoiceStatus, to: InvoiceStatus, inTime = false): InvoiceStatus[] {
   const path: InvoiceStatus[] = [to];
-  for (let s = ENTERED_FROM[to]; s !== undefined && s !== from; s = ENTERED_FROM[s]) path.unshift(s);
-  return ENTERED_FROM[path[0] as InvoiceStatus] === from || path.length === 1 ? path : [to];
+  for (let s = enteredFrom(to, inTime); s !== undefined && s !== from; s = enteredFrom(s, inTime)) path.unshift(s);
+  return enteredFrom(path[0] as InvoiceStatus, inTime) === from || path.length === 1 ? path : [to];
 }
 
 /**

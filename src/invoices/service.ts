@@ -55,7 +55,7 @@ interface Request {
 }
 
 /** Rule 1/2: same amount, asset and user → the existing invoice; otherwise order_id_conflict. */
-function replay(existing: InvoiceRow, req: Request): CreateResult {
+async function replay(db: Executor, existing: InvoiceRow, req: Request): Promise<CreateResult> {
   const differs: string[] = [];
   if (existing.asset !== req.body.asset) differs.push('asset');
   else if (BigInt(existing.amount_requested) !== req.amount) differs.push('amount');
@@ -63,7 +63,9 @@ function replay(existing: InvoiceRow, req: Request): CreateResult {
   if (differs.length > 0) {
     throw new AppError('order_id_conflict', `An invoice with this order_id exists with a different ${differs.join(' and ')}`);
   }
-  return { invoice: invoiceView(existing), created: false };
+  // The invoice as GET /v1/invoices/{id} shows it, deposits included: a repeat (a client's retry
+  // after a timeout) answered `deposits: []` beside a non-zero amount_received.
+  return { invoice: await currentView(db, existing), created: false };
 }
 
 function isOrderConflict(e: unknown): boolean {
@@ -84,11 +86,11 @@ export async function createInvoice(deps: InvoiceDeps, merchant: MerchantRow, bo
 
   // Replays are common (client retries): answer them without taking the write lock.
   const seen = await findInvoiceByOrder(deps.db, merchant.id, body.order_id);
-  if (seen) return replay(seen, req);
+  if (seen) return replay(deps.db, seen, req);
 
   const unit = async (trx: Tx): Promise<CreateResult> => {
     const existing = await findInvoiceByOrder(trx, merchant.id, body.order_id);
-    if (existing) return replay(existing, req);
+    if (existing) return replay(trx, existing, req);
     return { invoice: await insertNew(trx, deps, merchant, req), created: true };
   };
   // Waits here, not inside the write transaction, when creations outrun address derivation.
@@ -100,7 +102,7 @@ export async function createInvoice(deps: InvoiceDeps, merchant: MerchantRow, bo
     if (!isOrderConflict(e)) throw e;
     const winner = await findInvoiceByOrder(deps.db, merchant.id, body.order_id);
     if (!winner) throw e;
-    return replay(winner, req);
+    return replay(deps.db, winner, req);
   } finally {
     req.claim.release();
   }
@@ -173,9 +175,14 @@ async function insertNew(trx: Executor, deps: InvoiceDeps, merchant: MerchantRow
 export async function getInvoice(deps: Pick<InvoiceDeps, 'db'>, merchantId: string, id: string): Promise<InvoiceView> {
   const row = await findInvoice(deps.db, merchantId, id);
   if (!row) throw new AppError('invoice_not_found', 'Invoice not found');
+  return currentView(deps.db, row);
+}
+
+/** The Invoice object of a stored row with its live deposits (GET, and the replay of a creation). */
+async function currentView(db: Executor, row: InvoiceRow): Promise<InvoiceView> {
   // The watcher writes an invoice's status in the transaction that changes its deposits, and
   // derives `created` only when none is live in time (a late one means the invoice expired:
   // lifecycle.ts), so a created invoice, the one merchants poll, shows none without a second read.
   if (row.status === 'created') return invoiceView(row, []);
-  return invoiceView(row, liveDepositViews(await liveDepositsOfInvoice(deps.db, row.id)));
+  return invoiceView(row, liveDepositViews(await liveDepositsOfInvoice(db, row.id)));
 }

@@ -67,7 +67,8 @@ export async function settleInvoice(trx: Tx, ctx: SettleContext, invoiceId: stri
   // A status can be entered again after a fork: the key counts this invoice's events so far.
   const n = await subjectEventCount(trx, invoiceId);
   const views = liveDepositViews(deposits);
-  for (const [i, step] of statusPath(inv.status, status).entries()) {
+  const inTime = deposits.some((d) => d.late === 0);
+  for (const [i, step] of statusPath(inv.status, status, inTime).entries()) {
     const view = invoiceView({ ...inv, status: step, ...amounts, updated_at: now }, views);
     await recordEvent(trx, ctx.clock, { merchantId: inv.merchant_id, type: `invoice.${step}`, subjectId: invoiceId, data: view, key: `invoice:${invoiceId}:${step}:${n + i}` });
   }

@@ -2,10 +2,10 @@
  * Payout creation and reads (`POST /v1/payouts`, `GET /v1/payouts/{id}`).
  *
  * Order of checks when several fail (after the schema, DESIGN.md §10):
- *   1. replay by reference (needs only the stored payout): same asset, amount and address → 200
- *      the existing payout; a different asset or address → 409 reference_conflict; for the same
- *      asset the amount is read at the payout's decimals (malformed → 400 at body.amount,
- *      different → 409 reference_conflict)
+ *   1. replay by reference (needs only the stored payout): the amount is read first at the
+ *      requested asset's decimals (the payout's for its own asset, else the catalog's; malformed →
+ *      400 at body.amount); then same asset, amount and address → 200 the existing payout, a
+ *      different asset, amount or address → 409 reference_conflict
  *   2. asset unknown to the catalog                → 422 asset_not_payable
  *   3. amount format / decimals / zero / too large → 400 validation_failed at body.amount
  *   4. asset receive-only or payouts locked off    → 422 asset_not_payable
@@ -66,12 +66,20 @@ interface Request {
 }
 
 /**
- * Amounts compare as values at the payout's own decimals: "10" and "10.0" are the same amount. A
- * malformed amount is a validation error (400), which comes before the replay (DESIGN.md §10).
+ * The requested amount read at the requested asset's decimals, before the replay: a malformed
+ * amount is a validation error (400), which comes before the replay (DESIGN.md §10), whether or not
+ * the asset is the existing payout's. Why: an amount like "abc", "0" or one finer than the asset's
+ * base unit was answered 409 reference_conflict when the asset differed, and 400 when it matched.
+ * The asset's decimals come from the stored payout (same asset: answered even if it left the
+ * catalog) or the catalog; an asset known to neither is only a difference (409), as the amount of
+ * an unknown asset cannot be read (the order of a new request: asset_not_payable before the amount).
  */
-function sameAmount(existing: PayoutRow, text: string): boolean {
+function requestedAmount(existing: PayoutRow, body: CreatePayoutBody, catalog: AssetCatalog): bigint | null {
+  const asset = catalog.get(body.asset);
+  const decimals = body.asset === existing.asset ? existing.decimals : asset?.decimals;
+  if (decimals === undefined) return null;
   try {
-    return parseAmount(text, existing.decimals) === BigInt(existing.amount);
+    return parseAmount(body.amount, decimals, asset?.maxUnits);
   } catch (e) {
     throw validationFailed('body.amount', (e as AmountError).message);
   }
@@ -79,12 +87,14 @@ function sameAmount(existing: PayoutRow, text: string): boolean {
 
 /**
  * Rules 1/2: same asset, amount and address → the existing payout; else reference_conflict. It
- * needs only the stored payout, so a retry is answered even if the catalog changed since.
+ * needs only the stored payout, so a retry is answered even if the catalog changed since. Amounts
+ * compare as values at the payout's own decimals: "10" and "10.0" are the same amount.
  */
-function replay(existing: PayoutRow, body: CreatePayoutBody): CreateResult {
+function replay(existing: PayoutRow, body: CreatePayoutBody, catalog: AssetCatalog): CreateResult {
+  const amount = requestedAmount(existing, body, catalog);
   const differs: string[] = [];
   if (existing.asset !== body.asset) differs.push('asset');
-  else if (!sameAmount(existing, body.amount)) differs.push('amount');
+  else if (amount !== BigInt(existing.amount)) differs.push('amount');
   if (existing.to_address !== body.to_address) differs.push('to_address');
   if (differs.length > 0) {
     throw new AppError('reference_conflict', `A payout with this reference exists with a different ${differs.join(' and ')}`);
@@ -98,9 +108,10 @@ export function isReferenceConflict(e: unknown): boolean {
 }
 
 export async function createPayout(deps: PayoutDeps, merchant: MerchantRow, body: CreatePayoutBody): Promise<CreateResult> {
-  // Replays are the common retry: answer them first, without the catalog or the write lock.
+  // Replays are the common retry: answer them first, without the write lock (the catalog only
+  // reads the requested amount; a payout whose asset left it is still answered).
   const seen = await findPayoutByReference(deps.db, merchant.id, body.reference);
-  if (seen) return replay(seen, body);
+  if (seen) return replay(seen, body, deps.catalog);
 
   const asset = deps.catalog.get(body.asset);
   if (!asset) throw new AppError('asset_not_payable', `The service makes no payouts in ${body.asset}: it is not in the catalog`);
@@ -115,7 +126,7 @@ export async function createPayout(deps: PayoutDeps, merchant: MerchantRow, body
   try {
     return await writeTx(deps.db, async (trx) => {
       const existing = await findPayoutByReference(trx, merchant.id, body.reference);
-      if (existing) return replay(existing, body);
+      if (existing) return replay(existing, body, deps.catalog);
       return { payout: await insertNew(trx, deps, merchant, req), created: true };
     });
   } catch (e) {
@@ -123,7 +134,7 @@ export async function createPayout(deps: PayoutDeps, merchant: MerchantRow, body
     if (!isReferenceConflict(e)) throw e;
     const winner = await findPayoutByReference(deps.db, merchant.id, body.reference);
     if (!winner) throw e;
-    return replay(winner, body);
+    return replay(winner, body, deps.catalog);
   }
 }
 

@@ -11,6 +11,9 @@ import { EVENT_TYPES, resourceOf, type EventResource, type EventType } from './e
 /** A standalone deposit (permanent address, no invoice): the Deposit object with where it arrived. */
 export const StandaloneDepositSchema = Type.Object(
   {
+    // The emitter (deposits/view.ts standaloneDepositView) sends it: without it here this
+    // additionalProperties:false schema refused every deposit.* body the service sends.
+    deposit_id: Type.String({ format: 'uuid', description: 'The deposit: the same in its deposit.seen and deposit.confirmed events (tx_hash alone is not unique: one transaction can pay twice)' }),
     ...DepositSchema.properties,
     address: Type.String({ description: 'The deposit address that received it' }),
     asset: Type.String(),

@@ -42,6 +42,10 @@ const V6_BLOCKED: Range[] = [
   v6('::1', 128, 'loopback'),
   v6('::', 96, 'IPv4-compatible'),
   v6('::ffff:0:0:0', 96, 'IPv4-translated'),
+  // RFC 8215 local-use NAT64: a translator with this prefix reaches the embedded IPv4 (private,
+  // loopback, metadata…) like the well-known 64:ff9b::/96 does; it is never a public target, and
+  // where the IPv4 sits depends on the prefix length the network chose, so the whole /48 is refused.
+  v6('64:ff9b:1::', 48, 'local-use NAT64'),
   v6('100::', 64, 'discard'),
   v6('2001::', 23, 'IETF protocol assignments'),
   v6('2001:db8::', 32, 'documentation'),
@@ -99,13 +103,36 @@ export interface ResolvedTarget {
 }
 
 /**
+ * Host name lookups running at once, at most. node:dns lookup is getaddrinfo on libuv's thread pool
+ * (4 threads), which the API key checks (argon2) and file I/O share, and a merchant's resolver that
+ * does not answer holds a thread for the system's whole resolver timeout, past the delivery's own
+ * timeout. Eight such merchants in flight would have stalled every key check of every merchant.
+ */
+export const DNS_SLOTS = 2;
+let dnsBusy = 0;
+const dnsQueue: (() => void)[] = [];
+
+/** Runs `fn` in a DNS slot; the slot is held until `fn` settles, whoever stopped waiting for it. */
+async function inDnsSlot<T>(fn: () => Promise<T>): Promise<T> {
+  if (dnsBusy >= DNS_SLOTS) await new Promise<void>((r) => dnsQueue.push(r));
+  else dnsBusy += 1;
+  try {
+    return await fn();
+  } finally {
+    const next = dnsQueue.shift();
+    if (next) next();
+    else dnsBusy -= 1;
+  }
+}
+
+/**
  * The address to connect to for `hostname`: every address it resolves to must pass (a name that
  * resolves to one public and one private address is refused), unless private targets are allowed.
  */
 export async function resolveTarget(hostname: string, allowPrivate: boolean, resolve = lookup): Promise<ResolvedTarget> {
   const bare = hostname.replace(/^\[|\]$/g, '');
   const literal = isIP(bare);
-  const addresses = literal ? [{ address: bare, family: literal }] : await resolve(bare, { all: true, verbatim: true });
+  const addresses = literal ? [{ address: bare, family: literal }] : await inDnsSlot(() => resolve(bare, { all: true, verbatim: true }));
   if (addresses.length === 0) throw new BlockedTargetError(`${bare} resolves to no address`);
   if (!allowPrivate) {
     for (const a of addresses) {

@@ -46,20 +46,58 @@ export function urlProblem(raw: string, allowPrivate: boolean): string | null {
   return null;
 }
 
+class Stopped extends Error {
+  constructor(readonly reason: 'timeout' | 'aborted') {
+    super(reason);
+  }
+}
+
+/** `work`, or a Stopped rejection at the deadline or on abort (work itself runs on). */
+function untilDeadline<T>(work: Promise<T>, ms: number, signal?: AbortSignal): Promise<T> {
+  if (signal?.aborted) return Promise.reject(new Stopped('aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const stop = (reason: 'timeout' | 'aborted') => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      reject(new Stopped(reason));
+    };
+    const onAbort = () => stop('aborted');
+    const timer = setTimeout(() => stop('timeout'), ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        reject(e as Error);
+      },
+    );
+  });
+}
+
 export async function postWebhook(rawUrl: string, headers: Record<string, string>, body: string, opts: PostOptions): Promise<PostResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const problem = urlProblem(rawUrl, opts.allowPrivate);
   if (problem) return { kind: 'error', error: `URL ${problem}`, blocked: true, durationMs: 0 };
   const url = new URL(rawUrl);
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   let target: ResolvedTarget;
   try {
-    target = await resolveTarget(url.hostname, opts.allowPrivate, opts.resolve);
+    // The attempt's timeout and shutdown cover the lookup too: a resolver that never answers must
+    // not hold the merchant's lane (and shutdown) for the system resolver's own timeout.
+    target = await untilDeadline(resolveTarget(url.hostname, opts.allowPrivate, opts.resolve), timeoutMs, opts.signal);
   } catch (err) {
+    if (err instanceof Stopped) return err.reason === 'aborted' ? { kind: 'aborted', durationMs: elapsed() } : { kind: 'error', error: `DNS: timed out after ${timeoutMs} ms`, blocked: false, durationMs: elapsed() };
     const blocked = err instanceof BlockedTargetError;
     return { kind: 'error', error: blocked ? (err as Error).message : `DNS: ${(err as Error).message}`, blocked, durationMs: elapsed() };
   }
   if (opts.signal?.aborted) return { kind: 'aborted', durationMs: elapsed() };
+  const remainingMs = Math.max(1, timeoutMs - elapsed());
   return new Promise<PostResult>((resolve) => {
     let settled = false;
     const finish = (r: PostResult) => {
@@ -82,7 +120,7 @@ export async function postWebhook(rawUrl: string, headers: Record<string, string
       lookup: pinned,
       agent: false,
     });
-    const timer = setTimeout(() => finish({ kind: 'error', error: `timed out after ${opts.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`, blocked: false, durationMs: elapsed() }), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const timer = setTimeout(() => finish({ kind: 'error', error: `timed out after ${timeoutMs} ms`, blocked: false, durationMs: elapsed() }), remainingMs);
     const onAbort = () => finish({ kind: 'aborted', durationMs: elapsed() });
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     req.on('error', (err) => finish({ kind: 'error', error: err.message || (err as NodeJS.ErrnoException).code || 'network error', blocked: false, durationMs: elapsed() }));

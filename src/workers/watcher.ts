@@ -279,7 +279,7 @@ export class ChainWatcher implements Worker {
    */
   private async commit(cursor: Cursor, chain: { number: number; solid: number }, blocks: ScanBlock[], found: MatchedTransfer[]): Promise<void> {
     const final = chain.solid;
-    const ctx = { clock: this.s.clock, defaultConfirmations: this.s.config.confirmations };
+    const ctx = { clock: this.s.clock, defaultConfirmations: this.s.config.confirmations, head: chain.number };
     await writeTx(this.s.db, async (trx) => {
       if (this.lease) await this.lease.assertHeld(trx);
       const cur = await readCursor(trx);
@@ -314,7 +314,7 @@ export class ChainWatcher implements Worker {
         solid_number: final,
         updated_at: this.s.clock.now().toISOString(),
       });
-      await advanceDeposits(trx, { ...ctx, horizon, head: chain.number, solid: final, scannedTo: last ? last.number : cursor.next_block - 1 }, touched);
+      await advanceDeposits(trx, { ...ctx, horizon, solid: final, scannedTo: last ? last.number : cursor.next_block - 1 }, touched);
     });
   }
 

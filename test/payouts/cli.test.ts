@@ -45,7 +45,8 @@ describe('payout CLI', () => {
     expect(created.body.review_reasons).toEqual(['first_payout_to_address']);
     const second = await api(t.url, '/v1/payouts', { key, body: newPayout(address, { amount: '30' }) });
 
-    const [list, listed] = await Promise.all([cli('payout', 'list', '--status', 'pending_review', '--merchant', id), cli('whitelist', 'list', id)]);
+    // Ids are UUIDs stored in lower case: an upper-case copy names the same record, as on the API.
+    const [list, listed] = await Promise.all([cli('payout', 'list', '--status', 'pending_review', '--merchant', id.toUpperCase()), cli('whitelist', 'list', id.toUpperCase())]);
     expect(list.json.map((p: { payout_id: string }) => p.payout_id).sort()).toEqual([created.body.payout_id, second.body.payout_id].sort());
     expect(listed.json).toHaveLength(1);
 
@@ -53,7 +54,7 @@ describe('payout CLI', () => {
     // delay pass there too.
     await new Promise((r) => setTimeout(r, 1_100));
     const [approved, rejected] = await Promise.all([
-      cli('payout', 'approve', created.body.payout_id),
+      cli('payout', 'approve', created.body.payout_id.toUpperCase()),
       cli('payout', 'reject', second.body.payout_id, '--reason', 'duplicate request'),
     ]);
     expect(approved.code, approved.stdout + approved.stderr).toBe(0);

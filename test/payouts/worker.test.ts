@@ -182,6 +182,26 @@ describe('payout worker', () => {
     expect((await balance(db(), m.id, 'USDT_TRON')).reserved).toBe(0n);
   });
 
+  it('an approved payout to an address removed and added again waits for the new entry\'s delay before it is sent', async () => {
+    fundHot('TRX_TRON', 200_000_000n);
+    fundHot('USDT_TRON', 4_000_000n);
+    const m = await merchantWith('100');
+    const p = await request(m.key, m.address, '4', 'USDT_TRON', false);
+    await changeMerchant(db(), t.clock, 'test', m.id, 'disable');
+    await approvePayout(db(), t.clock, 'test', p);
+    await vi.waitFor(async () => expect((await row(p)).wait_reason).toMatch(/merchant disabled/), { timeout: 10_000 });
+    await removeFromWhitelist(db(), t.clock, 'test', catalog(), m.id, { asset: 'USDT_TRON', address: m.address });
+    await addToWhitelist(db(), t.clock, 'test', catalog(), m.id, { asset: 'USDT_TRON', address: m.address, delay: '1h' });
+    await changeMerchant(db(), t.clock, 'test', m.id, 'enable');
+    await vi.waitFor(async () => expect((await row(p)).wait_reason).toMatch(/delay before first use; usable from/), { timeout: 10_000 });
+    expect((await row(p)).status).toBe('approved');
+    expect(successfulTransfersTo(devnet, hot, m.address)).toHaveLength(0);
+    (t.clock as ManualClock).advance(3_600_000);
+    const done = await untilStatus(p, 'confirmed');
+    expect(done.wait_reason).toBeNull();
+    expect(successfulTransfersTo(devnet, hot, m.address).filter((x) => x.txid === done.tx_hash)).toHaveLength(1);
+  });
+
   it('halt --worker stops signing (requests stay open after a plain resume); resume --worker sends', async () => {
     await setHalt(db(), t.clock, 'test', catalog(), { worker: true, halted: true });
     await setHalt(db(), t.clock, 'test', catalog(), { worker: false, halted: false });

@@ -38,7 +38,7 @@ it('credits the re-included transfer as the new fork has it, to the invoice it p
   const first = await create();
   const second = await create();
   const db = t.app.services.db;
-  const ctx = { clock: t.clock, defaultConfirmations: 19 };
+  const ctx = { clock: t.clock, defaultConfirmations: 19, head: 101 };
   const progress = (head: number, solid: number, scannedTo: number) => ({ ...ctx, horizon: null, head, solid, scannedTo });
 
   // Fork A: 10 USDT to the first invoice's address at block 100.

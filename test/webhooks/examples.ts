@@ -82,7 +82,8 @@ function data(type: EventType): unknown {
     return invoiceView({ ...invoice, status: status as InvoicesTable['status'], amount_received: s.received, amount_credited: s.credited, updated_at: '2026-11-22T12:05:00.000Z' }, s.deposits);
   }
   if (resource === 'deposit') {
-    return { ...deposit(status as 'seen' | 'confirmed'), amount: '40', address: 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH', asset: 'USDT_TRON', external_user_id: 'user-77' };
+    // In the order of deposits/view.ts standaloneDepositView, deposit_id included.
+    return { deposit_id: '01936f2a-5c4e-7b21-9d3a-6e8f0a1b2c3d', ...deposit(status as 'seen' | 'confirmed'), amount: '40', address: 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH', asset: 'USDT_TRON', external_user_id: 'user-77' };
   }
   const sent = ['broadcast', 'confirmed'].includes(status);
   return payoutView({

@@ -4,7 +4,8 @@ import { writeTx } from '../../src/db/database.js';
 import { AppError } from '../../src/errors.js';
 import { setEndpoint } from '../../src/webhooks/endpoints.js';
 import { pruneDeliveryLog, resendDelivery, showDelivery } from '../../src/webhooks/service.js';
-import { blockedReason, resolveTarget } from '../../src/webhooks/ssrf.js';
+import { blockedReason, DNS_SLOTS, resolveTarget } from '../../src/webhooks/ssrf.js';
+import { postWebhook } from '../../src/webhooks/transport.js';
 import { attemptsOf, pruneAttemptsBefore } from '../../src/webhooks/store.js';
 import { deliveryOf, openWebhookDb, startReceiver, type Receiver, type WebhookDb } from './fixture.js';
 
@@ -79,6 +80,50 @@ describe('SSRF guard', () => {
     await w.dispatcher({ resolve: (async () => [{ address: '127.0.0.1', family: 4 }]) as never }).dispatchDue();
     expect(r.received.map((x) => x.json.id)).toEqual([id]);
     expect(r.received[0]!.headers.host).toBe(`hooks.invalid:${r.port}`);
+  });
+});
+
+describe('a resolver that does not answer', () => {
+  /** A lookup that answers only when told to; counts the lookups running at once. */
+  function hangingResolver() {
+    let running = 0;
+    let most = 0;
+    const pending: ((e: Error) => void)[] = [];
+    const resolve = (() => {
+      running += 1;
+      most = Math.max(most, running);
+      return new Promise((_ok, fail) => pending.push((e) => { running -= 1; fail(e); }));
+    }) as never;
+    return { resolve, most: () => most, started: () => pending.length, release: () => pending.splice(0).forEach((f) => f(new Error('ENOTFOUND'))) };
+  }
+
+  it('gives the attempt up at its timeout, and on shutdown, instead of waiting for the resolver', async () => {
+    const dns = hangingResolver();
+    const timedOut = await postWebhook('https://hangs.example.com/hook', {}, '{}', { allowPrivate: false, timeoutMs: 200, resolve: dns.resolve });
+    expect(timedOut).toMatchObject({ kind: 'error', error: 'DNS: timed out after 200 ms', blocked: false });
+    const stop = new AbortController();
+    const aborted = postWebhook('https://hangs.example.com/hook', {}, '{}', { allowPrivate: false, timeoutMs: 60_000, signal: stop.signal, resolve: dns.resolve });
+    stop.abort();
+    expect(await aborted).toMatchObject({ kind: 'aborted' });
+    dns.release();
+  });
+
+  it(`runs at most ${DNS_SLOTS} lookups at once (the thread pool that key checks share), the others wait their turn`, async () => {
+    const dns = hangingResolver();
+    const attempts = Array.from({ length: 6 }, (_, i) => postWebhook(`https://m${i}.example.com/hook`, {}, '{}', { allowPrivate: false, timeoutMs: 300, resolve: dns.resolve }));
+    const results = await Promise.all(attempts);
+    expect(results.every((x) => x.kind === 'error' && x.error === 'DNS: timed out after 300 ms')).toBe(true);
+    // The timed-out lookups still hold their slots (their threads are still busy): none more started.
+    expect(dns.started()).toBe(DNS_SLOTS);
+    dns.release();
+    await new Promise((r) => setImmediate(r));
+    // Each freed slot went to a waiting lookup, never more than DNS_SLOTS at once.
+    expect(dns.started()).toBe(DNS_SLOTS);
+    while (dns.started() > 0) {
+      dns.release();
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(dns.most()).toBe(DNS_SLOTS);
   });
 });
 

@@ -128,7 +128,14 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
           return false;
         }
         const own = await isOwnAddress(trx, cur.to_address);
-        if (own || !(await liveEntry(trx, cur.merchant_id, cur.asset, cur.to_address))) {
+        const entry = await liveEntry(trx, cur.merchant_id, cur.asset, cur.to_address);
+        if (!own && entry && entry.usable_from > clock.now().toISOString()) {
+          // Removed and added again since the approval: the new entry's delay before first use
+          // holds for this payout too (else re-adding an address skipped it for approved payouts).
+          await setWaitReason(trx, cur, `whitelist entry of ${cur.to_address} is in its delay before first use; usable from ${entry.usable_from}`);
+          return false;
+        }
+        if (own || !entry) {
           // An entry made before whitelists refused this gateway's own addresses (whitelist/service.ts).
           const reason = own
             ? `${cur.to_address} belongs to this gateway (a deposit address or the hot wallet): a payout there would be credited to no one`
