@@ -3,6 +3,7 @@
  * stops start-up with a ConfigError naming the variable.
  */
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { DurationError, parseDuration } from './whitelist/duration.js';
 
@@ -130,10 +131,30 @@ function trustProxy(env: Env): false | number | string[] {
   }
   if (/^[0-9]+$/.test(v)) return Number(v);
   const list = v.split(',').map((x) => x.trim()).filter(Boolean);
-  if (!list.every((x) => /^[0-9a-fA-F:.]+(\/[0-9]{1,3})?$/.test(x))) {
-    throw new ConfigError('TRUST_PROXY', `must be false, a hop count or a list of proxy addresses/CIDRs, got "${v}"`);
+  for (const entry of list) {
+    const range = proxyRange(entry);
+    // A malformed entry used to pass here and stop fastify with "invalid IP address: …", which
+    // does not name the variable.
+    if (!range) throw new ConfigError('TRUST_PROXY', `must be false, a hop count or a list of proxy addresses/CIDRs, got "${v}"`);
+    // `0.0.0.0/0`, `::/0` or `::ffff:0:0/96` (every IPv4 client, as proxy-addr reads it) is
+    // `true` by another spelling: any client could choose its IP with X-Forwarded-For.
+    if (range.every) {
+      throw new ConfigError('TRUST_PROXY', `"${entry}" holds every address, which trusts every proxy (refused as "true" is); give the proxies' own addresses/CIDRs or the hop count`);
+    }
   }
   return list;
+}
+
+/** One TRUST_PROXY entry (an address or CIDR), checked as proxy-addr will read it; null if malformed. */
+function proxyRange(entry: string): { every: boolean } | null {
+  const m = /^([^/]+)(?:\/([0-9]{1,3}))?$/.exec(entry);
+  const family = m ? isIP(m[1] as string) : 0;
+  if (!m || family === 0) return null;
+  if (m[2] === undefined) return { every: false };
+  const bits = Number(m[2]);
+  if (bits > (family === 4 ? 32 : 128)) return null;
+  const mapped = family === 6 && /^::ffff:/i.test(m[1] as string);
+  return { every: bits === 0 || (mapped && bits <= 96) };
 }
 
 function durationMs(env: Env, name: string, dflt: number, min: number, max: number): number {
@@ -152,9 +173,12 @@ function durationMs(env: Env, name: string, dflt: number, min: number, max: numb
 function listenHost(env: Env, name: string, dflt: string): string {
   const v = text(env, name);
   if (v === null) return dflt;
-  const ip = /^[0-9.]+$|^[0-9a-fA-F:]+$/.test(v);
-  const hostname = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(v);
-  if (!ip && !hostname) throw new ConfigError(name, `must be an IP address or a host name, got "${v}"`);
+  // Digits and dots, or a colon, must be a real IP address ("999.1" or "0.0.0.0:8080" is not a name).
+  const ipShaped = /^[0-9.]+$/.test(v) || v.includes(':');
+  const ok = ipShaped
+    ? isIP(v) !== 0
+    : /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(v);
+  if (!ok) throw new ConfigError(name, `must be an IP address or a host name, got "${v}"`);
   return v;
 }
 
@@ -169,7 +193,9 @@ export function parseConfig(env: Env = process.env): Config {
   return {
     databaseUrl,
     databasePath: databasePath(databaseUrl),
-    host: text(env, 'HOST') ?? '127.0.0.1',
+    // Checked like ADMIN_HOST: "http://0.0.0.0" or "0.0.0.0:8080" used to fail only at listen,
+    // with a resolver error that does not name the variable.
+    host: listenHost(env, 'HOST', '127.0.0.1'),
     port: integer(env, 'PORT', 8080, 0, 65535),
     publicBaseUrl: httpUrl(env, 'PUBLIC_BASE_URL'),
     tronNetwork: oneOf(env, 'TRON_NETWORK', TRON_NETWORKS, 'mainnet'),

@@ -37,8 +37,12 @@ export const CENSOR = '[redacted]';
 
 /** Key names (lower case, without `_` and `-`) containing one of these never show their value. */
 const SECRET_KEY_PARTS = ['secret', 'passphrase', 'password', 'mnemonic', 'privatekey', 'privkey', 'xprv', 'xpub', 'apikey', 'seed', 'authorization', 'cookie', 'signingkey'];
-/** Values that are secrets whatever their key: an API key, an extended key (xprv/xpub/tprv/tpub). */
-const SECRET_VALUES = [/sk_[0-9a-f]{16}_[A-Za-z0-9_-]{20,}/g, /\b[xt](prv|pub)[1-9A-HJ-NP-Za-km-z]{100,}/g];
+/**
+ * Values that are secrets whatever their key: an API key, an extended key (xprv/xpub/tprv/tpub),
+ * a webhook signing secret (`whsec_` + base64: whoever reads it can forge webhooks to a merchant;
+ * it was missing here, so in a message or an error's message it reached the log in clear).
+ */
+const SECRET_VALUES = [/sk_[0-9a-f]{16}_[A-Za-z0-9_-]{20,}/g, /\b[xt](prv|pub)[1-9A-HJ-NP-Za-km-z]{100,}/g, /whsec_[A-Za-z0-9+/]{16,}={0,2}/g];
 const MAX_DEPTH = 32;
 
 function secretKey(key: string): boolean {

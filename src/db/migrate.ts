@@ -4,9 +4,9 @@
  * behave the same. A feature adds its migration file here under the next number; never edit one
  * that has shipped.
  */
-import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { AppError } from '../errors.js';
-import { WRITER_CACHE_KB, type Db } from './database.js';
+import { WRITER_CACHE_KB, writeTx, type Db, type Executor, type Tx } from './database.js';
 import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_wallet_addresses.js';
 import * as m0003 from './migrations/0003_assets.js';
@@ -58,27 +58,89 @@ export interface MigrationReport {
   current: string | null;
 }
 
+/** The names of the executed migrations that this code does not know (a newer paygate's). */
+function newerThanCode(executed: readonly string[]): string[] {
+  return executed.filter((name) => !Object.hasOwn(MIGRATIONS, name));
+}
+
+function newerError(unknown: readonly string[]): AppError {
+  return new AppError(
+    'invalid_state',
+    `The database was migrated by a newer paygate (migration ${unknown.join(', ')}); run that version, or restore a backup taken before the upgrade (docs/operations.md, "Upgrades")`,
+  );
+}
+
+async function executedMigrations(db: Executor): Promise<string[] | null> {
+  const table = await sql<{ n: number }>`select count(*) as n from sqlite_master where type = 'table' and name = 'kysely_migration'`.execute(db);
+  if (Number(table.rows[0]?.n ?? 0) === 0) return null;
+  const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
+  return rows.rows.map((r) => r.name);
+}
+
+/**
+ * Refuses a database that a newer paygate migrated (the code was rolled back, the database was
+ * not restored). Without it a routine command of this version wrote to a schema it does not know,
+ * and `migrate`/`serve` stopped with kysely's "corrupted migrations … is missing".
+ */
+async function assertNotNewer(db: Executor): Promise<void> {
+  const unknown = newerThanCode((await executedMigrations(db)) ?? []);
+  if (unknown.length > 0) throw newerError(unknown);
+}
+
+/**
+ * The run's transaction, for a migration that opens one of its own (0039, 0040): its
+ * `transaction().execute(fn)` runs `fn` inside the run's transaction. Methods are bound to the
+ * transaction itself (kysely's classes keep their state in private fields).
+ */
+function nestable(trx: Tx): Kysely<unknown> {
+  return new Proxy(trx, {
+    get(target, prop) {
+      if (prop === 'transaction') return () => ({ execute: <T>(fn: (inner: Tx) => Promise<T>) => fn(target) });
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  }) as unknown as Kysely<unknown>;
+}
+
 export async function migrateToLatest(db: Db): Promise<MigrationReport> {
-  const migrator = new Migrator({ db, provider });
+  const names = Object.keys(MIGRATIONS).sort();
   // A migration that rewrites a table (0040) journals every page it changes: in a temporary file,
   // not in memory as the writer's savepoints do (database.ts), ~220 MB a million invoices.
   // Its backfills walk whole tables: the 16 MB page cache they were measured with (23 s for 0040's
   // on 1.5M invoices), not the server's 8 MB.
   await sql`pragma temp_store = default`.execute(db);
   await sql.raw(`pragma cache_size = -${2 * WRITER_CACHE_KB}`).execute(db);
-  let outcome: Awaited<ReturnType<Migrator['migrateToLatest']>>;
+  let applied: string[];
   try {
-    outcome = await migrator.migrateToLatest();
+    // Every pending migration and its record in ONE write transaction (SQLite's DDL is
+    // transactional). kysely's SQLite migrator runs each statement on its own and records a
+    // migration after it: a process killed half-way left tables without their migration's record,
+    // and every later run stopped at "table … already exists". Read inside the transaction, the
+    // list of what is pending is also the one another process left behind: two processes
+    // migrating at once (two serves started together) apply each migration once.
+    applied = await writeTx(db, async (trx) => {
+      await sql`create table if not exists kysely_migration (name varchar(255) not null primary key, timestamp varchar(255) not null)`.execute(trx);
+      const executed = (await executedMigrations(trx)) ?? [];
+      const unknown = newerThanCode(executed);
+      if (unknown.length > 0) throw newerError(unknown);
+      const done = new Set(executed);
+      const pending = names.filter((name) => !done.has(name));
+      const last = executed.at(-1);
+      const early = pending.filter((name) => last !== undefined && name < last);
+      if (early.length > 0) {
+        throw new AppError('invalid_state', `Migration(s) ${early.join(', ')} sort before ${last}, which is applied already: this database's history does not match this paygate`);
+      }
+      for (const name of pending) {
+        await (MIGRATIONS[name] as Migration).up(nestable(trx));
+        await sql`insert into kysely_migration (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(trx);
+      }
+      return pending;
+    });
   } finally {
     await sql`pragma temp_store = memory`.execute(db);
     await sql.raw(`pragma cache_size = -${WRITER_CACHE_KB}`).execute(db);
   }
-  const { error, results } = outcome;
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  const applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-  const all = await migrator.getMigrations();
-  const done = all.filter((m) => m.executedAt !== undefined).map((m) => m.name);
-  return { applied, current: done.at(-1) ?? null };
+  return { applied, current: names.at(-1) ?? null };
 }
 
 /**
@@ -87,6 +149,7 @@ export async function migrateToLatest(db: Db): Promise<MigrationReport> {
  * migrate` changes the schema a running serve may be using.
  */
 export async function assertMigrated(db: Db): Promise<void> {
+  await assertNotNewer(db);
   const all = await new Migrator({ db, provider }).getMigrations();
   const pending = all.filter((m) => m.executedAt === undefined);
   if (pending.length === all.length) {

@@ -6,7 +6,7 @@
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -68,6 +68,8 @@ function setRateHeaders(reply: FastifyReply, s: RateState): void {
   reply.header('x-ratelimit-reset', String(s.reset));
 }
 
+const notFound = () => new AppError('route_not_found', 'No route for this method and path');
+
 function rateLimited(s: RateState): AppError {
   return new AppError('rate_limited', `Too many requests; retry in ${s.reset} s`, { headers: { 'retry-after': String(s.reset) } });
 }
@@ -121,7 +123,31 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
     // Faults found by Node's HTTP parser (malformed request line or header, headers too large)
     // never reach fastify: answer them in the spec's error shape on the socket.
     clientErrorHandler: (err, socket) => writeClientError(err, socket),
+    // fastify's own answer while closing is `{"error":"Service Unavailable",…}` without
+    // X-Request-Id: a request on a busy keep-alive connection during a restart is refused by the
+    // onRequest hook below instead, in the spec's error shape.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as ApiServer;
+
+  // Set when close() begins (fastify runs preClose before it stops the listener).
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+
+  // Node answers an `Expect` other than 100-continue itself, with an empty 417 (no error body, no
+  // X-Request-Id), unless someone listens for it: answer in the spec's shape instead.
+  app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const body = JSON.stringify(new AppError('bad_request', 'Only "Expect: 100-continue" is supported', { status: 417 }).toBody());
+    res.writeHead(417, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      'x-request-id': requestIdOf(req),
+      connection: 'close',
+    });
+    res.end(body);
+  });
 
   useJsonBodies(app);
   app.decorateRequest('merchant', null);
@@ -146,11 +172,19 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
     if (typeof params?.id === 'string') params.id = params.id.toLowerCase();
     // IPv6 clients are counted per /64 (see clientBucket), here and in the key verifier's budgets.
     const client = clientBucket(req.ip);
+    if (closing) {
+      setRateHeaders(reply, ipLimiter.peek(client));
+      throw new AppError('service_unavailable', 'The server is shutting down; retry shortly', { headers: { 'retry-after': '1' } });
+    }
     const ipState = ipLimiter.hit(client);
     // route_not_found comes first, and public routes need no key.
     if (req.is404 || req.routeOptions.config.public || ipState.limited) {
       setRateHeaders(reply, ipState);
-      if (!req.is404 && ipState.limited) throw rateLimited(ipState);
+      // Answered here, not by the not-found handler: that one runs after fastify has read and
+      // parsed the body, so a malformed, oversized or encoded body on an unknown route was
+      // answered 400/413/415 bad_request instead of 404, and unauthenticated JSON got parsed.
+      if (req.is404) throw notFound();
+      if (ipState.limited) throw rateLimited(ipState);
       return done();
     }
     const given = req.headers['x-api-key'];
@@ -196,10 +230,8 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
     return reply.code(e.status).send(e.toBody());
   });
 
-  app.setNotFoundHandler((_req, reply) => {
-    const e = new AppError('route_not_found', 'No route for this method and path');
-    return reply.code(404).send(e.toBody());
-  });
+  // Normally answered by the onRequest hook already (before the body is read).
+  app.setNotFoundHandler((_req, reply) => reply.code(404).send(notFound().toBody()));
 
   await app.register(swagger, swaggerOptions(deps.config));
 

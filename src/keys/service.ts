@@ -72,7 +72,10 @@ export async function issueKey(db: Db, clock: Clock, actor: string, merchantId: 
 }
 
 /** Revokes a key; the API stops accepting it within 60 s (the verified-key cache lifetime). */
-export async function revokeKey(db: Db, clock: Clock, actor: string, keyId: string): Promise<KeyView> {
+export async function revokeKey(db: Db, clock: Clock, actor: string, given: string): Promise<KeyView> {
+  // Key ids are stored in lower case: an upper-case copy names the same key (as merchant and
+  // payout ids do); refusing it left a key the operator meant to revoke working.
+  const keyId = /^[0-9a-fA-F]{16}$/.test(given) ? given.toLowerCase() : given;
   if (!isKeyId(keyId)) throw new AppError('api_key_not_found', `API key ${keyId} does not exist`);
   return writeTx(db, async (trx) => {
     const row = await findKey(trx, keyId);

@@ -34,6 +34,8 @@ export interface BackupResult {
 }
 
 const STEP_PAGES = 1024;
+/** The largest step better-sqlite3 accepts: the rest of the database in one step. */
+const ALL_PAGES = 0x7fffffff;
 
 function integrityOf(file: string): { ok: boolean; problem: string; schema: string | null } {
   let db: Sqlite.Database;
@@ -77,10 +79,15 @@ export async function backupDatabase(databasePath: string, file: string, onProgr
     let restarted = false;
     const { totalPages } = await source.backup(partial, {
       progress: ({ totalPages: total, remainingPages }) => {
-        if (remainingPages > lastRemaining) restarted = true;
+        // A step that started over copies the first pages again, so what is left does not go
+        // down: not necessarily up (a write between the first two steps leaves it equal). With
+        // `>` only, a server committing between every two steps made the copy start over forever.
+        if (remainingPages >= lastRemaining) restarted = true;
         lastRemaining = remainingPages;
         onProgress({ totalPages: total, remainingPages });
-        return restarted ? Math.max(total, 1) : STEP_PAGES;
+        // After a restart: every page in one step (one read transaction), however much the
+        // database grew meanwhile.
+        return restarted ? ALL_PAGES : STEP_PAGES;
       },
     });
     onProgress({ totalPages, remainingPages: 0 });
@@ -110,9 +117,14 @@ export interface RestoreResult {
   schema: string | null;
 }
 
-/** Throws unless no process has the database open and no worker lease is live. */
-export function assertNotInUse(databasePath: string, now: Date): void {
-  if (!existsSync(databasePath)) return;
+/**
+ * Opens the database and takes its exclusive lock, or throws unless no process has it open and
+ * no worker lease is live. The lock lasts until the returned connection is closed: while it is
+ * held, any other process that opens the file cannot read or write it (SQLITE_BUSY). Null when
+ * there is no database file.
+ */
+function lockDatabase(databasePath: string, now: Date): Sqlite.Database | null {
+  if (!existsSync(databasePath)) return null;
   const db = new Sqlite(databasePath, { timeout: 0 });
   try {
     const lease = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'worker_lease'").get()
@@ -133,9 +145,16 @@ export function assertNotInUse(databasePath: string, now: Date): void {
       }
       throw e;
     }
-  } finally {
+    return db;
+  } catch (e) {
     db.close();
+    throw e;
   }
+}
+
+/** Throws unless no process has the database open and no worker lease is live. */
+export function assertNotInUse(databasePath: string, now: Date): void {
+  lockDatabase(databasePath, now)?.close();
 }
 
 export async function restoreDatabase(databasePath: string, file: string, now: Date): Promise<RestoreResult> {
@@ -146,32 +165,46 @@ export async function restoreDatabase(databasePath: string, file: string, now: D
   if (!(check.schema in MIGRATIONS)) {
     throw new AppError('invalid_argument', `${file} was written by a newer paygate (migration ${check.schema}); upgrade paygate first`);
   }
-  assertNotInUse(databasePath, now);
-
+  // The lock is held from this check to the swap, the copy included. Checked and released before
+  // the copy, a process that opened the database meanwhile (a serve started during a long copy)
+  // went on writing to the file moved aside and to a WAL that was deleted under it: its commits
+  // were in neither database.
+  const guard = lockDatabase(databasePath, now);
   const partial = `${databasePath}.restore-partial`;
-  rmSync(partial, { force: true });
-  createPrivate(partial);
-  const source = new Sqlite(file, { readonly: true, fileMustExist: true });
+  const dropPartial = () => {
+    for (const side of ['', '-wal', '-shm', '-journal']) rmSync(`${partial}${side}`, { force: true });
+  };
   try {
-    await source.backup(partial);
+    dropPartial();
+    createPrivate(partial);
+    const source = new Sqlite(file, { readonly: true, fileMustExist: true });
+    try {
+      await source.backup(partial);
+    } finally {
+      source.close();
+    }
+    const copy = new Sqlite(partial);
+    copy.pragma('journal_mode = WAL');
+    copy.close();
+    let previous: string | null = null;
+    if (guard) {
+      // Under the lock: fold the WAL in completely and make the old database one self-contained
+      // file before it is moved aside (its -wal and -shm are removed below).
+      const [folded] = guard.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+      if (folded?.busy !== 0) throw new AppError('invalid_state', 'The database is in use by another process (serve or a command). Stop it first');
+      if (guard.pragma('journal_mode = DELETE', { simple: true }) !== 'delete') {
+        throw new AppError('internal_error', `could not fold the WAL of ${databasePath} into it; nothing was changed`);
+      }
+      previous = `${databasePath}.before-restore-${now.toISOString().replace(/[:.]/g, '-')}`;
+      renameSync(databasePath, previous);
+    } else if (existsSync(databasePath)) {
+      throw new AppError('invalid_state', `A database appeared at ${databasePath} during the restore; nothing was changed`);
+    }
+    for (const side of ['-wal', '-shm', '-journal']) rmSync(`${databasePath}${side}`, { force: true });
+    renameSync(partial, databasePath);
+    return { database: databasePath, from: file, previous, schema: check.schema };
   } finally {
-    source.close();
+    guard?.close();
+    dropPartial();
   }
-  const copy = new Sqlite(partial);
-  copy.pragma('journal_mode = WAL');
-  copy.close();
-  let previous: string | null = null;
-  if (existsSync(databasePath)) {
-    // Checked just above that nothing has it open: fold its WAL in, then keep it aside.
-    const old = new Sqlite(databasePath, { timeout: 0 });
-    old.pragma('wal_checkpoint(TRUNCATE)');
-    old.close();
-    previous = `${databasePath}.before-restore-${now.toISOString().replace(/[:.]/g, '-')}`;
-    renameSync(databasePath, previous);
-  }
-  for (const side of ['-wal', '-shm']) rmSync(`${databasePath}${side}`, { force: true });
-  renameSync(partial, databasePath);
-  rmSync(`${partial}-wal`, { force: true });
-  rmSync(`${partial}-shm`, { force: true });
-  return { database: databasePath, from: file, previous, schema: check.schema };
 }

@@ -113,17 +113,19 @@ export function startWorkerHost(s: Services, opts: WorkerHostOptions = {}): Work
     if (!r) return;
     running = null;
     r.abort.abort();
-    await r.scheduler.stop();
+    // The schedule stops at once; a job run in progress is waited for like a tick (within the
+    // same grace period), so the lease is not released and the database not closed under it.
+    const jobsDone = r.scheduler.stop();
     // A tick ends at its next safe point; one stuck in a node call (retries, a hung node) is not
     // waited for past the grace period: every step is crash-safe, so leaving it is no worse than a
     // SIGKILL, and a shutdown must not hang on the network.
     let grace: NodeJS.Timeout | undefined;
     const ended = await Promise.race([
-      Promise.all([...r.loops.values()].map((l) => l.done)).then(() => true),
+      Promise.all([...[...r.loops.values()].map((l) => l.done), jobsDone]).then(() => true),
       new Promise<false>((resolve) => (grace = setTimeout(() => resolve(false), stopGraceMs))),
     ]);
     clearTimeout(grace);
-    if (!ended) log.warn({ graceMs: stopGraceMs }, 'a worker tick did not reach a safe point in time; stopping without it');
+    if (!ended) log.warn({ graceMs: stopGraceMs }, 'a worker tick or scheduled job did not reach a safe point in time; stopping without it');
   };
 
   const renew = async () => {

@@ -1,0 +1,67 @@
+/**
+ * A database migrated by a newer paygate, opened by this one (a rollback of the code without a
+ * restore of the database): every command refuses it with a message that says what happened and
+ * what to do, and changes nothing. `restore` already refuses such a backup; the live database
+ * must be refused the same way, not used (routine commands) or called "corrupted" (serve, migrate).
+ */
+import Sqlite from 'better-sqlite3';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { buildApp } from '../../src/app.js';
+import { openDatabase } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { tempDir } from '../helpers/app.js';
+import { runCli } from '../helpers/cli.js';
+
+const NEWER = /newer paygate \(migration 9999_future\)/;
+
+describe('a database newer than the code', () => {
+  const dir = tempDir('paygate-newer-');
+  const env = { DATABASE_URL: path.join(dir, 'paygate.db'), TRON_NETWORK: 'devnet', LOG_LEVEL: 'silent', PORT: '0', ADMIN_PORT: '0' };
+  const merchants = () => {
+    const db = new Sqlite(env.DATABASE_URL, { readonly: true });
+    try {
+      return db.prepare('select count(*) from merchants').pluck().get() as number;
+    } finally {
+      db.close();
+    }
+  };
+
+  beforeAll(async () => {
+    const setup = openDatabase(env.DATABASE_URL);
+    await migrateToLatest(setup.db);
+    await setup.close();
+    // What the next release's migration leaves behind.
+    const db = new Sqlite(env.DATABASE_URL);
+    db.prepare('insert into kysely_migration (name, timestamp) values (?, ?)').run('9999_future', new Date().toISOString());
+    db.close();
+  });
+
+  it('a routine command refuses it instead of writing to a schema it does not know', async () => {
+    const r = await runCli(['merchant', 'create', '--name', 'Shop', '--json'], env);
+    expect(r.json?.error?.code, r.stdout).toBe('invalid_state');
+    expect(r.json.error.message).toMatch(NEWER);
+    expect(r.code).toBe(1);
+    expect(merchants()).toBe(0);
+  });
+
+  it('migrate refuses it as newer, not as "corrupted migrations"', async () => {
+    const r = await runCli(['migrate', '--json'], env);
+    expect(r.json?.error?.code, r.stdout).toBe('invalid_state');
+    expect(r.json.error.message).toMatch(NEWER);
+    expect(r.code).toBe(1);
+  });
+
+  it('serve refuses to start on it with the same message', async () => {
+    const err = await buildApp(parseConfig(env), { workers: false, admin: false }).then(
+      async (app) => {
+        await app.stop();
+        return null;
+      },
+      (e: Error & { code?: string }) => e,
+    );
+    expect(err?.code).toBe('invalid_state');
+    expect(err?.message).toMatch(NEWER);
+  });
+});

@@ -1,0 +1,52 @@
+/**
+ * An `Expect` other than 100-continue is refused by Node itself before fastify sees the request;
+ * the refusal must still be the spec's error: body {error: {code, message}} and X-Request-Id.
+ */
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isErrorBody } from '../helpers/http.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { probeRoutes } from '../helpers/probe-routes.js';
+
+let t: TestApp;
+let key: string;
+beforeAll(async () => {
+  t = await startTestApp({ extraRoutes: probeRoutes });
+  key = (await t.merchant()).key;
+});
+afterAll(() => t.close());
+
+const rawRequest = (text: string) =>
+  new Promise<string>((resolve, reject) => {
+    const u = new URL(t.url);
+    const socket = net.connect(Number(u.port), u.hostname, () => socket.write(text));
+    let out = '';
+    socket.on('data', (d) => (out += d));
+    socket.on('end', () => resolve(out));
+    socket.on('error', reject);
+  });
+
+describe('Expect header', () => {
+  it('an unsupported expectation gets 417 bad_request in the error shape with a request id', async () => {
+    const body = JSON.stringify({ order_id: 'o-1', asset: 'USDT_TRON', amount: '10', expires_in: 600 });
+    const raw = await rawRequest(
+      `POST /v1/probe HTTP/1.1\r\nHost: a\r\nExpect: 200-ok\r\nX-Api-Key: ${key}\r\nX-Request-Id: exp-1\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    expect(raw).toMatch(/^HTTP\/1\.1 417 /);
+    const head = raw.slice(0, raw.indexOf('\r\n\r\n')).toLowerCase();
+    expect(head).toContain('x-request-id: exp-1');
+    const parsed = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
+    expect(isErrorBody(parsed), raw).toBe(true);
+    expect(parsed.error.code).toBe('bad_request');
+  });
+
+  it('100-continue still works', async () => {
+    const body = JSON.stringify({ order_id: 'o-1', asset: 'USDT_TRON', amount: '10', expires_in: 600 });
+    const raw = await rawRequest(
+      `POST /v1/probe HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nX-Api-Key: ${key}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    expect(raw).toMatch(/HTTP\/1\.1 200 /);
+  });
+});
