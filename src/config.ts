@@ -145,6 +145,15 @@ function trustProxy(env: Env): false | number | string[] {
   return list;
 }
 
+/** An IPv6 address in canonical text (RFC 5952 as the URL standard writes it: `::ffff:0:0`). */
+function canonicalV6(address: string): string {
+  try {
+    return new URL(`http://[${address}]`).hostname.slice(1, -1);
+  } catch {
+    return address.toLowerCase(); // a zone id (fe80::1%eth0): not a mapped address
+  }
+}
+
 /** One TRUST_PROXY entry (an address or CIDR), checked as proxy-addr will read it; null if malformed. */
 function proxyRange(entry: string): { every: boolean } | null {
   const m = /^([^/]+)(?:\/([0-9]{1,3}))?$/.exec(entry);
@@ -153,7 +162,9 @@ function proxyRange(entry: string): { every: boolean } | null {
   if (m[2] === undefined) return { every: false };
   const bits = Number(m[2]);
   if (bits > (family === 4 ? 32 : 128)) return null;
-  const mapped = family === 6 && /^::ffff:/i.test(m[1] as string);
+  // Any spelling of an IPv4-mapped address (0:0:0:0:0:ffff:…, ::0:ffff:…, with or without a dotted
+  // tail) is one to proxy-addr: compared in canonical form, else those spellings were let through.
+  const mapped = family === 6 && /^::ffff:[0-9a-f]{1,4}:[0-9a-f]{1,4}$/.test(canonicalV6(m[1] as string));
   return { every: bits === 0 || (mapped && bits <= 96) };
 }
 

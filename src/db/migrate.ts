@@ -5,6 +5,7 @@
  * that has shipped.
  */
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { performance } from 'node:perf_hooks';
 import { AppError } from '../errors.js';
 import { WRITER_CACHE_KB, writeTx, type Db, type Executor, type Tx } from './database.js';
 import * as m0001 from './migrations/0001_foundation.js';
@@ -102,6 +103,29 @@ function nestable(trx: Tx): Kysely<unknown> {
   }) as unknown as Kysely<unknown>;
 }
 
+/** How long a run waits for the write lock held by another process's migration run. */
+export const MIGRATION_LOCK_WAIT_MS = 10 * 60_000;
+
+/**
+ * Runs `run` (the whole migration transaction) again while it finds the database locked. Why: the
+ * driver waits DEFAULT_BUSY's 10 s for the write lock, and another process's run (a second serve
+ * started together, `paygate migrate` beside a starting serve) holds it for the whole upgrade,
+ * 23 s for 0040 alone on 1.5 million invoices: the second process failed with "database is locked".
+ * Nothing is applied by a run that fails (one transaction), so running it again is safe.
+ */
+async function waitingForOtherMigrations<T>(run: () => Promise<T>): Promise<T> {
+  const deadline = performance.now() + MIGRATION_LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      return await run();
+    } catch (e) {
+      const code = (e as { code?: unknown })?.code;
+      if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY') || performance.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
 export async function migrateToLatest(db: Db): Promise<MigrationReport> {
   const names = Object.keys(MIGRATIONS).sort();
   // A migration that rewrites a table (0040) journals every page it changes: in a temporary file,
@@ -118,7 +142,7 @@ export async function migrateToLatest(db: Db): Promise<MigrationReport> {
     // and every later run stopped at "table … already exists". Read inside the transaction, the
     // list of what is pending is also the one another process left behind: two processes
     // migrating at once (two serves started together) apply each migration once.
-    applied = await writeTx(db, async (trx) => {
+    applied = await waitingForOtherMigrations(() => writeTx(db, async (trx) => {
       await sql`create table if not exists kysely_migration (name varchar(255) not null primary key, timestamp varchar(255) not null)`.execute(trx);
       const executed = (await executedMigrations(trx)) ?? [];
       const unknown = newerThanCode(executed);
@@ -135,7 +159,7 @@ export async function migrateToLatest(db: Db): Promise<MigrationReport> {
         await sql`insert into kysely_migration (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(trx);
       }
       return pending;
-    });
+    }));
   } finally {
     await sql`pragma temp_store = memory`.execute(db);
     await sql.raw(`pragma cache_size = -${WRITER_CACHE_KB}`).execute(db);

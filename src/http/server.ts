@@ -70,6 +70,9 @@ function setRateHeaders(reply: FastifyReply, s: RateState): void {
 
 const notFound = () => new AppError('route_not_found', 'No route for this method and path');
 
+/** Requests whose `Expect` header Node refused (not 100-continue): answered 417 by the onRequest hook. */
+const unmetExpectation = new WeakSet<IncomingMessage>();
+
 function rateLimited(s: RateState): AppError {
   return new AppError('rate_limited', `Too many requests; retry in ${s.reset} s`, { headers: { 'retry-after': String(s.reset) } });
 }
@@ -137,16 +140,12 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
   });
 
   // Node answers an `Expect` other than 100-continue itself, with an empty 417 (no error body, no
-  // X-Request-Id), unless someone listens for it: answer in the spec's shape instead.
+  // X-Request-Id), unless someone listens for it. The request is handed to fastify as Node would
+  // hand any other, marked, and refused by the onRequest hook below: answered here on the raw
+  // response it lacked the rate headers every /v1 response carries and was not counted.
   app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    const body = JSON.stringify(new AppError('bad_request', 'Only "Expect: 100-continue" is supported', { status: 417 }).toBody());
-    res.writeHead(417, {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(body),
-      'x-request-id': requestIdOf(req),
-      connection: 'close',
-    });
-    res.end(body);
+    unmetExpectation.add(req);
+    app.server.emit('request', req, res);
   });
 
   useJsonBodies(app);
@@ -177,6 +176,12 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
       throw new AppError('service_unavailable', 'The server is shutting down; retry shortly', { headers: { 'retry-after': '1' } });
     }
     const ipState = ipLimiter.hit(client);
+    if (unmetExpectation.has(req.raw)) {
+      setRateHeaders(reply, ipState);
+      // The body is never read: the connection is not reused after it.
+      reply.header('connection', 'close');
+      throw new AppError('bad_request', 'Only "Expect: 100-continue" is supported', { status: 417 });
+    }
     // route_not_found comes first, and public routes need no key.
     if (req.is404 || req.routeOptions.config.public || ipState.limited) {
       setRateHeaders(reply, ipState);

@@ -112,27 +112,84 @@ export const DNS_SLOTS = 2;
 let dnsBusy = 0;
 const dnsQueue: (() => void)[] = [];
 
-/** Runs `fn` in a DNS slot; the slot is held until `fn` settles, whoever stopped waiting for it. */
-async function inDnsSlot<T>(fn: () => Promise<T>): Promise<T> {
-  if (dnsBusy >= DNS_SLOTS) await new Promise<void>((r) => dnsQueue.push(r));
-  else dnsBusy += 1;
-  try {
-    return await fn();
-  } finally {
-    const next = dnsQueue.shift();
-    if (next) next();
-    else dnsBusy -= 1;
+type Resolve = typeof lookup;
+type Addresses = { address: string; family: number }[];
+
+/**
+ * Lookups holding a slot, by resolver and name. Why: a lookup that hangs holds its slot past the
+ * attempt that asked for it; without this, each retry of the same merchant's lane started another
+ * one, and a single name server that never answers took every slot from every other merchant.
+ */
+const started = new WeakMap<Resolve, Map<string, Promise<Addresses>>>();
+
+/**
+ * Waits for a free slot. Why the signal: an attempt that gave up while queued (its timeout,
+ * shutdown) is taken out of the queue; it used to start its lookup later for nobody, holding a
+ * slot for the resolver's whole timeout while live deliveries waited behind it.
+ */
+function takeSlot(signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(new Error('gave up waiting for a DNS slot'));
+  if (dnsBusy < DNS_SLOTS) {
+    dnsBusy += 1;
+    return Promise.resolve();
   }
+  return new Promise<void>((resolve, reject) => {
+    const start = () => {
+      signal?.removeEventListener('abort', giveUp);
+      resolve();
+    };
+    const giveUp = () => {
+      const i = dnsQueue.indexOf(start);
+      if (i >= 0) dnsQueue.splice(i, 1);
+      reject(new Error('gave up waiting for a DNS slot'));
+    };
+    dnsQueue.push(start);
+    signal?.addEventListener('abort', giveUp, { once: true });
+  });
+}
+
+function freeSlot(): void {
+  const next = dnsQueue.shift();
+  if (next) next();
+  else dnsBusy -= 1;
+}
+
+/**
+ * `name` looked up in a DNS slot, or the lookup of it already running (which holds its slot until
+ * it settles, whoever stopped waiting for it: its thread is still busy).
+ */
+async function lookupInSlot(name: string, resolve: Resolve, signal?: AbortSignal): Promise<Addresses> {
+  let names = started.get(resolve);
+  if (!names) started.set(resolve, (names = new Map()));
+  const running = names.get(name);
+  if (running) return running;
+  await takeSlot(signal);
+  const meanwhile = names.get(name);
+  if (meanwhile) {
+    freeSlot();
+    return meanwhile;
+  }
+  const own = (async (): Promise<Addresses> => {
+    await null; // registered below before the lookup runs (a synchronous throw included)
+    try {
+      return await resolve(name, { all: true, verbatim: true });
+    } finally {
+      names.delete(name);
+      freeSlot();
+    }
+  })();
+  names.set(name, own);
+  return own;
 }
 
 /**
  * The address to connect to for `hostname`: every address it resolves to must pass (a name that
  * resolves to one public and one private address is refused), unless private targets are allowed.
  */
-export async function resolveTarget(hostname: string, allowPrivate: boolean, resolve = lookup): Promise<ResolvedTarget> {
+export async function resolveTarget(hostname: string, allowPrivate: boolean, resolve: Resolve = lookup, signal?: AbortSignal): Promise<ResolvedTarget> {
   const bare = hostname.replace(/^\[|\]$/g, '');
   const literal = isIP(bare);
-  const addresses = literal ? [{ address: bare, family: literal }] : await inDnsSlot(() => resolve(bare, { all: true, verbatim: true }));
+  const addresses = literal ? [{ address: bare, family: literal }] : await lookupInSlot(bare, resolve, signal);
   if (addresses.length === 0) throw new BlockedTargetError(`${bare} resolves to no address`);
   if (!allowPrivate) {
     for (const a of addresses) {

@@ -87,12 +87,17 @@ export async function postWebhook(rawUrl: string, headers: Record<string, string
   const url = new URL(rawUrl);
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   let target: ResolvedTarget;
+  // Told when this attempt stops waiting, so that it leaves the queue for a DNS slot (ssrf.ts).
+  const gaveUp = new AbortController();
   try {
     // The attempt's timeout and shutdown cover the lookup too: a resolver that never answers must
     // not hold the merchant's lane (and shutdown) for the system resolver's own timeout.
-    target = await untilDeadline(resolveTarget(url.hostname, opts.allowPrivate, opts.resolve), timeoutMs, opts.signal);
+    target = await untilDeadline(resolveTarget(url.hostname, opts.allowPrivate, opts.resolve, gaveUp.signal), timeoutMs, opts.signal);
   } catch (err) {
-    if (err instanceof Stopped) return err.reason === 'aborted' ? { kind: 'aborted', durationMs: elapsed() } : { kind: 'error', error: `DNS: timed out after ${timeoutMs} ms`, blocked: false, durationMs: elapsed() };
+    if (err instanceof Stopped) {
+      gaveUp.abort();
+      return err.reason === 'aborted' ? { kind: 'aborted', durationMs: elapsed() } : { kind: 'error', error: `DNS: timed out after ${timeoutMs} ms`, blocked: false, durationMs: elapsed() };
+    }
     const blocked = err instanceof BlockedTargetError;
     return { kind: 'error', error: blocked ? (err as Error).message : `DNS: ${(err as Error).message}`, blocked, durationMs: elapsed() };
   }

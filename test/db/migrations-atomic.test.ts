@@ -9,7 +9,7 @@ import Sqlite from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/database.js';
+import { DEFAULT_BUSY, openDatabase } from '../../src/db/database.js';
 import { MIGRATIONS, migrateToLatest } from '../../src/db/migrate.js';
 import { tempDir } from '../helpers/app.js';
 
@@ -94,5 +94,32 @@ describe('migrations interrupted or run twice', () => {
     expect(a.code, a.stderr).toBe(0);
     expect(b.code, b.stderr).toBe(0);
     expect(schemaOf(file).filter((s) => !s.includes('kysely_migration_lock'))).toEqual(schemaOf(reference).filter((s) => !s.includes('kysely_migration_lock')));
+  });
+
+  it('a process starting while another one migrates for longer than the busy timeout waits for it instead of failing', async () => {
+    const dir = tempDir('paygate-migrate-long-');
+    const file = path.join(dir, 'paygate.db');
+    const setup = openDatabase(file);
+    await migrateToLatest(setup.db);
+    await setup.close();
+    // Another process in the middle of a long upgrade (0040 alone took 23 s on 1.5 million
+    // invoices): it holds the write lock past the busy timeout every statement waits for.
+    const holdMs = DEFAULT_BUSY.deadlineMs + 1_500;
+    const holder = spawn(
+      process.execPath,
+      ['-e', `const D = require('better-sqlite3'); const db = new D(process.env.DB); db.exec('begin immediate'); process.stdout.write('locked'); setTimeout(() => { db.exec('commit'); db.close(); }, ${holdMs});`],
+      { cwd: ROOT, env: { ...process.env, DB: file }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = new Promise<void>((resolve) => holder.once('exit', () => resolve()));
+    await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
+    const second = openDatabase(file);
+    try {
+      // A serve starting meanwhile (two serves started together after an upgrade).
+      const report = await migrateToLatest(second.db);
+      expect(report).toEqual({ applied: [], current: Object.keys(MIGRATIONS).sort().at(-1) });
+    } finally {
+      await second.close();
+      await exited;
+    }
   });
 });

@@ -41,6 +41,23 @@ describe('Expect header', () => {
     expect(parsed.error.code).toBe('bad_request');
   });
 
+  it('the 417 carries the rate headers every /v1 response carries, and counts toward the per-IP limit', async () => {
+    const ask = (expectation: string) =>
+      rawRequest(`GET /v1/probe/7d3f1e2a-4b5c-4d6e-8f70-1a2b3c4d5e6f HTTP/1.1\r\nHost: a\r\n${expectation}X-Api-Key: ${key}\r\nConnection: close\r\n\r\n`);
+    const headOf = (raw: string) => raw.slice(0, raw.indexOf('\r\n\r\n')).toLowerCase();
+    const remaining = (raw: string) => Number(/x-ratelimit-remaining: (\d+)/.exec(headOf(raw))?.[1]);
+    const refused = await ask('Expect: 200-ok\r\n');
+    expect(refused).toMatch(/^HTTP\/1\.1 417 /);
+    expect(headOf(refused), refused).toMatch(/x-ratelimit-limit: \d+/);
+    expect(headOf(refused)).toMatch(/x-ratelimit-reset: \d+/);
+    const before = remaining(refused);
+    expect(before).toBeGreaterThanOrEqual(0);
+    await ask('Expect: 200-ok\r\n');
+    const next = await ask('');
+    expect(next).toMatch(/^HTTP\/1\.1 (200|404) /);
+    expect(remaining(next)).toBeLessThan(before - 1);
+  });
+
   it('100-continue still works', async () => {
     const body = JSON.stringify({ order_id: 'o-1', asset: 'USDT_TRON', amount: '10', expires_in: 600 });
     const raw = await rawRequest(

@@ -29,6 +29,16 @@ describe('TRUST_PROXY', () => {
     expect(refusal({ TRUST_PROXY: value })?.variable).toBe('TRUST_PROXY');
   });
 
+  // proxy-addr reads any spelling of an IPv4-mapped address as IPv4: each of these is 0.0.0.0/0.
+  it.each(['0:0:0:0:0:ffff:0:0/96', '::0:ffff:0:0/96', '0::ffff:0.0.0.0/96', '0:0:0:0:0:FFFF:0:0/96'])(
+    'refuses %s: every IPv4 address, spelled without a leading "::ffff:"',
+    (value) => {
+      const e = refusal({ TRUST_PROXY: value });
+      expect(e?.variable).toBe('TRUST_PROXY');
+      expect(e?.message).toMatch(/TRUST_PROXY: .*every/);
+    },
+  );
+
   it('still accepts proxy addresses and ranges', () => {
     expect(parseConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.10, fd00::/8, ::1' }).trustProxy).toEqual(['10.0.0.0/8', '192.168.1.10', 'fd00::/8', '::1']);
   });

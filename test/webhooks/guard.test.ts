@@ -117,13 +117,68 @@ describe('a resolver that does not answer', () => {
     expect(dns.started()).toBe(DNS_SLOTS);
     dns.release();
     await new Promise((r) => setImmediate(r));
-    // Each freed slot went to a waiting lookup, never more than DNS_SLOTS at once.
+    // The attempts that waited gave up: no lookup is started for them once the slots are free.
+    expect(dns.started()).toBe(0);
+    expect(dns.most()).toBe(DNS_SLOTS);
+
+    // Attempts still waiting get each freed slot in turn, never more than DNS_SLOTS at once.
+    const waiting = Array.from({ length: 6 }, (_, i) => postWebhook(`https://w${i}.example.com/hook`, {}, '{}', { allowPrivate: false, timeoutMs: 10_000, resolve: dns.resolve }));
+    await new Promise((r) => setImmediate(r));
+    expect(dns.started()).toBe(DNS_SLOTS);
+    dns.release();
+    await new Promise((r) => setImmediate(r));
     expect(dns.started()).toBe(DNS_SLOTS);
     while (dns.started() > 0) {
       dns.release();
       await new Promise((r) => setImmediate(r));
     }
+    expect((await Promise.all(waiting)).every((x) => x.kind === 'error' && x.error === 'DNS: ENOTFOUND')).toBe(true);
     expect(dns.most()).toBe(DNS_SLOTS);
+  });
+
+  /** `dns` for every name but ok.example.com, which answers at once with the loopback receiver. */
+  const withHealthy = (dns: ReturnType<typeof hangingResolver>) =>
+    ((host: string, o: unknown) => (host === 'ok.example.com' ? Promise.resolve([{ address: '127.0.0.1', family: 4 }]) : (dns.resolve as (h: string, o: unknown) => Promise<unknown>)(host, o))) as never;
+  const drain = async (dns: ReturnType<typeof hangingResolver>) => {
+    for (let i = 0; i < 20 && dns.started() > 0; i++) {
+      dns.release();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
+
+  it("a merchant whose name server never answers holds one lookup slot however often its lane retries: another merchant's delivery still resolves", async () => {
+    const dns = hangingResolver();
+    const resolve = withHealthy(dns);
+    try {
+      // The dispatcher's lane of that merchant: one attempt after another, each given up at its timeout.
+      for (let i = 0; i < 3; i++) {
+        const a = await postWebhook('https://hangs.example.com/hook', {}, '{}', { allowPrivate: false, timeoutMs: 100, resolve });
+        expect(a).toMatchObject({ kind: 'error', error: 'DNS: timed out after 100 ms' });
+      }
+      const other = await postWebhook(`http://ok.example.com:${r.port}/hooks`, {}, '{}', { allowPrivate: true, timeoutMs: 2_000, resolve });
+      expect(other).toMatchObject({ kind: 'response', status: 204 });
+    } finally {
+      await drain(dns);
+    }
+  });
+
+  it('an attempt that gave up while waiting for a slot starts no lookup later: the freed slots go to deliveries still waiting', async () => {
+    const dns = hangingResolver();
+    const resolve = withHealthy(dns);
+    try {
+      // Four merchants whose name servers never answer: two lookups run, two attempts wait and time out.
+      const given = await Promise.all([1, 2, 3, 4].map((i) => postWebhook(`https://hangs${i}.example.com/hook`, {}, '{}', { allowPrivate: false, timeoutMs: 100, resolve })));
+      expect(given.every((x) => x.kind === 'error')).toBe(true);
+      expect(dns.started()).toBe(DNS_SLOTS);
+      dns.release(); // the system resolver's own timeout ends the two running lookups
+      await new Promise((r) => setTimeout(r, 5));
+      // Nobody waits for hangs3/hangs4 any more: their lookups must not take the slots again.
+      expect(dns.started()).toBe(0);
+      const other = await postWebhook(`http://ok.example.com:${r.port}/hooks`, {}, '{}', { allowPrivate: true, timeoutMs: 2_000, resolve });
+      expect(other).toMatchObject({ kind: 'response', status: 204 });
+    } finally {
+      await drain(dns);
+    }
   });
 });
 
