@@ -2,9 +2,8 @@
  * An `Expect` other than 100-continue is refused by Node itself before fastify sees the request;
  * the refusal must still be the spec's error: body {error: {code, message}} and X-Request-Id.
  */
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isErrorBody } from '../helpers/http.js';
+import { isErrorBody, rawRequest as rawTo } from '../helpers/http.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { probeRoutes } from '../helpers/probe-routes.js';
 
@@ -16,15 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const rawRequest = (text: string) =>
-  new Promise<string>((resolve, reject) => {
-    const u = new URL(t.url);
-    const socket = net.connect(Number(u.port), u.hostname, () => socket.write(text));
-    let out = '';
-    socket.on('data', (d) => (out += d));
-    socket.on('end', () => resolve(out));
-    socket.on('error', reject);
-  });
+const rawRequest = (text: string) => rawTo(t.url, text);
 
 describe('Expect header', () => {
   it('an unsupported expectation gets 417 bad_request in the error shape with a request id', async () => {

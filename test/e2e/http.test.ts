@@ -1,7 +1,6 @@
 /** The cross-cutting /v1 contract over real HTTP: request ids, 404s, body faults, validation, errors. */
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, isErrorBody } from '../helpers/http.js';
+import { api, isErrorBody, rawRequest as rawTo } from '../helpers/http.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { probeRoutes } from '../helpers/probe-routes.js';
 
@@ -166,15 +165,7 @@ describe('validation', () => {
 });
 
 describe('faults outside routing', () => {
-  const rawRequest = (text: string) =>
-    new Promise<string>((resolve, reject) => {
-      const u = new URL(t.url);
-      const socket = net.connect(Number(u.port), u.hostname, () => socket.write(text));
-      let out = '';
-      socket.on('data', (d) => (out += d));
-      socket.on('end', () => resolve(out));
-      socket.on('error', reject);
-    });
+  const rawRequest = (text: string) => rawTo(t.url, text);
   const jsonOf = (raw: string) => JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
 
   it('a malformed percent-escape answers in the error shape with every header', async () => {

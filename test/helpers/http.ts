@@ -1,4 +1,6 @@
 /** A small fetch wrapper for end-to-end tests over real HTTP on loopback. */
+import net from 'node:net';
+
 export interface ApiResponse {
   status: number;
   headers: Headers;
@@ -50,4 +52,16 @@ export function isErrorBody(body: unknown): boolean {
     return e.details.every((d: unknown) => typeof (d as { path?: unknown }).path === 'string' && typeof (d as { message?: unknown }).message === 'string');
   }
   return e.code !== 'validation_failed';
+}
+
+/** Writes `text` as is on a new connection to `baseUrl` and returns everything read until it closes. */
+export function rawRequest(baseUrl: string, text: string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const u = new URL(baseUrl);
+    const socket = net.connect(Number(u.port), u.hostname, () => socket.write(text));
+    let out = '';
+    socket.on('data', (d) => (out += d));
+    socket.on('end', () => resolve(out));
+    socket.on('error', reject);
+  });
 }
