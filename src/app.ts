@@ -13,6 +13,9 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { ViewCaches } from './db/view-cache.js';
+import { INVOICE_VIEW_SOURCES } from './invoices/view.js';
+import { PAYOUT_VIEW_SOURCES } from './payouts/view.js';
 import { startCheckpointer, type Checkpointer } from './db/checkpointer.js';
 import { registerV1Routes } from './http/routes.js';
 import { buildHttpServer, type ApiServer } from './http/server.js';
@@ -75,6 +78,21 @@ export interface App {
   readonly stopping: ReadonlySet<string>;
 }
 
+/**
+ * Answers kept per view: ~1 KB each (the serialized object, its key and the map's entry), so at
+ * most ~4 MB a view; merchants poll the objects they just created, which stay in.
+ */
+export const KEPT_ANSWERS = 4_096;
+
+/** The kept answers of the GET routes (db/view-cache.ts), on the writer whose writes drop them. */
+function keptViews(database: Database): NonNullable<Services['views']> {
+  const caches = new ViewCaches(database.sqlite);
+  return {
+    invoices: caches.create('invoice', INVOICE_VIEW_SOURCES, KEPT_ANSWERS),
+    payouts: caches.create('payout', PAYOUT_VIEW_SOURCES, KEPT_ANSWERS),
+  };
+}
+
 export async function buildApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger(config.logLevel);
@@ -95,7 +113,8 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   const readAhead = (list: string[]) => void checkpointer?.readAhead(addressSearch.sql, list.map((address) => addressSearch.params({ address })));
   const addresses = new DepositAddressAllocator({ ...opts.addresses, pool: { ...opts.addresses?.pool, readAhead: opts.addresses?.pool?.readAhead ?? readAhead } });
   const chain = opts.chain ?? createTronClient({ fullHost: fullNodeUrl(config), apiKey: config.tronApiKey });
-  const services: Services = { config, clock, logger, db: database.db, scans: database.scans, verifier, catalog, addresses, chain, wallet };
+  const views = keptViews(database);
+  const services: Services = { config, clock, logger, db: database.db, scans: database.scans, verifier, catalog, addresses, chain, wallet, views };
   let workers: WorkerHost | null = null;
   const metrics = createMetrics({ services, workers: () => workers, probe: opts.admin ? opts.admin.probe : undefined });
   let admin: Awaited<ReturnType<typeof buildAdminServer>> | null = null;
