@@ -41,6 +41,8 @@ interface Entry {
 export const OTHERS_CHECK_MS = 10;
 
 const FUNCTION = 'paygate_view_changed';
+/** Connections with their ViewCaches: a second one would replace the SQL function the first relies on. */
+const taken = new WeakSet<Sqlite.Database>();
 const NAME = /^[a-z_]+$/;
 
 /** The caches of one writer connection: the SQL function, the triggers, the shared counters. */
@@ -60,6 +62,8 @@ export class ViewCaches {
   private checkedAt = -Infinity;
 
   constructor(private readonly writer: Sqlite.Database) {
+    if (taken.has(writer)) throw new Error('view cache: this connection has its ViewCaches already');
+    taken.add(writer);
     // directOnly: a trigger or view stored in the database file cannot call it, only our TEMP triggers.
     writer.function(FUNCTION, { deterministic: false, directOnly: true, varargs: false }, (view: unknown, key: unknown) => {
       if (typeof view === 'string' && typeof key === 'string') this.changed(view, key);
