@@ -2,7 +2,9 @@
  * Server half of bench/api.ts and bench/scale.ts, in its own process so the load generator does
  * not share its CPU. Two kinds, chosen by the first argument:
  *
- * - `bare`: plain fastify with no hooks, a constant GET and a POST echo (the yardstick).
+ * - `bare`: plain fastify with no hooks, a constant GET (also under `/bare/:id`, so that the load
+ *   generator builds the same request per call as for GET /v1/invoices/{id}) and a POST echo (the
+ *   yardstick).
  * - `app` (default): the real app as `paygate serve` builds it (background work on, logs at warn,
  *   rate limits raised) over BENCH_DB (a fresh temporary database when unset). It prepares a
  *   wallet, an approved merchant (BENCH_MERCHANT_ID to use an existing one, e.g. of a seeded
@@ -37,6 +39,7 @@ export interface ServerInfo {
 async function bare(): Promise<void> {
   const app = Fastify({ logger: false });
   app.get('/bare', async () => ({ ok: true }));
+  app.get('/bare/:id', async () => ({ ok: true }));
   app.post('/echo', async (req) => req.body);
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const profile = await profileFromHere();
