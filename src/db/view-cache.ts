@@ -112,8 +112,9 @@ export class ViewCaches {
   checkOthers(): boolean {
     const now = performance.now();
     if (now - this.checkedAt < OTHERS_CHECK_MS && this.verified) return true;
-    this.checkedAt = now;
+    // Read before the time is noted: a read that throws (busy) leaves the next lookup to try again.
     const version = this.dataVersion.get() as number;
+    this.checkedAt = now;
     if (version !== this.seenVersion) {
       this.seenVersion = version;
       this.invalidations++;

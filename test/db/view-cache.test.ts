@@ -166,6 +166,61 @@ describe('kept answers', () => {
     }
   });
 
+  it('serves exactly what the database holds through a random mix of writes, open transactions, rollbacks and other processes', async () => {
+    let seed = 12345;
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return Math.floor((seed / 2 ** 31) * n);
+    };
+    const ids = ['a', 'b', 'c', 'd'];
+    for (const id of ['c', 'd']) await exec(`insert into things values ('${id}', 'created')`);
+    const other = openDatabase(file);
+    let hits = 0;
+    const check = async () => {
+      for (const id of ids) {
+        const kept = cache.lookup(id, 'm1');
+        const truth = await read(id);
+        if (kept !== undefined) {
+          hits++;
+          expect(kept).toBe(truth);
+        }
+        await get(id);
+      }
+    };
+    const ops = [0, 0, 0, 0];
+    try {
+      for (let step = 0; step < 300; step++) {
+        const id = ids[rnd(ids.length)]!;
+        const op = rnd(4);
+        ops[op]!++;
+        if (op === 0) await exec(`update things set status = 's${step}' where id = '${id}'`);
+        else if (op === 1) await exec(`insert into parts (thing_id, amount) values ('${id}', ${step})`);
+        else if (op === 2) {
+          // An open transaction with reads in the middle, committed or rolled back.
+          const rollback = rnd(3) === 0;
+          const outcome = await writeTx(database.db, async (trx) => {
+            await sql`update things set status = ${`t${step}`} where id = ${id}`.execute(trx);
+            await check();
+            await sql`delete from parts where thing_id = ${id}`.execute(trx);
+            await check();
+            if (rollback) throw new Error('rollback');
+            return 'committed';
+          }).catch((e: Error) => e.message);
+          expect(outcome).toBe(rollback ? 'rollback' : 'committed');
+        } else {
+          await sql`update things set status = ${`o${step}`} where id = ${id}`.execute(other.db);
+          await sleep(OTHERS_CHECK_MS + 2);
+        }
+        await check();
+      }
+    } finally {
+      await other.close();
+    }
+    // Every kind of step ran, and the cache answered most reads: the comparison was not made on misses only.
+    expect(Math.min(...ops)).toBeGreaterThan(40);
+    expect(hits).toBeGreaterThan(900);
+  });
+
   it('holds at most its capacity, dropping the oldest answer first', async () => {
     const small = caches.create('small', [{ table: 'things', key: 'id' }], 2);
     for (const id of ['x', 'y', 'z']) small.fill(small.begin(id), id, 'm1', id);
