@@ -26,6 +26,12 @@ import type Sqlite from 'better-sqlite3';
 export interface ViewSource {
   table: string;
   key: string;
+  /**
+   * The key column is the row's own id (an invoice's id, not a deposit's invoice_id): an inserted row
+   * is a new object, of which no answer can be kept yet, so inserts need no trigger (a creation
+   * then pays no call into JavaScript and refuses no fill in flight).
+   */
+  ownId?: boolean;
 }
 
 /** Where a fill stands: the invalidation count when its read began, or null (it may not be kept). */
@@ -83,6 +89,7 @@ export class ViewCaches {
       if (!NAME.test(s.table) || !NAME.test(s.key)) throw new Error(`view cache: bad source ${s.table}.${s.key}`);
       const rows = { insert: ['new'], update: ['old', 'new'], delete: ['old'] } as const;
       for (const [event, which] of Object.entries(rows)) {
+        if (event === 'insert' && s.ownId) continue;
         const trigger = `paygate_view_${name}_${s.table}_${event}`;
         const calls = which.map((w) => `${FUNCTION}('${name}', ${w}.${s.key})`).join(', ');
         this.triggers.push(`create temp trigger if not exists ${trigger} after ${event} on main.${s.table} begin select ${calls}; end`);

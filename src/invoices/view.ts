@@ -34,6 +34,6 @@ export function invoiceView(row: InvoicesTable, deposits: DepositView[] = []): I
 
 /** The rows an Invoice is built from (GET reads them): a change to any drops its kept answer. */
 export const INVOICE_VIEW_SOURCES: ViewSource[] = [
-  { table: 'invoices', key: 'id' },
+  { table: 'invoices', key: 'id', ownId: true },
   { table: 'deposits', key: 'invoice_id' },
 ];

@@ -23,4 +23,4 @@ export function payoutView(row: PayoutsTable): PayoutView {
 }
 
 /** The rows a Payout is built from: a change drops its kept answer. */
-export const PAYOUT_VIEW_SOURCES: ViewSource[] = [{ table: 'payouts', key: 'id' }];
+export const PAYOUT_VIEW_SOURCES: ViewSource[] = [{ table: 'payouts', key: 'id', ownId: true }];

@@ -80,6 +80,19 @@ describe('kept answers', () => {
     expect(cache.lookup('b', 'm1')).toBeUndefined();
   });
 
+  it('takes the insert of a new object (its own id) as no change: creations refuse no fill in flight', async () => {
+    const objects = caches.create('object', [{ table: 'things', key: 'id', ownId: true }], 10);
+    const token = objects.begin('a');
+    await exec("insert into things values ('new-one', 'created')");
+    objects.fill(token, 'a', 'm1', 'A');
+    expect(objects.lookup('a', 'm1')).toBe('A');
+    // Parts keyed by their thing's id are not new objects: their inserts still count.
+    const token2 = cache.begin('a');
+    await exec("insert into parts (thing_id, amount) values ('b', 1)");
+    cache.fill(token2, 'a', 'm1', 'A');
+    expect(cache.lookup('a', 'm1')).toBeUndefined();
+  });
+
   it('never keeps what was read while an open write transaction had changed the row, and serves the commit after it', async () => {
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
