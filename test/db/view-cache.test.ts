@@ -81,9 +81,10 @@ describe('kept answers', () => {
   });
 
   it('takes the insert of a new object (its own id) as no change: creations refuse no fill in flight', async () => {
-    const objects = caches.create('object', [{ table: 'things', key: 'id', ownId: true }], 10);
+    await exec('create table objects (id text primary key)');
+    const objects = caches.create('object', [{ table: 'objects', key: 'id', ownId: true }], 10);
     const token = objects.begin('a');
-    await exec("insert into things values ('new-one', 'created')");
+    await exec("insert into objects values ('new-one')");
     objects.fill(token, 'a', 'm1', 'A');
     expect(objects.lookup('a', 'm1')).toBe('A');
     // Parts keyed by their thing's id are not new objects: their inserts still count.
