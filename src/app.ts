@@ -58,6 +58,11 @@ export interface AppOptions {
   extraRoutes?: (app: ApiServer, services: Services) => Promise<void>;
   /** The admin listener (/healthz, /readyz, /metrics on ADMIN_HOST:ADMIN_PORT); false: none. */
   admin?: false | AdminOptions;
+  /**
+   * Keep the answers of the GET routes until their rows change (default true). false: every read
+   * goes to the database (bench/scale.ts compares the database path on a million invoices).
+   */
+  keptAnswers?: boolean;
 }
 
 export interface App {
@@ -113,7 +118,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   const readAhead = (list: string[]) => void checkpointer?.readAhead(addressSearch.sql, list.map((address) => addressSearch.params({ address })));
   const addresses = new DepositAddressAllocator({ ...opts.addresses, pool: { ...opts.addresses?.pool, readAhead: opts.addresses?.pool?.readAhead ?? readAhead } });
   const chain = opts.chain ?? createTronClient({ fullHost: fullNodeUrl(config), apiKey: config.tronApiKey });
-  const views = keptViews(database);
+  const views = opts.keptAnswers === false ? undefined : keptViews(database);
   const services: Services = { config, clock, logger, db: database.db, scans: database.scans, verifier, catalog, addresses, chain, wallet, views };
   let workers: WorkerHost | null = null;
   const metrics = createMetrics({ services, workers: () => workers, probe: opts.admin ? opts.admin.probe : undefined });

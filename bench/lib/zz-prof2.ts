@@ -1,0 +1,12 @@
+import type { ServerInfo } from '../api-server.js';
+import { cannon, type Route } from './cannon.js';
+import { SERVE_NODE_FLAGS } from '../../src/operations/heap.js';
+import { startChild, stopChild } from './child.js';
+const kind = process.argv[2]!;
+const file = process.argv[3]!;
+const { info, child } = await startChild<ServerInfo>('api-server.ts', kind === 'bare' ? { args: ['bare'], env: { BENCH_CPU_PROF: file } } : { env: { BENCH_CPU_PROF: file }, nodeArgs: [...SERVE_NODE_FLAGS] });
+const pick = (xs: string[]) => xs[Math.floor(Math.random() * xs.length)];
+const route: Route = kind === 'bare' ? { method: 'GET', path: '/bare' } : kind === 'get' ? { method: 'GET', path: () => `/v1/invoices/${pick(info.invoices)}`, headers: { 'x-api-key': info.key } } : kind === 'post' ? { method: 'POST', path: '/v1/invoices', headers: { 'x-api-key': info.key }, body: () => JSON.stringify({ order_id: `p-${Math.random()}`, asset: 'USDT_TRON', amount: '12.5', expires_in: 3600 }) } : { method: 'GET', path: () => `/v1/payouts/${pick(info.payouts)}`, headers: { 'x-api-key': info.key } };
+const r = await cannon({ url: info.url, route, seconds: 6, connections: 32, pid: info.pid });
+await stopChild(child);
+console.log(`${kind} ${r.requests} ${Math.round(r.perSecond)}/s cpu ${r.cpuUs.toFixed(0)}µs`);

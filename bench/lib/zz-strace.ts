@@ -1,0 +1,16 @@
+import { spawn } from 'node:child_process';
+import type { ServerInfo } from '../api-server.js';
+import { cannon, type Route } from './cannon.js';
+import { startChild, stopChild } from './child.js';
+const kind = process.argv[2] ?? 'get';
+const { info, child } = await startChild<ServerInfo>('api-server.ts', kind === 'bare' ? { args: ['bare'] } : {});
+const pick = (xs: string[]) => xs[Math.floor(Math.random() * xs.length)];
+const route: Route = kind === 'bare' ? { method: 'GET', path: '/bare' } : { method: 'GET', path: () => `/v1/invoices/${pick(info.invoices)}`, headers: { 'x-api-key': info.key } };
+await cannon({ url: info.url, route, seconds: 2, connections: 32 });
+const st = spawn('strace', ['-c', '-f', '-p', String(info.pid), '-o', `/tmp/strace-${kind}.txt`]);
+await new Promise((r) => setTimeout(r, 500));
+const r = await cannon({ url: info.url, route, seconds: 4, connections: 32, pid: info.pid });
+st.kill('SIGINT');
+await new Promise((r) => st.once('exit', r));
+console.log(`${kind}: ${r.requests} requests`);
+await stopChild(child);
