@@ -84,17 +84,17 @@ export interface App {
 }
 
 /**
- * Answers kept per view: ~1 KB each (the serialized object, its key and the map's entry), so at
- * most ~4 MB a view; merchants poll the objects they just created, which stay in.
+ * Characters of kept answers per view (db/view-cache.ts): ~4,000 invoices of ~800 characters, a
+ * few MB; merchants poll the objects they just created, which stay in.
  */
-export const KEPT_ANSWERS = 4_096;
+export const KEPT_ANSWER_CHARS = 4 * 1024 * 1024;
 
 /** The kept answers of the GET routes (db/view-cache.ts), on the writer whose writes drop them. */
 function keptViews(database: Database): NonNullable<Services['views']> {
   const caches = new ViewCaches(database.sqlite);
   return {
-    invoices: caches.create('invoice', INVOICE_VIEW_SOURCES, KEPT_ANSWERS),
-    payouts: caches.create('payout', PAYOUT_VIEW_SOURCES, KEPT_ANSWERS),
+    invoices: caches.create('invoice', INVOICE_VIEW_SOURCES, KEPT_ANSWER_CHARS),
+    payouts: caches.create('payout', PAYOUT_VIEW_SOURCES, KEPT_ANSWER_CHARS),
   };
 }
 

@@ -3,12 +3,15 @@
  * until a row they were built from changes (issue 12: a read that finds its answer here skips the
  * SQLite lookup, the view and the serializer, about half of the request's server CPU).
  *
- * An answer is never older than the database at the moment the request looks it up:
+ * An answer is never older than this process's last commit, and at most OTHERS_CHECK_MS older
+ * than another process's:
  * - This process writes through one connection, the writer. TEMP triggers on it call
  *   `paygate_view_changed(view, key)` for every insert, update and delete of a source row, whatever
- *   code wrote it (a store function, raw SQL, a migration-free admin path): the entry goes at once.
+ *   code wrote it (a store function, raw SQL, a path nobody wired): the entry goes at once.
  * - A change made inside an open write transaction is not yet visible to the reader connection: until
- *   the writer leaves that transaction the key stays `pending`, and no answer read meanwhile is kept.
+ *   the writer is seen outside a transaction the key stays `pending`, and no answer read meanwhile
+ *   is kept. Past PENDING_LIMIT keys every key counts as pending (memory stays bounded when no
+ *   read comes to clear them).
  * - An answer is read in several steps (a row, then its deposits). It is kept only if nothing was
  *   invalidated while it was read, so it never mixes two states.
  * - Other processes (the CLI, a second `serve`): `PRAGMA data_version` on the writer moves when any
@@ -18,6 +21,10 @@
  *   millisecond still ~1.6 µs a request. It is read at most once per OTHERS_CHECK_MS: another
  *   process's commit is in every answer looked up 10 ms or more after it (a CLI command takes
  *   longer than that to exit after its commit; key revocations by the CLI take up to 100 ms).
+ *
+ * The SQL function never throws: an exception there would fail the write that fired it (a payout's
+ * status, a deposit). If anything goes wrong inside it, every answer is dropped and none is kept
+ * until the writer is seen outside a transaction.
  */
 import { performance } from 'node:perf_hooks';
 import type Sqlite from 'better-sqlite3';
@@ -45,6 +52,12 @@ interface Entry {
 
 /** How stale a kept answer may be for another process's commit, in milliseconds. */
 export const OTHERS_CHECK_MS = 10;
+/** Keys remembered as changed inside open transactions; past this, every key counts as changed. */
+export const PENDING_LIMIT = 10_000;
+/** An answer longer than this is not kept (an invoice with thousands of dust deposits). */
+export const MAX_KEPT_CHARS = 16 * 1024;
+/** What an entry costs beyond its text (key, owner, map slot), counted against the byte budget. */
+const ENTRY_OVERHEAD = 200;
 
 const FUNCTION = 'paygate_view_changed';
 /** Connections with their ViewCaches: a second one would replace the SQL function the first relies on. */
@@ -59,10 +72,12 @@ export class ViewCaches {
   private invalidations = 0;
   /** Keys changed inside the writer's open transaction (cleared once it is seen outside one). */
   private readonly pending = new Set<string>();
+  /** Every key counts as pending until the writer is seen outside a transaction. */
+  private allPending = false;
   private readonly dataVersion: Sqlite.Statement;
   private seenVersion: number;
   private readonly countTriggers: Sqlite.Statement;
-  /** False from another connection's commit until the triggers are checked (checkOthers). */
+  /** False from another connection's commit until the triggers are checked outside a transaction. */
   private verified = true;
   /** When data_version was last read (performance.now()). */
   private checkedAt = -Infinity;
@@ -80,10 +95,10 @@ export class ViewCaches {
     this.countTriggers = writer.prepare("select count(*) from temp.sqlite_master where type = 'trigger' and name like 'paygate\\_view\\_%' escape '\\'").pluck();
   }
 
-  /** A cache for the view `name`, built from `sources`, holding at most `capacity` answers. */
-  create(name: string, sources: ViewSource[], capacity: number): ViewCache {
+  /** A cache for the view `name`, built from `sources`, holding answers up to `budgetChars` in all. */
+  create(name: string, sources: ViewSource[], budgetChars: number): ViewCache {
     if (!NAME.test(name) || this.caches.has(name)) throw new Error(`view cache: bad or repeated name ${name}`);
-    const cache = new ViewCache(this, name, capacity);
+    const cache = new ViewCache(this, name, budgetChars);
     this.caches.set(name, cache);
     for (const s of sources) {
       if (!NAME.test(s.table) || !NAME.test(s.key)) throw new Error(`view cache: bad source ${s.table}.${s.key}`);
@@ -99,22 +114,40 @@ export class ViewCaches {
     return cache;
   }
 
-  /** Every trigger in place (a table rebuilt by another process could have taken its own). */
-  private ensureTriggers(): void {
-    const present = this.countTriggers.get() as number;
-    if (present < this.triggers.length) for (const sql of this.triggers) this.writer.exec(sql);
+  /** Keys remembered as changed in the open transaction (tests watch the bound). */
+  get pendingSize(): number {
+    return this.pending.size;
   }
 
+  /** Called by the triggers, inside the statement that changed the row: must never throw. */
   private changed(view: string, key: string): void {
-    this.invalidations++;
-    this.caches.get(view)?.drop(key);
-    if (this.writer.inTransaction) this.pending.add(`${view}\u0000${key}`);
+    try {
+      this.invalidations++;
+      this.caches.get(view)?.drop(key);
+      if (!this.writer.inTransaction) {
+        // An autocommit statement: every transaction before it has ended.
+        this.settle();
+      } else if (!this.allPending) {
+        if (this.pending.size >= PENDING_LIMIT) {
+          this.pending.clear();
+          this.allPending = true;
+        } else this.pending.add(`${view}\u0000${key}`);
+      }
+    } catch {
+      this.allPending = true;
+      for (const c of this.caches.values()) c.clear();
+    }
+  }
+
+  /** The writer is outside any transaction: what changed inside earlier ones is committed or gone. */
+  private settle(): void {
+    this.pending.clear();
+    this.allPending = false;
   }
 
   /**
-   * Drops every entry when another connection has committed since the last look. False while the
-   * triggers could not be checked since then (the writer was inside a transaction: a trigger created
-   * in it would go with a rollback): nothing is served or kept until they are.
+   * Drops every entry when another connection has committed since the last look (at most once per
+   * OTHERS_CHECK_MS). False while the triggers could not be checked since (see verify).
    */
   checkOthers(): boolean {
     const now = performance.now();
@@ -128,20 +161,34 @@ export class ViewCaches {
       for (const c of this.caches.values()) c.clear();
       this.verified = false;
     }
-    if (!this.verified && !this.writer.inTransaction) {
-      this.ensureTriggers();
-      this.verified = true;
-    }
-    return this.verified;
+    return this.verify();
+  }
+
+  /**
+   * After another connection's commit, every trigger is checked (a table rebuilt by another process
+   * could have taken its own) before anything is served or kept again; only outside a transaction,
+   * where a trigger created would not go with a rollback.
+   */
+  private verify(): boolean {
+    if (this.verified || this.writer.inTransaction) return this.verified;
+    const present = this.countTriggers.get() as number;
+    if (present < this.triggers.length) for (const sql of this.triggers) this.writer.exec(sql);
+    this.verified = true;
+    return true;
   }
 
   begin(view: string, key: string): FillToken {
-    if (!this.verified) return null;
     if (!this.writer.inTransaction) {
-      this.pending.clear();
+      this.settle();
+      try {
+        if (!this.verify()) return null;
+      } catch {
+        return null;
+      }
       return this.invalidations;
     }
-    return this.pending.has(`${view}\u0000${key}`) ? null : this.invalidations;
+    if (!this.verified || this.allPending || this.pending.has(`${view}\u0000${key}`)) return null;
+    return this.invalidations;
   }
 
   mayKeep(token: FillToken): boolean {
@@ -151,11 +198,12 @@ export class ViewCaches {
 
 export class ViewCache {
   private readonly entries = new Map<string, Entry>();
+  private chars = 0;
 
   constructor(
     private readonly shared: ViewCaches,
     readonly name: string,
-    private readonly capacity: number,
+    private readonly budgetChars: number,
   ) {}
 
   /** The kept answer of `key` for `owner`, after a look for other processes' commits. */
@@ -177,11 +225,16 @@ export class ViewCache {
   }
 
   fill(token: FillToken, key: string, owner: string, body: string): void {
-    if (!this.shared.mayKeep(token)) return;
-    this.entries.delete(key);
-    // The oldest entry goes first (Map keeps insertion order): merchants poll recent objects.
-    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as string);
+    if (!this.shared.mayKeep(token) || body.length > MAX_KEPT_CHARS) return;
+    this.drop(key);
     this.entries.set(key, { owner, body });
+    this.chars += body.length + ENTRY_OVERHEAD;
+    // The oldest entries go first (Map keeps insertion order): merchants poll recent objects.
+    for (const [oldest, e] of this.entries) {
+      if (this.chars <= this.budgetChars) break;
+      this.entries.delete(oldest);
+      this.chars -= e.body.length + ENTRY_OVERHEAD;
+    }
   }
 
   get size(): number {
@@ -189,10 +242,14 @@ export class ViewCache {
   }
 
   drop(key: string): void {
+    const e = this.entries.get(key);
+    if (e === undefined) return;
     this.entries.delete(key);
+    this.chars -= e.body.length + ENTRY_OVERHEAD;
   }
 
   clear(): void {
     this.entries.clear();
+    this.chars = 0;
   }
 }

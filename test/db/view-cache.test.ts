@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, writeTx, type Database } from '../../src/db/database.js';
-import { OTHERS_CHECK_MS, ViewCaches, type ViewCache } from '../../src/db/view-cache.js';
+import { MAX_KEPT_CHARS, OTHERS_CHECK_MS, PENDING_LIMIT, ViewCaches, type ViewCache } from '../../src/db/view-cache.js';
 import { tempDir } from '../helpers/app.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -46,7 +46,7 @@ describe('kept answers', () => {
     cache = caches.create('thing', [
       { table: 'things', key: 'id' },
       { table: 'parts', key: 'thing_id' },
-    ], 100);
+    ], 1_000_000);
   });
   afterEach(() => database.close());
 
@@ -82,7 +82,7 @@ describe('kept answers', () => {
 
   it('takes the insert of a new object (its own id) as no change: creations refuse no fill in flight', async () => {
     await exec('create table objects (id text primary key)');
-    const objects = caches.create('object', [{ table: 'objects', key: 'id', ownId: true }], 10);
+    const objects = caches.create('object', [{ table: 'objects', key: 'id', ownId: true }], 1_000_000);
     const token = objects.begin('a');
     await exec("insert into objects values ('new-one')");
     objects.fill(token, 'a', 'm1', 'A');
@@ -235,12 +235,55 @@ describe('kept answers', () => {
     expect(hits).toBeGreaterThan(900);
   });
 
-  it('holds at most its capacity, dropping the oldest answer first', async () => {
-    const small = caches.create('small', [{ table: 'things', key: 'id' }], 2);
+  it('holds answers up to its budget, dropping the oldest first, and keeps no answer over MAX_KEPT_CHARS', async () => {
+    // Each entry costs its text plus 200 for its key and slot: two of one character fit in 402.
+    const small = caches.create('small', [{ table: 'things', key: 'id' }], 402);
     for (const id of ['x', 'y', 'z']) small.fill(small.begin(id), id, 'm1', id);
     expect(small.size).toBe(2);
     expect(small.lookup('x', 'm1')).toBeUndefined();
     expect(small.lookup('z', 'm1')).toBe('z');
+    cache.fill(cache.begin('a'), 'a', 'm1', 'x'.repeat(MAX_KEPT_CHARS + 1));
+    expect(cache.lookup('a', 'm1')).toBeUndefined();
+  });
+
+  it('remembers at most PENDING_LIMIT changed keys of open transactions, and keeps nothing read inside one past it', async () => {
+    await writeTx(database.db, async (trx) => {
+      for (let i = 0; i < PENDING_LIMIT + 50; i++) await sql`insert into parts (thing_id, amount) values (${`k${i}`}, 1)`.execute(trx);
+      expect(caches.pendingSize).toBeLessThanOrEqual(PENDING_LIMIT);
+      // Every key counts as changed now, also one the transaction never touched.
+      expect(cache.begin('untouched')).toBeNull();
+    });
+    // Seen outside a transaction again: the memory goes, answers are kept as before.
+    expect(cache.begin('a')).not.toBeNull();
+    expect(caches.pendingSize).toBe(0);
+    await get('a');
+    expect(cache.lookup('a', 'm1')).toBeDefined();
+  });
+
+  it('forgets the keys of ended transactions at the next write outside one, with no read in between', async () => {
+    for (let i = 0; i < 20; i++) await writeTx(database.db, (trx) => sql`update things set status = ${`s${i}`} where id = 'a'`.execute(trx));
+    expect(caches.pendingSize).toBe(1);
+    await exec("update things set status = 'autocommit' where id = 'b'");
+    expect(caches.pendingSize).toBe(0);
+  });
+
+  it("keeps answers again after another process's commit was first noticed inside a transaction", async () => {
+    await get('a');
+    const other = openDatabase(file);
+    try {
+      await sql`update things set status = 'approved' where id = 'b'`.execute(other.db);
+    } finally {
+      await other.close();
+    }
+    await sleep(OTHERS_CHECK_MS + 5);
+    await writeTx(database.db, async () => {
+      // The check runs here, inside the transaction: everything goes, nothing is kept meanwhile.
+      expect(cache.lookup('a', 'm1')).toBeUndefined();
+      expect(await get('b')).toBe('{"id":"b","status":"approved","parts":[]}');
+      expect(cache.size).toBe(0);
+    });
+    expect(await get('b')).toBe('{"id":"b","status":"approved","parts":[]}');
+    expect(cache.lookup('b', 'm1')).toBe('{"id":"b","status":"approved","parts":[]}');
   });
 
   it('is one set of caches per connection: a second would take over the function the first one relies on', () => {
