@@ -199,6 +199,9 @@ export class ViewCaches {
 export class ViewCache {
   private readonly entries = new Map<string, Entry>();
   private chars = 0;
+  /** Lookups answered from memory, and lookups that went to the database (/metrics). */
+  hits = 0;
+  misses = 0;
 
   constructor(
     private readonly shared: ViewCaches,
@@ -208,6 +211,13 @@ export class ViewCache {
 
   /** The kept answer of `key` for `owner`, after a look for other processes' commits. */
   lookup(key: string, owner: string): string | undefined {
+    const body = this.find(key, owner);
+    if (body === undefined) this.misses++;
+    else this.hits++;
+    return body;
+  }
+
+  private find(key: string, owner: string): string | undefined {
     if (this.entries.size === 0) return undefined;
     try {
       if (!this.shared.checkOthers()) return undefined;

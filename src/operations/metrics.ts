@@ -138,6 +138,12 @@ function verifierCounters(s: Services, registry: Registry): void {
   counter('paygate_api_key_verifications_refused_total', 'API keys left unchecked: client_budget (answered 429) or server_busy (answered 503)', () =>
     Object.entries(s.verifier.refused).map(([reason, value]) => ({ value, labels: { reason } })),
   );
+  counter('paygate_kept_answers_total', 'GET reads answered from kept answers (hit) or from the database (miss), by view', () =>
+    Object.entries(s.views ?? {}).flatMap(([view, c]) => [
+      { value: c.hits, labels: { view, result: 'hit' } },
+      { value: c.misses, labels: { view, result: 'miss' } },
+    ]),
+  );
 }
 
 /** Request counts and latency by route template and status, from the public server's responses. */

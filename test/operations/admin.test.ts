@@ -107,13 +107,18 @@ describe('admin listener', () => {
     const created = await api(t.url, '/v1/invoices', { key, body: newInvoice() });
     expect(created.status).toBe(201);
     await api(t.url, `/v1/invoices/${created.body.invoice_id}`, { key });
+    await api(t.url, `/v1/invoices/${created.body.invoice_id}`, { key });
     await api(t.url, `/v1/invoices/${randomUUID()}`, { key });
     await api(t.url, '/v1/nothing-here');
     const m = await api(admin, '/metrics');
+    // The second read of the invoice was answered from its kept answer.
+    expect(value(m.text, 'paygate_kept_answers_total{view="invoices",result="hit"}')).toBe(1);
+    expect(value(m.text, 'paygate_kept_answers_total{view="invoices",result="miss"}')).toBe(2);
+    expect(value(m.text, 'paygate_kept_answers_total{view="payouts",result="hit"}')).toBe(0);
     expect(m.status).toBe(200);
     expect(m.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(value(m.text, 'paygate_http_requests_total{method="POST",route="/v1/invoices",status="201"}')).toBe(1);
-    expect(value(m.text, 'paygate_http_requests_total{method="GET",route="/v1/invoices/:id",status="200"}')).toBe(1);
+    expect(value(m.text, 'paygate_http_requests_total{method="GET",route="/v1/invoices/:id",status="200"}')).toBe(2);
     expect(value(m.text, 'paygate_http_requests_total{method="GET",route="/v1/invoices/:id",status="404"}')).toBe(1);
     expect(value(m.text, 'paygate_http_requests_total{method="GET",route="unmatched",status="404"}')).toBe(1);
     expect(value(m.text, 'paygate_http_request_duration_seconds_count{method="POST",route="/v1/invoices",status="201"}')).toBe(1);
