@@ -87,7 +87,7 @@ export interface App {
  * Characters of kept answers per view (db/view-cache.ts): ~4,000 invoices of ~800 characters, a
  * few MB; merchants poll the objects they just created, which stay in.
  */
-export const KEPT_ANSWER_CHARS = 4 * 1024 * 1024;
+const KEPT_ANSWER_CHARS = 4 * 1024 * 1024;
 
 /** The kept answers of the GET routes (db/view-cache.ts), on the writer whose writes drop them. */
 function keptViews(database: Database): NonNullable<Services['views']> {

@@ -63,6 +63,8 @@ const FUNCTION = 'paygate_view_changed';
 /** Connections with their ViewCaches: a second one would replace the SQL function the first relies on. */
 const taken = new WeakSet<Sqlite.Database>();
 const NAME = /^[a-z_]+$/;
+/** A key of `pending`: the view and its object's id. */
+const pendingKey = (view: string, key: string) => `${view}\u0000${key}`;
 
 /** The caches of one writer connection: the SQL function, the triggers, the shared counters. */
 export class ViewCaches {
@@ -100,6 +102,7 @@ export class ViewCaches {
     if (!NAME.test(name) || this.caches.has(name)) throw new Error(`view cache: bad or repeated name ${name}`);
     const cache = new ViewCache(this, name, budgetChars);
     this.caches.set(name, cache);
+    const created: string[] = [];
     for (const s of sources) {
       if (!NAME.test(s.table) || !NAME.test(s.key)) throw new Error(`view cache: bad source ${s.table}.${s.key}`);
       const rows = { insert: ['new'], update: ['old', 'new'], delete: ['old'] } as const;
@@ -107,10 +110,11 @@ export class ViewCaches {
         if (event === 'insert' && s.ownId) continue;
         const trigger = `paygate_view_${name}_${s.table}_${event}`;
         const calls = which.map((w) => `${FUNCTION}('${name}', ${w}.${s.key})`).join(', ');
-        this.triggers.push(`create temp trigger if not exists ${trigger} after ${event} on main.${s.table} begin select ${calls}; end`);
+        created.push(`create temp trigger if not exists ${trigger} after ${event} on main.${s.table} begin select ${calls}; end`);
       }
     }
-    for (const sql of this.triggers) this.writer.exec(sql);
+    for (const sql of created) this.writer.exec(sql);
+    this.triggers.push(...created);
     return cache;
   }
 
@@ -131,7 +135,7 @@ export class ViewCaches {
         if (this.pending.size >= PENDING_LIMIT) {
           this.pending.clear();
           this.allPending = true;
-        } else this.pending.add(`${view}\u0000${key}`);
+        } else this.pending.add(pendingKey(view, key));
       }
     } catch {
       this.allPending = true;
@@ -187,7 +191,7 @@ export class ViewCaches {
       }
       return this.invalidations;
     }
-    if (!this.verified || this.allPending || this.pending.has(`${view}\u0000${key}`)) return null;
+    if (!this.verified || this.allPending || this.pending.has(pendingKey(view, key))) return null;
     return this.invalidations;
   }
 

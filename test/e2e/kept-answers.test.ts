@@ -39,6 +39,9 @@ describe('kept answers of GET routes', () => {
     const b = await post(m.key, newPayout(m.address, { amount: '2' }));
     expect((await get(m.key, a.body.payout_id)).body.status).toBe('pending_review');
     expect((await get(m.key, b.body.payout_id)).body.status).toBe('pending_review');
+    // Both are kept now: the answers below come from the database only if the writes dropped them.
+    expect(kept().payouts.lookup(a.body.payout_id, m.id)).toContain('pending_review');
+    expect(kept().payouts.lookup(b.body.payout_id, m.id)).toContain('pending_review');
     await approvePayout(db(), c.app().clock, 'test', a.body.payout_id);
     await rejectPayout(db(), c.app().clock, 'test', b.body.payout_id, 'not today');
     expect((await get(m.key, a.body.payout_id)).body.status).toBe('approved');
@@ -52,6 +55,7 @@ describe('kept answers of GET routes', () => {
     const m = await funded();
     const p = await post(m.key, newPayout(m.address));
     expect((await get(m.key, p.body.payout_id)).body.status).toBe('pending_review');
+    expect(kept().payouts.lookup(p.body.payout_id, m.id)).toContain('pending_review');
     const cli = openDatabase(c.app().app.config.databasePath);
     try {
       await approvePayout(cli.db, c.app().clock, 'cli', p.body.payout_id);
