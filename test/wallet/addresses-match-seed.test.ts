@@ -23,6 +23,19 @@ function fromSeed(index: number): string {
 }
 
 describe('the address pool', () => {
+  it('the worker derives 2,048 addresses that pass its check and equal the main thread\'s derivation', async () => {
+    // The worker's field arithmetic (P-specific reduction) must agree with noble's on every key:
+    // a wrong key fails the worker's batch check, which would leave the pool deriving on the
+    // main thread, and addresses still right; so the worker staying in use is the assertion.
+    const chain = new DepositKeyChain(publicInfoOf(generateMnemonic()).depositXpub);
+    const pool = new DepositAddressPool(chain, { ahead: 2048, batch: 256 });
+    await pool.fill();
+    expect(pool.workerFailure).toBeFalsy();
+    expect(pool.usesWorker).toBe(true);
+    for (let i = 0; i < 2048; i += 7) expect(pool.addressAt(i), `index ${i}`).toBe(chain.addressAt(i));
+    await pool.stop();
+  });
+
   it('checks every address a worker derives, not only the first of a batch', async () => {
     const chain = new DepositKeyChain(publicInfoOf(TEST_MNEMONIC).depositXpub);
     // The worker's derivation with a bug: right at the start of each batch, wrong at its sixth key.
