@@ -4,6 +4,7 @@
  * `visible: true`, default values omitted, `{}` for absent blocks and transactions, `{"Error"}`
  * for malformed requests. The solidity twins only see blocks up to the solid height.
  */
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { TronWeb, utils } from 'tronweb';
 import { accountJson, accountNetJson, accountResourceJson } from './account-json.js';
@@ -51,7 +52,7 @@ const COMMA = Buffer.from(',');
 const RANGE_CLOSE = Buffer.from(']}');
 
 export function registerWalletRoutes(app: FastifyInstance, chain: DevnetChain, cache: BlockJsonCache): void {
-  const raw = (s: string | Buffer) => ({ raw: s });
+  const raw = (s: string | Buffer | Buffer[]) => ({ raw: s });
   const blockAnswer = (b: StoredBlock | undefined, visible: boolean) => (b ? raw(cache.block(b, visible)) : {});
 
   const rangeAnswer = (p: Params, limit: number): Answer => {
@@ -65,7 +66,9 @@ export function registerWalletRoutes(app: FastifyInstance, chain: DevnetChain, c
       const b = chain.blocks[n];
       if (b) parts.push(parts.length === 0 ? RANGE_OPEN : COMMA, ...cache.blockBytes(b, visibleOf(p)));
     }
-    return parts.length === 0 ? {} : raw(Buffer.concat([...parts, RANGE_CLOSE]));
+    // Sent as its parts: one 35 MB Buffer.concat per answer was most of the devnet's CPU in
+    // bench/watcher.ts on a machine where first-touched memory is slow (docs/decisions.md).
+    return parts.length === 0 ? {} : raw([...parts, RANGE_CLOSE]);
   };
 
   const getBlock = (p: Params, limit: number): Answer => {
@@ -210,6 +213,10 @@ export function registerWalletRoutes(app: FastifyInstance, chain: DevnetChain, c
         if (answer && typeof answer === 'object' && 'raw' in answer) {
           const body = (answer as { raw: unknown }).raw;
           if (typeof body === 'string' || Buffer.isBuffer(body)) return reply.send(body);
+          if (Array.isArray(body)) {
+            reply.header('content-length', body.reduce((n: number, b: Buffer) => n + b.length, 0));
+            return reply.send(Readable.from(body, { objectMode: false }));
+          }
         }
         return reply.send(JSON.stringify(answer));
       },
