@@ -4,11 +4,11 @@
  * main thread's share: the one address per batch it re-derives, the bookkeeping) and in all, per
  * address; and the event-loop delay meanwhile. Sustained invoice creation is bounded by this rate.
  *
- *   npx tsx bench/addresses.ts [--count 16384] [--rounds 3]
+ *   npx tsx bench/addresses.ts [--count 16384] [--rounds 3] [--batch 1024]
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { DepositKeyChain, publicInfoOf } from '../src/wallet/hd.js';
-import { DepositAddressPool } from '../src/wallet/pool.js';
+import { DepositAddressPool, SERVE_POOL_BATCH } from '../src/wallet/pool.js';
 import { summary } from './lib/summary.js';
 
 const arg = (name: string, dflt: string) => {
@@ -17,6 +17,8 @@ const arg = (name: string, dflt: string) => {
 };
 const count = Number(arg('count', '16384'));
 const rounds = Number(arg('rounds', '3'));
+/** Addresses per worker request: serve's by default. */
+const batchSize = Number(arg('batch', String(SERVE_POOL_BATCH)));
 const phrase = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 const chain = new DepositKeyChain(publicInfoOf(phrase).depositXpub);
 
@@ -28,7 +30,7 @@ interface Round {
 }
 
 async function round(from: number): Promise<Round> {
-  const pool = new DepositAddressPool(chain, { ahead: count });
+  const pool = new DepositAddressPool(chain, { ahead: count, batch: batchSize });
   await new Promise((r) => setTimeout(r, 200)); // the worker's table is built before the clock starts
   const delay = monitorEventLoopDelay({ resolution: 1 });
   const elu = performance.eventLoopUtilization();
@@ -54,7 +56,7 @@ for (let r = 0; r < rounds; r++) {
   console.log(`round ${r + 1}: ${Math.round(x.perSecond)}/s, main thread ${x.mainUs.toFixed(1)} µs/address, all threads ${x.cpuUs.toFixed(0)} µs/address, event-loop delay p99 ${x.delayP99Ms.toFixed(1)} ms`);
 }
 const median = (f: (r: Round) => number) => results.map(f).sort((a, b) => a - b)[Math.floor(results.length / 2)] as number;
-console.log(`addresses: ${count} per round, median of ${rounds}`);
+console.log(`addresses: ${count} per round in batches of ${batchSize}, median of ${rounds}`);
 summary({ metric: 'addresses derived and checked', value: `${Math.round(median((r) => r.perSecond)).toLocaleString('en-US')}/s` });
 summary({ metric: 'address: main-thread CPU', value: `${median((r) => r.mainUs).toFixed(1)} µs` });
 summary({ metric: 'address: CPU of all threads', value: `${median((r) => r.cpuUs).toFixed(0)} µs` });

@@ -48,6 +48,14 @@ export interface PoolOptions {
  */
 export const SERVE_POOL_AHEAD = 8192;
 
+/**
+ * Addresses per worker request in `serve`. The check's multi-scalar multiplication and the
+ * derivation's inversions cost less per address in larger batches: 142-152 µs an address at 1,024
+ * against 163-180 µs at 256 (bench/addresses.ts; docs/decisions.md), and sustained creation is
+ * bounded by that CPU. A batch takes ~150 ms; `serve` refills long before the pool runs out.
+ */
+export const SERVE_POOL_BATCH = 1024;
+
 /** One creation's hold on a ready address (reserve()); used up by addressAt or released. */
 export interface AddressClaim {
   open: boolean;
