@@ -25,7 +25,7 @@ export function randomBytesPooled(n: number): Buffer {
   }
   const out = Buffer.allocUnsafe(n);
   pool.copy(out, 0, used, used + n);
-  // Each byte once: the pool's copy is wiped so nothing handed out can be read back from it.
+  // Each byte once: wiped from the pool as it is handed out (the id made from it is no secret).
   pool.fill(0, used, used + n);
   used += n;
   return out;

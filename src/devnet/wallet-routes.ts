@@ -16,7 +16,7 @@ import { tokenByHex } from './keys.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Params = Record<string, any>;
-type Answer = unknown | { raw: string | Buffer };
+type Answer = unknown | { raw: string | Buffer | Buffer[] };
 
 const MAX_RANGE = 100;
 const hexMsg = (m: string) => Buffer.from(m, 'utf8').toString('hex');

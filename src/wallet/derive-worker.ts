@@ -130,7 +130,8 @@ export interface BatchDeriver {
 
 /**
  * `deriveSource` replaces the derivation (tests: one with a bug, which the check must catch). A
- * batch takes ~50 ms: a worker silent for `timeoutMs` is stuck, and the pool derives without it.
+ * batch of 256 takes ~50 ms, serve's 1,024 ~150 ms: a worker silent for `timeoutMs` is stuck, and
+ * the pool derives without it.
  */
 export function startDeriveWorker(chainCodeHex: string, publicKeyHex: string, deriveSource = DERIVE_SOURCE, timeoutMs = 10_000): BatchDeriver {
   const worker = startWalletWorker('derivation', source(deriveSource), { chainCode: chainCodeHex, publicKey: publicKeyHex }, timeoutMs);
