@@ -10,6 +10,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { answerMemory } from './answer-memory.js';
 
 /** No answer of the java-tron API we call comes near this; a node that sends more is refused. */
 export const MAX_ANSWER_BYTES = 512 * 1024 * 1024;
@@ -25,7 +26,11 @@ export class AnswerTimeout extends Error {}
 
 export interface RawAnswer {
   status: number;
-  bytes: ArrayBuffer;
+  /**
+   * The body: a view of its exact length over a buffer it alone holds (answer-memory.ts; it may be
+   * longer than the view). Give the buffer back with answerMemory.give once done, or let it go.
+   */
+  bytes: Uint8Array;
 }
 
 /** POSTs `body`; rejects with AnswerTimeout after `timeoutMs`, with the socket's error otherwise. */
@@ -56,14 +61,14 @@ export function postForAnswer(url: string, headers: Record<string, string>, body
 }
 
 /** The whole body: into one buffer of Content-Length when given, else the chunks joined. */
-function readAnswer(res: http.IncomingMessage, maxBytes: number): Promise<ArrayBuffer> {
+function readAnswer(res: http.IncomingMessage, maxBytes: number): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const header = res.headers['content-length'];
     const declared = header === undefined ? null : Number(header);
     if (declared !== null && !(Number.isSafeInteger(declared) && declared >= 0)) return reject(new Error(`answer with an invalid Content-Length: ${header}`));
     if (declared !== null && declared > maxBytes) return reject(new Error(`answer of ${declared} bytes is over the ${maxBytes}-byte limit`));
     // Memory is taken as bytes arrive beyond PREALLOCATE_MAX, not on the word of a header.
-    const sized = declared !== null && declared <= PREALLOCATE_MAX ? new Uint8Array(declared) : null;
+    const sized = declared !== null && declared <= PREALLOCATE_MAX ? answerMemory.take(declared) : null;
     const chunks: Buffer[] = [];
     let length = 0;
     res.on('data', (chunk: Buffer) => {
@@ -77,9 +82,11 @@ function readAnswer(res: http.IncomingMessage, maxBytes: number): Promise<ArrayB
     });
     res.on('end', () => {
       if (declared !== null && length !== declared) return reject(new Error(`answer cut short: ${length} of ${declared} bytes`));
-      if (sized) return resolve(sized.buffer as ArrayBuffer);
+      if (sized) return resolve(sized);
+      // A copy: a small Buffer may share its memory with others (Node's pool), and the body must
+      // be movable to the parse worker alone.
       const whole = Buffer.concat(chunks, length);
-      resolve(whole.buffer.slice(whole.byteOffset, whole.byteOffset + whole.length) as ArrayBuffer);
+      resolve(new Uint8Array(whole.buffer.slice(whole.byteOffset, whole.byteOffset + whole.length)));
     });
     res.on('error', reject);
     // Closed before its end (a reset, a node that died mid-answer): a promise settles once.
@@ -95,16 +102,17 @@ const inflaters: Record<string, (b: Buffer, o: zlib.ZlibOptions) => Promise<Buff
 };
 
 /** The answer without its Content-Encoding (none, gzip, deflate or br). */
-async function decoded(bytes: ArrayBuffer, encoding: string | undefined, maxBytes: number): Promise<ArrayBuffer> {
+async function decoded(bytes: Uint8Array, encoding: string | undefined, maxBytes: number): Promise<Uint8Array> {
   const name = (encoding ?? 'identity').trim().toLowerCase();
   if (name === 'identity' || name === '') return bytes;
   const inflate = inflaters[name];
   if (!inflate) throw new Error(`answer in an unknown encoding: ${name}`);
   let out: Buffer;
   try {
-    out = await inflate(Buffer.from(bytes), { maxOutputLength: maxBytes });
+    out = await inflate(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), { maxOutputLength: maxBytes });
   } catch (e) {
     throw new Error(`compressed answer unreadable or over the ${maxBytes}-byte limit: ${(e as Error).message}`);
   }
-  return out.buffer.slice(out.byteOffset, out.byteOffset + out.length) as ArrayBuffer;
+  answerMemory.give(bytes.buffer as ArrayBuffer);
+  return new Uint8Array(out.buffer.slice(out.byteOffset, out.byteOffset + out.length));
 }

@@ -4,6 +4,7 @@
  * backoff for transient failures only (network errors, timeouts, 429/5xx, busy `{"Error"}` answers).
  */
 import { TronNetworkError, TronNodeError, TronTimeoutError } from './errors.js';
+import { answerMemory } from './answer-memory.js';
 import { AnswerTimeout, postForAnswer } from './http-body.js';
 import { ParserClosed, UnparsableAnswer } from './parse-worker.js';
 
@@ -75,10 +76,10 @@ export class NodeHttp {
     return Math.round(base / 2 + Math.random() * (base / 2));
   }
 
-  private async once<T>(path: string, body: unknown, parse?: (body: ArrayBuffer) => Promise<unknown>): Promise<T> {
+  private async once<T>(path: string, body: unknown, parse?: (body: Uint8Array) => Promise<unknown>): Promise<T> {
     const host = path.startsWith('/walletsolidity/') ? this.solidityHost : this.fullHost;
     let status: number;
-    let bytes: ArrayBuffer;
+    let bytes: Uint8Array;
     try {
       ({ status, bytes } = await postForAnswer(host + path, this.headers, JSON.stringify(body ?? {}), this.timeoutMs));
     } catch (e) {
@@ -86,7 +87,7 @@ export class NodeHttp {
       throw new TronNetworkError(path, e);
     }
     if (status >= 400) {
-      const preview = Buffer.from(bytes, 0, Math.min(bytes.byteLength, 200)).toString('utf8');
+      const preview = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 200)).toString('utf8');
       throw new TronNodeError(`TRON node answered HTTP ${status} for ${path}: ${preview}`, { path, status, transient: status === 429 || status >= 500 });
     }
     const json = parse ? await this.parsedElsewhere(path, status, bytes, parse) : parseHere(path, status, bytes);
@@ -97,7 +98,7 @@ export class NodeHttp {
     return json as T;
   }
 
-  private async parsedElsewhere(path: string, status: number, bytes: ArrayBuffer, parse: (body: ArrayBuffer) => Promise<unknown>): Promise<unknown> {
+  private async parsedElsewhere(path: string, status: number, bytes: Uint8Array, parse: (body: Uint8Array) => Promise<unknown>): Promise<unknown> {
     try {
       return await parse(bytes);
     } catch (e) {
@@ -115,11 +116,12 @@ export interface PostOptions<T> {
   /** A well-formed answer to treat as transient (retried; returned once retries run out). */
   isTransientAnswer?: (answer: T) => boolean;
   /** Parses (and may prune) the body elsewhere, e.g. on the parse worker; default JSON.parse here. */
-  parse?: (body: ArrayBuffer) => Promise<unknown>;
+  parse?: (body: Uint8Array) => Promise<unknown>;
 }
 
-function parseHere(path: string, status: number, bytes: ArrayBuffer): unknown {
-  const text = Buffer.from(bytes).toString('utf8');
+function parseHere(path: string, status: number, bytes: Uint8Array): unknown {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
+  answerMemory.give(bytes.buffer as ArrayBuffer); // decoded: the string holds its own copy
   try {
     return text.trim() === '' ? {} : JSON.parse(text);
   } catch (e) {

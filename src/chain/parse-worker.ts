@@ -8,6 +8,7 @@
  * and the built dist/.
  */
 import { Worker } from 'node:worker_threads';
+import { answerMemory } from './answer-memory.js';
 import { infoOutcome } from './parse.js';
 import { scanBlock, scanBlockRange, scanTransferLogs, txIdsOfRange } from './prune.js';
 import { TRANSFER_TOPIC } from './trc20.js';
@@ -22,13 +23,16 @@ ${[scanBlock, scanBlockRange, scanTransferLogs, txIdsOfRange, infoOutcome].map((
 const prune = { blockRange: scanBlockRange, blockTxIds: txIdsOfRange, transferLogs: (json) => scanTransferLogs(json, '${TRANSFER_TOPIC}', infoOutcome) };
 const decoder = new TextDecoder();
 parentPort.on('message', ({ id, kind, body }) => {
+  // Once decoded into the string, the bytes are not needed: the buffer goes back with the answer
+  // to be reused (answer-memory.ts).
+  const spare = body.buffer;
   let text = '';
   try {
     text = decoder.decode(body);
     const json = text.trim() === '' ? {} : JSON.parse(text);
-    parentPort.postMessage({ id, value: prune[kind](json) });
+    parentPort.postMessage({ id, value: prune[kind](json), spare }, [spare]);
   } catch (e) {
-    parentPort.postMessage({ id, error: String(e && e.message), preview: text.slice(0, 200) });
+    parentPort.postMessage({ id, error: String(e && e.message), preview: text.slice(0, 200), spare }, [spare]);
   }
 });
 `;
@@ -58,14 +62,20 @@ export class ParseWorker {
   private next = 0;
   private closed = false;
 
-  /** The answer `body` parsed and pruned for `kind`; rejects with UnparsableAnswer for non-JSON. */
-  parse(kind: PruneKind, body: ArrayBuffer): Promise<unknown> {
+  /**
+   * The answer `body` parsed and pruned for `kind`; rejects with UnparsableAnswer for non-JSON.
+   * The body's buffer moves to the worker (it must be the body's alone) and comes back to
+   * answerMemory once decoded.
+   */
+  parse(kind: PruneKind, body: Uint8Array): Promise<unknown> {
     if (this.closed) return Promise.reject(new ParserClosed());
+    // A view into shared memory (a pooled Buffer) would take its neighbours along: move a copy.
+    if (body.byteOffset !== 0) body = body.slice();
     const { thread, waiting } = this.started();
     return new Promise((resolve, reject) => {
       const id = this.next++;
       waiting.set(id, { resolve, reject });
-      thread.postMessage({ id, kind, body }, [body]);
+      thread.postMessage({ id, kind, body }, [body.buffer as ArrayBuffer]);
     });
   }
 
@@ -89,7 +99,8 @@ export class ParseWorker {
     const thread = new Worker(SOURCE, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 16 } });
     thread.unref();
     const waiting = new Map<number, Waiting>();
-    thread.on('message', (m: { id: number; value?: unknown; error?: string; preview?: string }) => {
+    thread.on('message', (m: { id: number; value?: unknown; error?: string; preview?: string; spare?: ArrayBuffer }) => {
+      if (m.spare) answerMemory.give(m.spare);
       const w = waiting.get(m.id);
       waiting.delete(m.id);
       if (m.error !== undefined) w?.reject(new UnparsableAnswer(m.error, m.preview ?? ''));

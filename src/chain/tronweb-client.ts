@@ -139,7 +139,7 @@ export class TronwebTronClient implements TronClient {
     const out: B[] = [];
     for (let from = start; from < endExclusive; from += BLOCK_RANGE_LIMIT) {
       const to = Math.min(endExclusive, from + BLOCK_RANGE_LIMIT);
-      const parse = kind ? { parse: (body: ArrayBuffer) => this.parser.parse(kind, body) } : undefined;
+      const parse = kind ? { parse: (body: Uint8Array) => this.parser.parse(kind, body) } : undefined;
       const answer = await this.http.post<Json>('/wallet/getblockbylimitnext', { startNum: from, endNum: to }, parse);
       if (!appendRun(out, ((answer.block ?? []) as Json[]).map(map), from, to)) break;
     }

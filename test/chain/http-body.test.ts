@@ -24,7 +24,7 @@ async function rawNode(respond: (socket: net.Socket) => void): Promise<string> {
   return `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/wallet/x`;
 }
 
-const text = (b: ArrayBuffer) => Buffer.from(b).toString('utf8');
+const text = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.length).toString('utf8');
 
 describe('reading a node answer', () => {
   it('reads a whole answer with Content-Length, and a chunked one', async () => {

@@ -163,7 +163,7 @@ describe('the parse worker', () => {
         },
       ],
     };
-    const parsed = (await worker.parse('blockRange', new TextEncoder().encode(JSON.stringify(range)).buffer as ArrayBuffer)) as { block: { transfers: { txID: string }[]; calls: string[]; unsure: string[] }[] };
+    const parsed = (await worker.parse('blockRange', new TextEncoder().encode(JSON.stringify(range)))) as { block: { transfers: { txID: string }[]; calls: string[]; unsure: string[] }[] };
     expect(parsed.block[0]!.transfers.map((t) => t.txID)).toEqual(['paid']);
     expect(parsed.block[0]!.calls).toEqual([]);
     expect(parsed.block[0]!.unsure).toEqual(['no-ret', 'empty-ret', 'default-ret']);
@@ -179,10 +179,10 @@ describe('the parse worker', () => {
 
   it('starts a new worker after being stopped', async () => {
     const worker = new ParseWorker();
-    const body = () => new TextEncoder().encode('{"block":[{"blockID":"0a","transactions":[]}]}').buffer as ArrayBuffer;
+    const body = () => new TextEncoder().encode('{"block":[{"blockID":"0a","transactions":[]}]}');
     const scanned = { block: [{ blockID: '0a', block_header: { raw_data: {} }, transfers: [], calls: [], unsure: [] }] };
     // A constructor can move tokens too: a successful contract creation is among the calls.
-    const created = new TextEncoder().encode('{"block":[{"blockID":"0b","transactions":[{"txID":"c1","ret":[{"contractRet":"SUCCESS"}],"raw_data":{"contract":[{"type":"CreateSmartContract"}]}}]}]}').buffer as ArrayBuffer;
+    const created = new TextEncoder().encode('{"block":[{"blockID":"0b","transactions":[{"txID":"c1","ret":[{"contractRet":"SUCCESS"}],"raw_data":{"contract":[{"type":"CreateSmartContract"}]}}]}]}');
     expect(((await worker.parse('blockRange', created)) as { block: { calls: string[] }[] }).block[0]!.calls).toEqual(['c1']);
     expect(await worker.parse('blockRange', body())).toEqual(scanned);
     await worker.stop();
