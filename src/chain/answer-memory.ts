@@ -8,12 +8,14 @@
  * transferred ArrayBuffer is detached where it was.
  *
  * Answers are views of their exact length over a buffer that may be longer. A buffer is handed
- * out again only to an answer at least half its size, kept at most KEEP_MS after its last use, and
- * the free ones never hold more than MAX_FREE_BYTES.
+ * out again only to an answer at least half its size, kept 30-60 s after it was last given back
+ * (KEEP_MS, then the next look), and the free ones never hold more than MAX_FREE_BYTES.
  */
 
 /** Smaller answers come from the allocator's own reused memory (below glibc's mmap threshold). */
 export const MIN_POOLED_BYTES = 128 * 1024;
+/** The largest buffer take() makes: answers over 64 MB are read in chunks (http-body.ts). */
+const MAX_POOLED_BYTES = 64 * 1024 * 1024;
 const MAX_FREE_BYTES = 192 * 1024 * 1024;
 const KEEP_MS = 30_000;
 const MIB = 1024 * 1024;
@@ -24,51 +26,58 @@ function capacityFor(n: number): number {
   return Math.ceil(n / unit) * unit;
 }
 
+interface Free {
+  buffer: ArrayBuffer;
+  /** performance.now() when it was given back. */
+  at: number;
+}
+
 export class AnswerMemory {
-  private free: ArrayBuffer[] = [];
+  private free: Free[] = [];
   private freeBytes = 0;
   private timer: NodeJS.Timeout | null = null;
   /** Answers served from a reused buffer, and from a new one (a test reads them). */
   reused = 0;
   fresh = 0;
 
+  constructor(private readonly keepMs = KEEP_MS) {}
+
   /** A view of exactly `length` bytes over a buffer no other answer holds. */
   take(length: number): Uint8Array {
-    if (length >= MIN_POOLED_BYTES) {
-      let best = -1;
-      for (let i = 0; i < this.free.length; i++) {
-        const c = (this.free[i] as ArrayBuffer).byteLength;
-        if (c >= length && c <= 2 * length && (best < 0 || c < (this.free[best] as ArrayBuffer).byteLength)) best = i;
-      }
-      if (best >= 0) {
-        const [buffer] = this.free.splice(best, 1) as [ArrayBuffer];
-        this.freeBytes -= buffer.byteLength;
-        this.reused++;
-        return new Uint8Array(buffer, 0, length);
-      }
+    if (length < MIN_POOLED_BYTES || length > MAX_POOLED_BYTES) return new Uint8Array(length);
+    this.dropIdle();
+    let best = -1;
+    for (let i = 0; i < this.free.length; i++) {
+      const c = (this.free[i] as Free).buffer.byteLength;
+      if (c >= length && c <= 2 * length && (best < 0 || c < (this.free[best] as Free).buffer.byteLength)) best = i;
+    }
+    if (best >= 0) {
+      const [{ buffer }] = this.free.splice(best, 1) as [Free];
+      this.freeBytes -= buffer.byteLength;
+      this.reused++;
+      return new Uint8Array(buffer, 0, length);
     }
     this.fresh++;
-    return new Uint8Array(new ArrayBuffer(length >= MIN_POOLED_BYTES ? capacityFor(length) : length), 0, length);
+    return new Uint8Array(new ArrayBuffer(capacityFor(length)), 0, length);
   }
 
   /**
-   * Takes back a buffer whose answer is done with. Only buffers from take() come here (a detached
-   * one, already moved elsewhere, has no bytes and is ignored).
+   * Takes back a buffer whose answer is done with. Only the sizes take() makes are kept (a buffer
+   * that crossed to the parse worker and back is a new object, so the size is what can be
+   * checked): not a decompressed copy, not a joined chunked answer. A buffer already given back,
+   * or one that has moved elsewhere (detached: no bytes), is ignored.
    */
   give(buffer: ArrayBuffer): void {
-    if (buffer.byteLength < MIN_POOLED_BYTES) return;
-    this.free.push(buffer);
+    const size = buffer.byteLength;
+    if (size < MIN_POOLED_BYTES || size > MAX_POOLED_BYTES || size !== capacityFor(size) || this.free.some((f) => f.buffer === buffer)) return;
+    this.free.push({ buffer, at: performance.now() });
     this.freeBytes += buffer.byteLength;
     while (this.freeBytes > MAX_FREE_BYTES) {
-      const oldest = this.free.shift() as ArrayBuffer;
-      this.freeBytes -= oldest.byteLength;
+      const oldest = this.free.shift() as Free;
+      this.freeBytes -= oldest.buffer.byteLength;
     }
-    // Kept while answers keep coming; dropped once the watcher is at the head (small answers).
-    if (this.timer) this.timer.refresh();
-    else {
-      this.timer = setTimeout(() => this.release(), KEEP_MS);
-      this.timer.unref();
-    }
+    this.dropIdle();
+    this.arm();
   }
 
   /** Drops every free buffer (the memory goes back to the system). */
@@ -81,6 +90,28 @@ export class AnswerMemory {
 
   get freeBuffers(): number {
     return this.free.length;
+  }
+
+  /**
+   * Looks again keepMs from now, so idle buffers go even when no answer comes (at the head only
+   * small ones do: a block's infos): a free buffer lives at most twice keepMs.
+   */
+  private arm(): void {
+    if (this.timer || this.free.length === 0) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.dropIdle();
+      this.arm();
+    }, this.keepMs);
+    this.timer.unref();
+  }
+
+  /** Free buffers unused for keepMs go back to the system. */
+  private dropIdle(): void {
+    const before = performance.now() - this.keepMs;
+    if (!this.free.some((f) => f.at < before)) return;
+    this.free = this.free.filter((f) => f.at >= before);
+    this.freeBytes = this.free.reduce((n, f) => n + f.buffer.byteLength, 0);
   }
 }
 

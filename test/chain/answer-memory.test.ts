@@ -39,6 +39,28 @@ describe('answer memory', () => {
     expect(memory.freeBuffers).toBe(0);
   });
 
+  it('keeps only buffers of the sizes it makes, each once', () => {
+    const memory = new AnswerMemory();
+    memory.give(new ArrayBuffer(200_001)); // a decompressed answer's exact size
+    memory.give(new ArrayBuffer(128 * 1024 * 1024)); // over the largest it makes
+    expect(memory.freeBuffers).toBe(0);
+    const a = memory.take(200_000);
+    memory.give(a.buffer as ArrayBuffer);
+    memory.give(a.buffer as ArrayBuffer); // given back twice: one answer at a time may have it
+    expect(memory.freeBuffers).toBe(1);
+    expect(memory.take(200_000).buffer).toBe(a.buffer);
+    expect(memory.take(200_000).buffer).not.toBe(a.buffer);
+  });
+
+  it('lets idle buffers go even when no answer comes', async () => {
+    const memory = new AnswerMemory(40);
+    memory.give(memory.take(300_000).buffer as ArrayBuffer);
+    expect(memory.freeBuffers).toBe(1);
+    // Dropped within twice the keep time; waited for generously.
+    for (let i = 0; i < 50 && memory.freeBuffers > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(memory.freeBuffers).toBe(0);
+  });
+
   it('ignores a buffer that has moved elsewhere (detached), and lets go of everything on release', () => {
     const memory = new AnswerMemory();
     const a = memory.take(300_000);
@@ -79,9 +101,20 @@ describe('answers read into reused memory', () => {
       return { ranges, infos };
     };
     const once = await pass();
-    // Out of order the second time: a reused buffer longer than its answer must not show the rest.
     const twice = await pass();
     expect(twice).toEqual(once);
+    // All at once, ranges of different lengths and infos together: buffers in flight side by side,
+    // each answer in a buffer of its own while others come back and go out again.
+    const together = await Promise.all([
+      ...[0, 4, 8].map((k) => client.getScanBlocks(first + k, first + k + 4)),
+      ...Array.from({ length: 12 }, (_, k) => client.getScanTransferLogs(first + k)),
+      client.getScanBlocks(first, first + 2),
+      client.getScanBlocks(first + 2, first + 12),
+    ]);
+    expect(together.slice(0, 3)).toEqual(once.ranges);
+    expect(together.slice(3, 15)).toEqual(once.infos);
+    expect(together[15]).toEqual(once.ranges.flat().slice(0, 2));
+    expect(together[16]).toEqual(once.ranges.flat().slice(2, 12));
     expect(answerMemory.reused).toBeGreaterThan(reusedBefore + 10);
     expect(once.ranges.flat().map((b) => b.number)).toEqual(Array.from({ length: 12 }, (_, i) => first + i));
     expect(once.infos.every((i) => i.logs.length > 0)).toBe(true);
