@@ -25,7 +25,7 @@ import { openDatabase, writeTx } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { approvedMerchantWithKey, issueKey } from '../src/keys/service.js';
 import { insertPayout, NOT_SIGNED } from '../src/payouts/store.js';
-import { SERVE_POOL_AHEAD, SERVE_POOL_BATCH } from '../src/wallet/pool.js';
+import { SERVE_POOL } from '../src/wallet/pool.js';
 import { overdueExpired } from './lib/seed.js';
 import { initWallet } from '../src/wallet/service.js';
 
@@ -76,7 +76,7 @@ async function real(): Promise<void> {
   // As `paygate serve` builds it (commands/serve.ts), minus the keystore unlock it does not need.
   // BENCH_KEPT_ANSWERS=off: every read from the database (bench/scale.ts compares that path).
   const keptAnswers = process.env.BENCH_KEPT_ANSWERS !== 'off';
-  const app = await buildApp(config, { workers: true, addresses: { pool: { ahead: SERVE_POOL_AHEAD, batch: SERVE_POOL_BATCH } }, keptAnswers });
+  const app = await buildApp(config, { workers: true, addresses: { pool: SERVE_POOL }, keptAnswers });
   const url = await app.start();
   const db = app.services.db;
   await app.services.addresses.start(db); // the address pool full before the load starts

@@ -2,7 +2,7 @@ import { buildApp } from '../src/app.js';
 import { PaygateCommand, loadDotEnv } from '../src/cli/base.js';
 import { parseConfig } from '../src/config.js';
 import { heapLimitNotSet, SERVE_NODE_FLAGS } from '../src/operations/heap.js';
-import { SERVE_POOL_AHEAD, SERVE_POOL_BATCH } from '../src/wallet/pool.js';
+import { SERVE_POOL } from '../src/wallet/pool.js';
 
 export default class Serve extends PaygateCommand {
   static override description =
@@ -17,7 +17,7 @@ export default class Serve extends PaygateCommand {
     loadDotEnv();
     // Migrates, then refuses to start without the keystore or with a wrong passphrase: better now
     // than at the first sweep or payout.
-    const app = await buildApp(parseConfig(process.env), { unlockWallet: true, addresses: { pool: { ahead: SERVE_POOL_AHEAD, batch: SERVE_POOL_BATCH } } });
+    const app = await buildApp(parseConfig(process.env), { unlockWallet: true, addresses: { pool: SERVE_POOL } });
     let url: string;
     try {
       url = await app.start();

@@ -64,13 +64,11 @@ export class ParseWorker {
 
   /**
    * The answer `body` parsed and pruned for `kind`; rejects with UnparsableAnswer for non-JSON.
-   * The body's buffer moves to the worker (it must be the body's alone) and comes back to
-   * answerMemory once decoded.
+   * The body's buffer moves to the worker, so it must hold nothing else (http-body.ts gives every
+   * answer a buffer of its own), and comes back to answerMemory once decoded.
    */
   parse(kind: PruneKind, body: Uint8Array): Promise<unknown> {
     if (this.closed) return Promise.reject(new ParserClosed());
-    // A view into shared memory (a pooled Buffer) would take its neighbours along: move a copy.
-    if (body.byteOffset !== 0) body = body.slice();
     const { thread, waiting } = this.started();
     return new Promise((resolve, reject) => {
       const id = this.next++;

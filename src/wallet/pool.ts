@@ -56,6 +56,9 @@ export const SERVE_POOL_AHEAD = 8192;
  */
 export const SERVE_POOL_BATCH = 1024;
 
+/** The pool as `serve` runs it (and the benchmarks that stand for serve). */
+export const SERVE_POOL: PoolOptions = { ahead: SERVE_POOL_AHEAD, batch: SERVE_POOL_BATCH };
+
 /** One creation's hold on a ready address (reserve()); used up by addressAt or released. */
 export interface AddressClaim {
   open: boolean;
