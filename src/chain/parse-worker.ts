@@ -10,7 +10,8 @@
 import { Worker } from 'node:worker_threads';
 import { answerMemory } from './answer-memory.js';
 import { infoOutcome } from './parse.js';
-import { scanBlock, scanBlockRange, scanTransferLogs, txIdsOfRange } from './prune.js';
+import { projectJson } from './project-json.js';
+import { scanBlock, scanBlockRange, scanBlockRangeBytes, scanTransferLogs, scanTransferLogsBytes, txIdsOfBlock, txIdsOfRange, txIdsOfRangeBytes } from './prune.js';
 import { TRANSFER_TOPIC } from './trc20.js';
 
 export type PruneKind = 'blockRange' | 'transferLogs' | 'blockTxIds';
@@ -19,21 +20,31 @@ const SOURCE = `
 const { parentPort } = require('node:worker_threads');
 // Bundlers and tsx may wrap functions in __name(…) to keep their names; nothing to keep here.
 var __name = (f) => f;
-${[scanBlock, scanBlockRange, scanTransferLogs, txIdsOfRange, infoOutcome].map((f) => f.toString()).join('\n')}
+${[projectJson, scanBlock, scanBlockRange, scanBlockRangeBytes, txIdsOfBlock, txIdsOfRange, txIdsOfRangeBytes, scanTransferLogs, scanTransferLogsBytes, infoOutcome].map((f) => f.toString()).join('\n')}
+const fromBytes = { blockRange: (bytes) => scanBlockRangeBytes(bytes, projectJson), blockTxIds: (bytes) => txIdsOfRangeBytes(bytes, projectJson), transferLogs: (bytes) => scanTransferLogsBytes(bytes, projectJson, '${TRANSFER_TOPIC}', infoOutcome) };
 const prune = { blockRange: scanBlockRange, blockTxIds: txIdsOfRange, transferLogs: (json) => scanTransferLogs(json, '${TRANSFER_TOPIC}', infoOutcome) };
 const decoder = new TextDecoder();
-parentPort.on('message', ({ id, kind, body }) => {
-  // Once decoded into the string, the bytes are not needed: the buffer goes back with the answer
-  // to be reused (answer-memory.ts).
-  const spare = body.buffer;
+/** The answer parsed the usual way, for what the bytes' reader refused (an error, an empty answer). */
+function parsed(kind, body) {
   let text = '';
   try {
     text = decoder.decode(body);
-    const json = text.trim() === '' ? {} : JSON.parse(text);
-    parentPort.postMessage({ id, value: prune[kind](json), spare }, [spare]);
+    return { value: prune[kind](text.trim() === '' ? {} : JSON.parse(text)) };
   } catch (e) {
-    parentPort.postMessage({ id, error: String(e && e.message), preview: text.slice(0, 200), spare }, [spare]);
+    return { error: String(e && e.message), preview: text.slice(0, 200) };
   }
+}
+parentPort.on('message', ({ id, kind, body }) => {
+  let reply;
+  try {
+    reply = { value: fromBytes[kind](body) };
+  } catch {
+    reply = parsed(kind, body);
+  }
+  // Read, the bytes are not needed: the buffer goes back with the answer to be reused
+  // (answer-memory.ts).
+  const spare = body.buffer;
+  parentPort.postMessage({ id, ...reply, spare }, [spare]);
 });
 `;
 

@@ -12,6 +12,11 @@
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
+import type { projectJson } from './project-json.js';
+
+/** project-json.ts projectJson, passed in because the worker evaluates these functions' text alone. */
+type Project = typeof projectJson;
+
 /**
  * One block reduced to what scanning reads: the header, the successful native TRX transfers
  * (receiver, owner, amount as the node printed them) and the ids of the successful transactions
@@ -56,17 +61,18 @@ export function scanBlock(b: any): any {
  */
 export function txIdsOfRange(answer: any): any {
   if (!answer || typeof answer !== 'object' || !Array.isArray(answer.block)) return answer;
+  return { block: answer.block.map(txIdsOfBlock) };
+}
+
+/** One block of txIdsOfRange. */
+export function txIdsOfBlock(b: any): any {
+  if (!b || typeof b !== 'object') return b;
+  const h = b.block_header && b.block_header.raw_data && typeof b.block_header.raw_data === 'object' ? b.block_header.raw_data : {};
+  const txs = Array.isArray(b.transactions) ? b.transactions : [];
   return {
-    block: answer.block.map((b: any) => {
-      if (!b || typeof b !== 'object') return b;
-      const h = b.block_header && b.block_header.raw_data && typeof b.block_header.raw_data === 'object' ? b.block_header.raw_data : {};
-      const txs = Array.isArray(b.transactions) ? b.transactions : [];
-      return {
-        blockID: b.blockID,
-        block_header: { raw_data: { number: h.number, parentHash: h.parentHash, timestamp: h.timestamp, witness_address: h.witness_address } },
-        txids: txs.map((t: any) => String((t && t.txID) ?? '')),
-      };
-    }),
+    blockID: b.blockID,
+    block_header: { raw_data: { number: h.number, parentHash: h.parentHash, timestamp: h.timestamp, witness_address: h.witness_address } },
+    txids: txs.map((t: any) => String((t && t.txID) ?? '')),
   };
 }
 
@@ -105,4 +111,31 @@ export function scanTransferLogs(answer: any, transferTopic: string, outcome: (i
     }
   }
   return { ids, logs, unsure };
+}
+
+/*
+ * The same reductions read straight from the answer's bytes (project-json.ts): each projection
+ * names exactly the fields its reduction above reads, so the result is the one the reduction gives
+ * on the full parse (test/chain/project-json.test.ts compares them). A block is reduced as soon as
+ * it is read. Each throws where JSON.parse would (the worker then parses the usual way, for the
+ * usual error). `project` is project-json.ts projectJson.
+ */
+
+/** scanBlockRange of the answer's bytes. */
+export function scanBlockRangeBytes(bytes: Uint8Array, project: Project): any {
+  const tx = { ret: true, txID: true, raw_data: { contract: [{ type: true, parameter: { value: { to_address: true, owner_address: true, amount: true } } }] } };
+  const answer: any = project(bytes, { '*': true, block: [{ blockID: true, block_header: { raw_data: true }, transactions: [tx] }, scanBlock] } as any);
+  return answer && typeof answer === 'object' && Array.isArray(answer.block) ? { block: answer.block } : answer;
+}
+
+/** txIdsOfRange of the answer's bytes. */
+export function txIdsOfRangeBytes(bytes: Uint8Array, project: Project): any {
+  const answer: any = project(bytes, { '*': true, block: [{ blockID: true, block_header: { raw_data: true }, transactions: [{ txID: true }] }, txIdsOfBlock] } as any);
+  return answer && typeof answer === 'object' && Array.isArray(answer.block) ? { block: answer.block } : answer;
+}
+
+/** scanTransferLogs of the answer's bytes. */
+export function scanTransferLogsBytes(bytes: Uint8Array, project: Project, transferTopic: string, outcome: (info: any) => { result: string }): any {
+  const info = { id: true, blockNumber: true, log: [{ topics: true, address: true, data: true }], receipt: { result: true }, result: true };
+  return scanTransferLogs(project(bytes, [info] as any), transferTopic, outcome);
 }
