@@ -8,8 +8,6 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
-
-/* eslint-disable @typescript-eslint/no-explicit-any */
 import { infoOutcome } from '../../src/chain/parse.js';
 import { projectJson } from '../../src/chain/project-json.js';
 import { scanBlockRange, scanBlockRangeBytes, scanTransferLogs, scanTransferLogsBytes, txIdsOfRange, txIdsOfRangeBytes } from '../../src/chain/prune.js';
