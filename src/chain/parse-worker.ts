@@ -29,9 +29,9 @@ function parsed(kind, body) {
   let text = '';
   try {
     text = decoder.decode(body);
-    return { value: prune[kind](text.trim() === '' ? {} : JSON.parse(text)) };
+    return { value: prune[kind](text.trim() === '' ? {} : JSON.parse(text)), parsed: true };
   } catch (e) {
-    return { error: String(e && e.message), preview: text.slice(0, 200) };
+    return { error: String(e && e.message), preview: text.slice(0, 200), parsed: true };
   }
 }
 parentPort.on('message', ({ id, kind, body }) => {
@@ -72,6 +72,11 @@ export class ParseWorker {
   private worker: { thread: Worker; waiting: Map<number, Waiting> } | null = null;
   private next = 0;
   private closed = false;
+  /**
+   * Answers the bytes' reader refused and JSON.parse read instead (broken answers, an empty one):
+   * a test's guard that well-formed answers take the fast path in the worker's evaluated text.
+   */
+  parsedTheUsualWay = 0;
 
   /**
    * The answer `body` parsed and pruned for `kind`; rejects with UnparsableAnswer for non-JSON.
@@ -108,8 +113,9 @@ export class ParseWorker {
     const thread = new Worker(SOURCE, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 16 } });
     thread.unref();
     const waiting = new Map<number, Waiting>();
-    thread.on('message', (m: { id: number; value?: unknown; error?: string; preview?: string; spare?: ArrayBuffer }) => {
+    thread.on('message', (m: { id: number; value?: unknown; error?: string; preview?: string; spare?: ArrayBuffer; parsed?: boolean }) => {
       if (m.spare) answerMemory.give(m.spare);
+      if (m.parsed) this.parsedTheUsualWay++;
       const w = waiting.get(m.id);
       waiting.delete(m.id);
       if (m.error !== undefined) w?.reject(new UnparsableAnswer(m.error, m.preview ?? ''));

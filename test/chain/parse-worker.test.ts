@@ -10,7 +10,8 @@ import { ManualClock } from '../../src/clock.js';
 import type { ChainBlock, ScanBlock, ScanTransferLog, TxInfo } from '../../src/chain/client.js';
 import { TronNodeError } from '../../src/chain/errors.js';
 import { ParseWorker } from '../../src/chain/parse-worker.js';
-import { parseBlock, parseInfo } from '../../src/chain/parse.js';
+import { infoOutcome, parseBlock, parseInfo } from '../../src/chain/parse.js';
+import { scanTransferLogs } from '../../src/chain/prune.js';
 import { TRANSFER_TOPIC } from '../../src/chain/trc20.js';
 import { TronwebTronClient } from '../../src/chain/tronweb-client.js';
 import { appendBulkBlocks } from '../../src/devnet/bulk.js';
@@ -175,6 +176,28 @@ describe('the parse worker', () => {
     expect((await closing.getScanBlocks(1, 3)).length).toBe(2);
     await closing.close();
     await expect(closing.getScanBlocks(1, 3)).rejects.toMatchObject({ name: 'TronNodeError', transient: false });
+  });
+
+  it('reads well-formed answers from their bytes, and hands only broken ones to JSON.parse, with the same results', async () => {
+    const worker = new ParseWorker();
+    const head = devnet.control.chain.head.number;
+    const range = async () => new Uint8Array(await (await fetch(`${devnet.url}/wallet/getblockbylimitnext`, { method: 'POST', body: JSON.stringify({ startNum: first, endNum: head + 1 }) })).arrayBuffer());
+    const infos = async () => new Uint8Array(await (await fetch(`${devnet.url}/wallet/gettransactioninfobyblocknum`, { method: 'POST', body: JSON.stringify({ num: first }) })).arrayBuffer());
+    const scanned = (await worker.parse('blockRange', await range())) as { block: unknown[] };
+    expect(scanned.block.length).toBe(head - first + 1);
+    await worker.parse('blockTxIds', await range());
+    await worker.parse('transferLogs', await infos());
+    // The worker's evaluated text runs the bytes' reader: none of these fell back.
+    expect(worker.parsedTheUsualWay).toBe(0);
+    // Nesting too deep for the reader's stack, which JSON.parse reads: the same result by the usual way.
+    const deep = `${'['.repeat(50_000)}${']'.repeat(50_000)}`;
+    expect(JSON.parse(deep)).toBeInstanceOf(Array);
+    expect(await worker.parse('transferLogs', new TextEncoder().encode(deep))).toEqual(scanTransferLogs(JSON.parse(deep), TRANSFER_TOPIC, infoOutcome));
+    // An empty answer reads as {} and a broken one fails, as before.
+    expect(await worker.parse('blockRange', new Uint8Array(0))).toEqual({});
+    await expect(worker.parse('blockRange', new TextEncoder().encode('{"block":['))).rejects.toThrow();
+    expect(worker.parsedTheUsualWay).toBe(3);
+    await worker.stop();
   });
 
   it('starts a new worker after being stopped', async () => {

@@ -94,7 +94,7 @@ describe('reading an answer from its bytes', () => {
   it('reads strings, numbers and keys exactly as JSON.parse does', () => {
     const cases = [
       '"plain"', '"quote \\" backslash \\\\ slash \\/ \\b\\f\\n\\r\\t"', '"\\u00e9\\u20AC\\ud83d\\ude00"', '"lone \\ud800"', '"é€😀"',
-      '0', '-0', '7', '-12', '123456789012345', '1234567890123456789', '0.1', '-0.000001', '1e3', '1E+2', '2e-3', '1e400', '-1e400', '1e-400',
+      '0', '-0', '7', '-12', '123456789012345', '-12345678901234', '999999999999999', '9999999999999999', '9007199254740993', '1234567890123456789', '0.1', '-0.000001', '1e3', '1E+2', '2e-3', '1e400', '-1e400', '1e-400',
       'true', 'false', 'null', '[]', '{}', ' [ 1 , 2 ] ', '\n\t{"a" :\r\n[ ]}\n',
       '{"__proto__":{"x":1},"y":2}', '{"a":1,"a":2}', '{"a\\u0062":1}', '{"é":1}', '[[[[[[[[1]]]]]]]]',
       '\uFEFF{"bom":true}',
@@ -111,6 +111,24 @@ describe('reading an answer from its bytes', () => {
     agree([whole, range, txIds], encode('{"block":[{"blockID":"01"}],"block":"not a list","Error":"x"}'));
   });
 
+  it('reads a view over a larger buffer within the view alone', () => {
+    const text = '{"block":[{"blockID":"0a","transactions":[{"txID":"t1","ret":[{"contractRet":"SUCCESS"}]}]}]}';
+    const before = 'garbage"[{';
+    const inside = encode(`${before}${text}]}"garbage`);
+    const view = inside.subarray(before.length, before.length + text.length);
+    expect(decoder.decode(view)).toBe(text);
+    agree([whole, range, txIds], view);
+    expect((range.fast(view) as { block: { blockID: string }[] }).block[0]!.blockID).toBe('0a');
+    // Cut short by one byte, the view is a broken answer, whatever the buffer holds after it.
+    agree([whole, range, txIds], inside.subarray(before.length, before.length + text.length - 1));
+    expect(() => range.fast(inside.subarray(before.length, before.length + text.length - 1))).toThrow(SyntaxError);
+  });
+
+  it('refuses nesting too deep for its stack with a RangeError (the worker then parses the usual way)', () => {
+    const deep = encode(`${'['.repeat(50_000)}${']'.repeat(50_000)}`);
+    expect(() => projectJson(deep, true)).toThrow(RangeError);
+  });
+
   it('refuses everything JSON.parse refuses, in skipped parts too', () => {
     const broken = [
       '', ' ', '\uFEFF', '{', '[', '"', '{"a"}', '{"a":}', '{"a":1,}', '[1,]', '[1 2]', '{"a" 1}', '{a:1}', "{'a':1}", '[01]', '[-]', '[1.]', '[.5]', '[+1]',
@@ -119,11 +137,21 @@ describe('reading an answer from its bytes', () => {
       '{"block":[{"blockID":"01","signature":[tru]}]}', '{"block":[{"transactions":[{"raw_data_hex":"ab\u001fcd"}]}]}',
     ];
     for (const b of broken) agree([whole, range, txIds, logs], encode(b));
-    // Every byte value in a skipped and in a kept string: the control bytes are refused, others
-    // (UTF-8 or not) are read as TextDecoder reads them.
-    for (let c = 0; c < 256; c++) {
-      const bytes = encode('{"skipped":"aXb","blockID":"aXb","block":[{"blockID":"aXb","other":"aXb"}]}').map((x) => (x === 88 ? c : x));
-      agree([whole, range, txIds], bytes);
+    // Every byte value in a skipped and in a kept string, after a backslash there, and between
+    // tokens: only what JSON.parse accepts is accepted, and read as TextDecoder reads it.
+    const strings = [
+      '{"kept":"aXb","blockID":"aXb","block":[{"blockID":"aXb"}]}',
+      '{"block":[{"blockID":"0a","skipped":"aXb"}]}',
+      '[{"id":"1","skipped":"aXb"}]',
+    ];
+    const templates = [
+      ...strings,
+      ...strings.map((t) => t.replaceAll('X', '\\X')),
+      '{"kept":[1,X2],"block":[{"blockID":X"0a","skipped":{"a"X:X1}}]X}',
+      '[{"id":"1"X,"skipped":[X1X]}]',
+    ];
+    for (const template of templates) {
+      for (let c = 0; c < 256; c++) agree([whole, range, txIds, logs], encode(template).map((x) => (x === 88 ? c : x)));
     }
   });
 
