@@ -1,11 +1,12 @@
 /**
- * JSON.parse of the node's large answers on a worker thread. A range of 100 mainnet blocks is
- * about 35 MB of JSON: parsed on the main thread it would stop every API request for about half a
- * second, each time, while the watcher catches up. The worker parses and prunes (prune.ts); the
- * main thread receives only what the watcher reads. The response body moves to the worker without
- * a copy (a transferred ArrayBuffer). Like derive-worker.ts, the source is plain JavaScript
- * evaluated in the worker (the prune functions' own text), so it runs the same under tsx, vitest
- * and the built dist/.
+ * The node's large answers read on a worker thread. A range of 100 mainnet blocks is about 35 MB
+ * of JSON: parsed on the main thread it would stop every API request for about half a second,
+ * each time, while the watcher catches up. The worker reads the bytes in place, building only the
+ * fields the reductions read (project-json.ts), and reduces them (prune.ts); what it refuses it
+ * parses the usual way (TextDecoder + JSON.parse), for the usual value or error. The main thread
+ * receives only what the watcher reads. The response body moves to the worker without a copy (a
+ * transferred ArrayBuffer). Like derive-worker.ts, the source is plain JavaScript evaluated in the
+ * worker (the functions' own text), so it runs the same under tsx, vitest and the built dist/.
  */
 import { Worker } from 'node:worker_threads';
 import { answerMemory } from './answer-memory.js';

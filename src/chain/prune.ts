@@ -1,13 +1,14 @@
 /**
  * What the chain watcher keeps of java-tron's two large answers: a block range
  * (`getblockbylimitnext`, about 350 KB of JSON per mainnet block) and a block's transaction infos
- * (`gettransactioninfobyblocknum`, about 140 KB). Both are parsed and reduced on the parse worker
- * (parse-worker.ts) so the API's event loop never spends hundreds of milliseconds in JSON.parse
- * while the watcher catches up. Only the reduced objects cross to the main thread: copying
+ * (`gettransactioninfobyblocknum`, about 140 KB). Both are read and reduced on the parse worker
+ * (parse-worker.ts) so the API's event loop never spends hundreds of milliseconds parsing while
+ * the watcher catches up. Only the reduced objects cross to the main thread: copying
  * objects between threads costs about as much as parsing them, so a block crosses as its header
  * and the few transactions scanning reads, not as 300 full transactions.
  *
- * The functions are self-contained (no imports, no closures): the worker evaluates their text.
+ * The functions are self-contained (no imports at run time, no closures): the worker evaluates
+ * their text.
  */
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
