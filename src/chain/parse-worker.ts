@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { answerMemory } from './answer-memory.js';
 import { infoOutcome } from './parse.js';
 import { JsonReader, projectJson } from './project-json.js';
-import { scanBlock, scanBlockRange, scanBlockRangeBytes, scanTransferLogs, scanTransferLogsBytes, txIdsOfBlock, txIdsOfRange, txIdsOfRangeBytes } from './prune.js';
+import { rangeBytes, scanBlock, scanBlockRange, scanBlockRangeBytes, scanTransferLogs, scanTransferLogsBytes, txIdsOfBlock, txIdsOfRange, txIdsOfRangeBytes } from './prune.js';
 import { TRANSFER_TOPIC } from './trc20.js';
 
 export type PruneKind = 'blockRange' | 'transferLogs' | 'blockTxIds';
@@ -21,7 +21,7 @@ const SOURCE = `
 const { parentPort } = require('node:worker_threads');
 // Bundlers and tsx may wrap functions in __name(…) to keep their names; nothing to keep here.
 var __name = (f) => f;
-${[projectJson, JsonReader, scanBlock, scanBlockRange, scanBlockRangeBytes, txIdsOfBlock, txIdsOfRange, txIdsOfRangeBytes, scanTransferLogs, scanTransferLogsBytes, infoOutcome].map((f) => f.toString()).join('\n')}
+${[projectJson, JsonReader, scanBlock, scanBlockRange, scanBlockRangeBytes, rangeBytes, txIdsOfBlock, txIdsOfRange, txIdsOfRangeBytes, scanTransferLogs, scanTransferLogsBytes, infoOutcome].map((f) => f.toString()).join('\n')}
 const fromBytes = { blockRange: (bytes) => scanBlockRangeBytes(bytes, projectJson), blockTxIds: (bytes) => txIdsOfRangeBytes(bytes, projectJson), transferLogs: (bytes) => scanTransferLogsBytes(bytes, projectJson, '${TRANSFER_TOPIC}', infoOutcome) };
 const prune = { blockRange: scanBlockRange, blockTxIds: txIdsOfRange, transferLogs: (json) => scanTransferLogs(json, '${TRANSFER_TOPIC}', infoOutcome) };
 const decoder = new TextDecoder();

@@ -59,18 +59,19 @@ export class JsonReader {
   private decoder: { decode(input: Uint8Array): string } | null = null;
   private readonly whole: Keep = { kind: 0, names: [], keys: [], subs: [], star: null, item: null, map: null };
   /** Byte classes inside a string: 0 plain ASCII, 1 quote, 2 backslash, 3 control (refused), 4 non-ASCII. */
-  private readonly cls: Uint8Array;
-
-  constructor(bytes: Uint8Array) {
-    this.b = bytes;
-    this.n = bytes.length;
-    this.latin1 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  private static readonly cls: Uint8Array = (() => {
     const cls = new Uint8Array(256);
     for (let c = 0; c < 32; c++) cls[c] = 3;
     cls[34] = 1;
     cls[92] = 2;
     for (let c = 128; c < 256; c++) cls[c] = 4;
-    this.cls = cls;
+    return cls;
+  })();
+
+  constructor(bytes: Uint8Array) {
+    this.b = bytes;
+    this.n = bytes.length;
+    this.latin1 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
   read(projection: Projection): unknown {
@@ -109,7 +110,7 @@ export class JsonReader {
   private scanString(): boolean {
     const b = this.b;
     const n = this.n;
-    const cls = this.cls;
+    const cls = JsonReader.cls;
     let j = this.i + 1;
     let plain = true;
     for (;;) {

@@ -125,13 +125,21 @@ export function scanTransferLogs(answer: any, transferTopic: string, outcome: (i
 /** scanBlockRange of the answer's bytes. */
 export function scanBlockRangeBytes(bytes: Uint8Array, project: Project): any {
   const tx = { ret: true, txID: true, raw_data: { contract: [{ type: true, parameter: { value: { to_address: true, owner_address: true, amount: true } } }] } };
-  const answer: any = project(bytes, { '*': true, block: [{ blockID: true, block_header: { raw_data: true }, transactions: [tx] }, scanBlock] } as any);
-  return answer && typeof answer === 'object' && Array.isArray(answer.block) ? { block: answer.block } : answer;
+  return rangeBytes(bytes, project, tx, scanBlock);
 }
 
 /** txIdsOfRange of the answer's bytes. */
 export function txIdsOfRangeBytes(bytes: Uint8Array, project: Project): any {
-  const answer: any = project(bytes, { '*': true, block: [{ blockID: true, block_header: { raw_data: true }, transactions: [{ txID: true }] }, txIdsOfBlock] } as any);
+  return rangeBytes(bytes, project, { txID: true }, txIdsOfBlock);
+}
+
+/**
+ * A range answer read with each block's header and the transaction fields `tx` names, every block
+ * reduced by `perBlock` as it is read; what scanBlockRange and txIdsOfRange answer for a range
+ * (`{block: [...]}` alone) and for anything else (unchanged).
+ */
+export function rangeBytes(bytes: Uint8Array, project: Project, tx: object, perBlock: (b: any) => any): any {
+  const answer: any = project(bytes, { '*': true, block: [{ blockID: true, block_header: { raw_data: true }, transactions: [tx] }, perBlock] } as any);
   return answer && typeof answer === 'object' && Array.isArray(answer.block) ? { block: answer.block } : answer;
 }
 
