@@ -52,12 +52,12 @@ describe('reading a node answer', () => {
       s.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"blocks":[');
       setTimeout(() => s.destroy(), 20);
     });
-    await expect(postForAnswer(url, {}, '{}', 2000)).rejects.toThrow(/cut short|aborted|reset|socket hang up/);
+    await expect(postForAnswer(url, {}, '{}', 2000)).rejects.toThrow(/answer cut short/);
   });
 
   it('refuses a connection closed before any answer, and times out a node that never finishes', async () => {
     const closed = await rawNode((s) => s.destroy());
-    await expect(postForAnswer(closed, {}, '{}', 2000)).rejects.toThrow(/socket hang up|reset/);
+    await expect(postForAnswer(closed, {}, '{}', 2000)).rejects.toThrow(/no answer: other side closed/);
     const hanging = await rawNode((s) => s.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"blo'));
     await expect(postForAnswer(hanging, {}, '{}', 300)).rejects.toBeInstanceOf(AnswerTimeout);
   });
