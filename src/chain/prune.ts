@@ -148,3 +148,64 @@ export function scanTransferLogsBytes(bytes: Uint8Array, project: Project, trans
   const info = { id: true, blockNumber: true, log: [{ topics: true, address: true, data: true }], receipt: { result: true }, result: true };
   return scanTransferLogs(project(bytes, [info] as any), transferTopic, outcome);
 }
+
+/*
+ * What crosses to the main thread. Copying objects between threads costs about as much as building
+ * them, and the watcher holds two ranges ahead while it matches one: the ~30,000 transfer and log
+ * objects of each range lived through several young-generation collections and were promoted,
+ * the main thread's largest cost after reading sockets (docs/decisions.md, release 3, eleventh
+ * round). A block's transfers and a block's logs cross as one JSON text each, with the 48-bit
+ * prefixes of their receivers (address-prefixes.ts prefixOfHex, passed in as `prefixOf`): the
+ * watcher builds the objects only for the few blocks where a prefix is watched (chain-match.ts
+ * mayPayWatched). The texts hold the reductions' values unchanged (JSON in, JSON out).
+ */
+
+/**
+ * A scanned block (scanBlock) with its transfers as JSON text and `receivers`: the prefixes of
+ * the receivers as the watcher reads them (parse.ts receiverHex, then prefixOfHex), or null when
+ * one is base58 (the watcher then reads them all). A receiver that has no prefix can match nothing.
+ */
+export function packScanBlock(b: any, prefixOf: (hex: string) => number | null): any {
+  if (!b || typeof b !== 'object' || !Array.isArray(b.transfers)) return b;
+  let receivers: number[] | null = [];
+  for (const t of b.transfers) {
+    const to = t.to;
+    if (typeof to !== 'string') continue;
+    if (to.startsWith('T')) {
+      receivers = null;
+      break;
+    }
+    const p = prefixOf(to);
+    if (p !== null) receivers.push(p);
+  }
+  return { ...b, transfers: JSON.stringify(b.transfers), receivers };
+}
+
+/** A scanned range's blocks packed (packScanBlock); anything else unchanged. */
+export function packScanBlockRange(answer: any, prefixOf: (hex: string) => number | null): any {
+  if (!answer || typeof answer !== 'object' || !Array.isArray(answer.block)) return answer;
+  return { block: answer.block.map((b: any) => packScanBlock(b, prefixOf)) };
+}
+
+/**
+ * A block's scanned logs (scanTransferLogs) with the logs as JSON text, `receivers` (the prefixes
+ * of `41` + the last 40 digits of each log's receiver topic, as the watcher reads them), and
+ * `logBlocks`: each distinct block number the logs name (as the client reads it: a number, else
+ * 0) with the first log's transaction, for the check that every log is of the block asked for.
+ */
+export function packTransferLogs(found: any, prefixOf: (hex: string) => number | null): any {
+  if (!found || typeof found !== 'object' || !Array.isArray(found.logs)) return found;
+  const receivers = [];
+  const logBlocks = [];
+  const seen = new Set();
+  for (const l of found.logs) {
+    const p = prefixOf(`41${l.to.slice(-40)}`);
+    if (p !== null) receivers.push(p);
+    const blockNumber = Number(l.blockNumber) || 0;
+    if (!seen.has(blockNumber)) {
+      seen.add(blockNumber);
+      logBlocks.push({ txID: l.txID, blockNumber });
+    }
+  }
+  return { ...found, logs: JSON.stringify(found.logs), receivers, logBlocks };
+}

@@ -25,7 +25,7 @@ import type {
 import { RETRYABLE_BROADCAST_CODES, TronNodeError, type BroadcastCode } from './errors.js';
 import { NodeHttp, type NodeHttpOptions } from './http.js';
 import { ParseWorker, type PruneKind } from './parse-worker.js';
-import { isEmptyAnswer, parseAccount, parseBlock, parseHeader, parseInfo, parseResources, parseScanBlock, parseTx } from './parse.js';
+import { isEmptyAnswer, parseAccount, parseBlock, parseHeader, parseInfo, parseResources, parseScanBlock, parseScanInfos, parseTx } from './parse.js';
 import { addressWord, decodeTransferCall, uintWord } from './trc20.js';
 import type { TronTransactionJson } from './tx-codec.js';
 import { txIdOf } from './tx-id.js';
@@ -152,10 +152,7 @@ export class TronwebTronClient implements TronClient {
   }
 
   async getScanTransferLogs(num: number): Promise<ScanInfos> {
-    const answer = (await this.http.post<unknown>('/wallet/gettransactioninfobyblocknum', { num }, { parse: (b) => this.parser.parse('transferLogs', b) })) as Partial<ScanInfos> | null;
-    // Anything but the worker's {ids, logs} (`{}` for a block without transactions) holds nothing.
-    if (!answer || !Array.isArray(answer.ids) || !Array.isArray(answer.logs)) return { ids: [], logs: [], unsure: [] };
-    return { ids: answer.ids, logs: answer.logs.map((l) => ({ ...l, blockNumber: Number(l.blockNumber) || 0 })), unsure: Array.isArray(answer.unsure) ? answer.unsure : [] };
+    return parseScanInfos(await this.http.post<Json>('/wallet/gettransactioninfobyblocknum', { num }, { parse: (b) => this.parser.parse('transferLogs', b) }));
   }
 
   async getTransaction(txid: string, opts: { solid?: boolean } = {}): Promise<ChainTx | null> {

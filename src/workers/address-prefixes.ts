@@ -15,23 +15,22 @@
  * once it holds `recentLimit` of them, one pass over the array per `recentLimit` additions.
  */
 
-/** The 48-bit prefix of a `41…` hex address, or null when it is not one (wrong length, prefix or digit). */
+/**
+ * The 48-bit prefix of a `41…` hex address, or null when it is not one (wrong length, prefix or
+ * digit). Self-contained: the parse worker evaluates its text to list a block's receivers
+ * (prune.ts packScanBlock), and the watcher's skipping of a block relies on both computing the same.
+ */
 export function prefixOfHex(hex: string): number | null {
   if (hex.length !== 42 || hex.charCodeAt(0) !== 0x34 || hex.charCodeAt(1) !== 0x31) return null;
   // Digit by digit: no substring to allocate for each of a block's hundreds of receivers.
   let p = 0;
   for (let i = 2; i < 14; i++) {
-    const d = HEX_DIGIT[hex.charCodeAt(i)] ?? -1;
+    const c = hex.charCodeAt(i);
+    const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1;
     if (d < 0) return null;
     p = p * 16 + d;
   }
   return p;
-}
-
-const HEX_DIGIT = new Int8Array(128).fill(-1);
-for (let i = 0; i < 16; i++) {
-  HEX_DIGIT['0123456789abcdef'.charCodeAt(i)] = i;
-  HEX_DIGIT['0123456789ABCDEF'.charCodeAt(i)] = i;
 }
 
 /** The 48-bit prefix of the 21 address bytes (`41` + 20). */

@@ -11,7 +11,7 @@
  */
 import type { AssetCatalog } from '../assets/catalog.js';
 import { addressBytes, fromHexAddress, toHexAddress } from '../chain/address.js';
-import type { ChainBlockHeader, ScanBlock, ScanTransferLog } from '../chain/client.js';
+import type { ChainBlockHeader, ScanBlock, ScanInfos, ScanTransferLog } from '../chain/client.js';
 import { UNREADABLE_AMOUNT } from '../chain/parse.js';
 import type { FoundTransfer } from '../deposits/service.js';
 import { AddressPrefixes, prefixOfBytes, prefixOfHex } from './address-prefixes.js';
@@ -80,6 +80,18 @@ export class TokenSet {
   tokenOfLog(address: string): { code: string; decimals: number } | undefined {
     return this.byLogAddress.get(address.toLowerCase().replace(/^0x/, '').replace(/^41(?=[0-9a-f]{40}$)/, ''));
   }
+}
+
+/**
+ * Whether a block may hold a transfer into a watched address, from the prefixes of its receivers
+ * the parse worker listed (prune.ts packScanBlock, packTransferLogs): a block that may not is
+ * skipped without building its transfers and logs. Every receiver the rules below look up has its
+ * prefix listed (one without a prefix can match nothing), so this is never narrower than
+ * candidateAddresses; unknown prefixes (a base58 receiver, a list missing) say true.
+ */
+export function mayPayWatched(block: ScanBlock, infos: ScanInfos | undefined, watch: Watchlist): boolean {
+  const watched = (list: number[] | null | undefined) => !list || list.some((p) => watch.prefixes.has(p));
+  return watched(block.receivers) || (infos !== undefined && watched(infos.receivers));
 }
 
 /** Whether a block needs its transaction infos fetched: it holds a contract call that succeeded. */

@@ -8,12 +8,12 @@
  */
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { ChainBlockHeader, ScanBlock, ScanTransferLog } from '../chain/client.js';
+import type { ChainBlockHeader, ScanBlock, ScanInfos } from '../chain/client.js';
 import { addressesAfter, findDepositAddresses } from '../addresses/store.js';
 import { writeTx } from '../db/database.js';
 import { recordTransfer } from '../deposits/service.js';
 import type { Services } from '../services.js';
-import { base58OrNull, candidateAddresses, matchBlock, needsInfos, TokenSet, Watchlist, type ConfirmedAddresses, type MatchedTransfer, type WatchedAddress } from './chain-match.js';
+import { base58OrNull, candidateAddresses, matchBlock, mayPayWatched, needsInfos, TokenSet, Watchlist, type ConfirmedAddresses, type MatchedTransfer, type WatchedAddress } from './chain-match.js';
 import { advanceDeposits, orphanDropped } from './deposit-progress.js';
 import type { Worker } from './host.js';
 import type { WorkerLease } from './lease.js';
@@ -50,7 +50,8 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R
 
 interface Fetched {
   blocks: ScanBlock[];
-  logs: Map<number, ScanTransferLog[]>;
+  /** The infos of the blocks with contract calls; their logs are built only when read. */
+  infos: Map<number, ScanInfos>;
   /**
    * The solid height known before these blocks were fetched. Below it the node could only send
    * the blocks no fork can replace; above it they may be a fork's, however high the solid height
@@ -139,10 +140,10 @@ export class ChainWatcher implements Worker {
    * The prefix hits of the range, looked up in deposit_addresses (one query by primary key, more
    * only for thousands of hits): a look-alike that shares an address's prefix is dropped here.
    */
-  private async confirmCandidates(blocks: ScanBlock[], logs: Map<number, ScanTransferLog[]>): Promise<ConfirmedAddresses> {
+  private async confirmCandidates(blocks: ScanBlock[], infos: Map<number, ScanInfos>): Promise<ConfirmedAddresses> {
     const hexByAddress = new Map<string, string>();
     for (const b of blocks) {
-      for (const hex of candidateAddresses(b, logs.get(b.number) ?? null, this.watch, this.tokens)) {
+      for (const hex of candidateAddresses(b, infos.get(b.number)?.logs ?? null, this.watch, this.tokens)) {
         // A malformed receiver is no deposit address (its prefix may still have parsed).
         const address = base58OrNull(hex);
         if (address !== null) hexByAddress.set(address, hex);
@@ -186,8 +187,10 @@ export class ChainWatcher implements Worker {
     if (last.number < head.number) this.fillPrefetch(last.number + 1, head.number, solid.number);
     // After the fetch: any address a payment in these blocks was sent to was committed before it.
     await this.refreshWatchlist();
-    const watched = await this.confirmCandidates(blocks, fetched.logs);
-    const found = blocks.flatMap((b) => matchBlock(b, fetched.logs.get(b.number) ?? null, watched, this.tokens));
+    // Most blocks pay no watched address: their transfers and logs are never built.
+    const paying = blocks.filter((b) => mayPayWatched(b, fetched.infos.get(b.number), this.watch));
+    const watched = await this.confirmCandidates(paying, fetched.infos);
+    const found = paying.flatMap((b) => matchBlock(b, fetched.infos.get(b.number)?.logs ?? null, watched, this.tokens));
     // Final only up to what was solid when these blocks were fetched, confirmed only by the blocks
     // seen on top of them then: the next range (or the head's hash) shows that the node's chain
     // still holds them, and then the heights above them count.
@@ -212,7 +215,7 @@ export class ChainWatcher implements Worker {
     // A field the node left out is a failed answer, never a transfer to skip (it may be a deposit).
     const unsure = blocks.find((b) => b.unsure.length > 0);
     if (unsure) throw new Error(`node answered block ${unsure.number} without the result of transaction ${unsure.unsure[0]}; asking again`);
-    const logs = new Map<number, ScanTransferLog[]>();
+    const infosOf = new Map<number, ScanInfos>();
     await mapLimit(blocks.filter(needsInfos), this.infoConcurrency, async (b) => {
       const infos = await this.s.chain.getScanTransferLogs(b.number);
       // A node that leaves a call's info out (lagging behind a load balancer, history turned off)
@@ -220,13 +223,13 @@ export class ChainWatcher implements Worker {
       const answered = new Set(infos.ids);
       const missing = b.calls.find((id) => !answered.has(id));
       if (missing !== undefined) throw new Error(`node answered the infos of block ${b.number} without transaction ${missing}; asking again`);
-      const elsewhere = infos.logs.find((l) => l.blockNumber !== b.number);
+      const elsewhere = (infos.logBlocks ?? infos.logs).find((l) => l.blockNumber !== b.number);
       if (elsewhere) throw new Error(`node answered the infos of block ${b.number} with a log of transaction ${elsewhere.txID} from block ${elsewhere.blockNumber || '(none)'}; asking again`);
       const stateless = infos.unsure.find((id) => b.calls.includes(id));
       if (stateless !== undefined) throw new Error(`node answered the info of transaction ${stateless} in block ${b.number} without its receipt's result; asking again`);
-      logs.set(b.number, infos.logs);
+      infosOf.set(b.number, infos);
     });
-    return { blocks, logs, solid, head };
+    return { blocks, infos: infosOf, solid, head };
   }
 
   /** Keeps up to prefetchDepth consecutive ranges from `from` (up to `head`) in flight. */

@@ -11,7 +11,8 @@ import type { ChainBlock, ScanBlock, ScanTransferLog, TxInfo } from '../../src/c
 import { TronNodeError } from '../../src/chain/errors.js';
 import { ParseWorker } from '../../src/chain/parse-worker.js';
 import { infoOutcome, parseBlock, parseInfo } from '../../src/chain/parse.js';
-import { scanTransferLogs } from '../../src/chain/prune.js';
+import { packTransferLogs, scanTransferLogs } from '../../src/chain/prune.js';
+import { prefixOfHex } from '../../src/workers/address-prefixes.js';
 import { TRANSFER_TOPIC } from '../../src/chain/trc20.js';
 import { TronwebTronClient } from '../../src/chain/tronweb-client.js';
 import { appendBulkBlocks } from '../../src/devnet/bulk.js';
@@ -76,7 +77,10 @@ describe('the parse worker', () => {
     expect(parsed.flatMap((b) => b.transactions).some((t) => t.contractRet === 'OUT_OF_ENERGY')).toBe(true);
     const scanned = await client.getScanBlocks(1, head + 1);
     expect(scanned.length).toBe(head);
-    expect(scanned).toEqual(parsed.map(scanOf));
+    // The receivers' prefixes the watcher skips blocks by are those of the transfers it would read.
+    const prefixes = (b: ScanBlock) => b.transfers.map((t) => prefixOfHex(t.toHex)).filter((p) => p !== null);
+    expect(scanned).toEqual(parsed.map(scanOf).map((b) => ({ ...b, receivers: prefixes(b) })));
+    expect(scanned.some((b) => b.receivers!.length > 90)).toBe(true);
     // A bulk block: about 35 % TRX transfers and 60 % token calls of its 300 transactions.
     const bulk = scanned.find((b) => b.number === first)!;
     expect(bulk.transfers.length).toBeGreaterThan(90);
@@ -93,8 +97,10 @@ describe('the parse worker', () => {
     for (const num of [executed, first]) {
       const full = ((await nodeJson('/wallet/gettransactioninfobyblocknum', { num })) as unknown[]).map((i) => parseInfo(i as never));
       expect(full.length).toBeGreaterThan(0);
-      const { ids, logs } = await client.getScanTransferLogs(num);
+      const { ids, logs, receivers, logBlocks } = await client.getScanTransferLogs(num);
       expect(logs).toEqual(transferLogsOf(full));
+      expect(receivers).toEqual(logs.map((l) => prefixOfHex(`41${l.to.slice(-40)}`)));
+      expect(logBlocks).toEqual([{ txID: logs[0]!.txID, blockNumber: num }]);
       expect(logs.length).toBeGreaterThan(0);
       // Every info the node answered is named, so a left-out call can be told from a call without logs.
       expect(ids).toEqual(full.map((i) => i.txID));
@@ -164,8 +170,8 @@ describe('the parse worker', () => {
         },
       ],
     };
-    const parsed = (await worker.parse('blockRange', new TextEncoder().encode(JSON.stringify(range)))) as { block: { transfers: { txID: string }[]; calls: string[]; unsure: string[] }[] };
-    expect(parsed.block[0]!.transfers.map((t) => t.txID)).toEqual(['paid']);
+    const parsed = (await worker.parse('blockRange', new TextEncoder().encode(JSON.stringify(range)))) as { block: { transfers: string; calls: string[]; unsure: string[] }[] };
+    expect((JSON.parse(parsed.block[0]!.transfers) as { txID: string }[]).map((t) => t.txID)).toEqual(['paid']);
     expect(parsed.block[0]!.calls).toEqual([]);
     expect(parsed.block[0]!.unsure).toEqual(['no-ret', 'empty-ret', 'default-ret']);
     await worker.stop();
@@ -192,7 +198,7 @@ describe('the parse worker', () => {
     // Nesting too deep for the reader's stack, which JSON.parse reads: the same result by the usual way.
     const deep = `${'['.repeat(50_000)}${']'.repeat(50_000)}`;
     expect(JSON.parse(deep)).toBeInstanceOf(Array);
-    expect(await worker.parse('transferLogs', new TextEncoder().encode(deep))).toEqual(scanTransferLogs(JSON.parse(deep), TRANSFER_TOPIC, infoOutcome));
+    expect(await worker.parse('transferLogs', new TextEncoder().encode(deep))).toEqual(packTransferLogs(scanTransferLogs(JSON.parse(deep), TRANSFER_TOPIC, infoOutcome), prefixOfHex));
     // An empty answer reads as {} and a broken one fails, as before.
     expect(await worker.parse('blockRange', new Uint8Array(0))).toEqual({});
     await expect(worker.parse('blockRange', new TextEncoder().encode('{"block":['))).rejects.toThrow();
@@ -203,7 +209,7 @@ describe('the parse worker', () => {
   it('starts a new worker after being stopped', async () => {
     const worker = new ParseWorker();
     const body = () => new TextEncoder().encode('{"block":[{"blockID":"0a","transactions":[]}]}');
-    const scanned = { block: [{ blockID: '0a', block_header: { raw_data: {} }, transfers: [], calls: [], unsure: [] }] };
+    const scanned = { block: [{ blockID: '0a', block_header: { raw_data: {} }, transfers: '[]', calls: [], unsure: [], receivers: [] }] };
     // A constructor can move tokens too: a successful contract creation is among the calls.
     const created = new TextEncoder().encode('{"block":[{"blockID":"0b","transactions":[{"txID":"c1","ret":[{"contractRet":"SUCCESS"}],"raw_data":{"contract":[{"type":"CreateSmartContract"}]}}]}]}');
     expect(((await worker.parse('blockRange', created)) as { block: { calls: string[] }[] }).block[0]!.calls).toEqual(['c1']);

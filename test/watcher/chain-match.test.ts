@@ -4,12 +4,14 @@
  * catalog tokens, the hot wallet's top-ups, positive amounts, malformed data skipped).
  */
 import { randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/assets/catalog.js';
 import { fromHexAddress, toHexAddress } from '../../src/chain/address.js';
 import type { ScanBlock, ScanTransferLog } from '../../src/chain/client.js';
-import { parseScanBlock, UNREADABLE_AMOUNT } from '../../src/chain/parse.js';
-import { candidateAddresses, matchBlock, TokenSet, Watchlist, type WatchedAddress } from '../../src/workers/chain-match.js';
+import { parseScanBlock, parseScanInfos, UNREADABLE_AMOUNT } from '../../src/chain/parse.js';
+import { ParseWorker } from '../../src/chain/parse-worker.js';
+import { TRANSFER_TOPIC } from '../../src/chain/trc20.js';
+import { candidateAddresses, matchBlock, mayPayWatched, TokenSet, Watchlist, type WatchedAddress } from '../../src/workers/chain-match.js';
 
 const catalog = loadCatalog('devnet');
 const tokens = new TokenSet(catalog);
@@ -116,5 +118,63 @@ describe('candidates and matching', () => {
     expect(candidateAddresses(b, null, w, tokens)).toEqual([deposit]);
     const logs = [log({ txID: 'c1', to: deposit.toUpperCase() })];
     expect(candidateAddresses(b, logs, w, tokens)).toEqual([deposit, deposit]);
+  });
+});
+
+/**
+ * The watcher skips a block whose receivers' prefixes (listed by the parse worker) are none of them
+ * watched, without reading its transfers and logs: that must never hide a candidate.
+ */
+describe('skipping blocks by their receivers\' prefixes', () => {
+  const worker = new ParseWorker();
+  afterAll(() => worker.close());
+  const encode = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+  const ok = [{ contractRet: 'SUCCESS' }];
+  const trx = (txID: string, to: unknown) => ({ txID, ret: ok, raw_data: { contract: [{ type: 'TransferContract', parameter: { value: { to_address: to, owner_address: payer, amount: 5 } } }] } });
+  const call = (txID: string) => ({ txID, ret: ok, raw_data: { contract: [{ type: 'TriggerSmartContract', parameter: { value: {} } }] } });
+  const info = (id: string, to: string) => ({ id, blockNumber: 100, receipt: { result: 'SUCCESS' }, log: [{ address: USDT.slice(2), topics: [TRANSFER_TOPIC, word(payer), to], data: amountWord(7n) }] });
+  /** A block and its infos through the worker as the watcher reads them. */
+  async function scanned(receivers: unknown[], logReceivers: string[]) {
+    const transactions = [...receivers.map((to, i) => trx(`t${i}`, to)), ...logReceivers.map((_, i) => call(`c${i}`))];
+    const range = { block: [{ blockID: '00'.repeat(32), block_header: { raw_data: { number: 100, parentHash: '11'.repeat(32), timestamp: 1 } }, transactions }] };
+    const packed = (await worker.parse('blockRange', encode(range))) as { block: unknown[] };
+    const b = parseScanBlock(packed.block[0] as never);
+    const infos = parseScanInfos((await worker.parse('transferLogs', encode(logReceivers.map((to, i) => info(`c${i}`, to))))) as never);
+    return { b, infos };
+  }
+  const upper = (hex: string) => `41${hex.slice(2).toUpperCase()}`;
+
+  it('a block paying a watched address, in any spelling, is read; one paying only others is skipped', async () => {
+    const w = watchlist();
+    const others = [randomHex(), randomHex(), '41abc', 42, null, `${randomHex()}00`];
+    const cases: [unknown[], string[], boolean][] = [
+      [others, [word(randomHex())], false],
+      [[...others, deposit], [], true],
+      [[...others, upper(deposit)], [], true],
+      [[...others, twin], [], true],
+      [others, [word(deposit)], true],
+      [others, [`0x${word(upper(deposit))}`], true],
+      [others, [`ff${deposit.slice(2)}`], true],
+      // A base58 receiver is not listed: the block is read.
+      [[fromHexAddress(randomHex())], [], true],
+    ];
+    for (const [receivers, logReceivers, paying] of cases) {
+      const { b, infos } = await scanned(receivers, logReceivers);
+      const candidates = candidateAddresses(b, infos.logs, w, tokens);
+      expect({ receivers, logReceivers, skipped: !mayPayWatched(b, infos, w) }).toEqual({ receivers, logReceivers, skipped: !paying });
+      if (paying && !receivers.some((r) => typeof r === 'string' && r.startsWith('T'))) expect(candidates.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('never skips a block with a candidate, over random receivers near the watched ones', async () => {
+    const w = watchlist();
+    const near = () => [deposit, twin, upper(deposit), randomHex(), lookAlike(randomHex())][Math.floor(Math.random() * 5)]!;
+    for (let round = 0; round < 40; round++) {
+      const receivers = Array.from({ length: 1 + (round % 4) }, near);
+      const logReceivers = Array.from({ length: round % 3 }, () => word(near()));
+      const { b, infos } = await scanned(receivers, logReceivers);
+      const candidates = candidateAddresses(b, infos.logs, w, tokens);
+      expect(mayPayWatched(b, infos, w)).toBe(candidates.length > 0);
+    }
   });
 });
