@@ -46,6 +46,9 @@ export function postForAnswer(url: string, headers: Record<string, string>, body
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') return Promise.reject(new Error(`unsupported protocol ${target.protocol}`));
   const payload = Buffer.from(body);
+  const sent: Record<string, string> = { ...headers, 'accept-encoding': 'gzip, deflate, br' };
+  // A node URL with credentials (https://user:pass@node): the origin drops them, the header keeps them.
+  if (target.username || target.password) sent.authorization = `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`).toString('base64')}`;
   return new Promise<{ status: number; bytes: Uint8Array; encoding: string | undefined }>((resolve, reject) => {
     const reader = new AnswerReader(maxBytes, timeoutMs, resolve, reject);
     agent.dispatch(
@@ -53,7 +56,7 @@ export function postForAnswer(url: string, headers: Record<string, string>, body
         origin: target.origin,
         path: target.pathname + target.search,
         method: 'POST',
-        headers: { ...headers, 'accept-encoding': 'gzip, deflate, br' },
+        headers: sent,
         body: payload,
       },
       reader,
@@ -94,7 +97,9 @@ class AnswerReader implements Dispatcher.DispatchHandler {
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[]>): void {
-    if (status < 200) return; // an informational answer (100 Continue): the real one follows
+    // An informational answer (103 Early Hints): the real one follows. (undici drops a connection
+    // that answers 100 Continue to a request that did not ask for it.)
+    if (status < 200) return;
     this.started = true;
     this.status = status;
     const encoding = headers['content-encoding'];
@@ -122,9 +127,15 @@ class AnswerReader implements Dispatcher.DispatchHandler {
   onResponseEnd(): void {
     if (this.settled) return;
     if (this.declared !== null && this.length !== this.declared) return this.fail(new Error(`answer cut short: ${this.length} of ${this.declared} bytes`));
+    let bytes: Uint8Array;
+    try {
+      bytes = this.sized ?? joined(this.chunks, this.length);
+    } catch (e) {
+      return this.fail(e as Error); // no memory for a large unsized answer: a failure, never a hang
+    }
     this.settled = true;
     clearTimeout(this.timer);
-    this.resolve({ status: this.status, bytes: this.sized ?? joined(this.chunks, this.length), encoding: this.encoding });
+    this.resolve({ status: this.status, bytes, encoding: this.encoding });
   }
 
   onResponseError(controller: Dispatcher.DispatchController, error: Error): void {

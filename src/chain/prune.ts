@@ -175,7 +175,8 @@ export function packScanBlock(b: any, prefixOf: (hex: string) => number | null):
       receivers = null;
       break;
     }
-    const p = prefixOf(to);
+    // Lower case as parse.ts receiverHex reads it, so both compute the same prefix.
+    const p = prefixOf(to.toLowerCase());
     if (p !== null) receivers.push(p);
   }
   return { ...b, transfers: JSON.stringify(b.transfers), receivers };
@@ -199,7 +200,7 @@ export function packTransferLogs(found: any, prefixOf: (hex: string) => number |
   const logBlocks = [];
   const seen = new Set();
   for (const l of found.logs) {
-    const p = prefixOf(`41${l.to.slice(-40)}`);
+    const p = prefixOf(`41${l.to.slice(-40).toLowerCase()}`);
     if (p !== null) receivers.push(p);
     const blockNumber = Number(l.blockNumber) || 0;
     if (!seen.has(blockNumber)) {

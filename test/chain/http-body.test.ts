@@ -62,6 +62,36 @@ describe('reading a node answer', () => {
     await expect(postForAnswer(hanging, {}, '{}', 300)).rejects.toBeInstanceOf(AnswerTimeout);
   });
 
+  it('sends the credentials of a node URL as Basic authorization, and reuses a connection after a whole answer', async () => {
+    const heads: string[] = [];
+    const ports: number[] = [];
+    const sockets: net.Socket[] = [];
+    const server = net.createServer((socket) => {
+      sockets.push(socket);
+      let request = '';
+      socket.on('data', (d) => {
+        // One answer per whole request (its head and its body `{}` may come in separate reads).
+        request += d.toString('latin1');
+        if (!request.includes('\r\n\r\n') || !request.endsWith('{}')) return;
+        heads.push(request);
+        ports.push(socket.remotePort!);
+        request = '';
+        socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}');
+      });
+      socket.on('error', () => {});
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://us%40er:p%3Ass@127.0.0.1:${(server.address() as net.AddressInfo).port}/wallet/x`;
+    await postForAnswer(url, {}, '{}', 2000);
+    // A turn later the connection is free again (undici frees it right after the answer's end).
+    await new Promise((r) => setImmediate(r));
+    await postForAnswer(url, {}, '{}', 2000);
+    expect(heads[0]).toMatch(new RegExp(`authorization: Basic ${Buffer.from('us@er:p:ss').toString('base64')}\r\n`, 'i'));
+    expect(ports[1]).toBe(ports[0]);
+    for (const socket of sockets) socket.destroy(); // the client keeps it open, idle, for seconds
+  });
+
   it('refuses an answer over the size limit, declared or streamed', async () => {
     const declared = await rawNode((s) => s.end('HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n'));
     await expect(postForAnswer(declared, {}, '{}', 2000, 1000)).rejects.toThrow(/over the 1000-byte limit/);
