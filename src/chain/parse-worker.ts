@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { answerMemory } from './answer-memory.js';
 import { infoOutcome } from './parse.js';
 import { JsonReader, projectJson } from './project-json.js';
-import { packScanBlock, packScanBlockRange, packTransferLogs, rangeBytes, scanBlock, scanBlockRange, scanBlockRangeBytes, scanTransferLogs, scanTransferLogsBytes, txIdsOfBlock, txIdsOfRange, txIdsOfRangeBytes } from './prune.js';
+import { eachBlock, packScanBlock, packTransferLogs, rangeBytes, scanBlock, scanBlockRange, scanBlockRangeBytes, scanTransferLogs, scanTransferLogsBytes, txIdsOfBlock, txIdsOfRange, txIdsOfRangeBytes } from './prune.js';
 import { TRANSFER_TOPIC } from './trc20.js';
 import { prefixOfHex } from '../workers/address-prefixes.js';
 
@@ -22,11 +22,11 @@ const SOURCE = `
 const { parentPort } = require('node:worker_threads');
 // Bundlers and tsx may wrap functions in __name(…) to keep their names; nothing to keep here.
 var __name = (f) => f;
-${[projectJson, JsonReader, scanBlock, scanBlockRange, scanBlockRangeBytes, rangeBytes, txIdsOfBlock, txIdsOfRange, txIdsOfRangeBytes, scanTransferLogs, scanTransferLogsBytes, infoOutcome, packScanBlock, packScanBlockRange, packTransferLogs, prefixOfHex].map((f) => f.toString()).join('\n')}
+${[projectJson, JsonReader, scanBlock, scanBlockRange, scanBlockRangeBytes, rangeBytes, txIdsOfBlock, txIdsOfRange, txIdsOfRangeBytes, scanTransferLogs, scanTransferLogsBytes, infoOutcome, eachBlock, packScanBlock, packTransferLogs, prefixOfHex].map((f) => f.toString()).join('\n')}
 const fromBytes = { blockRange: (bytes) => scanBlockRangeBytes(bytes, projectJson), blockTxIds: (bytes) => txIdsOfRangeBytes(bytes, projectJson), transferLogs: (bytes) => scanTransferLogsBytes(bytes, projectJson, '${TRANSFER_TOPIC}', infoOutcome) };
 const prune = { blockRange: scanBlockRange, blockTxIds: txIdsOfRange, transferLogs: (json) => scanTransferLogs(json, '${TRANSFER_TOPIC}', infoOutcome) };
 /** What crosses to the main thread: the watcher's reads packed (prune.ts). */
-const pack = { blockRange: (v) => packScanBlockRange(v, prefixOfHex), blockTxIds: (v) => v, transferLogs: (v) => packTransferLogs(v, prefixOfHex) };
+const pack = { blockRange: (v) => eachBlock(v, (b) => packScanBlock(b, prefixOfHex)), blockTxIds: (v) => v, transferLogs: (v) => packTransferLogs(v, prefixOfHex) };
 const decoder = new TextDecoder();
 /** The answer parsed the usual way, for what the bytes' reader refused (an error, an empty answer). */
 function parsed(kind, body) {

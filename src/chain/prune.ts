@@ -61,8 +61,13 @@ export function scanBlock(b: any): any {
  * else unchanged.
  */
 export function txIdsOfRange(answer: any): any {
+  return eachBlock(answer, txIdsOfBlock);
+}
+
+/** A range answer `{block: [...]}` with every block mapped by `perBlock`; anything else (an `{"Error": …}` answer, `{}`) unchanged. */
+export function eachBlock(answer: any, perBlock: (b: any) => any): any {
   if (!answer || typeof answer !== 'object' || !Array.isArray(answer.block)) return answer;
-  return { block: answer.block.map(txIdsOfBlock) };
+  return { block: answer.block.map(perBlock) };
 }
 
 /** One block of txIdsOfRange. */
@@ -79,8 +84,7 @@ export function txIdsOfBlock(b: any): any {
 
 /** A range answer `{block: [...]}` scanned; anything else (an `{"Error": …}` answer, `{}`) unchanged. */
 export function scanBlockRange(answer: any): any {
-  if (!answer || typeof answer !== 'object' || !Array.isArray(answer.block)) return answer;
-  return { block: answer.block.map(scanBlock) };
+  return eachBlock(answer, scanBlock);
 }
 
 /**
@@ -180,12 +184,6 @@ export function packScanBlock(b: any, prefixOf: (hex: string) => number | null):
     if (p !== null) receivers.push(p);
   }
   return { ...b, transfers: JSON.stringify(b.transfers), receivers };
-}
-
-/** A scanned range's blocks packed (packScanBlock); anything else unchanged. */
-export function packScanBlockRange(answer: any, prefixOf: (hex: string) => number | null): any {
-  if (!answer || typeof answer !== 'object' || !Array.isArray(answer.block)) return answer;
-  return { block: answer.block.map((b: any) => packScanBlock(b, prefixOf)) };
 }
 
 /**
