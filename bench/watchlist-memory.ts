@@ -47,14 +47,14 @@ function buildMap(): Map<string, WatchedAddress> {
   for (let i = 0; i < N; i++) {
     const hex = hexes[i] as string;
     // Flat strings of their own per row, as toHexAddress and SQLite rows give them.
-    m.set(fresh(hex), { address: fresh(`T${hex.slice(9)}`), merchantId: fresh(merchants[i % 50] as string), externalUserId: i < USERS ? fresh(`user-${i}`) : null });
+    m.set(fresh(hex), { address: fresh(`T${hex.slice(9)}`), derivationIndex: i, merchantId: fresh(merchants[i % 50] as string), externalUserId: i < USERS ? fresh(`user-${i}`) : null });
   }
   return m;
 }
 
 function buildPrefixes(): Watchlist {
   const w = new Watchlist();
-  for (const hex of hexes) w.prefixes.add(prefixOfHex(hex) as number);
+  hexes.forEach((hex, i) => w.prefixes.add(prefixOfHex(hex) as number, i));
   return w;
 }
 

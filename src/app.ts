@@ -23,7 +23,7 @@ import { ApiKeyVerifier, type VerifierOptions } from './keys/verifier.js';
 import { createLogger } from './logger.js';
 import { loadCatalog } from './assets/catalog.js';
 import { DepositAddressAllocator, type AllocatorOptions } from './addresses/allocator.js';
-import { addressSearch } from './addresses/store.js';
+import { DepositAddressDirectory } from './addresses/directory.js';
 import type { UnlockedWallet } from './wallet/keystore.js';
 import { unlockWallet } from './wallet/service.js';
 import { buildAdminServer, type AdminOptions } from './operations/admin.js';
@@ -114,12 +114,11 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     throw e;
   }
   const catalog = loadCatalog(config.tronNetwork);
-  // Where each next creation will insert its address is read into the OS cache off the event loop.
-  const readAhead = (list: string[]) => void checkpointer?.readAhead(addressSearch.sql, list.map((address) => addressSearch.params({ address })));
-  const addresses = new DepositAddressAllocator({ ...opts.addresses, pool: { ...opts.addresses?.pool, readAhead: opts.addresses?.pool?.readAhead ?? readAhead } });
+  const addresses = new DepositAddressAllocator(opts.addresses);
+  const directory = new DepositAddressDirectory({ db: database.db, scans: database.scans, file: config.databasePath, logger });
   const chain = opts.chain ?? createTronClient({ fullHost: fullNodeUrl(config), apiKey: config.tronApiKey });
   const views = opts.keptAnswers === false ? undefined : keptViews(database);
-  const services: Services = { config, clock, logger, db: database.db, scans: database.scans, verifier, catalog, addresses, chain, wallet, views };
+  const services: Services = { config, clock, logger, db: database.db, scans: database.scans, verifier, catalog, addresses, directory, chain, wallet, views };
   let workers: WorkerHost | null = null;
   const metrics = createMetrics({ services, workers: () => workers, probe: opts.admin ? opts.admin.probe : undefined });
   let admin: Awaited<ReturnType<typeof buildAdminServer>> | null = null;

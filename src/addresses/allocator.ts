@@ -35,9 +35,9 @@ export class DepositAddressAllocator {
     await this.pool?.stop();
   }
 
-  get stats(): { pooled: number; hits: number; misses: number; readAheads: number; worker: boolean; workerFailure: string | null } {
+  get stats(): { pooled: number; hits: number; misses: number; worker: boolean; workerFailure: string | null } {
     const p = this.pool;
-    return { pooled: p?.size ?? 0, hits: p?.hits ?? 0, misses: p?.misses ?? 0, readAheads: p?.readAheads ?? 0, worker: p?.usesWorker ?? false, workerFailure: p?.workerFailure ?? null };
+    return { pooled: p?.size ?? 0, hits: p?.hits ?? 0, misses: p?.misses ?? 0, worker: p?.usesWorker ?? false, workerFailure: p?.workerFailure ?? null };
   }
 
   /** One pool however many creations ask at once (claims run outside any write transaction). */

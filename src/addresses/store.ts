@@ -2,19 +2,13 @@
 import type { Executor } from '../db/database.js';
 import { prepare } from '../db/prepared.js';
 import type { DepositAddressesTable } from '../db/schema.js';
+import type { DepositAddressDirectory } from './directory.js';
 
 export type DepositAddressRow = DepositAddressesTable;
 
 const COLUMNS = ['address', 'derivation_index', 'merchant_id', 'external_user_id', 'created_at'] as const;
 // Every per-invoice creation inserts one: built once (db/prepared.ts).
 const insert = prepare(COLUMNS, (db, p) => db.insertInto('deposit_addresses').values({ address: p('address'), derivation_index: p('derivation_index'), merchant_id: p('merchant_id'), external_user_id: p('external_user_id'), created_at: p('created_at') }));
-
-/**
- * The search an insert of `address` makes in the index of addresses (its uniqueness): the pool
- * reads it ahead of each creation on the checkpointer's thread (db/checkpointer.ts), so that the
- * insert finds its leaf page in the OS cache.
- */
-export const addressSearch = prepare(['address'], (db, p) => db.selectFrom('deposit_addresses').select('derivation_index').where('address', '=', p('address')));
 
 export async function insertDepositAddress(db: Executor, row: DepositAddressRow): Promise<void> {
   await insert.run(db, row);
@@ -44,16 +38,27 @@ export async function addressesAfter(db: Executor, after: number, limit: number)
  * would move money to ourselves, and the watcher never counts a transfer from the hot wallet as a
  * deposit (it may be the sweeper's TRX top-up): it would be credited to no one.
  */
-export async function isOwnAddress(db: Executor, address: string): Promise<boolean> {
-  if ((await findDepositAddresses(db, [address])).length > 0) return true;
+export async function isOwnAddress(db: Executor, address: string, directory?: DepositAddressDirectory): Promise<boolean> {
+  if ((await findDepositAddresses(db, [address], directory)).length > 0) return true;
   const wallet = await db.selectFrom('wallet').select('hot_address').executeTakeFirst();
   return wallet?.hot_address === address;
 }
 
-/** The deposit addresses among `addresses` (base58), by primary key: the watcher's confirmation of prefix hits. */
-export async function findDepositAddresses(db: Executor, addresses: string[]): Promise<Pick<DepositAddressRow, 'address' | 'merchant_id' | 'external_user_id'>[]> {
+/**
+ * The deposit addresses among `addresses` (base58). The table has no index on the address
+ * (migration 0041): `serve` finds them through its directory (directory.ts); without one (the
+ * CLI's rare checks) the table is scanned, ~150 ms for 1.3 million addresses.
+ */
+export async function findDepositAddresses(db: Executor, addresses: readonly string[], directory?: DepositAddressDirectory): Promise<DepositAddressRow[]> {
   if (addresses.length === 0) return [];
-  return db.selectFrom('deposit_addresses').select(['address', 'merchant_id', 'external_user_id']).where('address', 'in', addresses).execute();
+  if (directory) return directory.find(db, addresses);
+  return db.selectFrom('deposit_addresses').selectAll().where('address', 'in', [...addresses]).execute();
+}
+
+/** The deposit addresses at these derivation indexes (the primary key). */
+export async function depositAddressesAt(db: Executor, indexes: readonly number[]): Promise<DepositAddressRow[]> {
+  if (indexes.length === 0) return [];
+  return db.selectFrom('deposit_addresses').selectAll().where('derivation_index', 'in', [...indexes]).execute();
 }
 
 /**

@@ -13,14 +13,6 @@
  * transaction and no reader in flight: it copies the last frames and the next write starts the WAL
  * over; the writer's journal_size_limit then truncates the file (database.ts). A try never waits
  * for a lock.
- *
- * The same thread reads ahead for the event loop (readAhead): it runs a read-only lookup the server
- * is about to need, so that the pages it touches are in the operating system's cache when the
- * server's own statement reads them. An invoice creation inserts its deposit address into the
- * index of addresses, a random leaf among tens of thousands on a million invoices: when the OS
- * has dropped that page, the insert waited ~40 µs on the disk, on the event loop, per creation
- * (measured; ~10 µs with the page cached). The address pool knows the addresses ahead of use
- * (wallet/pool.ts), so their pages are read here first.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -32,26 +24,8 @@ const Database = require(workerData.driver);
 // Never waits for a lock: a checkpoint that finds the writer or a reader busy tries again later.
 const db = new Database(workerData.file, { timeout: 0 });
 db.pragma('synchronous = FULL');
-// Checkpoints copy frames without the page cache; read-ahead only wants the OS cache warm.
-db.pragma('cache_size = -512');
-const lookups = new Map();
-// Best effort: a lookup that fails (busy, a statement of an older schema) costs only speed.
-const readAhead = ({ id, sql, rows }) => {
-  let read = 0;
-  try {
-    let stmt = lookups.get(sql);
-    if (!stmt) {
-      stmt = db.prepare(sql);
-      // Read-only statements only: this is a cache warmer, never a second writer.
-      if (!stmt.readonly || !stmt.reader) throw new Error('read-ahead takes read-only queries');
-      lookups.set(sql, stmt);
-    }
-    for (const row of rows) {
-      try { stmt.get(row); read++; } catch { /* busy: the next one */ }
-    }
-  } catch { /* not a read-only query, or it does not compile: nothing read */ }
-  parentPort.postMessage({ id, read });
-};
+// No cache_size: a checkpoint copies WAL frames into the database file one page at a time through
+// a buffer of its own, never through this connection's page cache, which stays empty.
 let restarting = null;
 const frames = (mode) => {
   try { return db.pragma('wal_checkpoint(' + mode + ')')[0].log; } catch { return -1; /* busy or locked */ }
@@ -80,7 +54,6 @@ const checkpoint = () => {
 };
 const timer = setInterval(checkpoint, workerData.intervalMs);
 parentPort.on('message', (m) => {
-  if (m && typeof m === 'object') return readAhead(m);
   if (m !== 'stop') return;
   clearInterval(timer);
   clearInterval(restarting);
@@ -92,12 +65,6 @@ parentPort.postMessage('ready');
 `;
 
 export interface Checkpointer {
-  /**
-   * Runs the read-only query `sql` once per parameter row on the worker's connection, to bring the
-   * pages it touches into the OS cache ahead of the server's own statements. Resolves to the rows
-   * it could run (0 for a query that writes or does not compile; never rejects).
-   */
-  readAhead(sql: string, rows: unknown[][]): Promise<number>;
   /** The worker thread now running (a test ends it to see a new one take over). */
   readonly worker: Worker;
   stop(): Promise<void>;
@@ -111,9 +78,6 @@ export const RESTART_FRAMES = 16_384;
  * reader: every 5 ms, that held writes up often enough to take creations' p99 from 15 to 34 ms.
  */
 const RESTART_TRY_MS = 50;
-
-/** Read-aheads sent and not answered yet, past which more are dropped. */
-export const READ_AHEAD_IN_FLIGHT = 2;
 
 export interface RestartPolicy {
   /** WAL frames past which the worker looks for a moment to let the WAL start over. */
@@ -160,8 +124,6 @@ export async function startCheckpointer(
   let worker = await startWorker(workerData);
   let stopped: Promise<void> | null = null;
   let exited = false;
-  const answers = new Map<number, (read: number) => void>();
-  let nextId = 0;
   const firstPause = supervision.respawnMs ?? 1_000;
   let pause = firstPause;
 
@@ -188,16 +150,9 @@ export async function startCheckpointer(
 
   const watch = (w: Worker) => {
     let failure = '';
-    w.on('message', (m: { id?: number; read?: number }) => {
-      if (typeof m?.id !== 'number') return;
-      answers.get(m.id)?.(m.read ?? 0);
-      answers.delete(m.id);
-    });
     w.on('error', (e) => (failure = `: ${String(e)}`));
     w.once('exit', (code) => {
       exited = true;
-      for (const answer of answers.values()) answer(0);
-      answers.clear();
       if (!stopped) respawn(`checkpoint worker exited with code ${code}${failure}`);
     });
   };
@@ -207,21 +162,6 @@ export async function startCheckpointer(
     get worker() {
       return worker;
     },
-    readAhead(sql, rows) {
-      // Best effort and bounded: behind a slow checkpoint (its fsync runs on the same thread) a
-      // queue would only grow and warm pages after the inserts that wanted them.
-      if (exited || stopped || rows.length === 0 || answers.size >= READ_AHEAD_IN_FLIGHT) return Promise.resolve(0);
-      const id = nextId++;
-      return new Promise<number>((resolve) => {
-        answers.set(id, resolve);
-        try {
-          worker.postMessage({ id, sql, rows });
-        } catch {
-          answers.delete(id);
-          resolve(0);
-        }
-      });
-    },
     stop() {
       // A worker that already ended (it crashed; its replacement is not up yet) answers nothing:
       // stopping it is done, and no replacement starts.
@@ -229,7 +169,7 @@ export async function startCheckpointer(
         ? Promise.resolve()
         : new Promise<void>((resolve) => {
             const w = worker;
-            // Read-ahead answers may still come first: wait for the worker's own 'stopped'.
+            // Resolved by the worker's own 'stopped', after its last PASSIVE checkpoint.
             w.on('message', (m) => {
               if (m === 'stopped') void w.terminate().then(() => resolve());
             });

@@ -129,9 +129,8 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database {
   // in temporary files that meant ~40 write calls a creation, in memory none. Only a rollback to
   // a savepoint reads them; recovery after a crash needs the WAL alone.
   sqlite.pragma('temp_store = MEMORY');
-  // 8 MB, as the reader's, not better-sqlite3's 16 MB: on a million invoices the writer's pages
-  // that miss are random leaves either way, read ahead into the OS cache (checkpointer.ts), and
-  // creations ran as fast (3,730-4,171/s against 3,556-4,196/s with 16 MB) for ~7 MB less RSS.
+  // 8 MB, as the reader's, not better-sqlite3's 16 MB: creations on a million invoices ran as fast
+  // (3,730-4,171/s against 3,556-4,196/s with 16 MB) for ~7 MB less RSS.
   sqlite.pragma(`cache_size = -${WRITER_CACHE_KB}`);
   // After the checkpointer's RESTART the next commit cuts the WAL file back to this (checkpointer.ts).
   sqlite.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);

@@ -8,6 +8,8 @@ import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } fr
 import { performance } from 'node:perf_hooks';
 import { AppError } from '../errors.js';
 import { WRITER_CACHE_KB, writeTx, type Db, type Executor, type Tx } from './database.js';
+import { writerOfTransaction } from './prepared.js';
+import { WRITER_CONNECTION } from './schema-edit.js';
 import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_wallet_addresses.js';
 import * as m0003 from './migrations/0003_assets.js';
@@ -28,6 +30,7 @@ import * as m0037 from './migrations/0037_unsettled_deposits.js';
 import * as m0038 from './migrations/0038_scheduled_indexes.js';
 import * as m0039 from './migrations/0039_status_counts.js';
 import * as m0040 from './migrations/0040_invoice_address_index.js';
+import * as m0041 from './migrations/0041_deposit_addresses_by_index.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -50,6 +53,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0038_scheduled_indexes': m0038,
   '0039_status_counts': m0039,
   '0040_invoice_address_index': m0040,
+  '0041_deposit_addresses_by_index': m0041,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
@@ -91,16 +95,20 @@ async function assertNotNewer(db: Executor): Promise<void> {
 /**
  * The run's transaction, for a migration that opens one of its own (0039, 0040): its
  * `transaction().execute(fn)` runs `fn` inside the run's transaction. Methods are bound to the
- * transaction itself (kysely's classes keep their state in private fields).
+ * transaction itself (kysely's classes keep their state in private fields). It also answers the
+ * run's writer connection to schema-edit.ts, which a migration may need (0041).
  */
 function nestable(trx: Tx): Kysely<unknown> {
-  return new Proxy(trx, {
+  const writer = writerOfTransaction(trx);
+  const nested: Kysely<unknown> = new Proxy(trx, {
     get(target, prop) {
-      if (prop === 'transaction') return () => ({ execute: <T>(fn: (inner: Tx) => Promise<T>) => fn(target) });
+      if (prop === WRITER_CONNECTION) return writer;
+      if (prop === 'transaction') return () => ({ execute: <T>(fn: (inner: Kysely<unknown>) => Promise<T>) => fn(nested) });
       const value: unknown = Reflect.get(target, prop, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   }) as unknown as Kysely<unknown>;
+  return nested;
 }
 
 /** How long a run waits for the write lock held by another process's migration run. */

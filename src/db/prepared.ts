@@ -54,6 +54,11 @@ export async function bindTransaction<T>(db: object, trx: object, fn: () => Prom
   }
 }
 
+/** The writer connection of an open writeTx transaction (migrate.ts hands it to schema-edit.ts). */
+export function writerOfTransaction(trx: object): Sqlite.Database | undefined {
+  return transactions.get(trx)?.db;
+}
+
 /** Compiles queries only: no connection behind it. */
 const compiler = new Kysely<DB>({
   dialect: {

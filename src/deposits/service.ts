@@ -17,6 +17,8 @@ import { standaloneDepositView } from './view.js';
 /** A successful transfer of a catalog asset into a deposit address, as the chain shows it. */
 export interface FoundTransfer {
   address: string;
+  /** The address's derivation index (its invoices are found by it). */
+  derivationIndex: number;
   merchantId: string;
   /** Set for a permanent (per_user) address. */
   externalUserId: string | null;
@@ -39,10 +41,10 @@ export interface DepositContext {
 async function attribute(trx: Tx, t: FoundTransfer): Promise<{ invoiceId: string | null; expiresAt: string | null }> {
   if (t.externalUserId !== null) {
     // A permanent address: the oldest open invoice of that user in that asset.
-    const open = await oldestOpenOfAddress(trx, t.address, t.asset, t.block.time);
+    const open = await oldestOpenOfAddress(trx, t.address, t.derivationIndex, t.asset, t.block.time);
     return open ? { invoiceId: open.id, expiresAt: open.expires_at } : { invoiceId: null, expiresAt: null };
   }
-  const inv = await invoiceOfAddress(trx, t.address);
+  const inv = await invoiceOfAddress(trx, t.address, t.derivationIndex);
   // Another asset than the invoice's is not a payment of it: a standalone deposit in its own asset.
   return inv && inv.asset === t.asset ? { invoiceId: inv.id, expiresAt: inv.expires_at } : { invoiceId: null, expiresAt: null };
 }

@@ -1,10 +1,9 @@
 /** SQL for invoices. Every read a merchant can trigger is scoped by merchant_id. */
-import type { ExpressionBuilder } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { insertionOrder } from '../db/insertion-order.js';
 import { byValue } from '../db/planner.js';
 import { prepare } from '../db/prepared.js';
-import type { DB, InvoicesTable, InvoiceStatus } from '../db/schema.js';
+import type { InvoicesTable, InvoiceStatus } from '../db/schema.js';
 
 export type InvoiceRow = InvoicesTable;
 
@@ -59,18 +58,14 @@ export async function overdueOpen(db: Executor, before: string, limit: number): 
 }
 
 /**
- * The derivation index of a deposit address, as a subquery: invoices are found through it
- * (invoices_address_index) and the address text is compared too.
+ * The invoice of a per-invoice deposit address (at most one), for the watcher's attribution: found
+ * through the address's derivation index (invoices_address_index), the address text compared too.
  */
-const indexOf = (address: string) => (eb: ExpressionBuilder<DB, 'invoices'>) =>
-  eb.selectFrom('deposit_addresses').select('derivation_index').where('deposit_addresses.address', '=', address);
-
-/** The invoice of a per-invoice deposit address (at most one), for the watcher's attribution. */
-export async function invoiceOfAddress(db: Executor, address: string): Promise<Pick<InvoiceRow, 'id' | 'asset' | 'expires_at'> | undefined> {
+export async function invoiceOfAddress(db: Executor, address: string, index: number): Promise<Pick<InvoiceRow, 'id' | 'asset' | 'expires_at'> | undefined> {
   return db
     .selectFrom('invoices')
     .select(['id', 'asset', 'expires_at'])
-    .where('address_index', '=', indexOf(address))
+    .where('address_index', '=', index)
     .where('address', '=', address)
     .executeTakeFirst();
 }
@@ -79,12 +74,12 @@ export async function invoiceOfAddress(db: Executor, address: string): Promise<P
  * The oldest open invoice in `asset` of a permanent address not expired at `at` (by insertion
  * order among equal created_at, DESIGN §5): what a deposit to it pays.
  */
-export async function oldestOpenOfAddress(db: Executor, address: string, asset: string, at: string): Promise<Pick<InvoiceRow, 'id' | 'expires_at'> | undefined> {
+export async function oldestOpenOfAddress(db: Executor, address: string, index: number, asset: string, at: string): Promise<Pick<InvoiceRow, 'id' | 'expires_at'> | undefined> {
   return (
     db
       .selectFrom('invoices')
       .select(['id', 'expires_at'])
-      .where('address_index', '=', indexOf(address))
+      .where('address_index', '=', index)
       .where('address', '=', address)
       .where('asset', '=', asset)
       .where('status', 'in', ['created', 'seen'])

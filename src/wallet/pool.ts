@@ -32,13 +32,6 @@ export interface PoolOptions {
   deriveSource?: string;
   /** How long the worker may take over one batch before it is dropped (default 10 s). */
   workerTimeoutMs?: number;
-  /**
-   * Told the addresses the next creations will take, a window ahead of use (the server reads their
-   * place in the address index into the OS cache off the event loop: db/checkpointer.ts).
-   */
-  readAhead?: (addresses: string[]) => void;
-  /** How many addresses ahead of the next index readAhead covers (default 256). */
-  readAheadWindow?: number;
 }
 
 /**
@@ -78,10 +71,7 @@ export class DepositAddressPool {
   private readonly chunk: number;
   private readonly batch: number;
   private readonly limit: number;
-  private readonly readAheadWindow: number;
   private deriver: BatchDeriver | null = null;
-  /** Every ready address below this index has been passed to opts.readAhead. */
-  private readTo = 0;
   /** Lowest index still wanted (the database's next index as last seen). */
   private floor = 0;
   /** Next index the refill would derive. */
@@ -94,13 +84,10 @@ export class DepositAddressPool {
   private readonly waiters: (() => void)[] = [];
   hits = 0;
   misses = 0;
-  /** Addresses passed to opts.readAhead so far. */
-  readAheads = 0;
   workerFailure: string | null = null;
 
-  constructor(private readonly chain: DepositKeyChain, private readonly opts: PoolOptions = {}) {
+  constructor(private readonly chain: DepositKeyChain, opts: PoolOptions = {}) {
     this.ahead = opts.ahead ?? 1024;
-    this.readAheadWindow = opts.readAheadWindow ?? 256;
     this.chunk = opts.chunk ?? 8;
     this.batch = opts.batch ?? 256;
     this.limit = opts.limit ?? INDEX_SPACE;
@@ -128,33 +115,6 @@ export class DepositAddressPool {
     }
     if (index + 1 > this.floor) this.moveFloor(index + 1);
     return ready ?? this.chain.addressAt(index);
-  }
-
-  /**
-   * Passes on the ready addresses of the next `readAheadWindow` indexes not passed yet, once half
-   * the window is used: one call per half window of creations, each well ahead of its addresses'
-   * use, and late enough that the OS has not dropped the pages again (at a creation a second it
-   * would have; then the insert waits for the disk, which at that rate costs nothing).
-   */
-  private readAheadOfUse(): void {
-    const readAhead = this.opts.readAhead;
-    if (!readAhead) return;
-    if (this.readTo < this.floor) this.readTo = this.floor;
-    if (this.readTo - this.floor >= this.readAheadWindow / 2) return;
-    const end = Math.min(this.floor + this.readAheadWindow, this.cursor);
-    const addresses: string[] = [];
-    for (let i = this.readTo; i < end; i++) {
-      const a = this.ready.get(i);
-      if (a !== undefined) addresses.push(a);
-    }
-    if (end > this.readTo) this.readTo = end;
-    if (addresses.length === 0) return;
-    this.readAheads += addresses.length;
-    try {
-      readAhead(addresses);
-    } catch {
-      // A hint only: it never fails a creation or a refill.
-    }
   }
 
   /**
@@ -199,7 +159,6 @@ export class DepositAddressPool {
       for (let i = from; i < nextIndex; i++) this.ready.delete(i);
     }
     if (this.ready.size < this.ahead / 2) void this.fill();
-    this.readAheadOfUse();
   }
 
   /** Derives until full; resolves when the pool is full (or stopped). */
@@ -254,7 +213,6 @@ export class DepositAddressPool {
         });
         this.cursor = from + addresses.length;
         this.wake();
-        this.readAheadOfUse();
       } else {
         const stop = Math.min(from + this.chunk, end);
         for (let i = from; i < stop; i++) if (!this.ready.has(i)) this.ready.set(i, this.chain.addressAt(i));

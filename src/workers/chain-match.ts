@@ -18,6 +18,7 @@ import { AddressPrefixes, prefixOfBytes, prefixOfHex } from './address-prefixes.
 
 export interface WatchedAddress {
   address: string;
+  derivationIndex: number;
   merchantId: string;
   externalUserId: string | null;
 }
@@ -33,17 +34,15 @@ export type MatchedTransfer = Pick<FoundTransfer, 'asset' | 'decimals' | 'amount
 
 /** Every deposit address handed out, as prefixes: which receivers may be ours. */
 export class Watchlist {
-  readonly prefixes: AddressPrefixes;
   /** The hot wallet: its TRX transfers to deposit addresses are the sweeper's fee top-ups. */
   hotHex: string | null = null;
 
-  constructor(recentLimit?: number) {
-    this.prefixes = new AddressPrefixes(recentLimit);
-  }
+  /** `prefixes`: the directory's (addresses/directory.ts), which keeps them up to date. */
+  constructor(readonly prefixes: AddressPrefixes = new AddressPrefixes()) {}
 
   /** Adds a base58 deposit address; throws on a malformed one, as a corrupt row must not pass unseen. */
-  add(address: string): void {
-    this.prefixes.add(prefixOfBytes(addressBytes(address)));
+  add(address: string, derivationIndex: number): void {
+    this.prefixes.add(prefixOfBytes(addressBytes(address)), derivationIndex);
   }
 
   /** Whether a `41…` hex receiver may be a deposit address (confirm before crediting). */

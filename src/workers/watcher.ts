@@ -7,9 +7,8 @@
  * the common ancestor (deposit-progress.ts settles the consequences) and the scan continues there.
  */
 import { performance } from 'node:perf_hooks';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ChainBlockHeader, ScanBlock, ScanInfos } from '../chain/client.js';
-import { addressesAfter, findDepositAddresses } from '../addresses/store.js';
+import { DepositAddressDirectory } from '../addresses/directory.js';
 import { writeTx } from '../db/database.js';
 import { recordTransfer } from '../deposits/service.js';
 import type { Services } from '../services.js';
@@ -18,7 +17,6 @@ import { advanceDeposits, orphanDropped } from './deposit-progress.js';
 import type { Worker } from './host.js';
 import type { WorkerLease } from './lease.js';
 import { dropScannedAbove, lowestScanned, pruneScanned, readCursor, scannedBlock, scannedFrom, storeScanned, writeCursor, type Cursor } from './watcher-store.js';
-import { loadWatchlist } from './watchlist-loader.js';
 
 export const WATCHER_NAME = 'chain-watcher';
 /** Mainnet's block interval, used to estimate where a first scan starts. */
@@ -69,11 +67,6 @@ function contiguous(blocks: ScanBlock[]): ScanBlock[] {
   return blocks.slice(0, n);
 }
 
-/** Deposit addresses read per query while loading the watch list. */
-const WATCHLIST_PAGE = 2_000;
-/** Prefix hits confirmed per query (bound parameters stay far below SQLite's limit). */
-const CONFIRM_CHUNK = 1_000;
-
 /** Blocks behind the head from which catch-up progress is logged. */
 const CATCH_UP_REPORT_BEHIND = 200;
 
@@ -83,9 +76,8 @@ export class ChainWatcher implements Worker {
   private readonly batch: number;
   private readonly infoConcurrency: number;
   private readonly tokens: TokenSet;
-  private readonly watch = new Watchlist();
-  private lastIndex = -1;
-  private loaded = false;
+  private readonly directory: DepositAddressDirectory;
+  private readonly watch: Watchlist;
   private readonly prefetchDepth: number;
   /** Consecutive ranges being fetched ahead of the cursor, oldest first. */
   private prefetched: { from: number; to: number; promise: Promise<Fetched> }[] = [];
@@ -98,47 +90,22 @@ export class ChainWatcher implements Worker {
     this.infoConcurrency = opts.infoConcurrency ?? 16;
     this.prefetchDepth = Math.max(1, opts.prefetchDepth ?? 2);
     this.tokens = new TokenSet(s.catalog);
+    this.directory = s.directory ?? new DepositAddressDirectory({ db: s.db, scans: s.scans, file: s.config.databasePath, logger: s.logger });
+    this.watch = new Watchlist(this.directory.prefixes);
   }
 
   /**
-   * Loads the deposit addresses handed out since the last look. Indexes are taken from the
-   * wallet's counter inside the allocating write transaction, and SQLite commits one writer at a
-   * time, so a higher index is never visible before a lower one: `> last index` misses nothing.
-   * The first load reads on a worker thread what the database holds then; the pages below pick up
-   * what was handed out since, and then each tick's new addresses.
+   * Takes in the deposit addresses handed out since the last look (addresses/directory.ts; its
+   * first load runs on a worker thread).
    */
   async refreshWatchlist(): Promise<void> {
-    if (!this.loaded) {
-      // The first load (every address handed out so far) on a worker thread: watchlist-loader.ts.
-      // Should the thread fail, the pages below load everything, as they did before it existed
-      // (and fail the same way on a corrupt address).
-      try {
-        const first = await loadWatchlist(this.s.config.databasePath, this.lastIndex);
-        this.watch.prefixes.load(first.prefixes);
-        this.lastIndex = first.lastIndex;
-      } catch (err) {
-        this.s.logger.warn({ err }, 'watch list loader thread failed; loading on the event loop');
-      }
-      this.loaded = true;
-    }
-    for (;;) {
-      const rows = await addressesAfter(this.s.scans ?? this.s.db, this.lastIndex, WATCHLIST_PAGE);
-      for (const r of rows) {
-        this.watch.add(r.address);
-        this.lastIndex = r.derivation_index;
-      }
-      if (rows.length < WATCHLIST_PAGE) break;
-      // A first load of a million addresses takes seconds: the API answers between pages (reads
-      // resolve synchronously, so without this turn the loop would not run until the end).
-      await nextTurn();
-    }
-    const wallet = await this.s.db.selectFrom('wallet').select('hot_address').executeTakeFirst();
-    this.watch.setHot(wallet?.hot_address ?? null);
+    await this.directory.refresh();
+    this.watch.setHot(this.directory.hotAddress);
   }
 
   /**
-   * The prefix hits of the range, looked up in deposit_addresses (one query by primary key, more
-   * only for thousands of hits): a look-alike that shares an address's prefix is dropped here.
+   * The prefix hits of the range, read by derivation index and compared in full: a look-alike that
+   * shares an address's prefix is dropped here.
    */
   private async confirmCandidates(blocks: ScanBlock[], infos: Map<number, ScanInfos>): Promise<ConfirmedAddresses> {
     const hexByAddress = new Map<string, string>();
@@ -150,11 +117,8 @@ export class ChainWatcher implements Worker {
       }
     }
     const byHex = new Map<string, WatchedAddress>();
-    const addresses = [...hexByAddress.keys()];
-    for (let i = 0; i < addresses.length; i += CONFIRM_CHUNK) {
-      for (const r of await findDepositAddresses(this.s.db, addresses.slice(i, i + CONFIRM_CHUNK))) {
-        byHex.set(hexByAddress.get(r.address) as string, { address: r.address, merchantId: r.merchant_id, externalUserId: r.external_user_id });
-      }
+    for (const r of await this.directory.find(this.s.db, [...hexByAddress.keys()])) {
+      byHex.set(hexByAddress.get(r.address) as string, { address: r.address, derivationIndex: r.derivation_index, merchantId: r.merchant_id, externalUserId: r.external_user_id });
     }
     return { byHex, hotHex: this.watch.hotHex };
   }
@@ -294,6 +258,7 @@ export class ChainWatcher implements Worker {
         const t = await recordTransfer(trx, ctx, {
           ...transfer,
           address: watched.address,
+          derivationIndex: watched.derivationIndex,
           merchantId: watched.merchantId,
           externalUserId: watched.externalUserId,
           block: { number: block.number, hash: block.id, time: new Date(block.timestamp).toISOString() },

@@ -3,9 +3,10 @@
  * deposit addresses and decodes each (base58 and its checksum): about 10 s of CPU, which on the
  * event loop took a third of it for those seconds after every start (the API answered between
  * pages at ~1,500 reads/s instead of ~16,000). The worker runs the store's query
- * (everyAddressAfter, built with kysely like every other) on a read-only connection of its own, decodes, sorts and dedupes the 48-bit prefixes (address-prefixes.ts) and hands the
- * array over without a copy (a transferred ArrayBuffer); the garbage of the million rows dies
- * with the worker. Later additions are a few rows a tick and stay on the main thread.
+ * (everyAddressAfter, built with kysely like every other) on a read-only connection of its own,
+ * decodes, sorts the (48-bit prefix, derivation index) pairs by prefix (address-prefixes.ts) and
+ * hands both arrays over without a copy (transferred ArrayBuffers); the garbage of the million rows
+ * dies with the worker. Later additions are a few rows a tick and stay on the main thread.
  *
  * Like the other workers, its source is plain JavaScript evaluated in the worker (decodeAddress and
  * prefixOfBytes are the functions the main thread uses), so it runs the same under tsx, vitest and
@@ -34,27 +35,75 @@ const prefixOfAddress = (address) => {
   if (bytes === null) throw new Error('not a TRON address: ' + address);
   return prefixOfBytes(bytes);
 };
+// The pairs sorted by prefix, each index moved with its prefix (equal prefixes all kept, in any
+// order). The plain Float64Array sort cannot carry the indexes, and a comparator sort of a
+// permutation costs ~5 times as much; instead a counting sort on the top 16 bits (the set's
+// buckets, ~17 pairs each at 1.1M) then an insertion sort inside each bucket: ~90 ms for 1.1M,
+// where sorting the bare prefixes took ~165. A crowded bucket (random addresses never make one) is
+// sorted through a permutation.
+const BUCKET_WIDTH = 2 ** 32;
+const sortPairs = (prefixes, indexes, n) => {
+  const start = new Uint32Array((1 << 16) + 1);
+  for (let i = 0; i < n; i++) start[Math.floor(prefixes[i] / BUCKET_WIDTH) + 1]++;
+  for (let b = 0; b < 1 << 16; b++) start[b + 1] += start[b];
+  const next = start.slice(0, 1 << 16);
+  const outPrefixes = new Float64Array(n);
+  const outIndexes = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const k = next[Math.floor(prefixes[i] / BUCKET_WIDTH)]++;
+    outPrefixes[k] = prefixes[i];
+    outIndexes[k] = indexes[i];
+  }
+  for (let b = 0; b < 1 << 16; b++) {
+    const from = start[b];
+    const to = start[b + 1];
+    if (to - from <= 64) {
+      for (let i = from + 1; i < to; i++) {
+        const p = outPrefixes[i];
+        const x = outIndexes[i];
+        let j = i - 1;
+        for (; j >= from && outPrefixes[j] > p; j--) {
+          outPrefixes[j + 1] = outPrefixes[j];
+          outIndexes[j + 1] = outIndexes[j];
+        }
+        outPrefixes[j + 1] = p;
+        outIndexes[j + 1] = x;
+      }
+    } else {
+      const order = Array.from({ length: to - from }, (_, i) => from + i).sort((a, c) => outPrefixes[a] - outPrefixes[c]);
+      const p = order.map((i) => outPrefixes[i]);
+      const x = order.map((i) => outIndexes[i]);
+      outPrefixes.set(p, from);
+      outIndexes.set(x, from);
+    }
+  }
+  return { prefixes: outPrefixes, indexes: outIndexes };
+};
 const db = new Database(workerData.file, { readonly: true, fileMustExist: true, timeout: 5000 });
 try {
   db.pragma('cache_size = -1000');
   const rows = db.prepare(workerData.sql).raw(true);
   let prefixes = new Float64Array(1 << 16);
+  let indexes = new Uint32Array(1 << 16);
   let n = 0;
   let last = workerData.after;
   for (const [address, index] of rows.iterate(...workerData.params)) {
+    // A Uint32Array would wrap a larger one into another address's index.
+    if (!Number.isInteger(index) || index < 0 || index >= 2 ** 32) throw new Error('not a derivation index: ' + index);
     if (n === prefixes.length) {
       const grown = new Float64Array(prefixes.length * 2);
       grown.set(prefixes);
       prefixes = grown;
+      const grownIndexes = new Uint32Array(indexes.length * 2);
+      grownIndexes.set(indexes);
+      indexes = grownIndexes;
     }
-    prefixes[n++] = prefixOfAddress(address);
+    prefixes[n] = prefixOfAddress(address);
+    indexes[n++] = index;
     last = index;
   }
-  const sorted = prefixes.subarray(0, n).sort();
-  let m = 0;
-  for (let i = 0; i < n; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[m++] = sorted[i];
-  const out = sorted.slice(0, m);
-  parentPort.postMessage({ prefixes: out, lastIndex: last, rows: n }, [out.buffer]);
+  const sorted = sortPairs(prefixes, indexes, n);
+  parentPort.postMessage({ prefixes: sorted.prefixes, indexes: sorted.indexes, lastIndex: last, rows: n }, [sorted.prefixes.buffer, sorted.indexes.buffer]);
 } catch (e) {
   parentPort.postMessage({ error: String((e && e.message) || e) });
 } finally {
@@ -63,8 +112,10 @@ try {
 `;
 
 export interface LoadedWatchlist {
-  /** Distinct prefixes, ascending. */
+  /** The prefix of each address read, ascending (equal ones side by side: nothing is dropped). */
   prefixes: Float64Array;
+  /** The derivation index of each, at the same position (AddressPrefixes.load takes both). */
+  indexes: Uint32Array;
   /** The derivation index of the last address read (`after` when none). */
   lastIndex: number;
   /** Addresses read. */

@@ -105,7 +105,7 @@ describe('upgrades with data', () => {
         expect(inv.status, inv.text).toBe(200);
         expect(inv.body).toMatchObject({ invoice_id: INVOICE, order_id: 'order-old', status: 'created', asset: 'USDT_TRON', address: VECTORS[0], amount_requested: '10.5' });
         // The watcher still finds it from its address: a payment to it pays it (0040's backfill).
-        expect(await invoiceOfAddress(app.services.db, VECTORS[0] as string)).toMatchObject({ id: INVOICE, asset: 'USDT_TRON' });
+        expect(await invoiceOfAddress(app.services.db, VECTORS[0] as string, 0)).toMatchObject({ id: INVOICE, asset: 'USDT_TRON' });
       }
       if (filled.has('wallet')) {
         // The index counter carried over: a new invoice gets the next address, never a used one.

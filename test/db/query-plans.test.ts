@@ -24,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { DB } from '../../src/db/schema.js';
-import { addressesAfter, addressSearch, everyAddressAfter, findDepositAddresses, findUserAddress } from '../../src/addresses/store.js';
+import { addressesAfter, depositAddressesAt, everyAddressAfter, findUserAddress } from '../../src/addresses/store.js';
 import { merchantSwitch, operatorSwitch } from '../../src/assets/store.js';
 import { ManualClock } from '../../src/clock.js';
 import type { Tx } from '../../src/db/database.js';
@@ -40,7 +40,7 @@ import { findPayout, findPayoutByReference, findPayoutForOperator, listPayoutsFo
 import { signedToday } from '../../src/payouts/worker/limits.js';
 import { inFlightPayouts, payoutsIn, queuedPayoutCount } from '../../src/payouts/worker/store.js';
 import { scanSlice } from '../../src/sweeper/scan.js';
-import { depositIndexOf, duePairsInSlice, duePairsSince, lastFinalBlock, nonEmptyMarks } from '../../src/sweeper/store.js';
+import { duePairsInSlice, duePairsSince, lastFinalBlock, nonEmptyMarks } from '../../src/sweeper/store.js';
 import { eventKeyRecorded, eventsOf, subjectEventCount } from '../../src/webhooks/outbox.js';
 import { claim, dueHeads, failedDeliveryCount, nextDue, pruneAttemptsBefore, pruneDeliveriesBefore, recordAttempt } from '../../src/webhooks/store.js';
 import { dropScannedAbove, lowestScanned, pruneScanned, scannedBlock, scannedFrom } from '../../src/workers/watcher-store.js';
@@ -95,11 +95,11 @@ export const HOT_QUERIES: HotQuery[] = [
   { name: 'payout list: by merchant', run: (db) => listPayoutsForOperator(db, { merchantId: M, limit: 100 }), index: /INDEX payouts_\w+ \(merchant_id=\?\)/ },
   { name: 'events of a merchant after a seq', run: (db) => eventsOf(db, M, 10, 100), index: 'events_merchant' },
   // The chain watcher: its watch list's load by pages, its confirmation of prefix hits per range.
-  { name: 'watcher: addresses after an index', run: (db) => addressesAfter(db, 1_000, 10_000), index: /sqlite_autoindex_deposit_addresses_2 \(derivation_index>\?\)/ },
-  { name: 'watcher: first load, every address after an index (run on its worker thread)', run: (db) => everyAddressAfter.all(db, { after: 1_000 }), index: /sqlite_autoindex_deposit_addresses_2 \(derivation_index>\?\)/ },
-  { name: 'watcher: prefix hits confirmed', run: (db) => findDepositAddresses(db, ['TWJqDfttAuhunntoDEtFwP5qBKAu5y9Tip', 'TNs1VjGKr8QQTrR4MWenYZruamHmjKTgxg']), index: /sqlite_autoindex_deposit_addresses_1 \(address=\?\)/ },
-  // Per half window of creations, on the checkpointer's thread: where the next addresses go.
-  { name: 'address pool: read-ahead of an address insert', run: (db) => addressSearch.all(db, { address: 'TWJqDfttAuhunntoDEtFwP5qBKAu5y9Tip' }), index: /sqlite_autoindex_deposit_addresses_1 \(address=\?\)/ },
+  { name: 'watcher: addresses after an index', run: (db) => addressesAfter(db, 1_000, 10_000), index: /SEARCH deposit_addresses USING INTEGER PRIMARY KEY \(rowid>\?\)/ },
+  { name: 'watcher: first load, every address after an index (run on its worker thread)', run: (db) => everyAddressAfter.all(db, { after: 1_000 }), index: /SEARCH deposit_addresses USING INTEGER PRIMARY KEY \(rowid>\?\)/ },
+  // The directory's candidates (addresses/directory.ts): the watcher's prefix hits, the payout
+  // worker's own-address check, the sweeper's derivation index of an address.
+  { name: 'watcher: prefix hits confirmed', run: (db) => depositAddressesAt(db, [7, 8]), index: /SEARCH deposit_addresses USING INTEGER PRIMARY KEY \(rowid=\?\)/ },
   // A walk of a partial index that holds only the deposits still to settle: bounded by those.
   { name: 'watcher: deposits to settle, every tick', run: (db) => unsettledDeposits(db), index: /SCAN d USING INDEX deposits_unsettled/, walk: true },
   { name: 'sweeper: pairs with recently final deposits', run: (db) => duePairsSince(db, NOW, 50), index: /SEARCH d USING INDEX deposits_final_by_update \(updated_at>\?\)/ },
@@ -114,8 +114,8 @@ export const HOT_QUERIES: HotQuery[] = [
   // Every other scheduled query over a large table (docs/decisions.md "Every scheduled query, audited").
   // The chain watcher's write transaction, per block range: recording transfers…
   { name: 'watcher: a transfer recorded before', run: (db) => findDeposit(db, TX, 0), index: 'deposits_tx_log' },
-  { name: 'watcher: the invoice of a per-invoice address', run: (db) => invoiceOfAddress(db, ADDR), index: /INDEX invoices_address_index \(address_index=\?\)/ },
-  { name: 'watcher: the oldest open invoice of a permanent address', run: (db) => oldestOpenOfAddress(db, ADDR, 'USDT_TRON', NOW), index: /INDEX invoices_address_index \(address_index=\? AND status=\?\)/ },
+  { name: 'watcher: the invoice of a per-invoice address', run: (db) => invoiceOfAddress(db, ADDR, 7), index: /INDEX invoices_address_index \(address_index=\?\)/ },
+  { name: 'watcher: the oldest open invoice of a permanent address', run: (db) => oldestOpenOfAddress(db, ADDR, 7, 'USDT_TRON', NOW), index: /INDEX invoices_address_index \(address_index=\? AND status=\?\)/ },
   // …then progress, expiry against the horizon and settlement of the invoices touched.
   { name: 'watcher: overdue open invoices', run: (db) => overdueOpen(db, NOW, 200), index: /INDEX invoices_expiry \(status=\? AND expires_at<\?\)/, ordered: true },
   { name: 'watcher settlement: the invoice', run: (db) => settleInvoice(db as unknown as Tx, settle, ID), index: 'sqlite_autoindex_invoices_1' },
@@ -134,7 +134,7 @@ export const HOT_QUERIES: HotQuery[] = [
   // Invoice expiry (every 5 s).
   { name: 'expiry: the status compare-and-set', run: (db) => transitionInvoice(db, ID, 'created', 'expired', NOW), index: 'sqlite_autoindex_invoices_1' },
   // The sweeper: starting a sweep, and the operator's `paygate sweep` requests.
-  { name: 'sweeper: the derivation index of an address', run: (db) => depositIndexOf(db, ADDR), index: 'sqlite_autoindex_deposit_addresses_1' },
+  // The sweeper's derivation index of an address: its directory's candidates, 'watcher: prefix hits confirmed' above.
   { name: 'sweeper request: the last final block of a pair', run: (db) => lastFinalBlock(db, ADDR, 'USDT_TRON'), index: /INDEX deposits_final_by_address \(address=\? AND asset=\?\)/ },
   { name: 'sweeper request for every address: marks holding a balance', run: (db) => nonEmptyMarks(db), index: 'sweep_marks_held', walk: true },
   // The payout worker (every second): pages of each status, the limits, the transitions.

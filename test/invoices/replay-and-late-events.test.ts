@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTx } from '../../src/db/database.js';
+import { findDepositAddresses } from '../../src/addresses/store.js';
 import { recordTransfer } from '../../src/deposits/service.js';
 import { statusPath } from '../../src/invoices/lifecycle.js';
 import { eventsOf } from '../../src/webhooks/outbox.js';
@@ -34,6 +35,7 @@ async function pay(inv: { address: string }, merchantId: string, units: bigint, 
   await writeTx(t.app.services.db, async (trx) => {
     const r = await recordTransfer(trx, { clock, head: 0 }, {
       address: inv.address,
+      derivationIndex: (await findDepositAddresses(trx, [inv.address]))[0]!.derivation_index,
       merchantId,
       externalUserId: null,
       asset: 'USDT_TRON',

@@ -60,52 +60,6 @@ describe('HD wallet', () => {
     }
   });
 
-  it('every address it hands out was passed to read-ahead first, a bounded window ahead of use', async () => {
-    const passed = new Map<string, number>(); // address → floor when it was passed
-    let floor = 0;
-    const calls: number[] = [];
-    const pool = new DepositAddressPool(chain, {
-      ahead: 300,
-      batch: 64,
-      readAheadWindow: 32,
-      readAhead: (addresses) => {
-        calls.push(addresses.length);
-        for (const a of addresses) passed.set(a, floor);
-      },
-    });
-    try {
-      pool.moveFloor(0);
-      await pool.fill();
-      for (let i = 0; i < 200; i++) {
-        const address = chain.addressAt(i);
-        expect(passed.has(address), `index ${i} read ahead before use`).toBe(true);
-        // Passed at most a window before its use: read too early, the OS may drop it again.
-        expect(i - passed.get(address)!).toBeLessThan(32);
-        floor = i + 1; // the floor once index i is taken, when addressAt passes on the next ones
-        expect(pool.addressAt(i)).toBe(address);
-      }
-      expect(Math.max(...calls)).toBeLessThanOrEqual(32);
-      // One call per half window of creations, not one per creation.
-      expect(calls.length).toBeLessThanOrEqual(200 / 16 + 2);
-    } finally {
-      await pool.stop();
-    }
-  });
-
-  it('a read-ahead that throws changes nothing: the addresses and the refills go on', async () => {
-    const pool = new DepositAddressPool(chain, { ahead: 16, batch: 8, readAheadWindow: 4, readAhead: () => { throw new Error('read-ahead down'); } });
-    try {
-      pool.moveFloor(0);
-      await pool.fill();
-      for (let i = 0; i < 40; i++) expect(pool.addressAt(i), `index ${i}`).toBe(chain.addressAt(i));
-      await pool.fill();
-      expect(pool.size).toBe(16);
-      expect(pool.readAheads).toBeGreaterThan(0);
-    } finally {
-      await pool.stop();
-    }
-  });
-
   it('a burst of creations larger than the pool waits for checked addresses instead of deriving on the event loop', async () => {
     const pool = new DepositAddressPool(chain, { ahead: 8, batch: 4 });
     try {

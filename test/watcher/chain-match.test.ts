@@ -12,6 +12,7 @@ import { parseScanBlock, parseScanInfos, UNREADABLE_AMOUNT } from '../../src/cha
 import { ParseWorker } from '../../src/chain/parse-worker.js';
 import { TRANSFER_TOPIC } from '../../src/chain/trc20.js';
 import { candidateAddresses, matchBlock, mayPayWatched, TokenSet, Watchlist, type WatchedAddress } from '../../src/workers/chain-match.js';
+import { AddressPrefixes } from '../../src/workers/address-prefixes.js';
 
 const catalog = loadCatalog('devnet');
 const tokens = new TokenSet(catalog);
@@ -35,9 +36,9 @@ function log(p: Partial<ScanTransferLog> & { to: string }): ScanTransferLog {
 }
 
 function watchlist(): Watchlist {
-  const w = new Watchlist(4);
-  w.add(fromHexAddress(deposit));
-  for (let i = 0; i < 20; i++) w.add(fromHexAddress(randomHex()));
+  const w = new Watchlist(new AddressPrefixes(4));
+  w.add(fromHexAddress(deposit), 0);
+  for (let i = 0; i < 20; i++) w.add(fromHexAddress(randomHex()), i + 1);
   w.setHot(fromHexAddress(hot));
   return w;
 }
@@ -45,7 +46,7 @@ function watchlist(): Watchlist {
 /** What the watcher's database confirmation returns for these candidates: only the real deposit address. */
 function confirmed(candidates: string[], w: Watchlist) {
   const byHex = new Map<string, WatchedAddress>();
-  for (const hex of candidates) if (hex === deposit) byHex.set(hex, { address: fromHexAddress(hex), merchantId: 'm1', externalUserId: null });
+  for (const hex of candidates) if (hex === deposit) byHex.set(hex, { address: fromHexAddress(hex), derivationIndex: 0, merchantId: 'm1', externalUserId: null });
   return { byHex, hotHex: w.hotHex };
 }
 
@@ -96,7 +97,7 @@ describe('candidates and matching', () => {
     ];
     expect(candidateAddresses(b, logs, w, tokens)).toEqual([]);
     // Even with the address confirmed, the same rules credit nothing.
-    const byHex = new Map([[deposit, { address: fromHexAddress(deposit), merchantId: 'm1', externalUserId: null }]]);
+    const byHex = new Map([[deposit, { address: fromHexAddress(deposit), derivationIndex: 0, merchantId: 'm1', externalUserId: null }]]);
     expect(matchBlock(b, logs, { byHex, hotHex: w.hotHex }, tokens)).toEqual([]);
   });
 

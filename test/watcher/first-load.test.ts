@@ -21,7 +21,8 @@ describe('the first load of the watch list', () => {
 
   const watches = async (databasePath: string) => {
     const s = t.app.services;
-    const w = chainWatcher({ ...s, config: { ...s.config, databasePath } }, null);
+    // A directory of its own (the app's loaded from the real path already).
+    const w = chainWatcher({ ...s, directory: undefined, config: { ...s.config, databasePath } }, null);
     await w.refreshWatchlist();
     // The watch list is the watcher's own: asked as the scan asks it, by a receiver's hex.
     const list = (w as unknown as { watch: { mayHold(hex: string): boolean } }).watch;

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { writeTx } from '../../src/db/database.js';
+import { findDepositAddresses } from '../../src/addresses/store.js';
 import { recordTransfer, type FoundTransfer } from '../../src/deposits/service.js';
 import { advanceDeposits, orphanDropped } from '../../src/workers/deposit-progress.js';
 import { api } from '../helpers/http.js';
@@ -19,8 +20,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const TX = 'ab'.repeat(32);
-const transfer = (address: string, merchantId: string, amount: bigint, block: number): FoundTransfer => ({
+const indexOf = async (db: Parameters<typeof findDepositAddresses>[0], address: string) => (await findDepositAddresses(db, [address]))[0]!.derivation_index;
+const transfer = (address: string, derivationIndex: number, merchantId: string, amount: bigint, block: number): FoundTransfer => ({
   address,
+  derivationIndex,
   merchantId,
   externalUserId: null,
   asset: 'USDT_TRON',
@@ -43,7 +46,7 @@ it('credits the re-included transfer as the new fork has it, to the invoice it p
 
   // Fork A: 10 USDT to the first invoice's address at block 100.
   await writeTx(db, async (trx) => {
-    const r = await recordTransfer(trx, ctx, transfer(first.address, merchant.merchant_id, 10_000_000n, 100));
+    const r = await recordTransfer(trx, ctx, transfer(first.address, await indexOf(trx, first.address), merchant.merchant_id, 10_000_000n, 100));
     await advanceDeposits(trx, progress(101, 50, 101), new Set(r?.invoices));
   });
   expect((await api(t.url, `/v1/invoices/${first.invoice_id}`, { key })).body).toMatchObject({ status: 'seen', amount_received: '10' });
@@ -51,7 +54,7 @@ it('credits the re-included transfer as the new fork has it, to the invoice it p
   // The fork drops block 100; on the new chain the same call logged 4 USDT to the second address.
   await writeTx(db, async (trx) => {
     const touched = await orphanDropped(trx, ctx, 99);
-    const r = await recordTransfer(trx, ctx, transfer(second.address, merchant.merchant_id, 4_000_000n, 101));
+    const r = await recordTransfer(trx, ctx, transfer(second.address, await indexOf(trx, second.address), merchant.merchant_id, 4_000_000n, 101));
     expect(r?.invoices.sort()).toEqual([first.invoice_id, second.invoice_id].sort());
     for (const id of r?.invoices ?? []) touched.add(id);
     await advanceDeposits(trx, progress(102, 50, 102), touched);

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
+import { findDepositAddresses } from '../../src/addresses/store.js';
 import { ManualClock } from '../../src/clock.js';
 import { writeTx } from '../../src/db/database.js';
 import { recordTransfer } from '../../src/deposits/service.js';
@@ -75,7 +76,8 @@ describe('deposit events', () => {
     // A deposit to the user's permanent address with no open invoice: standalone, deposit.seen;
     // 20 blocks later it has its 19 confirmations: deposit.confirmed.
     const block = { number: 500, hash: randomBytes(32).toString('hex'), time: t.clock.now().toISOString() };
-    const transfer = { address, merchantId, externalUserId: 'user-77', asset: 'USDT_TRON', decimals: 6, amount: 40_000_000n, txHash: randomBytes(32).toString('hex'), logIndex: 0, from: null, block };
+    const derivationIndex = (await findDepositAddresses(db, [address]))[0]!.derivation_index;
+    const transfer = { address, derivationIndex, merchantId, externalUserId: 'user-77', asset: 'USDT_TRON', decimals: 6, amount: 40_000_000n, txHash: randomBytes(32).toString('hex'), logIndex: 0, from: null, block };
     const progress = (head: number) => ({ clock: t.clock, defaultConfirmations: 19, horizon: block.time, head, solid: 0, scannedTo: head });
     await writeTx(db, async (trx) => {
       await recordTransfer(trx, { clock: t.clock, head: 500 }, transfer);

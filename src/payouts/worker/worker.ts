@@ -65,7 +65,7 @@ type Fate = { kind: 'landed'; outcome: Extract<TxOutcome, { state: 'success' | '
 
 export function createPayoutWorker(s: Services, lease: WorkerLease, opts: PayoutWorkerOptions = {}): Worker {
   if (!s.wallet) throw new Error('the payout worker needs the unlocked wallet');
-  const { db, chain, clock } = s;
+  const { db, chain, clock, directory } = s;
   const hot = s.wallet.hotAddress;
   // Derived once, kept in this closure only: never logged, stored or passed beyond chain.sign.
   const key = hotWalletPrivateKey(s.wallet.mnemonic);
@@ -127,7 +127,7 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
           await setWaitReason(trx, cur, 'merchant disabled: the payout waits until the merchant is enabled again (or payout cancel)');
           return false;
         }
-        const own = await isOwnAddress(trx, cur.to_address);
+        const own = await isOwnAddress(trx, cur.to_address, directory);
         const entry = await liveEntry(trx, cur.merchant_id, cur.asset, cur.to_address);
         if (!own && entry && entry.usable_from > clock.now().toISOString()) {
           // Removed and added again since the approval: the new entry's delay before first use

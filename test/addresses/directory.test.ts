@@ -1,0 +1,77 @@
+/**
+ * Finding deposit addresses by their text without an index on it (migration 0041): `serve`'s
+ * in-memory directory of prefixes → derivation indexes, and the CLI's scan, give the same answers,
+ * including for two addresses that share a 48-bit prefix and for a look-alike of one.
+ */
+import path from 'node:path';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DepositAddressDirectory } from '../../src/addresses/directory.js';
+import { findDepositAddresses, isOwnAddress } from '../../src/addresses/store.js';
+import { fromHexAddress } from '../../src/chain/address.js';
+import { openDatabase, type Database } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { tempDir } from '../helpers/app.js';
+
+const AT = '2026-01-01T00:00:00.000Z';
+const PREFIX = '41' + 'a1b2c3d4e5f6';
+/** Three addresses sharing one 48-bit prefix (two handed out, one not), and an unrelated one. */
+const SHARED = fromHexAddress(PREFIX + '11'.repeat(14));
+const SHARED_TOO = fromHexAddress(PREFIX + '22'.repeat(14));
+const LOOK_ALIKE = fromHexAddress(PREFIX + '33'.repeat(14));
+const OTHER = fromHexAddress('41' + '0f'.repeat(20));
+const LATER = fromHexAddress('41' + '5e'.repeat(20));
+const HOT = fromHexAddress('41' + '7d'.repeat(20));
+
+describe('deposit addresses by their text', () => {
+  let database: Database;
+  let file: string;
+  const insert = (address: string, index: number) =>
+    database.sqlite.prepare('insert into deposit_addresses (address, derivation_index, merchant_id, external_user_id, created_at) values (?, ?, ?, null, ?)').run(address, index, 'm', AT);
+
+  beforeEach(async () => {
+    file = path.join(tempDir(), 'directory.db');
+    database = openDatabase(file);
+    await migrateToLatest(database.db);
+    // Rows of these tables only: the merchant is not what is tested.
+    database.sqlite.pragma('foreign_keys = OFF');
+    database.sqlite
+      .prepare("insert into wallet (id, deposit_xpub, deposit_path, hot_address, hot_path, next_index, created_at) values (1, 'xpub', 'm/0', ?, 'm/1', 10, ?)")
+      .run(HOT, AT);
+    insert(SHARED, 4);
+    insert(OTHER, 5);
+    insert(SHARED_TOO, 7);
+  });
+  afterEach(() => database.close());
+
+  const directoryOf = () => new DepositAddressDirectory({ db: database.db, scans: database.scans, file, logger: pino({ level: 'silent' }) }, 2);
+  const indexes = (rows: { derivation_index: number }[]) => rows.map((r) => r.derivation_index).sort((a, b) => a - b);
+
+  it('finds each handed-out address, both of a shared prefix, and neither a look-alike nor a malformed text', async () => {
+    const directory = directoryOf();
+    const asked = [SHARED, SHARED_TOO, LOOK_ALIKE, OTHER, 'T-not-an-address', HOT, SHARED];
+    expect(indexes(await directory.find(database.db, asked))).toEqual([4, 5, 7]);
+    // The scan the CLI uses says the same.
+    expect(indexes(await findDepositAddresses(database.db, asked))).toEqual([4, 5, 7]);
+    expect(await directory.find(database.db, [LOOK_ALIKE])).toEqual([]);
+    expect((await directory.find(database.db, [SHARED_TOO]))[0]).toMatchObject({ address: SHARED_TOO, derivation_index: 7, merchant_id: 'm' });
+  });
+
+  it('finds an address handed out after its first load, and concurrent refreshes add each once', async () => {
+    const directory = directoryOf();
+    expect(await directory.find(database.db, [LATER])).toEqual([]);
+    insert(LATER, 9);
+    await Promise.all([directory.refresh(), directory.refresh(), directory.find(database.db, [OTHER])]);
+    expect(indexes(await directory.find(database.db, [LATER, SHARED]))).toEqual([4, 9]);
+    expect(directory.prefixes.size).toBe(4);
+    expect(directory.hotAddress).toBe(HOT);
+  });
+
+  it('says the same as the scan whether an address is the gateway\'s own', async () => {
+    const directory = directoryOf();
+    for (const [address, own] of [[SHARED, true], [SHARED_TOO, true], [HOT, true], [LOOK_ALIKE, false], [LATER, false], ['T-not-an-address', false]] as const) {
+      expect(await isOwnAddress(database.db, address, directory), address).toBe(own);
+      expect(await isOwnAddress(database.db, address), address).toBe(own);
+    }
+  });
+});
