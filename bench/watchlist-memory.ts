@@ -97,7 +97,7 @@ const decodeUs = ((performance.now() - t) * 1000) / sample.length;
 
 console.log(`${N} addresses (${USERS} with a user id); load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 console.log(`Map:       ${MB(mapBytes)} (${(mapBytes / N).toFixed(0)} B an address), built in ${mapBuildS.toFixed(2)} s, lookup ${mapUs.toFixed(3)} µs`);
-console.log(`prefixes:  ${MB(setBytes)} (${(setBytes / N).toFixed(1)} B an address, ${size} distinct), built in ${setBuildS.toFixed(2)} s, lookup ${setUs.toFixed(3)} µs`);
+console.log(`prefixes:  ${MB(setBytes)} (${(setBytes / N).toFixed(1)} B an address, ${size} prefix → index pairs), built in ${setBuildS.toFixed(2)} s, lookup ${setUs.toFixed(3)} µs`);
 console.log(`reading a base58 row: toHexAddress ${tronwebUs.toFixed(1)} µs, addressBytes ${decodeUs.toFixed(1)} µs`);
 summary({ metric: `watch list of ${N} addresses`, value: `${MB(setBytes)} (Map: ${MB(mapBytes)})` });
 summary({ metric: 'watch list lookup', value: `${setUs.toFixed(2)} µs (Map: ${mapUs.toFixed(2)} µs)` });

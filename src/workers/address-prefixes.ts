@@ -95,7 +95,7 @@ export class AddressPrefixes {
   /**
    * Takes a whole array of pairs at once (the loader's first load) in place of adding them one by
    * one; only into an empty set. Sorted by prefix (equal prefixes side by side, their indexes in
-   * any order), each pair once.
+   * any order), each pair once. The set keeps `indexes` itself: the caller must not change it.
    */
   load(prefixes: Float64Array, indexes: Uint32Array): void {
     if (this.size > 0) throw new Error('address prefixes: load() is for an empty set');
@@ -115,8 +115,9 @@ export class AddressPrefixes {
     const start = bucketStarts(prefixes);
     // Uint32Array.from keeps the low 32 bits of each (ToUint32): the bucket holds the rest.
     const low = Uint32Array.from(prefixes);
-    // A copy: the set's storage is its own whatever the caller does with its array (4 bytes a pair, once).
-    const index = indexes.slice();
+    // Taken over, not copied (4.4 MB at 1.1M addresses, in serve's RSS budget): the loader's array
+    // was transferred to this thread and nothing else holds it.
+    const index = indexes;
     this.start = start;
     this.low = low;
     this.index = index;

@@ -119,6 +119,9 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
     let moved = false;
     for (const row of await page('approved')) {
       if (signal.aborted) break;
+      // The directory's first load (seconds on a million addresses) or its catch-up happens here,
+      // not inside the write transaction below, where every other writer would wait for it.
+      await directory?.refresh();
       const done = await writeTx(db, async (trx) => {
         const cur = await findPayoutForOperator(trx, row.id);
         if (!cur || cur.status !== 'approved') return false;
