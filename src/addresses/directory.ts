@@ -46,8 +46,8 @@ export class DepositAddressDirectory {
   }
 
   /** Takes in the addresses handed out since the last refresh; concurrent callers run one after the other. */
-  refresh(): Promise<void> {
-    const run = this.queue.then(() => this.refreshNow());
+  refresh(reads?: Executor): Promise<void> {
+    const run = this.queue.then(() => this.refreshNow(reads ?? this.d.scans ?? this.d.db));
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -57,16 +57,19 @@ export class DepositAddressDirectory {
    * holds them, after a refresh: what `db` reads is never older than what the caller committed.
    */
   async find(db: Executor, addresses: readonly string[]): Promise<DepositAddressRow[]> {
-    await this.refresh();
+    // Caught up on the caller's own connection: inside a write transaction that is the writer it
+    // holds, so it never waits for the scans' connection meanwhile.
+    await this.refresh(db);
     const wanted = new Set<string>();
-    const indexes: number[] = [];
+    const candidates = new Set<number>();
     for (const address of addresses) {
       const prefix = prefixOfAddress(address);
-      const candidates = prefix === null ? [] : this.prefixes.indexesOf(prefix);
-      if (candidates.length === 0 || wanted.has(address)) continue;
+      const of = prefix === null ? [] : this.prefixes.indexesOf(prefix);
+      if (of.length === 0 || wanted.has(address)) continue;
       wanted.add(address);
-      indexes.push(...candidates);
+      for (const i of of) candidates.add(i);
     }
+    const indexes = [...candidates];
     const found: DepositAddressRow[] = [];
     for (let i = 0; i < indexes.length; i += CHUNK) {
       for (const row of await depositAddressesAt(db, indexes.slice(i, i + CHUNK))) if (wanted.has(row.address)) found.push(row);
@@ -74,8 +77,7 @@ export class DepositAddressDirectory {
     return found;
   }
 
-  private async refreshNow(): Promise<void> {
-    const reads = this.d.scans ?? this.d.db;
+  private async refreshNow(reads: Executor): Promise<void> {
     if (!this.loaded) {
       // Should the thread fail, the pages below load everything on the event loop (and fail the
       // same way on a corrupt address).

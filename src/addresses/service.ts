@@ -1,6 +1,6 @@
 /**
  * Permanent deposit addresses (per_user merchants): one address per (merchant, external_user_id),
- * the same for every asset of the network and forever. The unique index on deposit_addresses makes
+ * the same for every asset of the network and forever. The unique index deposit_addresses_user makes
  * "one per user" hold even across processes; the write transaction makes it hold under concurrency.
  */
 import type { AssetCatalog } from '../assets/catalog.js';

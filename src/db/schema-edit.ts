@@ -34,7 +34,10 @@ export function rewriteTableSql(db: Kysely<unknown>, table: string, edit: (creat
     // Every connection (this one included) re-reads the schema when the version moves.
     conn.pragma(`schema_version = ${version + 1}`);
   } finally {
-    conn.pragma('writable_schema = OFF');
-    conn.unsafeMode(false);
+    try {
+      conn.pragma('writable_schema = OFF');
+    } finally {
+      conn.unsafeMode(false);
+    }
   }
 }

@@ -84,6 +84,7 @@ export async function addToWhitelist(db: Db, clock: Clock, actor: string, catalo
   // addresses (~150 ms a million), which no other writer should wait for. Addresses are only ever
   // added, and one derived later equal to this one would be a hash collision; the payout worker
   // checks again before it signs.
+  await requireMerchant(db, merchantId);
   if (await isOwnAddress(db, address)) {
     throw new AppError('invalid_argument', `--address ${address} belongs to this gateway (a deposit address or the hot wallet): a payout there would not be credited as a payment to anyone`);
   }

@@ -57,9 +57,16 @@ describe('deposit addresses by derivation index (0041)', () => {
     expect(d.sqlite.pragma('foreign_key_check')).toEqual([]);
 
     // An invoice on no deposit address is still refused; one per user is still one.
-    expect(() => d.sqlite.prepare(INVOICE).run('inv-x', 'o-x', C, 77)).toThrow(/FOREIGN KEY/);
+    expect(() => d.sqlite.prepare(INVOICE).run('inv-x', 'o-x', C, 77)).toThrow(/FOREIGN KEY|not the deposit address/);
     expect(() => d.sqlite.prepare("insert into deposit_addresses (address, derivation_index, merchant_id, external_user_id, created_at) values (?, 10, ?, 'user-1', ?)").run(C, MERCHANT, AT)).toThrow(/UNIQUE/);
     expect(() => d.sqlite.prepare("insert into deposit_addresses (address, derivation_index, merchant_id, external_user_id, created_at) values (?, 9, ?, null, ?)").run(C, MERCHANT, AT)).toThrow(/UNIQUE|PRIMARY/);
+
+    // An invoice's address is the one of its index, and stays so.
+    expect(() => d.sqlite.prepare(INVOICE).run('inv-y', 'o-y', C, 9)).toThrow(/not the deposit address of its address_index/);
+    expect(() => d.sqlite.prepare("update invoices set address = ? where id = 'inv-a'").run(B)).toThrow(/keeps its deposit address/);
+    expect(() => d.sqlite.prepare("update invoices set address_index = 3 where id = 'inv-a'").run()).toThrow(/keeps its deposit address/);
+    // The connection is defensive again: sqlite_schema cannot be written.
+    expect(() => d.sqlite.prepare("update sqlite_schema set sql = sql where name = 'invoices'").run()).toThrow();
 
     // An older serve's insert (no address_index) is still filled by 0040's trigger.
     d.sqlite.prepare('insert into deposit_addresses (address, derivation_index, merchant_id, external_user_id, created_at) values (?, 12, ?, null, ?)').run(C, MERCHANT, AT);

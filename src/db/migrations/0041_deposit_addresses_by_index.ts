@@ -41,6 +41,20 @@ export async function up(outer: Kysely<unknown>): Promise<void> {
     await rebuild(db);
     rewriteTableSql(db, 'invoices', (text) => once(text, INDEX_COLUMN).replace(INDEX_COLUMN, `${INDEX_COLUMN}${BY_INDEX}`));
     await assertKeysHold(db);
+    // What the foreign key on the address text enforced: an invoice's address is the deposit
+    // address of its index (else a payment to it would be found by neither). A lookup by primary
+    // key on the page the creation just wrote, not a random leaf.
+    await sql`create trigger invoices_address_matches before insert on invoices when new.address_index is not null
+      begin
+        select raise(abort, 'invoice address is not the deposit address of its address_index')
+          where not exists (select 1 from deposit_addresses d where d.derivation_index = new.address_index and d.address = new.address);
+      end`.execute(db);
+    // (0040's trigger may still fill a missing index, as an older serve leaves it.)
+    await sql`create trigger invoices_address_fixed before update of address, address_index on invoices
+        when new.address is not old.address or (old.address_index is not null and new.address_index is not old.address_index)
+      begin
+        select raise(abort, 'an invoice keeps its deposit address');
+      end`.execute(db);
   });
 }
 
@@ -64,7 +78,7 @@ async function rebuild(db: Kysely<unknown>): Promise<void> {
   await sql`drop trigger if exists invoices_address_index_fill`.execute(db);
   await sql`create table deposit_addresses_rebuilt (
     "address" text not null,
-    "derivation_index" integer primary key check (derivation_index >= 0),
+    "derivation_index" integer primary key not null check (derivation_index >= 0),
     "merchant_id" text not null references "merchants" ("id"),
     "external_user_id" text,
     "created_at" text not null
