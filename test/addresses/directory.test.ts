@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DepositAddressDirectory } from '../../src/addresses/directory.js';
 import { findDepositAddresses, isOwnAddress } from '../../src/addresses/store.js';
 import { fromHexAddress } from '../../src/chain/address.js';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import { openDatabase, writeTx, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { tempDir } from '../helpers/app.js';
 
@@ -65,6 +65,16 @@ describe('deposit addresses by their text', () => {
     expect(indexes(await directory.find(database.db, [LATER, SHARED]))).toEqual([4, 9]);
     expect(directory.prefixes.size).toBe(4);
     expect(directory.hotAddress).toBe(HOT);
+  });
+
+  it('inside a write transaction, finds an address that transaction wrote (it catches up on the caller\'s connection)', async () => {
+    const directory = directoryOf();
+    await directory.refresh();
+    const found = await writeTx(database.db, async (trx) => {
+      await trx.insertInto('deposit_addresses').values({ address: LATER, derivation_index: 9, merchant_id: 'm', external_user_id: null, created_at: AT }).execute();
+      return directory.find(trx, [LATER]);
+    });
+    expect(indexes(found)).toEqual([9]);
   });
 
   it('says the same as the scan whether an address is the gateway\'s own', async () => {
