@@ -14,6 +14,8 @@
  */
 import Fastify from 'fastify';
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import inspector from 'node:inspector';
 import { tmpdir } from 'node:os';
@@ -35,6 +37,12 @@ export interface ServerInfo {
   invoices: string[];
   payouts: string[];
   pid: number;
+  /**
+   * The harness's own listener (the app server only; null for the bare one): GET answers how many
+   * deposit addresses are derived ahead. serve's /metrics has it too, but a scrape there also asks
+   * the (absent) TRON node and takes seconds.
+   */
+  control: string | null;
 }
 
 async function bare(): Promise<void> {
@@ -44,7 +52,7 @@ async function bare(): Promise<void> {
   app.post('/echo', async (req) => req.body);
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const profile = await profileFromHere();
-  process.stdout.write(JSON.stringify({ url, key: '', invoices: [], payouts: [], pid: process.pid }) + '\n');
+  process.stdout.write(JSON.stringify({ url, key: '', invoices: [], payouts: [], pid: process.pid, control: null }) + '\n');
   process.on('SIGTERM', () => void profile().then(() => process.exit(0)));
 }
 
@@ -118,7 +126,10 @@ async function real(): Promise<void> {
     payouts = (await pendingReview()).map((r) => r.id);
   }
   const profile = await profileFromHere();
-  process.stdout.write(JSON.stringify({ url, key, invoices, payouts, pid: process.pid }) + '\n');
+  const control = http.createServer((_req, res) => res.end(String(app.services.addresses.ready ?? 0)));
+  await new Promise<void>((r) => control.listen(0, '127.0.0.1', r));
+  const controlUrl = `http://127.0.0.1:${(control.address() as AddressInfo).port}`;
+  process.stdout.write(JSON.stringify({ url, key, invoices, payouts, pid: process.pid, control: controlUrl }) + '\n');
   process.on('SIGTERM', () =>
     void profile()
       .then(() => app.stop())

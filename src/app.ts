@@ -114,7 +114,15 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     throw e;
   }
   const catalog = loadCatalog(config.tronNetwork);
-  const addresses = new DepositAddressAllocator(opts.addresses);
+  const addresses = new DepositAddressAllocator({
+    ...opts.addresses,
+    pool: {
+      ...opts.addresses?.pool,
+      // A batch that failed its check, a wrong answer, a crash: addresses still come (derived on
+      // the main thread, slower, on the event loop), but the operator must hear of it.
+      onWorkerFailure: (reason) => logger.error({ reason }, 'deposit address derivation worker stopped; deriving on the main thread'),
+    },
+  });
   const directory = new DepositAddressDirectory({ db: database.db, scans: database.scans, file: config.databasePath, logger });
   const chain = opts.chain ?? createTronClient({ fullHost: fullNodeUrl(config), apiKey: config.tronApiKey });
   const views = opts.keptAnswers === false ? undefined : keptViews(database);

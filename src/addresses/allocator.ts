@@ -35,6 +35,11 @@ export class DepositAddressAllocator {
     await this.pool?.stop();
   }
 
+  /** Addresses derived ahead, or null before the pool is loaded (no wallet yet, or not started). */
+  get ready(): number | null {
+    return this.pool ? this.pool.size : null;
+  }
+
   get stats(): { pooled: number; hits: number; misses: number; worker: boolean; workerFailure: string | null } {
     const p = this.pool;
     return { pooled: p?.size ?? 0, hits: p?.hits ?? 0, misses: p?.misses ?? 0, worker: p?.usesWorker ?? false, workerFailure: p?.workerFailure ?? null };

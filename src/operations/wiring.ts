@@ -1,7 +1,8 @@
 /**
  * Each feature's contribution to /metrics and /readyz, registered once when the app module loads
- * (see registry.ts): the watcher's cursor (lag and readiness), failed webhook deliveries, and the
- * sweeps still open (what the treasury has not consolidated yet).
+ * (see registry.ts): the watcher's cursor (lag and readiness), failed webhook deliveries, the
+ * sweeps still open (what the treasury has not consolidated yet) and the deposit addresses derived
+ * ahead (creations that outrun derivation wait for it once this reaches zero).
  */
 import { sql } from 'kysely';
 import { failedDeliveryCount } from '../webhooks/store.js';
@@ -25,5 +26,14 @@ registerMetricSource({
   async collect(s) {
     const row = await s.db.selectFrom('sweeps').select(sql<number>`count(*)`.as('n')).where('status', '=', 'open').executeTakeFirst();
     return [{ value: Number(row?.n ?? 0) }];
+  },
+});
+
+registerMetricSource({
+  name: 'paygate_deposit_addresses_ready',
+  help: 'Deposit addresses derived and checked ahead of use; at 0, invoice creations wait for derivation',
+  collect: async (s) => {
+    const ready = s.addresses.ready;
+    return ready === null ? [] : [{ value: ready }];
   },
 });

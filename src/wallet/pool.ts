@@ -32,14 +32,23 @@ export interface PoolOptions {
   deriveSource?: string;
   /** How long the worker may take over one batch before it is dropped (default 10 s). */
   workerTimeoutMs?: number;
+  /**
+   * After this long without a creation, a pool that is not full tops itself up (default 1 s), so
+   * every burst meets a full pool; during a burst it refills only once half empty.
+   */
+  idleRefillMs?: number;
+  /** Told why the derivation worker was dropped (the pool goes on deriving on the main thread). */
+  onWorkerFailure?: (reason: string) => void;
 }
 
 /**
- * How far `serve` derives ahead: a burst of creations (thousands a second) then costs no
- * derivation until the pool is half empty; steady creation is bounded by the worker's derivation
- * rate (docs/decisions.md, issue 12). About 1 MB of addresses.
+ * How far `serve` derives ahead: a burst of creations then costs no derivation until the pool is
+ * half empty (16,384 creations), and derivation, ~40 % of a creation's CPU when it runs alongside,
+ * happens in the quiet that follows. Steady creation past that is bounded by the worker's
+ * derivation rate (docs/decisions.md, "Release 3, thirteenth round"). About 3.5 MB of addresses;
+ * filling it takes the worker ~6 s after start.
  */
-export const SERVE_POOL_AHEAD = 8192;
+export const SERVE_POOL_AHEAD = 32768;
 
 /**
  * Addresses per worker request in `serve`. The check's multi-scalar multiplication and the
@@ -82,6 +91,10 @@ export class DepositAddressPool {
   /** Creations between reserve() and their release: each will take one ready address. */
   private reserved = 0;
   private readonly waiters: (() => void)[] = [];
+  private readonly idleRefillMs: number;
+  /** Armed while the pool is short of full; pushed back by every creation (moveFloor). */
+  private idleRefill: NodeJS.Timeout | null = null;
+  private readonly onWorkerFailure?: (reason: string) => void;
   hits = 0;
   misses = 0;
   workerFailure: string | null = null;
@@ -91,12 +104,19 @@ export class DepositAddressPool {
     this.chunk = opts.chunk ?? 8;
     this.batch = opts.batch ?? 256;
     this.limit = opts.limit ?? INDEX_SPACE;
+    this.idleRefillMs = opts.idleRefillMs ?? 1000;
+    this.onWorkerFailure = opts.onWorkerFailure;
     if (opts.worker === false) return;
     try {
       this.deriver = opts.deriver ?? startDeriveWorker(chain.chainCode.toString('hex'), chain.parentCompressed.toString('hex'), opts.deriveSource, opts.workerTimeoutMs);
     } catch (e) {
-      this.workerFailure = (e as Error).message;
+      this.workerFailed(e);
     }
+  }
+
+  private workerFailed(e: unknown): void {
+    this.workerFailure = (e as Error).message;
+    this.onWorkerFailure?.(this.workerFailure);
   }
 
   /** The address of `index`: from the pool, or derived now. A claim it is given is used up. */
@@ -159,6 +179,23 @@ export class DepositAddressPool {
       for (let i = from; i < nextIndex; i++) this.ready.delete(i);
     }
     if (this.ready.size < this.ahead / 2) void this.fill();
+    else if (this.ready.size < this.ahead && !this.stopped) this.topUpWhenIdle();
+  }
+
+  /**
+   * Derivation costs about as much CPU as the rest of a creation: during a burst the pool waits
+   * until half empty before it refills, and the quiet after the burst fills it again.
+   */
+  private topUpWhenIdle(): void {
+    if (this.idleRefill) {
+      this.idleRefill.refresh();
+      return;
+    }
+    this.idleRefill = setTimeout(() => {
+      this.idleRefill = null;
+      if (!this.stopped) void this.fill();
+    }, this.idleRefillMs);
+    this.idleRefill.unref();
   }
 
   /** Derives until full; resolves when the pool is full (or stopped). */
@@ -185,6 +222,8 @@ export class DepositAddressPool {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.idleRefill) clearTimeout(this.idleRefill);
+    this.idleRefill = null;
     this.wake();
     const d = this.deriver;
     this.deriver = null;
@@ -243,7 +282,7 @@ export class DepositAddressPool {
       return this.stopped ? [] : batch.addresses;
     } catch (e) {
       if (this.stopped) return [];
-      this.workerFailure = (e as Error).message;
+      this.workerFailed(e);
       this.deriver = null;
       void deriver.stop();
       return null;

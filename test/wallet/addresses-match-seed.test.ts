@@ -45,9 +45,11 @@ describe('the address pool', () => {
       'function derive(from, count) {',
       'function derive(from, count) { return right(from, count).map((k, i) => (i === 5 ? right(from + i + 1, 1)[0] : k)); }\nfunction right(from, count) {',
     );
-    const pool = new DepositAddressPool(chain, { ahead: 32, batch: 16, deriveSource: buggy });
+    const told: string[] = [];
+    const pool = new DepositAddressPool(chain, { ahead: 32, batch: 16, deriveSource: buggy, onWorkerFailure: (reason) => told.push(reason) });
     await pool.fill();
     expect(pool.workerFailure).toMatch(/disagrees with the check at index 5$/);
+    expect(told).toEqual([pool.workerFailure]); // serve logs it as an error (app.ts)
     expect(pool.usesWorker).toBe(false);
     for (let i = 0; i < 32; i++) expect(pool.addressAt(i), `index ${i}`).toBe(fromSeed(i));
     await pool.stop();

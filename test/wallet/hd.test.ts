@@ -1,6 +1,6 @@
 /** HD derivation against the vectors of TRON.md, from the seed and from the xpub alone. */
 import { TronWeb } from 'tronweb';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DepositKeyChain, depositPrivateKey, hotWalletPrivateKey, normaliseMnemonic, publicInfoOf, generateMnemonic, INDEX_SPACE } from '../../src/wallet/hd.js';
 import { DepositAddressPool } from '../../src/wallet/pool.js';
 import { TEST_MNEMONIC, VECTORS } from '../invoices/fixture.js';
@@ -107,5 +107,24 @@ describe('HD wallet', () => {
     expect(pool.hits).toBe(4);
     expect(pool.usesWorker).toBe(false);
     await pool.stop();
+  });
+
+  it('a pool used less than half tops itself up once creations pause, and a stopped one does not', async () => {
+    const pool = new DepositAddressPool(chain, { ahead: 16, chunk: 4, worker: false, idleRefillMs: 20 });
+    pool.moveFloor(0);
+    await pool.fill();
+    for (let i = 0; i < 5; i++) pool.addressAt(i);
+    expect(pool.size).toBe(11); // above half: no refill during the burst
+    await vi.waitFor(() => expect(pool.size).toBe(16), { timeout: 5000 });
+    expect(pool.addressAt(20)).toBe(chain.addressAt(20));
+    expect(pool.misses).toBe(0); // 20 was derived ahead by the top-up
+
+    const stopped = new DepositAddressPool(chain, { ahead: 16, chunk: 4, worker: false, idleRefillMs: 20 });
+    stopped.moveFloor(0);
+    await stopped.fill();
+    stopped.addressAt(0);
+    await stopped.stop();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(stopped.size).toBe(15);
   });
 });
