@@ -14,6 +14,10 @@
  * 2. At 80 % of each measured peak (open loop, fixed rate): p50/p99.
  * 3. Mixed: creations at 80 % of their peak and invoice reads at a fixed rate at the same time:
  *    the read p99 shows whether a read waits for a write transaction (and its fsync).
+ * Every creation run starts from a full address pool and the pool is full again before the next
+ * route runs: creations are measured as a burst meets serve (no derivation while they run, up to
+ * half the pool), and derivation never runs beside another route's rounds. Creations sustained
+ * past the pool, derivation included, are bench/scale.ts's "sustained" figures.
  */
 import type { ChildProcess } from 'node:child_process';
 import type { ServerInfo } from '../api-server.js';
