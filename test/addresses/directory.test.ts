@@ -3,6 +3,7 @@
  * in-memory directory of prefixes → derivation indexes, and the CLI's scan, give the same answers,
  * including for two addresses that share a 48-bit prefix and for a look-alike of one.
  */
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -22,6 +23,7 @@ const LOOK_ALIKE = fromHexAddress(PREFIX + '33'.repeat(14));
 const OTHER = fromHexAddress('41' + '0f'.repeat(20));
 const LATER = fromHexAddress('41' + '5e'.repeat(20));
 const HOT = fromHexAddress('41' + '7d'.repeat(20));
+const REPAIRED = fromHexAddress('41' + '6c'.repeat(20));
 
 describe('deposit addresses by their text', () => {
   let database: Database;
@@ -75,6 +77,33 @@ describe('deposit addresses by their text', () => {
       return directory.find(trx, [LATER]);
     });
     expect(indexes(found)).toEqual([9]);
+  });
+
+  it('fails closed while a refresh fails, and after the cause is gone finds what was handed out meanwhile', async () => {
+    const directory = directoryOf();
+    await directory.refresh();
+    // A row the refresh cannot decode (a damaged restore), then an address handed out after it.
+    insert('T-corrupt', 8);
+    insert(LATER, 9);
+    // Not "not ours": a payout to LATER must not pass the check while the directory cannot catch up.
+    await expect(directory.find(database.db, [LATER])).rejects.toThrow(/not a TRON address/);
+    await expect(isOwnAddress(database.db, LATER, directory)).rejects.toThrow(/not a TRON address/);
+    // Repaired: the next lookup catches up from where the failed one stopped (no refresh stays broken).
+    database.sqlite.prepare('update deposit_addresses set address = ? where derivation_index = 8').run(REPAIRED);
+    expect(indexes(await directory.find(database.db, [LATER, REPAIRED, SHARED]))).toEqual([4, 8, 9]);
+    expect(await isOwnAddress(database.db, LATER, directory)).toBe(true);
+  });
+
+  it('finds more candidates than one read takes (500 indexes), each of ours once and none of the look-alikes', async () => {
+    // 1,200 more addresses: three reads by primary key. Each asked with a look-alike sharing its
+    // prefix (a candidate whose row does not match) and some twice.
+    const many = Array.from({ length: 1_200 }, (_, i) => createHash('sha256').update(`many ${i}`).digest('hex').slice(0, 40));
+    database.sqlite.transaction(() => many.forEach((hex, i) => insert(fromHexAddress('41' + hex), 100 + i)))();
+    const asked = many.flatMap((hex, i) => [fromHexAddress('41' + hex), fromHexAddress('41' + hex.slice(0, 12) + '00'.repeat(14)), ...(i % 100 === 0 ? [fromHexAddress('41' + hex)] : [])]);
+    const found = await directoryOf().find(database.db, asked);
+    expect(found).toHaveLength(1_200);
+    expect(indexes(found)).toEqual(many.map((_, i) => 100 + i));
+    expect(found.every((r) => r.address === fromHexAddress('41' + many[r.derivation_index - 100]))).toBe(true);
   });
 
   it('says the same as the scan whether an address is the gateway\'s own', async () => {

@@ -4,12 +4,14 @@
  * payout; cancel; failed receipts release the reservation and are never sent again.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { addressBytes } from '../../src/chain/address.js';
 import type { TronClient } from '../../src/chain/client.js';
 import { ManualClock } from '../../src/clock.js';
 import { approvedMerchantWithKey } from '../../src/keys/service.js';
 import { findMerchant } from '../../src/merchants/store.js';
 import { createPayout } from '../../src/payouts/service.js';
 import { createPayoutWorker } from '../../src/payouts/worker/worker.js';
+import { prefixOfBytes } from '../../src/workers/address-prefixes.js';
 import { WorkerLease } from '../../src/workers/lease.js';
 import { sweepFixture, type SweepFixture } from '../sweeper/fixture.js';
 import { creditMerchant } from '../../src/ledger/operator.js';
@@ -285,6 +287,32 @@ describe('payout worker', () => {
     const done = await untilStatus(p, 'rejected', false);
     expect(done.reject_reason).toMatch(/belongs to this gateway/);
     expect(successfulTransfersTo(devnet, hot, deposit)).toHaveLength(0);
+    expect((await balance(db(), m.id, 'USDT_TRON')).available).toBe(100_000_000n);
+  });
+
+  it("rejects a payout to a deposit address handed out after the worker's directory loaded, as one it held already", async () => {
+    // Funded: a payout that passed the check would be sent, to ourselves.
+    fundHot('TRX_TRON', 200_000_000n);
+    fundHot('USDT_TRON', 10_000_000n);
+    const directory = t.app.services.directory!;
+    const m = await merchantWith('100');
+    /** A deposit address of a new invoice, whitelisted as the old release did (whitelists refuse it now). */
+    const depositAddress = async () => {
+      const inv = await api(t.url, '/v1/invoices', { key: m.key, body: { order_id: `own-${Math.random()}`, asset: 'USDT_TRON', amount: '1', expires_in: 600 } });
+      const at = t.clock.now().toISOString();
+      await db().insertInto('whitelist_entries').values({ id: crypto.randomUUID(), merchant_id: m.id, asset: 'USDT_TRON', address: inv.body.address, usable_from: at, created_at: at, created_by: 'test', removed_at: null, removed_by: null }).execute();
+      return inv.body.address as string;
+    };
+    const held = await depositAddress();
+    await directory.refresh();
+    // Handed out after the directory's last load: not in memory until the worker catches up.
+    const later = await depositAddress();
+    expect(directory.prefixes.indexesOf(prefixOfBytes(addressBytes(later)))).toEqual([]);
+    for (const to of [held, later]) {
+      const done = await untilStatus(await request(m.key, to, '2'), 'rejected', false);
+      expect(done).toMatchObject({ reviewed_by: 'worker:payouts', reject_reason: `${to} belongs to this gateway (a deposit address or the hot wallet): a payout there would be credited to no one` });
+      expect(successfulTransfersTo(devnet, hot, to)).toHaveLength(0);
+    }
     expect((await balance(db(), m.id, 'USDT_TRON')).available).toBe(100_000_000n);
   });
 
