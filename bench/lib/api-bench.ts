@@ -111,13 +111,13 @@ export async function runApiBench(o: ApiBenchOptions): Promise<ApiBenchResult> {
       bareEcho: { url: bare.info.url, pid: bare.info.pid, route: { method: 'POST', path: '/echo', body: createBody(`${prefix}-echo`) } },
       invoicePost: { url: info.url, pid: info.pid, route: invoicePost(info, prefix) },
     };
-    // Creations are measured from a full address pool, as a burst after a quiet spell meets serve:
-    // the worker then derives in the next GET rounds, not during the creations (printed below).
+    // Creations are measured from a full address pool, as a burst after a quiet spell meets serve,
+    // and the pool is refilled right after, not during the next route's rounds.
     const run = async (name: string, seconds: number, rate?: number) => {
       if (name !== 'invoicePost') return cannon({ ...routes[name]!, seconds, connections: o.connections, rate });
       await addressesReady(info, log);
       const result = await cannon({ ...routes[name]!, seconds, connections: o.connections, rate });
-      await addressesReady(info, log); // refilled now, not during the next route's rounds
+      await addressesReady(info, log);
       return result;
     };
 
