@@ -40,9 +40,9 @@ export class DepositAddressAllocator {
     return this.pool ? this.pool.size : null;
   }
 
-  get stats(): { pooled: number; hits: number; misses: number; worker: boolean; workerFailure: string | null } {
+  get stats(): { hits: number; misses: number; worker: boolean; workerFailure: string | null } {
     const p = this.pool;
-    return { pooled: p?.size ?? 0, hits: p?.hits ?? 0, misses: p?.misses ?? 0, worker: p?.usesWorker ?? false, workerFailure: p?.workerFailure ?? null };
+    return { hits: p?.hits ?? 0, misses: p?.misses ?? 0, worker: p?.usesWorker ?? false, workerFailure: p?.workerFailure ?? null };
   }
 
   /** One pool however many creations ask at once (claims run outside any write transaction). */

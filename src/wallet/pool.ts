@@ -191,9 +191,10 @@ export class DepositAddressPool {
       this.idleRefill.refresh();
       return;
     }
+    // stop() clears it: it never fires on a stopped pool.
     this.idleRefill = setTimeout(() => {
       this.idleRefill = null;
-      if (!this.stopped) void this.fill();
+      void this.fill();
     }, this.idleRefillMs);
     this.idleRefill.unref();
   }
