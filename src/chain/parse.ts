@@ -3,6 +3,7 @@
  * Every numeric field may be absent (it was 0), so every read has a default.
  */
 import { fromHexAddress, toHexAddress } from './address.js';
+import { TronNodeError } from './errors.js';
 import type { AccountResources, AccountState, ChainBlock, ChainBlockHeader, ChainTx, ScanBlock, ScanInfos, ScanTransfer, ScanTransferLog, TxInfo } from './client.js';
 import type { TronTransactionJson } from './tx-codec.js';
 
@@ -62,15 +63,24 @@ export function isEmptyAnswer(j: unknown): boolean {
   return !j || (typeof j === 'object' && Object.keys(j as object).length === 0);
 }
 
+/**
+ * A block's header. Its id and its parent's are never absent, and nor is its time past the genesis
+ * block (proto3 leaves out only zeros): a header without them is a broken or lying answer, refused
+ * (the scan asks again) rather than read as '' or 0, with which a fork would go unnoticed ('' ===
+ * '') and a payment would look as made in 1970 (in time, at a fee schedule of none).
+ */
 export function parseHeader(block: Json): ChainBlockHeader {
   const raw = block.block_header?.raw_data ?? {};
-  return {
+  const header = {
     number: num(raw.number),
     id: String(block.blockID ?? ''),
     parentHash: String(raw.parentHash ?? ''),
     timestamp: num(raw.timestamp),
     witness: base58(raw.witness_address) ?? '',
   };
+  const missing = !header.id ? 'blockID' : !header.parentHash ? 'parentHash' : header.timestamp <= 0 && header.number > 0 ? 'timestamp' : null;
+  if (missing) throw new TronNodeError(`node answered block ${header.number} without its ${missing}`, { path: 'block header', transient: true });
+  return header;
 }
 
 /** An own enumerable property computed on first read (base58 costs two sha256 per address). */

@@ -43,7 +43,10 @@ export function scanBlock(b: any): any {
     if (type === 'TriggerSmartContract' || type === 'CreateSmartContract') calls.push(String(t.txID ?? ''));
     else if (type === 'TransferContract') {
       const v = c.parameter && c.parameter.value && typeof c.parameter.value === 'object' ? c.parameter.value : {};
-      transfers.push({ txID: String(t.txID ?? ''), to: v.to_address, owner: v.owner_address, amount: v.amount });
+      // java-tron refuses a transfer of 0 and one without a receiver: left out, they are a broken
+      // answer (the transfer may be a deposit), not a transfer to skip: ask again.
+      if (typeof v.to_address !== 'string' || v.to_address === '' || v.amount === undefined || v.amount === null) unsure.push(String(t.txID ?? ''));
+      else transfers.push({ txID: String(t.txID ?? ''), to: v.to_address, owner: v.owner_address, amount: v.amount });
     }
   }
   return {

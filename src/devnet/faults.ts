@@ -2,12 +2,14 @@
  * Fault injection for the node API (never the control API): `{"Error"}` answers, HTTP 5xx, hangs
  * (no answer until the client gives up), added latency, SERVER_BUSY broadcasts, lost answers
  * (the node does the work, then the answer is replaced by a 502, as when a proxy drops it) and
- * `{}` (not found, as a backend behind a load balancer that lags answers a lookup). A
+ * `{}` (not found, as a backend behind a load balancer that lags answers a lookup), and answers
+ * with a field left out wherever it appears (`omit_field`: a broken or lying node). A
  * fault matches paths by prefix and can be limited to its next `times` requests.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
 
-export type FaultKind = 'error' | 'http' | 'hang' | 'latency' | 'busy' | 'lost_answer' | 'not_found';
+export type FaultKind = 'error' | 'http' | 'hang' | 'latency' | 'busy' | 'lost_answer' | 'not_found' | 'omit_field';
 
 export interface FaultSpec {
   kind: FaultKind;
@@ -21,11 +23,26 @@ export interface FaultSpec {
   status?: number;
   /** `latency`: added delay before the normal answer. */
   ms?: number;
+  /** `omit_field`: the JSON key removed from the answer at every depth (e.g. `blockID`, `timestamp`). */
+  field?: string;
 }
 
 export interface Fault extends FaultSpec {
   id: number;
   hits: number;
+}
+
+/** The answer (text, bytes or a stream of bytes, as the routes send them) without `field` at any depth. */
+async function omitField(reply: FastifyReply, payload: unknown, field: string): Promise<unknown> {
+  const text =
+    typeof payload === 'string' ? payload
+    : Buffer.isBuffer(payload) ? payload.toString('utf8')
+    : payload instanceof Readable ? Buffer.concat((await payload.toArray()) as Buffer[]).toString('utf8')
+    : null;
+  if (text === null) return payload;
+  // A route that streams its answer gave its length: the shorter answer has another.
+  void reply.removeHeader('content-length');
+  return JSON.stringify(JSON.parse(text), (key, value: unknown) => (key === field ? undefined : value));
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -37,9 +54,11 @@ export class FaultInjector {
   private readonly hanging = new Set<FastifyRequest>();
   /** Requests processed normally whose answer `lost_answer` replaces. */
   private readonly losing = new WeakSet<FastifyRequest>();
+  /** Requests processed normally whose answer `omit_field` strips of a field. */
+  private readonly omitting = new WeakMap<FastifyRequest, string>();
 
   add(spec: FaultSpec): Fault {
-    if (!['error', 'http', 'hang', 'latency', 'busy', 'lost_answer', 'not_found'].includes(spec.kind)) throw new Error(`unknown fault kind ${String(spec.kind)}`);
+    if (!['error', 'http', 'hang', 'latency', 'busy', 'lost_answer', 'not_found', 'omit_field'].includes(spec.kind)) throw new Error(`unknown fault kind ${String(spec.kind)}`);
     const fault: Fault = { ...spec, id: this.nextId++, hits: 0 };
     this.faults.push(fault);
     return fault;
@@ -88,6 +107,9 @@ export class FaultInjector {
       case 'lost_answer':
         this.losing.add(req);
         return;
+      case 'omit_field':
+        this.omitting.set(req, f.field ?? 'blockID');
+        return;
       case 'hang':
         reply.hijack();
         this.hanging.add(req);
@@ -98,6 +120,8 @@ export class FaultInjector {
 
   /** fastify onSend hook: the work is done, the answer is lost on the way back. */
   async loseAnswer(req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+    const field = this.omitting.get(req);
+    if (field !== undefined) return omitField(reply, payload, field);
     if (!this.losing.has(req)) return payload;
     this.losing.delete(req);
     void reply.code(502).type('text/html');

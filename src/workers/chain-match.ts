@@ -134,7 +134,9 @@ function transfersInto<W>(block: ScanBlock, logs: ScanTransferLog[] | null, toke
     const into = lookup(`41${log.to.slice(-40).toLowerCase()}`);
     if (into === undefined) continue;
     const data = log.data.replace(/^0x/, '');
-    if (!/^[0-9a-fA-F]{64}/.test(data)) continue;
+    // A catalog token's Transfer always carries its 32-byte amount: without it the answer is
+    // broken, and the transfer into a watched address may be a deposit (the scan asks again).
+    if (!/^[0-9a-fA-F]{64}/.test(data)) throw new Error(`node answered the ${token.code} Transfer log ${log.index} of ${log.txID} in block ${block.number} without its amount; asking again`);
     const amount = BigInt(`0x${data.slice(0, 64)}`);
     if (amount <= 0n) continue;
     // The block's own record of the transaction must say SUCCESS too (both answers must agree).

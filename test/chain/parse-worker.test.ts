@@ -177,6 +177,28 @@ describe('the parse worker', () => {
     await worker.stop();
   });
 
+  it('names a successful TRX transfer the node printed without its receiver or amount, never skips it', async () => {
+    const worker = new ParseWorker();
+    const tx = (txID: string, value: object) => ({ txID, ret: [{ contractRet: 'SUCCESS' }], raw_data: { contract: [{ type: 'TransferContract', parameter: { value } }] } });
+    const range = {
+      block: [
+        {
+          blockID: '0d',
+          transactions: [
+            tx('paid', { to_address: '41aa', owner_address: '41bb', amount: 5 }),
+            tx('no-receiver', { owner_address: '41bb', amount: 5 }),
+            tx('empty-receiver', { to_address: '', owner_address: '41bb', amount: 5 }),
+            tx('no-amount', { to_address: '41aa', owner_address: '41bb' }),
+          ],
+        },
+      ],
+    };
+    const parsed = (await worker.parse('blockRange', new TextEncoder().encode(JSON.stringify(range)))) as { block: { transfers: string; unsure: string[] }[] };
+    expect((JSON.parse(parsed.block[0]!.transfers) as { txID: string }[]).map((t) => t.txID)).toEqual(['paid']);
+    expect(parsed.block[0]!.unsure).toEqual(['no-receiver', 'empty-receiver', 'no-amount']);
+    await worker.stop();
+  });
+
   it('refuses to parse once its client is closed, starting no new thread', async () => {
     const closing = new TronwebTronClient({ fullHost: devnet.url, ...fast });
     expect((await closing.getScanBlocks(1, 3)).length).toBe(2);

@@ -1,7 +1,8 @@
 /**
  * Matching without a node or a database: candidateAddresses() lists the prefix hits of a block,
  * matchBlock() credits only the confirmed ones, and both keep every rule (SUCCESS, the log's block,
- * catalog tokens, the hot wallet's top-ups, positive amounts, malformed data skipped).
+ * catalog tokens, the hot wallet's top-ups, positive amounts); a catalog token's Transfer into a
+ * watched address without its amount stops the scan (asked again), any other token's is skipped.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -93,7 +94,7 @@ describe('candidates and matching', () => {
       log({ txID: 'c-ok', to: deposit, blockNumber: 99 }), // an info of another block
       log({ txID: 'c-ok', to: deposit, address: randomHex().slice(2) }), // not a catalog token
       log({ txID: 'c-ok', to: deposit, data: amountWord(0n) }),
-      log({ txID: 'c-ok', to: deposit, data: 'zz' }),
+      log({ txID: 'c-ok', to: deposit, data: 'zz', address: randomHex().slice(2) }), // malformed, not a catalog token
     ];
     expect(candidateAddresses(b, logs, w, tokens)).toEqual([]);
     // Even with the address confirmed, the same rules credit nothing.
@@ -101,13 +102,26 @@ describe('candidates and matching', () => {
     expect(matchBlock(b, logs, { byHex, hotHex: w.hotHex }, tokens)).toEqual([]);
   });
 
+  it("a catalog token's Transfer into a watched address without its amount stops the scan, never read as no deposit", () => {
+    const w = watchlist();
+    const b = block({ calls: ['c-ok'] });
+    const byHex = new Map([[deposit, { address: fromHexAddress(deposit), derivationIndex: 0, merchantId: 'm1', externalUserId: null }]]);
+    for (const data of ['', 'zz', amountWord(5n).slice(0, 40)]) {
+      const logs = [log({ txID: 'c-ok', to: deposit, data })];
+      expect(() => candidateAddresses(b, logs, w, tokens)).toThrow(/without its amount; asking again/);
+      expect(() => matchBlock(b, logs, { byHex, hotHex: w.hotHex }, tokens)).toThrow(/without its amount/);
+    }
+    // Into an address nobody watches, the broken log concerns no one: the scan goes on.
+    expect(candidateAddresses(b, [log({ txID: 'c-ok', to: randomHex(), data: '' })], w, tokens)).toEqual([]);
+  });
+
   it('a TRX amount past 2^53 sun stops the scan only when it goes into a deposit address', () => {
     const w = watchlist();
     // As the node prints it: JSON.parse has rounded it, so it cannot be booked exactly.
-    const huge = parseScanBlock({ blockID: '00'.repeat(32), block_header: { raw_data: { number: 100 } }, transfers: [{ txID: 't-huge', to: randomHex(), owner: payer, amount: 2 ** 53 + 2 }], calls: [] });
+    const huge = parseScanBlock({ blockID: '00'.repeat(32), block_header: { raw_data: { number: 100, parentHash: '11'.repeat(32), timestamp: 1_700_000_000_000 } }, transfers: [{ txID: 't-huge', to: randomHex(), owner: payer, amount: 2 ** 53 + 2 }], calls: [] });
     expect(huge.transfers[0]!.amount).toBe(UNREADABLE_AMOUNT);
     expect(matchBlock(huge, null, confirmed(candidateAddresses(huge, null, w, tokens), w), tokens)).toEqual([]);
-    const into = parseScanBlock({ blockID: '00'.repeat(32), block_header: { raw_data: { number: 100 } }, transfers: [{ txID: 't-huge', to: deposit, owner: payer, amount: 2 ** 53 + 2 }], calls: [] });
+    const into = parseScanBlock({ blockID: '00'.repeat(32), block_header: { raw_data: { number: 100, parentHash: '11'.repeat(32), timestamp: 1_700_000_000_000 } }, transfers: [{ txID: 't-huge', to: deposit, owner: payer, amount: 2 ** 53 + 2 }], calls: [] });
     const candidates = candidateAddresses(into, null, w, tokens);
     expect(candidates).toEqual([deposit]);
     expect(() => matchBlock(into, null, confirmed(candidates, w), tokens)).toThrow(/beyond 2\^53 sun/);
@@ -172,7 +186,7 @@ describe('skipping blocks by their receivers\' prefixes', () => {
 
   it('reads a block that comes without the list (not from the worker)', () => {
     const w = watchlist();
-    const b = parseScanBlock({ blockID: '00', block_header: { raw_data: { number: 100 } }, transfers: [{ txID: 't', to: deposit, amount: 5 }], calls: [] });
+    const b = parseScanBlock({ blockID: '00', block_header: { raw_data: { number: 100, parentHash: '11'.repeat(32), timestamp: 1_700_000_000_000 } }, transfers: [{ txID: 't', to: deposit, amount: 5 }], calls: [] });
     expect(b.receivers).toBeNull();
     expect(mayPayWatched(b, undefined, w)).toBe(true);
     expect(mayPayWatched(b, { ids: [], logs: [], unsure: [] }, w)).toBe(true);

@@ -1,6 +1,6 @@
 /**
  * The node misbehaves mid-scan: `{"Error"}` answers, HTTP 5xx, hanging requests, slow answers,
- * lost answers. The watcher backs off and retries; nothing is lost or counted twice, and the API
+ * lost answers, fields left out. The watcher backs off and retries; nothing is lost or counted twice, and the API
  * keeps answering meanwhile. Also: the same blocks delivered again (a re-scan from an older cursor).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,6 +70,26 @@ describe('node faults mid-scan', () => {
 
   it('slow answers', async () => {
     await scanThrough([{ kind: 'latency', ms: 150, times: 6 }]);
+  });
+
+  it('headers and token amounts the node prints without a field are asked for again, never read as empty or zero', async () => {
+    await scanThrough([
+      { kind: 'omit_field', path: '/wallet/getblockbylimitnext', field: 'blockID', times: 2 },
+      { kind: 'omit_field', path: '/wallet/getblockbylimitnext', field: 'parentHash', times: 2 },
+      { kind: 'omit_field', path: '/wallet/getblockbylimitnext', field: 'timestamp', times: 2 },
+      { kind: 'omit_field', path: '/wallet/gettransactioninfobyblocknum', field: 'data', times: 3 },
+    ]);
+  });
+
+  it('a TRX payment printed without its amount or receiver is asked for again, never skipped', async () => {
+    const inv = await t.create(shop.key, { amount: '5', asset: 'TRX_TRON' });
+    await t.pay(inv.address, '5', 'TRX_TRON');
+    t.devnet.control.addFault({ kind: 'omit_field', path: '/wallet/getblockbylimitnext', field: 'amount', times: 2 });
+    t.devnet.control.addFault({ kind: 'omit_field', path: '/wallet/getblockbylimitnext', field: 'to_address', times: 2 });
+    await t.mine(20);
+    expect(t.devnet.control.faults()).toEqual([]);
+    expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'settled', amount_received: '5', amount_credited: '4.95' });
+    await t.check(true);
   });
 
   it('infos the node leaves out are asked for again, never read as "no token transfers"', async () => {
