@@ -126,6 +126,7 @@ export class ChainWatcher implements Worker {
   async tick(signal?: AbortSignal): Promise<boolean> {
     const [head, solid] = await Promise.all([this.s.chain.getHeadBlock(), this.s.chain.getSolidBlock()]);
     if (!head.id || head.number <= 0) throw new Error('node answered no head block');
+    await this.checkSolid(head, solid);
     const cursor = (await readCursor(this.s.db)) ?? (await this.start(head));
     const next = cursor.next_block;
     if (next > head.number) {
@@ -146,6 +147,7 @@ export class ChainWatcher implements Worker {
       return true;
     }
     const blocks = contiguous(fetched.blocks);
+    await this.checkSolid(head, solid, blocks);
     const last = blocks[blocks.length - 1] as ScanBlock;
     // While behind, the next ranges are fetched while this one is matched and committed.
     if (last.number < head.number) this.fillPrefetch(last.number + 1, head.number, solid.number);
@@ -161,6 +163,23 @@ export class ChainWatcher implements Worker {
     await this.commit(cursor, { number: Math.min(head.number, fetched.head), solid: Math.min(solid.number, fetched.solid) }, blocks, found);
     this.reportCatchUp(last.number, head.number);
     return last.number < head.number;
+  }
+
+  /**
+   * Deposits become final up to the solid block's height, so that block must be on the chain that
+   * was scanned: /walletsolidity may be another host, or another backend behind a load balancer,
+   * than the one serving the blocks. A solid block above the head, or one whose id differs from
+   * the block scanned at its height, means two chains: nothing becomes final until they agree
+   * (the tick fails, is logged and tried again). Checked against the block scanned at that
+   * height, stored or in the range just fetched; a solid block above every block scanned (a
+   * catch-up) is not checked yet (docs/decisions.md).
+   */
+  private async checkSolid(head: ChainBlockHeader, solid: ChainBlockHeader, fetched: ScanBlock[] = []): Promise<void> {
+    if (solid.number > head.number) throw new Error(`node answered solid block ${solid.number} above its head ${head.number}; asking again`);
+    const hash = fetched.find((b) => b.number === solid.number)?.id ?? (await scannedBlock(this.s.db, solid.number))?.hash;
+    if (hash !== undefined && hash !== solid.id) {
+      throw new Error(`node answered solid block ${solid.number} as ${solid.id}, but ${hash} was scanned at that height: two chains, nothing becomes final until they agree`);
+    }
   }
 
   /** While far behind (a first start, an outage), the operator sees the catch-up move: every 10 s. */

@@ -3,7 +3,7 @@
  * lost answers, fields left out. The watcher backs off and retries; nothing is lost or counted twice, and the API
  * keeps answering meanwhile. Also: the same blocks delivered again (a re-scan from an older cursor).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FaultSpec } from '../../src/devnet/index.js';
 import { writeCursor, readCursor } from '../../src/workers/watcher-store.js';
 import { writeTx } from '../../src/db/database.js';
@@ -89,6 +89,43 @@ describe('node faults mid-scan', () => {
     await t.mine(20);
     expect(t.devnet.control.faults()).toEqual([]);
     expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'settled', amount_received: '5', amount_credited: '4.95' });
+    await t.check(true);
+  });
+
+  it('a solid block of another chain, or above the head, makes nothing final until the node agrees', async () => {
+    const chain = t.app.services.chain;
+    const real = chain.getSolidBlock.bind(chain);
+    let lie: 'other chain' | 'above head' | null = 'other chain';
+    let lies = 0;
+    // A /walletsolidity backend on an abandoned fork, then one ahead of the full node's head.
+    chain.getSolidBlock = async () => {
+      const solid = await real();
+      if (lie === null) return solid;
+      lies++;
+      return lie === 'other chain' ? { ...solid, id: 'ff'.repeat(32) } : { ...solid, number: solid.number + 1_000 };
+    };
+    try {
+      const inv = await t.create(shop.key, { amount: '10' });
+      const before = await t.balanceOf(shop.id);
+      await t.pay(inv.address, '10');
+      for (const kind of ['other chain', 'above head'] as const) {
+        lie = kind;
+        const from = lies;
+        for (let i = 0; i < 25; i++) {
+          t.clock.advance(3_000);
+          t.devnet.control.mine(1);
+        }
+        t.app.workers?.wake('chain-watcher');
+        await vi.waitFor(() => expect(lies).toBeGreaterThan(from + 3), { timeout: 10_000, interval: 10 });
+        expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'created', amount_credited: '0' });
+        expect(await t.balanceOf(shop.id)).toBe(before);
+      }
+      lie = null;
+      await t.mine(1);
+      expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'settled', amount_received: '10', amount_credited: '9.9' });
+    } finally {
+      chain.getSolidBlock = real;
+    }
     await t.check(true);
   });
 
