@@ -110,8 +110,13 @@ export class TronwebTronClient implements TronClient {
     return parseHeader(await this.http.post<Json>('/wallet/getnowblock', {}));
   }
 
+  /**
+   * `{}` from a node that has no solid block to give (its solidity API not running): height 0, so
+   * nothing becomes final while the scan goes on. A header with fields left out is refused.
+   */
   async getSolidBlock(): Promise<ChainBlockHeader> {
-    return parseHeader(await this.http.post<Json>('/walletsolidity/getnowblock', {}));
+    const answer = await this.http.post<Json>('/walletsolidity/getnowblock', {});
+    return isEmptyAnswer(answer) ? { number: 0, id: '', parentHash: '', timestamp: 0, witness: '' } : parseHeader(answer);
   }
 
   async getBlock(num: number): Promise<ChainBlock | null> {

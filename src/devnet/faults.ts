@@ -118,7 +118,7 @@ export class FaultInjector {
     }
   }
 
-  /** fastify onSend hook: the work is done, the answer is lost on the way back. */
+  /** fastify onSend hook: the work is done, the answer is lost on the way back or loses a field. */
   async loseAnswer(req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
     const field = this.omitting.get(req);
     if (field !== undefined) return omitField(reply, payload, field);

@@ -129,6 +129,24 @@ describe('node faults mid-scan', () => {
     await t.check(true);
   });
 
+  it('a node that answers no solid block ({}) is still scanned; nothing is final until it answers one', async () => {
+    const inv = await t.create(shop.key, { amount: '10' });
+    const before = await t.balanceOf(shop.id);
+    t.devnet.control.addFault({ kind: 'not_found', path: '/walletsolidity/getnowblock' });
+    try {
+      await t.pay(inv.address, '10');
+      await t.mine(25);
+      // Seen and confirmed by the blocks on top, but neither final nor credited.
+      expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ amount_received: '10', amount_credited: '0' });
+      expect(await t.balanceOf(shop.id)).toBe(before);
+    } finally {
+      t.devnet.control.clearFaults();
+    }
+    await t.mine(1);
+    expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'settled', amount_credited: '9.9' });
+    await t.check(true);
+  });
+
   it('infos the node leaves out are asked for again, never read as "no token transfers"', async () => {
     const chain = t.app.services.chain;
     const real = chain.getScanTransferLogs.bind(chain);
