@@ -147,7 +147,8 @@ export class ChainWatcher implements Worker {
       return true;
     }
     const blocks = contiguous(fetched.blocks);
-    await this.checkSolid(head, solid, blocks);
+    // The solid height may be among the blocks just fetched (the stored ones were checked above).
+    sameSolid(solid, blocks.find((b) => b.number === solid.number)?.id);
     const last = blocks[blocks.length - 1] as ScanBlock;
     // While behind, the next ranges are fetched while this one is matched and committed.
     if (last.number < head.number) this.fillPrefetch(last.number + 1, head.number, solid.number);
@@ -174,12 +175,9 @@ export class ChainWatcher implements Worker {
    * height, stored or in the range just fetched; a solid block above every block scanned (a
    * catch-up) is not checked yet (docs/decisions.md).
    */
-  private async checkSolid(head: ChainBlockHeader, solid: ChainBlockHeader, fetched: ScanBlock[] = []): Promise<void> {
+  private async checkSolid(head: ChainBlockHeader, solid: ChainBlockHeader): Promise<void> {
     if (solid.number > head.number) throw new Error(`node answered solid block ${solid.number} above its head ${head.number}; asking again`);
-    const hash = fetched.find((b) => b.number === solid.number)?.id ?? (await scannedBlock(this.s.db, solid.number))?.hash;
-    if (hash !== undefined && hash !== solid.id) {
-      throw new Error(`node answered solid block ${solid.number} as ${solid.id}, but ${hash} was scanned at that height: two chains, nothing becomes final until they agree`);
-    }
+    sameSolid(solid, (await scannedBlock(this.s.db, solid.number))?.hash);
   }
 
   /** While far behind (a first start, an outage), the operator sees the catch-up move: every 10 s. */
@@ -334,6 +332,13 @@ export class ChainWatcher implements Worker {
       await writeCursor(trx, { ...cur, next_block: ancestor + 1, head_number: head.number, solid_number: solid.number, updated_at: this.s.clock.now().toISOString() });
       await advanceDeposits(trx, { ...ctx, horizon: cur.last_block_time, head: head.number, solid: solid.number, scannedTo: ancestor }, touched);
     });
+  }
+}
+
+/** The block scanned at the solid height (its hash, if any was) is the node's solid block. */
+function sameSolid(solid: ChainBlockHeader, scannedHash: string | undefined): void {
+  if (scannedHash !== undefined && scannedHash !== solid.id) {
+    throw new Error(`node answered solid block ${solid.number} as ${solid.id}, but ${scannedHash} was scanned at that height: two chains, nothing becomes final until they agree`);
   }
 }
 

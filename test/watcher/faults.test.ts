@@ -129,6 +129,40 @@ describe('node faults mid-scan', () => {
     await t.check(true);
   });
 
+  it('at the head, block by block, a solid block of another chain than the one stored makes nothing final', async () => {
+    const chain = t.app.services.chain;
+    const real = chain.getSolidBlock.bind(chain);
+    let lies = 0;
+    let lying = false;
+    chain.getSolidBlock = async () => {
+      const solid = await real();
+      return lying ? (lies++, { ...solid, id: 'ff'.repeat(32) }) : solid;
+    };
+    try {
+      const inv = await t.create(shop.key, { amount: '10' });
+      const before = await t.balanceOf(shop.id);
+      await t.pay(inv.address, '10');
+      await t.mine(5);
+      lying = true;
+      // One block at a time: the solid height is always a block scanned and stored earlier.
+      for (let i = 0; i < 25; i++) {
+        const from = lies;
+        t.clock.advance(3_000);
+        t.devnet.control.mine(1);
+        t.app.workers?.wake('chain-watcher');
+        await vi.waitFor(() => expect(lies).toBeGreaterThan(from), { timeout: 10_000, interval: 5 });
+      }
+      expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ amount_credited: '0' });
+      expect(await t.balanceOf(shop.id)).toBe(before);
+      lying = false;
+      await t.mine(1);
+      expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'settled', amount_credited: '9.9' });
+    } finally {
+      chain.getSolidBlock = real;
+    }
+    await t.check(true);
+  });
+
   it('a node that answers no solid block ({}) is still scanned; nothing is final until it answers one', async () => {
     const inv = await t.create(shop.key, { amount: '10' });
     const before = await t.balanceOf(shop.id);
