@@ -32,21 +32,25 @@ export function scanBlock(b: any): any {
   const calls = [];
   const unsure = [];
   for (const t of txs) {
+    // Ids are compared and stored in lower case (java-tron prints them so); one left out is no id.
+    const id = t && typeof t.txID === 'string' ? t.txID.toLowerCase() : '';
     const ret = t && Array.isArray(t.ret) && t.ret[0] ? t.ret[0].contractRet : undefined;
     const c = t && t.raw_data && Array.isArray(t.raw_data.contract) ? t.raw_data.contract[0] : undefined;
     const type = c ? c.type : undefined;
     const scanned = type === 'TransferContract' || type === 'TriggerSmartContract' || type === 'CreateSmartContract';
     // A result left out (or printed as the enum's zero, DEFAULT) is not a failure to skip: the
     // transfer may be a deposit (ask again).
-    if (scanned && (typeof ret !== 'string' || ret === '' || ret === 'DEFAULT')) unsure.push(String((t && t.txID) ?? ''));
+    if (scanned && (typeof ret !== 'string' || ret === '' || ret === 'DEFAULT')) unsure.push(id);
     if (ret !== 'SUCCESS') continue;
-    if (type === 'TriggerSmartContract' || type === 'CreateSmartContract') calls.push(String(t.txID ?? ''));
+    // A successful transfer or call without its id cannot be recorded once: ask again.
+    if (scanned && id === '') unsure.push(id);
+    else if (type === 'TriggerSmartContract' || type === 'CreateSmartContract') calls.push(id);
     else if (type === 'TransferContract') {
       const v = c.parameter && c.parameter.value && typeof c.parameter.value === 'object' ? c.parameter.value : {};
       // java-tron refuses a transfer of 0 and one without a receiver: left out, they are a broken
       // answer (the transfer may be a deposit), not a transfer to skip: ask again.
-      if (typeof v.to_address !== 'string' || v.to_address === '' || v.amount === undefined || v.amount === null) unsure.push(String(t.txID ?? ''));
-      else transfers.push({ txID: String(t.txID ?? ''), to: v.to_address, owner: v.owner_address, amount: v.amount });
+      if (typeof v.to_address !== 'string' || v.to_address === '' || v.amount === undefined || v.amount === null) unsure.push(id);
+      else transfers.push({ txID: id, to: v.to_address, owner: v.owner_address, amount: v.amount });
     }
   }
   return {
@@ -81,7 +85,7 @@ export function txIdsOfBlock(b: any): any {
   return {
     blockID: b.blockID,
     block_header: { raw_data: { number: h.number, parentHash: h.parentHash, timestamp: h.timestamp, witness_address: h.witness_address } },
-    txids: txs.map((t: any) => String((t && t.txID) ?? '')),
+    txids: txs.map((t: any) => String((t && t.txID) ?? '').toLowerCase()),
   };
 }
 
@@ -105,17 +109,18 @@ export function scanTransferLogs(answer: any, transferTopic: string, outcome: (i
   const unsure = [];
   for (const info of answer) {
     if (!info || typeof info !== 'object') continue;
-    ids.push(String(info.id ?? ''));
+    const id = String(info.id ?? '').toLowerCase();
+    ids.push(id);
     if (!Array.isArray(info.log) || info.log.length === 0) continue;
     const result = outcome(info).result;
     // Logs under a receipt that states no result: neither counted nor dropped (ask again).
-    if (result === 'UNKNOWN') unsure.push(String(info.id ?? ''));
+    if (result === 'UNKNOWN') unsure.push(id);
     if (result !== 'SUCCESS') continue;
     for (let index = 0; index < info.log.length; index++) {
       const l = info.log[index];
       const topics = l && Array.isArray(l.topics) ? l.topics : [];
       if (topics.length !== 3 || String(topics[0]).toLowerCase() !== transferTopic) continue;
-      logs.push({ txID: String(info.id ?? ''), blockNumber: info.blockNumber, index, address: String(l.address ?? ''), from: String(topics[1]), to: String(topics[2]), data: String(l.data ?? '') });
+      logs.push({ txID: id, blockNumber: info.blockNumber, index, address: String(l.address ?? ''), from: String(topics[1]), to: String(topics[2]), data: String(l.data ?? '') });
     }
   }
   return { ids, logs, unsure };

@@ -29,9 +29,13 @@ export async function advanceDeposits(trx: Tx, ctx: ProgressContext, touched: Se
   const now = ctx.clock.now().toISOString();
   for (const d of await unsettledDeposits(trx)) {
     if (d.block_number > ctx.scannedTo) continue;
-    const confirmations = Math.max(0, ctx.head - d.block_number + 1);
-    const final = d.block_number <= ctx.solid ? 1 : 0;
-    const status = confirmations >= (d.policy ?? ctx.defaultConfirmations) ? 'confirmed' : 'seen';
+    // Progress never goes back while the deposit stays in its block (a fork orphans or moves it,
+    // which resets it): a node behind a load balancer may answer a lower head or solid height than
+    // the last one, and `confirmed → seen → confirmed` would send `confirmed` twice. A policy
+    // raised later applies to deposits not yet confirmed.
+    const confirmations = Math.max(d.confirmations, ctx.head - d.block_number + 1, 0);
+    const final = d.final === 1 || d.block_number <= ctx.solid ? 1 : 0;
+    const status = d.status === 'confirmed' || confirmations >= (d.policy ?? ctx.defaultConfirmations) ? 'confirmed' : 'seen';
     const changed = confirmations !== d.confirmations || final !== d.final || status !== d.status;
     if (changed) await updateProgress(trx, d.id, { confirmations, final, status }, now);
     const row = { ...d, confirmations, final, status } as const;

@@ -136,7 +136,8 @@ export class ChainWatcher implements Worker {
         await this.rollback(cursor, head, solid);
         return true;
       }
-      if (head.number !== cursor.head_number || solid.number !== cursor.solid_number) await this.commit(cursor, { number: head.number, solid: solid.number }, [], []);
+      // The solid block is at or below the head, all scanned: checked against the stored one.
+      if (head.number !== cursor.head_number || solid.number !== cursor.solid_number) await this.commit(cursor, { number: head.number, solid: solid.number, checked: true }, [], []);
       return false;
     }
     const fetched = (await this.takePrefetch(next)) ?? (await this.fetchRange(next, Math.min(head.number + 1, next + this.batch), solid.number, head.number));
@@ -160,8 +161,12 @@ export class ChainWatcher implements Worker {
     const found = paying.flatMap((b) => matchBlock(b, fetched.infos.get(b.number)?.logs ?? null, watched, this.tokens));
     // Final only up to what was solid when these blocks were fetched, confirmed only by the blocks
     // seen on top of them then: the next range (or the head's hash) shows that the node's chain
-    // still holds them, and then the heights above them count.
-    await this.commit(cursor, { number: Math.min(head.number, fetched.head), solid: Math.min(solid.number, fetched.solid) }, blocks, found);
+    // still holds them, and then the heights above them count. And final only once the scan has
+    // reached the solid block, which was then checked to be the block scanned at its height
+    // (checkSolid, sameSolid): while a catch-up is below it, the solid host may be on another
+    // chain than the blocks scanned, so nothing more becomes final until the scan gets there.
+    const checked = solid.number <= last.number;
+    await this.commit(cursor, { number: Math.min(head.number, fetched.head), solid: Math.min(solid.number, fetched.solid), checked }, blocks, found);
     this.reportCatchUp(last.number, head.number);
     return last.number < head.number;
   }
@@ -172,8 +177,8 @@ export class ChainWatcher implements Worker {
    * than the one serving the blocks. A solid block above the head, or one whose id differs from
    * the block scanned at its height, means two chains: nothing becomes final until they agree
    * (the tick fails, is logged and tried again). Checked against the block scanned at that
-   * height, stored or in the range just fetched; a solid block above every block scanned (a
-   * catch-up) is not checked yet (docs/decisions.md).
+   * height, stored or in the range just fetched. A solid block above every block scanned (a
+   * catch-up) cannot be checked yet: nothing more becomes final until the scan reaches it.
    */
   private async checkSolid(head: ChainBlockHeader, solid: ChainBlockHeader): Promise<void> {
     if (solid.number > head.number) throw new Error(`node answered solid block ${solid.number} above its head ${head.number}; asking again`);
@@ -195,7 +200,7 @@ export class ChainWatcher implements Worker {
     const blocks = await this.s.chain.getScanBlocks(from, to);
     // A field the node left out is a failed answer, never a transfer to skip (it may be a deposit).
     const unsure = blocks.find((b) => b.unsure.length > 0);
-    if (unsure) throw new Error(`node answered block ${unsure.number} without the result of transaction ${unsure.unsure[0]}; asking again`);
+    if (unsure) throw new Error(`node answered block ${unsure.number} with transaction ${unsure.unsure[0] || '(no txID)'} incomplete (its result, receiver, amount or id left out); asking again`);
     const infosOf = new Map<number, ScanInfos>();
     await mapLimit(blocks.filter(needsInfos), this.infoConcurrency, async (b) => {
       const infos = await this.s.chain.getScanTransferLogs(b.number);
@@ -257,12 +262,14 @@ export class ChainWatcher implements Worker {
 
   /**
    * One short write transaction: deposits, scanned hashes, cursor, progress, settlement. Deposits
-   * count confirmations up to `chain.number` and are final up to `chain.solid`; the blocks above
-   * it are kept to find a fork by. The cursor records both, so that the next look at the head
-   * moves them on as soon as the node's head and solid heights differ from them.
+   * count confirmations up to `chain.number` and are final up to `chain.solid` once it is
+   * `checked` (else what was final stays); the blocks above it are kept to find a fork by. The
+   * cursor records both, so that the next look at the head moves them on as soon as the node's
+   * head and solid heights differ from them.
    */
-  private async commit(cursor: Cursor, chain: { number: number; solid: number }, blocks: ScanBlock[], found: MatchedTransfer[]): Promise<void> {
-    const final = chain.solid;
+  private async commit(cursor: Cursor, chain: { number: number; solid: number; checked: boolean }, blocks: ScanBlock[], found: MatchedTransfer[]): Promise<void> {
+    const scannedTo = blocks.length > 0 ? (blocks[blocks.length - 1] as ScanBlock).number : cursor.next_block - 1;
+    const final = chain.checked ? chain.solid : Math.min(cursor.solid_number, chain.solid);
     const ctx = { clock: this.s.clock, defaultConfirmations: this.s.config.confirmations, head: chain.number };
     await writeTx(this.s.db, async (trx) => {
       if (this.lease) await this.lease.assertHeld(trx);
@@ -286,11 +293,12 @@ export class ChainWatcher implements Worker {
       const lastTime = last ? new Date(last.timestamp).toISOString() : cursor.last_block_time;
       const horizon = lastTime && cursor.last_block_time && cursor.last_block_time > lastTime ? cursor.last_block_time : lastTime;
       if (last) {
+        // Kept for finding forks: the blocks from the node's solid height up (no fork goes below it).
         await storeScanned(
           trx,
-          blocks.filter((b) => b.number >= final || b === last).map((b) => ({ number: b.number, hash: b.id, parent_hash: b.parentHash, timestamp: b.timestamp })),
+          blocks.filter((b) => b.number >= chain.solid || b === last).map((b) => ({ number: b.number, hash: b.id, parent_hash: b.parentHash, timestamp: b.timestamp })),
         );
-        await pruneScanned(trx, final, last.number);
+        await pruneScanned(trx, chain.solid, last.number);
       }
       await writeCursor(trx, {
         next_block: last ? last.number + 1 : cursor.next_block,
@@ -299,7 +307,7 @@ export class ChainWatcher implements Worker {
         solid_number: final,
         updated_at: this.s.clock.now().toISOString(),
       });
-      await advanceDeposits(trx, { ...ctx, horizon, solid: final, scannedTo: last ? last.number : cursor.next_block - 1 }, touched);
+      await advanceDeposits(trx, { ...ctx, horizon, solid: final, scannedTo }, touched);
     });
   }
 
@@ -314,12 +322,19 @@ export class ChainWatcher implements Worker {
     // which no fork can replace. Scanning again from there records nothing twice.
     // A node that answers no solid block (0) does not send the scan back to genesis.
     let ancestor = solid.number > 0 ? Math.min(low - 1, solid.number) : low - 1;
+    let ancestorTime: number | null = ancestor === solid.number ? solid.timestamp : null;
     for (const b of stored) {
       if (nodeBlocks.find((n) => n.number === b.number)?.id === b.hash) {
         ancestor = b.number;
+        ancestorTime = b.timestamp;
         break;
       }
     }
+    // The scan horizon goes back to the ancestor's time: the replaced blocks' time is no longer
+    // the chain's, and an invoice paid in time in one of them must not expire before the rescan
+    // finds the payment again in the new blocks. Unknown (no stored ancestor): nothing expires
+    // until the next range is scanned.
+    const horizon = ancestorTime !== null && ancestorTime > 0 ? new Date(ancestorTime).toISOString() : null;
     this.s.logger.warn({ from: next - 1, ancestor }, 'chain watcher: fork detected; rolling back to the common ancestor');
     const ctx = { clock: this.s.clock, defaultConfirmations: this.s.config.confirmations };
     await writeTx(this.s.db, async (trx) => {
@@ -328,9 +343,8 @@ export class ChainWatcher implements Worker {
       if (!cur || cur.next_block !== next) return;
       const touched = await orphanDropped(trx, ctx, ancestor);
       await dropScannedAbove(trx, ancestor);
-      // The horizon never moves back: the chain did reach that time, on whichever fork.
-      await writeCursor(trx, { ...cur, next_block: ancestor + 1, head_number: head.number, solid_number: solid.number, updated_at: this.s.clock.now().toISOString() });
-      await advanceDeposits(trx, { ...ctx, horizon: cur.last_block_time, head: head.number, solid: solid.number, scannedTo: ancestor }, touched);
+      await writeCursor(trx, { ...cur, next_block: ancestor + 1, last_block_time: horizon, head_number: head.number, solid_number: solid.number, updated_at: this.s.clock.now().toISOString() });
+      await advanceDeposits(trx, { ...ctx, horizon, head: head.number, solid: solid.number, scannedTo: ancestor }, touched);
     });
   }
 }

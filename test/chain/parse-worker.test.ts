@@ -199,6 +199,26 @@ describe('the parse worker', () => {
     await worker.stop();
   });
 
+  it('reads transaction ids in lower case, and asks again for a successful transfer or call printed without its id', async () => {
+    const worker = new ParseWorker();
+    const id = 'AB'.repeat(32);
+    const tx = (txID: string | undefined, type: string) => ({ ...(txID === undefined ? {} : { txID }), ret: [{ contractRet: 'SUCCESS' }], raw_data: { contract: [{ type, parameter: { value: { to_address: '41aa', owner_address: '41bb', amount: 5 } } }] } });
+    const range = { block: [{ blockID: '0e', transactions: [tx(id, 'TransferContract'), tx(id.replace('AB', 'CD'), 'TriggerSmartContract')] }, { blockID: '0f', transactions: [tx(undefined, 'TransferContract'), tx(undefined, 'TriggerSmartContract')] }] };
+    const parsed = (await worker.parse('blockRange', new TextEncoder().encode(JSON.stringify(range)))) as { block: { transfers: string; calls: string[]; unsure: string[] }[] };
+    expect((JSON.parse(parsed.block[0]!.transfers) as { txID: string }[]).map((t) => t.txID)).toEqual([id.toLowerCase()]);
+    expect(parsed.block[0]!.calls).toEqual([id.replace('AB', 'CD').toLowerCase()]);
+    // Without an id a transfer could not be recorded once (two would share one): neither read nor skipped.
+    expect(JSON.parse(parsed.block[1]!.transfers)).toEqual([]);
+    expect(parsed.block[1]!.calls).toEqual([]);
+    expect(parsed.block[1]!.unsure).toHaveLength(2);
+    const topic = (hex: string) => '0'.repeat(24) + hex;
+    const infos = [{ id, blockNumber: 7, receipt: { result: 'SUCCESS' }, log: [{ address: 'a614f803b6fd780986a42c78ec9c7f77e6ded13c', topics: [TRANSFER_TOPIC, topic('bb'.repeat(20)), topic('aa'.repeat(20))], data: '0'.repeat(63) + '5' }] }];
+    const logs = scanTransferLogs(infos, TRANSFER_TOPIC, infoOutcome);
+    expect(logs.ids).toEqual([id.toLowerCase()]);
+    expect(logs.logs.map((l: { txID: string }) => l.txID)).toEqual([id.toLowerCase()]);
+    await worker.stop();
+  });
+
   it('refuses to parse once its client is closed, starting no new thread', async () => {
     const closing = new TronwebTronClient({ fullHost: devnet.url, ...fast });
     expect((await closing.getScanBlocks(1, 3)).length).toBe(2);

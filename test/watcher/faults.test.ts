@@ -163,6 +163,71 @@ describe('node faults mid-scan', () => {
     await t.check(true);
   });
 
+  it('while a catch-up is below the solid block, a solid block of another chain makes nothing final', async () => {
+    const chain = t.app.services.chain;
+    const real = chain.getSolidBlock.bind(chain);
+    let lies = 0;
+    let lying = true;
+    chain.getSolidBlock = async () => {
+      const solid = await real();
+      return lying ? (lies++, { ...solid, id: 'ff'.repeat(32) }) : solid;
+    };
+    try {
+      const inv = await t.create(shop.key, { amount: '10' });
+      const before = await t.balanceOf(shop.id);
+      await t.pay(inv.address, '10');
+      // 150 blocks at once: the first range (100 blocks, the payment in its first) ends below the
+      // solid block, 19 under the head; the next range reaches it and sees the other chain.
+      for (let i = 0; i < 150; i++) {
+        t.clock.advance(3_000);
+        t.devnet.control.mine(1);
+      }
+      t.app.workers?.wake('chain-watcher');
+      // The first range recorded the payment (read from the database: polling the API would spend its rate limit).
+      const db = t.app.services.db;
+      await vi.waitFor(async () => expect((await db.selectFrom('deposits').select('status').where('invoice_id', '=', inv.invoice_id).executeTakeFirst())?.status).toBe('confirmed'), { timeout: 10_000, interval: 10 });
+      const from = lies;
+      await vi.waitFor(() => expect(lies).toBeGreaterThan(from + 3), { timeout: 10_000, interval: 10 });
+      expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'confirmed', amount_credited: '0' });
+      expect(await t.balanceOf(shop.id)).toBe(before);
+      lying = false;
+      await t.mine(1);
+      expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'settled', amount_received: '10', amount_credited: '9.9' });
+    } finally {
+      chain.getSolidBlock = real;
+    }
+    await t.check(true);
+  });
+
+  it('a backend behind the last one (lower head and solid) never takes a confirmed payment back: confirmed is sent once', async () => {
+    const fast = await t.shop({ feePercent: '1', confirmations: 1 });
+    const chain = t.app.services.chain;
+    const [realHead, realSolid] = [chain.getHeadBlock.bind(chain), chain.getSolidBlock.bind(chain)];
+    const inv = await t.create(fast.key, { amount: '10' });
+    // What a lagging backend behind a load balancer answers: the chain as it was before the payment.
+    const [staleHead, staleSolid] = [await realHead(), await realSolid()];
+    await t.pay(inv.address, '10');
+    await t.mine(3);
+    expect(await t.invoice(fast.key, inv.invoice_id)).toMatchObject({ status: 'confirmed', amount_credited: '0' });
+    let stale = 0;
+    chain.getHeadBlock = async () => (stale++, staleHead);
+    chain.getSolidBlock = async () => staleSolid;
+    try {
+      t.app.workers?.wake('chain-watcher');
+      await vi.waitFor(() => expect(stale).toBeGreaterThan(5), { timeout: 10_000, interval: 5 });
+      const got = await t.invoice(fast.key, inv.invoice_id);
+      expect(got).toMatchObject({ status: 'confirmed', deposits: [{ status: 'confirmed' }] });
+    } finally {
+      chain.getHeadBlock = realHead;
+      chain.getSolidBlock = realSolid;
+    }
+    await t.mine(20);
+    expect(await t.invoice(fast.key, inv.invoice_id)).toMatchObject({ status: 'settled', amount_credited: '9.9' });
+    const types = (await t.events(fast.id)).filter((e) => e.subject_id === inv.invoice_id).map((e) => e.type);
+    expect(types).toEqual(['invoice.created', 'invoice.seen', 'invoice.confirmed', 'invoice.settled']);
+    await t.check(true);
+  });
+
   it('a node that answers no solid block ({}) is still scanned; nothing is final until it answers one', async () => {
     const inv = await t.create(shop.key, { amount: '10' });
     const before = await t.balanceOf(shop.id);

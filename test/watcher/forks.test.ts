@@ -79,4 +79,30 @@ describe('forks', () => {
     expect(await t.balanceOf(slow.id)).toBe(18n * 9_900_000n);
     expect(await t.balanceOf(fast.id)).toBe(18n * 9_900_000n);
   });
+
+  it('a payment made in time and orphaned by a fork after expires_at is found again in time: the invoice never expires', async () => {
+    const inv = await t.create(slow.key, { amount: '10', expires_in: 60 });
+    t.clock.advance(48_000);
+    await t.mine(1);
+    const base = t.clock.now();
+    const tx = await t.pay(inv.address, '10');
+    // The payment's block 6 s before expires_at, then three more: the scan passes expires_at.
+    await t.mine(4);
+    expect(await t.invoice(slow.key, inv.invoice_id)).toMatchObject({ status: 'seen', amount_received: '10' });
+    // The other fork fills the same slots and carries the payment again in the same one.
+    const resume = t.clock.now();
+    t.clock.set(base);
+    expect(t.devnet.control.fork(4, 'reinclude').reincluded).toEqual([tx]);
+    t.clock.set(resume);
+    t.app.workers?.wake('chain-watcher');
+    await t.synced();
+    const got = await t.invoice(slow.key, inv.invoice_id);
+    expect(got).toMatchObject({ status: 'seen', amount_received: '10', deposits: [{ tx_hash: tx, late: false }] });
+    await t.mine(20);
+    expect(await t.invoice(slow.key, inv.invoice_id)).toMatchObject({ status: 'settled', amount_credited: '9.9' });
+    // Back to created while the rescan had not reached the payment again, never expired.
+    const types = (await t.events(slow.id)).filter((e) => e.subject_id === inv.invoice_id).map((e) => e.type);
+    expect(types).toEqual(['invoice.created', 'invoice.seen', 'invoice.created', 'invoice.seen', 'invoice.confirmed', 'invoice.settled']);
+    await t.check(true);
+  });
 });
