@@ -93,17 +93,23 @@ export async function liveDepositsOfInvoice(db: Executor, invoiceId: string): Pr
 }
 
 /**
- * Live deposits not yet final or not yet credited, with their merchant's confirmations policy.
- * The WHERE is the partial index `deposits_unsettled`'s, term for term (migration 0037): any other
- * spelling and SQLite reads every deposit.
+ * Live deposits whose progress may change now: not yet final or not yet credited, scanned (up to
+ * `scannedTo`), and either counted fewer confirmations than `head` gives them, or reaching the
+ * `solid` height, or final but not yet credited. A deposit recorded in a catch-up below the solid
+ * block waits there, unchanged, until the scan reaches it: not read again by every commit
+ * meanwhile. With their merchant's confirmations policy. The first WHERE is the partial index
+ * `deposits_unsettled`'s, term for term (migration 0037): any other spelling and SQLite reads
+ * every deposit.
  */
-export async function unsettledDeposits(db: Executor) {
+export async function unsettledDeposits(db: Executor, at: { head: number; solid: number; scannedTo: number }) {
   return db
     .selectFrom('deposits as d')
     .innerJoin('merchants as m', 'm.id', 'd.merchant_id')
     .selectAll('d')
     .select('m.confirmations as policy')
     .where(sql<boolean>`(d.final = 0 or d.credited_at is null) and d.status != 'orphaned'`)
+    .where('d.block_number', '<=', at.scannedTo)
+    .where(sql<boolean>`(d.confirmations < ${at.head} - d.block_number + 1 or (d.final = 0 and d.block_number <= ${at.solid}) or d.final = 1)`)
     .orderBy('d.block_number')
     .execute();
 }

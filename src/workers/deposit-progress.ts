@@ -27,8 +27,7 @@ const OVERDUE_BATCH = 200;
 
 export async function advanceDeposits(trx: Tx, ctx: ProgressContext, touched: Set<string>): Promise<void> {
   const now = ctx.clock.now().toISOString();
-  for (const d of await unsettledDeposits(trx)) {
-    if (d.block_number > ctx.scannedTo) continue;
+  for (const d of await unsettledDeposits(trx, ctx)) {
     // Progress never goes back while the deposit stays in its block (a fork orphans or moves it,
     // which resets it): a node behind a load balancer may answer a lower head or solid height than
     // the last one, and `confirmed → seen → confirmed` would send `confirmed` twice. A policy

@@ -101,7 +101,7 @@ export const HOT_QUERIES: HotQuery[] = [
   // worker's own-address check, the sweeper's derivation index of an address.
   { name: 'watcher: prefix hits confirmed', run: (db) => depositAddressesAt(db, [7, 8]), index: /SEARCH deposit_addresses USING INTEGER PRIMARY KEY \(rowid=\?\)/ },
   // A walk of a partial index that holds only the deposits still to settle: bounded by those.
-  { name: 'watcher: deposits to settle, every tick', run: (db) => unsettledDeposits(db), index: /SCAN d USING INDEX deposits_unsettled/, walk: true },
+  { name: 'watcher: deposits to settle, every tick', run: (db) => unsettledDeposits(db, { head: 1_000_000, solid: 999_981, scannedTo: 1_000_000 }), index: /(SCAN|SEARCH) d USING INDEX deposits_unsettled/, walk: true },
   { name: 'sweeper: pairs with recently final deposits', run: (db) => duePairsSince(db, NOW, 50), index: /SEARCH d USING INDEX deposits_final_by_update \(updated_at>\?\)/ },
   // The full scan's slice: where it ends (index only), then its due pairs, a range of addresses.
   { name: 'sweeper full scan: a slice', run: (db) => scanSlice(db, { address: ADDR, asset: null }, 2000, 50), index: /SEARCH (d|deposits) USING (COVERING )?INDEX deposits_final_by_address \(address>\?( AND address<\?)?\)/ },
