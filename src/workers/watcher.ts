@@ -343,8 +343,11 @@ export class ChainWatcher implements Worker {
       if (!cur || cur.next_block !== next) return;
       const touched = await orphanDropped(trx, ctx, ancestor);
       await dropScannedAbove(trx, ancestor);
-      await writeCursor(trx, { ...cur, next_block: ancestor + 1, last_block_time: horizon, head_number: head.number, solid_number: solid.number, updated_at: this.s.clock.now().toISOString() });
-      await advanceDeposits(trx, { ...ctx, horizon, head: head.number, solid: solid.number, scannedTo: ancestor }, touched);
+      // As in commit(): a solid block above the ancestor (the rescan has not reached it) makes
+      // nothing more final; what was final stays.
+      const final = solid.number <= ancestor ? solid.number : Math.min(cur.solid_number, solid.number);
+      await writeCursor(trx, { ...cur, next_block: ancestor + 1, last_block_time: horizon, head_number: head.number, solid_number: final, updated_at: this.s.clock.now().toISOString() });
+      await advanceDeposits(trx, { ...ctx, horizon, head: head.number, solid: final, scannedTo: ancestor }, touched);
     });
   }
 }
