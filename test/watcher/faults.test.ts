@@ -44,6 +44,18 @@ async function scanThrough(faults: FaultSpec[]) {
   await t.check(true);
 }
 
+/** The node's solid block answered as a block of another chain (its height, another id) while `lying`. */
+function solidOfAnotherChain(lying: boolean) {
+  const chain = t.app.services.chain;
+  const real = chain.getSolidBlock.bind(chain);
+  const liar = { lying, lies: 0, restore: () => void (chain.getSolidBlock = real) };
+  chain.getSolidBlock = async () => {
+    const solid = await real();
+    return liar.lying ? (liar.lies++, { ...solid, id: 'ff'.repeat(32) }) : solid;
+  };
+  return liar;
+}
+
 describe('node faults mid-scan', () => {
   it('{"Error"} answers on block ranges and transaction infos', async () => {
     await scanThrough([
@@ -130,48 +142,34 @@ describe('node faults mid-scan', () => {
   });
 
   it('at the head, block by block, a solid block of another chain than the one stored makes nothing final', async () => {
-    const chain = t.app.services.chain;
-    const real = chain.getSolidBlock.bind(chain);
-    let lies = 0;
-    let lying = false;
-    chain.getSolidBlock = async () => {
-      const solid = await real();
-      return lying ? (lies++, { ...solid, id: 'ff'.repeat(32) }) : solid;
-    };
+    const liar = solidOfAnotherChain(false);
     try {
       const inv = await t.create(shop.key, { amount: '10' });
       const before = await t.balanceOf(shop.id);
       await t.pay(inv.address, '10');
       await t.mine(5);
-      lying = true;
+      liar.lying = true;
       // One block at a time: the solid height is always a block scanned and stored earlier.
       for (let i = 0; i < 25; i++) {
-        const from = lies;
+        const from = liar.lies;
         t.clock.advance(3_000);
         t.devnet.control.mine(1);
         t.app.workers?.wake('chain-watcher');
-        await vi.waitFor(() => expect(lies).toBeGreaterThan(from), { timeout: 10_000, interval: 5 });
+        await vi.waitFor(() => expect(liar.lies).toBeGreaterThan(from), { timeout: 10_000, interval: 5 });
       }
       expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ amount_credited: '0' });
       expect(await t.balanceOf(shop.id)).toBe(before);
-      lying = false;
+      liar.lying = false;
       await t.mine(1);
       expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'settled', amount_credited: '9.9' });
     } finally {
-      chain.getSolidBlock = real;
+      liar.restore();
     }
     await t.check(true);
   });
 
   it('while a catch-up is below the solid block, a solid block of another chain makes nothing final', async () => {
-    const chain = t.app.services.chain;
-    const real = chain.getSolidBlock.bind(chain);
-    let lies = 0;
-    let lying = true;
-    chain.getSolidBlock = async () => {
-      const solid = await real();
-      return lying ? (lies++, { ...solid, id: 'ff'.repeat(32) }) : solid;
-    };
+    const liar = solidOfAnotherChain(true);
     try {
       const inv = await t.create(shop.key, { amount: '10' });
       const before = await t.balanceOf(shop.id);
@@ -186,15 +184,15 @@ describe('node faults mid-scan', () => {
       // The first range recorded the payment (read from the database: polling the API would spend its rate limit).
       const db = t.app.services.db;
       await vi.waitFor(async () => expect((await db.selectFrom('deposits').select('status').where('invoice_id', '=', inv.invoice_id).executeTakeFirst())?.status).toBe('confirmed'), { timeout: 10_000, interval: 10 });
-      const from = lies;
-      await vi.waitFor(() => expect(lies).toBeGreaterThan(from + 3), { timeout: 10_000, interval: 10 });
+      const from = liar.lies;
+      await vi.waitFor(() => expect(liar.lies).toBeGreaterThan(from + 3), { timeout: 10_000, interval: 10 });
       expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'confirmed', amount_credited: '0' });
       expect(await t.balanceOf(shop.id)).toBe(before);
-      lying = false;
+      liar.lying = false;
       await t.mine(1);
       expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'settled', amount_received: '10', amount_credited: '9.9' });
     } finally {
-      chain.getSolidBlock = real;
+      liar.restore();
     }
     await t.check(true);
   });
