@@ -13,7 +13,7 @@ import { writeTx } from '../db/database.js';
 import { recordTransfer } from '../deposits/service.js';
 import type { Services } from '../services.js';
 import { base58OrNull, candidateAddresses, matchBlock, mayPayWatched, needsInfos, TokenSet, Watchlist, type ConfirmedAddresses, type MatchedTransfer, type WatchedAddress } from './chain-match.js';
-import { advanceDeposits, orphanDropped } from './deposit-progress.js';
+import { advanceDeposits, FINAL_PER_COMMIT, orphanDropped } from './deposit-progress.js';
 import type { Worker } from './host.js';
 import type { WorkerLease } from './lease.js';
 import { dropScannedAbove, lowestScanned, pruneScanned, readCursor, scannedBlock, scannedFrom, storeScanned, writeCursor, type Cursor } from './watcher-store.js';
@@ -31,6 +31,8 @@ export interface WatcherOptions {
   infoConcurrency?: number;
   /** Ranges fetched ahead while behind (default 2): the node sends one while another is parsed. */
   prefetchDepth?: number;
+  /** Deposits made final (credited) per write transaction at most (default FINAL_PER_COMMIT). */
+  finalPerCommit?: number;
 }
 
 async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
@@ -79,6 +81,7 @@ export class ChainWatcher implements Worker {
   private readonly directory: DepositAddressDirectory;
   private readonly watch: Watchlist;
   private readonly prefetchDepth: number;
+  private readonly finalPerCommit: number;
   /** Consecutive ranges being fetched ahead of the cursor, oldest first. */
   private prefetched: { from: number; to: number; promise: Promise<Fetched> }[] = [];
   private reportedAt = 0;
@@ -89,6 +92,7 @@ export class ChainWatcher implements Worker {
     this.batch = Math.max(1, Math.min(100, opts.batch ?? 100));
     this.infoConcurrency = opts.infoConcurrency ?? 16;
     this.prefetchDepth = Math.max(1, opts.prefetchDepth ?? 2);
+    this.finalPerCommit = Math.max(1, opts.finalPerCommit ?? FINAL_PER_COMMIT);
     this.tokens = new TokenSet(s.catalog);
     this.directory = s.directory ?? new DepositAddressDirectory({ db: s.db, scans: s.scans, file: s.config.databasePath, logger: s.logger });
     this.watch = new Watchlist(this.directory.prefixes);
@@ -137,7 +141,8 @@ export class ChainWatcher implements Worker {
         return true;
       }
       // The solid block is at or below the head, all scanned: checked against the stored one.
-      if (head.number !== cursor.head_number || solid.number !== cursor.solid_number) await this.commit(cursor, { number: head.number, solid: solid.number, checked: true }, [], []);
+      // More deposits left to make final than one commit takes: the next tick goes on at once.
+      if (head.number !== cursor.head_number || solid.number !== cursor.solid_number) return this.commit(cursor, { number: head.number, solid: solid.number, checked: true }, [], []);
       return false;
     }
     const fetched = (await this.takePrefetch(next)) ?? (await this.fetchRange(next, Math.min(head.number + 1, next + this.batch), solid.number, head.number));
@@ -166,9 +171,9 @@ export class ChainWatcher implements Worker {
     // (checkSolid, sameSolid): while a catch-up is below it, the solid host may be on another
     // chain than the blocks scanned, so nothing more becomes final until the scan gets there.
     const checked = solid.number <= last.number;
-    await this.commit(cursor, { number: Math.min(head.number, fetched.head), solid: Math.min(solid.number, fetched.solid), checked }, blocks, found);
+    const more = await this.commit(cursor, { number: Math.min(head.number, fetched.head), solid: Math.min(solid.number, fetched.solid), checked }, blocks, found);
     this.reportCatchUp(last.number, head.number);
-    return last.number < head.number;
+    return last.number < head.number || more;
   }
 
   /**
@@ -267,15 +272,15 @@ export class ChainWatcher implements Worker {
    * cursor records both, so that the next look at the head moves them on as soon as the node's
    * head and solid heights differ from them.
    */
-  private async commit(cursor: Cursor, chain: { number: number; solid: number; checked: boolean }, blocks: ScanBlock[], found: MatchedTransfer[]): Promise<void> {
+  private async commit(cursor: Cursor, chain: { number: number; solid: number; checked: boolean }, blocks: ScanBlock[], found: MatchedTransfer[]): Promise<boolean> {
     const scannedTo = blocks.length > 0 ? (blocks[blocks.length - 1] as ScanBlock).number : cursor.next_block - 1;
     const final = chain.checked ? chain.solid : Math.min(cursor.solid_number, chain.solid);
-    const ctx = { clock: this.s.clock, defaultConfirmations: this.s.config.confirmations, head: chain.number };
-    await writeTx(this.s.db, async (trx) => {
+    const ctx = { clock: this.s.clock, defaultConfirmations: this.s.config.confirmations, head: chain.number, finalLimit: this.finalPerCommit };
+    return writeTx(this.s.db, async (trx) => {
       if (this.lease) await this.lease.assertHeld(trx);
       const cur = await readCursor(trx);
       // Another scan moved the cursor meanwhile (a stale process): its result stands, ours is dropped.
-      if (cur && cur.next_block !== cursor.next_block) return;
+      if (cur && cur.next_block !== cursor.next_block) return false;
       const touched = new Set<string>();
       for (const f of found) {
         const { watched, block, ...transfer } = f;
@@ -300,14 +305,16 @@ export class ChainWatcher implements Worker {
         );
         await pruneScanned(trx, chain.solid, last.number);
       }
+      // At most finalPerCommit deposits become final here: the cursor records the height reached.
+      const reached = await advanceDeposits(trx, { ...ctx, horizon, solid: final, scannedTo }, touched);
       await writeCursor(trx, {
         next_block: last ? last.number + 1 : cursor.next_block,
         last_block_time: horizon,
         head_number: chain.number,
-        solid_number: final,
+        solid_number: reached,
         updated_at: this.s.clock.now().toISOString(),
       });
-      await advanceDeposits(trx, { ...ctx, horizon, solid: final, scannedTo }, touched);
+      return reached < final;
     });
   }
 
@@ -346,8 +353,8 @@ export class ChainWatcher implements Worker {
       // As in commit(): a solid block above the ancestor (the rescan has not reached it) makes
       // nothing more final; what was final stays.
       const final = solid.number <= ancestor ? solid.number : Math.min(cur.solid_number, solid.number);
-      await writeCursor(trx, { ...cur, next_block: ancestor + 1, last_block_time: horizon, head_number: head.number, solid_number: final, updated_at: this.s.clock.now().toISOString() });
-      await advanceDeposits(trx, { ...ctx, horizon, head: head.number, solid: final, scannedTo: ancestor }, touched);
+      const reached = await advanceDeposits(trx, { ...ctx, horizon, head: head.number, solid: final, scannedTo: ancestor, finalLimit: this.finalPerCommit }, touched);
+      await writeCursor(trx, { ...cur, next_block: ancestor + 1, last_block_time: horizon, head_number: head.number, solid_number: reached, updated_at: this.s.clock.now().toISOString() });
     });
   }
 }

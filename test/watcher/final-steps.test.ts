@@ -1,0 +1,68 @@
+/**
+ * A backlog of deposits reaching the solid height together (a catch-up's whole stretch becomes
+ * final when the scan reaches the solid block) is made final and credited in steps of at most
+ * `finalPerCommit` deposits, each step its own short write transaction, cut between blocks.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { finalHeight } from '../../src/workers/deposit-progress.js';
+import { readCursor } from '../../src/workers/watcher-store.js';
+import { chainWatcher } from '../../src/workers/watcher.js';
+import { startChainApp, type ChainTestApp } from './fixture.js';
+
+let t: ChainTestApp;
+beforeAll(async () => {
+  t = await startChainApp({ watcher: false });
+});
+afterAll(() => t.close());
+
+/** Blocks, 3 s of the shared clock each (block times follow it). */
+const mine = (n: number) => {
+  for (let i = 0; i < n; i++) {
+    t.clock.advance(3_000);
+    t.devnet.control.mine(1);
+  }
+};
+
+describe('final in steps', () => {
+  it('cuts between blocks, never inside one, and never stops progress', () => {
+    const rows = [5, 6, 6, 7, 9].map((block_number) => ({ final: 0, block_number }));
+    expect(finalHeight(rows, 9, 5)).toBe(9);
+    expect(finalHeight(rows, 9, 3)).toBe(6);
+    // The block holding the limit's deposit is left whole to the next step.
+    expect(finalHeight(rows, 9, 2)).toBe(5);
+    // A first block holding more than the limit becomes final whole.
+    expect(finalHeight(rows.slice(1), 9, 1)).toBe(6);
+    // Deposits already final, or above the solid height, do not count.
+    expect(finalHeight([{ final: 1, block_number: 4 }, ...rows], 6, 3)).toBe(6);
+  });
+
+  it("credits a backlog two deposits a commit, each once, and the cursor's solid height follows", async () => {
+    const shop = await t.shop({ feePercent: '1' });
+    const w = chainWatcher(t.app.services, null, { finalPerCommit: 2 });
+    mine(1);
+    while (await w.tick());
+    const invoices = [];
+    for (let i = 0; i < 5; i++) {
+      const inv = await t.create(shop.key, { amount: '10' });
+      await t.pay(inv.address, '10');
+      mine(1);
+      invoices.push(inv.invoice_id);
+    }
+    // The five payment blocks end 25 blocks under the head: all below the solid height.
+    mine(25);
+    const settled = async () => (await Promise.all(invoices.map((id) => t.invoice(shop.key, id)))).filter((i) => i.status === 'settled').length;
+    const steps: { settled: number; balance: bigint; more: boolean }[] = [];
+    for (let more = true; more; ) {
+      more = await w.tick();
+      steps.push({ settled: await settled(), balance: await t.balanceOf(shop.id), more });
+    }
+    expect(steps).toEqual([
+      { settled: 2, balance: 2n * 9_900_000n, more: true },
+      { settled: 4, balance: 4n * 9_900_000n, more: true },
+      { settled: 5, balance: 5n * 9_900_000n, more: false },
+    ]);
+    const cursor = await readCursor(t.app.services.db);
+    expect(cursor?.solid_number).toBe(t.devnet.control.info().solid.number);
+    await t.check(true);
+  });
+});
