@@ -41,7 +41,7 @@ describe('final in steps', () => {
     const w = chainWatcher(t.app.services, null, { finalPerCommit: 2 });
     mine(1);
     while (await w.tick());
-    const invoices = [];
+    const invoices: string[] = [];
     for (let i = 0; i < 5; i++) {
       const inv = await t.create(shop.key, { amount: '10' });
       await t.pay(inv.address, '10');
