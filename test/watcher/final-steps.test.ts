@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finalHeight } from '../../src/workers/deposit-progress.js';
 import { readCursor } from '../../src/workers/watcher-store.js';
 import { chainWatcher } from '../../src/workers/watcher.js';
-import { startChainApp, type ChainTestApp } from './fixture.js';
+import { mineUnwatched, startChainApp, type ChainTestApp } from './fixture.js';
 
 let t: ChainTestApp;
 beforeAll(async () => {
@@ -16,12 +16,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** Blocks, 3 s of the shared clock each (block times follow it). */
-const mine = (n: number) => {
-  for (let i = 0; i < n; i++) {
-    t.clock.advance(3_000);
-    t.devnet.control.mine(1);
-  }
-};
+const mine = (n: number) => mineUnwatched(t, n);
 
 describe('final in steps', () => {
   it('cuts between blocks, never inside one, and never stops progress', () => {

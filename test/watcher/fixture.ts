@@ -36,6 +36,14 @@ export interface ChainTestApp extends TestApp {
   check(settled?: boolean): Promise<void>;
 }
 
+/** Mines blocks, 3 s of the shared clock each, without waiting for a watcher (tests that drive their own with tick()). */
+export function mineUnwatched(t: ChainTestApp, n: number): void {
+  for (let i = 0; i < n; i++) {
+    t.clock.advance(3_000);
+    t.devnet.control.mine(1);
+  }
+}
+
 /** `watcher: false`: no watcher runs in the app (a test drives its own with tick()); mine() and synced() then wait in vain. */
 export async function startChainApp(opts: { nodeTimeoutMs?: number; env?: Record<string, string>; history?: number; watcher?: boolean } = {}): Promise<ChainTestApp> {
   const clock = new ManualClock(new Date(Math.floor(Date.now() / 3000) * 3000));

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readCursor } from '../../src/workers/watcher-store.js';
 import { chainWatcher, type ChainWatcher } from '../../src/workers/watcher.js';
-import { startChainApp, type ChainTestApp } from './fixture.js';
+import { mineUnwatched, startChainApp, type ChainTestApp } from './fixture.js';
 
 let t: ChainTestApp;
 beforeAll(async () => {
@@ -17,12 +17,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** Blocks, 3 s of the shared clock each (block times follow it). */
-const mine = (n: number) => {
-  for (let i = 0; i < n; i++) {
-    t.clock.advance(3_000);
-    t.devnet.control.mine(1);
-  }
-};
+const mine = (n: number) => mineUnwatched(t, n);
 const catchUp = async (w: ChainWatcher) => {
   while (await w.tick());
 };
