@@ -9,7 +9,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 
-export type FaultKind = 'error' | 'http' | 'hang' | 'latency' | 'busy' | 'lost_answer' | 'not_found' | 'omit_field';
+const FAULT_KINDS = ['error', 'http', 'hang', 'latency', 'busy', 'lost_answer', 'not_found', 'omit_field'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultSpec {
   kind: FaultKind;
@@ -58,7 +59,7 @@ export class FaultInjector {
   private readonly omitting = new WeakMap<FastifyRequest, string>();
 
   add(spec: FaultSpec): Fault {
-    if (!['error', 'http', 'hang', 'latency', 'busy', 'lost_answer', 'not_found', 'omit_field'].includes(spec.kind)) throw new Error(`unknown fault kind ${String(spec.kind)}`);
+    if (!(FAULT_KINDS as readonly string[]).includes(spec.kind)) throw new Error(`unknown fault kind ${String(spec.kind)}`);
     const fault: Fault = { ...spec, id: this.nextId++, hits: 0 };
     this.faults.push(fault);
     return fault;

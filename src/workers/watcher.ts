@@ -273,7 +273,8 @@ export class ChainWatcher implements Worker {
    * head and solid heights differ from them.
    */
   private async commit(cursor: Cursor, chain: { number: number; solid: number; checked: boolean }, blocks: ScanBlock[], found: MatchedTransfer[]): Promise<boolean> {
-    const scannedTo = blocks.length > 0 ? (blocks[blocks.length - 1] as ScanBlock).number : cursor.next_block - 1;
+    const last = blocks.at(-1);
+    const scannedTo = last ? last.number : cursor.next_block - 1;
     const final = chain.checked ? chain.solid : Math.min(cursor.solid_number, chain.solid);
     const ctx = { clock: this.s.clock, defaultConfirmations: this.s.config.confirmations, head: chain.number, finalLimit: this.finalPerCommit };
     return writeTx(this.s.db, async (trx) => {
@@ -294,7 +295,6 @@ export class ChainWatcher implements Worker {
         });
         for (const id of t?.invoices ?? []) touched.add(id);
       }
-      const last = blocks[blocks.length - 1];
       const lastTime = last ? new Date(last.timestamp).toISOString() : cursor.last_block_time;
       const horizon = lastTime && cursor.last_block_time && cursor.last_block_time > lastTime ? cursor.last_block_time : lastTime;
       if (last) {

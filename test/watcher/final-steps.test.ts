@@ -1,7 +1,8 @@
 /**
  * A backlog of deposits reaching the solid height together (a catch-up's whole stretch becomes
  * final when the scan reaches the solid block) is made final and credited in steps of at most
- * `finalPerCommit` deposits, each step its own short write transaction, cut between blocks.
+ * `finalPerCommit` deposits, each step its own short write transaction, cut between blocks. And a
+ * rollback during a catch-up makes nothing final the scan has not checked against the solid block.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finalHeight } from '../../src/workers/deposit-progress.js';
@@ -58,6 +59,41 @@ describe('final in steps', () => {
     ]);
     const cursor = await readCursor(t.app.services.db);
     expect(cursor?.solid_number).toBe(t.devnet.control.info().solid.number);
+    await t.check(true);
+  });
+
+  it('a rollback while catching up below the solid block credits nothing before the scan reaches it', async () => {
+    const shop = await t.shop({ feePercent: '1' });
+    const chain = t.app.services.chain;
+    const w = chainWatcher(t.app.services, null, { batch: 5, prefetchDepth: 1 });
+    mineUnwatched(t, 1);
+    while (await w.tick());
+    const inv = await t.create(shop.key, { amount: '10' });
+    await t.pay(inv.address, '10');
+    // The payment in the first of 40 blocks: the solid block, 19 under the head, is far above
+    // the first range (5 blocks).
+    mineUnwatched(t, 40);
+    const real = chain.getScanBlocks.bind(chain);
+    let calls = 0;
+    // The range fetched ahead during the first tick comes back as if the node had forked under
+    // the blocks scanned: the next tick rolls back to the last block still on the node's chain.
+    chain.getScanBlocks = async (from, to) => {
+      const blocks = await real(from, to);
+      return ++calls === 2 ? blocks.map((b, i) => (i === 0 ? { ...b, parentHash: 'ee'.repeat(32) } : b)) : blocks;
+    };
+    try {
+      expect(await w.tick()).toBe(true);
+      expect(await w.tick()).toBe(true);
+      expect(calls).toBeGreaterThanOrEqual(3); // the range, the one ahead, the rollback's own look
+    } finally {
+      chain.getScanBlocks = real;
+    }
+    const deposit = () => t.app.services.db.selectFrom('deposits').select(['status', 'final', 'credited_at']).where('invoice_id', '=', inv.invoice_id).executeTakeFirstOrThrow();
+    expect(await deposit()).toEqual({ status: 'confirmed', final: 0, credited_at: null });
+    expect(await t.balanceOf(shop.id)).toBe(0n);
+    while (await w.tick());
+    expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'settled', amount_credited: '9.9' });
+    expect(await t.balanceOf(shop.id)).toBe(9_900_000n);
     await t.check(true);
   });
 });
