@@ -27,7 +27,7 @@ import { DepositAddressDirectory } from './addresses/directory.js';
 import type { UnlockedWallet } from './wallet/keystore.js';
 import { unlockWallet } from './wallet/service.js';
 import { buildAdminServer, type AdminOptions } from './operations/admin.js';
-import { createMetrics, instrumentHttp, type AppMetrics } from './operations/metrics.js';
+import { createMetrics, httpLatency, instrumentHttp, type AppMetrics } from './operations/metrics.js';
 import './operations/wiring.js';
 
 export type { Services } from './services.js';
@@ -132,8 +132,13 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   let admin: Awaited<ReturnType<typeof buildAdminServer>> | null = null;
   let adminUrl: string | null = null;
   const stopping = new Set<string>();
-  const http = await buildHttpServer({ config, clock, logger, verifier }, async (app) => {
-    instrumentHttp(app, metrics.registry);
+  const latency = httpLatency(metrics.registry);
+  const kept = views && [
+    { prefix: '/v1/invoices/', route: '/v1/invoices/:id', view: views.invoices },
+    { prefix: '/v1/payouts/', route: '/v1/payouts/:id', view: views.payouts },
+  ];
+  const http = await buildHttpServer({ config, clock, logger, verifier, kept, observe: latency.observe }, async (app) => {
+    instrumentHttp(app, latency);
     await registerV1Routes(app, services);
     if (opts.extraRoutes) await opts.extraRoutes(app, services);
   });

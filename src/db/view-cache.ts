@@ -213,11 +213,14 @@ export class ViewCache {
     private readonly budgetChars: number,
   ) {}
 
-  /** The kept answer of `key` for `owner`, after a look for other processes' commits. */
-  lookup(key: string, owner: string): string | undefined {
+  /**
+   * The kept answer of `key` for `owner`, after a look for other processes' commits. countMiss
+   * false: a miss is not counted, since the route that reads the database looks up again.
+   */
+  lookup(key: string, owner: string, opts?: { countMiss: boolean }): string | undefined {
     const body = this.find(key, owner);
-    if (body === undefined) this.misses++;
-    else this.hits++;
+    if (body !== undefined) this.hits++;
+    else if (opts?.countMiss !== false) this.misses++;
     return body;
   }
 

@@ -79,6 +79,11 @@ export class FixedWindowLimiter {
   }
 }
 
+/** The headers every /v1 response carries (DESIGN.md §10). */
+export function rateHeaders(s: RateState): Record<string, string> {
+  return { 'x-ratelimit-limit': String(s.limit), 'x-ratelimit-remaining': String(s.remaining), 'x-ratelimit-reset': String(s.reset) };
+}
+
 /** The state a client should see: the tighter of the two limits. */
 export function tighter(a: RateState, b: RateState | undefined): RateState {
   if (!b) return a;

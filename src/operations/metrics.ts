@@ -146,8 +146,15 @@ function verifierCounters(s: Services, registry: Registry): void {
   );
 }
 
-/** Request counts and latency by route template and status, from the public server's responses. */
-export function instrumentHttp(app: ApiServer, registry: Registry): void {
+/**
+ * Request counts and latency of /v1 by route template and status. The onResponse hook and the
+ * kept-answer lane (http/kept-lane.ts) feed it.
+ */
+export interface HttpLatency {
+  observe(method: string, route: string, status: number, seconds: number): void;
+}
+
+export function httpLatency(registry: Registry): HttpLatency {
   const labelNames = ['method', 'route', 'status'] as const;
   const latency = new Histogram({
     name: 'paygate_http_request_duration_seconds',
@@ -170,11 +177,17 @@ export function instrumentHttp(app: ApiServer, registry: Registry): void {
       for (const v of counts) this.inc(v.labels, v.value);
     },
   });
+  return {
+    observe: (method, route, status, seconds) => latency.observe({ method, route, status: String(status) }, seconds),
+  };
+}
+
+/** Times every /v1 request fastify answers. */
+export function instrumentHttp(app: ApiServer, latency: HttpLatency): void {
   // A callback hook, not an async one: no promise per request.
   app.addHook('onResponse', (req, reply, done) => {
     // The route template (/v1/invoices/:id), never the raw URL: ids would explode the label set.
-    const labels = { method: req.method, route: req.is404 ? 'unmatched' : (req.routeOptions.url ?? 'unmatched'), status: String(reply.statusCode) };
-    latency.observe(labels, reply.elapsedTime / 1000);
+    latency.observe(req.method, req.is404 ? 'unmatched' : (req.routeOptions.url ?? 'unmatched'), reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
 }
