@@ -9,7 +9,7 @@
  * only looks until then (peek, no count). Anything else, a kept answer missing or a rate window
  * full included, goes to fastify untouched, which runs the whole check order and answers it (an
  * error, a database read). So the two paths cannot disagree on a refusal: the lane never refuses.
- * The answer is the kept one byte for byte, with the same headers (test/http/kept-lane.test.ts).
+ * The answer is the kept one byte for byte, with the same headers (test/e2e/kept-lane.test.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';

@@ -5,12 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keptLaneOf } from '../../src/http/kept-lane.js';
-import { approvedMerchantWithKey } from '../../src/keys/service.js';
-import { api, type ApiResponse } from '../helpers/http.js';
+import { approvedMerchantWithKey, revokeKey } from '../../src/keys/service.js';
+import { keyIdOf } from '../../src/keys/format.js';
+import { changeMerchant } from '../../src/merchants/service.js';
+import { api, rawRequest, type ApiResponse } from '../helpers/http.js';
 import { newInvoice, startInvoiceApp, type InvoiceTestApp } from '../invoices/fixture.js';
 
-/** Headers every answer carries, compared between the lane and fastify. */
-const SAME = ['content-type', 'content-length', 'x-ratelimit-limit', 'connection', 'keep-alive'];
+/** Headers whose values differ between any two answers. */
+const PER_ANSWER = new Set(['date', 'x-request-id', 'x-ratelimit-remaining', 'x-ratelimit-reset']);
+const headersOf = (r: ApiResponse) => Object.fromEntries([...r.headers].filter(([name]) => !PER_ANSWER.has(name)));
 
 async function merchant(t: InvoiceTestApp, name: string) {
   return approvedMerchantWithKey(t.app.services.db, t.clock, 'test', { name });
@@ -39,7 +42,8 @@ describe('the kept-answer lane', () => {
     expect(lane().answered).toBe(before + 1);
     expect(again.status).toBe(200);
     expect(again.text).toBe(first.text);
-    for (const h of SAME) expect(again.headers.get(h)).toBe(first.headers.get(h));
+    expect(headersOf(again)).toEqual(headersOf(first));
+    expect(Object.keys(headersOf(first)).sort()).toEqual(['connection', 'content-length', 'content-type', 'keep-alive', 'x-ratelimit-limit']);
     expect(again.headers.get('x-request-id')).toBe('lane-req-1');
     // Counted for the key like any request: 6 a minute, creation and first read took two.
     expect(first.headers.get('x-ratelimit-remaining')).toBe('4');
@@ -72,6 +76,47 @@ describe('the kept-answer lane', () => {
     expect(lane().answered).toBe(answered);
     // The other merchant's read counted for its own key only.
     expect(foreign.headers.get('x-ratelimit-remaining')).toBe('5');
+  });
+
+  it('stops answering for a key revoked or a merchant disabled after it answered them', async () => {
+    const m = await merchant(t, 'revoked shop');
+    const created = await api(t.url, '/v1/invoices', { key: m.apiKey, body: newInvoice() });
+    const path = `/v1/invoices/${created.body.invoice_id}`;
+    await get(m.apiKey, path);
+    const answered = lane().answered;
+    expect((await get(m.apiKey, path)).status).toBe(200);
+    expect(lane().answered).toBe(answered + 1);
+    await revokeKey(t.app.services.db, t.clock, 'test', keyIdOf(m.apiKey));
+    const refused = await get(m.apiKey, path);
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBe('unauthorized');
+
+    const d = await merchant(t, 'disabled shop');
+    const mine = await api(t.url, '/v1/invoices', { key: d.apiKey, body: newInvoice() });
+    await get(d.apiKey, `/v1/invoices/${mine.body.invoice_id}`);
+    expect((await get(d.apiKey, `/v1/invoices/${mine.body.invoice_id}`)).status).toBe(200);
+    await changeMerchant(t.app.services.db, t.clock, 'test', d.merchant.merchant_id, 'disable');
+    const disabled = await get(d.apiKey, `/v1/invoices/${mine.body.invoice_id}`);
+    expect(disabled.status).toBe(403);
+    expect(disabled.body.error.code).toBe('merchant_disabled');
+    expect(lane().answered).toBe(answered + 2);
+  });
+
+  it('leaves a kept read past the trust window or with an Expect header to fastify', async () => {
+    const m = await merchant(t, 'trusted shop');
+    const created = await api(t.url, '/v1/invoices', { key: m.apiKey, body: newInvoice() });
+    const path = `/v1/invoices/${created.body.invoice_id}`;
+    const first = await get(m.apiKey, path);
+    const answered = lane().answered;
+    const expectation = await rawRequest(t.url, `GET ${path} HTTP/1.1\r\nHost: a\r\nExpect: something\r\nX-Api-Key: ${m.apiKey}\r\n\r\n`);
+    expect(expectation).toMatch(/^HTTP\/1\.1 417 /);
+    // Past the 60 s a verified key is trusted, its row is read again (fastify's path); then trusted anew.
+    t.clock.advance(61_000);
+    const later = await get(m.apiKey, path);
+    expect(later.text).toBe(first.text);
+    expect(lane().answered).toBe(answered);
+    expect((await get(m.apiKey, path)).text).toBe(first.text);
+    expect(lane().answered).toBe(answered + 1);
   });
 
   it('times its answers in the same histogram as fastify', async () => {
