@@ -16,6 +16,7 @@ import { performance } from 'node:perf_hooks';
 import type { ViewCache } from '../db/view-cache.js';
 import { keyIdOf } from '../keys/format.js';
 import type { ApiKeyVerifier } from '../keys/verifier.js';
+import type { HttpLatency } from '../operations/metrics.js';
 import { rateHeaders, tighter, type FixedWindowLimiter } from './rate-limit.js';
 
 /** A GET route whose answers a view keeps: `prefix` + id is its path, `route` its template. */
@@ -36,7 +37,7 @@ export interface LaneDeps {
   /** True once the server is closing (the hook then answers 503). */
   closing: () => boolean;
   /** The latency histogram the onResponse hook feeds. */
-  observe?: (method: string, route: string, status: number, seconds: number) => void;
+  observe?: HttpLatency['observe'];
 }
 
 /** Ids are UUIDs; the hook lower-cases them, so any case names the same object. */

@@ -17,6 +17,7 @@ import { AppError } from '../errors.js';
 import { keyIdOf } from '../keys/format.js';
 import { unauthorized, type ApiKeyVerifier } from '../keys/verifier.js';
 import type { MerchantRow } from '../merchants/store.js';
+import type { HttpLatency } from '../operations/metrics.js';
 import { toAppError } from './errors.js';
 import { useJsonBodies } from './json-body.js';
 import { swaggerOptions } from './openapi.js';
@@ -64,8 +65,8 @@ export interface HttpDeps {
   verifier: ApiKeyVerifier;
   /** GET routes whose kept answers are served before fastify (http/kept-lane.ts). */
   kept?: KeptRoute[];
-  /** The /v1 latency histogram (operations/metrics.ts), for the answers fastify never sees. */
-  observe?: (method: string, route: string, status: number, seconds: number) => void;
+  /** The /v1 latency histogram's observe, for the answers fastify never sees. */
+  observe?: HttpLatency['observe'];
 }
 
 function setRateHeaders(reply: FastifyReply, s: RateState): void {

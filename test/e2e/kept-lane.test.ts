@@ -136,11 +136,12 @@ describe('the kept-answer lane', () => {
   });
 });
 
-describe('the kept-answer lane behind a proxy', () => {
+// Both forms of TRUST_PROXY: the proxy's address (compiled by proxy-addr) and a hop count (our function).
+describe.each(['127.0.0.1', '1'])('the kept-answer lane behind a proxy (TRUST_PROXY=%s)', (trustProxy) => {
   let t: InvoiceTestApp;
 
   beforeAll(async () => {
-    t = await startInvoiceApp({ env: { TRUST_PROXY: '127.0.0.1', API_RATE_LIMIT_PER_IP: '5' } });
+    t = await startInvoiceApp({ env: { TRUST_PROXY: trustProxy, API_RATE_LIMIT_PER_IP: '5' } });
   });
   afterAll(async () => {
     await t.close();
