@@ -106,7 +106,26 @@ describe('the read connection', () => {
       // A request between the units of a group commit asks now: the write may still roll back.
       expect(database.authGeneration()).toBe(before);
     });
-    // The COMMIT does not move total_changes(): the next call must read again all the same.
+    // Asked inside the transaction, it is asked again after the COMMIT, which no trigger sees.
     expect(database.authGeneration()).toBe(before + 1);
+  });
+
+  it('sees a change this process committed at once, without a call in between, and forgets one rolled back', async () => {
+    const { db } = database;
+    const before = database.authGeneration();
+    // Well inside the 100 ms re-read bound: only the trigger on the writer can have told it.
+    await sql`update auth_generation set value = value + 1 where id = 1`.execute(db);
+    expect(database.authGeneration()).toBe(before + 1);
+    await writeTx(db, async (trx) => {
+      await sql`update auth_generation set value = value + 1 where id = 1`.execute(trx);
+    });
+    expect(database.authGeneration()).toBe(before + 2);
+    await expect(
+      writeTx(db, async (trx) => {
+        await sql`update auth_generation set value = value + 1 where id = 1`.execute(trx);
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    expect(database.authGeneration()).toBe(before + 2);
   });
 });
