@@ -95,7 +95,7 @@ function digestOf(secret: string): string {
  * differences accumulated with OR, no early exit. Both are 64 hex characters, so the length check
  * reveals nothing.
  */
-export function sameDigest(a: string, b: string): boolean {
+function sameDigest(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;
   for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
