@@ -128,4 +128,19 @@ describe('the read connection', () => {
     ).rejects.toThrow('refused');
     expect(database.authGeneration()).toBe(before + 2);
   });
+
+  it('first asked inside a transaction that rolls back, still sees later changes of this process at once', async () => {
+    const { db } = database;
+    let before = -1;
+    await expect(
+      writeTx(db, async () => {
+        // Its watch on the writer, made here, would go with the rollback.
+        before = database.authGeneration();
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    expect(database.authGeneration()).toBe(before);
+    await sql`update auth_generation set value = value + 1 where id = 1`.execute(db);
+    expect(database.authGeneration()).toBe(before + 1);
+  });
 });
