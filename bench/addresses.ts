@@ -8,7 +8,7 @@
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { DepositKeyChain, publicInfoOf } from '../src/wallet/hd.js';
-import { DepositAddressPool } from '../src/wallet/pool.js';
+import { DepositAddressPool, SERVE_POOL_BATCH } from '../src/wallet/pool.js';
 import { summary } from './lib/summary.js';
 
 const arg = (name: string, dflt: string) => {
@@ -17,8 +17,8 @@ const arg = (name: string, dflt: string) => {
 };
 const count = Number(arg('count', '4096'));
 const rounds = Number(arg('rounds', '3'));
-/** Addresses per worker request: the pool's default (serve's). */
-const batchSize = Number(arg('batch', '256'));
+/** Addresses per worker request: serve's by default. */
+const batchSize = Number(arg('batch', String(SERVE_POOL_BATCH)));
 const phrase = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 const chain = new DepositKeyChain(publicInfoOf(phrase).depositXpub);
 

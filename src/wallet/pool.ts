@@ -36,8 +36,11 @@ export interface PoolOptions {
  */
 export const SERVE_POOL_AHEAD = 16384;
 
+/** Addresses per worker request in `serve`; the pool refills once this many are missing. */
+export const SERVE_POOL_BATCH = 256;
+
 /** The pool as `serve` runs it (and the benchmarks that stand for serve). */
-export const SERVE_POOL: PoolOptions = { ahead: SERVE_POOL_AHEAD };
+export const SERVE_POOL: PoolOptions = { ahead: SERVE_POOL_AHEAD, batch: SERVE_POOL_BATCH };
 
 /** One creation's hold on a ready address (reserve()); used up by addressAt or released. */
 export interface AddressClaim {
@@ -126,7 +129,7 @@ export class DepositAddressPool {
 
   constructor(private readonly chain: DepositKeyChain, opts: PoolOptions = {}) {
     this.ahead = opts.ahead ?? 1024;
-    this.batch = opts.batch ?? 256;
+    this.batch = opts.batch ?? SERVE_POOL_BATCH;
     this.limit = opts.limit ?? INDEX_SPACE;
     this.workerTimeoutMs = opts.workerTimeoutMs ?? 10_000;
     this.onWorkerFailure = opts.onWorkerFailure;
