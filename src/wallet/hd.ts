@@ -3,19 +3,17 @@
  * from the account's extended public key only: the API and the watcher never hold the seed. The hot
  * wallet is m/44'/195'/1'/0/0. Private keys are derived from the mnemonic only by the signers.
  *
- * Built on @scure/bip32 and @scure/bip39 and node:crypto, not on tronweb's bundled ethers: `serve`
- * unlocks the keystore and derives addresses at start, and loading tronweb for that alone cost
- * ~51 MB of memory. test/wallet/hd-equivalence.test.ts proves the results equal ethers'.
+ * Built on @scure/bip32, @scure/bip39, @noble/curves and node:crypto, not on tronweb's bundled
+ * ethers: `serve` unlocks the keystore and derives addresses, and loading tronweb for that alone
+ * costs tens of megabytes of memory.
  */
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { keccak_256 } from '@noble/hashes/sha3';
 import { HDKey } from '@scure/bip32';
 import { entropyToMnemonic, validateMnemonic } from '@scure/bip39';
 import { wordlist as english } from '@scure/bip39/wordlists/english';
-import { createHmac, pbkdf2Sync } from 'node:crypto';
+import { pbkdf2Sync } from 'node:crypto';
 import { addressFromBytes } from '../chain/address.js';
-
-export type CurvePoint = InstanceType<typeof secp256k1.ProjectivePoint>;
 
 export const DEPOSIT_ACCOUNT_PATH = "m/44'/195'/0'/0";
 export const HOT_WALLET_PATH = "m/44'/195'/1'/0/0";
@@ -120,61 +118,29 @@ function assertIndex(index: number): void {
   if (!Number.isInteger(index) || index < 0 || index >= INDEX_SPACE) throw new RangeError(`derivation index out of range: ${index}`);
 }
 
-/** The 65-byte form of a 33-byte compressed public key. */
+/** The 65-byte form of a 33-byte compressed public key (what TRON hashes into an address). */
 function uncompressed(compressed: Uint8Array | null): Uint8Array {
   if (!compressed) throw new Error('no public key');
   return secp256k1.ProjectivePoint.fromHex(compressed).toRawBytes(false);
 }
 
 /**
- * Watch-only derivation of deposit addresses from the account xpub (BIP32 CKDpub). The parent
- * point is decoded once and kept, so a child costs one base-point multiplication, one addition and
- * a keccak. The constructor checks itself on child 0 against @scure/bip32's own CKDpub (another
- * implementation of the same step: its HMAC, its tweak, its point addition).
+ * Watch-only derivation of deposit addresses from the account xpub: BIP32 public child derivation
+ * (CKDpub) by @scure/bip32, then the TRON address of the child's public key.
  */
 export class DepositKeyChain {
-  readonly chainCode: Buffer;
-  readonly parentCompressed: Buffer;
-  private readonly parent: CurvePoint;
+  private readonly account: HDKey;
 
   constructor(readonly xpub: string) {
     const node = HDKey.fromExtendedKey(xpub);
     if (node.privateKey) throw new Error('the deposit account key must be an xpub, not an xprv');
     if (node.depth !== 4) throw new Error(`the deposit xpub must be at depth 4 (${DEPOSIT_ACCOUNT_PATH}), got ${node.depth}`);
-    if (!node.chainCode || !node.publicKey) throw new Error('the deposit xpub has no chain code or public key');
-    this.chainCode = Buffer.from(node.chainCode);
-    this.parentCompressed = Buffer.from(node.publicKey);
-    this.parent = secp256k1.ProjectivePoint.fromHex(this.parentCompressed);
-    const reference = tronAddressOfPublicKey(uncompressed(node.deriveChild(0).publicKey));
-    if (this.addressAt(0) !== reference) throw new Error('deposit key derivation self-check failed');
+    this.account = node;
   }
 
+  /** The deposit address of child `index`; throws for an index BIP32 makes invalid (odds below 2^-127). */
   addressAt(index: number): string {
-    return tronAddressOfPublicKey(this.pointAt(index).toRawBytes(false));
-  }
-
-  /** The BIP32 tweak of child `index` (IL as a scalar), or null when that index is invalid. */
-  tweakAt(index: number): bigint | null {
     assertIndex(index);
-    const data = Buffer.alloc(37);
-    this.parentCompressed.copy(data, 0);
-    data.writeUInt32BE(index, 33);
-    const I = createHmac('sha512', this.chainCode).update(data).digest();
-    const tweak = BigInt(`0x${I.subarray(0, 32).toString('hex')}`);
-    // BIP32: such an index is invalid (probability below 2^-127); it is never handed out.
-    return tweak === 0n || tweak >= secp256k1.CURVE.n ? null : tweak;
-  }
-
-  /** The public key of child `index` (parent + tweak·G). */
-  pointAt(index: number): CurvePoint {
-    const tweak = this.tweakAt(index);
-    const child = tweak === null ? null : secp256k1.ProjectivePoint.BASE.multiply(tweak).add(this.parent);
-    if (child === null || child.equals(secp256k1.ProjectivePoint.ZERO)) throw new Error(`BIP32 child ${index} is invalid`);
-    return child;
-  }
-
-  /** The account's public key, the parent of every deposit key. */
-  get parentPoint(): CurvePoint {
-    return this.parent;
+    return tronAddressOfPublicKey(uncompressed(this.account.deriveChild(index).publicKey));
   }
 }

@@ -1,62 +1,43 @@
 /**
- * Keeps deposit addresses derived ahead of the index counter, so creating an invoice costs a map
- * lookup instead of an elliptic-curve multiplication (about 0.5 ms on a small machine). Refills
- * run on a worker thread when one is available, else in small chunks between event-loop turns.
- * The worker checks every public key it derives with independent code before it encodes an
- * address (batch-check.ts: one randomized equation over the batch, a fraction of the cost of
- * deriving again), and the main thread re-derives one random address of each batch itself (the
- * worker cannot see a wrong parent key it was given): a bug (an index shifted inside a batch, a
- * wrong point, a wrong key) stops the worker instead of handing out an address the seed does not
- * control.
- * Correctness never depends on the pool: a miss derives synchronously, and the index always comes
- * from the database.
+ * Keeps deposit addresses derived ahead of the index counter on a worker thread, so that creating
+ * an invoice costs a map lookup instead of a BIP32 derivation on the event loop (about a
+ * millisecond of CPU each). The worker (derive-thread.ts) runs the main thread's own derivation
+ * (DepositKeyChain) on the account xpub; the main thread refuses a batch for other indexes and
+ * re-derives one random address of each batch, so a worker that answers wrongly is dropped
+ * instead of handing out an address the seed does not control.
+ * Correctness never depends on the pool: the index always comes from the database, and an
+ * address that is not ready is derived on the spot.
  */
-import { INDEX_SPACE, type DepositKeyChain } from './hd.js';
-import { startDeriveWorker, type BatchDeriver, type DerivedBatch } from './derive-worker.js';
 import { randomInt } from 'node:crypto';
+import { startThread } from '../runtime/threads.js';
+import { INDEX_SPACE, type DepositKeyChain } from './hd.js';
 
 export interface PoolOptions {
   /** How many addresses to keep derived beyond the next index. */
   ahead?: number;
-  /** Addresses derived per event-loop turn when refilling on the main thread. */
-  chunk?: number;
   /** Addresses per worker request. */
   batch?: number;
-  /** Derive on a worker thread (default true). */
+  /** Derive on a worker thread (default true); without one every address is derived on demand. */
   worker?: boolean;
   /** Never derive at or past this index (the allocator's limit). */
   limit?: number;
-  /** A batch deriver to use instead of the worker thread (tests: one that lies). */
+  /** A batch deriver to use instead of the worker thread (tests: one that lies, dies or hangs). */
   deriver?: BatchDeriver;
-  /** The worker's derivation function, replaced (tests: one with a bug, which its check must catch). */
-  deriveSource?: string;
   /** How long the worker may take over one batch before it is dropped (default 10 s). */
   workerTimeoutMs?: number;
-  /**
-   * After this long without a creation, a pool that is not full tops itself up (default 1 s), so
-   * every burst meets a full pool; during a burst it refills only once half empty.
-   */
-  idleRefillMs?: number;
-  /** Told why the derivation worker was dropped (the pool goes on deriving on the main thread). */
+  /** Told why the derivation worker was dropped (the pool goes on deriving on demand). */
   onWorkerFailure?: (reason: string) => void;
 }
 
 /**
- * How far `serve` derives ahead: a burst of creations then costs no derivation until the pool is
- * half empty (16,384 creations), and derivation, ~40 % of a creation's CPU when it runs alongside,
- * happens in the quiet that follows. Steady creation past that is bounded by the worker's
- * derivation rate (docs/decisions.md, "Release 3, thirteenth round"). About 3.5 MB of addresses;
- * filling it takes the worker ~6 s after start.
+ * How far `serve` derives ahead: a burst of creations meets ready addresses for this many
+ * creations beyond what the worker derives meanwhile; creation sustained past that is bounded by
+ * the worker's derivation rate.
  */
-export const SERVE_POOL_AHEAD = 32768;
+export const SERVE_POOL_AHEAD = 16384;
 
-/**
- * Addresses per worker request in `serve`. The check's multi-scalar multiplication and the
- * derivation's inversions cost less per address in larger batches: 142-152 µs an address at 1,024
- * against 163-180 µs at 256 (bench/addresses.ts; docs/decisions.md), and sustained creation is
- * bounded by that CPU. A batch takes ~150 ms; `serve` refills long before the pool runs out.
- */
-export const SERVE_POOL_BATCH = 1024;
+/** Addresses per worker request in `serve`; the pool refills once this many are missing. */
+export const SERVE_POOL_BATCH = 256;
 
 /** The pool as `serve` runs it (and the benchmarks that stand for serve). */
 export const SERVE_POOL: PoolOptions = { ahead: SERVE_POOL_AHEAD, batch: SERVE_POOL_BATCH };
@@ -67,17 +48,66 @@ export interface AddressClaim {
   release(): void;
 }
 
-/** A batch asked of the worker. */
-interface Requested {
+export interface DerivedBatch {
   from: number;
-  count: number;
-  answer: Promise<DerivedBatch>;
+  /** The addresses of indexes from .. from+addresses.length-1. */
+  addresses: string[];
+}
+
+export interface BatchDeriver {
+  derive(from: number, count: number): Promise<DerivedBatch>;
+  stop(): Promise<void>;
+}
+
+/** The derivation worker thread, one batch at a time. Unref'd: it never keeps the process alive. */
+export function startDeriveThread(xpub: string): BatchDeriver {
+  // Derivation allocates fast and briefly: by default V8 lets such a thread's young generation grow
+  // to tens of megabytes, which stay resident; a small one costs no measurable speed.
+  const thread = startThread(import.meta.url, 'derive-thread', { workerData: { xpub }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+  thread.unref();
+  let waiting: { resolve: (b: DerivedBatch) => void; reject: (e: Error) => void } | null = null;
+  let exited: Error | null = null;
+  const settle = (answer: DerivedBatch | Error) => {
+    const w = waiting;
+    waiting = null;
+    if (answer instanceof Error) w?.reject(answer);
+    else w?.resolve(answer);
+  };
+  thread.on('message', (m: DerivedBatch | { error: string }) => settle('error' in m ? new Error(m.error) : m));
+  thread.on('error', (e) => settle(e));
+  thread.on('exit', () => {
+    exited = new Error('derivation worker exited');
+    settle(exited);
+  });
+  return {
+    derive(from, count) {
+      if (exited) return Promise.reject(exited);
+      if (waiting) return Promise.reject(new Error('the derivation worker takes one batch at a time'));
+      return new Promise<DerivedBatch>((resolve, reject) => {
+        waiting = { resolve, reject };
+        thread.postMessage({ from, count });
+      });
+    },
+    async stop() {
+      await thread.terminate();
+    },
+  };
+}
+
+/** The answer of `work`, or an error once `ms` have passed without one. */
+function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  work.catch(() => {}); // after the timeout nobody awaits it
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 export class DepositAddressPool {
   private readonly ready = new Map<number, string>();
   private readonly ahead: number;
-  private readonly chunk: number;
   private readonly batch: number;
   private readonly limit: number;
   private deriver: BatchDeriver | null = null;
@@ -91,9 +121,7 @@ export class DepositAddressPool {
   /** Creations between reserve() and their release: each will take one ready address. */
   private reserved = 0;
   private readonly waiters: (() => void)[] = [];
-  private readonly idleRefillMs: number;
-  /** Armed while the pool is short of full; pushed back by every creation (moveFloor). */
-  private idleRefill: NodeJS.Timeout | null = null;
+  private readonly workerTimeoutMs: number;
   private readonly onWorkerFailure?: (reason: string) => void;
   hits = 0;
   misses = 0;
@@ -101,14 +129,13 @@ export class DepositAddressPool {
 
   constructor(private readonly chain: DepositKeyChain, opts: PoolOptions = {}) {
     this.ahead = opts.ahead ?? 1024;
-    this.chunk = opts.chunk ?? 8;
-    this.batch = opts.batch ?? 256;
+    this.batch = opts.batch ?? SERVE_POOL_BATCH;
     this.limit = opts.limit ?? INDEX_SPACE;
-    this.idleRefillMs = opts.idleRefillMs ?? 1000;
+    this.workerTimeoutMs = opts.workerTimeoutMs ?? 10_000;
     this.onWorkerFailure = opts.onWorkerFailure;
     if (opts.worker === false) return;
     try {
-      this.deriver = opts.deriver ?? startDeriveWorker(chain.chainCode.toString('hex'), chain.parentCompressed.toString('hex'), opts.deriveSource, opts.workerTimeoutMs);
+      this.deriver = opts.deriver ?? startDeriveThread(chain.xpub);
     } catch (e) {
       this.workerFailed(e);
     }
@@ -139,14 +166,14 @@ export class DepositAddressPool {
 
   /**
    * Waits until a ready address can be counted on for one more creation, then holds it until the
-   * returned release is called. When creations outrun derivation they queue here, off the event
-   * loop, instead of each deriving on it (a miss costs the main thread a full multiplication, which
-   * slows the refill that would end the misses). Resolves at once when nothing more can be derived
-   * (index space exhausted, pool stopped): the allocation then fails or derives as before.
+   * returned release is called. When creations outrun the worker they queue here, off the event
+   * loop, instead of each deriving on it. Resolves at once when nothing more will be derived ahead
+   * (no worker, index space exhausted, pool stopped): the allocation then derives on the spot or
+   * fails as it would without a pool.
    */
   async reserve(): Promise<AddressClaim> {
-    while (this.ready.size <= this.reserved && !this.stopped && this.floor + this.reserved < this.limit) {
-      // Registered before the refill starts: a main-thread refill may add addresses (and wake) at once.
+    while (this.ready.size <= this.reserved && this.deriver && this.floor + this.reserved < this.limit) {
+      // Registered before the refill starts, which may add addresses (and wake) before it returns.
       const woken = new Promise<void>((r) => this.waiters.push(r));
       void this.fill();
       await woken;
@@ -178,28 +205,11 @@ export class DepositAddressPool {
     } else {
       for (let i = from; i < nextIndex; i++) this.ready.delete(i);
     }
-    if (this.ready.size < this.ahead / 2) void this.fill();
-    else if (this.ready.size < this.ahead && !this.stopped) this.topUpWhenIdle();
+    // A whole batch at a time: each costs the main thread one derivation for its check.
+    if (this.ready.size <= this.ahead - Math.min(this.batch, this.ahead)) void this.fill();
   }
 
-  /**
-   * Derivation costs about as much CPU as the rest of a creation: during a burst the pool waits
-   * until half empty before it refills, and the quiet after the burst fills it again.
-   */
-  private topUpWhenIdle(): void {
-    if (this.idleRefill) {
-      this.idleRefill.refresh();
-      return;
-    }
-    // stop() clears it: it never fires on a stopped pool.
-    this.idleRefill = setTimeout(() => {
-      this.idleRefill = null;
-      void this.fill();
-    }, this.idleRefillMs);
-    this.idleRefill.unref();
-  }
-
-  /** Derives until full; resolves when the pool is full (or stopped). */
+  /** Derives until full; resolves when the pool is full (or stopped, or without a worker). */
   fill(): Promise<void> {
     if (this.refilling) {
       // The running refill may have seen the old floor and be about to end: go round again.
@@ -208,7 +218,7 @@ export class DepositAddressPool {
     }
     this.refilling = this.refill().finally(() => {
       this.refilling = null;
-      if (this.again && !this.stopped) void this.fill();
+      if (this.again && this.deriver) void this.fill();
     });
     return this.refilling;
   }
@@ -223,80 +233,45 @@ export class DepositAddressPool {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.idleRefill) clearTimeout(this.idleRefill);
-    this.idleRefill = null;
-    this.wake();
     const d = this.deriver;
     this.deriver = null;
+    this.wake();
     await d?.stop();
   }
 
   private async refill(): Promise<void> {
     this.again = false;
-    let next: Requested | null = null;
-    while (!this.stopped) {
+    while (this.deriver) {
       if (this.cursor < this.floor) this.cursor = this.floor;
-      const end = Math.min(this.floor + this.ahead, this.limit);
-      if (this.cursor >= end) return;
+      const count = Math.min(this.batch, Math.min(this.floor + this.ahead, this.limit) - this.cursor);
+      if (count <= 0) return;
       const from = this.cursor;
-      let addresses: (string | null)[] | null = null;
-      if (this.deriver) {
-        const current: Requested = next?.from === from ? next : this.request(from, Math.min(this.batch, end - from));
-        // The worker derives the following batch while this one is checked here.
-        const following = from + current.count;
-        next = following < end ? this.request(following, Math.min(this.batch, end - following)) : null;
-        addresses = await this.fromWorker(current);
-      }
-      if (addresses) {
-        addresses.forEach((a, i) => {
-          if (a !== null && from + i >= this.floor) this.ready.set(from + i, a);
-        });
-        this.cursor = from + addresses.length;
-        this.wake();
-      } else {
-        const stop = Math.min(from + this.chunk, end);
-        for (let i = from; i < stop; i++) if (!this.ready.has(i)) this.ready.set(i, this.chain.addressAt(i));
-        this.cursor = stop;
-        this.wake();
-        await new Promise<void>((r) => setImmediate(r));
-      }
+      const addresses = await this.fromWorker(this.deriver, from, count);
+      if (!addresses) return;
+      addresses.forEach((a, i) => {
+        if (from + i >= this.floor) this.ready.set(from + i, a);
+      });
+      this.cursor = from + count;
+      this.wake();
     }
   }
 
-  private request(from: number, count: number): Requested {
-    const answer = this.deriver ? this.deriver.derive(from, count) : Promise.reject(new Error('no derivation worker'));
-    answer.catch(() => {}); // a request made ahead may never be awaited
-    return { from, count, answer };
-  }
-
-  /** A checked batch from the worker, or null (and the worker dropped) when it misbehaves. */
-  private async fromWorker({ from, count, answer }: Requested): Promise<(string | null)[] | null> {
-    const deriver = this.deriver;
-    if (!deriver) return null;
+  /** A batch from the worker once it passes the checks, or null (and the worker dropped). */
+  private async fromWorker(deriver: BatchDeriver, from: number, count: number): Promise<string[] | null> {
     try {
-      const batch = await answer;
-      if (batch.from !== from || batch.count !== count || batch.addresses.length !== count) throw new Error(`derivation worker answered indexes ${batch.from}+${batch.count} for ${from}+${count}`);
-      // The worker checked every key; this guards what it cannot see: the parent key it was given.
+      const batch = await within(deriver.derive(from, count), this.workerTimeoutMs, 'derivation worker');
+      if (this.stopped) return null;
+      if (batch.from !== from || batch.addresses.length !== count) throw new Error(`derivation worker answered indexes ${batch.from}+${batch.addresses.length} for ${from}+${count}`);
       const i = randomInt(count);
-      const own = this.mainThreadAddress(from + i);
-      if (batch.addresses[i] !== own) throw new Error(`derivation worker disagrees with the main thread at index ${from + i}`);
-      return this.stopped ? [] : batch.addresses;
+      if (batch.addresses[i] !== this.chain.addressAt(from + i)) throw new Error(`derivation worker disagrees with the main thread at index ${from + i}`);
+      return batch.addresses;
     } catch (e) {
-      if (this.stopped) return [];
+      if (this.stopped) return null;
       this.workerFailed(e);
       this.deriver = null;
       void deriver.stop();
+      this.wake(); // waiting creations derive on the spot from now on
       return null;
-    }
-  }
-
-  /** The main thread's derivation; null for a BIP32-invalid index (as the worker reports it). */
-  private mainThreadAddress(index: number): string | null {
-    try {
-      return this.chain.addressAt(index);
-    } catch (e) {
-      if (/BIP32 child/.test((e as Error).message)) return null;
-      throw e;
     }
   }
 }

@@ -1,93 +1,84 @@
 /**
- * Deposit addresses match the seed (issue 13, A6): whatever the concurrency, pool refills and
- * restarts, every stored deposit address is the address of its derivation index under the
- * mnemonic (re-derived here independently: ethers from the phrase, TronWeb from the private key),
- * and no address or index is stored twice. The pool checks every address a worker derives.
+ * Deposit addresses match the seed: whatever the concurrency, pool refills and restarts, every
+ * stored deposit address is the address of its derivation index under the mnemonic (re-derived
+ * here independently: ethers from the phrase, TronWeb from the private key), and no address or
+ * index is stored twice. The pool refuses a derivation worker that answers wrongly.
  */
 import { TronWeb, utils } from 'tronweb';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { DepositKeyChain, generateMnemonic, publicInfoOf } from '../../src/wallet/hd.js';
-import { DepositAddressPool, SERVE_POOL_BATCH } from '../../src/wallet/pool.js';
-import { DERIVE_SOURCE, type BatchDeriver } from '../../src/wallet/derive-worker.js';
+import { DepositAddressPool, startDeriveThread, type BatchDeriver } from '../../src/wallet/pool.js';
 import { api } from '../helpers/http.js';
 import { burstOfCreations } from './burst.js';
 import { newInvoice, startInvoiceApp, TEST_MNEMONIC } from '../invoices/fixture.js';
 
 const { ethersHDNodeWallet } = utils.ethersUtils;
+/** m/44'/195'/0'/0 derived from the phrase by ethers, with its private key: none of paygate's code. */
+const account = ethersHDNodeWallet.fromPhrase(TEST_MNEMONIC, undefined, "m/44'/195'/0'/0");
 
-/** The address of m/44'/195'/0'/0/i derived from the phrase, without any of paygate's code. */
+/** The address of m/44'/195'/0'/0/i from the seed: ethers' private derivation, TronWeb's address. */
 function fromSeed(index: number): string {
-  const node = ethersHDNodeWallet.fromPhrase(TEST_MNEMONIC, undefined, `m/44'/195'/0'/0/${index}`);
-  return TronWeb.address.fromPrivateKey(node.privateKey.slice(2)) as string;
+  return TronWeb.address.fromPrivateKey(account.deriveChild(index).privateKey.slice(2)) as string;
 }
 
+const chain = new DepositKeyChain(publicInfoOf(TEST_MNEMONIC).depositXpub);
+
 describe('the address pool', () => {
-  it('the worker derives 2,048 addresses in serve\'s batches that pass its check and equal the main thread\'s derivation', async () => {
-    // The worker's field arithmetic (P-specific reduction) must agree with noble's on every key:
-    // a wrong key fails the worker's batch check, which would leave the pool deriving on the
-    // main thread, and addresses still right; so the worker staying in use is the assertion.
-    const chain = new DepositKeyChain(publicInfoOf(TEST_MNEMONIC).depositXpub);
-    const pool = new DepositAddressPool(chain, { ahead: 2048, batch: SERVE_POOL_BATCH });
-    await pool.fill();
-    expect(pool.workerFailure).toBeFalsy();
-    expect(pool.usesWorker).toBe(true);
-    for (let i = 0; i < 2048; i += 7) expect(pool.addressAt(i), `index ${i}`).toBe(chain.addressAt(i));
-    // Every address came from the worker's checked batches, none derived here on a miss.
-    expect(pool.misses).toBe(0);
-    await pool.stop();
+  it('the worker thread derives 1,024 addresses, each the seed address of its index', async () => {
+    const pool = new DepositAddressPool(chain, { ahead: 1024 });
+    try {
+      await pool.fill();
+      expect(pool.workerFailure).toBeNull();
+      expect(pool.usesWorker).toBe(true);
+      expect(pool.size).toBe(1024);
+      for (let i = 0; i < 1024; i++) expect(pool.addressAt(i), `index ${i}`).toBe(fromSeed(i));
+      // Every address came from the worker, none derived here on a miss.
+      expect(pool.misses).toBe(0);
+    } finally {
+      await pool.stop();
+    }
   });
 
-  it('checks every address a worker derives, not only the first of a batch', async () => {
-    const chain = new DepositKeyChain(publicInfoOf(TEST_MNEMONIC).depositXpub);
-    // The worker's derivation with a bug: right at the start of each batch, wrong at its sixth key.
-    const buggy = DERIVE_SOURCE.replace(
-      'function derive(from, count) {',
-      'function derive(from, count) { return right(from, count).map((k, i) => (i === 5 ? right(from + i + 1, 1)[0] : k)); }\nfunction right(from, count) {',
-    );
+  it('a derivation worker that has exited leaves the pool deriving on demand, and waiting creations go on', async () => {
+    const exited = startDeriveThread(chain.xpub);
+    await exited.stop();
     const told: string[] = [];
-    const pool = new DepositAddressPool(chain, { ahead: 32, batch: 16, deriveSource: buggy, onWorkerFailure: (reason) => told.push(reason) });
-    await pool.fill();
-    expect(pool.workerFailure).toMatch(/disagrees with the check at index 5$/);
-    expect(told).toEqual([pool.workerFailure]); // serve logs it as an error (app.ts)
-    expect(pool.usesWorker).toBe(false);
-    for (let i = 0; i < 32; i++) expect(pool.addressAt(i), `index ${i}`).toBe(fromSeed(i));
-    await pool.stop();
-  });
-
-  it('a derivation worker that dies leaves the pool deriving on the main thread, and waiting creations go on', async () => {
-    const chain = new DepositKeyChain(publicInfoOf(TEST_MNEMONIC).depositXpub);
-    const pool = new DepositAddressPool(chain, { ahead: 4, batch: 4, deriveSource: 'function derive() { process.exit(1); }' });
+    const pool = new DepositAddressPool(chain, { ahead: 4, batch: 4, deriver: exited, onWorkerFailure: (reason) => told.push(reason) });
     pool.moveFloor(0);
     const created = await burstOfCreations(pool, 12);
-    expect(pool.workerFailure).toMatch(/worker exited/);
+    expect(pool.workerFailure).toBe('derivation worker exited');
+    expect(told).toEqual([pool.workerFailure]); // serve logs it as an error (app.ts)
+    expect(pool.usesWorker).toBe(false);
     for (const { index, address } of created) expect(address, `index ${index}`).toBe(fromSeed(index));
     await pool.stop();
   });
 
   it('a derivation worker that hangs is dropped after its timeout, and waiting creations go on', async () => {
-    const chain = new DepositKeyChain(publicInfoOf(TEST_MNEMONIC).depositXpub);
-    const pool = new DepositAddressPool(chain, { ahead: 4, batch: 4, workerTimeoutMs: 300, deriveSource: 'function derive() { for (;;) {} }' });
+    const hung: BatchDeriver = { derive: () => new Promise(() => {}), stop: async () => {} };
+    const pool = new DepositAddressPool(chain, { ahead: 4, batch: 4, workerTimeoutMs: 300, deriver: hung });
     pool.moveFloor(0);
     const created = await burstOfCreations(pool, 6);
-    expect(pool.workerFailure).toMatch(/did not answer within 300 ms/);
+    expect(pool.workerFailure).toBe('derivation worker did not answer within 300 ms');
     for (const { index, address } of created) expect(address, `index ${index}`).toBe(fromSeed(index));
     await pool.stop();
   });
 
   it('refuses a worker that answers for other indexes or from another key', async () => {
-    const chain = new DepositKeyChain(publicInfoOf(TEST_MNEMONIC).depositXpub);
     const other = new DepositKeyChain(publicInfoOf(generateMnemonic()).depositXpub);
     const addresses = (c: DepositKeyChain, from: number, count: number) => Array.from({ length: count }, (_, i) => c.addressAt(from + i));
-    const shifted: BatchDeriver = { derive: async (from, count) => ({ from: from + 1, count, addresses: addresses(chain, from + 1, count) }), stop: async () => {} };
-    const foreign: BatchDeriver = { derive: async (from, count) => ({ from, count, addresses: addresses(other, from, count) }), stop: async () => {} };
+    const shifted: BatchDeriver = { derive: async (from, count) => ({ from: from + 1, addresses: addresses(chain, from + 1, count) }), stop: async () => {} };
+    const short: BatchDeriver = { derive: async (from, count) => ({ from, addresses: addresses(chain, from, count - 1) }), stop: async () => {} };
+    const foreign: BatchDeriver = { derive: async (from, count) => ({ from, addresses: addresses(other, from, count) }), stop: async () => {} };
     for (const [deriver, failure] of [
       [shifted, /answered indexes 1\+8 for 0\+8/],
+      [short, /answered indexes 0\+7 for 0\+8/],
       [foreign, /disagrees with the main thread at index [0-7]$/],
     ] as const) {
       const pool = new DepositAddressPool(chain, { ahead: 8, batch: 8, deriver });
       await pool.fill();
       expect(pool.workerFailure).toMatch(failure);
+      expect(pool.size).toBe(0);
       for (let i = 0; i < 8; i++) expect(pool.addressAt(i), `index ${i}`).toBe(fromSeed(i));
       await pool.stop();
     }

@@ -60,7 +60,7 @@ describe('HD wallet', () => {
     }
   });
 
-  it('a burst of creations larger than the pool waits for checked addresses instead of deriving on the event loop', async () => {
+  it('a burst of creations larger than the pool waits for addresses from the worker instead of deriving on the event loop', async () => {
     const pool = new DepositAddressPool(chain, { ahead: 8, batch: 4 });
     try {
       pool.moveFloor(0);
@@ -75,9 +75,10 @@ describe('HD wallet', () => {
   });
 
   it('a claim released unused lets the next creation through; a stopped pool lets every one through', async () => {
-    const pool = new DepositAddressPool(chain, { ahead: 2, worker: false });
+    const pool = new DepositAddressPool(chain, { ahead: 2, batch: 2 });
     pool.moveFloor(0);
     await pool.fill();
+    expect(pool.size).toBe(2);
     const held = [await pool.reserve(), await pool.reserve()];
     let third = false;
     const waiting = pool.reserve().then((c) => ((third = true), c));
@@ -93,38 +94,36 @@ describe('HD wallet', () => {
     await expect(Promise.all([fourth, fifth])).resolves.toHaveLength(2);
   });
 
-  it('the main-thread pool serves the same addresses as direct derivation, ahead of the index', async () => {
-    const pool = new DepositAddressPool(chain, { ahead: 8, chunk: 3, worker: false });
+  it('without a worker every address is derived on demand, and a claim never waits', async () => {
+    const pool = new DepositAddressPool(chain, { ahead: 8, worker: false });
     pool.moveFloor(0);
     await pool.fill();
-    expect(pool.size).toBe(8);
-    expect([0, 1, 2].map((i) => pool.addressAt(i))).toEqual(VECTORS);
-    expect(pool.hits).toBe(3);
-    expect(pool.addressAt(40)).toBe(chain.addressAt(40)); // a miss derives on the spot
-    expect(pool.misses).toBe(1);
-    await pool.fill();
-    expect(pool.addressAt(41)).toBe(chain.addressAt(41));
-    expect(pool.hits).toBe(4);
+    expect(pool.size).toBe(0);
     expect(pool.usesWorker).toBe(false);
+    const claims = await Promise.all(Array.from({ length: 20 }, () => pool.reserve()));
+    expect([0, 1, 2].map((i) => pool.addressAt(i, claims[i]))).toEqual(VECTORS);
+    expect(pool.misses).toBe(3);
+    for (const c of claims) c.release();
     await pool.stop();
   });
 
-  it('a pool used less than half tops itself up once creations pause, and a stopped one does not', async () => {
-    const pool = new DepositAddressPool(chain, { ahead: 16, chunk: 4, worker: false, idleRefillMs: 20 });
-    pool.moveFloor(0);
-    await pool.fill();
-    for (let i = 0; i < 5; i++) pool.addressAt(i);
-    expect(pool.size).toBe(11); // above half: no refill during the burst
-    await vi.waitFor(() => expect(pool.size).toBe(16), { timeout: 5000 });
-    expect(pool.addressAt(20)).toBe(chain.addressAt(20));
-    expect(pool.misses).toBe(0); // 20 was derived ahead by the top-up
-
-    const stopped = new DepositAddressPool(chain, { ahead: 16, chunk: 4, worker: false, idleRefillMs: 20 });
-    stopped.moveFloor(0);
-    await stopped.fill();
-    stopped.addressAt(0);
-    await stopped.stop();
-    await new Promise((r) => setTimeout(r, 100));
-    expect(stopped.size).toBe(15);
+  it('the pool refills in whole batches as creations use it, and drops what falls below the index counter', async () => {
+    const pool = new DepositAddressPool(chain, { ahead: 8, batch: 4 });
+    try {
+      pool.moveFloor(0);
+      await pool.fill();
+      expect(pool.size).toBe(8);
+      for (let i = 0; i < 3; i++) expect(pool.addressAt(i)).toBe(chain.addressAt(i));
+      await new Promise((r) => setTimeout(r, 100));
+      expect(pool.size).toBe(5); // three missing: less than a batch, no refill yet
+      pool.addressAt(3);
+      await vi.waitFor(() => expect(pool.size).toBe(8), { timeout: 5000 });
+      pool.moveFloor(10); // another process took indexes 4..9: 10 and 11 stay, the rest follows
+      await vi.waitFor(() => expect(pool.size).toBe(8), { timeout: 5000 });
+      for (let i = 10; i < 18; i++) expect(pool.addressAt(i), `index ${i}`).toBe(chain.addressAt(i));
+      expect(pool.misses).toBe(0);
+    } finally {
+      await pool.stop();
+    }
   });
 });
