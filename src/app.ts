@@ -16,7 +16,6 @@ import { migrateToLatest } from './db/migrate.js';
 import { ViewCaches } from './db/view-cache.js';
 import { INVOICE_VIEW_SOURCES } from './invoices/view.js';
 import { PAYOUT_VIEW_SOURCES } from './payouts/view.js';
-import { startCheckpointer, type Checkpointer } from './db/checkpointer.js';
 import { registerV1Routes } from './http/routes.js';
 import { buildHttpServer, type ApiServer } from './http/server.js';
 import { ApiKeyVerifier, type VerifierOptions } from './keys/verifier.js';
@@ -101,9 +100,7 @@ function keptViews(database: Database): NonNullable<Services['views']> {
 export async function buildApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger(config.logLevel);
-  // The server's own connection never checkpoints on the event loop; the worker started below does.
-  const database = openDatabase(config.databasePath, { busy: opts.busy, autoCheckpoint: false });
-  let checkpointer: Checkpointer | null = null;
+  const database = openDatabase(config.databasePath, { busy: opts.busy });
   await migrateToLatest(database.db);
   const verifier = new ApiKeyVerifier(database.db, clock, { changeMarker: () => String(database.authGeneration()), ...opts.verifier });
   let wallet: UnlockedWallet | null = null;
@@ -157,9 +154,6 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       return adminUrl;
     },
     async start() {
-      checkpointer = await startCheckpointer(config.databasePath, undefined, undefined, {
-        onCrash: (reason) => logger.error({ reason }, 'WAL checkpoint worker died; a new one starts shortly (until then the WAL grows)'),
-      });
       if (opts.admin !== false) {
         admin = await buildAdminServer(services, metrics, opts.admin);
         adminUrl = (await admin.listen({ host: config.adminHost, port: config.adminPort })).replace('[::1]', '127.0.0.1');
@@ -185,7 +179,6 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       // A client passed in belongs to the caller (tests share one between apps).
       if (!opts.chain) await step('chain client', () => chain.close?.());
       await step('database', () => database.close());
-      await step('checkpointer', () => checkpointer?.stop());
     },
     stopping,
   };
