@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Services } from '../services.js';
 import { writeTx, type Db, type Tx } from '../db/database.js';
-import { WriteBatcher } from '../invoices/batcher.js';
+import { GroupCommit } from '../db/group-commit.js';
 import type { Worker } from '../workers/host.js';
 import { LeaseLostError, type WorkerLease } from '../workers/lease.js';
 import { signingSecrets } from './endpoints.js';
@@ -55,7 +55,7 @@ export class WebhookDispatcher {
   private readonly timeoutMs: number;
   private readonly random: () => number;
   /** Group commit of attempt results (and the next claims of their lanes). */
-  private readonly results: WriteBatcher;
+  private readonly results: GroupCommit;
 
   constructor(
     private readonly db: Db,
@@ -68,7 +68,7 @@ export class WebhookDispatcher {
     this.pollMs = opts.pollMs ?? 1_000;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.random = opts.random ?? Math.random;
-    this.results = new WriteBatcher(db);
+    this.results = new GroupCommit(db);
   }
 
   worker(intervalMs = 1_000): Worker {
