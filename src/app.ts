@@ -8,6 +8,7 @@ import type { TronClient } from './chain/client.js';
 import { createTronClient } from './chain/tronweb-client.js';
 import { fullNodeUrl } from './chain/networks.js';
 import { startWorkerHost, type WorkerHost, type WorkerHostOptions } from './workers/host.js';
+import { backgroundWorkers } from './workers/index.js';
 import type { BusyPolicy } from './db/driver.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
@@ -159,7 +160,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
         adminUrl = (await admin.listen({ host: config.adminHost, port: config.adminPort })).replace('[::1]', '127.0.0.1');
       }
       void addresses.start(database.db).catch((err: unknown) => logger.error({ err }, 'deposit address pool failed to start'));
-      if (opts.workers !== false) workers = startWorkerHost(services, { ttlMs: config.workerLeaseTtlMs, renewMs: Math.floor(config.workerLeaseTtlMs / 5), ...opts.workerHost });
+      if (opts.workers !== false) workers = startWorkerHost(services, { workers: backgroundWorkers, ttlMs: config.workerLeaseTtlMs, renewMs: Math.floor(config.workerLeaseTtlMs / 5), ...opts.workerHost });
       const address = await http.listen({ host: config.host, port: config.port });
       return address.replace('[::1]', '127.0.0.1');
     },

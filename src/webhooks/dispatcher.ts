@@ -17,7 +17,7 @@ import type { Clock } from '../clock.js';
 import type { Services } from '../services.js';
 import { writeTx, type Db, type Tx } from '../db/database.js';
 import { GroupCommit } from '../db/group-commit.js';
-import type { Worker } from '../workers/host.js';
+import type { Worker } from '../workers/worker.js';
 import { LeaseLostError, type WorkerLease } from '../workers/lease.js';
 import { signingSecrets } from './endpoints.js';
 import { nextAttemptAt, verdictOf } from './schedule.js';

@@ -14,7 +14,7 @@ import { recordTransfer } from '../deposits/service.js';
 import type { Services } from '../services.js';
 import { base58OrNull, candidateAddresses, matchBlock, mayPayWatched, needsInfos, TokenSet, Watchlist, type ConfirmedAddresses, type MatchedTransfer, type WatchedAddress } from './chain-match.js';
 import { advanceDeposits, FINAL_PER_COMMIT, orphanDropped } from './deposit-progress.js';
-import type { Worker } from './host.js';
+import type { Worker } from './worker.js';
 import type { WorkerLease } from './lease.js';
 import { dropScannedAbove, lowestScanned, pruneScanned, readCursor, scannedBlock, scannedFrom, storeScanned, writeCursor, type Cursor } from './watcher-store.js';
 
