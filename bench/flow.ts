@@ -32,7 +32,7 @@ import { toHexAddress } from '../src/chain/address.js';
 import { systemClock } from '../src/clock.js';
 import { parseConfig } from '../src/config.js';
 import { setServiceFee } from '../src/fees/service.js';
-import { WriteBatcher } from '../src/invoices/batcher.js';
+import { GroupCommit } from '../src/db/group-commit.js';
 import { createInvoice } from '../src/invoices/service.js';
 import { changeMerchant, createMerchant } from '../src/merchants/service.js';
 import { findMerchant, type MerchantRow } from '../src/merchants/store.js';
@@ -133,7 +133,7 @@ async function setUp(config: ReturnType<typeof parseConfig>, hookUrl: (m: number
     }
     // After the fee is in force (valid_from is "now").
     await sleep(5);
-    const deps = { db: s.db, clock: systemClock, catalog: s.catalog, allocator: s.addresses, batcher: new WriteBatcher(s.db) };
+    const deps = { db: s.db, clock: systemClock, catalog: s.catalog, allocator: s.addresses, groupCommit: new GroupCommit(s.db) };
     const invoices = await Promise.all(
       Array.from({ length: PAYMENTS }, async (_, i): Promise<PaidInvoice> => {
         const m = i % MERCHANTS;

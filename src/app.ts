@@ -8,6 +8,7 @@ import type { TronClient } from './chain/client.js';
 import { createTronClient } from './chain/tronweb-client.js';
 import { fullNodeUrl } from './chain/networks.js';
 import { startWorkerHost, type WorkerHost, type WorkerHostOptions } from './workers/host.js';
+import { backgroundWorkers } from './workers/index.js';
 import type { BusyPolicy } from './db/driver.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
@@ -16,7 +17,6 @@ import { migrateToLatest } from './db/migrate.js';
 import { ViewCaches } from './db/view-cache.js';
 import { INVOICE_VIEW_SOURCES } from './invoices/view.js';
 import { PAYOUT_VIEW_SOURCES } from './payouts/view.js';
-import { startCheckpointer, type Checkpointer } from './db/checkpointer.js';
 import { registerV1Routes } from './http/routes.js';
 import { buildHttpServer, type ApiServer } from './http/server.js';
 import { ApiKeyVerifier, type VerifierOptions } from './keys/verifier.js';
@@ -101,9 +101,7 @@ function keptViews(database: Database): NonNullable<Services['views']> {
 export async function buildApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger(config.logLevel);
-  // The server's own connection never checkpoints on the event loop; the worker started below does.
-  const database = openDatabase(config.databasePath, { busy: opts.busy, autoCheckpoint: false });
-  let checkpointer: Checkpointer | null = null;
+  const database = openDatabase(config.databasePath, { busy: opts.busy });
   await migrateToLatest(database.db);
   const verifier = new ApiKeyVerifier(database.db, clock, { changeMarker: () => String(database.authGeneration()), ...opts.verifier });
   let wallet: UnlockedWallet | null = null;
@@ -157,15 +155,12 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       return adminUrl;
     },
     async start() {
-      checkpointer = await startCheckpointer(config.databasePath, undefined, undefined, {
-        onCrash: (reason) => logger.error({ reason }, 'WAL checkpoint worker died; a new one starts shortly (until then the WAL grows)'),
-      });
       if (opts.admin !== false) {
         admin = await buildAdminServer(services, metrics, opts.admin);
         adminUrl = (await admin.listen({ host: config.adminHost, port: config.adminPort })).replace('[::1]', '127.0.0.1');
       }
       void addresses.start(database.db).catch((err: unknown) => logger.error({ err }, 'deposit address pool failed to start'));
-      if (opts.workers !== false) workers = startWorkerHost(services, { ttlMs: config.workerLeaseTtlMs, renewMs: Math.floor(config.workerLeaseTtlMs / 5), ...opts.workerHost });
+      if (opts.workers !== false) workers = startWorkerHost(services, { workers: backgroundWorkers, ttlMs: config.workerLeaseTtlMs, renewMs: Math.floor(config.workerLeaseTtlMs / 5), ...opts.workerHost });
       const address = await http.listen({ host: config.host, port: config.port });
       return address.replace('[::1]', '127.0.0.1');
     },
@@ -185,7 +180,6 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       // A client passed in belongs to the caller (tests share one between apps).
       if (!opts.chain) await step('chain client', () => chain.close?.());
       await step('database', () => database.close());
-      await step('checkpointer', () => checkpointer?.stop());
     },
     stopping,
   };

@@ -1,17 +1,12 @@
 /** SQL for handed-out deposit addresses. Reads are scoped by merchant. */
 import type { Executor } from '../db/database.js';
-import { prepare } from '../db/prepared.js';
 import type { DepositAddressesTable } from '../db/schema.js';
 import type { DepositAddressDirectory } from './directory.js';
 
 export type DepositAddressRow = DepositAddressesTable;
 
-const COLUMNS = ['address', 'derivation_index', 'merchant_id', 'external_user_id', 'created_at'] as const;
-// Every per-invoice creation inserts one: built once (db/prepared.ts).
-const insert = prepare(COLUMNS, (db, p) => db.insertInto('deposit_addresses').values({ address: p('address'), derivation_index: p('derivation_index'), merchant_id: p('merchant_id'), external_user_id: p('external_user_id'), created_at: p('created_at') }));
-
 export async function insertDepositAddress(db: Executor, row: DepositAddressRow): Promise<void> {
-  await insert.run(db, row);
+  await db.insertInto('deposit_addresses').values(row).execute();
 }
 
 export async function findUserAddress(db: Executor, merchantId: string, externalUserId: string): Promise<DepositAddressRow | undefined> {
@@ -64,7 +59,9 @@ export async function depositAddressesAt(db: Executor, indexes: readonly number[
 /**
  * Every address handed out after derivation index `after`, in index order: the watch list's first
  * load, whose worker thread runs this SQL on a connection of its own (workers/watchlist-loader.ts).
+ * The same query as addressesAfter without its LIMIT.
  */
-export const everyAddressAfter = prepare(['after'], (db, p) =>
-  db.selectFrom('deposit_addresses').select(['address', 'derivation_index']).where('derivation_index', '>', p('after')).orderBy('derivation_index'),
-);
+export const everyAddressAfter = {
+  sql: 'select "address", "derivation_index" from "deposit_addresses" where "derivation_index" > ? order by "derivation_index"',
+  params: (values: { after: number }): unknown[] => [values.after],
+};

@@ -1,18 +1,13 @@
 /** SQL for the operator's and the merchants' asset switches. */
 import type { Executor } from '../db/database.js';
-import { prepare } from '../db/prepared.js';
 import type { AssetSwitchesTable, MerchantAssetSwitchesTable } from '../db/schema.js';
 
 export async function operatorSwitches(db: Executor): Promise<AssetSwitchesTable[]> {
   return db.selectFrom('asset_switches').selectAll().execute();
 }
 
-// Both switches are read by every invoice creation: built once (db/prepared.ts).
-const operatorOne = prepare(['asset'], (db, p) => db.selectFrom('asset_switches').selectAll().where('asset', '=', p('asset')));
-const merchantOne = prepare(['merchant', 'asset'], (db, p) => db.selectFrom('merchant_asset_switches').selectAll().where('merchant_id', '=', p('merchant')).where('asset', '=', p('asset')));
-
 export async function operatorSwitch(db: Executor, asset: string): Promise<AssetSwitchesTable | undefined> {
-  return operatorOne.first(db, { asset });
+  return db.selectFrom('asset_switches').selectAll().where('asset', '=', asset).executeTakeFirst();
 }
 
 export async function upsertOperatorSwitch(db: Executor, row: AssetSwitchesTable): Promise<void> {
@@ -28,7 +23,7 @@ export async function merchantSwitches(db: Executor, merchantId: string): Promis
 }
 
 export async function merchantSwitch(db: Executor, merchantId: string, asset: string): Promise<MerchantAssetSwitchesTable | undefined> {
-  return merchantOne.first(db, { merchant: merchantId, asset });
+  return db.selectFrom('merchant_asset_switches').selectAll().where('merchant_id', '=', merchantId).where('asset', '=', asset).executeTakeFirst();
 }
 
 export async function upsertMerchantSwitch(db: Executor, row: MerchantAssetSwitchesTable): Promise<void> {

@@ -10,7 +10,6 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { PaygateSqliteDialect, StatementRunner, type BusyPolicy } from './driver.js';
-import { bindConnections, bindTransaction } from './prepared.js';
 import type { DB } from './schema.js';
 
 export type Db = Kysely<DB>;
@@ -69,22 +68,20 @@ export const AUTH_GENERATION_MAX_AGE_MS = 100;
 export const BUSY_TIMEOUT_MS = 20;
 /** The writer's page cache in KB (migrations run with twice as much: db/migrate.ts). */
 export const WRITER_CACHE_KB = 8_000;
-/** Bytes the WAL file is cut back to once it starts over (64 MiB, the checkpointer's RESTART point). */
+/**
+ * Bytes the WAL file is cut back to once it starts over: a large transaction (a migration) leaves
+ * no file of its size behind.
+ */
 export const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 export const DEFAULT_BUSY: BusyPolicy = { deadlineMs: 10_000, pauseMs: 5, maxPauseMs: 200 };
 
 export interface OpenOptions {
   busy?: BusyPolicy;
-  /**
-   * false: this connection never checkpoints the WAL itself (the server's checkpointer worker
-   * does, off the event loop). Short-lived CLI processes keep SQLite's automatic checkpoints.
-   */
-  autoCheckpoint?: boolean;
 }
 
 /**
  * The second connection, for reads outside transactions (driver.ts): opened after the writer set
- * WAL, refuses writes (query_only), never checkpoints. `cacheKb`: its page cache.
+ * WAL, refuses writes (query_only). `cacheKb`: its page cache.
  */
 function openReader(file: string, cacheKb: number): Sqlite.Database {
   const reader = new Sqlite(file, { timeout: BUSY_TIMEOUT_MS });
@@ -93,7 +90,6 @@ function openReader(file: string, cacheKb: number): Sqlite.Database {
   reader.pragma('synchronous = FULL');
   reader.pragma('foreign_keys = ON');
   reader.pragma('query_only = ON');
-  reader.pragma('wal_autocheckpoint = 0');
   // better-sqlite3 builds SQLite with a 16 MB page cache per connection. The reader's point reads
   // are random over a large database: the interior pages of its indexes fit in far less, the
   // leaves would not fit in 16 MB either (the OS cache serves them), so 8 MB keeps the same hits
@@ -116,6 +112,17 @@ function restrictFileModes(file: string): void {
   }
 }
 
+/** The writer connection of each database opened here. */
+const writers = new WeakMap<Db, Sqlite.Database>();
+
+/**
+ * The connection that runs `db`'s transactions: a migration that edits the schema needs it
+ * (migrate.ts hands it to schema-edit.ts inside the migration transaction, which holds it).
+ */
+export function writerConnection(db: Db): Sqlite.Database | undefined {
+  return writers.get(db);
+}
+
 export function openDatabase(file: string, opts: OpenOptions = {}): Database {
   const busy = opts.busy ?? DEFAULT_BUSY;
   mkdirSync(path.dirname(file), { recursive: true });
@@ -125,16 +132,16 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   sqlite.pragma('foreign_keys = ON');
-  // The group commit's savepoints (invoices/batcher.ts) journal the pages each creation changes:
+  // The group commit's savepoints (group-commit.ts) journal the pages each creation changes:
   // in temporary files that meant ~40 write calls a creation, in memory none. Only a rollback to
   // a savepoint reads them; recovery after a crash needs the WAL alone.
   sqlite.pragma('temp_store = MEMORY');
   // 8 MB, as the reader's, not better-sqlite3's 16 MB: creations on a million invoices ran as fast
   // (3,730-4,171/s against 3,556-4,196/s with 16 MB) for ~7 MB less RSS.
   sqlite.pragma(`cache_size = -${WRITER_CACHE_KB}`);
-  // After the checkpointer's RESTART the next commit cuts the WAL file back to this (checkpointer.ts).
+  // SQLite's automatic checkpoints (every 1,000 WAL pages, by the commit that crosses them) copy the
+  // WAL into the database file; once the WAL starts over, it is cut back to this size.
   sqlite.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
-  if (opts.autoCheckpoint === false) sqlite.pragma('wal_autocheckpoint = 0');
   const readerDb = openReader(file, 8_000);
   // Its statements run one at a time behind the dialect's mutex, on a connection that refuses writes.
   const scanConnection = openReader(file, 1_000);
@@ -142,7 +149,7 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database {
   const reader = new StatementRunner(readerDb, busy);
   const dialect = new PaygateSqliteDialect(sqlite, busy, reader);
   const db = new Kysely<DB>({ dialect });
-  bindConnections(db, { reader, writer: dialect.writer });
+  writers.set(db, sqlite);
   const authGeneration = authGenerationReader(sqlite, readerDb);
   let closed = false;
   return {
@@ -176,7 +183,7 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database {
  *   COMMIT, or never if it rolls back. (Before, every call asked the writer for total_changes(): a
  *   native call per request, ~1.6 µs of the authenticated request in the server.)
  * - It is read on the reader, which sees committed data only: requests run between the units of an
- *   open group commit (invoices/batcher.ts), and a value read inside that transaction could still
+ *   open group commit (group-commit.ts), and a value read inside that transaction could still
  *   roll back.
  * - The trigger and the statement are made on first use, when migrations have run; the trigger only
  *   outside a transaction (a rollback would take it away). Until it exists every call reads. A
@@ -212,9 +219,7 @@ function authGenerationReader(writer: Sqlite.Database, readerDb: Sqlite.Database
  * the single SQLite connection is held for its whole duration. Side effects belong after commit.
  */
 export function writeTx<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
-  // While fn runs, the transaction holds the writer (the driver's mutex): its prepared statements
-  // may run on the writer directly, without kysely's per-query machinery (prepared.ts).
-  return db.transaction().execute((trx) => bindTransaction(db, trx, () => fn(trx)));
+  return db.transaction().execute(fn);
 }
 
 /** True for SQLite errors that mean "the database cannot serve now" (503), not a bug (500). */

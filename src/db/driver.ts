@@ -206,8 +206,7 @@ class ImmediateSqliteDriver implements Driver {
 }
 
 export class PaygateSqliteDialect implements Dialect {
-  /** The writer connection's runner: transactions run their prepared statements on it (prepared.ts). */
-  readonly writer: StatementRunner;
+  private readonly writer: StatementRunner;
   /** `reader`: a second connection to the same file for reads outside transactions (null: none). */
   constructor(db: BetterSqlite3.Database, busy: BusyPolicy, private readonly reader: StatementRunner | null = null) {
     this.writer = new StatementRunner(db, busy);

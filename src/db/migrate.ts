@@ -7,8 +7,8 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { performance } from 'node:perf_hooks';
 import { AppError } from '../errors.js';
-import { WRITER_CACHE_KB, writeTx, type Db, type Executor, type Tx } from './database.js';
-import { writerOfTransaction } from './prepared.js';
+import type Sqlite from 'better-sqlite3';
+import { WRITER_CACHE_KB, writeTx, writerConnection, type Db, type Executor, type Tx } from './database.js';
 import { WRITER_CONNECTION } from './schema-edit.js';
 import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_wallet_addresses.js';
@@ -98,8 +98,7 @@ async function assertNotNewer(db: Executor): Promise<void> {
  * transaction itself (kysely's classes keep their state in private fields). It also answers the
  * run's writer connection to schema-edit.ts, which a migration may need (0041).
  */
-function nestable(trx: Tx): Kysely<unknown> {
-  const writer = writerOfTransaction(trx);
+function nestable(trx: Tx, writer: Sqlite.Database | undefined): Kysely<unknown> {
   const nested: Kysely<unknown> = new Proxy(trx, {
     get(target, prop) {
       if (prop === WRITER_CONNECTION) return writer;
@@ -163,7 +162,7 @@ export async function migrateToLatest(db: Db): Promise<MigrationReport> {
         throw new AppError('invalid_state', `Migration(s) ${early.join(', ')} sort before ${last}, which is applied already: this database's history does not match this paygate`);
       }
       for (const name of pending) {
-        await (MIGRATIONS[name] as Migration).up(nestable(trx));
+        await (MIGRATIONS[name] as Migration).up(nestable(trx, writerConnection(db)));
         await sql`insert into kysely_migration (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(trx);
       }
       return pending;

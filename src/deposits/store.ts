@@ -1,7 +1,6 @@
 /** SQL for deposits: one row per transfer into a deposit address, keyed by (tx_hash, log_index). */
 import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../db/database.js';
-import { everyColumnBound, prepare, type NamesEveryColumn } from '../db/prepared.js';
 import type { DepositsTable } from '../db/schema.js';
 
 export type DepositRow = Selectable<DepositsTable>;
@@ -9,50 +8,19 @@ export type DepositRow = Selectable<DepositsTable>;
 /** The ledger's source_ref of a deposit's credit: UNIQUE, so a deposit is booked at most once. */
 export const depositRef = (d: Pick<DepositRow, 'tx_hash' | 'log_index'>) => `deposit:${d.tx_hash}:${d.log_index}`;
 
-const DEPOSIT_COLUMNS = [
-  'id',
-  'merchant_id',
-  'address',
-  'asset',
-  'decimals',
-  'amount',
-  'tx_hash',
-  'log_index',
-  'from_address',
-  'block_number',
-  'block_hash',
-  'block_time',
-  'invoice_id',
-  'external_user_id',
-  'late',
-  'status',
-  'confirmations',
-  'final',
-  'credited_at',
-  'credited_amount',
-  'fee_amount',
-  'created_at',
-  'updated_at',
-] as const satisfies readonly (keyof DepositRow)[];
-const everyColumn: NamesEveryColumn<DepositRow, (typeof DEPOSIT_COLUMNS)[number]> = true;
-const insert = prepare(everyColumn && DEPOSIT_COLUMNS, (db, p) =>
-  db
-    .insertInto('deposits')
-    .values(everyColumnBound<(typeof DEPOSIT_COLUMNS)[number], DepositRow>(DEPOSIT_COLUMNS, p))
-    .onConflict((oc) => oc.columns(['tx_hash', 'log_index']).doNothing())
-    .returning('id'),
-);
-
 /** Inserts a new deposit; false when (tx_hash, log_index) is already recorded. */
 export async function insertDeposit(db: Executor, row: DepositRow): Promise<boolean> {
-  return (await insert.run(db, row)).rows.length > 0;
+  const inserted = await db
+    .insertInto('deposits')
+    .values(row)
+    .onConflict((oc) => oc.columns(['tx_hash', 'log_index']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
 }
 
-
-const byTransfer = prepare(['tx', 'log'], (db, p) => db.selectFrom('deposits').selectAll().where('tx_hash', '=', p('tx')).where('log_index', '=', p('log')));
-
 export async function findDeposit(db: Executor, txHash: string, logIndex: number): Promise<DepositRow | undefined> {
-  return byTransfer.first(db, { tx: txHash, log: logIndex }) as Promise<DepositRow | undefined>;
+  return db.selectFrom('deposits').selectAll().where('tx_hash', '=', txHash).where('log_index', '=', logIndex).executeTakeFirst();
 }
 
 /**
@@ -75,21 +43,17 @@ export async function moveDeposit(
     .execute();
 }
 
-// Every GET /v1/invoices/{id} runs it: built once (db/prepared.ts).
-const liveOfInvoice = prepare(['invoice'], (db, p) =>
-  db
+/** Deposits of an invoice that count (not orphaned), in chain order. */
+export async function liveDepositsOfInvoice(db: Executor, invoiceId: string): Promise<DepositRow[]> {
+  return db
     .selectFrom('deposits')
     .selectAll()
-    .where('invoice_id', '=', p('invoice'))
+    .where('invoice_id', '=', invoiceId)
     .where('status', '!=', 'orphaned')
     .orderBy('block_number')
     .orderBy('tx_hash')
-    .orderBy('log_index'),
-);
-
-/** Deposits of an invoice that count (not orphaned), in chain order. */
-export async function liveDepositsOfInvoice(db: Executor, invoiceId: string): Promise<DepositRow[]> {
-  return liveOfInvoice.all(db, { invoice: invoiceId }) as Promise<DepositRow[]>;
+    .orderBy('log_index')
+    .execute();
 }
 
 /**
@@ -114,13 +78,8 @@ export async function unsettledDeposits(db: Executor, at: { head: number; solid:
     .execute();
 }
 
-// The watcher's statements run once per deposit per block batch: built once (db/prepared.ts).
-const progress = prepare(['confirmations', 'final', 'status', 'now', 'id'], (db, p) =>
-  db.updateTable('deposits').set({ confirmations: p('confirmations'), final: p('final'), status: p('status'), updated_at: p('now') }).where('id', '=', p('id')),
-);
-
 export async function updateProgress(db: Executor, id: string, p: Pick<DepositRow, 'confirmations' | 'final' | 'status'>, now: string): Promise<void> {
-  await progress.run(db, { ...p, now, id });
+  await db.updateTable('deposits').set({ confirmations: p.confirmations, final: p.final, status: p.status, updated_at: now }).where('id', '=', id).execute();
 }
 
 /** Orphans the live, not final deposits of blocks above `block`; returns them. */
@@ -136,14 +95,11 @@ export async function orphanAbove(db: Executor, block: number, now: string): Pro
   return rows;
 }
 
-const credited = prepare(['now', 'amount', 'fee', 'id'], (db, p) =>
-  db
-    .updateTable('deposits')
-    .set({ credited_at: p('now'), credited_amount: p('amount'), fee_amount: p('fee'), updated_at: p('now') })
-    .where('id', '=', p('id'))
-    .where('credited_at', 'is', null),
-);
-
 export async function markCredited(db: Executor, id: string, amount: bigint, fee: bigint | null, now: string): Promise<void> {
-  await credited.run(db, { now, amount: amount.toString(), fee: fee === null ? null : fee.toString(), id });
+  await db
+    .updateTable('deposits')
+    .set({ credited_at: now, credited_amount: amount.toString(), fee_amount: fee === null ? null : fee.toString(), updated_at: now })
+    .where('id', '=', id)
+    .where('credited_at', 'is', null)
+    .execute();
 }

@@ -4,7 +4,6 @@
  * with kind 'payout'.
  */
 import type { Executor } from '../db/database.js';
-import { prepare } from '../db/prepared.js';
 import type { FeeKind, FeeSchedulesTable } from '../db/schema.js';
 import type { Insertable, Selectable } from 'kysely';
 
@@ -27,21 +26,9 @@ function scoped(db: Executor, s: FeeScope) {
   return q;
 }
 
-// Every invoice creation reads two (its merchant's service fee, its asset's fixed amount): one
-// statement per scope shape, built once (db/prepared.ts).
-const inForce = (merchant: boolean, asset: boolean) =>
-  prepare(['kind', 'merchant', 'asset', 'at'], (db, p) => {
-    let q = db.selectFrom('fee_schedules').selectAll().where('kind', '=', p('kind'));
-    q = merchant ? q.where('merchant_id', '=', p('merchant')) : q.where('merchant_id', 'is', null);
-    q = asset ? q.where('asset', '=', p('asset')) : q.where('asset', 'is', null);
-    return q.where('valid_from', '<=', p('at')).orderBy('valid_from', 'desc').orderBy('id', 'desc').limit(1);
-  });
-const IN_FORCE = [inForce(false, false), inForce(false, true), inForce(true, false), inForce(true, true)] as const;
-
 /** The row in force at `at` (ISO text), or undefined when none has started yet. */
 export async function feeInForce(db: Executor, s: FeeScope, at: string): Promise<FeeRow | undefined> {
-  const q = IN_FORCE[(s.merchantId ? 2 : 0) + (s.asset ? 1 : 0)]!;
-  return q.first(db, { kind: s.kind, merchant: s.merchantId, asset: s.asset, at });
+  return scoped(db, s).where('valid_from', '<=', at).orderBy('valid_from', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
 }
 
 /** The rows starting after `at`, soonest first. */

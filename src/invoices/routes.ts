@@ -5,12 +5,12 @@ import { toAppError } from '../http/errors.js';
 import { errorResponses, UuidParams } from '../http/schemas.js';
 import { answerKept } from '../http/kept-answers.js';
 import { merchantOf, type ApiServer } from '../http/server.js';
-import { WriteBatcher } from './batcher.js';
+import { GroupCommit } from '../db/group-commit.js';
 import { CreateInvoiceBody, InvoiceSchema } from './schema.js';
 import { createInvoice, getInvoice } from './service.js';
 
 export async function invoiceRoutes(app: ApiServer, services: Services): Promise<void> {
-  const deps = { db: services.db, clock: services.clock, catalog: services.catalog, allocator: services.addresses, batcher: new WriteBatcher(services.db) };
+  const deps = { db: services.db, clock: services.clock, catalog: services.catalog, allocator: services.addresses, groupCommit: new GroupCommit(services.db) };
 
   app.post(
     '/v1/invoices',

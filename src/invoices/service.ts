@@ -5,7 +5,7 @@
  * the asset is switched off or the legacy fee setting applies (spec rule 3).
  *
  * Idempotency under concurrency: the lookup, the checks and the insert run in one IMMEDIATE write
- * transaction (or one savepoint of a group commit, see batcher.ts), and UNIQUE (merchant_id,
+ * transaction (or one savepoint of a group commit, see db/group-commit.ts), and UNIQUE (merchant_id,
  * order_id) backs it across processes; a request that loses the race finds the winner's invoice.
  */
 import type { DepositAddressAllocator } from '../addresses/allocator.js';
@@ -16,7 +16,7 @@ import { assertReceivable } from '../assets/service.js';
 import type { Clock } from '../clock.js';
 import { writeTx, type Db, type Executor, type Tx } from '../db/database.js';
 import { uuidv7 } from '../db/ids.js';
-import type { WriteBatcher } from './batcher.js';
+import type { GroupCommit } from '../db/group-commit.js';
 import { AppError, validationFailed } from '../errors.js';
 import { invoiceAmounts, invoiceFeeAt, serviceFeeAt } from '../fees/service.js';
 import type { MerchantRow } from '../merchants/store.js';
@@ -37,7 +37,7 @@ export interface InvoiceDeps {
   catalog: AssetCatalog;
   allocator: DepositAddressAllocator;
   /** Group commit of creations; without it each creation is its own transaction. */
-  batcher?: WriteBatcher;
+  groupCommit?: GroupCommit;
 }
 
 export interface CreateResult {
@@ -96,7 +96,7 @@ export async function createInvoice(deps: InvoiceDeps, merchant: MerchantRow, bo
   // Waits here, not inside the write transaction, when creations outrun address derivation.
   req.claim = await deps.allocator.claim(deps.db);
   try {
-    return await (deps.batcher ? deps.batcher.run(unit) : writeTx(deps.db, unit));
+    return await (deps.groupCommit ? deps.groupCommit.run(unit) : writeTx(deps.db, unit));
   } catch (e) {
     // Another process won the race between our lookup and insert: its invoice is the answer.
     if (!isOrderConflict(e)) throw e;

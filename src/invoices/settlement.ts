@@ -6,8 +6,6 @@
  */
 import type { Clock } from '../clock.js';
 import type { Tx } from '../db/database.js';
-import { prepare } from '../db/prepared.js';
-import type { InvoicesTable } from '../db/schema.js';
 import { depositRef, liveDepositsOfInvoice, markCredited, type DepositRow } from '../deposits/store.js';
 import { liveDepositViews } from '../deposits/view.js';
 import { post } from '../ledger/service.js';
@@ -20,17 +18,6 @@ export interface SettleContext {
   /** Time of the last block scanned; null before the first scan. */
   horizon: string | null;
 }
-
-// Run once per invoice touched by a block batch, thousands in one watcher transaction when blocks
-// are full of payments: built once (db/prepared.ts, docs/decisions.md "Whole-flow throughput").
-const invoiceById = prepare(['id'], (db, p) => db.selectFrom('invoices').selectAll().where('id', '=', p('id')));
-const setStatus = prepare(['status', 'received', 'credited', 'now', 'id', 'from'], (db, p) =>
-  db
-    .updateTable('invoices')
-    .set({ status: p('status'), amount_received: p('received'), amount_credited: p('credited'), updated_at: p('now') })
-    .where('id', '=', p('id'))
-    .where('status', '=', p('from')),
-);
 
 /** Books the not yet credited final, confirmed deposits; returns them updated. */
 async function creditDeposits(trx: Tx, ctx: SettleContext, merchantId: string, asset: string, fee: bigint, deposits: DepositRow[]): Promise<bigint> {
@@ -52,7 +39,7 @@ async function creditDeposits(trx: Tx, ctx: SettleContext, merchantId: string, a
 
 /** Brings one invoice up to date with its deposits; true when its status changed. */
 export async function settleInvoice(trx: Tx, ctx: SettleContext, invoiceId: string): Promise<boolean> {
-  const inv = (await invoiceById.first(trx, { id: invoiceId })) as InvoicesTable | undefined;
+  const inv = await trx.selectFrom('invoices').selectAll().where('id', '=', invoiceId).executeTakeFirst();
   if (!inv) return false;
   const deposits = await liveDepositsOfInvoice(trx, invoiceId);
   const credited = await creditDeposits(trx, ctx, inv.merchant_id, inv.asset, BigInt(inv.service_fee_amount), deposits);
@@ -62,8 +49,13 @@ export async function settleInvoice(trx: Tx, ctx: SettleContext, invoiceId: stri
   const changed = status !== inv.status;
   const amounts = { amount_received: received.toString(), amount_credited: credited.toString() };
   if (!changed && amounts.amount_received === inv.amount_received && amounts.amount_credited === inv.amount_credited) return false;
-  const r = await setStatus.run(trx, { status, received: amounts.amount_received, credited: amounts.amount_credited, now, id: invoiceId, from: inv.status });
-  if (r.changes === 0n || !changed) return false;
+  const r = await trx
+    .updateTable('invoices')
+    .set({ status, ...amounts, updated_at: now })
+    .where('id', '=', invoiceId)
+    .where('status', '=', inv.status)
+    .executeTakeFirst();
+  if (r.numUpdatedRows === 0n || !changed) return false;
   // A status can be entered again after a fork: the key counts this invoice's events so far.
   const n = await subjectEventCount(trx, invoiceId);
   const views = liveDepositViews(deposits);

@@ -4,47 +4,18 @@
  */
 import type { Selectable } from 'kysely';
 import type { Executor } from '../db/database.js';
-import { everyColumnBound, prepare, type NamesEveryColumn } from '../db/prepared.js';
 import type { LedgerEntriesTable } from '../db/schema.js';
 
 export type LedgerEntryRow = Selectable<LedgerEntriesTable>;
 export type NewLedgerEntry = Omit<LedgerEntryRow, 'id'>;
 
 /** The newest entry of a merchant's asset (its running totals are the balance), if any. */
-// Every posting runs both, the watcher once per credited deposit: built once (db/prepared.ts).
-const newest = prepare(['merchant', 'asset'], (db, p) =>
-  db.selectFrom('ledger_entries').selectAll().where('merchant_id', '=', p('merchant')).where('asset', '=', p('asset')).orderBy('seq', 'desc').limit(1),
-);
-const ENTRY_COLUMNS = [
-  'merchant_id',
-  'asset',
-  'seq',
-  'kind',
-  'amount',
-  'balance_after',
-  'reserved_after',
-  'payout_id',
-  'source_ref',
-  'memo',
-  'actor',
-  'created_at',
-] as const satisfies readonly (keyof NewLedgerEntry)[];
-const everyColumn: NamesEveryColumn<NewLedgerEntry, (typeof ENTRY_COLUMNS)[number]> = true;
-const insert = prepare(everyColumn && ENTRY_COLUMNS, (db, p) =>
-  db
-    .insertInto('ledger_entries')
-    .values(everyColumnBound<(typeof ENTRY_COLUMNS)[number], NewLedgerEntry>(ENTRY_COLUMNS, p))
-    .returningAll(),
-);
-
 export async function lastEntry(db: Executor, merchantId: string, asset: string): Promise<LedgerEntryRow | undefined> {
-  return newest.first(db, { merchant: merchantId, asset }) as Promise<LedgerEntryRow | undefined>;
+  return db.selectFrom('ledger_entries').selectAll().where('merchant_id', '=', merchantId).where('asset', '=', asset).orderBy('seq', 'desc').limit(1).executeTakeFirst();
 }
 
 export async function insertEntry(db: Executor, row: NewLedgerEntry): Promise<LedgerEntryRow> {
-  const { rows } = await insert.run(db, row as Record<(typeof ENTRY_COLUMNS)[number], unknown>);
-  if (!rows[0]) throw new Error('ledger: the entry was not inserted');
-  return rows[0] as LedgerEntryRow;
+  return db.insertInto('ledger_entries').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 /** The newest entry of every asset a merchant has entries in. */

@@ -3,7 +3,6 @@
  * (`payout list|approve|reject`) are named as such.
  */
 import type { Executor } from '../db/database.js';
-import { prepare } from '../db/prepared.js';
 import type { PayoutsTable, PayoutStatus } from '../db/schema.js';
 
 export type PayoutRow = PayoutsTable;
@@ -27,11 +26,8 @@ export async function insertPayout(db: Executor, row: PayoutRow): Promise<void> 
   await db.insertInto('payouts').values(row).execute();
 }
 
-// Per request (GET /v1/payouts/{id}): built once, see db/prepared.ts.
-const byId = prepare(['id', 'merchant'], (db, p) => db.selectFrom('payouts').selectAll().where('id', '=', p('id')).where('merchant_id', '=', p('merchant')));
-
 export async function findPayout(db: Executor, merchantId: string, id: string): Promise<PayoutRow | undefined> {
-  return byId.first(db, { id, merchant: merchantId });
+  return db.selectFrom('payouts').selectAll().where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
 }
 
 export async function findPayoutByReference(db: Executor, merchantId: string, reference: string): Promise<PayoutRow | undefined> {

@@ -3,7 +3,6 @@ import { sql } from 'kysely';
 import type { DepositAddressDirectory } from '../addresses/directory.js';
 import { findDepositAddresses } from '../addresses/store.js';
 import type { Executor } from '../db/database.js';
-import { byValue } from '../db/planner.js';
 import type { SweepMarksTable, SweepRequestsTable, SweepRequestTarget, SweepsTable, SweepTxsTable } from '../db/tables/sweeper.js';
 
 export type SweepRow = SweepsTable;
@@ -33,11 +32,12 @@ function dueQuery(db: Executor) {
  * new, through `deposits_final_by_update`. Older ones are the full scan's to find (scan.ts).
  */
 export async function duePairsSince(db: Executor, since: string, limit: number): Promise<DuePair[]> {
-  // Grouped by value, not by column: without ANALYZE statistics (serve never runs it)
-  // SQLite would otherwise walk all of deposits_final_by_address to spare a sort of a few rows.
+  // Grouped by value (SQLite's unary +, which keeps no index on the column for this term), not by
+  // column: without ANALYZE statistics (serve never runs it) SQLite would otherwise walk all of
+  // deposits_final_by_address to spare a sort of a few rows.
   return dueQuery(db)
     .where('d.updated_at', '>=', since)
-    .groupBy([byValue('d.address'), byValue('d.asset')])
+    .groupBy([sql`+d.address`, sql`+d.asset`])
     .orderBy('d.address')
     .limit(limit)
     .execute();

@@ -1,6 +1,5 @@
 /** SQL for the wallet row and its deposit index counter. */
 import type { Executor } from '../db/database.js';
-import { prepare } from '../db/prepared.js';
 import type { WalletTable } from '../db/schema.js';
 
 export type WalletRow = WalletTable;
@@ -18,16 +17,13 @@ export async function insertWallet(db: Executor, row: Omit<WalletRow, 'id' | 'ne
  * reached. The counter only grows, so an index is never handed out twice, even if a row that used
  * it were later lost.
  */
-const nextIndex = prepare(['limit'], (db, p) =>
-  db
+export async function takeNextIndex(db: Executor, limit: number): Promise<number | null> {
+  const row = await db
     .updateTable('wallet')
     .set((eb) => ({ next_index: eb('next_index', '+', 1) }))
     .where('id', '=', 1)
-    .where('next_index', '<', p('limit'))
-    .returning('next_index'),
-);
-
-export async function takeNextIndex(db: Executor, limit: number): Promise<number | null> {
-  const row = (await nextIndex.run(db, { limit })).rows[0];
+    .where('next_index', '<', limit)
+    .returning('next_index')
+    .executeTakeFirst();
   return row ? row.next_index - 1 : null;
 }

@@ -12,12 +12,13 @@
  * a lane: the transaction that records its attempt also claims its next due delivery, in order,
  * for up to LANE_RUN deliveries, after which the slot goes back to the claim round (fairness).
  */
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Services } from '../services.js';
 import { writeTx, type Db, type Tx } from '../db/database.js';
-import { WriteBatcher } from '../invoices/batcher.js';
-import type { Worker } from '../workers/host.js';
+import { GroupCommit } from '../db/group-commit.js';
+import type { Worker } from '../workers/worker.js';
 import { LeaseLostError, type WorkerLease } from '../workers/lease.js';
 import { signingSecrets } from './endpoints.js';
 import { nextAttemptAt, verdictOf } from './schedule.js';
@@ -49,13 +50,15 @@ export function eventBody(e: { id: string; type: string; created_at: string; dat
 }
 
 export class WebhookDispatcher {
+  /** The lane of each merchant in flight: one per merchant. */
   private readonly inflight = new Map<string, Promise<void>>();
-  private readonly concurrency: number;
+  /** Runs at most `concurrency` deliveries (lanes) at once. */
+  private readonly slots: LimitFunction;
   private readonly pollMs: number;
   private readonly timeoutMs: number;
   private readonly random: () => number;
   /** Group commit of attempt results (and the next claims of their lanes). */
-  private readonly results: WriteBatcher;
+  private readonly results: GroupCommit;
 
   constructor(
     private readonly db: Db,
@@ -64,11 +67,11 @@ export class WebhookDispatcher {
     private readonly logger: Logger,
     private readonly opts: DispatcherOptions = {},
   ) {
-    this.concurrency = opts.concurrency ?? 8;
+    this.slots = pLimit(opts.concurrency ?? 8);
     this.pollMs = opts.pollMs ?? 1_000;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.random = opts.random ?? Math.random;
-    this.results = new WriteBatcher(db);
+    this.results = new GroupCommit(db);
   }
 
   worker(intervalMs = 1_000): Worker {
@@ -78,7 +81,7 @@ export class WebhookDispatcher {
   /** One round for tests: claims what is due now, delivers it, resolves when all attempts are written. */
   async dispatchDue(signal: AbortSignal = new AbortController().signal): Promise<number> {
     const claimed = await this.claimDue();
-    await Promise.all(claimed.map((c) => this.deliver(c, signal, false)));
+    await Promise.all(claimed.map((c) => this.slots(() => this.deliver(c, signal, false))));
     return claimed.length;
   }
 
@@ -89,7 +92,7 @@ export class WebhookDispatcher {
   private async run(signal: AbortSignal): Promise<boolean> {
     try {
       while (!signal.aborted && this.lease.held()) {
-        const free = this.concurrency - this.inflight.size;
+        const free = this.slots.concurrency - this.slots.activeCount - this.slots.pendingCount;
         if (free > 0) for (const c of await this.claimDue(free)) this.start(c, signal);
         if (this.inflight.size === 0) return false;
         await this.nextChange(signal);
@@ -102,7 +105,7 @@ export class WebhookDispatcher {
   }
 
   private start(c: ClaimedDelivery, signal: AbortSignal): void {
-    const p = this.lane(c, signal)
+    const p = this.slots(() => this.lane(c, signal))
       .catch((err: unknown) => this.logger.error({ err, merchant: c.merchant_id }, 'webhook delivery could not be recorded'))
       .finally(() => this.inflight.delete(c.merchant_id));
     this.inflight.set(c.merchant_id, p);
@@ -128,7 +131,7 @@ export class WebhookDispatcher {
     });
   }
 
-  private async claimDue(limit = this.concurrency): Promise<ClaimedDelivery[]> {
+  private async claimDue(limit = this.slots.concurrency): Promise<ClaimedDelivery[]> {
     const now = this.clock.now();
     const until = this.claimUntil(now);
     try {

@@ -6,7 +6,6 @@
  */
 import type { Clock } from '../clock.js';
 import type { Executor } from '../db/database.js';
-import { prepare } from '../db/prepared.js';
 import { timeOrderedId } from '../db/ids.js';
 
 export interface NewEvent {
@@ -36,60 +35,9 @@ export function newDeliveryId(): string {
   return timeOrderedId('dlv_');
 }
 
-// Every state change runs these, the watcher thousands in one transaction when blocks are full of
-// payments: built once (db/prepared.ts, docs/decisions.md "Whole-flow throughput").
-const byKey = prepare(['key'], (db, p) => db.selectFrom('events').select('id').where('dedupe_key', '=', p('key')));
-const insertEvent = prepare(['id', 'merchant', 'type', 'subject', 'data', 'at', 'key', 'seq'], (db, p) =>
-  db
-    .insertInto('events')
-    .values({
-      id: p('id'),
-      merchant_id: p('merchant'),
-      type: p('type'),
-      subject_id: p('subject'),
-      data: p('data'),
-      created_at: p('at'),
-      dedupe_key: p('key'),
-      merchant_seq: p('seq'),
-    })
-    // Two writers racing on one key (a multi-writer database): the second records nothing.
-    .onConflict((oc) => oc.column('dedupe_key').where('dedupe_key', 'is not', null).doNothing())
-    .returning('id'),
-);
-const nextSeq = prepare(['merchant'], (db, p) =>
-  db
-    .insertInto('merchant_event_sequences')
-    .values({ merchant_id: p('merchant'), last_seq: 1 })
-    .onConflict((oc) => oc.column('merchant_id').doUpdateSet((eb) => ({ last_seq: eb('merchant_event_sequences.last_seq', '+', 1) })))
-    .returning('last_seq'),
-);
-const endpointOf = prepare(['merchant'], (db, p) => db.selectFrom('webhook_endpoints').select('merchant_id').where('merchant_id', '=', p('merchant')));
-const insertDelivery = prepare(['id', 'event', 'merchant', 'seq', 'at'], (db, p) =>
-  db.insertInto('webhook_deliveries').values({
-    id: p('id'),
-    event_id: p('event'),
-    merchant_id: p('merchant'),
-    merchant_seq: p('seq'),
-    status: 'pending',
-    attempts: 0,
-    window_attempts: 0,
-    window_started_at: null,
-    next_attempt_at: p('at'),
-    claimed_by: null,
-    claimed_until: null,
-    last_attempt_at: null,
-    last_status_code: null,
-    last_error: null,
-    created_at: p('at'),
-    updated_at: p('at'),
-  }),
-);
-
-const ofSubject = prepare(['subject'], (db, p) => db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('subject_id', '=', p('subject')));
-
 /** Whether an event with this dedupe key was recorded (run inside the caller's transaction). */
 export async function eventKeyRecorded(db: Executor, key: string): Promise<boolean> {
-  return (await byKey.run(db, { key })).rows.length > 0;
+  return (await db.selectFrom('events').select('id').where('dedupe_key', '=', key).executeTakeFirst()) !== undefined;
 }
 
 /**
@@ -97,7 +45,8 @@ export async function eventKeyRecorded(db: Executor, key: string): Promise<boole
  * them, so a status entered again after a fork gets a key of its own.
  */
 export async function subjectEventCount(db: Executor, subjectId: string): Promise<number> {
-  return Number((await ofSubject.first(db, { subject: subjectId }))?.n ?? 0);
+  const row = await db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('subject_id', '=', subjectId).executeTakeFirst();
+  return Number(row?.n ?? 0);
 }
 
 export async function recordEvent(db: Executor, clock: Clock, e: NewEvent): Promise<EventRecord> {
@@ -105,17 +54,23 @@ export async function recordEvent(db: Executor, clock: Clock, e: NewEvent): Prom
   // A replayed transition: nothing to do, and no sequence number spent on it.
   if (e.key !== undefined && (await eventKeyRecorded(db, e.key))) return record;
   const merchantSeq = await nextMerchantSeq(db, e.merchantId);
-  const inserted = await insertEvent.run(db, {
-    id: record.id,
-    merchant: e.merchantId,
-    type: e.type,
-    subject: e.subjectId,
-    data: JSON.stringify(e.data),
-    at: record.created_at,
-    key: e.key ?? null,
-    seq: merchantSeq,
-  });
-  if (inserted.rows.length > 0) await enqueueDelivery(db, { eventId: record.id, merchantId: e.merchantId, merchantSeq, at: record.created_at });
+  const inserted = await db
+    .insertInto('events')
+    .values({
+      id: record.id,
+      merchant_id: e.merchantId,
+      type: e.type,
+      subject_id: e.subjectId,
+      data: JSON.stringify(e.data),
+      created_at: record.created_at,
+      dedupe_key: e.key ?? null,
+      merchant_seq: merchantSeq,
+    })
+    // Two writers racing on one key (a multi-writer database): the second records nothing.
+    .onConflict((oc) => oc.column('dedupe_key').where('dedupe_key', 'is not', null).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (inserted !== undefined) await enqueueDelivery(db, { eventId: record.id, merchantId: e.merchantId, merchantSeq, at: record.created_at });
   return record;
 }
 
@@ -126,9 +81,14 @@ export async function recordEvent(db: Executor, clock: Clock, e: NewEvent): Prom
  * committed while n is still to come.
  */
 async function nextMerchantSeq(db: Executor, merchantId: string): Promise<number> {
-  const { rows } = await nextSeq.run(db, { merchant: merchantId });
-  if (!rows[0]) throw new Error(`no event sequence for merchant ${merchantId}`);
-  return rows[0].last_seq;
+  const row = await db
+    .insertInto('merchant_event_sequences')
+    .values({ merchant_id: merchantId, last_seq: 1 })
+    .onConflict((oc) => oc.column('merchant_id').doUpdateSet((eb) => ({ last_seq: eb('merchant_event_sequences.last_seq', '+', 1) })))
+    .returning('last_seq')
+    .executeTakeFirst();
+  if (!row) throw new Error(`no event sequence for merchant ${merchantId}`);
+  return row.last_seq;
 }
 
 /**
@@ -136,9 +96,29 @@ async function nextMerchantSeq(db: Executor, merchantId: string): Promise<number
  * from before an endpoint was set are not delivered later (docs/decisions.md, Webhooks).
  */
 async function enqueueDelivery(db: Executor, d: { eventId: string; merchantId: string; merchantSeq: number; at: string }): Promise<void> {
-  // run, not first: inside the caller's transaction, never on the read connection.
-  if ((await endpointOf.run(db, { merchant: d.merchantId })).rows.length === 0) return;
-  await insertDelivery.run(db, { id: newDeliveryId(), event: d.eventId, merchant: d.merchantId, seq: d.merchantSeq, at: d.at });
+  const endpoint = await db.selectFrom('webhook_endpoints').select('merchant_id').where('merchant_id', '=', d.merchantId).executeTakeFirst();
+  if (!endpoint) return;
+  await db
+    .insertInto('webhook_deliveries')
+    .values({
+      id: newDeliveryId(),
+      event_id: d.eventId,
+      merchant_id: d.merchantId,
+      merchant_seq: d.merchantSeq,
+      status: 'pending',
+      attempts: 0,
+      window_attempts: 0,
+      window_started_at: null,
+      next_attempt_at: d.at,
+      claimed_by: null,
+      claimed_until: null,
+      last_attempt_at: null,
+      last_status_code: null,
+      last_error: null,
+      created_at: d.at,
+      updated_at: d.at,
+    })
+    .execute();
 }
 
 /** Events of one merchant after `afterSeq`, oldest first (scoped by merchant like every read). */

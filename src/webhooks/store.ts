@@ -1,7 +1,6 @@
 /** SQL of webhook deliveries and their attempts (the delivery log). Operator-level reads. */
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
-import { prepare } from '../db/prepared.js';
 import type { AttemptOutcome, DeliveryStatus, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/tables/webhooks.js';
 
 export type DeliveryRow = WebhookDeliveriesTable;
@@ -66,14 +65,8 @@ export async function dueHeads(trx: Executor, o: { now: string; holder: string; 
  * what a dispatcher lane takes next in the transaction that records the merchant's previous
  * attempt (dispatcher.ts), so a busy merchant's deliveries cost no claim transaction of their own.
  */
-// The dispatcher runs these once per delivery: built once (db/prepared.ts).
-const nextDuePrepared = prepare(['merchant', 'now', 'holder'], (db, p) => ({
-  compile: () => nextDueQuery({ merchantId: p('merchant'), now: p('now'), holder: p('holder') }).compile(db),
-}));
-
 export async function nextDue(trx: Executor, o: NextDueQuery): Promise<ClaimedDelivery | undefined> {
-  // run, not first: inside the caller's transaction, never on the read connection.
-  return (await nextDuePrepared.run(trx, { merchant: o.merchantId, now: o.now, holder: o.holder })).rows[0] as ClaimedDelivery | undefined;
+  return (await nextDueQuery(o).execute(trx)).rows[0];
 }
 
 interface NextDueQuery {
@@ -97,16 +90,8 @@ export function nextDueQuery(o: NextDueQuery) {
       and (d.claimed_by is null or d.claimed_by != ${o.holder} or d.claimed_until <= ${o.now})`;
 }
 
-const claimOne = prepare(['holder', 'until', 'id'], (db, p) =>
-  db.updateTable('webhook_deliveries').set({ claimed_by: p('holder'), claimed_until: p('until') }).where('id', '=', p('id')),
-);
-
 export async function claim(trx: Executor, ids: string[], holder: string, until: string): Promise<void> {
   if (ids.length === 0) return;
-  if (ids.length === 1) {
-    await claimOne.run(trx, { holder, until, id: ids[0] });
-    return;
-  }
   await trx.updateTable('webhook_deliveries').set({ claimed_by: holder, claimed_until: until }).where('id', 'in', ids).execute();
 }
 
@@ -135,68 +120,44 @@ export interface AttemptRecord {
  * claim stands and it is still pending (a holder that lost its claim records nothing); returns
  * whether it did.
  */
-const attemptResult = prepare(['status', 'window', 'next', 'at', 'code', 'error', 'id', 'holder'], (db, p) =>
-  db
-    .updateTable('webhook_deliveries')
-    .set((eb) => ({
-      status: p('status'),
-      attempts: eb('attempts', '+', 1),
-      window_attempts: eb('window_attempts', '+', 1),
-      window_started_at: p('window'),
-      next_attempt_at: p('next'),
-      claimed_by: null,
-      claimed_until: null,
-      last_attempt_at: p('at'),
-      last_status_code: p('code'),
-      last_error: p('error'),
-      updated_at: p('at'),
-    }))
-    .where('id', '=', p('id'))
-    .where('status', '=', 'pending')
-    .where('claimed_by', '=', p('holder'))
-    .returning('attempts'),
-);
-const attemptLog = prepare(['delivery', 'merchant', 'attempt', 'at', 'url', 'code', 'ms', 'outcome', 'error', 'excerpt'], (db, p) =>
-  db.insertInto('webhook_attempts').values({
-    delivery_id: p('delivery'),
-    merchant_id: p('merchant'),
-    attempt: p('attempt'),
-    at: p('at'),
-    url: p('url'),
-    status_code: p('code'),
-    duration_ms: p('ms'),
-    outcome: p('outcome'),
-    error: p('error'),
-    response_excerpt: p('excerpt'),
-  }),
-);
-
 export async function recordAttempt(trx: Executor, a: AttemptRecord): Promise<boolean> {
   const status: DeliveryStatus = a.outcome === 'retry' ? 'pending' : a.outcome;
-  const { rows } = await attemptResult.run(trx, {
-    status,
-    window: a.windowStartedAt,
-    next: a.nextAttemptAt ?? a.at,
-    at: a.at,
-    code: a.statusCode,
-    error: a.error,
-    id: a.deliveryId,
-    holder: a.holder,
-  });
-  const updated = rows[0];
+  const updated = await trx
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({
+      status,
+      attempts: eb('attempts', '+', 1),
+      window_attempts: eb('window_attempts', '+', 1),
+      window_started_at: a.windowStartedAt,
+      next_attempt_at: a.nextAttemptAt ?? a.at,
+      claimed_by: null,
+      claimed_until: null,
+      last_attempt_at: a.at,
+      last_status_code: a.statusCode,
+      last_error: a.error,
+      updated_at: a.at,
+    }))
+    .where('id', '=', a.deliveryId)
+    .where('status', '=', 'pending')
+    .where('claimed_by', '=', a.holder)
+    .returning('attempts')
+    .executeTakeFirst();
   if (!updated) return false;
-  await attemptLog.run(trx, {
-    delivery: a.deliveryId,
-    merchant: a.merchantId,
-    attempt: updated.attempts,
-    at: a.at,
-    url: a.url,
-    code: a.statusCode,
-    ms: a.durationMs,
-    outcome: a.outcome,
-    error: a.error,
-    excerpt: a.excerpt,
-  });
+  await trx
+    .insertInto('webhook_attempts')
+    .values({
+      delivery_id: a.deliveryId,
+      merchant_id: a.merchantId,
+      attempt: updated.attempts,
+      at: a.at,
+      url: a.url,
+      status_code: a.statusCode,
+      duration_ms: a.durationMs,
+      outcome: a.outcome,
+      error: a.error,
+      response_excerpt: a.excerpt,
+    })
+    .execute();
   return true;
 }
 

@@ -11,20 +11,12 @@
 import type { Services } from '../services.js';
 import { WorkerLease, type LeaseOptions } from './lease.js';
 import { defaultJobs, startScheduler, type Job, type Scheduler } from './scheduler.js';
-import { backgroundWorkers } from './index.js';
-
-export interface Worker {
-  name: string;
-  /** Pause after a tick that found nothing more to do. */
-  intervalMs: number;
-  /** One unit of work; resolve true when more is waiting. Check `signal` between steps. */
-  tick(signal: AbortSignal): Promise<boolean | void>;
-}
+import type { Worker } from './worker.js';
 
 export interface WorkerHostOptions extends LeaseOptions {
   /** Lease renewal period (default 3 s; keep well under the TTL). */
   renewMs?: number;
-  /** Replace the default workers (tests). */
+  /** The workers to run under the lease: `serve` passes backgroundWorkers (index.ts), tests fewer. */
   workers?: (s: Services, lease: WorkerLease) => Worker[];
   /** Replace the default scheduled jobs (tests); [] for none. */
   jobs?: Job[];
@@ -65,12 +57,12 @@ const sleep = (ms: number, signal: AbortSignal, wakeups: Set<() => void>) =>
     wakeups.add(finish);
   });
 
-export function startWorkerHost(s: Services, opts: WorkerHostOptions = {}): WorkerHost {
+export function startWorkerHost(s: Services, opts: WorkerHostOptions & Required<Pick<WorkerHostOptions, 'workers'>>): WorkerHost {
   const lease = new WorkerLease(s.db, s.clock, opts);
   const renewMs = opts.renewMs ?? 3_000;
   const maxBackoffMs = opts.maxBackoffMs ?? 30_000;
   const stopGraceMs = opts.stopGraceMs ?? 5_000;
-  const workers = (opts.workers ?? backgroundWorkers)(s, lease);
+  const workers = opts.workers(s, lease);
   const log = s.logger.child({ component: 'workers', holder: lease.holder });
   let running: { abort: AbortController; loops: Map<string, Loop>; scheduler: Scheduler } | null = null;
   let stopped = false;

@@ -5,7 +5,7 @@
 import { payoutWorkers } from '../payouts/worker/worker.js';
 import type { Services } from '../services.js';
 import { dispatcherWorker } from '../webhooks/dispatcher.js';
-import type { Worker } from './host.js';
+import type { Worker } from './worker.js';
 import type { WorkerLease } from './lease.js';
 import { sweeperWorker } from './sweeper.js';
 import { chainWatcher } from './watcher.js';

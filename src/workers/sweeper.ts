@@ -4,7 +4,7 @@
  */
 import type { Services } from '../services.js';
 import { Sweeper, type SweeperOptions } from '../sweeper/engine.js';
-import type { Worker } from './host.js';
+import type { Worker } from './worker.js';
 import type { WorkerLease } from './lease.js';
 
 export const SWEEPER_WORKER = 'sweeper';

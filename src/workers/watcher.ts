@@ -7,6 +7,7 @@
  * the common ancestor (deposit-progress.ts settles the consequences) and the scan continues there.
  */
 import { performance } from 'node:perf_hooks';
+import pLimit from 'p-limit';
 import type { ChainBlockHeader, ScanBlock, ScanInfos } from '../chain/client.js';
 import { DepositAddressDirectory } from '../addresses/directory.js';
 import { writeTx } from '../db/database.js';
@@ -14,7 +15,7 @@ import { recordTransfer } from '../deposits/service.js';
 import type { Services } from '../services.js';
 import { base58OrNull, candidateAddresses, matchBlock, mayPayWatched, needsInfos, TokenSet, Watchlist, type ConfirmedAddresses, type MatchedTransfer, type WatchedAddress } from './chain-match.js';
 import { advanceDeposits, FINAL_PER_COMMIT, orphanDropped } from './deposit-progress.js';
-import type { Worker } from './host.js';
+import type { Worker } from './worker.js';
 import type { WorkerLease } from './lease.js';
 import { dropScannedAbove, lowestScanned, pruneScanned, readCursor, scannedBlock, scannedFrom, storeScanned, writeCursor, type Cursor } from './watcher-store.js';
 
@@ -33,19 +34,6 @@ export interface WatcherOptions {
   prefetchDepth?: number;
   /** Deposits made final (credited) per write transaction at most (default FINAL_PER_COMMIT). */
   finalPerCommit?: number;
-}
-
-async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const run = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
-  return out;
 }
 
 interface Fetched {
@@ -207,7 +195,7 @@ export class ChainWatcher implements Worker {
     const unsure = blocks.find((b) => b.unsure.length > 0);
     if (unsure) throw new Error(`node answered block ${unsure.number} with transaction ${unsure.unsure[0] || '(no txID)'} incomplete (its result, receiver, amount or id left out); asking again`);
     const infosOf = new Map<number, ScanInfos>();
-    await mapLimit(blocks.filter(needsInfos), this.infoConcurrency, async (b) => {
+    await pLimit(this.infoConcurrency).map(blocks.filter(needsInfos), async (b) => {
       const infos = await this.s.chain.getScanTransferLogs(b.number);
       // A node that leaves a call's info out (lagging behind a load balancer, history turned off)
       // would make its token transfers look absent: the range is asked for again, never skipped.

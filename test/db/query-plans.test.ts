@@ -14,7 +14,7 @@ import {
   SqliteAdapter,
   SqliteIntrospector,
   SqliteQueryCompiler,
-  type CompiledQuery,
+  CompiledQuery,
   type DatabaseConnection,
   type Driver,
   type QueryResult,
@@ -96,7 +96,7 @@ export const HOT_QUERIES: HotQuery[] = [
   { name: 'events of a merchant after a seq', run: (db) => eventsOf(db, M, 10, 100), index: 'events_merchant' },
   // The chain watcher: its watch list's load by pages, its confirmation of prefix hits per range.
   { name: 'watcher: addresses after an index', run: (db) => addressesAfter(db, 1_000, 10_000), index: /SEARCH deposit_addresses USING INTEGER PRIMARY KEY \(rowid>\?\)/ },
-  { name: 'watcher: first load, every address after an index (run on its worker thread)', run: (db) => everyAddressAfter.all(db, { after: 1_000 }), index: /SEARCH deposit_addresses USING INTEGER PRIMARY KEY \(rowid>\?\)/ },
+  { name: 'watcher: first load, every address after an index (run on its worker thread)', run: (db) => db.executeQuery(CompiledQuery.raw(everyAddressAfter.sql, everyAddressAfter.params({ after: 1_000 }))), index: /SEARCH deposit_addresses USING INTEGER PRIMARY KEY \(rowid>\?\)/ },
   // The directory's candidates (addresses/directory.ts): the watcher's prefix hits, the payout
   // worker's own-address check, the sweeper's derivation index of an address.
   { name: 'watcher: prefix hits confirmed', run: (db) => depositAddressesAt(db, [7, 8]), index: /SEARCH deposit_addresses USING INTEGER PRIMARY KEY \(rowid=\?\)/ },

@@ -1,7 +1,8 @@
 /**
  * The dispatcher's worker loop under a backlog (dispatcher.ts: lanes and group commit): a busy
- * merchant's events arrive in order and once each, a retried head stops its lane, and a lane
- * gives its slot back after LANE_RUN deliveries so another merchant is not starved.
+ * merchant's events arrive in order and once each, a retried head stops its lane, a lane gives
+ * its slot back after LANE_RUN deliveries so another merchant is not starved, and no more than
+ * `concurrency` deliveries (one per merchant) are in flight at once.
  */
 import { describe, expect, it, vi } from 'vitest';
 import { LANE_RUN } from '../../src/webhooks/dispatcher.js';
@@ -97,6 +98,40 @@ describe('the dispatcher worker with a backlog', () => {
     await emitMany(a, 2 * LANE_RUN);
     await runWorker(() => expect(order).toHaveLength(3 * LANE_RUN + 3), { concurrency: 1 });
     expect(order.join('')).toBe(`${'a'.repeat(LANE_RUN)}bbb${'a'.repeat(2 * LANE_RUN)}`);
+  });
+
+  it('runs at most `concurrency` deliveries at once, never two of one merchant, each merchant in order', async () => {
+    const merchants = [await w.merchant(), await w.merchant(), await w.merchant(), await w.merchant()];
+    let running = 0;
+    let most = 0;
+    const perMerchant = new Map<string, number>();
+    let mostOfOne = 0;
+    const rs = await Promise.all(
+      merchants.map((m) =>
+        receiver(async () => {
+          const mine = (perMerchant.get(m) ?? 0) + 1;
+          perMerchant.set(m, mine);
+          mostOfOne = Math.max(mostOfOne, mine);
+          most = Math.max(most, ++running);
+          await new Promise((r) => setTimeout(r, 5));
+          running -= 1;
+          perMerchant.set(m, mine - 1);
+          return { status: 204 };
+        }),
+      ),
+    );
+    const ids: string[][] = [];
+    for (const [i, m] of merchants.entries()) {
+      await w.endpoint(m, rs[i]!.url);
+      ids.push(await emitMany(m, 6));
+    }
+    await runWorker(async () => {
+      for (const [i, r] of rs.entries()) expect(r.accepted()).toHaveLength(ids[i]!.length);
+      for (const list of ids) expect((await deliveryOf(w.db, list.at(-1)!)).status).toBe('delivered');
+    }, { concurrency: 2 });
+    expect(most).toBe(2);
+    expect(mostOfOne).toBe(1);
+    for (const [i, r] of rs.entries()) expect(r.accepted().map((x) => x.json.id)).toEqual(ids[i]);
   });
 
   it("takes a lane's next delivery through the pending index, without scanning the deliveries", () => {

@@ -6,7 +6,8 @@ import { openDatabase, writeTx, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
 import type { Services } from '../../src/services.js';
-import { startWorkerHost, type Worker } from '../../src/workers/host.js';
+import { startWorkerHost } from '../../src/workers/host.js';
+import type { Worker } from '../../src/workers/worker.js';
 import { currentLease, LeaseLostError, WorkerLease } from '../../src/workers/lease.js';
 import { tempDir } from '../helpers/app.js';
 

@@ -29,7 +29,7 @@ import { findMerchant } from '../../merchants/store.js';
 import type { Services } from '../../services.js';
 import { hotWalletPrivateKey } from '../../wallet/hd.js';
 import { liveEntry } from '../../whitelist/store.js';
-import type { Worker } from '../../workers/host.js';
+import type { Worker } from '../../workers/worker.js';
 import { LeaseLostError, type WorkerLease } from '../../workers/lease.js';
 import { isWorkerHalted } from '../halts.js';
 import { findPayoutForOperator, type PayoutRow } from '../store.js';

@@ -1,18 +1,18 @@
 /**
- * Group commit for invoice creation. With synchronous=FULL every COMMIT waits for an fsync, and
- * SQLite has one writer: one transaction per request caps creations at the disk's fsync rate. The
- * batcher runs the units that arrived meanwhile in one IMMEDIATE transaction, each inside its own
- * SAVEPOINT: a unit that throws (a business rule refusing the invoice) is rolled back alone, the
- * others commit together, and no caller hears "done" before the COMMIT that made its write durable.
- * Units see the writes of earlier units of the batch, so two requests for one order_id in the same
- * batch still yield one invoice.
+ * Group commit. With synchronous=FULL every COMMIT waits for an fsync, and SQLite has one writer:
+ * one transaction per write caps writes at the disk's fsync rate. A group commit runs the units
+ * that arrived meanwhile in one IMMEDIATE transaction, each inside its own SAVEPOINT: a unit that
+ * throws (a business rule refusing an invoice) is rolled back alone, the others commit together,
+ * and no caller hears "done" before the COMMIT that made its write durable. Units see the writes
+ * of earlier units of the group, so two requests for one order_id in the same group still yield
+ * one invoice. Users: invoice creation, the webhook dispatcher's attempt results.
  */
 import { CompiledQuery } from 'kysely';
-import { isDatabaseUnavailable, writeTx, type Db, type Tx } from '../db/database.js';
+import { isDatabaseUnavailable, writeTx, type Db, type Tx } from './database.js';
 
-const SAVEPOINT = CompiledQuery.raw('savepoint invoice_unit');
-const RELEASE = CompiledQuery.raw('release invoice_unit');
-const ROLLBACK_TO = CompiledQuery.raw('rollback to invoice_unit');
+const SAVEPOINT = CompiledQuery.raw('savepoint group_unit');
+const RELEASE = CompiledQuery.raw('release group_unit');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to group_unit');
 
 interface Unit {
   fn: (trx: Tx) => Promise<unknown>;
@@ -25,7 +25,7 @@ const turn = () => new Promise<void>((r) => setImmediate(r));
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-export class WriteBatcher {
+export class GroupCommit {
   private queue: Unit[] = [];
   private draining = false;
   batches = 0;
@@ -33,12 +33,9 @@ export class WriteBatcher {
 
   /**
    * @param yieldEvery units run between two turns of the event loop inside a batch. The units'
-   * statements only await microtasks, so a batch of 32 held the loop for 5-6 ms (and more when its
-   * COMMIT's fsync was slow): every read and every new request waited behind it. With a turn each
-   * 8 units, at 80 % of the creation peak, the p99 of creations fell from 21-42 ms to 18-34 ms and
-   * of reads during creations from 14-26 ms to 9-17 ms (decisions.md). The writer stays held
-   * across the turn (other writes wait for it as for any transaction); reads use their own
-   * connection and see the last commit.
+   * statements only await microtasks, so a long batch would hold the loop (and every read and new
+   * request behind it) until its COMMIT. The writer stays held across the turn (other writes wait
+   * for it as for any transaction); reads use their own connection and see the last commit.
    */
   constructor(private readonly db: Db, private readonly maxBatch = 256, private readonly yieldEvery = 8) {}
 

@@ -6,13 +6,13 @@ import { recordAudit } from '../../src/audit/store.js';
 import { ManualClock } from '../../src/clock.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { WriteBatcher } from '../../src/invoices/batcher.js';
+import { GroupCommit } from '../../src/db/group-commit.js';
 import { tempDir } from '../helpers/app.js';
 
-describe('WriteBatcher', () => {
+describe('group commit', () => {
   let database: Database;
   const clock = new ManualClock('2026-03-01T10:00:00Z');
-  const write = (subjectId: string) => (trx: Parameters<Parameters<WriteBatcher['run']>[0]>[0]) =>
+  const write = (subjectId: string) => (trx: Parameters<Parameters<GroupCommit['run']>[0]>[0]) =>
     recordAudit(trx, clock, { actor: 't', action: 'a', subjectType: 'x', subjectId });
   const subjects = async () => (await database.db.selectFrom('audit_log').select('subject_id').orderBy('id').execute()).map((r) => r.subject_id);
 
@@ -23,7 +23,7 @@ describe('WriteBatcher', () => {
   afterAll(() => database.close());
 
   it('commits concurrent units together and rolls back only the unit that failed', async () => {
-    const b = new WriteBatcher(database.db);
+    const b = new GroupCommit(database.db);
     const results = await Promise.allSettled([
       b.run(async (trx) => (await write('one')(trx), 1)),
       b.run(async (trx) => {
@@ -40,9 +40,9 @@ describe('WriteBatcher', () => {
   });
 
   it('lets a unit see the writes of earlier units of its batch', async () => {
-    const b = new WriteBatcher(database.db);
+    const b = new GroupCommit(database.db);
     const seen: number[] = [];
-    const count = async (trx: Parameters<Parameters<WriteBatcher['run']>[0]>[0]) =>
+    const count = async (trx: Parameters<Parameters<GroupCommit['run']>[0]>[0]) =>
       Number((await trx.selectFrom('audit_log').select((eb) => eb.fn.countAll().as('n')).where('subject_id', '=', 'same').executeTakeFirstOrThrow()).n);
     await Promise.all(
       Array.from({ length: 5 }, () =>
@@ -56,10 +56,10 @@ describe('WriteBatcher', () => {
   });
 
   it('caps batch size and rejects every unit of a batch whose COMMIT fails', async () => {
-    const b = new WriteBatcher(database.db, 2);
+    const b = new GroupCommit(database.db, 2);
     await Promise.all(Array.from({ length: 5 }, (_, i) => b.run(write(`cap-${i}`))));
     expect(b.batches).toBe(3);
-    const failing = new WriteBatcher(database.db);
+    const failing = new GroupCommit(database.db);
     // A deferred foreign-key violation only surfaces at COMMIT.
     const results = await Promise.allSettled([
       failing.run(async (trx) => {
@@ -73,7 +73,7 @@ describe('WriteBatcher', () => {
   });
 
   it('fails the whole batch with the database error when SQLite ended the transaction itself', async () => {
-    const b = new WriteBatcher(database.db);
+    const b = new GroupCommit(database.db);
     // A real SQLITE_FULL: the database may not grow past its current size. For an insert that
     // needs no statement journal (audit_log has no unique index to abort on), SQLite then rolls
     // back the whole transaction, not the statement: the group's savepoint is gone with it.
@@ -93,13 +93,13 @@ describe('WriteBatcher', () => {
     expect(reasons).toEqual(['SQLITE_FULL', 'SQLITE_FULL', 'SQLITE_FULL']);
     expect(await subjects()).not.toContain('before-full');
     expect(await subjects()).not.toContain('after-full');
-    // The batcher goes on: the next unit commits.
+    // The group commit goes on: the next unit commits.
     await b.run(write('recovered'));
     expect(await subjects()).toContain('recovered');
   });
 
   it('gives the event loop a turn every few units of a batch, before its COMMIT', async () => {
-    const b = new WriteBatcher(database.db, 256, 2);
+    const b = new GroupCommit(database.db, 256, 2);
     const order: string[] = [];
     const units = Array.from({ length: 6 }, (_, i) =>
       b.run(async (trx) => {
