@@ -3,7 +3,6 @@
  * route (404) → per-IP rate limit → authentication → per-key rate limit → body (400/413/415) →
  * validation (400) → handler. The first four run in onRequest, before fastify reads the body.
  */
-import proxyAddr from '@fastify/proxy-addr';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -17,11 +16,9 @@ import { AppError } from '../errors.js';
 import { keyIdOf } from '../keys/format.js';
 import { unauthorized, type ApiKeyVerifier } from '../keys/verifier.js';
 import type { MerchantRow } from '../merchants/store.js';
-import type { HttpLatency } from '../operations/metrics.js';
 import { toAppError } from './errors.js';
 import { useJsonBodies } from './json-body.js';
 import { swaggerOptions } from './openapi.js';
-import { installKeptLane, keptLane, type KeptRoute } from './kept-lane.js';
 import { clientBucket, FixedWindowLimiter, rateHeaders, tighter, type RateState } from './rate-limit.js';
 import { ErrorBody } from './schemas.js';
 
@@ -63,10 +60,6 @@ export interface HttpDeps {
   clock: Clock;
   logger: Logger;
   verifier: ApiKeyVerifier;
-  /** GET routes whose kept answers are served before fastify (http/kept-lane.ts). */
-  kept?: KeptRoute[];
-  /** The /v1 latency histogram's observe, for the answers fastify never sees. */
-  observe?: HttpLatency['observe'];
 }
 
 function setRateHeaders(reply: FastifyReply, s: RateState): void {
@@ -105,12 +98,6 @@ function trustProxyOption(tp: Config['trustProxy']): false | string[] | ((addr: 
   return tp;
 }
 
-/** The address fastify gives as `req.ip` under the same trust option, read from the raw request. */
-function clientAddress(tp: ReturnType<typeof trustProxyOption>): (req: IncomingMessage) => string | undefined {
-  if (tp === false) return (req) => req.socket.remoteAddress;
-  const trust = typeof tp === 'function' ? tp : proxyAddr.compile(tp);
-  return (req) => proxyAddr.all(req, trust).at(-1);
-}
 
 export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiServer) => Promise<void>): Promise<ApiServer> {
   const ipLimiter = new FixedWindowLimiter(deps.config.rateLimitPerIp, deps.clock);
@@ -235,27 +222,6 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
       },
     );
   });
-
-  // Request lines (debug) are fastify's: with them on, every request goes through fastify.
-  if (deps.kept?.length && !requestLines) {
-    const addressOf = clientAddress(trustProxy);
-    installKeptLane(
-      app.server,
-      keptLane({
-        routes: deps.kept,
-        ipLimiter,
-        keyLimiter,
-        verifier: deps.verifier,
-        clientOf: (req) => {
-          const ip = addressOf(req);
-          return ip === undefined ? undefined : clientBucket(ip);
-        },
-        requestId: requestIdOf,
-        closing: () => closing,
-        observe: deps.observe,
-      }),
-    );
-  }
 
   app.setErrorHandler((err, req, reply) => {
     const e = toAppError(err);
