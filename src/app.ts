@@ -82,7 +82,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   const database = openDatabase(config.databasePath, { busy: opts.busy, autoCheckpoint: false });
   let checkpointer: Checkpointer | null = null;
   await migrateToLatest(database.db);
-  const verifier = new ApiKeyVerifier(database.db, clock, { changeMarker: () => String(database.authGeneration()), ...opts.verifier });
+  const verifier = new ApiKeyVerifier(database.db, clock, opts.verifier);
   let wallet: UnlockedWallet | null = null;
   try {
     if (opts.unlockWallet) wallet = await unlockWallet(database.db, clock, config);
