@@ -109,7 +109,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   let adminUrl: string | null = null;
   const stopping = new Set<string>();
   const latency = httpLatency(metrics.registry);
-  const http = await buildHttpServer({ config, clock, logger, verifier }, async (app) => {
+  const http = await buildHttpServer({ config, logger, verifier }, async (app) => {
     instrumentHttp(app, latency);
     await registerV1Routes(app, services);
     if (opts.extraRoutes) await opts.extraRoutes(app, services);
