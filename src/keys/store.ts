@@ -1,5 +1,6 @@
 /** SQL for API keys. Listing and revoking are scoped by merchant. */
 import type { Executor } from '../db/database.js';
+import { prepare } from '../db/prepared.js';
 import type { ApiKeysTable } from '../db/schema.js';
 import type { MerchantRow } from '../merchants/store.js';
 
@@ -21,15 +22,19 @@ export interface KeyWithMerchant {
   merchant: MerchantRow;
 }
 
-/** The key `keyId` with its merchant, in one query on both primary keys. */
-export async function findKeyWithMerchant(db: Executor, keyId: string): Promise<KeyWithMerchant | undefined> {
-  const row = await db
+// Per request: built once (db/prepared.ts), one query on both primary keys.
+const withMerchant = prepare(['key'], (db, p) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('merchants', 'merchants.id', 'api_keys.merchant_id')
     .selectAll('merchants')
     .select(['api_keys.secret_hash', 'api_keys.revoked_at'])
-    .where('api_keys.key_id', '=', keyId)
-    .executeTakeFirst();
+    .where('api_keys.key_id', '=', p('key')),
+);
+
+/** The key `keyId` with its merchant. */
+export async function findKeyWithMerchant(db: Executor, keyId: string): Promise<KeyWithMerchant | undefined> {
+  const row = await withMerchant.first(db, { key: keyId });
   if (!row) return undefined;
   const { secret_hash, revoked_at, ...merchant } = row;
   return { secret_hash, revoked_at, merchant };
