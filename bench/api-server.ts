@@ -9,8 +9,7 @@
  *   rate limits raised) over BENCH_DB (a fresh temporary database when unset). It prepares a
  *   wallet, an approved merchant (BENCH_MERCHANT_ID to use an existing one, e.g. of a seeded
  *   database), an API key, 1,000 invoices and a payout to read, then prints one JSON line:
- *   {url, key, invoices, payouts, pid} and serves until killed. BENCH_KEPT_ANSWERS=off: the GET
- *   routes read the database every time.
+ *   {url, key, invoices, payouts, pid} and serves until killed.
  */
 import Fastify from 'fastify';
 import { randomUUID } from 'node:crypto';
@@ -82,9 +81,7 @@ async function real(): Promise<void> {
   await setup.close();
 
   // As `paygate serve` builds it (commands/serve.ts), minus the keystore unlock it does not need.
-  // BENCH_KEPT_ANSWERS=off: every read from the database (bench/scale.ts compares that path).
-  const keptAnswers = process.env.BENCH_KEPT_ANSWERS !== 'off';
-  const app = await buildApp(config, { workers: true, addresses: { pool: SERVE_POOL }, keptAnswers });
+  const app = await buildApp(config, { workers: true, addresses: { pool: SERVE_POOL } });
   const url = await app.start();
   const db = app.services.db;
   await app.services.addresses.start(db); // the address pool full before the load starts

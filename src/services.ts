@@ -10,7 +10,6 @@ import type { TronClient } from './chain/client.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
-import type { ViewCache } from './db/view-cache.js';
 import type { ApiKeyVerifier } from './keys/verifier.js';
 import type { UnlockedWallet } from './wallet/keystore.js';
 
@@ -34,11 +33,6 @@ export interface Services {
   directory?: DepositAddressDirectory;
   /** The java-tron HTTP API of TRON_FULL_NODE_URL (or the network default); makes no request until used. */
   chain: TronClient;
-  /**
-   * Serialized answers of GET /v1/invoices/{id} and GET /v1/payouts/{id}, kept until their rows
-   * change (db/view-cache.ts); without them every read goes to the database.
-   */
-  views?: { invoices: ViewCache; payouts: ViewCache };
   /** The unlocked wallet (serve only: the signing workers); null elsewhere. */
   wallet: UnlockedWallet | null;
 }

@@ -8,7 +8,6 @@ import Sqlite from 'better-sqlite3';
 import { Kysely, type Transaction } from 'kysely';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { PaygateSqliteDialect, StatementRunner, type BusyPolicy } from './driver.js';
 import type { DB } from './schema.js';
 
@@ -26,12 +25,6 @@ export interface Database {
    */
   scans: Db;
   sqlite: Sqlite.Database;
-  /**
-   * The authentication generation: bumped by triggers on every change to merchants or API keys,
-   * by any process. Caches of keys and merchants compare it. A change by this process shows at
-   * once, another process's within 100 ms.
-   */
-  authGeneration(): number;
   /**
    * The durability settings as the live connections report them (PRAGMA read-backs, not what the
    * code asked for): `serve` logs them at start, a test checks them.
@@ -57,12 +50,6 @@ function settingsOf(conn: Sqlite.Database): ConnectionSettings {
     busy_timeout: Number(read('busy_timeout')),
   };
 }
-
-/**
- * How old the authentication generation read from the database may be: another process's change
- * to merchants or keys (`key revoke`) shows on any request that starts this long after it committed.
- */
-export const AUTH_GENERATION_MAX_AGE_MS = 100;
 
 /** Longest synchronous wait inside SQLite for a lock; the rest of the wait is asynchronous. */
 export const BUSY_TIMEOUT_MS = 20;
@@ -150,13 +137,11 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database {
   const dialect = new PaygateSqliteDialect(sqlite, busy, reader);
   const db = new Kysely<DB>({ dialect });
   writers.set(db, sqlite);
-  const authGeneration = authGenerationReader(sqlite, readerDb);
   let closed = false;
   return {
     db,
     scans,
     sqlite,
-    authGeneration,
     settings: () => ({ writer: settingsOf(sqlite), reader: settingsOf(readerDb) }),
     async close() {
       if (closed) return;
@@ -169,48 +154,6 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database {
         await db.destroy();
       }
     },
-  };
-}
-
-/**
- * The authentication generation as committed (auth_generation.value, bumped by triggers on
- * merchants and API keys), cheap enough to ask on every request. Reading it starts a read
- * transaction (WAL index locks: several µs), so it is read again only when this process changed
- * it and at least every AUTH_GENERATION_MAX_AGE_MS for other processes' writes (the CLI).
- * - This process's changes: a TEMP trigger on the writer calls back into JavaScript when the row
- *   changes, whatever code wrote it. Until the writer is seen outside a transaction the value is
- *   read again on every call: a change inside an open transaction shows on the reader only at its
- *   COMMIT, or never if it rolls back. (Before, every call asked the writer for total_changes(): a
- *   native call per request, ~1.6 µs of the authenticated request in the server.)
- * - It is read on the reader, which sees committed data only: requests run between the units of an
- *   open group commit (group-commit.ts), and a value read inside that transaction could still
- *   roll back.
- * - The trigger and the statement are made on first use, when migrations have run; the trigger only
- *   outside a transaction (a rollback would take it away). Until it exists every call reads. A
- *   trigger lost to another process rebuilding the table costs at most the 100 ms bound.
- */
-function authGenerationReader(writer: Sqlite.Database, readerDb: Sqlite.Database): () => number {
-  let generation: Sqlite.Statement | null = null;
-  let watched = false;
-  let changed = true;
-  let known = { value: 0, at: -Infinity };
-  // directOnly: only our TEMP trigger can call it, never one stored in the database file.
-  writer.function('paygate_auth_changed', { deterministic: false, directOnly: true, varargs: false }, () => {
-    changed = true;
-    return null;
-  });
-  return () => {
-    const now = performance.now();
-    if (!changed && now - known.at < AUTH_GENERATION_MAX_AGE_MS) return known.value;
-    generation ??= readerDb.prepare('select value from auth_generation where id = 1').pluck();
-    const inTransaction = writer.inTransaction;
-    if (!watched && !inTransaction) {
-      writer.exec('create temp trigger if not exists paygate_auth_changed after update on main.auth_generation begin select paygate_auth_changed(); end');
-      watched = true;
-    }
-    known = { value: generation.get() as number, at: now };
-    changed = !watched || inTransaction;
-    return known.value;
   };
 }
 

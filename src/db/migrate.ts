@@ -31,6 +31,7 @@ import * as m0038 from './migrations/0038_scheduled_indexes.js';
 import * as m0039 from './migrations/0039_status_counts.js';
 import * as m0040 from './migrations/0040_invoice_address_index.js';
 import * as m0041 from './migrations/0041_deposit_addresses_by_index.js';
+import * as m0043 from './migrations/0043_drop_auth_generation.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -54,6 +55,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0039_status_counts': m0039,
   '0040_invoice_address_index': m0040,
   '0041_deposit_addresses_by_index': m0041,
+  '0043_drop_auth_generation': m0043,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

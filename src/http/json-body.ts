@@ -6,7 +6,6 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import type { ApiServer } from './server.js';
 
 const UTF8 = /^utf-?8$/i;
 
@@ -15,7 +14,7 @@ function charsetOf(contentType: string | undefined): string | null {
   return m ? (m[1] as string) : null;
 }
 
-function parseJsonBody(req: FastifyRequest, body: string): unknown {
+export function parseJsonBody(req: FastifyRequest, body: string): unknown {
   const encoding = req.headers['content-encoding'];
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
     throw new AppError('bad_request', 'Content-Encoding is not supported: send the JSON body unencoded', { status: 415 });
@@ -30,15 +29,4 @@ function parseJsonBody(req: FastifyRequest, body: string): unknown {
   } catch {
     throw new AppError('bad_request', 'Body is not valid JSON');
   }
-}
-
-export function useJsonBodies(app: ApiServer): void {
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    try {
-      done(null, parseJsonBody(req, body as string));
-    } catch (e) {
-      done(e as Error, undefined);
-    }
-  });
 }

@@ -1,28 +1,24 @@
 /**
- * The public listener: `/v1` only (never /admin or /cabinet). Check order of DESIGN.md §10:
- * route (404) → per-IP rate limit → authentication → per-key rate limit → body (400/413/415) →
- * validation (400) → handler. The first four run in onRequest, before fastify reads the body.
+ * The public listener: `/v1` only (never /admin or /cabinet). Check order: route (404) → per-IP
+ * rate limit → authentication (401/403) → per-key rate limit → body (400/413/415) → validation
+ * (400) → handler. The first four run in one onRequest hook, before fastify reads the body.
  */
-import proxyAddr from '@fastify/proxy-addr';
+import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { keyIdOf } from '../keys/format.js';
 import { unauthorized, type ApiKeyVerifier } from '../keys/verifier.js';
 import type { MerchantRow } from '../merchants/store.js';
-import type { HttpLatency } from '../operations/metrics.js';
 import { toAppError } from './errors.js';
-import { useJsonBodies } from './json-body.js';
+import { parseJsonBody } from './json-body.js';
 import { swaggerOptions } from './openapi.js';
-import { installKeptLane, keptLane, type KeptRoute } from './kept-lane.js';
-import { clientBucket, FixedWindowLimiter, rateHeaders, tighter, type RateState } from './rate-limit.js';
 import { ErrorBody } from './schemas.js';
 
 declare module 'fastify' {
@@ -60,17 +56,51 @@ export function requestIdOf(req: IncomingMessage): string {
 
 export interface HttpDeps {
   config: Config;
-  clock: Clock;
   logger: Logger;
   verifier: ApiKeyVerifier;
-  /** GET routes whose kept answers are served before fastify (http/kept-lane.ts). */
-  kept?: KeptRoute[];
-  /** The /v1 latency histogram's observe, for the answers fastify never sees. */
-  observe?: HttpLatency['observe'];
+}
+
+/** Where a client or a key stands in its window of a minute. */
+interface RateState {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window ends. */
+  reset: number;
+  exceeded: boolean;
+  /** What is counted: the client's address (an IPv6 client's /64), or the key id. */
+  key: string;
+}
+
+type RateCheck = (req: FastifyRequest, opts?: { increment?: boolean }) => Promise<RateState>;
+
+/** Counters held per limit; past it the client seen least recently is dropped first. */
+const RATE_COUNTERS = 100_000;
+
+/**
+ * A limit of `max` requests a minute counted by @fastify/rate-limit, per client address (IPv6 by
+ * its /64) or per `keyOf(req)`. The headers are written by the hook below, not by the plugin: its
+ * own hooks are per route, so 404s and answers before routing would go without them.
+ */
+function rateCheck(app: ApiServer, max: number, keyOf?: (req: FastifyRequest) => string): RateCheck {
+  // `cache` sizes the store made for this limiter; the plugin's types leave it out of these options.
+  const options = { max, timeWindow: 60_000, cache: RATE_COUNTERS, ...(keyOf ? { keyGenerator: keyOf } : {}) };
+  const check = app.createRateLimit(options);
+  return async (req, opts) => {
+    const r = await check(req, opts);
+    // Only an allow list answers without counts, and none is configured.
+    if (r.isAllowed) throw new Error('rate limit: answered without counts');
+    return { limit: r.max, remaining: r.remaining, reset: r.ttlInSeconds, exceeded: r.isExceeded, key: r.key };
+  };
+}
+
+/** The limit an authenticated client is shown: the key's once it is past it, else the nearer one. */
+function tighter(ip: RateState, key: RateState): RateState {
+  if (key.exceeded) return key;
+  return key.remaining < ip.remaining ? key : ip;
 }
 
 function setRateHeaders(reply: FastifyReply, s: RateState): void {
-  void reply.headers(rateHeaders(s));
+  void reply.header('x-ratelimit-limit', s.limit).header('x-ratelimit-remaining', s.remaining).header('x-ratelimit-reset', s.reset);
 }
 
 const notFound = () => new AppError('route_not_found', 'No route for this method and path');
@@ -105,15 +135,10 @@ function trustProxyOption(tp: Config['trustProxy']): false | string[] | ((addr: 
   return tp;
 }
 
-/** The address fastify gives as `req.ip` under the same trust option, read from the raw request. */
-function clientAddress(tp: ReturnType<typeof trustProxyOption>): (req: IncomingMessage) => string | undefined {
-  if (tp === false) return (req) => req.socket.remoteAddress;
-  const trust = typeof tp === 'function' ? tp : proxyAddr.compile(tp);
-  return (req) => proxyAddr.all(req, trust).at(-1);
-}
-
 export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiServer) => Promise<void>): Promise<ApiServer> {
-  const ipLimiter = new FixedWindowLimiter(deps.config.rateLimitPerIp, deps.clock);
+  // The per-IP limit, made once the plugin is registered; framework errors (below) come only once
+  // the server listens.
+  const limits: { perIp?: RateCheck } = {};
   const requestLines = deps.config.logLevel === 'debug' || deps.config.logLevel === 'trace';
   const trustProxy = trustProxyOption(deps.config.trustProxy);
   const app = Fastify({
@@ -133,8 +158,12 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
     frameworkErrors: (err, req, reply) => {
       const e = toAppError(err);
       void reply.header('x-request-id', req.id ?? requestIdOf(req.raw));
-      setRateHeaders(reply as FastifyReply, ipLimiter.peek(clientBucket(req.ip)));
-      void (reply as FastifyReply).code(e.status).send(e.toBody());
+      const send = () => void (reply as FastifyReply).code(e.status).send(e.toBody());
+      if (!limits.perIp) return send();
+      // Not counted (the request never reached the hooks), only shown.
+      void limits.perIp(req, { increment: false })
+        .then((s) => setRateHeaders(reply as FastifyReply, s), () => undefined)
+        .finally(send);
     },
     // Faults found by Node's HTTP parser (malformed request line or header, headers too large)
     // never reach fastify: answer them in the spec's error shape on the socket.
@@ -161,101 +190,53 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
     app.server.emit('request', req, res);
   });
 
-  useJsonBodies(app);
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    try {
+      done(null, parseJsonBody(req, body as string));
+    } catch (e) {
+      done(e as Error, undefined);
+    }
+  });
   app.decorateRequest('merchant', null);
   app.addSchema(ErrorBody);
 
-  const keyLimiter = new FixedWindowLimiter(deps.config.rateLimitPerKey, deps.clock);
+  // Counted in this process. The plugin's `redis` option here would share the counts between
+  // processes serving /v1 (every limiter made below uses the store it sets).
+  await app.register(rateLimit, { global: false });
+  const checkIp = rateCheck(app, deps.config.rateLimitPerIp);
+  limits.perIp = checkIp;
+  const perKey = rateCheck(app, deps.config.rateLimitPerKey, (req) => `key:${keyIdOf(req.headers['x-api-key'] as string)}`);
 
-  /** An authenticated request: its merchant, the key's own limit, the tighter limit's headers. */
-  const admit = (req: FastifyRequest, reply: FastifyReply, merchant: MerchantRow, apiKey: string, ipState: RateState): void => {
-    req.merchant = merchant;
-    const keyState = keyLimiter.hit(keyIdOf(apiKey));
-    setRateHeaders(reply, tighter(ipState, keyState));
-    if (keyState.limited) throw rateLimited(keyState);
-  };
-
-  // A callback hook, not an async one: a request whose key is verified and cached (nearly all of
-  // them) passes without a promise or a microtask; a throw here is fastify's done(err).
-  app.addHook('onRequest', (req, reply, done) => {
+  app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
     // Path ids are UUIDs stored in lower case: an upper-case spelling names the same record.
     const params = req.params as Record<string, unknown> | undefined;
     if (typeof params?.id === 'string') params.id = params.id.toLowerCase();
-    // IPv6 clients are counted per /64 (see clientBucket), here and in the key verifier's budgets.
-    const client = clientBucket(req.ip);
     if (closing) {
-      setRateHeaders(reply, ipLimiter.peek(client));
+      setRateHeaders(reply, await checkIp(req, { increment: false }));
       throw new AppError('service_unavailable', 'The server is shutting down; retry shortly', { headers: { 'retry-after': '1' } });
     }
-    const ipState = ipLimiter.hit(client);
+    const ip = await checkIp(req);
+    setRateHeaders(reply, ip);
     if (unmetExpectation.has(req.raw)) {
-      setRateHeaders(reply, ipState);
       // The body is never read: the connection is not reused after it.
       reply.header('connection', 'close');
       throw new AppError('bad_request', 'Only "Expect: 100-continue" is supported', { status: 417 });
     }
-    // route_not_found comes first, and public routes need no key.
-    if (req.is404 || req.routeOptions.config.public || ipState.limited) {
-      setRateHeaders(reply, ipState);
-      // Answered here, not by the not-found handler: that one runs after fastify has read and
-      // parsed the body, so a malformed, oversized or encoded body on an unknown route was
-      // answered 400/413/415 bad_request instead of 404, and unauthenticated JSON got parsed.
-      if (req.is404) throw notFound();
-      if (ipState.limited) throw rateLimited(ipState);
-      return done();
-    }
+    // route_not_found comes first. Answered here, not by the not-found handler: that one runs
+    // after fastify has read and parsed the body, so a malformed, oversized or encoded body on an
+    // unknown route would be answered 400/413/415 instead of 404, and unauthenticated JSON parsed.
+    if (req.is404) throw notFound();
+    if (ip.exceeded) throw rateLimited(ip);
+    if (req.routeOptions.config.public) return;
     const given = req.headers['x-api-key'];
-    const header = typeof given === 'string' ? given : undefined;
-    let known: MerchantRow | undefined;
-    try {
-      known = deps.verifier.authenticateFromMemory(header);
-    } catch (e) {
-      // The change marker is read from the database: a failure there is answered like any other.
-      setRateHeaders(reply, ipState);
-      throw e;
-    }
-    if (known) {
-      admit(req, reply, known, header as string, ipState);
-      return done();
-    }
-    deps.verifier.authenticate(header, client).then(
-      (merchant) => {
-        try {
-          admit(req, reply, merchant, header as string, ipState);
-        } catch (e) {
-          return done(e as FastifyError);
-        }
-        done();
-      },
-      (e: unknown) => {
-        setRateHeaders(reply, ipState);
-        // A rejection that is not an Error must still refuse: done() without one lets the request in.
-        done((e instanceof Error ? e : new Error(`authentication failed: ${String(e)}`)) as FastifyError);
-      },
-    );
+    // IPv6 clients spend the hashing budgets of their /64, as they do the per-IP limit.
+    req.merchant = await deps.verifier.authenticate(typeof given === 'string' ? given : undefined, ip.key);
+    const key = await perKey(req);
+    setRateHeaders(reply, tighter(ip, key));
+    if (key.exceeded) throw rateLimited(key);
   });
-
-  // Request lines (debug) are fastify's: with them on, every request goes through fastify.
-  if (deps.kept?.length && !requestLines) {
-    const addressOf = clientAddress(trustProxy);
-    installKeptLane(
-      app.server,
-      keptLane({
-        routes: deps.kept,
-        ipLimiter,
-        keyLimiter,
-        verifier: deps.verifier,
-        clientOf: (req) => {
-          const ip = addressOf(req);
-          return ip === undefined ? undefined : clientBucket(ip);
-        },
-        requestId: requestIdOf,
-        closing: () => closing,
-        observe: deps.observe,
-      }),
-    );
-  }
 
   app.setErrorHandler((err, req, reply) => {
     const e = toAppError(err);

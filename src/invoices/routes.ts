@@ -3,7 +3,6 @@ import type { Services } from '../services.js';
 import { AppError } from '../errors.js';
 import { toAppError } from '../http/errors.js';
 import { errorResponses, UuidParams } from '../http/schemas.js';
-import { answerKept } from '../http/kept-answers.js';
 import { merchantOf, type ApiServer } from '../http/server.js';
 import { GroupCommit } from '../db/group-commit.js';
 import { CreateInvoiceBody, InvoiceSchema } from './schema.js';
@@ -47,10 +46,7 @@ export async function invoiceRoutes(app: ApiServer, services: Services): Promise
         response: { 200: InvoiceSchema, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
-    (req, reply) => {
-      const merchant = merchantOf(req);
-      return answerKept(reply, services.views?.invoices, merchant.id, req.params.id, () => getInvoice(deps, merchant.id, req.params.id));
-    },
+    async (req) => getInvoice(deps, merchantOf(req).id, req.params.id),
   );
 }
 

@@ -1,6 +1,5 @@
 /** The Invoice object exactly as the API shows it (and as `invoice.<status>` events carry it). */
 import type { InvoicesTable } from '../db/schema.js';
-import type { ViewSource } from '../db/view-cache.js';
 import { formatUnits } from '../money.js';
 import type { DepositView, InvoiceView } from './schema.js';
 
@@ -31,9 +30,3 @@ export function invoiceView(row: InvoicesTable, deposits: DepositView[] = []): I
     deposits,
   };
 }
-
-/** The rows an Invoice is built from (GET reads them): a change to any drops its kept answer. */
-export const INVOICE_VIEW_SOURCES: ViewSource[] = [
-  { table: 'invoices', key: 'id', ownId: true },
-  { table: 'deposits', key: 'invoice_id' },
-];

@@ -1,6 +1,7 @@
 /** SQL for API keys. Listing and revoking are scoped by merchant. */
 import type { Executor } from '../db/database.js';
 import type { ApiKeysTable } from '../db/schema.js';
+import type { MerchantRow } from '../merchants/store.js';
 
 export type ApiKeyRow = ApiKeysTable;
 
@@ -11,6 +12,27 @@ export async function insertKey(db: Executor, row: ApiKeyRow): Promise<void> {
 /** Lookup by the public key id, for authentication (the merchant is not known yet). */
 export async function findKey(db: Executor, keyId: string): Promise<ApiKeyRow | undefined> {
   return db.selectFrom('api_keys').selectAll().where('key_id', '=', keyId).executeTakeFirst();
+}
+
+/** What authentication reads on every request: the key's hash and state, and its merchant. */
+export interface KeyWithMerchant {
+  secret_hash: string;
+  revoked_at: string | null;
+  merchant: MerchantRow;
+}
+
+/** The key `keyId` with its merchant. */
+export async function findKeyWithMerchant(db: Executor, keyId: string): Promise<KeyWithMerchant | undefined> {
+  const row = await db
+    .selectFrom('api_keys')
+    .innerJoin('merchants', 'merchants.id', 'api_keys.merchant_id')
+    .selectAll('merchants')
+    .select(['api_keys.secret_hash', 'api_keys.revoked_at'])
+    .where('api_keys.key_id', '=', keyId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { secret_hash, revoked_at, ...merchant } = row;
+  return { secret_hash, revoked_at, merchant };
 }
 
 export async function listKeysOf(db: Executor, merchantId: string): Promise<ApiKeyRow[]> {

@@ -138,18 +138,9 @@ function verifierCounters(s: Services, registry: Registry): void {
   counter('paygate_api_key_verifications_refused_total', 'API keys left unchecked: client_budget (answered 429) or server_busy (answered 503)', () =>
     Object.entries(s.verifier.refused).map(([reason, value]) => ({ value, labels: { reason } })),
   );
-  counter('paygate_kept_answers_total', 'GET reads answered from kept answers (hit) or from the database (miss), by view', () =>
-    Object.entries(s.views ?? {}).flatMap(([view, c]) => [
-      { value: c.hits, labels: { view, result: 'hit' } },
-      { value: c.misses, labels: { view, result: 'miss' } },
-    ]),
-  );
 }
 
-/**
- * Request counts and latency of /v1 by route template and status. The onResponse hook and the
- * kept-answer lane (http/kept-lane.ts) feed it.
- */
+/** Request counts and latency of /v1 by route template and status, fed by the onResponse hook. */
 export interface HttpLatency {
   observe(method: string, route: string, status: number, seconds: number): void;
 }

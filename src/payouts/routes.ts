@@ -1,7 +1,6 @@
 /** POST /v1/payouts and GET /v1/payouts/{id}. */
 import type { Services } from '../services.js';
 import { errorResponses, UuidParams } from '../http/schemas.js';
-import { answerKept } from '../http/kept-answers.js';
 import { merchantOf, type ApiServer } from '../http/server.js';
 import { CreatePayoutBody, PayoutSchema } from './schema.js';
 import { createPayout, getPayout } from './service.js';
@@ -41,9 +40,6 @@ export async function payoutRoutes(app: ApiServer, services: Services): Promise<
         response: { 200: PayoutSchema, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
-    (req, reply) => {
-      const merchant = merchantOf(req);
-      return answerKept(reply, services.views?.payouts, merchant.id, req.params.id, () => getPayout(deps, merchant.id, req.params.id));
-    },
+    async (req) => getPayout(deps, merchantOf(req).id, req.params.id),
   );
 }

@@ -1,6 +1,5 @@
 /** The Payout object exactly as the API shows it (and as `payout.<status>` events carry it). */
 import type { PayoutsTable } from '../db/schema.js';
-import type { ViewSource } from '../db/view-cache.js';
 import { formatUnits } from '../money.js';
 import type { PayoutView, ReviewReason } from './schema.js';
 
@@ -21,6 +20,3 @@ export function payoutView(row: PayoutsTable): PayoutView {
     updated_at: row.updated_at,
   };
 }
-
-/** The rows a Payout is built from: a change drops its kept answer. */
-export const PAYOUT_VIEW_SOURCES: ViewSource[] = [{ table: 'payouts', key: 'id', ownId: true }];

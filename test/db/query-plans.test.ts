@@ -32,7 +32,7 @@ import { findDeposit, liveDepositsOfInvoice, orphanAbove, unsettledDeposits } fr
 import { feeInForce } from '../../src/fees/store.js';
 import { settleInvoice } from '../../src/invoices/settlement.js';
 import { findInvoice, findInvoiceByOrder, invoiceOfAddress, oldestOpenOfAddress, overdueCreated, overdueOpen, transitionInvoice } from '../../src/invoices/store.js';
-import { findKey } from '../../src/keys/store.js';
+import { findKeyWithMerchant } from '../../src/keys/store.js';
 import { heldReservation } from '../../src/ledger/service.js';
 import { lastEntry } from '../../src/ledger/store.js';
 import { countByStatus } from '../../src/operations/metrics.js';
@@ -87,7 +87,7 @@ export const HOT_QUERIES: HotQuery[] = [
   { name: 'permanent address of a user', run: (db) => findUserAddress(db, M, 'user-1'), index: 'deposit_addresses_user' },
   { name: 'GET /v1/payouts/{id}', run: (db) => findPayout(db, M, ID), index: 'sqlite_autoindex_payouts_1' },
   { name: 'POST /v1/payouts: replay by reference', run: (db) => findPayoutByReference(db, M, 'ref-1'), index: 'payouts_reference' },
-  { name: 'authentication: key row', run: (db) => findKey(db, 'abcdef0123456789'), index: 'sqlite_autoindex_api_keys_1' },
+  { name: 'authentication: key row and merchant', run: (db) => findKeyWithMerchant(db, 'abcdef0123456789'), index: 'sqlite_autoindex_api_keys_1' },
   // On a schedule.
   { name: 'expiry: overdue created invoices', run: (db) => overdueCreated(db, NOW, 200), index: 'invoices_expiry', ordered: true },
   { name: 'payout list: by status', run: (db) => listPayoutsForOperator(db, { status: 'pending_review', limit: 50 }), index: 'payouts_status' },

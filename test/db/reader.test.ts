@@ -3,7 +3,6 @@
  * transaction in flight and see the last committed state; reads inside a transaction see the
  * transaction's own writes, and a rollback undoes them.
  */
-import { sql } from 'kysely';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { recordAudit } from '../../src/audit/store.js';
@@ -78,51 +77,5 @@ describe('the read connection', () => {
     ).rejects.toThrow('refused');
     expect(seen).toEqual(['kept', 'rolled back']);
     expect(await subjects(db)).toEqual(['kept']);
-  });
-
-  it('gives the authentication generation as committed: not a write still open, and a committed one at once', async () => {
-    const { db } = database;
-    const before = database.authGeneration();
-    await writeTx(db, async (trx) => {
-      await sql`update auth_generation set value = value + 1 where id = 1`.execute(trx);
-      // A request between the units of a group commit asks now: the write may still roll back.
-      expect(database.authGeneration()).toBe(before);
-    });
-    // Asked inside the transaction, it is asked again after the COMMIT, which no trigger sees.
-    expect(database.authGeneration()).toBe(before + 1);
-  });
-
-  it('sees a change this process committed at once, without a call in between, and forgets one rolled back', async () => {
-    const { db } = database;
-    const before = database.authGeneration();
-    // Well inside the 100 ms re-read bound: only the trigger on the writer can have told it.
-    await sql`update auth_generation set value = value + 1 where id = 1`.execute(db);
-    expect(database.authGeneration()).toBe(before + 1);
-    await writeTx(db, async (trx) => {
-      await sql`update auth_generation set value = value + 1 where id = 1`.execute(trx);
-    });
-    expect(database.authGeneration()).toBe(before + 2);
-    await expect(
-      writeTx(db, async (trx) => {
-        await sql`update auth_generation set value = value + 1 where id = 1`.execute(trx);
-        throw new Error('refused');
-      }),
-    ).rejects.toThrow('refused');
-    expect(database.authGeneration()).toBe(before + 2);
-  });
-
-  it('first asked inside a transaction that rolls back, still sees later changes of this process at once', async () => {
-    const { db } = database;
-    let before = -1;
-    await expect(
-      writeTx(db, async () => {
-        // Its watch on the writer, made here, would go with the rollback.
-        before = database.authGeneration();
-        throw new Error('refused');
-      }),
-    ).rejects.toThrow('refused');
-    expect(database.authGeneration()).toBe(before);
-    await sql`update auth_generation set value = value + 1 where id = 1`.execute(db);
-    expect(database.authGeneration()).toBe(before + 1);
   });
 });

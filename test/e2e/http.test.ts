@@ -281,8 +281,8 @@ describe('database unavailable', () => {
     const r = await api(t2.url, '/v1/invoices', { key: k, body: { ...goodBody, order_id: 'o-unavailable' } });
     expect(r.status).toBe(503);
     expect(r.body.error.code).toBe('service_unavailable');
-    // A key verified before is checked from memory: a request that needs nothing from the
-    // database is still answered.
+    // Reads have a connection of their own, still open: a request that only reads (its key
+    // row, here) is still answered.
     expect((await api(t2.url, '/v1/probe', { key: k, body: goodBody })).status).toBe(200);
     await t2.close();
   });

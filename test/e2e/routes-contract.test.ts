@@ -49,11 +49,11 @@ const expectRateHeaders = (r: ApiResponse, limit: string, label: string) => {
 
 describe('every real route', () => {
   let t: InvoiceTestApp;
-  let key: string;
+  let merchantId: string;
   let routes: Route[];
   beforeAll(async () => {
     t = await startInvoiceApp({ env: { API_RATE_LIMIT_PER_IP: '1000', API_RATE_LIMIT_PER_KEY: '3' } });
-    key = (await t.merchant()).key;
+    merchantId = (await t.merchant()).merchant.merchant_id;
     routes = await realRoutes(t.url);
   });
   afterAll(() => t.close());
@@ -68,7 +68,8 @@ describe('every real route', () => {
       const label = `${route.method} ${route.path}`;
       const send = (opts: Parameters<typeof api>[2] = {}) => api(t.url, route.url(), { method: route.method, ...opts });
       const withBody = route.method !== 'GET' && route.method !== 'DELETE';
-      t.clock.advance(60_000); // a fresh window for each route
+      // Keys of the route's own: the per-key limit counts every authenticated request.
+      const key = await t.key(merchantId);
 
       expectError(await send({ ...(withBody ? { body: {} } : {}) }), 401, 'unauthorized', `${label} without key`);
       const wrong = await send({ key: `${key.slice(0, 20)}${'x'.repeat(43)}`, ...(withBody ? { body: {} } : {}) });
@@ -79,16 +80,16 @@ describe('every real route', () => {
         expectError(await send({ key, rawBody: JSON.stringify({ pad: 'x'.repeat(17 * 1024) }), headers: { 'content-type': 'application/json' } }), 413, 'bad_request', `${label} 17 KiB`);
         expectError(await send({ key, rawBody: 'order_id=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'bad_request', `${label} form`);
       }
-      t.clock.advance(60_000);
+      const fresh = await t.key(merchantId);
       const seen: string[] = [];
       for (let i = 0; i < 3; i++) {
-        const r = await send({ key, ...(withBody ? { body: {} } : {}) });
+        const r = await send({ key: fresh, ...(withBody ? { body: {} } : {}) });
         expect(r.status, label).not.toBe(429);
         expectRateHeaders(r, '3', label);
         seen.push(r.headers.get('x-ratelimit-remaining')!);
       }
       expect(seen, label).toEqual(['2', '1', '0']);
-      const limited = await send({ key, ...(withBody ? { body: {} } : {}) });
+      const limited = await send({ key: fresh, ...(withBody ? { body: {} } : {}) });
       expectError(limited, 429, 'rate_limited', `${label} past the limit`);
       expect(limited.headers.get('retry-after'), label).toMatch(/^\d+$/);
       expectRateHeaders(limited, '3', label);

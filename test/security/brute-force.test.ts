@@ -18,7 +18,7 @@ describe('API key brute force against serve', () => {
   it('gives each client address its own hashing budget: 429 with Retry-After once spent, while another address still gets its keys checked', async () => {
     const [, attacked] = t.spareKeys as [string, string, string];
     const path = `/v1/invoices/${t.invoiceId}`;
-    // Budgets are counted per clock minute (src/http/rate-limit.ts). The checks after the 429
+    // Budgets are counted per clock minute (src/keys/hash-budget.ts). The checks after the 429
     // need the minute of the 429: when a new one starts in between, the round is run again from
     // two fresh addresses (the budget came back, which is not what is checked here).
     const minute = () => Math.floor(Date.now() / 60_000);
