@@ -31,10 +31,7 @@ export function fromHexAddress(hex: string): string {
   return addressFromBytes(Buffer.from(full, 'hex'));
 }
 
-/**
- * base58 `T…` → its 21 bytes (`41` + 20), checksum verified; throws like toHexAddress. The
- * watcher's first load decodes a million addresses with it, so it works on bytes, not bigints.
- */
+/** base58 `T…` → its 21 bytes (`41` + 20), checksum verified; throws like toHexAddress. */
 export function addressBytes(base58: string): Buffer {
   const bytes = decodeAddress(base58, BASE58_DIGIT, sha256);
   if (bytes === null) throw new Error(`not a TRON address: ${base58}`);
@@ -64,11 +61,7 @@ export function addressFromBytes(body: Uint8Array): string {
   return out;
 }
 
-/**
- * The 21 bytes of a 34-character base58check address with the 0x41 prefix, or null. Nothing from
- * outside but its arguments (the digit table, sha256): the watch list loader runs its text on a
- * worker thread (workers/watchlist-loader.ts).
- */
+/** The 21 bytes of a 34-character base58check address with the 0x41 prefix, or null. */
 export function decodeAddress(base58: string, digits: Int8Array, sha256: (bytes: Uint8Array) => Uint8Array): Buffer | null {
   const bytes = Buffer.alloc(25);
   if (typeof base58 !== 'string' || base58.length !== 34) return null;
