@@ -20,7 +20,6 @@ import { ApiKeyVerifier, type VerifierOptions } from './keys/verifier.js';
 import { createLogger } from './logger.js';
 import { loadCatalog } from './assets/catalog.js';
 import { DepositAddressAllocator, type AllocatorOptions } from './addresses/allocator.js';
-import { DepositAddressDirectory } from './addresses/directory.js';
 import type { UnlockedWallet } from './wallet/keystore.js';
 import { unlockWallet } from './wallet/service.js';
 import { buildAdminServer, type AdminOptions } from './operations/admin.js';
@@ -98,9 +97,8 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       onWorkerFailure: (reason) => logger.error({ reason }, 'deposit address derivation worker stopped; deriving on the main thread'),
     },
   });
-  const directory = new DepositAddressDirectory({ db: database.db, scans: database.scans, file: config.databasePath, logger });
   const chain = opts.chain ?? createTronClient({ fullHost: fullNodeUrl(config), apiKey: config.tronApiKey });
-  const services: Services = { config, clock, logger, db: database.db, scans: database.scans, verifier, catalog, addresses, directory, chain, wallet };
+  const services: Services = { config, clock, logger, db: database.db, scans: database.scans, verifier, catalog, addresses, chain, wallet };
   let workers: WorkerHost | null = null;
   const metrics = createMetrics({ services, workers: () => workers, probe: opts.admin ? opts.admin.probe : undefined });
   let admin: Awaited<ReturnType<typeof buildAdminServer>> | null = null;

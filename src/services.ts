@@ -4,7 +4,6 @@
  */
 import type { Logger } from 'pino';
 import type { DepositAddressAllocator } from './addresses/allocator.js';
-import type { DepositAddressDirectory } from './addresses/directory.js';
 import type { AssetCatalog } from './assets/catalog.js';
 import type { TronClient } from './chain/client.js';
 import type { Clock } from './clock.js';
@@ -25,12 +24,6 @@ export interface Services {
   catalog: AssetCatalog;
   /** Deposit address allocation from the wallet's xpub (never the seed). */
   addresses: DepositAddressAllocator;
-  /**
-   * Every deposit address handed out, in memory: how the watcher, the payout worker and the sweeper
-   * find one by its text (addresses/directory.ts). Built by app.ts; a test may leave it out, and
-   * then each lookup scans the table and the watcher builds its own.
-   */
-  directory?: DepositAddressDirectory;
   /** The java-tron HTTP API of TRON_FULL_NODE_URL (or the network default); makes no request until used. */
   chain: TronClient;
   /** The unlocked wallet (serve only: the signing workers); null elsewhere. */

@@ -54,13 +54,7 @@ export function addressFromBytes(body: Uint8Array): string {
   return base58check.encode(body);
 }
 
-export const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
-/**
- * The 21 bytes of a 34-character base58check address with the 0x41 prefix, or null. Kept only for
- * the watch list loader, which evaluates this function's text on its worker thread
- * (workers/watchlist-loader.ts); it goes, with BASE58, once that worker imports addressBytes.
- */
+/** The 21 bytes of a 34-character base58check address with the 0x41 prefix, or null. */
 export function decodeAddress(base58: string, digits: Int8Array, sha256: (bytes: Uint8Array) => Uint8Array): Buffer | null {
   const bytes = Buffer.alloc(25);
   if (typeof base58 !== 'string' || base58.length !== 34) return null;

@@ -85,12 +85,6 @@ export interface ScanBlock extends ChainBlockHeader {
    * such an answer is incomplete, and the watcher asks again rather than skip a possible deposit.
    */
   unsure: string[];
-  /**
-   * The 48-bit prefixes (address-prefixes.ts) of the transfers' receivers, as the parse worker
-   * listed them; null or absent when unknown. A block none of whose prefixes is watched holds no
-   * deposit, and the watcher skips it without reading `transfers` (built on first read).
-   */
-  receivers?: number[] | null;
 }
 
 /** A block's header and the ids of all its transactions. */
@@ -105,10 +99,6 @@ export interface ScanInfos {
   logs: ScanTransferLog[];
   /** Ids of infos with Transfer logs whose receipt states no result (asked again when the block says SUCCESS). */
   unsure: string[];
-  /** The prefixes of the logs' receivers (as ScanBlock.receivers; `logs` is built on first read). */
-  receivers?: number[] | null;
-  /** Each distinct block number of the logs, with a transaction that names it; absent: read `logs`. */
-  logBlocks?: { txID: string; blockNumber: number }[];
 }
 
 export interface ChainLog extends EventLog {

@@ -1,12 +1,19 @@
 /**
- * JSON over HTTP to a java-tron node (TronGrid, an own node, Nile or the devnet): per-attempt
- * timeouts (http-body.ts), the `TRON-PRO-API-KEY` header, and retries with exponential
- * backoff for transient failures only (network errors, timeouts, 429/5xx, busy `{"Error"}` answers).
+ * JSON over HTTP to a java-tron node (TronGrid, an own node, Nile or the devnet) with undici's
+ * fetch: a per-attempt timeout for the whole exchange, the `TRON-PRO-API-KEY` header, and retries
+ * with exponential backoff for transient failures only (network errors, timeouts, 429/5xx, busy
+ * `{"Error"}` answers). Compressed answers are decompressed by fetch (a gateway such as TronGrid
+ * may compress; a range is then a few MB on the wire instead of 35).
  */
+import { Agent, fetch } from 'undici';
 import { TronNetworkError, TronNodeError, TronTimeoutError } from './errors.js';
-import { answerMemory } from './answer-memory.js';
-import { AnswerTimeout, postForAnswer } from './http-body.js';
 import { ParserClosed, UnparsableAnswer } from './parse-worker.js';
+
+/** No answer of the java-tron API we call comes near this; a node that sends more is refused. */
+export const MAX_ANSWER_BYTES = 512 * 1024 * 1024;
+
+/** Keep-alive connections, 32 per node at most; the attempt's own timeout covers the whole answer. */
+const agent = new Agent({ connections: 32, headersTimeout: 0, bodyTimeout: 0 });
 
 export interface NodeHttpOptions {
   /** Base URL, e.g. https://api.trongrid.io or http://127.0.0.1:8090. */
@@ -22,6 +29,8 @@ export interface NodeHttpOptions {
   maxBackoffMs?: number;
   /** Injected for tests; defaults to setTimeout. */
   sleep?: (ms: number) => Promise<void>;
+  /** The largest answer read (default MAX_ANSWER_BYTES). */
+  maxAnswerBytes?: number;
 }
 
 /** `{"Error": …}` texts that mean "try again later" rather than "this request is wrong". */
@@ -36,12 +45,14 @@ export class NodeHttp {
   private readonly backoffMs: number;
   private readonly maxBackoffMs: number;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly maxAnswerBytes: number;
 
   constructor(opts: NodeHttpOptions) {
     this.fullHost = opts.fullHost.replace(/\/+$/, '');
     this.solidityHost = (opts.solidityHost ?? opts.fullHost).replace(/\/+$/, '');
     this.headers = { 'content-type': 'application/json', accept: 'application/json' };
     if (opts.apiKey) this.headers['TRON-PRO-API-KEY'] = opts.apiKey;
+    this.maxAnswerBytes = opts.maxAnswerBytes ?? MAX_ANSWER_BYTES;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.retries = opts.retries ?? 4;
     this.backoffMs = opts.backoffMs ?? 250;
@@ -80,10 +91,11 @@ export class NodeHttp {
     const host = path.startsWith('/walletsolidity/') ? this.solidityHost : this.fullHost;
     let status: number;
     let bytes: Uint8Array;
+    const signal = AbortSignal.timeout(this.timeoutMs);
     try {
-      ({ status, bytes } = await postForAnswer(host + path, this.headers, JSON.stringify(body ?? {}), this.timeoutMs));
+      ({ status, bytes } = await postForAnswer(host + path, this.headers, JSON.stringify(body ?? {}), signal, this.maxAnswerBytes));
     } catch (e) {
-      if (e instanceof AnswerTimeout) throw new TronTimeoutError(path, this.timeoutMs);
+      if (signal.aborted) throw new TronTimeoutError(path, this.timeoutMs);
       throw new TronNetworkError(path, e);
     }
     if (status >= 400) {
@@ -121,10 +133,45 @@ export interface PostOptions<T> {
 
 function parseHere(path: string, status: number, bytes: Uint8Array): unknown {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
-  answerMemory.give(bytes.buffer as ArrayBuffer); // decoded: the string holds its own copy
   try {
     return text.trim() === '' ? {} : JSON.parse(text);
   } catch (e) {
     throw new TronNodeError(`TRON node answered ${path} with non-JSON: ${text.slice(0, 200)}`, { path, status, transient: false, cause: e });
   }
+}
+
+/**
+ * POSTs `body` and reads the whole answer into one buffer of its own (it may move to the parse
+ * worker). A node URL's credentials (https://user:pass@node) go as Basic authorization: fetch
+ * refuses a URL that holds them. An answer over `maxBytes`, declared or streamed (decompressed
+ * bytes count), is refused.
+ */
+async function postForAnswer(url: string, headers: Record<string, string>, body: string, signal: AbortSignal, maxBytes: number): Promise<{ status: number; bytes: Uint8Array }> {
+  const target = new URL(url);
+  const sent = { ...headers };
+  if (target.username || target.password) {
+    sent.authorization = `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`).toString('base64')}`;
+    target.username = '';
+    target.password = '';
+  }
+  const res = await fetch(target, { method: 'POST', headers: sent, body, signal, dispatcher: agent });
+  const declared = Number(res.headers.get('content-length') ?? 0);
+  if (declared > maxBytes) {
+    await res.body?.cancel();
+    throw new Error(`answer of ${declared} bytes is over the ${maxBytes}-byte limit`);
+  }
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for await (const chunk of res.body ?? []) {
+    length += chunk.length;
+    if (length > maxBytes) throw new Error(`answer over the ${maxBytes}-byte limit`);
+    chunks.push(chunk);
+  }
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.length;
+  }
+  return { status: res.status, bytes };
 }

@@ -142,22 +142,14 @@ export function parseBlock(block: Json): ChainBlock {
   return { ...parseHeader(block), transactions: (block.transactions ?? []).map(parseTx) };
 }
 
-/**
- * A block as the parse worker reduced it (prune.ts scanBlock), its transfers packed as JSON text
- * with their receivers' prefixes (packScanBlock): the transfers are built on first read, which
- * the watcher does only for a block where a prefix is watched.
- */
+/** A block as the parse worker reduced it (prune.ts scanBlock). */
 export function parseScanBlock(block: Json): ScanBlock {
-  const out = {
+  return {
     ...parseHeader(block),
+    transfers: ((block.transfers ?? []) as Json[]).map(scanTransfer),
     calls: (block.calls ?? []) as string[],
     unsure: (block.unsure ?? []) as string[],
-    receivers: Array.isArray(block.receivers) ? (block.receivers as number[]) : null,
-  } as ScanBlock;
-  const transfers = block.transfers;
-  if (typeof transfers === 'string') lazy(out, 'transfers', () => (JSON.parse(transfers) as Json[]).map(scanTransfer));
-  else out.transfers = ((transfers ?? []) as Json[]).map(scanTransfer);
-  return out;
+  };
 }
 
 function scanTransfer(t: Json): ScanTransfer {
@@ -165,26 +157,16 @@ function scanTransfer(t: Json): ScanTransfer {
 }
 
 /**
- * A block's infos as the parse worker reduced them (prune.ts scanTransferLogs, packTransferLogs);
- * the logs are built on first read. Anything but that (`{}` for a block without transactions)
- * holds nothing.
+ * A block's infos as the parse worker reduced them (prune.ts scanTransferLogs). Anything but that
+ * (`{}` for a block without transactions) holds nothing.
  */
 export function parseScanInfos(answer: Json): ScanInfos {
   if (!answer || typeof answer !== 'object' || !Array.isArray(answer.ids)) return { ids: [], logs: [], unsure: [] };
-  const logs = answer.logs;
-  const readLogs = (): ScanTransferLog[] => {
-    const list = typeof logs === 'string' ? (JSON.parse(logs) as Json[]) : Array.isArray(logs) ? (logs as Json[]) : [];
-    return list.map((l) => ({ ...l, blockNumber: Number(l.blockNumber) || 0 }) as ScanTransferLog);
-  };
-  const out = {
+  return {
     ids: answer.ids as string[],
+    logs: (Array.isArray(answer.logs) ? (answer.logs as Json[]) : []).map((l) => ({ ...l, blockNumber: Number(l.blockNumber) || 0 }) as ScanTransferLog),
     unsure: Array.isArray(answer.unsure) ? (answer.unsure as string[]) : [],
-    receivers: Array.isArray(answer.receivers) ? (answer.receivers as number[]) : null,
-  } as ScanInfos;
-  if (Array.isArray(answer.logBlocks)) out.logBlocks = answer.logBlocks as ScanInfos['logBlocks'];
-  if (typeof logs === 'string') lazy(out, 'logs', readLogs);
-  else out.logs = readLogs();
-  return out;
+  };
 }
 
 function decodeHexText(hex: unknown): string | undefined {

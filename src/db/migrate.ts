@@ -7,9 +7,7 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { performance } from 'node:perf_hooks';
 import { AppError } from '../errors.js';
-import type Sqlite from 'better-sqlite3';
-import { WRITER_CACHE_KB, writeTx, writerConnection, type Db, type Executor, type Tx } from './database.js';
-import { WRITER_CONNECTION } from './schema-edit.js';
+import { WRITER_CACHE_KB, writeTx, type Db, type Executor, type Tx } from './database.js';
 import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_wallet_addresses.js';
 import * as m0003 from './migrations/0003_assets.js';
@@ -31,6 +29,7 @@ import * as m0038 from './migrations/0038_scheduled_indexes.js';
 import * as m0039 from './migrations/0039_status_counts.js';
 import * as m0040 from './migrations/0040_invoice_address_index.js';
 import * as m0041 from './migrations/0041_deposit_addresses_by_index.js';
+import * as m0042 from './migrations/0042_deposit_address_keys.js';
 import * as m0043 from './migrations/0043_drop_auth_generation.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -55,6 +54,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0039_status_counts': m0039,
   '0040_invoice_address_index': m0040,
   '0041_deposit_addresses_by_index': m0041,
+  '0042_deposit_address_keys': m0042,
   '0043_drop_auth_generation': m0043,
 };
 
@@ -95,21 +95,34 @@ async function assertNotNewer(db: Executor): Promise<void> {
 }
 
 /**
- * The run's transaction, for a migration that opens one of its own (0039, 0040): its
+ * The run's transaction, for a migration that opens one of its own (0039, 0040, 0042): its
  * `transaction().execute(fn)` runs `fn` inside the run's transaction. Methods are bound to the
- * transaction itself (kysely's classes keep their state in private fields). It also answers the
- * run's writer connection to schema-edit.ts, which a migration may need (0041).
+ * transaction itself (kysely's classes keep their state in private fields).
  */
-function nestable(trx: Tx, writer: Sqlite.Database | undefined): Kysely<unknown> {
+function nestable(trx: Tx): Kysely<unknown> {
   const nested: Kysely<unknown> = new Proxy(trx, {
     get(target, prop) {
-      if (prop === WRITER_CONNECTION) return writer;
       if (prop === 'transaction') return () => ({ execute: <T>(fn: (inner: Kysely<unknown>) => Promise<T>) => fn(nested) });
       const value: unknown = Reflect.get(target, prop, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   }) as unknown as Kysely<unknown>;
   return nested;
+}
+
+/** Rows breaking a foreign key, by child table and parent table ("invoices → deposit_addresses"). */
+async function brokenKeys(db: Executor): Promise<Map<string, number>> {
+  const rows = await sql<{ child: string; parent: string; n: number }>`select "table" as child, parent, count(*) as n from pragma_foreign_key_check group by 1, 2`.execute(db);
+  return new Map(rows.rows.map((r) => [`${r.child} → ${r.parent}`, Number(r.n)]));
+}
+
+/**
+ * Throws (and the run rolls back) when the run broke a foreign key: more rows break one after it
+ * than before. Only its own: rows a database held against its keys before are not the run's.
+ */
+function assertNoKeyBroken(before: Map<string, number>, after: Map<string, number>): void {
+  const broken = [...after].filter(([key, n]) => n > (before.get(key) ?? 0)).map(([key, n]) => `${n - (before.get(key) ?? 0)} row(s) of ${key}`);
+  if (broken.length > 0) throw new AppError('invalid_state', `The migration would leave ${broken.join(', ')} without the row their foreign key names; nothing was changed`);
 }
 
 /** How long a run waits for the write lock held by another process's migration run. */
@@ -143,6 +156,11 @@ export async function migrateToLatest(db: Db): Promise<MigrationReport> {
   // on 1.5M invoices), not the server's 8 MB.
   await sql`pragma temp_store = default`.execute(db);
   await sql.raw(`pragma cache_size = -${2 * WRITER_CACHE_KB}`).execute(db);
+  // A migration that changes a table's constraints rebuilds it (0042): SQLite's documented way
+  // turns foreign key enforcement off first (it cannot be turned off inside a transaction), and
+  // checks inside the transaction that no key was broken (below). Every paygate connection runs
+  // with it on again afterwards (database.ts).
+  await sql`pragma foreign_keys = off`.execute(db);
   let applied: string[];
   try {
     // Every pending migration and its record in ONE write transaction (SQLite's DDL is
@@ -163,13 +181,16 @@ export async function migrateToLatest(db: Db): Promise<MigrationReport> {
       if (early.length > 0) {
         throw new AppError('invalid_state', `Migration(s) ${early.join(', ')} sort before ${last}, which is applied already: this database's history does not match this paygate`);
       }
+      const before = pending.length > 0 ? await brokenKeys(trx) : new Map<string, number>();
       for (const name of pending) {
-        await (MIGRATIONS[name] as Migration).up(nestable(trx, writerConnection(db)));
+        await (MIGRATIONS[name] as Migration).up(nestable(trx));
         await sql`insert into kysely_migration (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(trx);
       }
+      if (pending.length > 0) assertNoKeyBroken(before, await brokenKeys(trx));
       return pending;
     }));
   } finally {
+    await sql`pragma foreign_keys = on`.execute(db);
     await sql`pragma temp_store = memory`.execute(db);
     await sql.raw(`pragma cache_size = -${WRITER_CACHE_KB}`).execute(db);
   }

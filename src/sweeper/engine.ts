@@ -112,7 +112,7 @@ export class Sweeper {
 
   /** Starts a sweep of one address and asset (refused at once when the key does not match). */
   async start(address: string, asset: string, trigger: SweepTrigger, balance: bigint, requestId: string | null = null): Promise<SweepRow | null> {
-    const index = await depositIndexOf(this.db, address, this.s.directory);
+    const index = await depositIndexOf(this.db, address);
     let keyOk = index !== undefined;
     if (index !== undefined) {
       try {

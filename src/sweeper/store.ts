@@ -1,6 +1,5 @@
 /** SQL of the sweeper: sweeps, their transactions, per-address marks, requests and thresholds. */
 import { sql } from 'kysely';
-import type { DepositAddressDirectory } from '../addresses/directory.js';
 import { findDepositAddresses } from '../addresses/store.js';
 import type { Executor } from '../db/database.js';
 import type { SweepMarksTable, SweepRequestsTable, SweepRequestTarget, SweepsTable, SweepTxsTable } from '../db/tables/sweeper.js';
@@ -100,9 +99,9 @@ export async function setMarkBalance(db: Executor, address: string, asset: strin
   await db.updateTable('sweep_marks').set({ balance, checked_at: at }).where('address', '=', address).where('asset', '=', asset).execute();
 }
 
-/** The derivation index of a deposit address (through `serve`'s directory when given: addresses/store.ts). */
-export async function depositIndexOf(db: Executor, address: string, directory?: DepositAddressDirectory): Promise<number | undefined> {
-  return (await findDepositAddresses(db, [address], directory))[0]?.derivation_index;
+/** The derivation index of a deposit address. */
+export async function depositIndexOf(db: Executor, address: string): Promise<number | undefined> {
+  return (await findDepositAddresses(db, [address]))[0]?.derivation_index;
 }
 
 export async function insertSweep(db: Executor, row: SweepRow): Promise<void> {

@@ -80,10 +80,8 @@ export async function addToWhitelist(db: Db, clock: Clock, actor: string, catalo
   } catch (e) {
     throw new AppError('invalid_argument', `--delay ${(e as DurationError).message}`);
   }
-  // Before the write transaction: without an index on the address text this scans the deposit
-  // addresses (~150 ms a million), which no other writer should wait for. Addresses are only ever
-  // added, and one derived later equal to this one would be a hash collision; the payout worker
-  // checks again before it signs.
+  // Before the write transaction: addresses are only ever added, and one derived later equal to
+  // this one would be a hash collision; the payout worker checks again before it signs.
   await requireMerchant(db, merchantId);
   if (await isOwnAddress(db, address)) {
     throw new AppError('invalid_argument', `--address ${address} belongs to this gateway (a deposit address or the hot wallet): a payout there would not be credited as a payment to anyone`);

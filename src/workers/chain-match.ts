@@ -1,20 +1,19 @@
 /**
- * Finds the transfers into watched addresses in scanned blocks, without touching the database:
+ * Finds the transfers into deposit addresses in scanned blocks, without touching the database:
  * native TRX `TransferContract`s whose transaction says `contractRet: SUCCESS`, and TRC20
  * `Transfer` logs emitted by a catalog token contract in transactions whose receipt says SUCCESS
- * (a look-alike token, a reverted call or a missing answer credits nothing). Matching compares
- * hex addresses so a block's hundreds of unrelated transactions cost no base58 conversion.
+ * (a look-alike token, a reverted call or a missing answer credits nothing). Matching compares hex
+ * addresses so a block's hundreds of unrelated transactions cost no base58 conversion.
  *
- * In two passes over the same rules: candidateAddresses() lists the receivers whose 48-bit prefix
- * is watched (address-prefixes.ts), the watcher confirms those against the database, and
- * matchBlock() then matches against the confirmed addresses only.
+ * In two passes: receiversOf() lists every receiver of a block's transfers, the watcher looks them
+ * up among the deposit addresses (one indexed query per range), and matchBlock() applies every rule
+ * to the transfers into the addresses found.
  */
 import type { AssetCatalog } from '../assets/catalog.js';
-import { addressBytes, fromHexAddress, toHexAddress } from '../chain/address.js';
-import type { ChainBlockHeader, ScanBlock, ScanInfos, ScanTransferLog } from '../chain/client.js';
+import { fromHexAddress, toHexAddress } from '../chain/address.js';
+import type { ChainBlockHeader, ScanBlock, ScanTransferLog } from '../chain/client.js';
 import { UNREADABLE_AMOUNT } from '../chain/parse.js';
 import type { FoundTransfer } from '../deposits/service.js';
-import { AddressPrefixes, prefixOfBytes, prefixOfHex } from './address-prefixes.js';
 
 export interface WatchedAddress {
   address: string;
@@ -32,32 +31,8 @@ export type MatchedTransfer = Pick<FoundTransfer, 'asset' | 'decimals' | 'amount
   block: ChainBlockHeader;
 };
 
-/** Every deposit address handed out, as prefixes: which receivers may be ours. */
-export class Watchlist {
-  /** The hot wallet: its TRX transfers to deposit addresses are the sweeper's fee top-ups. */
-  hotHex: string | null = null;
-
-  /** `prefixes`: the directory's (addresses/directory.ts), which keeps them up to date. */
-  constructor(readonly prefixes: AddressPrefixes = new AddressPrefixes()) {}
-
-  /** Adds a base58 deposit address; throws on a malformed one, as a corrupt row must not pass unseen. */
-  add(address: string, derivationIndex: number): void {
-    this.prefixes.add(prefixOfBytes(addressBytes(address)), derivationIndex);
-  }
-
-  /** Whether a `41…` hex receiver may be a deposit address (confirm before crediting). */
-  mayHold(hex: string): boolean {
-    const p = prefixOfHex(hex);
-    return p !== null && this.prefixes.has(p);
-  }
-
-  setHot(address: string | null): void {
-    this.hotHex = address ? toHexAddress(address) : null;
-  }
-}
-
-/** Deposit addresses confirmed in the database for one scanned range, by `41…` hex. */
-export interface ConfirmedAddresses {
+/** The deposit addresses among one scanned range's receivers, by `41…` hex, and the hot wallet's. */
+export interface FoundAddresses {
   byHex: ReadonlyMap<string, WatchedAddress>;
   hotHex: string | null;
 }
@@ -81,18 +56,6 @@ export class TokenSet {
   }
 }
 
-/**
- * Whether a block may hold a transfer into a watched address, from the prefixes of its receivers
- * the parse worker listed (prune.ts packScanBlock, packTransferLogs): a block that may not is
- * skipped without building its transfers and logs. Every receiver the rules below look up has its
- * prefix listed (one without a prefix can match nothing), so this is never narrower than
- * candidateAddresses; unknown prefixes (a base58 receiver, a list missing) say true.
- */
-export function mayPayWatched(block: ScanBlock, infos: ScanInfos | undefined, watch: Watchlist): boolean {
-  const watched = (list: number[] | null | undefined) => !list || list.some((p) => watch.prefixes.has(p));
-  return watched(block.receivers) || (infos !== undefined && watched(infos.receivers));
-}
-
 /** Whether a block needs its transaction infos fetched: it holds a contract call that succeeded. */
 export function needsInfos(block: ScanBlock): boolean {
   return block.calls.length > 0;
@@ -107,22 +70,36 @@ export function base58OrNull(hex: string): string | null {
   }
 }
 
-/** A transfer that passed every rule, into the receiver `lookup` answered `into` for. */
-type TransferInto<W> = Omit<MatchedTransfer, 'watched'> & { into: W };
+/** The `41…` hex receiver of a Transfer log (the last 20 bytes of its topic), lower case. */
+function receiverOfLog(log: ScanTransferLog): string {
+  return `41${log.to.slice(-40).toLowerCase()}`;
+}
 
 /**
- * The rules, shared by both passes so that a candidate list can never be narrower than a match:
- * the transfers of the block into receivers `lookup` knows, with positive amounts, succeeded,
- * not the hot wallet's top-ups.
+ * The `41…` hex receivers of a block's native transfers and of its catalog tokens' Transfer logs:
+ * the deposit addresses among them are looked up. Never narrower than matchBlock's rules, which
+ * then decide what counts.
  */
-function transfersInto<W>(block: ScanBlock, logs: ScanTransferLog[] | null, tokens: TokenSet, hotHex: string | null, lookup: (hex: string) => W | undefined): TransferInto<W>[] {
-  const out: TransferInto<W>[] = [];
+export function receiversOf(block: ScanBlock, logs: ScanTransferLog[] | null, tokens: TokenSet): string[] {
+  const out = tokens.native ? block.transfers.map((tx) => tx.toHex) : [];
+  for (const log of logs ?? []) if (tokens.tokenOfLog(log.address)) out.push(receiverOfLog(log));
+  return out;
+}
+
+/**
+ * The block's transfers into the deposit addresses found: with positive amounts, succeeded, not
+ * the hot wallet's top-ups.
+ */
+export function matchBlock(block: ScanBlock, logs: ScanTransferLog[] | null, found: FoundAddresses, tokens: TokenSet): MatchedTransfer[] {
+  const out: MatchedTransfer[] = [];
   const native = tokens.native;
   for (const tx of native ? block.transfers : []) {
-    const into = lookup(tx.toHex);
-    if (into === undefined || (tx.amount <= 0n && tx.amount !== UNREADABLE_AMOUNT)) continue;
-    if (hotHex !== null && tx.ownerHex === hotHex) continue;
-    out.push({ into, asset: native!.code, decimals: native!.decimals, amount: tx.amount, txHash: tx.txID, logIndex: -1, from: base58OrNull(tx.ownerHex), block });
+    const watched = found.byHex.get(tx.toHex);
+    if (watched === undefined || (tx.amount <= 0n && tx.amount !== UNREADABLE_AMOUNT)) continue;
+    if (found.hotHex !== null && tx.ownerHex === found.hotHex) continue;
+    // Never booked rounded, never skipped: the scan stops here, loudly, for the operator.
+    if (tx.amount === UNREADABLE_AMOUNT) throw new Error(`TRX transfer ${tx.txID} into deposit address ${watched.address} in block ${block.number} has an amount beyond 2^53 sun that the node's JSON cannot carry exactly`);
+    out.push({ watched, asset: native!.code, decimals: native!.decimals, amount: tx.amount, txHash: tx.txID, logIndex: -1, from: base58OrNull(tx.ownerHex), block });
   }
   if (!logs) return out;
   let succeeded: Set<string> | null = null;
@@ -131,33 +108,18 @@ function transfersInto<W>(block: ScanBlock, logs: ScanTransferLog[] | null, toke
     if (log.blockNumber !== block.number) continue;
     const token = tokens.tokenOfLog(log.address);
     if (!token) continue;
-    const into = lookup(`41${log.to.slice(-40).toLowerCase()}`);
-    if (into === undefined) continue;
+    const watched = found.byHex.get(receiverOfLog(log));
+    if (watched === undefined) continue;
     const data = log.data.replace(/^0x/, '');
     // A catalog token's Transfer always carries its 32-byte amount: without it the answer is
-    // broken, and the transfer into a watched address may be a deposit (the scan asks again).
+    // broken, and the transfer into a deposit address may be a deposit (the scan asks again).
     if (!/^[0-9a-fA-F]{64}/.test(data)) throw new Error(`node answered the ${token.code} Transfer log ${log.index} of ${log.txID} in block ${block.number} without its amount; asking again`);
     const amount = BigInt(`0x${data.slice(0, 64)}`);
     if (amount <= 0n) continue;
     // The block's own record of the transaction must say SUCCESS too (both answers must agree).
     succeeded ??= new Set(block.calls);
     if (!succeeded.has(log.txID)) continue;
-    out.push({ into, asset: token.code, decimals: token.decimals, amount, txHash: log.txID, logIndex: log.index, from: base58OrNull(`41${log.from.slice(-40)}`), block });
+    out.push({ watched, asset: token.code, decimals: token.decimals, amount, txHash: log.txID, logIndex: log.index, from: base58OrNull(`41${log.from.slice(-40)}`), block });
   }
   return out;
-}
-
-/** The `41…` hex receivers of a block's transfers that may be deposit addresses (prefix hits). */
-export function candidateAddresses(block: ScanBlock, logs: ScanTransferLog[] | null, watch: Watchlist, tokens: TokenSet): string[] {
-  const hits = transfersInto(block, logs, tokens, watch.hotHex, (hex) => (watch.mayHold(hex) ? hex : undefined));
-  return hits.map((t) => t.into);
-}
-
-/** The block's transfers into confirmed deposit addresses. */
-export function matchBlock(block: ScanBlock, logs: ScanTransferLog[] | null, watched: ConfirmedAddresses, tokens: TokenSet): MatchedTransfer[] {
-  return transfersInto(block, logs, tokens, watched.hotHex, (hex) => watched.byHex.get(hex)).map(({ into, ...t }) => {
-    // Never booked rounded, never skipped: the scan stops here, loudly, for the operator.
-    if (t.amount === UNREADABLE_AMOUNT) throw new Error(`TRX transfer ${t.txHash} into deposit address ${into.address} in block ${block.number} has an amount beyond 2^53 sun that the node's JSON cannot carry exactly`);
-    return { ...t, watched: into };
-  });
 }

@@ -9,11 +9,12 @@
 import { performance } from 'node:perf_hooks';
 import pLimit from 'p-limit';
 import type { ChainBlockHeader, ScanBlock, ScanInfos } from '../chain/client.js';
-import { DepositAddressDirectory } from '../addresses/directory.js';
+import { findDepositAddresses, hotWalletAddress } from '../addresses/store.js';
+import { toHexAddress } from '../chain/address.js';
 import { writeTx } from '../db/database.js';
 import { recordTransfer } from '../deposits/service.js';
 import type { Services } from '../services.js';
-import { base58OrNull, candidateAddresses, matchBlock, mayPayWatched, needsInfos, TokenSet, Watchlist, type ConfirmedAddresses, type MatchedTransfer, type WatchedAddress } from './chain-match.js';
+import { base58OrNull, matchBlock, needsInfos, receiversOf, TokenSet, type FoundAddresses, type MatchedTransfer, type WatchedAddress } from './chain-match.js';
 import { advanceDeposits, FINAL_PER_COMMIT, orphanDropped } from './deposit-progress.js';
 import type { Worker } from './worker.js';
 import type { WorkerLease } from './lease.js';
@@ -66,8 +67,6 @@ export class ChainWatcher implements Worker {
   private readonly batch: number;
   private readonly infoConcurrency: number;
   private readonly tokens: TokenSet;
-  private readonly directory: DepositAddressDirectory;
-  private readonly watch: Watchlist;
   private readonly prefetchDepth: number;
   private readonly finalPerCommit: number;
   /** Consecutive ranges being fetched ahead of the cursor, oldest first. */
@@ -82,37 +81,30 @@ export class ChainWatcher implements Worker {
     this.prefetchDepth = Math.max(1, opts.prefetchDepth ?? 2);
     this.finalPerCommit = Math.max(1, opts.finalPerCommit ?? FINAL_PER_COMMIT);
     this.tokens = new TokenSet(s.catalog);
-    this.directory = s.directory ?? new DepositAddressDirectory({ db: s.db, scans: s.scans, file: s.config.databasePath, logger: s.logger });
-    this.watch = new Watchlist(this.directory.prefixes);
   }
 
   /**
-   * Takes in the deposit addresses handed out since the last look (addresses/directory.ts; its
-   * first load runs on a worker thread).
+   * The deposit addresses among the receivers of these blocks, looked up by the unique index on
+   * the address (each distinct receiver once), and the hot wallet's address.
    */
-  async refreshWatchlist(): Promise<void> {
-    await this.directory.refresh();
-    this.watch.setHot(this.directory.hotAddress);
-  }
-
-  /**
-   * The prefix hits of the range, read by derivation index and compared in full: a look-alike that
-   * shares an address's prefix is dropped here.
-   */
-  private async confirmCandidates(blocks: ScanBlock[], infos: Map<number, ScanInfos>): Promise<ConfirmedAddresses> {
+  private async depositAddressesIn(blocks: ScanBlock[], infos: Map<number, ScanInfos>): Promise<FoundAddresses> {
+    const seen = new Set<string>();
     const hexByAddress = new Map<string, string>();
     for (const b of blocks) {
-      for (const hex of candidateAddresses(b, infos.get(b.number)?.logs ?? null, this.watch, this.tokens)) {
-        // A malformed receiver is no deposit address (its prefix may still have parsed).
+      for (const hex of receiversOf(b, infos.get(b.number)?.logs ?? null, this.tokens)) {
+        if (seen.has(hex)) continue;
+        seen.add(hex);
+        // A malformed receiver is no deposit address.
         const address = base58OrNull(hex);
         if (address !== null) hexByAddress.set(address, hex);
       }
     }
     const byHex = new Map<string, WatchedAddress>();
-    for (const r of await this.directory.find(this.s.db, [...hexByAddress.keys()])) {
+    for (const r of await findDepositAddresses(this.s.db, [...hexByAddress.keys()])) {
       byHex.set(hexByAddress.get(r.address) as string, { address: r.address, derivationIndex: r.derivation_index, merchantId: r.merchant_id, externalUserId: r.external_user_id });
     }
-    return { byHex, hotHex: this.watch.hotHex };
+    const hot = await hotWalletAddress(this.s.db);
+    return { byHex, hotHex: hot === null ? null : toHexAddress(hot) };
   }
 
   async tick(signal?: AbortSignal): Promise<boolean> {
@@ -147,11 +139,8 @@ export class ChainWatcher implements Worker {
     // While behind, the next ranges are fetched while this one is matched and committed.
     if (last.number < head.number) this.fillPrefetch(last.number + 1, head.number, solid.number);
     // After the fetch: any address a payment in these blocks was sent to was committed before it.
-    await this.refreshWatchlist();
-    // Most blocks pay no watched address: their transfers and logs are never built.
-    const paying = blocks.filter((b) => mayPayWatched(b, fetched.infos.get(b.number), this.watch));
-    const watched = await this.confirmCandidates(paying, fetched.infos);
-    const found = paying.flatMap((b) => matchBlock(b, fetched.infos.get(b.number)?.logs ?? null, watched, this.tokens));
+    const watched = await this.depositAddressesIn(blocks, fetched.infos);
+    const found = blocks.flatMap((b) => matchBlock(b, fetched.infos.get(b.number)?.logs ?? null, watched, this.tokens));
     // Final only up to what was solid when these blocks were fetched, confirmed only by the blocks
     // seen on top of them then: the next range (or the head's hash) shows that the node's chain
     // still holds them, and then the heights above them count. And final only once the scan has
@@ -202,7 +191,7 @@ export class ChainWatcher implements Worker {
       const answered = new Set(infos.ids);
       const missing = b.calls.find((id) => !answered.has(id));
       if (missing !== undefined) throw new Error(`node answered the infos of block ${b.number} without transaction ${missing}; asking again`);
-      const elsewhere = (infos.logBlocks ?? infos.logs).find((l) => l.blockNumber !== b.number);
+      const elsewhere = infos.logs.find((l) => l.blockNumber !== b.number);
       if (elsewhere) throw new Error(`node answered the infos of block ${b.number} with a log of transaction ${elsewhere.txID} from block ${elsewhere.blockNumber || '(none)'}; asking again`);
       const stateless = infos.unsure.find((id) => b.calls.includes(id));
       if (stateless !== undefined) throw new Error(`node answered the info of transaction ${stateless} in block ${b.number} without its receipt's result; asking again`);

@@ -24,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { DB } from '../../src/db/schema.js';
-import { addressesAfter, depositAddressesAt, everyAddressAfter, findUserAddress } from '../../src/addresses/store.js';
+import { findDepositAddresses, findUserAddress, hotWalletAddress } from '../../src/addresses/store.js';
 import { merchantSwitch, operatorSwitch } from '../../src/assets/store.js';
 import { ManualClock } from '../../src/clock.js';
 import type { Tx } from '../../src/db/database.js';
@@ -94,12 +94,10 @@ export const HOT_QUERIES: HotQuery[] = [
   { name: 'payout list: all, newest first', run: (db) => listPayoutsForOperator(db, { limit: 100 }), index: 'payouts_created', walk: true },
   { name: 'payout list: by merchant', run: (db) => listPayoutsForOperator(db, { merchantId: M, limit: 100 }), index: /INDEX payouts_\w+ \(merchant_id=\?\)/ },
   { name: 'events of a merchant after a seq', run: (db) => eventsOf(db, M, 10, 100), index: 'events_merchant' },
-  // The chain watcher: its watch list's load by pages, its confirmation of prefix hits per range.
-  { name: 'watcher: addresses after an index', run: (db) => addressesAfter(db, 1_000, 10_000), index: /SEARCH deposit_addresses USING INTEGER PRIMARY KEY \(rowid>\?\)/ },
-  { name: 'watcher: first load, every address after an index (run on its worker thread)', run: (db) => db.executeQuery(CompiledQuery.raw(everyAddressAfter.sql, everyAddressAfter.params({ after: 1_000 }))), index: /SEARCH deposit_addresses USING INTEGER PRIMARY KEY \(rowid>\?\)/ },
-  // The directory's candidates (addresses/directory.ts): the watcher's prefix hits, the payout
-  // worker's own-address check, the sweeper's derivation index of an address.
-  { name: 'watcher: prefix hits confirmed', run: (db) => depositAddressesAt(db, [7, 8]), index: /SEARCH deposit_addresses USING INTEGER PRIMARY KEY \(rowid=\?\)/ },
+  // The deposit addresses among a range's receivers (the watcher), the payout worker's own-address
+  // check, the sweeper's derivation index of an address.
+  { name: 'watcher: deposit addresses among receivers', run: (db) => findDepositAddresses(db, [ADDR, ADDR2]), index: /SEARCH deposit_addresses USING INDEX deposit_addresses_address \(address=\?\)/ },
+  { name: 'watcher, payout worker: the hot wallet address', run: (db) => hotWalletAddress(db), index: /SEARCH wallet USING INTEGER PRIMARY KEY \(rowid=\?\)/ },
   // A walk of a partial index that holds only the deposits still to settle: bounded by those.
   { name: 'watcher: deposits to settle, every tick', run: (db) => unsettledDeposits(db, { head: 1_000_000, solid: 999_981, scannedTo: 1_000_000 }), index: /(SCAN|SEARCH) d USING INDEX deposits_unsettled/, walk: true },
   { name: 'sweeper: pairs with recently final deposits', run: (db) => duePairsSince(db, NOW, 50), index: /SEARCH d USING INDEX deposits_final_by_update \(updated_at>\?\)/ },
@@ -134,7 +132,7 @@ export const HOT_QUERIES: HotQuery[] = [
   // Invoice expiry (every 5 s).
   { name: 'expiry: the status compare-and-set', run: (db) => transitionInvoice(db, ID, 'created', 'expired', NOW), index: 'sqlite_autoindex_invoices_1' },
   // The sweeper: starting a sweep, and the operator's `paygate sweep` requests.
-  // The sweeper's derivation index of an address: its directory's candidates, 'watcher: prefix hits confirmed' above.
+  // The sweeper's derivation index of an address: 'watcher: deposit addresses among receivers' above.
   { name: 'sweeper request: the last final block of a pair', run: (db) => lastFinalBlock(db, ADDR, 'USDT_TRON'), index: /INDEX deposits_final_by_address \(address=\? AND asset=\?\)/ },
   { name: 'sweeper request for every address: marks holding a balance', run: (db) => nonEmptyMarks(db), index: 'sweep_marks_held', walk: true },
   // The payout worker (every second): pages of each status, the limits, the transitions.

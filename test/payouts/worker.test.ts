@@ -4,14 +4,12 @@
  * payout; cancel; failed receipts release the reservation and are never sent again.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { addressBytes } from '../../src/chain/address.js';
 import type { TronClient } from '../../src/chain/client.js';
 import { ManualClock } from '../../src/clock.js';
 import { approvedMerchantWithKey } from '../../src/keys/service.js';
 import { findMerchant } from '../../src/merchants/store.js';
 import { createPayout } from '../../src/payouts/service.js';
 import { createPayoutWorker } from '../../src/payouts/worker/worker.js';
-import { prefixOfBytes } from '../../src/workers/address-prefixes.js';
 import { WorkerLease } from '../../src/workers/lease.js';
 import { sweepFixture, type SweepFixture } from '../sweeper/fixture.js';
 import { creditMerchant } from '../../src/ledger/operator.js';
@@ -290,11 +288,10 @@ describe('payout worker', () => {
     expect((await balance(db(), m.id, 'USDT_TRON')).available).toBe(100_000_000n);
   });
 
-  it("rejects a payout to a deposit address handed out after the worker's directory loaded, as one it held already", async () => {
+  it('rejects a payout to a deposit address handed out before or after the worker started', async () => {
     // Funded: a payout that passed the check would be sent, to ourselves.
     fundHot('TRX_TRON', 200_000_000n);
     fundHot('USDT_TRON', 10_000_000n);
-    const directory = t.app.services.directory!;
     const m = await merchantWith('100');
     /** A deposit address of a new invoice, whitelisted as the old release did (whitelists refuse it now). */
     const depositAddress = async () => {
@@ -304,10 +301,9 @@ describe('payout worker', () => {
       return inv.body.address as string;
     };
     const held = await depositAddress();
-    await directory.refresh();
-    // Handed out after the directory's last load: not in memory until the worker catches up.
+    // The worker has looked at payouts since: the next address is handed out while it runs.
+    await untilStatus(await request(m.key, held, '1'), 'rejected', false);
     const later = await depositAddress();
-    expect(directory.prefixes.indexesOf(prefixOfBytes(addressBytes(later)))).toEqual([]);
     for (const to of [held, later]) {
       const done = await untilStatus(await request(m.key, to, '2'), 'rejected', false);
       expect(done).toMatchObject({ reviewed_by: 'worker:payouts', reject_reason: `${to} belongs to this gateway (a deposit address or the hot wallet): a payout there would be credited to no one` });

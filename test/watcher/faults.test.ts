@@ -277,7 +277,7 @@ describe('node faults mid-scan', () => {
       if (r.logs.length === 0) return r;
       // …an info without `blockNumber` has its logs at block 0, and one without `receipt.result`
       // has no logs kept, its id among the unsure ones.
-      if (lies.blockNumber < 2) return (lies.blockNumber++, { ...r, logs: r.logs.map((l) => ({ ...l, blockNumber: 0 })), logBlocks: r.logBlocks?.map((l) => ({ ...l, blockNumber: 0 })) });
+      if (lies.blockNumber < 2) return (lies.blockNumber++, { ...r, logs: r.logs.map((l) => ({ ...l, blockNumber: 0 })) });
       if (lies.receipt < 2) return (lies.receipt++, { ...r, logs: [], unsure: r.logs.map((l) => l.txID) });
       return r;
     };

@@ -1,8 +1,8 @@
 /**
- * The watch list keeps 48-bit address prefixes: an address that shares a deposit address's first
- * 6 bytes after `41` passes the prefix test, and only the database confirmation tells them apart.
- * Paid in the same block as the real address, with the real app, watcher and devnet, the look-alike
- * must credit nothing and the deposit address must be credited.
+ * An address that shares a deposit address's first 6 bytes after `41` (a look-alike anyone can
+ * make of a published address) is not that deposit address. Paid in the same block as the real
+ * address, with the real app, watcher and devnet, the look-alike must credit nothing and the
+ * deposit address must be credited.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,7 +27,7 @@ function lookAlike(address: string): string {
   return fromHexAddress(`${hex.slice(0, 14)}${tail}`);
 }
 
-describe('a look-alike address sharing a deposit address prefix', () => {
+describe('a look-alike address sharing the start of a deposit address', () => {
   it('is paid tokens and TRX in the same block as the deposit address: only the deposit address is credited', async () => {
     const inv = await t.create(shop.key, { amount: '10' });
     const twin = lookAlike(inv.address);

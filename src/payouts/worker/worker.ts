@@ -65,7 +65,7 @@ type Fate = { kind: 'landed'; outcome: Extract<TxOutcome, { state: 'success' | '
 
 export function createPayoutWorker(s: Services, lease: WorkerLease, opts: PayoutWorkerOptions = {}): Worker {
   if (!s.wallet) throw new Error('the payout worker needs the unlocked wallet');
-  const { db, chain, clock, directory } = s;
+  const { db, chain, clock } = s;
   const hot = s.wallet.hotAddress;
   // Derived once, kept in this closure only: never logged, stored or passed beyond chain.sign.
   const key = hotWalletPrivateKey(s.wallet.mnemonic);
@@ -119,9 +119,6 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
     let moved = false;
     for (const row of await page('approved')) {
       if (signal.aborted) break;
-      // The directory's first load (seconds on a million addresses) or its catch-up happens here,
-      // not inside the write transaction below, where every other writer would wait for it.
-      await directory?.refresh();
       const done = await writeTx(db, async (trx) => {
         const cur = await findPayoutForOperator(trx, row.id);
         if (!cur || cur.status !== 'approved') return false;
@@ -130,7 +127,7 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
           await setWaitReason(trx, cur, 'merchant disabled: the payout waits until the merchant is enabled again (or payout cancel)');
           return false;
         }
-        const own = await isOwnAddress(trx, cur.to_address, directory);
+        const own = await isOwnAddress(trx, cur.to_address);
         const entry = await liveEntry(trx, cur.merchant_id, cur.asset, cur.to_address);
         if (!own && entry && entry.usable_from > clock.now().toISOString()) {
           // Removed and added again since the approval: the new entry's delay before first use
