@@ -53,25 +53,3 @@ export function addressFromBytes(body: Uint8Array): string {
   if (body.length !== 21 || body[0] !== 0x41) throw new Error('a TRON address is 21 bytes starting with 0x41');
   return base58check.encode(body);
 }
-
-/** The 21 bytes of a 34-character base58check address with the 0x41 prefix, or null. */
-export function decodeAddress(base58: string, digits: Int8Array, sha256: (bytes: Uint8Array) => Uint8Array): Buffer | null {
-  const bytes = Buffer.alloc(25);
-  if (typeof base58 !== 'string' || base58.length !== 34) return null;
-  for (let i = 0; i < 34; i++) {
-    const code = base58.charCodeAt(i);
-    let carry = code < 128 ? (digits[code] as number) : -1;
-    if (carry < 0) return null;
-    for (let j = 24; j >= 0; j--) {
-      carry += (bytes[j] as number) * 58;
-      bytes[j] = carry & 0xff;
-      carry >>= 8;
-    }
-    // More than 25 bytes: not an address (and the 0x41 check below could be fooled otherwise).
-    if (carry !== 0) return null;
-  }
-  const body = bytes.subarray(0, 21);
-  const check = sha256(sha256(body));
-  for (let i = 0; i < 4; i++) if (check[i] !== bytes[21 + i]) return null;
-  return bytes[0] === 0x41 ? body : null;
-}
