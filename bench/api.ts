@@ -1,5 +1,5 @@
 /**
- * The merchant API against a bare fastify in the same run (issue 12): authenticated
+ * The merchant API against a bare fastify in the same run: authenticated
  * GET /v1/invoices/{id}, GET /v1/payouts/{id} and POST /v1/invoices (new order ids), their ratios
  * to a bare constant GET and a bare POST echo, latency at 80 % of each peak, and read latency while
  * creations run at 80 % of theirs. Servers run in their own processes; see bench/lib/api-bench.ts.

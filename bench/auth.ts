@@ -1,6 +1,6 @@
 /**
  * Authenticated requests per second versus the same route without authentication, in one run.
- * The target (issue 2) is a ratio of at least 0.8: a valid request must cost no hashing.
+ * The target is a ratio of at least 0.8: a valid request must cost no hashing.
  * Rounds alternate between the two routes so that background load on the machine hits both
  * alike; the ratio printed is the median of the per-round ratios.
  * Run: npx tsx bench/auth.ts [rounds] [concurrency] [seconds per round]

@@ -1,5 +1,5 @@
 /**
- * Scale of data (issue 12): does a database with a million invoices behave like an empty one?
+ * Scale of data: does a database with a million invoices behave like an empty one?
  *
  * 1. Query costs at 10k, 100k and 1M invoices (seeded by bench/lib/seed.ts, reused between runs):
  *    CPU µs per call of every hot and scheduled query, in process, on the real stores.
@@ -190,10 +190,10 @@ for (const [k, label] of [['invoiceGet', 'GET invoice'], ['payoutGet', 'GET payo
 }
 
 // Creations sustained, as a server taking orders all day sees them. Between the GET rounds above a
-// big database's write path goes cold: this machine's kernel drops file pages unused for a few
-// seconds (docs/decisions.md, "Release 3, fourth round"), and each 2 s POST round starts by
-// reading them from the disk again. Here each server takes 10 s of creations first, then four
-// 4 s rounds back to back; runs alternate empty / big, ALTERNATIONS times.
+// big database's write path goes cold: the kernel may drop file pages unused for a few seconds,
+// and a short POST round would start by reading them from the disk again. Here each server takes
+// 10 s of creations first, then four 4 s rounds back to back; runs alternate empty / big,
+// ALTERNATIONS times.
 console.log(`
 creations sustained: empty database vs ${largest.toLocaleString('en-US')} invoices (10 s of warm-up, then 4 rounds of 4 s), alternating ${ALTERNATIONS} times:`);
 const sustained = { empty: [] as number[], big: [] as number[] };

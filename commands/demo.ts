@@ -19,8 +19,8 @@ export default class Demo extends PaygateCommand {
   async run(): Promise<(DemoInfo & { stopped: true }) | { tour: TourStep[] }> {
     const { flags } = await this.parse(Demo);
     // Imported here, not at the top: oclif imports every command module to list the commands, and
-    // the demo's devnet loads tronweb, which `serve` must not carry (decisions: "tronweb only
-    // where a transaction is built or signed").
+    // the demo's devnet loads tronweb, which `serve` must not carry
+    // (docs/adr/0028-tronweb-only-where-signing.md).
     const { startDemo } = await import('../src/demo/index.js');
     const demo = await startDemo({
       port: flags.tour ? 0 : flags.port,

@@ -1,5 +1,5 @@
 /**
- * The soak with faults (issue 13, B1; docs/reliability.md): payments, payouts and API traffic
+ * The soak with faults (docs/reliability.md): payments, payouts and API traffic
  * together against the devnet for a fixed time, with node faults, forks and SIGTERM/SIGKILL
  * restarts of a real `serve`, then the invariants after everything settled.
  *   node --import tsx scripts/soak.ts --duration 30m [--seed N] [--json] [--keep DIR] [--restart-every 10s]

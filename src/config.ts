@@ -1,6 +1,6 @@
 /**
- * All configuration is environment variables, parsed once here (DESIGN.md §2). An invalid value
- * stops start-up with a ConfigError naming the variable.
+ * All configuration is environment variables, parsed once here (README.md, "Configuration"). An
+ * invalid value stops start-up with a ConfigError naming the variable.
  */
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';

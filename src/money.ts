@@ -1,6 +1,7 @@
 /**
  * Money is integers: amounts travel as decimal strings and live as bigint base units
- * (DESIGN.md §3). No floating point anywhere an amount is parsed, computed or printed.
+ * (docs/adr/0001-money-as-integer-base-units.md). No floating point anywhere an amount is parsed,
+ * computed or printed.
  */
 
 const AMOUNT_TEXT = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;

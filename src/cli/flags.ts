@@ -3,7 +3,7 @@ import { Args, Errors, Flags } from '@oclif/core';
 import { DurationError, formatDuration, parseDuration } from '../whitelist/duration.js';
 
 /**
- * A duration flag (DESIGN.md §11): `500ms`, `30s`, `15m`, `24h`, `7d` or plain seconds; the
+ * A duration flag (docs/cli.md): `500ms`, `30s`, `15m`, `24h`, `7d` or plain seconds; the
  * parsed value is milliseconds.
  */
 export function durationFlag(opts: { description: string; default?: string; maxMs?: number }) {

@@ -80,7 +80,7 @@ function openReader(file: string, cacheKb: number): Sqlite.Database {
   // better-sqlite3 builds SQLite with a 16 MB page cache per connection. The reader's point reads
   // are random over a large database: the interior pages of its indexes fit in far less, the
   // leaves would not fit in 16 MB either (the OS cache serves them), so 8 MB keeps the same hits
-  // and 8 MB of the server's memory (issue 12's RSS target on a million invoices).
+  // and 8 MB of the server's memory (the RSS floor on a million invoices, docs/performance.md).
   reader.pragma(`cache_size = -${cacheKb}`);
   return reader;
 }

@@ -2,16 +2,17 @@
  * Identifiers that sort by creation time. A random key (UUIDv4) sends every insert into a large
  * table to a random leaf page of its primary-key index, which on a million rows is rarely in
  * SQLite's cache: bench/scale.ts measured an invoice creation's inserts at ~10× their cost on an
- * empty database. Time-ordered keys put new rows next to each other (docs/decisions.md, issue 12).
+ * empty database. Time-ordered keys put new rows next to each other
+ * (docs/adr/0006-time-ordered-ids.md).
  * The random part still makes them unguessable: 74 bits for a UUID, 48 for an event id.
  */
 import { randomFillSync } from 'node:crypto';
 
 /**
  * Random bytes drawn from the CSPRNG 4 KiB at a time and handed out once each. Every
- * `randomBytes` call costs a syscall (OpenSSL checks its pid): 5 µs alone here, ~26 µs under a
- * creation load, twice per invoice creation (its id and its event's id), where a draw from the
- * pool costs well under a microsecond. Node's own `randomUUID` pools the same way.
+ * `randomBytes` call costs a syscall (OpenSSL checks its pid), twice per invoice creation (its id
+ * and its event's id), where a draw from the pool is a copy. Node's own `randomUUID` pools the
+ * same way.
  */
 const POOL_BYTES = 4096;
 const pool = Buffer.alloc(POOL_BYTES);

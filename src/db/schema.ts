@@ -156,7 +156,7 @@ export interface InvoicesTable {
   updated_at: string;
 }
 
-// Issue 4: ledger, whitelist, payouts.
+// Ledger, whitelist, payouts.
 
 export type LedgerKind = 'credit' | 'debit' | 'reserve' | 'release';
 
@@ -251,7 +251,7 @@ export interface MerchantPayoutLimitsTable {
   updated_at: string;
 }
 
-// Release 2: the worker lease and deposits (migration 0030); each feature's own tables in tables/.
+// The worker lease and deposits (migration 0030); each feature's own tables in tables/.
 
 export interface WorkerLeaseTable {
   id: number;

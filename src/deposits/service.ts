@@ -37,7 +37,7 @@ export interface DepositContext {
   head: number;
 }
 
-/** Which invoice a transfer pays, if any (DESIGN §5). */
+/** Which invoice a transfer pays, if any (docs/adr/0017-deposit-address-modes.md). */
 async function attribute(trx: Tx, t: FoundTransfer): Promise<{ invoiceId: string | null; expiresAt: string | null }> {
   if (t.externalUserId !== null) {
     // A permanent address: the oldest open invoice of that user in that asset.
@@ -143,7 +143,8 @@ async function replaceTransfer(trx: Tx, ctx: DepositContext, existing: DepositRo
 
 /**
  * Credits a final, confirmed standalone deposit once: its amount less the merchant's service fee
- * percent in force at its block time (docs/decisions.md), never a zero or negative entry.
+ * percent in force at its block time (docs/adr/0015-fees-and-rounding.md), never a zero or negative
+ * entry.
  */
 export async function creditStandalone(trx: Tx, ctx: DepositContext, d: DepositRow): Promise<void> {
   if (d.credited_at !== null || d.final !== 1 || d.status !== 'confirmed' || d.invoice_id !== null) return;

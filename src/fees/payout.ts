@@ -1,5 +1,5 @@
 /**
- * Payout fees (issue 4): per asset, a fixed amount plus a percent of the payout amount, charged to
+ * Payout fees: per asset, a fixed amount plus a percent of the payout amount, charged to
  * the merchant. Stored as dated rows of the shared fee schedule (kind 'payout', see ./store.ts);
  * a payout copies the fee in force at its creation and keeps it. Without any schedule the fee is 0.
  */
@@ -32,7 +32,7 @@ export async function payoutFeeAt(db: Executor, asset: string, at: string): Prom
   return row ? { fixed: BigInt(row.amount ?? '0'), percent: row.percent ?? '0', scheduleId: row.id } : ZERO_PAYOUT_FEE;
 }
 
-/** fixed + percent of the amount, rounded up to the base unit (DESIGN.md §3). */
+/** fixed + percent of the amount, rounded up to the base unit (docs/adr/0015-fees-and-rounding.md). */
 export function payoutFeeFor(amount: bigint, fee: PayoutFee): bigint {
   return fee.fixed + percentOf(amount, fee.percent);
 }

@@ -185,8 +185,8 @@ export interface InvoiceAmounts {
 }
 
 /**
- * DESIGN.md §5: fee = percent of the requested amount (rounded up to the base unit) + the fixed
- * receiving amount; the customer sends requested + fee when the customer pays it.
+ * fee = percent of the requested amount (rounded up to the base unit) + the fixed receiving amount;
+ * the customer sends requested + fee when the customer pays it (docs/adr/0015-fees-and-rounding.md).
  */
 export function invoiceAmounts(requested: bigint, service: ServiceFee, fixed: bigint): InvoiceAmounts {
   const fee = percentOf(requested, service.percent) + fixed;

@@ -1,6 +1,6 @@
 /**
  * SQL for dated fee rows. One rule for every kind: the row in force at a moment is the one with the
- * latest valid_from not after it (ties: the later insert). Payout fees (issue 4) use the same rows
+ * latest valid_from not after it (ties: the later insert). Payout fees use the same rows
  * with kind 'payout'.
  */
 import type { Executor } from '../db/database.js';

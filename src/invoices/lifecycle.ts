@@ -1,7 +1,7 @@
 /**
- * The invoice lifecycle (DESIGN §5) as a function of facts: the invoice's live deposits and how far
- * the chain has been scanned. The status is derived, never accumulated, so a fork that orphans a
- * deposit returns the invoice to the state its remaining deposits justify.
+ * The invoice lifecycle (docs/invoices.md) as a function of facts: the invoice's live deposits and
+ * how far the chain has been scanned. The status is derived, never accumulated, so a fork that
+ * orphans a deposit returns the invoice to the state its remaining deposits justify.
  *
  *   no in-time deposit:   created; once the scan passes expires_at: expired, or paid_late when
  *                         late confirmed deposits reach amount_expected
@@ -40,7 +40,7 @@ export function deriveStatus(f: LifecycleFacts): InvoiceStatus {
   return paidLate() ? 'paid_late' : 'underpaid';
 }
 
-/** The state each lifecycle state is entered from when the invoice moves forward (DESIGN §5). */
+/** The state each lifecycle state is entered from when the invoice moves forward (docs/invoices.md). */
 const ENTERED_FROM: Partial<Record<InvoiceStatus, InvoiceStatus>> = { seen: 'created', confirmed: 'seen', settled: 'confirmed', underpaid: 'seen', expired: 'created' };
 
 /**

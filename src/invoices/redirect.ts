@@ -1,5 +1,5 @@
 /**
- * redirect_url_not_allowed (spec rule 6): the origin of a return_url / cancel_url must equal the
+ * redirect_url_not_allowed: the origin of a return_url / cancel_url must equal the
  * origin of the merchant's address of the same kind or of its site_url. On the messenger link hosts
  * the origin says nothing about whose bot it is, so the first path segment (bot or channel name)
  * must match as well. A project with neither address accepts no redirect URL at all.

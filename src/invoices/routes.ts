@@ -23,7 +23,7 @@ export async function invoiceRoutes(app: ApiServer, services: Services): Promise
         body: CreateInvoiceBody,
         response: { 200: InvoiceSchema, 201: InvoiceSchema, ...errorResponses(400, 401, 403, 409, 422, 429, 503) },
       },
-      // Rule 9 needs to see the schema problems before answering them (see assetRule).
+      // assetRule needs to see the schema problems before answering them (see assetRule).
       attachValidation: true,
     },
     async (req, reply) => {
@@ -51,8 +51,9 @@ export async function invoiceRoutes(app: ApiServer, services: Services): Promise
 }
 
 /**
- * Spec rule 9 (DESIGN.md §5): a body whose only problem is a missing `asset` is 422
- * asset_required; with other problems it stays 400 validation_failed, `body.asset` listed among them.
+ * A body whose only problem is a missing `asset` is 422 asset_required
+ * (docs/adr/0014-invoice-creation-order-and-replay.md); with other problems it stays 400
+ * validation_failed, `body.asset` listed among them.
  */
 function assetRule(err: AppError): AppError {
   const only = err.details?.length === 1 ? err.details[0] : undefined;

@@ -1,8 +1,9 @@
 /**
- * Invoice creation and reads. Check order (DESIGN.md §10): schema → asset known → amount format →
- * idempotent replay by order_id → business rules. The replay runs before the business rules, so a
- * repeat of an existing order_id returns its invoice even when the merchant is no longer approved,
- * the asset is switched off or the legacy fee setting applies (spec rule 3).
+ * Invoice creation and reads. Check order (docs/adr/0014-invoice-creation-order-and-replay.md):
+ * schema → asset known → amount format → idempotent replay by order_id → business rules. The
+ * replay runs before the business rules, so a repeat of an existing order_id returns its invoice
+ * even when the merchant is no longer approved, the asset is switched off or the legacy fee
+ * setting applies.
  *
  * Idempotency under concurrency: the lookup, the checks and the insert run in one IMMEDIATE write
  * transaction (or one savepoint of a group commit, see db/group-commit.ts), and UNIQUE (merchant_id,
@@ -54,7 +55,7 @@ interface Request {
   claim?: AddressClaim;
 }
 
-/** Rule 1/2: same amount, asset and user → the existing invoice; otherwise order_id_conflict. */
+/** The replay: same amount, asset and user → the existing invoice; otherwise order_id_conflict. */
 async function replay(db: Executor, existing: InvoiceRow, req: Request): Promise<CreateResult> {
   const differs: string[] = [];
   if (existing.asset !== req.body.asset) differs.push('asset');

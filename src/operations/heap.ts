@@ -5,11 +5,10 @@
  *
  * Not for the limit itself: the live heap is ~40 MB on a million invoices. V8 derives from the
  * limit how far the old generation may grow past what the last full GC kept before it collects
- * again: up to 4× at Node's default limit on a large machine (a quarter of its memory, capped: 4,144
- * MB on the 24 GB bench machine), under 2× at 1 GiB. At the default, serve's RSS under load on a
- * million invoices was 245-310 MB (four runs of six over 250 MB, ~50 MB of it garbage not yet
- * collected); at 1 GiB 224-238 MB (docs/decisions.md, "Release 3, sixth round"). On a machine or
- * container with less than ~5 GB, Node's default is already at or below this limit.
+ * again: up to 4× at Node's default limit on a large machine (a quarter of its memory, capped),
+ * under 2× at 1 GiB. So the limit keeps garbage not yet collected from swelling serve's RSS under
+ * load (figures in docs/adr/0035-heap-limit-for-serve.md). On a machine or container with less
+ * than ~5 GB, Node's default is already at or below this limit.
  */
 import v8 from 'node:v8';
 

@@ -155,7 +155,7 @@ export function httpLatency(registry: Registry): HttpLatency {
     registers: [registry],
   });
   // The request count is the histogram's own _count, copied at scrape time: a second metric
-  // updated per request would cost each request another label hash (about 1 µs of ~50).
+  // updated per request would cost each request another label hash.
   new Counter({
     name: 'paygate_http_requests_total',
     help: 'Requests answered by /v1',

@@ -1,5 +1,5 @@
 /**
- * Which assets payouts can be made in. Two levels, two codes (spec rules 4 and 5):
+ * Which assets payouts can be made in. Two levels, two codes:
  * - `asset_not_payable` (permanent): unknown to the catalog, receive-only, or payouts locked off;
  * - `asset_payouts_disabled` (temporary): the operator switched payouts off (`asset set --payouts off`).
  */

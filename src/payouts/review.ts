@@ -1,6 +1,6 @@
 /**
- * Review rules (DESIGN.md §6). A new payout is `pending_review` when any reason applies, else
- * `approved`. Reasons, in this order:
+ * Review rules (docs/adr/0019-payout-requests.md). A new payout is `pending_review` when any reason
+ * applies, else `approved`. Reasons, in this order:
  * - amount_above_auto_approve_limit: amount > the merchant's auto-approve limit;
  * - daily_limit_exceeded: the amounts of the merchant's payouts in the asset created in the
  *   current UTC day (00:00 to 24:00 UTC of the creation moment), this one included and rejected or

@@ -1,7 +1,7 @@
 /**
  * Payout creation and reads (`POST /v1/payouts`, `GET /v1/payouts/{id}`).
  *
- * Order of checks when several fail (after the schema, DESIGN.md §10):
+ * Order of checks when several fail (after the schema; docs/adr/0019-payout-requests.md):
  *   1. replay by reference (needs only the stored payout): the amount is read first at the
  *      requested asset's decimals (the payout's for its own asset, else the catalog's; malformed →
  *      400 at body.amount); then same asset, amount and address → 200 the existing payout, a
@@ -67,9 +67,10 @@ interface Request {
 
 /**
  * The requested amount read at the requested asset's decimals, before the replay: a malformed
- * amount is a validation error (400), which comes before the replay (DESIGN.md §10), whether or not
- * the asset is the existing payout's. Why: an amount like "abc", "0" or one finer than the asset's
- * base unit was answered 409 reference_conflict when the asset differed, and 400 when it matched.
+ * amount is a validation error (400), which comes before the replay
+ * (docs/adr/0007-http-check-order.md), whether or not the asset is the existing payout's. Why:
+ * otherwise an amount like "abc", "0" or one finer than the asset's base unit would be answered
+ * 409 reference_conflict when the asset differed, and 400 when it matched.
  * The asset's decimals come from the stored payout (same asset: answered even if it left the
  * catalog) or the catalog; an asset known to neither is only a difference (409), as the amount of
  * an unknown asset cannot be read (the order of a new request: asset_not_payable before the amount).

@@ -7,7 +7,7 @@
  * claim is taken over by the next lease holder.
  *
  * Commits are the cost (synchronous=FULL: an fsync each), so the worker saves them two ways
- * (docs/decisions.md, "Whole-flow throughput"): results that finish while another commit is in
+ * (docs/adr/0004-group-commit.md): results that finish while another commit is in
  * flight are written together, each in its own savepoint (group commit); and a merchant's slot is
  * a lane: the transaction that records its attempt also claims its next due delivery, in order,
  * for up to LANE_RUN deliveries, after which the slot goes back to the claim round (fairness).

@@ -93,7 +93,8 @@ async function nextMerchantSeq(db: Executor, merchantId: string): Promise<number
 
 /**
  * A delivery exists only for a merchant that has an endpoint when the event is recorded: events
- * from before an endpoint was set are not delivered later (docs/decisions.md, Webhooks).
+ * from before an endpoint was set are not delivered later
+ * (docs/adr/0030-webhook-order-and-retries.md).
  */
 async function enqueueDelivery(db: Executor, d: { eventId: string; merchantId: string; merchantSeq: number; at: string }): Promise<void> {
   const endpoint = await db.selectFrom('webhook_endpoints').select('merchant_id').where('merchant_id', '=', d.merchantId).executeTakeFirst();

@@ -1,5 +1,5 @@
 /**
- * When to try a delivery again (DESIGN §9, docs/webhooks.md "Retries"): 408, 429, 5xx and network
+ * When to try a delivery again (docs/webhooks.md "Retries"): 408, 429, 5xx and network
  * errors retry with exponential backoff and ±20 % jitter, for 3 days from the first attempt; a
  * `Retry-After` (seconds or an HTTP date) is honoured: the next attempt is never earlier. Any
  * other non-2xx answer fails at once.

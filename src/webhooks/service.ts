@@ -18,7 +18,7 @@ import { attemptsOf, findDelivery, listDeliveries, pruneAttemptsBefore, pruneDel
 import { postWebhook, type PostOptions } from './transport.js';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const satisfies readonly DeliveryStatus[];
-/** The delivery log is kept at least this long (DESIGN §9: ≥ 60 days). */
+/** The delivery log is kept at least this long (docs/webhooks.md: 60 days). */
 export const LOG_RETENTION_DAYS = 60;
 
 const DELIVERY_ID = /^dlv_[0-9a-f]{24}$/;

@@ -1,5 +1,6 @@
 /**
- * Standard Webhooks signatures (standardwebhooks.com, DESIGN §9): the secret is
+ * Standard Webhooks signatures (standardwebhooks.com,
+ * docs/adr/0029-webhook-signing-standard-webhooks.md): the secret is
  * `whsec_<base64 of the key>`; the signature is `v1,<base64 HMAC-SHA256(key, id.timestamp.body)>`;
  * several signatures (a rotation) are separated by one space.
  */

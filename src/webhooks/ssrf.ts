@@ -1,9 +1,9 @@
 /**
- * The SSRF guard (DESIGN §9): a webhook goes only to public unicast addresses unless the operator
- * allowed private targets for the merchant. The check runs on every address the host name resolves
- * to, at every attempt, and the connection then goes to the address that was checked (transport.ts
- * passes it as the lookup result), so a DNS answer that changes between check and connect
- * (rebinding) cannot reach an internal service.
+ * The SSRF guard (docs/adr/0031-ssrf-policy.md): a webhook goes only to public unicast addresses
+ * unless the operator allowed private targets for the merchant. The check runs on every address the
+ * host name resolves to, at every attempt, and the connection then goes to the address that was
+ * checked (transport.ts passes it as the lookup result), so a DNS answer that changes between check
+ * and connect (rebinding) cannot reach an internal service.
  */
 import ipaddr from 'ipaddr.js';
 import { lookup } from 'node:dns/promises';

@@ -1,5 +1,5 @@
 /**
- * Durations of the CLI (DESIGN.md §11): `500ms`, `30s`, `15m`, `24h`, `7d`, or plain seconds.
+ * Durations of the CLI (docs/cli.md): `500ms`, `30s`, `15m`, `24h`, `7d`, or plain seconds.
  * Returned in milliseconds; integers only, so there is no floating point in a delay.
  */
 export class DurationError extends Error {}

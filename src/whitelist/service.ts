@@ -5,7 +5,7 @@
  *
  * Check for payouts (`assertWhitelisted`): absent → "not on the whitelist"; present but inside its
  * delay → "cannot be used before <time>". The amount plays no part, so the answer never depends
- * on it (spec rule 3).
+ * on it.
  */
 import { randomUUID } from 'node:crypto';
 import type { AssetCatalog } from '../assets/catalog.js';
@@ -149,7 +149,7 @@ export async function listWhitelist(db: Db, clock: Clock, filter: ListFilter): P
   return (await listEntries(db, filter)).map((e) => view(e, now));
 }
 
-/** Spec rule 3: refuses an address that is absent or still in its delay; the message says which. */
+/** Refuses an address that is absent or still in its delay; the message says which. */
 export async function assertWhitelisted(db: Executor, merchantId: string, asset: string, address: string, now: Date): Promise<WhitelistEntryRow> {
   const entry = await liveEntry(db, merchantId, asset, address);
   if (!entry) {

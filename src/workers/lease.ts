@@ -1,8 +1,8 @@
 /**
- * The worker lease (DESIGN §7): one row that says which process runs the background work (watcher,
- * sweeper, payout worker, webhook dispatcher, scheduled jobs) and until when. A process takes it
- * when it is free or lapsed and renews it every few seconds; a second `serve` on the same database
- * serves /v1 only and takes over once the holder stops renewing.
+ * The worker lease (docs/adr/0023-the-worker-lease.md): one row that says which process runs the
+ * background work (watcher, sweeper, payout worker, webhook dispatcher, scheduled jobs) and until
+ * when. A process takes it when it is free or lapsed and renews it every few seconds; a second
+ * `serve` on the same database serves /v1 only and takes over once the holder stops renewing.
  *
  * Every acquisition increments `token` (a fencing token). A worker about to do something that must
  * not happen twice (signing a payout, booking a sweep) calls `assertHeld(trx)` inside the write

@@ -23,7 +23,7 @@ export interface Scheduler {
 
 export function defaultJobs(s: Services): Job[] {
   // Expiry runs against the last scanned block's time: until the watcher has scanned past an
-  // invoice's expires_at, a payment in an earlier block may still be found (DESIGN §5).
+  // invoice's expires_at, a payment in an earlier block may still be found (docs/invoices.md).
   const expiry = async () => expireInvoices(s.db, s.clock, { horizon: (await scanHorizon(s.db)) ?? new Date(0) });
   return [
     { name: 'invoice-expiry', schedule: '*/5 * * * * *', run: expiry },

@@ -1,5 +1,5 @@
 /**
- * Real mainnet/Nile data (../shared/fixtures/tron) through our codec: txID = sha256(raw_data),
+ * Real mainnet/Nile data (test/fixtures/tron) through our codec: txID = sha256(raw_data),
  * signer recovery, raw_data_hex decoding, and USDT Transfer logs.
  */
 import { readFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { parseInfo, parseTx } from '../../src/chain/parse.js';
 import { decodeTransferCall, decodeTransferLog, TRANSFER_TOPIC } from '../../src/chain/trc20.js';
 import { decodeRawData, recoverSigner, txIdOf } from '../../src/chain/tx-codec.js';
 
-// A copy of ../shared/fixtures/tron (public data, see SOURCES.md there), so the suite runs anywhere.
+// Public data kept in the repository (SOURCES.md there says where each file comes from).
 const DIR = path.resolve(import.meta.dirname, '../fixtures/tron');
 const ACCOUNT = 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre';
  

@@ -1,5 +1,5 @@
 /**
- * Migrations with data (issue 13, B4): for every earlier schema version (every prefix of
+ * Migrations with data: for every earlier schema version (every prefix of
  * MIGRATIONS, whatever migrations are added later), a database at that version is filled with the
  * rows that version can hold (merchants, keys, the wallet and deposit addresses, invoices, ledger
  * entries, payouts), upgraded by `paygate migrate`, and then served unchanged by the current code.

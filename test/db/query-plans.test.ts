@@ -109,7 +109,7 @@ export const HOT_QUERIES: HotQuery[] = [
     run: (db) => duePairsInSlice(db, { address: ADDR, asset: 'USDT_TRON' }, ADDR2, 50),
     index: /SEARCH d USING INDEX deposits_final_by_address \(\(address,asset\)>\(\?,\?\) AND address<\?\)/,
   },
-  // Every other scheduled query over a large table (docs/decisions.md "Every scheduled query, audited").
+  // Every other scheduled query over a large table (docs/adr/0036-queries-stay-index-searches.md).
   // The chain watcher's write transaction, per block range: recording transfers…
   { name: 'watcher: a transfer recorded before', run: (db) => findDeposit(db, TX, 0), index: 'deposits_tx_log' },
   { name: 'watcher: the invoice of a per-invoice address', run: (db) => invoiceOfAddress(db, ADDR, 7), index: /INDEX invoices_address_index \(address_index=\?\)/ },

@@ -99,7 +99,7 @@ describe('random requests', () => {
 });
 
 /**
- * Issue 13 (B2): every real route (read from the OpenAPI document) with valid bodies mutated one
+ * Every real route (read from the OpenAPI document) with valid bodies mutated one
  * step at a time, odd encodings and methods. Besides the shape, a refused request must change
  * nothing: the app's connection counts every row it writes (SQLite total_changes()), and that
  * count may move only for an answer below 400.

@@ -32,7 +32,7 @@ describe('invoices', () => {
   });
   afterAll(() => t.close());
 
-  it('creates an invoice (201) with every key, the amounts and fee block of DESIGN §5, from the HD wallet', async () => {
+  it('creates an invoice (201) with every key, the amounts and the fee block, from the HD wallet', async () => {
     const body = newInvoice({ order_id: 'first-order', amount: '10.5', expires_in: 3600 });
     const r = await create(body);
     expect(r.status).toBe(201);

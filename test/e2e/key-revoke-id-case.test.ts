@@ -1,7 +1,7 @@
 /**
  * `paygate key revoke <key_id>` with the key id in upper case (copied from a ticket, typed from a
- * screen): it names the same key, as merchant and payout ids do on the CLI since release 3, and the
- * key stops working. It used to answer api_key_not_found while the key went on working.
+ * screen): it names the same key, as merchant and payout ids do on the CLI, and the key stops
+ * working; it never answers api_key_not_found while the key goes on working.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,7 @@
 /**
- * Two `serve` processes on one database (DESIGN §7): both answer /v1, only the lease holder runs
- * the background work, and the other takes over once the holder dies without releasing.
+ * Two `serve` processes on one database (docs/adr/0023-the-worker-lease.md): both answer /v1, only
+ * the lease holder runs the background work, and the other takes over once the holder dies without
+ * releasing.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';

@@ -1,4 +1,7 @@
-/** POST /v1/payouts and GET /v1/payouts/{id} over real HTTP: spec rules 1–7 and DESIGN.md §6. */
+/**
+ * POST /v1/payouts and GET /v1/payouts/{id} over real HTTP: the checks, review and limits of
+ * docs/adr/0019-payout-requests.md.
+ */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { setAssetFlags } from '../../src/assets/service.js';
 import { setHalt } from '../../src/payouts/halts.js';

@@ -1,7 +1,8 @@
 /**
- * DESIGN.md §10's check order starts with the route: a request with no route for its method and
- * path answers 404 route_not_found whatever its body, and its body is never read (an
- * unauthenticated client never gets JSON parsed). A body fault is bad_request only on a real route.
+ * The check order (docs/adr/0007-http-check-order.md) starts with the route: a request with no
+ * route for its method and path answers 404 route_not_found whatever its body, and its body is
+ * never read (an unauthenticated client never gets JSON parsed). A body fault is bad_request only
+ * on a real route.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, isErrorBody } from '../helpers/http.js';

@@ -1,5 +1,5 @@
 /**
- * The HTTP contract on every real /v1 route (issue 13, B2), with the routes read from the served
+ * The HTTP contract on every real /v1 route, with the routes read from the served
  * OpenAPI document so a route added later is covered without editing this file:
  * - 401 without or with a wrong key, 413 for a body over 16 KiB, 415 for a non-JSON body, 429 past
  *   the per-key limit, and the x-ratelimit-* headers, the same on every route;

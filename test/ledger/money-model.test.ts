@@ -1,5 +1,5 @@
 /**
- * Money model test (issue 13, B3): random sequences of credits, debits, payout creation, approval,
+ * Money model test: random sequences of credits, debits, payout creation, approval,
  * rejection and the payout state machine's later transitions (queued → signing → broadcast →
  * confirmed, or → failed), across merchants and assets, against a real SQLite file. After every
  * step: available ≥ 0, reserved equals the reservations the payouts still hold, the ledger's

@@ -1,5 +1,5 @@
 /**
- * Exactly once under crashes (issue 9, item 5): `serve` in a child process is SIGKILLed at random
+ * Exactly once under crashes: `serve` in a child process is SIGKILLed at random
  * moments (and kills itself right after storing a signed transaction, before its broadcast) and
  * restarted until every payout is final; the chain then holds one successful transfer per
  * confirmed payout and none for rejected or failed ones, and the ledger balances. A second run

@@ -20,9 +20,9 @@ describe('a repeated payout reference', () => {
     await t.allow(m.id, m.address, { asset: 'TRX_TRON' });
     const body = newPayout(m.address);
     expect((await post(m.key, body)).status).toBe(202);
-    // DESIGN.md §3/§10: a malformed amount is 400 at body.amount, and validation comes before the
-    // replay. It was so for the payout's own asset, but a reused reference with another asset
-    // answered 409 reference_conflict for the same malformed amounts.
+    // A malformed amount is 400 at body.amount, and validation comes before the replay
+    // (docs/adr/0007-http-check-order.md): for a reused reference with the payout's own asset and
+    // with another asset alike, never 409 reference_conflict.
     for (const change of [
       { asset: 'TRX_TRON', amount: 'abc' },
       { asset: 'TRX_TRON', amount: '0' },

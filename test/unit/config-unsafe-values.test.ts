@@ -1,5 +1,5 @@
 /**
- * DESIGN.md §2: an invalid value stops start-up with a message naming the variable; TRUST_PROXY
+ * An invalid value stops start-up with a message naming the variable; TRUST_PROXY
  * never means "trust everyone", however it is spelled.
  */
 import { describe, expect, it } from 'vitest';

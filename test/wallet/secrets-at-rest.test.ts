@@ -1,5 +1,5 @@
 /**
- * Secrets and files (issue 13, A5): the database, its WAL and shared-memory files are readable by
+ * Secrets and files: the database, its WAL and shared-memory files are readable by
  * the owner only, and the deposit xpub is kept only where it is needed (never an audit subject).
  */
 import { chmodSync, existsSync, statSync, writeFileSync } from 'node:fs';

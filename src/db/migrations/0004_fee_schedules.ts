@@ -4,7 +4,7 @@ import { sql, type Kysely } from 'kysely';
  * Every fee the operator sets is a dated row: the rate in force at a moment is the row with the
  * latest valid_from not after it. Rows are never updated or deleted, so the history of rates is
  * the table itself. kind 'service' is per merchant (percent + payer), 'invoice' is the fixed
- * receiving amount per asset, 'payout' (issue 4) is per asset with amount and percent.
+ * receiving amount per asset, 'payout' is per asset with amount and percent.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema

@@ -3,7 +3,8 @@ import { sql, type Kysely } from 'kysely';
 /**
  * The worker lease and the deposits the chain watcher records.
  *
- * - `worker_lease`: one row (DESIGN §7); `token` grows with every new grant (fencing).
+ * - `worker_lease`: one row (docs/adr/0023-the-worker-lease.md); `token` grows with every new grant
+ *   (fencing).
  * - `deposits`: one row per transfer into a deposit address, UNIQUE (tx_hash, log_index) so a block
  *   scanned twice (restart, fork re-scan) records nothing twice; `log_index` is -1 for a native TRX
  *   transfer. An orphaned deposit (its block left the chain) keeps its row with status `orphaned`;

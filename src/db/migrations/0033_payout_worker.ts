@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The payout worker (issue 9).
+ * The payout worker (docs/adr/0022-the-payout-worker.md).
  *
  * - New payout columns: the signed transaction (JSON, never a key) with its expiration (ms since
  *   epoch, chain time) stored BEFORE any broadcast; how many times it was signed (event keys of a

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Webhooks (DESIGN §9).
+ * Webhooks (docs/webhooks.md).
  *
  * - `webhook_endpoints`: one endpoint per merchant with its signing secret (and the previous one
  *   during a rotation) and whether private targets are allowed.

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Indexes for queries that must not grow with the table (issue 12; test/db/query-plans.test.ts):
+ * Indexes for queries that must not grow with the table (test/db/query-plans.test.ts):
  * `payout list` without a status filter reads the newest payouts first, which without an index
  * on created_at sorts the whole table.
  */

@@ -3,9 +3,9 @@ import { sql, type Kysely } from 'kysely';
 /**
  * Row counts by status of invoices, deposits and payouts, kept by triggers in the transaction of
  * every insert, status change and delete, so that /metrics reads a few rows instead of counting
- * the tables at every scrape (issue 12, docs/decisions.md "Every scheduled query, audited": on the
- * 1M database the three GROUP BYs held the event loop for about 270 ms per scrape, growing with
- * the tables). A status whose rows are all gone keeps its row with n = 0.
+ * the tables at every scrape: three GROUP BYs would hold the event loop longer as the tables grow
+ * (docs/adr/0036-queries-stay-index-searches.md). A status whose rows are all gone keeps its row
+ * with n = 0.
  */
 const TABLES = ['invoices', 'deposits', 'payouts'] as const;
 

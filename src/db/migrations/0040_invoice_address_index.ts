@@ -2,10 +2,10 @@ import { sql, type Kysely } from 'kysely';
 
 /**
  * The watcher finds the invoices of a deposit address through the address's derivation index
- * instead of the address text. An address is a hash: every new invoice put its key at a random
- * place of `invoices_address`, and on a million invoices each creation read and rewrote a leaf of
- * that index that was not in the cache (one of the two reasons creations ran at 0.6 of their
- * speed on an empty database; decisions.md, "Release 3, third round"). A per-invoice address's
+ * instead of the address text. An address is a hash: every new invoice puts its key at a random
+ * place of `invoices_address`, and on a million invoices each creation reads and rewrites a leaf
+ * of that index that is not in the cache, which slows creations on a large database. A per-invoice
+ * address's
  * index grows with each address handed out, so its key lands at the end of the new index, on the
  * page the previous creation wrote. Queries also compare the address text, which stays the
  * authority. The backfill rewrites every invoice once: 23 s for 1.5 million on the bench machine.

@@ -1,5 +1,5 @@
 /**
- * The crash test of the payout worker (issue 9, item 5), shared by the CI test (crash.test.ts) and
+ * The crash test of the payout worker, shared by the CI test (crash.test.ts) and
  * the longer run (scripts/payout-crash.ts): a devnet in this process, `serve` in a child process
  * over one SQLite file, N payouts created over HTTP, the child SIGKILLed at random moments (and
  * killing itself right after storing a signed transaction), restarted each time until every

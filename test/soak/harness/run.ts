@@ -1,5 +1,5 @@
 /**
- * The soak (issue 13, B1): for a fixed time, payments, payouts and API traffic together against
+ * The soak: for a fixed time, payments, payouts and API traffic together against
  * the devnet, with node faults, forks and restarts of a real `serve`; then everything settles
  * (faults off, blocks to solidity, workers drained) and the invariants are checked (checks.ts).
  * scripts/soak.ts runs it; test/soak/soak.test.ts runs a short one.
