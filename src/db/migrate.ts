@@ -31,6 +31,9 @@ import * as m0038 from './migrations/0038_scheduled_indexes.js';
 import * as m0039 from './migrations/0039_status_counts.js';
 import * as m0040 from './migrations/0040_invoice_address_index.js';
 import * as m0041 from './migrations/0041_deposit_addresses_by_index.js';
+import * as m0044 from './migrations/0044_chain_identity.js';
+import * as m0045 from './migrations/0045_payout_holds.js';
+import * as m0046 from './migrations/0046_watcher_stop.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -54,6 +57,9 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0039_status_counts': m0039,
   '0040_invoice_address_index': m0040,
   '0041_deposit_addresses_by_index': m0041,
+  '0044_chain_identity': m0044,
+  '0045_payout_holds': m0045,
+  '0046_watcher_stop': m0046,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
