@@ -15,12 +15,14 @@
  * the solid height, and the blocks from its reference block to past its expiration, read as one
  * linked run, do not hold it (chain/absence.ts). Nothing temporary (node errors, refusals, a short
  * wallet) ever fails a payout; only a receipt that is not SUCCESS does, and a failed payout is
- * never sent again.
+ * never sent again. A payout the node refuses to prepare (its energy estimate reverts) waits with
+ * its reason and holds back no other; only a node that is down ends a step's pass.
  */
 import type { CatalogAsset } from '../../assets/catalog.js';
 import { recordAudit } from '../../audit/store.js';
 import type { BroadcastResult, ChainBlockHeader, TronTransactionJson } from '../../chain/client.js';
 import { ProofThrottle } from '../../chain/absence.js';
+import { isTransientTronError } from '../../chain/errors.js';
 import { transactionOutcome, type TxOutcome } from '../../chain/outcome.js';
 import type { PayoutStatus } from '../../db/schema.js';
 import { writeTx } from '../../db/database.js';
@@ -229,10 +231,19 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
           log.warn({ payout: row.id }, 'worker lease lost before recording a signed payout; dropped unsent');
           break;
         }
-        // A node that fails now is asked again next tick; the payout stays queued.
-        log.warn({ err, payout: row.id }, 'payout not signed: node error');
-        await wait(row, `node error while preparing the transaction: ${(err as Error).message}`);
-        break;
+        if (isTransientTronError(err)) {
+          // The node is down or overloaded: the rest of the page would meet the same. Asked again
+          // next tick; the payout stays queued.
+          log.warn({ err, payout: row.id }, 'payout not signed: node error');
+          await wait(row, `node error while preparing the transaction: ${(err as Error).message}`);
+          break;
+        }
+        // This payout's own problem (an energy estimate that reverts: a recipient the token
+        // contract refuses; an address the node will not build for): recorded on it, and the
+        // payouts behind it go on. It is tried again each tick and stays queued until it can be
+        // signed or the operator cancels it.
+        log.warn({ err, payout: row.id }, 'payout not signed: the node refuses to prepare its transaction');
+        await wait(row, `cannot prepare the transaction: ${(err as Error).message}`);
       }
     }
     return signedAny;
