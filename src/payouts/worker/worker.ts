@@ -33,6 +33,7 @@ import { hotWalletPrivateKey } from '../../wallet/hd.js';
 import { liveEntry } from '../../whitelist/store.js';
 import type { Worker } from '../../workers/host.js';
 import { LeaseLostError, type WorkerLease } from '../../workers/lease.js';
+import { finalityStop } from '../../workers/watcher-stop.js';
 import { isWorkerHalted } from '../halts.js';
 import { findPayoutForOperator, type PayoutRow } from '../store.js';
 import { transitionPayout, type TransitionInput } from '../transitions.js';
@@ -353,6 +354,9 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
     name: PAYOUT_WORKER,
     intervalMs: opts.intervalMs ?? 1_000,
     async tick(signal) {
+      // The node contradicted finality (workers/watcher-stop.ts): none of its answers is acted on,
+      // nothing is signed, sent or settled, until the operator resumes the watcher.
+      if (await finalityStop(db)) return false;
       const queued = await queueApproved(signal);
       const signed = await signQueued(signal);
       const sent = await broadcastSigning(signal);
