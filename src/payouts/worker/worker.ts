@@ -1,6 +1,8 @@
 /**
  * The payout worker (DESIGN §6, docs/payouts.md): takes payouts from `approved` to `confirmed` or
- * `failed` on chain, exactly once. One tick runs four steps, each over a bounded batch:
+ * `failed` on chain, exactly once. A payout held since a restore (`hold_reason`, payouts/restore.ts)
+ * is never signed until the operator approves or cancels it. One tick runs four steps, each over a
+ * bounded batch:
  *
  *   1. approved → queued      whitelist entry still there (else rejected), merchant enabled (else waits)
  *   2. queued → signing       halts, hot wallet limits and balances checked; the transaction is built
@@ -122,6 +124,11 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
     let moved = false;
     for (const row of await page('approved')) {
       if (signal.aborted) break;
+      // Held since a restore: it may have been sent after the backup; only the operator decides.
+      if (row.hold_reason) {
+        await wait(row, row.hold_reason);
+        continue;
+      }
       // The directory's first load (seconds on a million addresses) or its catch-up happens here,
       // not inside the write transaction below, where every other writer would wait for it.
       await directory?.refresh();
@@ -205,6 +212,10 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
       }
       if (await isWorkerHalted(db, row.asset)) {
         await wait(row, 'payout worker halted (paygate payout resume --worker)');
+        continue;
+      }
+      if (row.hold_reason) {
+        await wait(row, row.hold_reason);
         continue;
       }
       const limits = await hotWalletLimits(db, row.asset);
@@ -313,9 +324,9 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
     polls.delete(row.id);
     proofs.forget(row.id);
     const fee = outcome.info.fee.toString();
-    if (outcome.state === 'success') return move(row, { to: 'confirmed', patch: { network_fee: fee, wait_reason: null } });
+    if (outcome.state === 'success') return move(row, { to: 'confirmed', patch: { network_fee: fee, wait_reason: null, hold_reason: null } });
     log.error({ payout: row.id, txid: row.tx_hash, receipt: outcome.reason }, 'payout transaction failed on chain; reservation released, not re-sent');
-    return move(row, { to: 'failed', patch: { network_fee: fee, fail_reason: outcome.reason, wait_reason: null } });
+    return move(row, { to: 'failed', patch: { network_fee: fee, fail_reason: outcome.reason, wait_reason: null, hold_reason: null } });
   }
 
   /** Step 4. */
