@@ -1,4 +1,5 @@
 import { buildApp } from '../src/app.js';
+import { checkChainAtStart } from '../src/chain/identity.js';
 import { PaygateCommand, loadDotEnv } from '../src/cli/base.js';
 import { parseConfig } from '../src/config.js';
 import { heapLimitNotSet, SERVE_NODE_FLAGS } from '../src/operations/heap.js';
@@ -6,7 +7,7 @@ import { SERVE_POOL } from '../src/wallet/pool.js';
 
 export default class Serve extends PaygateCommand {
   static override description =
-    'Run the merchant API (/v1), the admin listener (/healthz, /readyz, /metrics on ADMIN_HOST:ADMIN_PORT) and the background jobs until SIGINT/SIGTERM; needs the wallet (paygate init) and its passphrase. On SIGTERM it finishes in-flight requests, stops the workers at a safe point and exits 0.';
+    'Run the merchant API (/v1), the admin listener (/healthz, /readyz, /metrics on ADMIN_HOST:ADMIN_PORT) and the background jobs until SIGINT/SIGTERM; needs the wallet (paygate init) and its passphrase, and refuses a node of another chain than the one the database belongs to (wrong_network). On SIGTERM it finishes in-flight requests, stops the workers at a safe point and exits 0.';
   static override examples = [
     'WALLET_PASSPHRASE_FILE=/etc/paygate/passphrase <%= config.bin %> serve',
     'PORT=8081 ADMIN_PORT=9091 <%= config.bin %> serve   # a second process on the same database: /v1 only until it takes the worker lease',
@@ -20,9 +21,11 @@ export default class Serve extends PaygateCommand {
     const app = await buildApp(parseConfig(process.env), { unlockWallet: true, addresses: { pool: SERVE_POOL } });
     let url: string;
     try {
+      // A node of another chain than the database's is refused before anything listens.
+      await checkChainAtStart(app.database.db, app.services.clock, app.config, app.services.logger);
       url = await app.start();
     } catch (e) {
-      // A port in use: release what start() opened so the process can exit with the error.
+      // A port in use, a node of another chain: release what was opened so the process can exit with the error.
       await app.stop();
       throw e;
     }

@@ -53,6 +53,11 @@ export const ERROR_STATUS = {
   invalid_argument: 400,
   /** CLI only: the operation does not fit the record's current state (e.g. approving a rejected payout). */
   invalid_state: 409,
+  /**
+   * CLI and start only: the node serves another chain than the one this database belongs to
+   * (its genesis block differs from the one recorded, or from the configured network's).
+   */
+  wrong_network: 409,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -4,7 +4,8 @@ import { record } from '../../src/cli/format.js';
 import { approvePayout, type OperatorPayoutView } from '../../src/payouts/operator.js';
 
 export default class PayoutApprove extends PaygateCommand {
-  static override description = 'Approve a payout in pending_review: it then waits for the payout worker (invalid_state in any other status)';
+  static override description =
+    'Approve a payout in pending_review: it then waits for the payout worker. Also lifts the hold paygate restore put on an unfinished payout, once you have checked on chain that it was not sent (invalid_state in any other case)';
   static override examples = ['<%= config.bin %> payout approve 0b7e…'];
   static override args = { id: idArg('payout id') };
 

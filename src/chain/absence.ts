@@ -7,11 +7,16 @@
  *
  * A transaction can only be in a block after its reference block (TAPOS) and timed before its
  * expiration. It is given up only when the node shows either every such block, as one run linked
- * by parent hashes from the reference block to the first block past the expiration, that block at
- * or below the solid height, and none of them holds the txid; or, at the reference height and
- * below the solid one, another block than the one the transaction names (it forked away, and no
- * block of this chain can accept the transaction). A node short of any of those blocks, or whose
- * blocks do not link, proves nothing: the transaction stays pending.
+ * by parent hashes from the reference block to the first block past the expiration, that block on
+ * the solid chain, and none of them holds the txid; or, at the reference height and below the
+ * solid one, another block of the solid chain than the one the transaction names (it forked away,
+ * and no block of this chain can accept the transaction). A node short of any of those blocks, or
+ * whose blocks do not link, proves nothing: the transaction stays pending.
+ *
+ * "On the solid chain" is compared by id, never by height alone: the block ending the run is the
+ * solid block itself, or the block the solidity API answers at its height. A range served by a
+ * backend on a fork ends at a height below the solid one too, with blocks that left out a
+ * transaction the chain holds.
  */
 import type { BlockTxIds, ChainBlockHeader, TronClient, TronTransactionJson } from './client.js';
 
@@ -21,7 +26,7 @@ const BLOCK_MS = 3_000;
 /** At most this many blocks are read (an hour of blocks: expirations are minutes). */
 const MAX_BLOCKS = 1_200;
 
-type Chain = Pick<TronClient, 'getBlockTxIds'>;
+type Chain = Pick<TronClient, 'getBlockTxIds' | 'getBlockId'>;
 
 /** Blocks (a minute) before a failed proof of absence is tried again. */
 export const PROOF_RETRY_BLOCKS = 20;
@@ -66,10 +71,18 @@ export async function provablyNeverLands(chain: Chain, tx: TronTransactionJson, 
   if (ref < 0 || ref > solid.number) return false;
   // Enough blocks to pass the expiration (3 s each), and a few more for missed slots.
   const chunk = Math.min(MAX_BLOCKS, Math.max(5, Math.ceil((expiration - builtAt) / BLOCK_MS) + 5));
-  return runFrom(chain, ref, chunk, raw.ref_block_hash.toLowerCase(), tx.txID.toLowerCase(), expiration, solid.number);
+  return runFrom(chain, ref, chunk, raw.ref_block_hash.toLowerCase(), tx.txID.toLowerCase(), expiration, solid);
 }
 
-async function runFrom(chain: Chain, ref: number, chunk: number, refHash: string, txid: string, expiration: number, solid: number): Promise<boolean> {
+/** Whether `b` is the solid chain's block at its height: the solid block, or the solidity API's block there. */
+async function onSolidChain(chain: Chain, b: BlockTxIds, solid: ChainBlockHeader): Promise<boolean> {
+  if (b.number > solid.number) return false;
+  if (b.number === solid.number) return b.id.toLowerCase() === solid.id.toLowerCase();
+  const id = await chain.getBlockId(b.number, { solid: true });
+  return id !== null && id.toLowerCase() === b.id.toLowerCase();
+}
+
+async function runFrom(chain: Chain, ref: number, chunk: number, refHash: string, txid: string, expiration: number, solid: ChainBlockHeader): Promise<boolean> {
   let previous: BlockTxIds | null = null;
   for (let from = ref; from < ref + MAX_BLOCKS; from += chunk) {
     const blocks = await chain.getBlockTxIds(from, from + chunk);
@@ -79,12 +92,12 @@ async function runFrom(chain: Chain, ref: number, chunk: number, refHash: string
         if (b.number !== ref) return false;
         // Another block at the reference height, below the solid one: the block the transaction
         // names (bytes 8..16 of its id) is not on the chain, and TAPOS refuses it in every block.
-        if (b.id.slice(16, 32).toLowerCase() !== refHash) return b.number <= solid;
+        if (b.id.slice(16, 32).toLowerCase() !== refHash) return onSolidChain(chain, b, solid);
       } else {
         if (b.number !== previous.number + 1 || b.parentHash.toLowerCase() !== previous.id.toLowerCase()) return false;
         if (b.txIDs.some((t) => t.toLowerCase() === txid)) return false;
         // No block from here on can hold it; and this one is on the chain no fork can replace.
-        if (b.timestamp > expiration) return b.number <= solid;
+        if (b.timestamp > expiration) return onSolidChain(chain, b, solid);
       }
       previous = b;
     }

@@ -177,6 +177,12 @@ export interface TronClient {
   getSolidBlock(): Promise<ChainBlockHeader>;
   /** null when the node has no block at that height yet. */
   getBlock(num: number): Promise<ChainBlock | null>;
+  /**
+   * The id of the block at `num` without reading its transactions (block 0, the genesis block,
+   * names the chain); `solid` asks the solidity API, which answers only blocks at or below its
+   * solid height. null when the node has no such block.
+   */
+  getBlockId(num: number, opts?: { solid?: boolean }): Promise<string | null>;
   /** Blocks [start, endExclusive) in order, fetched 100 at a time; stops at the first missing one. */
   getBlocks(start: number, endExclusive: number): Promise<ChainBlock[]>;
   /**

@@ -9,6 +9,8 @@ import { configFile } from '../paths.js';
 interface NetworkDefaults {
   full_node_url: string;
   description: string;
+  /** The id of the network's genesis block (block 0); absent for the devnet, whose every chain is new. */
+  genesis_block_id?: string;
 }
 
 let cached: Record<TronNetwork, NetworkDefaults> | null = null;
@@ -23,4 +25,9 @@ export function networkDefaults(network: TronNetwork): NetworkDefaults {
 /** The java-tron HTTP endpoint to use: TRON_FULL_NODE_URL, else the network's default. */
 export function fullNodeUrl(config: Pick<Config, 'tronNetwork' | 'tronFullNodeUrl'>): string {
   return config.tronFullNodeUrl ?? networkDefaults(config.tronNetwork).full_node_url;
+}
+
+/** The genesis block id a node of `network` must answer; null when any is accepted (the devnet). */
+export function knownGenesisId(network: TronNetwork): string | null {
+  return networkDefaults(network).genesis_block_id?.toLowerCase() ?? null;
 }

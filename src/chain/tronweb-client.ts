@@ -124,6 +124,16 @@ export class TronwebTronClient implements TronClient {
     return isEmptyAnswer(b) ? null : parseBlock(b);
   }
 
+  async getBlockId(num: number, opts: { solid?: boolean } = {}): Promise<string | null> {
+    const path = opts.solid ? '/walletsolidity/getblockbynum' : '/wallet/getblockbynum';
+    const b = await this.http.post<Json>(path, { num });
+    if (isEmptyAnswer(b)) return null;
+    // Only the id is read: mainnet's genesis block holds amounts beyond 2^53, which parseBlock refuses.
+    const id = typeof b.blockID === 'string' ? b.blockID.toLowerCase() : '';
+    if (!/^[0-9a-f]{64}$/.test(id)) throw new TronNodeError(`node answered block ${num} without a readable blockID`, { path, transient: true });
+    return id;
+  }
+
   async getBlocks(start: number, endExclusive: number): Promise<ChainBlock[]> {
     return this.blockRun(start, endExclusive, parseBlock);
   }

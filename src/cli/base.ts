@@ -11,6 +11,7 @@ import { ConfigError, parseConfig, type Config } from '../config.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { assertMigrated, migrateToLatest, type MigrationReport } from '../db/migrate.js';
 import { isAppError, type ErrorCode } from '../errors.js';
+import { assertNoLiveLease } from '../workers/lease.js';
 
 export interface CliContext {
   config: Config;
@@ -54,7 +55,8 @@ export function errorBody(err: unknown): { error: { code: ErrorCode | string; me
 export abstract class PaygateCommand extends Command {
   static override enableJsonFlag = true;
   /**
-   * Whether this command applies pending migrations (migrate, init). Every other command creates
+   * Whether this command applies pending migrations (migrate, init); those refuse while a worker
+   * lease is live. Every other command creates
    * the schema of a new database but refuses one that needs an upgrade: the operator migrates on
    * purpose, and a routine command never changes the schema under a running serve.
    */
@@ -69,8 +71,11 @@ export abstract class PaygateCommand extends Command {
     const config = parseConfig(process.env);
     const database = openDatabase(config.databasePath);
     this.opened = database;
-    if ((this.constructor as typeof PaygateCommand).appliesMigrations) this.migrationReport = await migrateToLatest(database.db);
-    else await assertMigrated(database.db);
+    if ((this.constructor as typeof PaygateCommand).appliesMigrations) {
+      // Never under a running serve: it would go on with the old schema, or with another wallet.
+      await assertNoLiveLease(database.db, new Date());
+      this.migrationReport = await migrateToLatest(database.db);
+    } else await assertMigrated(database.db);
     return { config, database, clock: systemClock, actor: cliActor() };
   }
 

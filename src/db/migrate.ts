@@ -31,6 +31,9 @@ import * as m0040 from './migrations/0040_invoice_address_index.js';
 import * as m0041 from './migrations/0041_deposit_addresses_by_index.js';
 import * as m0042 from './migrations/0042_deposit_address_keys.js';
 import * as m0043 from './migrations/0043_drop_auth_generation.js';
+import * as m0044 from './migrations/0044_chain_identity.js';
+import * as m0045 from './migrations/0045_payout_holds.js';
+import * as m0046 from './migrations/0046_watcher_stop.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -56,6 +59,9 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0041_deposit_addresses_by_index': m0041,
   '0042_deposit_address_keys': m0042,
   '0043_drop_auth_generation': m0043,
+  '0044_chain_identity': m0044,
+  '0045_payout_holds': m0045,
+  '0046_watcher_stop': m0046,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
@@ -149,7 +155,17 @@ async function waitingForOtherMigrations<T>(run: () => Promise<T>): Promise<T> {
 }
 
 export async function migrateToLatest(db: Db): Promise<MigrationReport> {
-  const names = Object.keys(MIGRATIONS).sort();
+  return migrateUpTo(db, null);
+}
+
+/**
+ * migrateToLatest up to and including `upTo` (null: every migration). Tests build a database at an
+ * earlier version with it, through the same single transaction as a real run.
+ */
+export async function migrateUpTo(db: Db, upTo: string | null): Promise<MigrationReport> {
+  const names = Object.keys(MIGRATIONS)
+    .sort()
+    .filter((name) => upTo === null || name <= upTo);
   // A migration that rewrites a table (0040) journals every page it changes: in a temporary file,
   // not in memory as the writer's savepoints do (database.ts), ~220 MB a million invoices.
   // Its backfills walk whole tables: the 16 MB page cache they were measured with (23 s for 0040's

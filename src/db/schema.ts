@@ -233,6 +233,8 @@ export interface PayoutsTable {
   network_fee: string | null;
   /** Receipt result of a failed payout (REVERT, OUT_OF_ENERGY…). */
   fail_reason: string | null;
+  /** Why the worker must not sign it until the operator approves or cancels it (set at restore, migration 0045). */
+  hold_reason: string | null;
 }
 
 export interface PayoutHaltsTable {

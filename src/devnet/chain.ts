@@ -255,6 +255,40 @@ export class DevnetChain {
     };
   }
 
+  /**
+   * What a real chain never does: replaces the last `depth` blocks, reaching below the solid
+   * height, with blocks of the same heights and transactions from other producers (new blockIDs, a
+   * consistent parent chain). It shows a gateway a node that contradicts finality. The transactions
+   * stay in their blocks, so the state and the solid height stay as they were.
+   */
+  forkBeyondSolid(depth: number): ForkReport {
+    const head = this.head.number;
+    const above = head - this.solidNumber;
+    if (!Number.isInteger(depth) || depth <= above || depth > head) {
+      throw new Error(`a fork beyond the solid height replaces ${above + 1}..${head} blocks (more than the ${above} above the solid height ${this.solidNumber}; block 0 stays)`);
+    }
+    this.forkEpoch += 1;
+    const replaced: ForkReport['replaced'] = [];
+    for (let n = head - depth + 1; n <= head; n++) {
+      const old = this.blocks[n] as StoredBlock;
+      const witness = this.witnesses[(n + this.forkEpoch) % this.witnesses.length] as DevnetKey;
+      const block = sealBlock({ number: n, parentHash: (this.blocks[n - 1] as StoredBlock).id, timestamp: old.timestamp, witness, txs: old.txs });
+      if (old.bulk) block.bulk = old.bulk;
+      this.blocks[n] = block;
+      replaced.push({ number: n, oldId: old.id, newId: block.id });
+    }
+    return { depth, mode: 'reinclude', replaced, dropped: [], reincluded: [] };
+  }
+
+  /** The token contract of `asset` refuses to pay `address` or to let it pay, from now on (as USDT's blacklist). */
+  blacklist(asset: string, address: string): void {
+    const token = DEVNET_TOKENS.find((t) => t.asset === asset || t.symbol === asset);
+    if (!token) throw new Error(`${asset} is not a devnet token`);
+    const key = `${token.hex}|${toHex(address)}`;
+    // Every kept state too: the solidity API's calls read the state at the solid height.
+    for (const state of [this.live, ...this.snapshots.values()]) state.blacklist.add(key);
+  }
+
   /** Builds, signs and broadcasts a transfer of TRX or a devnet token (the control API's fund/pay). */
   transfer(p: { from: DevnetKey; to: string; asset: string; amount: bigint; feeLimit?: bigint }): BroadcastAnswer {
     const to = toHex(p.to);

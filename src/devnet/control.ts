@@ -1,6 +1,7 @@
 /**
  * The devnet's control surface for tests, benchmarks, the demo and `paygate devnet pay`: mine,
- * fund (from the faucet), pay (a customer payment signed by a funded account), fork, faults, info.
+ * fund (from the faucet), pay (a customer payment signed by a funded account), fork (also beyond the
+ * solid height), a token's blacklist, faults, info.
  * Served under `/devnet/*`; production code never calls it, a real node has nothing like it.
  */
 import type { FastifyInstance } from 'fastify';
@@ -37,7 +38,10 @@ export interface DevnetControl {
   fund(p: { address: string; asset: string; amount: bigint; mine?: boolean }): { txid: string };
   /** A customer payment: `from` is a funded account's index or address (default 0). */
   pay(p: { to: string; asset: string; amount: bigint; from?: number | string; feeLimit?: bigint; mine?: boolean }): { txid: string; from: string };
-  fork(depth: number, mode?: ForkMode): ForkReport;
+  /** `beyondSolid`: a fork that replaces blocks below the solid height (DevnetChain.forkBeyondSolid; mode stays reinclude). */
+  fork(depth: number, mode?: ForkMode, beyondSolid?: boolean): ForkReport;
+  /** The token contract of `asset` refuses transfers to or from `address` from now on (they revert). */
+  blacklist(p: { asset: string; address: string }): { asset: string; address: string };
   addFault(spec: FaultSpec): Fault;
   clearFaults(id?: number): void;
   faults(): Fault[];
@@ -91,7 +95,15 @@ export function createControl(chain: DevnetChain, faults: FaultInjector, cfg: { 
       if (p.mine) chain.mine(1);
       return { txid, from: from.address };
     },
-    fork: (depth, mode = 'reinclude') => chain.fork(depth, mode),
+    fork: (depth, mode = 'reinclude', beyondSolid = false) => {
+      if (!beyondSolid) return chain.fork(depth, mode);
+      if (mode !== 'reinclude') throw new Error('a fork beyond the solid height keeps the transactions in their blocks (mode reinclude)');
+      return chain.forkBeyondSolid(depth);
+    },
+    blacklist: (p) => {
+      chain.blacklist(p.asset, p.address);
+      return { asset: p.asset, address: p.address };
+    },
     addFault: (spec) => faults.add(spec),
     clearFaults: (id) => faults.clear(id),
     faults: () => faults.list(),
@@ -141,7 +153,8 @@ export function registerControlRoutes(app: FastifyInstance, control: DevnetContr
       }),
     ),
   );
-  app.post('/devnet/fork', handle((b) => control.fork(Number(b.depth), b.mode === 'drop' ? 'drop' : 'reinclude')));
+  app.post('/devnet/fork', handle((b) => control.fork(Number(b.depth), b.mode === 'drop' ? 'drop' : 'reinclude', b.beyond_solid === true)));
+  app.post('/devnet/blacklist', handle((b) => control.blacklist({ asset: String(b.asset ?? 'USDT_TRON'), address: String(b.address) })));
   app.get('/devnet/faults', handle(() => control.faults()));
   app.post('/devnet/faults', handle((b) => control.addFault(b as FaultSpec)));
   app.delete('/devnet/faults', handle(() => (control.clearFaults(), { cleared: true })));

@@ -68,6 +68,7 @@ export function evaluateTokenCall(s: WorldState, contract: string, owner: string
   const amount = BigInt(`0x${d.slice(72, 136)}`);
   const fromBalance = tokenBalance(s, contract, owner);
   if (amount > fromBalance) return { result: 'REVERT', energy: ENERGY_REVERT, output: '' };
+  if (s.blacklist.has(`${contract}|${to}`) || s.blacklist.has(`${contract}|${owner}`)) return { result: 'REVERT', energy: ENERGY_REVERT, output: '' };
   const energy = tokenBalance(s, contract, to) > 0n || to === owner ? ENERGY_TRANSFER_EXISTING : ENERGY_TRANSFER_NEW;
   const log = { address: contract.slice(2), topics: [TRANSFER_TOPIC, owner.slice(2).padStart(64, '0'), to.slice(2).padStart(64, '0')], data: uintWord(amount) };
   return {

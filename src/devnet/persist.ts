@@ -16,7 +16,7 @@ interface StateFile {
   forkEpoch: number;
   blocks: StoredBlock[];
   pool: StoredTx[];
-  headState: { accounts: [string, Record<string, unknown>][]; tokens: [string, [string, string][]][]; delegations: [string, string][] };
+  headState: { accounts: [string, Record<string, unknown>][]; tokens: [string, [string, string][]][]; delegations: [string, string][]; blacklist?: string[] };
 }
 
 const BIG_FIELDS = ['balance', 'frozenEnergy', 'frozenBandwidth', 'delegatedOutEnergy', 'delegatedOutBandwidth', 'acquiredEnergy', 'acquiredBandwidth'] as const;
@@ -30,6 +30,7 @@ function encodeState(s: WorldState): StateFile['headState'] {
     }),
     tokens: [...s.tokens].map(([c, m]) => [c, [...m].map(([h, v]) => [h, v.toString()] as [string, string])]),
     delegations: [...s.delegations].map(([k, v]) => [k, v.toString()]),
+    blacklist: [...s.blacklist],
   };
 }
 
@@ -42,6 +43,7 @@ function decodeState(j: StateFile['headState']): WorldState {
   }
   for (const [c, entries] of j.tokens) s.tokens.set(c, new Map(entries.map(([h, v]) => [h, BigInt(v)])));
   for (const [k, v] of j.delegations) s.delegations.set(k, BigInt(v));
+  for (const k of j.blacklist ?? []) s.blacklist.add(k);
   return s;
 }
 

@@ -27,6 +27,8 @@ export interface WorldState {
   tokens: Map<string, Map<string, bigint>>;
   /** `${owner}|${receiver}|${resource}` → delegated sun */
   delegations: Map<string, bigint>;
+  /** `${token contract hex}|${holder hex}`: holders the contract refuses to pay or to let pay (as USDT's blacklist). */
+  blacklist: Set<string>;
 }
 
 export const SUN_PER_TRX = 1_000_000n;
@@ -43,7 +45,7 @@ export const NEW_ACCOUNT_BANDWIDTH_FEE = 100_000n;
 const WINDOW_MS = 86_400_000;
 
 export function emptyState(): WorldState {
-  return { accounts: new Map(), tokens: new Map(), delegations: new Map() };
+  return { accounts: new Map(), tokens: new Map(), delegations: new Map(), blacklist: new Set() };
 }
 
 export function newAccount(now: number): Account {
@@ -70,7 +72,7 @@ export function cloneState(s: WorldState): WorldState {
   for (const [k, a] of s.accounts) accounts.set(k, { ...a });
   const tokens = new Map<string, Map<string, bigint>>();
   for (const [k, m] of s.tokens) tokens.set(k, new Map(m));
-  return { accounts, tokens, delegations: new Map(s.delegations) };
+  return { accounts, tokens, delegations: new Map(s.delegations), blacklist: new Set(s.blacklist) };
 }
 
 export function tokenBalance(s: WorldState, contract: string, holder: string): bigint {

@@ -9,6 +9,7 @@ import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
 import type { AppMetrics } from './metrics.js';
 import type { ChainProbeOptions } from './probes.js';
+import { operations } from './registry.js';
 
 /** Watcher lag above which /readyz answers 503 (about 5 minutes of TRON blocks). */
 export const DEFAULT_MAX_WATCHER_LAG_BLOCKS = 100;
@@ -54,6 +55,19 @@ async function checkWatcher(metrics: AppMetrics, maxLag: number): Promise<Check>
   }
 }
 
+/** The features' own conditions (registry.ts), each under its name. */
+async function checkFeatures(s: Services): Promise<Record<string, Check>> {
+  const out: Record<string, Check> = {};
+  for (const c of operations.readinessChecks) {
+    try {
+      out[c.name] = await c.check(s);
+    } catch (e) {
+      out[c.name] = { ok: false, error: reason(e) };
+    }
+  }
+  return out;
+}
+
 export async function buildAdminServer(s: Services, metrics: AppMetrics, opts: AdminOptions = {}): Promise<FastifyInstance> {
   const maxLag = opts.maxWatcherLagBlocks ?? DEFAULT_MAX_WATCHER_LAG_BLOCKS;
   const app = Fastify({
@@ -64,10 +78,10 @@ export async function buildAdminServer(s: Services, metrics: AppMetrics, opts: A
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async (_req, reply) => {
-    const [database, node] = await Promise.all([checkDatabase(s), checkNode(metrics)]);
+    const [database, node, features] = await Promise.all([checkDatabase(s), checkNode(metrics), checkFeatures(s)]);
     const watcher = node.ok ? await checkWatcher(metrics, maxLag) : { ok: null, lag_blocks: null, max_lag_blocks: maxLag };
-    const ready = database.ok === true && node.ok === true && watcher.ok !== false;
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks: { database, node, watcher } });
+    const ready = database.ok === true && node.ok === true && watcher.ok !== false && Object.values(features).every((c) => c.ok !== false);
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks: { database, node, watcher, ...features } });
   });
 
   app.get('/metrics', async (_req, reply) => {

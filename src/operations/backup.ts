@@ -12,12 +12,16 @@
  * Restore refuses a database in use: a worker lease that has not lapsed, or any open connection
  * (an exclusive lock attempt fails while another process, even an idle serve, has the file open).
  * It checks the backup's integrity and schema first, keeps the replaced database beside it as
- * `<db>.before-restore-<time>`, and never leaves a half-written database in place.
+ * `<db>.before-restore-<time>`, and never leaves a half-written database in place. The restored
+ * database is migrated and left safe before it is put in place: a backup is the past, and payouts
+ * it shows unfinished may have been sent since (payouts/restore.ts).
  */
 import Sqlite from 'better-sqlite3';
 import { closeSync, existsSync, linkSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { AppError } from '../errors.js';
-import { MIGRATIONS } from '../db/migrate.js';
+import { openDatabase, writeTx } from '../db/database.js';
+import { MIGRATIONS, migrateToLatest } from '../db/migrate.js';
+import { holdAfterRestore } from '../payouts/restore.js';
 
 export interface Progress {
   totalPages: number;
@@ -115,6 +119,10 @@ export interface RestoreResult {
   /** Where the replaced database was kept (null when there was none). */
   previous: string | null;
   schema: string | null;
+  /** The payout worker and the sweeper are halted until `paygate payout resume --worker`. */
+  worker_halted: true;
+  /** Payouts held until the operator approves or cancels each (payouts/restore.ts). */
+  payouts_held: number;
 }
 
 /**
@@ -157,7 +165,24 @@ export function assertNotInUse(databasePath: string, now: Date): void {
   lockDatabase(databasePath, now)?.close();
 }
 
-export async function restoreDatabase(databasePath: string, file: string, now: Date): Promise<RestoreResult> {
+/**
+ * The restored copy, before it takes the database's place (no process can open it yet): brought to
+ * this version's schema and left safe (payouts/restore.ts): payouts and sweeps halted, unfinished
+ * payouts held. Its WAL is folded in, so the file is complete when it is moved.
+ */
+async function makeSafe(copy: string, backup: string, now: Date, actor: string): Promise<number> {
+  const restored = openDatabase(copy);
+  try {
+    await migrateToLatest(restored.db);
+    const { held } = await writeTx(restored.db, (trx) => holdAfterRestore(trx, { now: () => now }, actor, backup));
+    restored.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    return held;
+  } finally {
+    await restored.close();
+  }
+}
+
+export async function restoreDatabase(databasePath: string, file: string, now: Date, actor = 'restore'): Promise<RestoreResult> {
   if (!existsSync(file)) throw new AppError('invalid_argument', `No backup at ${file}`);
   const check = integrityOf(file);
   if (!check.ok) throw new AppError('invalid_argument', `${file} is not an intact paygate backup: ${check.problem}`);
@@ -186,6 +211,7 @@ export async function restoreDatabase(databasePath: string, file: string, now: D
     const copy = new Sqlite(partial);
     copy.pragma('journal_mode = WAL');
     copy.close();
+    const held = await makeSafe(partial, file, now, actor);
     let previous: string | null = null;
     if (guard) {
       // Under the lock: fold the WAL in completely and make the old database one self-contained
@@ -202,7 +228,7 @@ export async function restoreDatabase(databasePath: string, file: string, now: D
     }
     for (const side of ['-wal', '-shm', '-journal']) rmSync(`${databasePath}${side}`, { force: true });
     renameSync(partial, databasePath);
-    return { database: databasePath, from: file, previous, schema: check.schema };
+    return { database: databasePath, from: file, previous, schema: check.schema, worker_halted: true, payouts_held: held };
   } finally {
     guard?.close();
     dropPartial();

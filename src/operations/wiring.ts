@@ -1,17 +1,34 @@
 /**
  * Each feature's contribution to /metrics and /readyz, registered once when the app module loads
- * (see registry.ts): the watcher's cursor (lag and readiness), failed webhook deliveries, the
+ * (see registry.ts): the watcher's cursor (lag and readiness), a stop of the watcher because the
+ * node contradicted finality (readiness and a metric), failed webhook deliveries, the
  * sweeps still open (what the treasury has not consolidated yet) and the deposit addresses derived
  * ahead (creations that outrun derivation wait for it once this reaches zero).
  */
 import { sql } from 'kysely';
 import { failedDeliveryCount } from '../webhooks/store.js';
 import { readCursor } from '../workers/watcher-store.js';
-import { registerMetricSource, registerWatcherProgress } from './registry.js';
+import { finalityStop } from '../workers/watcher-stop.js';
+import { registerMetricSource, registerReadinessCheck, registerWatcherProgress } from './registry.js';
 
 registerWatcherProgress(async (s) => {
   const cursor = await readCursor(s.db);
   return cursor ? cursor.next_block - 1 : null;
+});
+
+// The node contradicted finality: not ready, with the reason, until `paygate watcher resume`.
+registerReadinessCheck({
+  name: 'finality',
+  async check(s) {
+    const stop = await finalityStop(s.db);
+    return stop ? { ok: false, reason: stop.reason, since: stop.stopped_at } : { ok: true };
+  },
+});
+
+registerMetricSource({
+  name: 'paygate_watcher_finality_stopped',
+  help: 'Whether the chain watcher, payouts and sweeps stand still because the node contradicted finality (1) or not (0); paygate watcher status says why',
+  collect: async (s) => [{ value: (await finalityStop(s.db)) ? 1 : 0 }],
 });
 
 registerMetricSource({

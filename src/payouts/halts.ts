@@ -3,9 +3,10 @@
  * Two independent brakes per scope ('*' = every asset, or one asset):
  * - requests: new `POST /v1/payouts` answer 503 payouts_halted (reason not disclosed); replays of
  *   existing references still return their payout, and nothing is created;
- * - worker: the payout worker executes no queued payout of the scope. `halt --worker` sets both
- *   brakes (the stronger brake must not leave the API open); `resume --worker` lifts both, a plain
- *   `resume` only the request brake.
+ * - worker: the payout worker executes no queued payout of the scope, and with every asset ('*')
+ *   the sweeper signs nothing either. `halt --worker` sets both brakes (the stronger brake must
+ *   not leave the API open); `resume --worker` lifts both, a plain `resume` only the request
+ *   brake. `paygate restore` sets both for every asset.
  * A halt of every asset and a halt of one asset are separate rows: resuming one does not lift the other.
  */
 import type { AssetCatalog } from '../assets/catalog.js';
@@ -67,34 +68,39 @@ export interface SetHaltInput {
 
 export async function setHalt(db: Db, clock: Clock, actor: string, catalog: AssetCatalog, input: SetHaltInput): Promise<HaltView[]> {
   const scope = input.asset === undefined ? ALL_ASSETS : requireCatalogAsset(catalog, input.asset).code;
-  // `halt` stops new requests; `halt --worker` stops the worker as well (the stronger brake must
-  // never leave the API open). `resume` lifts the request brake only, `resume --worker` both.
-  const brakes: HaltBrake[] = input.worker ? ['requests', 'worker'] : ['requests'];
   const reason = input.reason?.trim();
   if (reason !== undefined && reason.length > 500) throw new AppError('invalid_argument', '--reason must be at most 500 characters');
   return writeTx(db, async (trx) => {
-    const now = clock.now().toISOString();
-    const before = await trx.selectFrom('payout_halts').selectAll().where('scope', '=', scope).executeTakeFirst();
-    const row = {
-      scope,
-      requests: before?.requests ?? 0,
-      worker: before?.worker ?? 0,
-      updated_at: now,
-      updated_by: actor,
-      ...Object.fromEntries(brakes.map((b) => [b, input.halted ? 1 : 0])),
-    };
-    await trx
-      .insertInto('payout_halts')
-      .values(row)
-      .onConflict((oc) => oc.column('scope').doUpdateSet({ requests: row.requests, worker: row.worker, updated_at: now, updated_by: actor }))
-      .execute();
-    await recordAudit(trx, clock, {
-      actor,
-      action: input.halted ? 'payout.halt' : 'payout.resume',
-      subjectType: 'payout_halt',
-      subjectId: scope,
-      details: { brakes, ...(reason ? { reason } : {}) },
-    });
+    await applyHalt(trx, clock, actor, { scope, worker: input.worker, halted: input.halted, ...(reason ? { reason } : {}) });
     return listHalts(trx);
+  });
+}
+
+/** setHalt inside the caller's transaction, for a scope already checked (`paygate restore` halts every asset). */
+export async function applyHalt(trx: Executor, clock: Clock, actor: string, input: { scope: string; worker: boolean; halted: boolean; reason?: string }): Promise<void> {
+  // `halt` stops new requests; `halt --worker` stops the worker as well (the stronger brake must
+  // never leave the API open). `resume` lifts the request brake only, `resume --worker` both.
+  const brakes: HaltBrake[] = input.worker ? ['requests', 'worker'] : ['requests'];
+  const now = clock.now().toISOString();
+  const before = await trx.selectFrom('payout_halts').selectAll().where('scope', '=', input.scope).executeTakeFirst();
+  const row = {
+    scope: input.scope,
+    requests: before?.requests ?? 0,
+    worker: before?.worker ?? 0,
+    updated_at: now,
+    updated_by: actor,
+    ...Object.fromEntries(brakes.map((b) => [b, input.halted ? 1 : 0])),
+  };
+  await trx
+    .insertInto('payout_halts')
+    .values(row)
+    .onConflict((oc) => oc.column('scope').doUpdateSet({ requests: row.requests, worker: row.worker, updated_at: now, updated_by: actor }))
+    .execute();
+  await recordAudit(trx, clock, {
+    actor,
+    action: input.halted ? 'payout.halt' : 'payout.resume',
+    subjectType: 'payout_halt',
+    subjectId: input.scope,
+    details: { brakes, ...(input.reason ? { reason: input.reason } : {}) },
   });
 }

@@ -1,12 +1,13 @@
 /**
  * The operator's review of payouts: `payout list [--status]`, `payout approve <id>`,
  * `payout reject <id> --reason`. Only a payout in `pending_review` can be approved or rejected
- * (`invalid_state` otherwise). Each action writes its audit record, its status change, its ledger
+ * (`invalid_state` otherwise), except that `payout approve` also lifts the hold `paygate restore`
+ * puts on an unfinished payout (the operator found it unsent on chain). Each action writes its audit record, its status change, its ledger
  * entries and its `payout.<status>` event in one transaction.
  */
 import { recordAudit } from '../audit/store.js';
 import type { Clock } from '../clock.js';
-import { writeTx, type Db } from '../db/database.js';
+import { writeTx, type Db, type Tx } from '../db/database.js';
 import type { PayoutStatus } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import { requireMerchant } from '../merchants/service.js';
@@ -27,6 +28,8 @@ export interface OperatorPayoutView extends PayoutView {
   wait_reason: string | null;
   /** Receipt result of a failed payout. */
   fail_reason: string | null;
+  /** Why the worker will not sign it until `payout approve` or `payout cancel` (set by `paygate restore`). */
+  hold_reason: string | null;
 }
 
 export function operatorView(row: PayoutRow): OperatorPayoutView {
@@ -38,6 +41,7 @@ export function operatorView(row: PayoutRow): OperatorPayoutView {
     reject_reason: row.reject_reason,
     wait_reason: row.wait_reason,
     fail_reason: row.fail_reason,
+    hold_reason: row.hold_reason,
   };
 }
 
@@ -56,6 +60,7 @@ function requirePending(row: PayoutRow, action: string): void {
 export async function approvePayout(db: Db, clock: Clock, actor: string, id: string): Promise<OperatorPayoutView> {
   return writeTx(db, async (trx) => {
     const row = await requirePayout(trx, id);
+    if (row.hold_reason !== null && HELD.includes(row.status)) return releaseHold(trx, clock, actor, row);
     requirePending(row, 'approved');
     // An address removed from the whitelist since the request is not paid: reject the payout instead.
     await assertWhitelisted(trx, row.merchant_id, row.asset, row.to_address, clock.now());
@@ -71,6 +76,20 @@ export async function approvePayout(db: Db, clock: Clock, actor: string, id: str
     });
     return operatorView(next);
   });
+}
+
+/** Statuses in which a restore's hold can stand (payouts/restore.ts). */
+const HELD: readonly PayoutStatus[] = ['approved', 'queued', 'signing', 'broadcast'];
+
+/**
+ * `payout approve` of a payout held since a restore: the operator checked the chain and it was not
+ * sent; the worker may sign it (again). It then waits for `payout resume --worker` like the rest.
+ */
+async function releaseHold(trx: Tx, clock: Clock, actor: string, row: PayoutRow): Promise<OperatorPayoutView> {
+  const changed = await trx.updateTable('payouts').set({ hold_reason: null, wait_reason: null }).where('id', '=', row.id).where('status', '=', row.status).executeTakeFirst();
+  if (changed.numUpdatedRows === 0n) throw new AppError('invalid_state', `Payout ${row.id} changed state meanwhile; read it again`);
+  await recordAudit(trx, clock, { actor, action: 'payout.release_hold', subjectType: 'payout', subjectId: row.id, merchantId: row.merchant_id, details: { status: row.status, hold_reason: row.hold_reason } });
+  return operatorView({ ...row, hold_reason: null, wait_reason: null });
 }
 
 function checkedReason(reason: string): string {
@@ -98,7 +117,7 @@ export async function cancelPayout(db: Db, clock: Clock, actor: string, id: stri
     const { row: next } = await transitionPayout(trx, clock, row, {
       to: 'rejected',
       actor,
-      patch: { reviewed_by: actor, reviewed_at: at, reject_reason: why, wait_reason: null },
+      patch: { reviewed_by: actor, reviewed_at: at, reject_reason: why, wait_reason: null, hold_reason: null },
     });
     await recordAudit(trx, clock, { actor, action: 'payout.cancel', subjectType: 'payout', subjectId: id, merchantId: row.merchant_id, details: { reason: why, from: row.status } });
     return operatorView(next);

@@ -10,7 +10,7 @@ export type PayoutRow = PayoutsTable;
 /** Statuses whose amount no longer leaves (or never left) the wallet. */
 export const CLOSED_UNPAID: readonly PayoutStatus[] = ['rejected', 'failed'];
 
-/** The worker's columns of a payout nobody has signed yet (migration 0033). */
+/** The worker's columns of a payout nobody has signed yet (migrations 0033, 0045). */
 export const NOT_SIGNED = {
   signed_tx: null,
   tx_expiration: null,
@@ -20,6 +20,7 @@ export const NOT_SIGNED = {
   wait_reason: null,
   network_fee: null,
   fail_reason: null,
+  hold_reason: null,
 } as const satisfies Partial<PayoutsTable>;
 
 export async function insertPayout(db: Executor, row: PayoutRow): Promise<void> {

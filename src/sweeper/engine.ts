@@ -12,6 +12,8 @@ import type { Db } from '../db/database.js';
 import type { SweepRequestTarget, SweepTrigger } from '../db/tables/sweeper.js';
 import type { Services } from '../services.js';
 import { LeaseLostError, type WorkerLease } from '../workers/lease.js';
+import { finalityStop } from '../workers/watcher-stop.js';
+import { ALL_ASSETS, isWorkerHalted } from '../payouts/halts.js';
 import { hotAddressOf, KeyMismatchError, withDepositKey } from './keys.js';
 import { balanceOf, nextStep, trxSweepable } from './plan.js';
 import { allDuePairs, FullScan, SCAN_SLICE, type ScanOptions } from './scan.js';
@@ -99,6 +101,9 @@ export class Sweeper {
 
   /** One round; resolves true when more work is waiting at once. */
   async tick(signal?: AbortSignal): Promise<boolean> {
+    // Nothing is signed while the operator's brake on every asset holds (`payout halt --worker`,
+    // which `paygate restore` sets) or while the node contradicts finality.
+    if ((await isWorkerHalted(this.db, ALL_ASSETS)) || (await finalityStop(this.db))) return false;
     await this.serveRequest();
     if (signal?.aborted) return false;
     await this.checkDue();

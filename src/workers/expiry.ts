@@ -5,32 +5,41 @@
  *
  * `horizon` is the moment up to which the chain has been scanned: an invoice must not expire
  * before the watcher has looked at the blocks up to its expires_at (a deposit in an earlier block
- * would otherwise find it expired). serve passes the chain watcher's horizon (the last scanned
- * block's time); without one the clock is used (operator tools and tests).
+ * would otherwise find it expired). serve passes the chain watcher's horizon as a reader (the last
+ * scanned block's time), read inside each write transaction: a rollback committed after the job
+ * started moves the horizon back to the common ancestor, and an invoice paid in time in an
+ * orphaned block must not expire on the horizon read before it. A fixed Date serves operator
+ * tools and tests; without one the clock is used.
  */
 import type { Clock } from '../clock.js';
-import { writeTx, type Db } from '../db/database.js';
+import { writeTx, type Db, type Executor } from '../db/database.js';
 import { overdueCreated, transitionInvoice } from '../invoices/store.js';
 import { invoiceView } from '../invoices/view.js';
 import { recordEvent, subjectEventCount } from '../webhooks/outbox.js';
 
+/** Reads the scan horizon where the caller is (null: nothing scanned yet, so nothing expires). */
+export type HorizonReader = (db: Executor) => Promise<Date | null>;
+
 export interface ExpiryOptions {
   /** Invoices per transaction (keeps the write lock short under a backlog). */
   batch?: number;
-  horizon?: Date;
+  horizon?: Date | HorizonReader;
 }
 
 /** Runs until no overdue `created` invoice is left; returns how many were expired. */
 export async function expireInvoices(db: Db, clock: Clock, opts: ExpiryOptions = {}): Promise<number> {
   const batch = opts.batch ?? 200;
   const now = clock.now();
-  const horizon = opts.horizon && opts.horizon < now ? opts.horizon : now;
+  const until = async (at: Executor): Promise<string> => {
+    const h = typeof opts.horizon === 'function' ? ((await opts.horizon(at)) ?? new Date(0)) : opts.horizon;
+    return (h && h < now ? h : now).toISOString();
+  };
   let total = 0;
   for (;;) {
     // Most ticks find nothing due: look first, without taking the write lock.
-    if ((await overdueCreated(db, horizon.toISOString(), 1)).length === 0) return total;
+    if ((await overdueCreated(db, await until(db), 1)).length === 0) return total;
     const done = await writeTx(db, async (trx) => {
-      const due = await overdueCreated(trx, horizon.toISOString(), batch);
+      const due = await overdueCreated(trx, await until(trx), batch);
       let n = 0;
       for (const row of due) {
         const at = clock.now().toISOString();

@@ -1,7 +1,9 @@
 /**
  * The background workers `serve` runs under the worker lease (host.ts). Each feature adds its
- * worker here: the chain watcher, the sweeper, the payout worker, the webhook dispatcher.
+ * worker here: the chain watcher, the sweeper, the payout worker, the webhook dispatcher. The
+ * workers that use the node first make sure it serves this database's chain (chain/identity.ts).
  */
+import { ChainGate } from '../chain/identity.js';
 import { payoutWorkers } from '../payouts/worker/worker.js';
 import type { Services } from '../services.js';
 import { dispatcherWorker } from '../webhooks/dispatcher.js';
@@ -10,6 +12,20 @@ import type { WorkerLease } from './lease.js';
 import { sweeperWorker } from './sweeper.js';
 import { chainWatcher } from './watcher.js';
 
+/** `w`, whose ticks wait until the gate has seen the node serve this database's chain. */
+function behind(gate: ChainGate, w: Worker): Worker {
+  return {
+    name: w.name,
+    intervalMs: w.intervalMs,
+    async tick(signal) {
+      await gate.pass();
+      return w.tick(signal);
+    },
+  };
+}
+
 export function backgroundWorkers(s: Services, lease: WorkerLease): Worker[] {
-  return [chainWatcher(s, lease), ...sweeperWorker(s, lease), ...payoutWorkers(s, lease), dispatcherWorker(s, lease)];
+  const gate = new ChainGate(s);
+  const onChain = [chainWatcher(s, lease), ...sweeperWorker(s, lease), ...payoutWorkers(s, lease)].map((w) => behind(gate, w));
+  return [...onChain, dispatcherWorker(s, lease)];
 }

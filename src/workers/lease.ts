@@ -14,6 +14,7 @@ import { hostname } from 'node:os';
 import { sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import { writeTx, type Db, type Executor } from '../db/database.js';
+import { AppError } from '../errors.js';
 
 export interface LeaseOptions {
   /** How long a grant lasts without renewal (default 15 s). */
@@ -118,4 +119,18 @@ export class WorkerLease {
 /** The lease row, or undefined before any process took it (operators: `wallet show`, metrics). */
 export async function currentLease(db: Executor): Promise<LeaseRow | undefined> {
   return db.selectFrom('worker_lease').select(['holder', 'token', 'acquired_at', 'renewed_at', 'expires_at']).where('id', '=', 1).executeTakeFirst();
+}
+
+/**
+ * For the commands that change what a running `serve` relies on (`migrate`, `init`; `restore` checks
+ * the same with its own lock): refuses while a worker lease is live. A database older than the
+ * lease (no such table yet) has none.
+ */
+export async function assertNoLiveLease(db: Executor, now: Date): Promise<void> {
+  const table = await sql<{ n: number }>`select count(*) as n from sqlite_master where type = 'table' and name = 'worker_lease'`.execute(db);
+  if (Number(table.rows[0]?.n ?? 0) === 0) return;
+  const lease = await currentLease(db);
+  if (lease && lease.expires_at > now.toISOString()) {
+    throw new AppError('invalid_state', `The database is in use: the worker lease is held by ${lease.holder} until ${lease.expires_at}. Stop every paygate serve first`);
+  }
 }

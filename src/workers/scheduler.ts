@@ -22,9 +22,10 @@ export interface Scheduler {
 }
 
 export function defaultJobs(s: Services): Job[] {
-  // Expiry runs against the last scanned block's time: until the watcher has scanned past an
-  // invoice's expires_at, a payment in an earlier block may still be found (docs/invoices.md).
-  const expiry = async () => expireInvoices(s.db, s.clock, { horizon: (await scanHorizon(s.db)) ?? new Date(0) });
+  // Expiry runs against the last scanned block's time, read inside each of its write transactions:
+  // until the watcher has scanned past an invoice's expires_at, a payment in an earlier block may
+  // still be found, and a rollback moves that time back.
+  const expiry = () => expireInvoices(s.db, s.clock, { horizon: scanHorizon });
   return [
     { name: 'invoice-expiry', schedule: '*/5 * * * * *', run: expiry },
     { name: 'webhook-log-prune', schedule: '0 17 3 * * *', run: () => pruneDeliveryLog(s.db, s.clock) },

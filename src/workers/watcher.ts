@@ -4,7 +4,9 @@
  * as deposits and moves the cursor in the same transaction. Every network call happens before the
  * write transaction; a node error, `{"Error"}` answer or timeout throws out of the tick, which the
  * worker host retries with a backoff, and nothing was written. A parent-hash mismatch rolls back to
- * the common ancestor (deposit-progress.ts settles the consequences) and the scan continues there.
+ * the common ancestor (deposit-progress.ts settles the consequences) and the scan continues there;
+ * a node that replaced a block at or below the final height stops the watcher instead, until the
+ * operator resumes it (watcher-stop.ts).
  */
 import { performance } from 'node:perf_hooks';
 import pLimit from 'p-limit';
@@ -19,6 +21,8 @@ import { advanceDeposits, FINAL_PER_COMMIT, orphanDropped } from './deposit-prog
 import type { Worker } from './worker.js';
 import type { WorkerLease } from './lease.js';
 import { dropScannedAbove, lowestScanned, pruneScanned, readCursor, scannedBlock, scannedFrom, storeScanned, writeCursor, type Cursor } from './watcher-store.js';
+import { clearResumedStop, finalBlocksContradicted, finalityContradiction, readWatcherStop, stopWatcher } from './watcher-stop.js';
+import type { ScannedBlocksTable } from '../db/tables/watcher.js';
 
 export const WATCHER_NAME = 'chain-watcher';
 /** Mainnet's block interval, used to estimate where a first scan starts. */
@@ -108,16 +112,39 @@ export class ChainWatcher implements Worker {
   }
 
   async tick(signal?: AbortSignal): Promise<boolean> {
+    // The node contradicted finality: nothing moves until the operator resumes (watcher-stop.ts).
+    const stop = await readWatcherStop(this.s.db);
+    if (stop && stop.resumed_at === null) return false;
+    const more = await this.scan(signal, stop !== undefined);
+    // Resumed: this tick followed the node's chain, and the stop goes.
+    if (stop) await writeTx(this.s.db, (trx) => clearResumedStop(trx, stop.stopped_at));
+    return more;
+  }
+
+  /** One step of the scan; `followNode`: the operator resumed after a stop, the node's chain is taken even below the final height. */
+  private async scan(signal: AbortSignal | undefined, followNode: boolean): Promise<boolean> {
     const [head, solid] = await Promise.all([this.s.chain.getHeadBlock(), this.s.chain.getSolidBlock()]);
     if (!head.id || head.number <= 0) throw new Error('node answered no head block');
-    await this.checkSolid(head, solid);
-    const cursor = (await readCursor(this.s.db)) ?? (await this.start(head));
+    const stored = await readCursor(this.s.db);
+    const other = await this.checkSolid(head, solid);
+    // The node's solid block is another than the one scanned at its height: a solidity backend
+    // that lags or lies (nothing becomes final until they agree), unless the node's blocks replace
+    // ones at or below the final height: then the node contradicts finality.
+    const contradiction = other && stored ? await finalBlocksContradicted(this.s, stored) : null;
+    if (contradiction && stored) {
+      // Resumed after a stop: the node's chain is taken, whatever it replaced.
+      if (followNode) await this.rollback(stored, head, solid, true);
+      else await stopWatcher(this.s, this.lease, stored, contradiction);
+      return followNode;
+    }
+    sameSolid(solid, other?.hash);
+    const cursor = stored ?? (await this.start(head));
     const next = cursor.next_block;
     if (next > head.number) {
       // At the head, a fork can replace blocks without the height growing: compare the hash.
       const ours = await scannedBlock(this.s.db, head.number);
       if (ours && ours.hash !== head.id) {
-        await this.rollback(cursor, head, solid);
+        await this.rollback(cursor, head, solid, followNode);
         return true;
       }
       // The solid block is at or below the head, all scanned: checked against the stored one.
@@ -129,7 +156,7 @@ export class ChainWatcher implements Worker {
     if (fetched.blocks.length === 0 || fetched.blocks[0]?.number !== next || signal?.aborted) return false;
     const parent = await scannedBlock(this.s.db, next - 1);
     if (parent && fetched.blocks[0].parentHash !== parent.hash) {
-      await this.rollback(cursor, head, solid);
+      await this.rollback(cursor, head, solid, followNode);
       return true;
     }
     const blocks = contiguous(fetched.blocks);
@@ -161,10 +188,13 @@ export class ChainWatcher implements Worker {
    * (the tick fails, is logged and tried again). Checked against the block scanned at that
    * height, stored or in the range just fetched. A solid block above every block scanned (a
    * catch-up) cannot be checked yet: nothing more becomes final until the scan reaches it.
+   * Returns the block scanned at the solid height when the node's solid block is another (the
+   * caller tells a lag from a node contradicting finality), else null.
    */
-  private async checkSolid(head: ChainBlockHeader, solid: ChainBlockHeader): Promise<void> {
+  private async checkSolid(head: ChainBlockHeader, solid: ChainBlockHeader): Promise<ScannedBlocksTable | null> {
     if (solid.number > head.number) throw new Error(`node answered solid block ${solid.number} above its head ${head.number}; asking again`);
-    sameSolid(solid, (await scannedBlock(this.s.db, solid.number))?.hash);
+    const scanned = await scannedBlock(this.s.db, solid.number);
+    return scanned && scanned.hash !== solid.id ? scanned : null;
   }
 
   /** While far behind (a first start, an outage), the operator sees the catch-up move: every 10 s. */
@@ -295,12 +325,18 @@ export class ChainWatcher implements Worker {
     });
   }
 
-  /** The node's chain no longer holds our last block: back to the common ancestor. */
-  private async rollback(cursor: Cursor, head: ChainBlockHeader, solid: ChainBlockHeader): Promise<void> {
+  /**
+   * The node's chain no longer holds our last block: back to the common ancestor. A block the node
+   * replaced at or below the final height stops the watcher instead (watcher-stop.ts), unless the
+   * operator resumed after such a stop (`followNode`).
+   */
+  private async rollback(cursor: Cursor, head: ChainBlockHeader, solid: ChainBlockHeader, followNode = false): Promise<void> {
     const next = cursor.next_block;
     const low = (await lowestScanned(this.s.db)) ?? next - 1;
     const nodeBlocks = await this.s.chain.getScanBlocks(low, next);
     const stored = await scannedFrom(this.s.db, low);
+    const contradiction = followNode ? null : finalityContradiction(stored, nodeBlocks, cursor.solid_number);
+    if (contradiction) return stopWatcher(this.s, this.lease, cursor, contradiction);
     // No stored block still on the node's chain: the fork goes below everything kept (a first
     // scan that started at the head keeps nothing older), so the safe ancestor is the solid block,
     // which no fork can replace. Scanning again from there records nothing twice.

@@ -1,7 +1,8 @@
 /**
  * The proof that a transaction never lands (chain/absence.ts), over chains built here: only a
  * complete, linked run of blocks from the reference block to a solid block past the expiration,
- * none holding the txid, proves it; anything short of that keeps the transaction pending.
+ * none holding the txid, proves it; anything short of that keeps the transaction pending. The run
+ * must end on the solid chain by id: blocks of a fork below the solid height prove nothing.
  */
 import { describe, expect, it } from 'vitest';
 import { provablyNeverLands } from '../../src/chain/absence.js';
@@ -23,8 +24,10 @@ function chainOf(from: number, to: number, opts: { txAt?: number; txid?: string;
   }
   return blocks;
 }
-const node = (blocks: BlockTxIds[]) => ({
+/** A node serving `blocks` as ranges, and the chain `solidChain` from its solidity API (by default the same). */
+const node = (blocks: BlockTxIds[], solidChain: BlockTxIds[] = blocks) => ({
   getBlockTxIds: async (start: number, end: number) => blocks.filter((b) => b.number >= start && b.number < end),
+  getBlockId: async (n: number, opts: { solid?: boolean } = {}) => ((opts.solid ? solidChain : blocks).find((b) => b.number === n)?.id ?? null),
 });
 /** Built when block `ref` was the newest (its timestamp), expiring at `expiration`. */
 const txRef = (ref: number, expiration: number, txid = 'ab'.repeat(32)): TronTransactionJson =>
@@ -67,5 +70,19 @@ describe('provablyNeverLands', () => {
     expect(await provablyNeverLands(node(chainOf(ref + 1, ref + 40)), txRef(ref, expiration), solidAt(ref + 30))).toBe(false);
     const noExpiration = { ...txRef(ref, expiration), raw_data: { ...txRef(ref, expiration).raw_data, expiration: undefined } } as TronTransactionJson;
     expect(await provablyNeverLands(node(chainOf(ref - 5, ref + 40)), noExpiration, solidAt(ref + 30))).toBe(false);
+  });
+
+  it('is not proven by a range backend on a fork below the solid height: the run must end on the solid chain by id', async () => {
+    const txid = 'cd'.repeat(32);
+    // The solid chain holds the transaction; the backend serving ranges followed a fork from the
+    // block after the reference on, which left it out. Its blocks link, and end below the solid height.
+    const solidChain = chainOf(ref - 5, ref + 40, { txAt: ref + 3, txid });
+    const fork = chainOf(ref - 5, ref + 40, { fork: (n) => (n > ref ? 'b' : 'a') });
+    expect(await provablyNeverLands(node(fork, solidChain), txRef(ref, expiration, txid), solidAt(ref + 30))).toBe(false);
+    // A fork from the reference block on: "the reference forked away" only if the solid chain says so.
+    const fromRef = chainOf(ref - 5, ref + 40, { fork: (n) => (n >= ref ? 'b' : 'a') });
+    expect(await provablyNeverLands(node(fromRef, solidChain), txRef(ref, expiration, txid), solidAt(ref + 30))).toBe(false);
+    // The same run, ended on the solid chain: proven.
+    expect(await provablyNeverLands(node(chainOf(ref - 5, ref + 40)), txRef(ref, expiration), solidAt(ref + 21))).toBe(true);
   });
 });

@@ -5,14 +5,13 @@
  * entries, payouts), upgraded by `paygate migrate`, and then served unchanged by the current code.
  */
 import argon2 from 'argon2';
-import { Migrator } from 'kysely';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { ManualClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
-import { MIGRATIONS } from '../../src/db/migrate.js';
+import { MIGRATIONS, migrateUpTo } from '../../src/db/migrate.js';
 import { invoiceOfAddress } from '../../src/invoices/store.js';
 import { publicInfoOf } from '../../src/wallet/hd.js';
 import { tempDir, TEST_HASH_COST } from '../helpers/app.js';
@@ -61,9 +60,7 @@ async function rows(): Promise<Array<[table: string, row: Record<string, unknown
 /** A database file at schema version `name`, filled with every row that version can hold. */
 async function databaseAt(name: string, file: string): Promise<Set<string>> {
   const database = openDatabase(file);
-  const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => MIGRATIONS } });
-  const { error } = await migrator.migrateTo(name);
-  if (error) throw error;
+  await migrateUpTo(database.db, name);
   const filled = new Set<string>();
   for (const [table, row] of await rows()) {
     const columns = (database.sqlite.prepare(`pragma table_info("${table}")`).all() as Array<{ name: string }>).map((c) => c.name);

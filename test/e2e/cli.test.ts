@@ -5,8 +5,9 @@
  */
 import Sqlite from 'better-sqlite3';
 import path from 'node:path';
-import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, rmSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
 import { listAudit } from '../../src/audit/store.js';
@@ -138,5 +139,16 @@ describe('schema upgrades', () => {
     const refused = await runCli(['merchant', 'list', '--json'], e);
     expect(refused.code).toBe(1);
     expect(refused.json.error).toMatchObject({ code: 'invalid_state', message: expect.stringContaining('paygate migrate') });
+  });
+
+  it('migrate and init refuse while a worker lease is live, and change nothing', async () => {
+    // The server of this file runs the workers: it holds the lease.
+    await vi.waitFor(() => expect(app.workers?.active()).toBe(true), { timeout: 10_000, interval: 20 });
+    for (const args of [['migrate', '--json'], ['init', '--json']]) {
+      const r = await runCli(args, { ...env, WALLET_PASSPHRASE: 'correct horse battery staple' });
+      expect(r.code, args[0]).toBe(1);
+      expect(r.json.error).toMatchObject({ code: 'invalid_state', message: expect.stringMatching(/worker lease is held by .+ Stop every paygate serve first/) });
+    }
+    expect(existsSync(env.WALLET_KEYSTORE as string)).toBe(false);
   });
 });

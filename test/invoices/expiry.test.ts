@@ -1,8 +1,13 @@
 /** The expiry job: created → expired past expires_at, with its event in the same transaction. */
+import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Clock } from '../../src/clock.js';
+import { writeTx } from '../../src/db/database.js';
 import { overdueOpen } from '../../src/invoices/store.js';
 import { eventsOf } from '../../src/webhooks/outbox.js';
 import { expireInvoices } from '../../src/workers/expiry.js';
+import { defaultJobs } from '../../src/workers/scheduler.js';
+import { writeCursor } from '../../src/workers/watcher-store.js';
 import { api } from '../helpers/http.js';
 import { newInvoice, startInvoiceApp, type InvoiceTestApp } from './fixture.js';
 
@@ -79,5 +84,38 @@ describe('invoice expiry', () => {
     for (let k = 1; k <= expected.length; k++) {
       expect((await overdueOpen(db, before, k)).map((r) => r.expires_at), `limit ${k}`).toEqual(expected.slice(0, k).map((r) => r.expires_at));
     }
+  });
+
+  it('a rollback committed after the scheduled job started cannot expire an invoice paid in time: the horizon is read inside the write', async () => {
+    const { db } = t.app.services;
+    const m = await t.merchant();
+    const inv = (await api(t.url, '/v1/invoices', { key: m.key, body: newInvoice({ expires_in: 60 }) })).body;
+    const created = t.clock.now().getTime();
+    // The watcher has scanned past the expiry (the payment is in a block it scanned)...
+    await writeTx(db, (trx) =>
+      writeCursor(trx, { next_block: 101, last_block_time: new Date(created + 61_000).toISOString(), head_number: 100, solid_number: 81, updated_at: t.clock.now().toISOString() }),
+    );
+    t.clock.advance(62_000);
+    // ...and, once the job has started, a fork sends it back to a block from before the expiry
+    // (the paying block is orphaned; the rescan will find the payment again).
+    const raw = new Sqlite(t.app.config.databasePath);
+    let rolledBack = false;
+    const clock: Clock = {
+      now: () => {
+        if (!rolledBack) {
+          rolledBack = true;
+          raw.prepare('update chain_cursor set next_block = 91, last_block_time = ? where id = 1').run(new Date(created + 30_000).toISOString());
+        }
+        return t.clock.now();
+      },
+    };
+    try {
+      const expiry = defaultJobs({ ...t.app.services, clock }).find((j) => j.name === 'invoice-expiry');
+      await expiry?.run();
+    } finally {
+      raw.close();
+    }
+    expect(rolledBack).toBe(true);
+    expect((await api(t.url, `/v1/invoices/${inv.invoice_id}`, { key: m.key })).body.status).toBe('created');
   });
 });

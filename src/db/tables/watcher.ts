@@ -1,4 +1,4 @@
-/** Row types of the watcher feature's own tables (migration 0031), joined into DB in ../schema.ts. */
+/** Row types of the watcher feature's own tables (migrations 0031, 0044, 0046), joined into DB in ../schema.ts. */
 
 export interface ChainCursorTable {
   id: number;
@@ -19,7 +19,34 @@ export interface ScannedBlocksTable {
   timestamp: number;
 }
 
+/** The chain this database belongs to (migration 0044). */
+export interface ChainIdentityTable {
+  id: number;
+  network: string;
+  /** blockID of block 0, hex. */
+  genesis_block_id: string;
+  recorded_at: string;
+}
+
+/** Present while the watcher stands still because the node contradicted finality (migration 0046). */
+export interface WatcherStopTable {
+  id: number;
+  reason: string;
+  /** The height at which the node answered another block than the one scanned there. */
+  height: number;
+  scanned_hash: string;
+  node_hash: string;
+  /** The height up to which deposits were final when it stopped. */
+  final_height: number;
+  stopped_at: string;
+  /** Set by `paygate watcher resume`: the watcher follows the node's chain once, then the row goes. */
+  resumed_at: string | null;
+  resumed_by: string | null;
+}
+
 export interface WatcherTables {
   chain_cursor: ChainCursorTable;
   scanned_blocks: ScannedBlocksTable;
+  chain_identity: ChainIdentityTable;
+  watcher_stop: WatcherStopTable;
 }

@@ -1,6 +1,8 @@
 /**
  * The payout worker (DESIGN §6, docs/payouts.md): takes payouts from `approved` to `confirmed` or
- * `failed` on chain, exactly once. One tick runs four steps, each over a bounded batch:
+ * `failed` on chain, exactly once. A payout held since a restore (`hold_reason`, payouts/restore.ts)
+ * is never signed until the operator approves or cancels it. One tick runs four steps, each over a
+ * bounded batch:
  *
  *   1. approved → queued      whitelist entry still there (else rejected), merchant enabled (else waits)
  *   2. queued → signing       halts, hot wallet limits and balances checked; the transaction is built
@@ -15,12 +17,14 @@
  * the solid height, and the blocks from its reference block to past its expiration, read as one
  * linked run, do not hold it (chain/absence.ts). Nothing temporary (node errors, refusals, a short
  * wallet) ever fails a payout; only a receipt that is not SUCCESS does, and a failed payout is
- * never sent again.
+ * never sent again. A payout the node refuses to prepare (its energy estimate reverts) waits with
+ * its reason and holds back no other; only a node that is down ends a step's pass.
  */
 import type { CatalogAsset } from '../../assets/catalog.js';
 import { recordAudit } from '../../audit/store.js';
 import type { BroadcastResult, ChainBlockHeader, TronTransactionJson } from '../../chain/client.js';
 import { ProofThrottle } from '../../chain/absence.js';
+import { isTransientTronError } from '../../chain/errors.js';
 import { transactionOutcome, type TxOutcome } from '../../chain/outcome.js';
 import type { PayoutStatus } from '../../db/schema.js';
 import { writeTx } from '../../db/database.js';
@@ -31,6 +35,7 @@ import { hotWalletPrivateKey } from '../../wallet/hd.js';
 import { liveEntry } from '../../whitelist/store.js';
 import type { Worker } from '../../workers/worker.js';
 import { LeaseLostError, type WorkerLease } from '../../workers/lease.js';
+import { finalityStop } from '../../workers/watcher-stop.js';
 import { isWorkerHalted } from '../halts.js';
 import { findPayoutForOperator, type PayoutRow } from '../store.js';
 import { transitionPayout, type TransitionInput } from '../transitions.js';
@@ -119,6 +124,11 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
     let moved = false;
     for (const row of await page('approved')) {
       if (signal.aborted) break;
+      // Held since a restore: it may have been sent after the backup; only the operator decides.
+      if (row.hold_reason) {
+        await wait(row, row.hold_reason);
+        continue;
+      }
       const done = await writeTx(db, async (trx) => {
         const cur = await findPayoutForOperator(trx, row.id);
         if (!cur || cur.status !== 'approved') return false;
@@ -201,6 +211,10 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
         await wait(row, 'payout worker halted (paygate payout resume --worker)');
         continue;
       }
+      if (row.hold_reason) {
+        await wait(row, row.hold_reason);
+        continue;
+      }
       const limits = await hotWalletLimits(db, row.asset);
       const over = await limitReason(db, row, limits, clock.now());
       if (over) {
@@ -226,10 +240,19 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
           log.warn({ payout: row.id }, 'worker lease lost before recording a signed payout; dropped unsent');
           break;
         }
-        // A node that fails now is asked again next tick; the payout stays queued.
-        log.warn({ err, payout: row.id }, 'payout not signed: node error');
-        await wait(row, `node error while preparing the transaction: ${(err as Error).message}`);
-        break;
+        if (isTransientTronError(err)) {
+          // The node is down or overloaded: the rest of the page would meet the same. Asked again
+          // next tick; the payout stays queued.
+          log.warn({ err, payout: row.id }, 'payout not signed: node error');
+          await wait(row, `node error while preparing the transaction: ${(err as Error).message}`);
+          break;
+        }
+        // This payout's own problem (an energy estimate that reverts: a recipient the token
+        // contract refuses; an address the node will not build for): recorded on it, and the
+        // payouts behind it go on. It is tried again each tick and stays queued until it can be
+        // signed or the operator cancels it.
+        log.warn({ err, payout: row.id }, 'payout not signed: the node refuses to prepare its transaction');
+        await wait(row, `cannot prepare the transaction: ${(err as Error).message}`);
       }
     }
     return signedAny;
@@ -298,9 +321,9 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
     polls.delete(row.id);
     proofs.forget(row.id);
     const fee = outcome.info.fee.toString();
-    if (outcome.state === 'success') return move(row, { to: 'confirmed', patch: { network_fee: fee, wait_reason: null } });
+    if (outcome.state === 'success') return move(row, { to: 'confirmed', patch: { network_fee: fee, wait_reason: null, hold_reason: null } });
     log.error({ payout: row.id, txid: row.tx_hash, receipt: outcome.reason }, 'payout transaction failed on chain; reservation released, not re-sent');
-    return move(row, { to: 'failed', patch: { network_fee: fee, fail_reason: outcome.reason, wait_reason: null } });
+    return move(row, { to: 'failed', patch: { network_fee: fee, fail_reason: outcome.reason, wait_reason: null, hold_reason: null } });
   }
 
   /** Step 4. */
@@ -339,6 +362,9 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
     name: PAYOUT_WORKER,
     intervalMs: opts.intervalMs ?? 1_000,
     async tick(signal) {
+      // The node contradicted finality (workers/watcher-stop.ts): none of its answers is acted on,
+      // nothing is signed, sent or settled, until the operator resumes the watcher.
+      if (await finalityStop(db)) return false;
       const queued = await queueApproved(signal);
       const signed = await signQueued(signal);
       const sent = await broadcastSigning(signal);
