@@ -92,7 +92,7 @@ describe('deposit addresses held to their keys (0042)', () => {
     asTheEarlier0041Left(earlier.sqlite);
     expect(schema(earlier)).not.toEqual(schema(fresh));
 
-    const later = Object.keys(MIGRATIONS).filter((name) => name > '0042');
+    const later = Object.keys(MIGRATIONS).filter((name) => name > '0042_deposit_address_keys');
     expect((await migrateToLatest(fresh.db)).applied).toEqual(['0041_deposit_addresses_by_index', '0042_deposit_address_keys', ...later]);
     expect((await migrateToLatest(earlier.db)).applied).toEqual(['0042_deposit_address_keys', ...later]);
     expect(schema(earlier)).toEqual(schema(fresh));
