@@ -28,8 +28,8 @@ import { createInvoice } from '../src/invoices/service.js';
 import { changeMerchant, createMerchant } from '../src/merchants/service.js';
 import { findMerchant } from '../src/merchants/store.js';
 import { initWallet } from '../src/wallet/service.js';
-import { ChainWatcher } from '../src/workers/watcher.js';
-import { writeCursor } from '../src/workers/watcher-store.js';
+import { ChainWatcher } from '../src/watcher/watcher.js';
+import { writeCursor } from '../src/watcher/store.js';
 import { cpuSeconds } from './lib/child.js';
 import { summary } from './lib/summary.js';
 

@@ -25,7 +25,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { overdueCreated } from '../../src/invoices/store.js';
 import { changeMerchant, createMerchant } from '../../src/merchants/service.js';
 import { initWallet } from '../../src/wallet/service.js';
-import { scanHorizon } from '../../src/workers/watcher-store.js';
+import { scanHorizon } from '../../src/watcher/store.js';
 
 export interface SeedOptions {
   invoices: number;

@@ -1,6 +1,6 @@
 import { PaygateCommand } from '../../src/cli/base.js';
 import { record } from '../../src/cli/format.js';
-import { resumeWatcher, type WatcherStatus } from '../../src/workers/watcher-stop.js';
+import { resumeWatcher, type WatcherStatus } from '../../src/watcher/stop.js';
 
 export default class WatcherResume extends PaygateCommand {
   static override description =

@@ -1,6 +1,6 @@
 import { PaygateCommand } from '../../src/cli/base.js';
 import { record } from '../../src/cli/format.js';
-import { watcherStatus, type WatcherStatus } from '../../src/workers/watcher-stop.js';
+import { watcherStatus, type WatcherStatus } from '../../src/watcher/stop.js';
 
 export default class WatcherStatusCommand extends PaygateCommand {
   static override description =

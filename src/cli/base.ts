@@ -11,7 +11,7 @@ import { ConfigError, parseConfig, type Config } from '../config.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { assertMigrated, migrateToLatest, type MigrationReport } from '../db/migrate.js';
 import { isAppError, type ErrorCode } from '../errors.js';
-import { assertNoLiveLease } from '../workers/lease.js';
+import { assertNoLiveLease } from '../runtime/lease.js';
 
 export interface CliContext {
   config: Config;

@@ -11,8 +11,8 @@ import type { StatusCountsTable } from '../db/schema.js';
 import type { ApiServer } from '../http/server.js';
 import { queuedPayoutCount } from '../payouts/worker/store.js';
 import type { Services } from '../services.js';
-import type { WorkerHost } from '../workers/host.js';
-import { currentLease } from '../workers/lease.js';
+import type { WorkerHost } from '../runtime/host.js';
+import { currentLease } from '../runtime/lease.js';
 import { ChainProbe, type ChainProbeOptions } from './probes.js';
 import { operations, type MetricSource, type Sample } from './registry.js';
 

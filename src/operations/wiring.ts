@@ -7,8 +7,8 @@
  */
 import { sql } from 'kysely';
 import { failedDeliveryCount } from '../webhooks/store.js';
-import { readCursor } from '../workers/watcher-store.js';
-import { finalityStop } from '../workers/watcher-stop.js';
+import { readCursor } from '../watcher/store.js';
+import { finalityStop } from '../watcher/stop.js';
 import { registerMetricSource, registerReadinessCheck, registerWatcherProgress } from './registry.js';
 
 registerWatcherProgress(async (s) => {

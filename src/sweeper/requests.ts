@@ -12,7 +12,7 @@ import type { SweepRequestTarget } from '../db/tables/sweeper.js';
 import { AppError } from '../errors.js';
 import { formatUnits } from '../money.js';
 import { recordAudit } from '../audit/store.js';
-import { currentLease } from '../workers/lease.js';
+import { currentLease } from '../runtime/lease.js';
 import { depositIndexOf, findRequest, findSweep, insertRequest, txsOf } from './store.js';
 
 export interface SweepTxView {

@@ -13,7 +13,7 @@ import type { ProofThrottle } from '../chain/absence.js';
 import { transactionOutcome } from '../chain/outcome.js';
 import type { CatalogAsset } from '../assets/catalog.js';
 import { writeTx, type Db } from '../db/database.js';
-import type { WorkerLease } from '../workers/lease.js';
+import type { WorkerLease } from '../runtime/lease.js';
 import type { UnlockedWallet } from '../wallet/keystore.js';
 import { withDepositKey, withHotKey } from './keys.js';
 import type { Plan } from './plan.js';

@@ -18,8 +18,8 @@ import type { Clock } from '../clock.js';
 import type { Services } from '../services.js';
 import { writeTx, type Db, type Tx } from '../db/database.js';
 import { GroupCommit } from '../db/group-commit.js';
-import type { Worker } from '../workers/worker.js';
-import { LeaseLostError, type WorkerLease } from '../workers/lease.js';
+import type { Worker } from '../runtime/worker.js';
+import { LeaseLostError, type WorkerLease } from '../runtime/lease.js';
 import { signingSecrets } from './endpoints.js';
 import { nextAttemptAt, verdictOf } from './schedule.js';
 import { webhookHeaders } from './signing.js';
@@ -219,7 +219,7 @@ export class WebhookDispatcher {
   }
 }
 
-/** The dispatcher as `serve` runs it (src/workers/index.ts). */
+/** The dispatcher as `serve` runs it (src/background.ts). */
 export function dispatcherWorker(s: Pick<Services, 'db' | 'clock' | 'logger'>, lease: WorkerLease, opts: DispatcherOptions = {}): Worker {
   return new WebhookDispatcher(s.db, s.clock, lease, s.logger.child({ component: 'webhooks' }), opts).worker();
 }

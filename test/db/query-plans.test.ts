@@ -43,7 +43,7 @@ import { scanSlice } from '../../src/sweeper/scan.js';
 import { duePairsInSlice, duePairsSince, lastFinalBlock, nonEmptyMarks } from '../../src/sweeper/store.js';
 import { eventKeyRecorded, eventsOf, subjectEventCount } from '../../src/webhooks/outbox.js';
 import { claim, dueHeads, failedDeliveryCount, nextDue, pruneAttemptsBefore, pruneDeliveriesBefore, recordAttempt } from '../../src/webhooks/store.js';
-import { dropScannedAbove, lowestScanned, pruneScanned, scannedBlock, scannedFrom } from '../../src/workers/watcher-store.js';
+import { dropScannedAbove, lowestScanned, pruneScanned, scannedBlock, scannedFrom } from '../../src/watcher/store.js';
 import { tempDir } from '../helpers/app.js';
 
 interface HotQuery {

@@ -6,7 +6,6 @@
 import Sqlite from 'better-sqlite3';
 import path from 'node:path';
 import { existsSync, rmSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';

@@ -5,9 +5,9 @@ import type { Clock } from '../../src/clock.js';
 import { writeTx } from '../../src/db/database.js';
 import { overdueOpen } from '../../src/invoices/store.js';
 import { eventsOf } from '../../src/webhooks/outbox.js';
-import { expireInvoices } from '../../src/workers/expiry.js';
-import { defaultJobs } from '../../src/workers/scheduler.js';
-import { writeCursor } from '../../src/workers/watcher-store.js';
+import { expireInvoices } from '../../src/invoices/expiry.js';
+import { defaultJobs } from '../../src/runtime/scheduler.js';
+import { writeCursor } from '../../src/watcher/store.js';
 import { api } from '../helpers/http.js';
 import { newInvoice, startInvoiceApp, type InvoiceTestApp } from './fixture.js';
 

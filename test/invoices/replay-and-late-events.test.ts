@@ -11,7 +11,7 @@ import { findDepositAddresses } from '../../src/addresses/store.js';
 import { recordTransfer } from '../../src/deposits/service.js';
 import { statusPath } from '../../src/invoices/lifecycle.js';
 import { eventsOf } from '../../src/webhooks/outbox.js';
-import { advanceDeposits } from '../../src/workers/deposit-progress.js';
+import { advanceDeposits } from '../../src/watcher/deposit-progress.js';
 import { api } from '../helpers/http.js';
 import { newInvoice, startInvoiceApp, type InvoiceTestApp } from './fixture.js';
 

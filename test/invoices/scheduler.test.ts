@@ -1,7 +1,7 @@
 /** The scheduler runs jobs on their cron schedule, survives a failing job, and stops. */
 import { describe, expect, it, vi } from 'vitest';
 import type { Services } from '../../src/services.js';
-import { defaultJobs, startScheduler } from '../../src/workers/scheduler.js';
+import { defaultJobs, startScheduler } from '../../src/runtime/scheduler.js';
 
 describe('scheduler', () => {
   it('runs every job, logs failures without stopping, and stops on request', async () => {

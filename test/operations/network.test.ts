@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTronClient } from '../../src/chain/tronweb-client.js';
 import { ManualClock } from '../../src/clock.js';
 import { startDevnet, type Devnet } from '../../src/devnet/index.js';
-import { readCursor } from '../../src/workers/watcher-store.js';
+import { readCursor } from '../../src/watcher/store.js';
 import { startTestApp, tempDir } from '../helpers/app.js';
 import { DEV_BIN, runCli } from '../helpers/cli.js';
 

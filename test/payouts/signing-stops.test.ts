@@ -14,7 +14,7 @@ import { approvePayout } from '../../src/payouts/operator.js';
 import { createPayout } from '../../src/payouts/service.js';
 import { createPayoutWorker } from '../../src/payouts/worker/worker.js';
 import { addToWhitelist } from '../../src/whitelist/service.js';
-import { recordWatcherStop, resumeWatcher } from '../../src/workers/watcher-stop.js';
+import { recordWatcherStop, resumeWatcher } from '../../src/watcher/stop.js';
 import { sweepFixture, TRX, USDT, type SweepFixture } from '../sweeper/fixture.js';
 import { newAddress } from './fixture.js';
 

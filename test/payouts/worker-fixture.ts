@@ -13,7 +13,7 @@ import { createPayoutWorker, type PayoutWorkerOptions } from '../../src/payouts/
 import { generateMnemonic, publicInfoOf } from '../../src/wallet/hd.js';
 import { encryptMnemonic, writeKeystore } from '../../src/wallet/keystore.js';
 import type { Services } from '../../src/services.js';
-import type { WorkerLease } from '../../src/workers/lease.js';
+import type { WorkerLease } from '../../src/runtime/lease.js';
 import { tempDir } from '../helpers/app.js';
 
 export const PASSPHRASE = 'a test passphrase, long enough';

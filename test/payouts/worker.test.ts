@@ -10,7 +10,7 @@ import { approvedMerchantWithKey } from '../../src/keys/service.js';
 import { findMerchant } from '../../src/merchants/store.js';
 import { createPayout } from '../../src/payouts/service.js';
 import { createPayoutWorker } from '../../src/payouts/worker/worker.js';
-import { WorkerLease } from '../../src/workers/lease.js';
+import { WorkerLease } from '../../src/runtime/lease.js';
 import { sweepFixture, type SweepFixture } from '../sweeper/fixture.js';
 import { creditMerchant } from '../../src/ledger/operator.js';
 import { balance } from '../../src/ledger/service.js';

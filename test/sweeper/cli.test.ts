@@ -13,7 +13,7 @@ import { systemClock } from '../../src/clock.js';
 import { createMerchant } from '../../src/merchants/service.js';
 import { DepositKeyChain } from '../../src/wallet/hd.js';
 import { initWallet } from '../../src/wallet/service.js';
-import { sweeperWorker } from '../../src/workers/sweeper.js';
+import { sweeperWorker } from '../../src/sweeper/worker.js';
 import { tempDir } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
 import { MNEMONIC, recordDeposit, TRX, USDT } from './fixture.js';

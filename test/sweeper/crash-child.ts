@@ -7,8 +7,8 @@
 import { buildApp } from '../../src/app.js';
 import { createTronClient } from '../../src/chain/tronweb-client.js';
 import { parseConfig } from '../../src/config.js';
-import { sweeperWorker } from '../../src/workers/sweeper.js';
-import { chainWatcher } from '../../src/workers/watcher.js';
+import { sweeperWorker } from '../../src/sweeper/worker.js';
+import { chainWatcher } from '../../src/watcher/watcher.js';
 import { waitForGo } from '../helpers/serve-child.js';
 
 await waitForGo();

@@ -21,7 +21,7 @@ import { Sweeper, type SweeperOptions } from '../../src/sweeper/engine.js';
 import { DepositKeyChain, depositPrivateKey, hotWalletPrivateKey, publicInfoOf } from '../../src/wallet/hd.js';
 import type { UnlockedWallet } from '../../src/wallet/keystore.js';
 import { insertWallet } from '../../src/wallet/store.js';
-import { WorkerLease } from '../../src/workers/lease.js';
+import { WorkerLease } from '../../src/runtime/lease.js';
 import { tempDir } from '../helpers/app.js';
 
 export const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TronClient } from '../../src/chain/client.js';
 import { createTronClient } from '../../src/chain/tronweb-client.js';
 import { ManualClock } from '../../src/clock.js';
-import { WorkerLease } from '../../src/workers/lease.js';
+import { WorkerLease } from '../../src/runtime/lease.js';
 import { requestSweep } from '../../src/sweeper/requests.js';
 import { balances, insertFinalDeposit, sweepFixture, TRX, USDT, type SweepFixture } from './fixture.js';
 

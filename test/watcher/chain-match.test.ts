@@ -13,7 +13,7 @@ import type { ScanBlock, ScanTransferLog } from '../../src/chain/client.js';
 import { parseScanBlock, parseScanInfos, UNREADABLE_AMOUNT } from '../../src/chain/parse.js';
 import { ParseWorker } from '../../src/chain/parse-worker.js';
 import { TRANSFER_TOPIC } from '../../src/chain/trc20.js';
-import { base58OrNull, matchBlock, receiversOf, TokenSet, type FoundAddresses, type WatchedAddress } from '../../src/workers/chain-match.js';
+import { base58OrNull, matchBlock, receiversOf, TokenSet, type FoundAddresses, type WatchedAddress } from '../../src/watcher/chain-match.js';
 
 const catalog = loadCatalog('devnet');
 const tokens = new TokenSet(catalog);

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FaultSpec } from '../../src/devnet/index.js';
-import { writeCursor, readCursor } from '../../src/workers/watcher-store.js';
+import { writeCursor, readCursor } from '../../src/watcher/store.js';
 import { writeTx } from '../../src/db/database.js';
 import { startChainApp, type ChainTestApp } from './fixture.js';
 

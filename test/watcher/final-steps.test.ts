@@ -5,9 +5,9 @@
  * rollback during a catch-up makes nothing final the scan has not checked against the solid block.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finalHeight } from '../../src/workers/deposit-progress.js';
-import { readCursor } from '../../src/workers/watcher-store.js';
-import { chainWatcher } from '../../src/workers/watcher.js';
+import { finalHeight } from '../../src/watcher/deposit-progress.js';
+import { readCursor } from '../../src/watcher/store.js';
+import { chainWatcher } from '../../src/watcher/watcher.js';
 import { mineUnwatched, startChainApp, type ChainTestApp } from './fixture.js';
 
 let t: ChainTestApp;

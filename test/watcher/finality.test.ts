@@ -6,7 +6,7 @@
  * `paygate watcher status` shows it; `paygate watcher resume` lets it follow the node's chain.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { readCursor } from '../../src/workers/watcher-store.js';
+import { readCursor } from '../../src/watcher/store.js';
 import { runCli } from '../helpers/cli.js';
 import { startChainApp, type ChainTestApp } from './fixture.js';
 

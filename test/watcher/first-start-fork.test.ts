@@ -4,7 +4,7 @@
  * left on the node's chain, the watcher goes back to the solid block, which no fork can replace.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { lowestScanned } from '../../src/workers/watcher-store.js';
+import { lowestScanned } from '../../src/watcher/store.js';
 import { startChainApp, type ChainTestApp } from './fixture.js';
 
 let t: ChainTestApp;

@@ -5,7 +5,7 @@
  */
 import { buildApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
-import { chainWatcher } from '../../src/workers/watcher.js';
+import { chainWatcher } from '../../src/watcher/watcher.js';
 
 const config = parseConfig({ ADMIN_PORT: '0', ...process.env, TRON_NETWORK: 'devnet', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
 const app = await buildApp(config, {

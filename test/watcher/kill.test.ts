@@ -11,7 +11,7 @@ import { systemClock } from '../../src/clock.js';
 import { startDevnet, type Devnet } from '../../src/devnet/index.js';
 import { setServiceFee } from '../../src/fees/service.js';
 import { initWallet } from '../../src/wallet/service.js';
-import { readCursor } from '../../src/workers/watcher-store.js';
+import { readCursor } from '../../src/watcher/store.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { api } from '../helpers/http.js';
 import { expectLedgerMatchesDeposits } from '../helpers/invariants.js';

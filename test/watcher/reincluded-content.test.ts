@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { writeTx } from '../../src/db/database.js';
 import { findDepositAddresses } from '../../src/addresses/store.js';
 import { recordTransfer, type FoundTransfer } from '../../src/deposits/service.js';
-import { advanceDeposits, orphanDropped } from '../../src/workers/deposit-progress.js';
+import { advanceDeposits, orphanDropped } from '../../src/watcher/deposit-progress.js';
 import { api } from '../helpers/http.js';
 import { expectLedgerMatchesDeposits } from '../helpers/invariants.js';
 import { newInvoice, startInvoiceApp, type InvoiceTestApp } from '../invoices/fixture.js';

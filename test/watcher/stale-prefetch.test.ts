@@ -6,8 +6,8 @@
  * fork dropped is never credited.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readCursor } from '../../src/workers/watcher-store.js';
-import { chainWatcher, type ChainWatcher } from '../../src/workers/watcher.js';
+import { readCursor } from '../../src/watcher/store.js';
+import { chainWatcher, type ChainWatcher } from '../../src/watcher/watcher.js';
 import { mineUnwatched, startChainApp, type ChainTestApp } from './fixture.js';
 
 let t: ChainTestApp;

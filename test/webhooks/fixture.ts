@@ -15,7 +15,7 @@ import { createMerchant } from '../../src/merchants/service.js';
 import { WebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.js';
 import { setEndpoint, type EndpointView } from '../../src/webhooks/endpoints.js';
 import { recordEvent } from '../../src/webhooks/outbox.js';
-import { WorkerLease } from '../../src/workers/lease.js';
+import { WorkerLease } from '../../src/runtime/lease.js';
 import { tempDir } from '../helpers/app.js';
 
 export interface Received {

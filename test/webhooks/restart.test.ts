@@ -15,7 +15,7 @@ import { changeMerchant, createMerchant } from '../../src/merchants/service.js';
 import { initWallet } from '../../src/wallet/service.js';
 import { DISPATCHER_NAME } from '../../src/webhooks/dispatcher.js';
 import { setEndpoint } from '../../src/webhooks/endpoints.js';
-import { expireInvoices } from '../../src/workers/expiry.js';
+import { expireInvoices } from '../../src/invoices/expiry.js';
 import { tempDir } from '../helpers/app.js';
 import { api } from '../helpers/http.js';
 import { CHEAP_SCRYPT, newInvoice, TEST_MNEMONIC, TEST_PASSPHRASE } from '../invoices/fixture.js';

@@ -33,9 +33,9 @@ import { findMerchant } from '../../merchants/store.js';
 import type { Services } from '../../services.js';
 import { hotWalletPrivateKey } from '../../wallet/hd.js';
 import { liveEntry } from '../../whitelist/store.js';
-import type { Worker } from '../../workers/worker.js';
-import { LeaseLostError, type WorkerLease } from '../../workers/lease.js';
-import { finalityStop } from '../../workers/watcher-stop.js';
+import type { Worker } from '../../runtime/worker.js';
+import { LeaseLostError, type WorkerLease } from '../../runtime/lease.js';
+import { finalityStop } from '../../watcher/stop.js';
 import { isWorkerHalted } from '../halts.js';
 import { findPayoutForOperator, type PayoutRow } from '../store.js';
 import { transitionPayout, type TransitionInput } from '../transitions.js';
@@ -362,7 +362,7 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
     name: PAYOUT_WORKER,
     intervalMs: opts.intervalMs ?? 1_000,
     async tick(signal) {
-      // The node contradicted finality (workers/watcher-stop.ts): none of its answers is acted on,
+      // The node contradicted finality (watcher/stop.ts): none of its answers is acted on,
       // nothing is signed, sent or settled, until the operator resumes the watcher.
       if (await finalityStop(db)) return false;
       const queued = await queueApproved(signal);

@@ -4,7 +4,7 @@
  * and SIGKILL, some timed to land while a payout is being signed or broadcast.
  */
 import type { FaultSpec } from '../../../src/devnet/index.js';
-import { readCursor } from '../../../src/workers/watcher-store.js';
+import { readCursor } from '../../../src/watcher/store.js';
 import { sleep } from './api.js';
 import type { Rng } from './rng.js';
 import type { ServeProcess } from './serve.js';

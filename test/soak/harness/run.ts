@@ -7,7 +7,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { readCursor } from '../../../src/workers/watcher-store.js';
+import { readCursor } from '../../../src/watcher/store.js';
 import { sleep, SoakApi } from './api.js';
 import { faultLoop, forkLoop, newChaosLog, restart, restartLoop, type ChaosLog } from './chaos.js';
 import { allProblems } from './checks.js';

@@ -6,9 +6,9 @@ import { openDatabase, writeTx, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
 import type { Services } from '../../src/services.js';
-import { startWorkerHost } from '../../src/workers/host.js';
-import type { Worker } from '../../src/workers/worker.js';
-import { currentLease, LeaseLostError, WorkerLease } from '../../src/workers/lease.js';
+import { startWorkerHost } from '../../src/runtime/host.js';
+import type { Worker } from '../../src/runtime/worker.js';
+import { currentLease, LeaseLostError, WorkerLease } from '../../src/runtime/lease.js';
 import { tempDir } from '../helpers/app.js';
 
 const open: Database[] = [];

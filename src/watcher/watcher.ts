@@ -18,10 +18,10 @@ import { recordTransfer } from '../deposits/service.js';
 import type { Services } from '../services.js';
 import { base58OrNull, matchBlock, needsInfos, receiversOf, TokenSet, type FoundAddresses, type MatchedTransfer, type WatchedAddress } from './chain-match.js';
 import { advanceDeposits, FINAL_PER_COMMIT, orphanDropped } from './deposit-progress.js';
-import type { Worker } from './worker.js';
-import type { WorkerLease } from './lease.js';
-import { dropScannedAbove, lowestScanned, pruneScanned, readCursor, scannedBlock, scannedFrom, storeScanned, writeCursor, type Cursor } from './watcher-store.js';
-import { clearResumedStop, finalBlocksContradicted, finalityContradiction, readWatcherStop, stopWatcher } from './watcher-stop.js';
+import type { Worker } from '../runtime/worker.js';
+import type { WorkerLease } from '../runtime/lease.js';
+import { dropScannedAbove, lowestScanned, pruneScanned, readCursor, scannedBlock, scannedFrom, storeScanned, writeCursor, type Cursor } from './store.js';
+import { clearResumedStop, finalBlocksContradicted, finalityContradiction, readWatcherStop, stopWatcher } from './stop.js';
 import type { ScannedBlocksTable } from '../db/tables/watcher.js';
 
 export const WATCHER_NAME = 'chain-watcher';

@@ -13,8 +13,8 @@
  */
 import type { Clock } from '../clock.js';
 import { writeTx, type Db, type Executor } from '../db/database.js';
-import { overdueCreated, transitionInvoice } from '../invoices/store.js';
-import { invoiceView } from '../invoices/view.js';
+import { overdueCreated, transitionInvoice } from './store.js';
+import { invoiceView } from './view.js';
 import { recordEvent, subjectEventCount } from '../webhooks/outbox.js';
 
 /** Reads the scan horizon where the caller is (null: nothing scanned yet, so nothing expires). */

@@ -3,9 +3,9 @@
  * process holds the worker lease. A tick every 3 s (one block): sweeps wait on confirmations.
  */
 import type { Services } from '../services.js';
-import { Sweeper, type SweeperOptions } from '../sweeper/engine.js';
-import type { Worker } from './worker.js';
-import type { WorkerLease } from './lease.js';
+import { Sweeper, type SweeperOptions } from './engine.js';
+import type { Worker } from '../runtime/worker.js';
+import type { WorkerLease } from '../runtime/lease.js';
 
 export const SWEEPER_WORKER = 'sweeper';
 

@@ -4,8 +4,8 @@
  */
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Services } from '../services.js';
-import { expireInvoices } from './expiry.js';
-import { scanHorizon } from './watcher-store.js';
+import { expireInvoices } from '../invoices/expiry.js';
+import { scanHorizon } from '../watcher/store.js';
 import { pruneDeliveryLog } from '../webhooks/service.js';
 
 export interface Job {

@@ -3,14 +3,14 @@
  * worker here: the chain watcher, the sweeper, the payout worker, the webhook dispatcher. The
  * workers that use the node first make sure it serves this database's chain (chain/identity.ts).
  */
-import { ChainGate } from '../chain/identity.js';
-import { payoutWorkers } from '../payouts/worker/worker.js';
-import type { Services } from '../services.js';
-import { dispatcherWorker } from '../webhooks/dispatcher.js';
-import type { Worker } from './worker.js';
-import type { WorkerLease } from './lease.js';
-import { sweeperWorker } from './sweeper.js';
-import { chainWatcher } from './watcher.js';
+import { ChainGate } from './chain/identity.js';
+import { payoutWorkers } from './payouts/worker/worker.js';
+import type { Services } from './services.js';
+import { dispatcherWorker } from './webhooks/dispatcher.js';
+import type { Worker } from './runtime/worker.js';
+import type { WorkerLease } from './runtime/lease.js';
+import { sweeperWorker } from './sweeper/worker.js';
+import { chainWatcher } from './watcher/watcher.js';
 
 /** `w`, whose ticks wait until the gate has seen the node serve this database's chain. */
 function behind(gate: ChainGate, w: Worker): Worker {

@@ -14,8 +14,8 @@ import type { ChainBlockHeader } from '../chain/client.js';
 import type { ScannedBlocksTable, WatcherStopTable } from '../db/tables/watcher.js';
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
-import type { WorkerLease } from './lease.js';
-import { lowestScanned, readCursor, scannedFrom, type Cursor } from './watcher-store.js';
+import type { WorkerLease } from '../runtime/lease.js';
+import { lowestScanned, readCursor, scannedFrom, type Cursor } from './store.js';
 
 export type WatcherStop = Omit<WatcherStopTable, 'id'>;
 
