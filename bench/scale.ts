@@ -4,9 +4,9 @@
  * 1. Query costs at 10k, 100k and 1M invoices (seeded by bench/lib/seed.ts, reused between runs):
  *    CPU µs per call of every hot and scheduled query, in process, on the real stores.
  * 2. The API on the 1M database against a fresh one, same run (bench/lib/api-bench.ts): ratios
- *    seeded/empty for GET invoice and GET payout (target >= 0.9), POST invoice for information.
+ *    seeded/empty for GET invoice and GET payout (floor >= 0.8), POST invoice for information.
  * 2b. Creations sustained (10 s of warm-up, four 4 s rounds back to back) on each: ratio
- *    seeded/empty (target >= 0.9).
+ *    seeded/empty (floor >= 0.8).
  * 3. RSS of the built `paygate serve` (node bin/run.js serve, from dist/) on the 1M database
  *    under reads and creations (target < 250 MB), with a devnet node to scan, so the chain watcher
  *    runs and holds its list of the 1.1M watched deposit addresses as in production.
@@ -185,7 +185,7 @@ for (const [k, label] of [['invoiceGet', 'GET invoice'], ['payoutGet', 'GET payo
   const normalised = median(results.big.map((x) => x.ratios[k])) / median(results.empty.map((x) => x.ratios[k]));
   console.log(`${label.padEnd(14)} empty ${Math.round(e)}/s, ${largest.toLocaleString('en-US')} ${Math.round(b)}/s: ratio ${(b / e).toFixed(2)} (each to its bare route first: ${normalised.toFixed(2)})`);
   // Creations have their own comparison below (sustained): here they are information only.
-  const target = k === 'invoicePost' ? {} : { target: '>= 0.9', ok: b / e >= 0.9 };
+  const target = k === 'invoicePost' ? {} : { target: '>= 0.8', ok: b / e >= 0.8 };
   summary({ metric: `${label}: ${largest.toLocaleString('en-US')} invoices / empty${k === 'invoicePost' ? ' (2 s rounds between GETs)' : ''}`, value: (b / e).toFixed(2), ...target });
 }
 
@@ -207,7 +207,7 @@ for (let r = 0; r < ALTERNATIONS; r++) {
   const b = median(sustained.big);
   const rates = (xs: number[]) => xs.map((x) => Math.round(x)).join(', ');
   console.log(`empty: ${rates(sustained.empty)}/s\n${largest.toLocaleString('en-US')}: ${rates(sustained.big)}/s\nmedians ${Math.round(e)}/s and ${Math.round(b)}/s: ratio ${(b / e).toFixed(2)}`);
-  summary({ metric: `POST invoice: ${largest.toLocaleString('en-US')} invoices / empty (sustained)`, value: (b / e).toFixed(2), target: '>= 0.9', ok: b / e >= 0.9 });
+  summary({ metric: `POST invoice: ${largest.toLocaleString('en-US')} invoices / empty (sustained)`, value: (b / e).toFixed(2), target: '>= 0.8', ok: b / e >= 0.8 });
   // Past the address pool (26 s of creations): the rate at which derivation keeps up beside them.
   summary({ metric: 'POST invoice sustained, empty database (derivation running)', value: `${Math.round(e)}/s` });
 }
