@@ -18,7 +18,7 @@ export default class DepositList extends PaygateCommand {
     if (!flags.unattributed) throw new AppError('invalid_argument', 'deposit list lists unattributed deposits only: pass --unattributed');
     const ctx = await this.context();
     const rows = await listUnattributedDeposits(ctx.database.db, flags.limit);
-    this.say(table(rows, ['address', 'derivation_index', 'asset', 'amount', 'from_address', 'tx_hash', 'log_index', 'block_number', 'block_time', 'detected_at']));
+    this.say(table(rows.map((r) => ({ ...r })), ['address', 'derivation_index', 'asset', 'amount', 'from_address', 'tx_hash', 'log_index', 'block_number', 'block_time', 'detected_at']));
     return rows;
   }
 }
