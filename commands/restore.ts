@@ -5,8 +5,6 @@ import { parseConfig } from '../src/config.js';
 import { RESTORE_GAP } from '../src/addresses/gaps.js';
 import { restoreDatabase, type RestoreResult } from '../src/operations/backup.js';
 
-/** Tests restore with a small gap: deriving RESTORE_GAP addresses takes tens of seconds. */
-const TEST_GAP = Number(process.env.PAYGATE_TEST_RESTORE_GAP ?? 0);
 
 export default class Restore extends PaygateCommand {
   static override description =
@@ -23,9 +21,11 @@ export default class Restore extends PaygateCommand {
     const { args, flags } = await this.parse(Restore);
     loadDotEnv();
     const config = parseConfig(process.env);
+    // Tests restore with a small gap: deriving RESTORE_GAP addresses takes tens of seconds.
+    const testGap = Number(process.env.PAYGATE_TEST_RESTORE_GAP ?? 0);
     let shown = -1;
     const result = await restoreDatabase(config.databasePath, args.file, new Date(), cliActor(), {
-      gap: TEST_GAP > 0 ? TEST_GAP : flags.gap,
+      gap: testGap > 0 ? testGap : flags.gap,
       onGapProgress: (done, total) => {
         const percent = Math.floor((done / total) * 100);
         if (this.jsonEnabled() || (percent < 100 && percent - shown < 10) || percent === shown) return;
