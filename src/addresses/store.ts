@@ -1,5 +1,6 @@
 /** SQL for handed-out deposit addresses. Reads are scoped by merchant. */
 import type { Executor } from '../db/database.js';
+import { findUnattributedAddresses } from './gaps.js';
 import type { DepositAddressesTable } from '../db/schema.js';
 
 export type DepositAddressRow = DepositAddressesTable;
@@ -23,12 +24,13 @@ export async function countDepositAddresses(db: Executor): Promise<number> {
 }
 
 /**
- * Whether `address` belongs to this gateway (a deposit address or the hot wallet). A payout there
+ * Whether `address` belongs to this gateway (a deposit address, an address of a restore's gap, or
+ * the hot wallet). A payout there
  * would move money to ourselves, and the watcher never counts a transfer from the hot wallet as a
  * deposit (it may be the sweeper's TRX top-up): it would be credited to no one.
  */
 export async function isOwnAddress(db: Executor, address: string): Promise<boolean> {
-  if ((await findDepositAddresses(db, [address])).length > 0) return true;
+  if ((await findDepositAddresses(db, [address])).length > 0 || (await findUnattributedAddresses(db, [address])).length > 0) return true;
   return (await hotWalletAddress(db)) === address;
 }
 

@@ -34,6 +34,7 @@ import * as m0043 from './migrations/0043_drop_auth_generation.js';
 import * as m0044 from './migrations/0044_chain_identity.js';
 import * as m0045 from './migrations/0045_payout_holds.js';
 import * as m0046 from './migrations/0046_watcher_stop.js';
+import * as m0047 from './migrations/0047_derivation_gaps.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -62,6 +63,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0044_chain_identity': m0044,
   '0045_payout_holds': m0045,
   '0046_watcher_stop': m0046,
+  '0047_derivation_gaps': m0047,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -4,6 +4,7 @@
  * converted to bigint in the stores. Booleans are INTEGER 0/1.
  */
 import type { Generated } from 'kysely';
+import type { DerivationGapTables } from './tables/derivation-gaps.js';
 import type { PayoutWorkerTables } from './tables/payout-worker.js';
 import type { SweeperTables } from './tables/sweeper.js';
 import type { WatcherTables } from './tables/watcher.js';
@@ -308,7 +309,7 @@ export interface StatusCountsTable {
   n: number;
 }
 
-export interface DB extends WatcherTables, SweeperTables, PayoutWorkerTables, WebhookTables {
+export interface DB extends WatcherTables, SweeperTables, PayoutWorkerTables, WebhookTables, DerivationGapTables {
   worker_lease: WorkerLeaseTable;
   deposits: DepositsTable;
   events: EventsTable;

@@ -13,8 +13,9 @@
  * (an exclusive lock attempt fails while another process, even an idle serve, has the file open).
  * It checks the backup's integrity and schema first, keeps the replaced database beside it as
  * `<db>.before-restore-<time>`, and never leaves a half-written database in place. The restored
- * database is migrated and left safe before it is put in place: a backup is the past, and payouts
- * it shows unfinished may have been sent since (payouts/restore.ts).
+ * database is migrated and left safe before it is put in place: a backup is the past, payouts it
+ * shows unfinished may have been sent since (payouts/restore.ts), and deposit addresses may have
+ * been handed out since (addresses/gaps.ts).
  */
 import Sqlite from 'better-sqlite3';
 import { closeSync, existsSync, linkSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
@@ -22,6 +23,7 @@ import { AppError } from '../errors.js';
 import { openDatabase, writeTx } from '../db/database.js';
 import { MIGRATIONS, migrateToLatest } from '../db/migrate.js';
 import { holdAfterRestore } from '../payouts/restore.js';
+import { RESTORE_GAP, skipDerivationRange, type DerivationGap } from '../addresses/gaps.js';
 
 export interface Progress {
   totalPages: number;
@@ -123,6 +125,15 @@ export interface RestoreResult {
   worker_halted: true;
   /** Payouts held until the operator approves or cancels each (payouts/restore.ts). */
   payouts_held: number;
+  /** Deposit indexes skipped and watched (addresses/gaps.ts); null when the backup has no wallet. */
+  derivation_gap: DerivationGap | null;
+}
+
+export interface RestoreOptions {
+  /** Deposit indexes to skip (RESTORE_GAP unless a test asks for fewer). */
+  gap?: number;
+  /** Called as the gap's addresses are derived and stored. */
+  onGapProgress?: (done: number, total: number) => void;
 }
 
 /**
@@ -167,22 +178,24 @@ export function assertNotInUse(databasePath: string, now: Date): void {
 
 /**
  * The restored copy, before it takes the database's place (no process can open it yet): brought to
- * this version's schema and left safe (payouts/restore.ts): payouts and sweeps halted, unfinished
- * payouts held. Its WAL is folded in, so the file is complete when it is moved.
+ * this version's schema and left safe: payouts and sweeps halted, unfinished payouts held
+ * (payouts/restore.ts), the deposit indexes that may have been handed out since the backup skipped
+ * and watched (addresses/gaps.ts). Its WAL is folded in, so the file is complete when it is moved.
  */
-async function makeSafe(copy: string, backup: string, now: Date, actor: string): Promise<number> {
+async function makeSafe(copy: string, backup: string, now: Date, actor: string, opts: RestoreOptions): Promise<{ held: number; gap: DerivationGap | null }> {
   const restored = openDatabase(copy);
   try {
     await migrateToLatest(restored.db);
     const { held } = await writeTx(restored.db, (trx) => holdAfterRestore(trx, { now: () => now }, actor, backup));
+    const gap = await skipDerivationRange(restored.db, opts.gap ?? RESTORE_GAP, now.toISOString(), `restore of ${backup} by ${actor}`, opts.onGapProgress);
     restored.sqlite.pragma('wal_checkpoint(TRUNCATE)');
-    return held;
+    return { held, gap };
   } finally {
     await restored.close();
   }
 }
 
-export async function restoreDatabase(databasePath: string, file: string, now: Date, actor = 'restore'): Promise<RestoreResult> {
+export async function restoreDatabase(databasePath: string, file: string, now: Date, actor = 'restore', opts: RestoreOptions = {}): Promise<RestoreResult> {
   if (!existsSync(file)) throw new AppError('invalid_argument', `No backup at ${file}`);
   const check = integrityOf(file);
   if (!check.ok) throw new AppError('invalid_argument', `${file} is not an intact paygate backup: ${check.problem}`);
@@ -211,7 +224,7 @@ export async function restoreDatabase(databasePath: string, file: string, now: D
     const copy = new Sqlite(partial);
     copy.pragma('journal_mode = WAL');
     copy.close();
-    const held = await makeSafe(partial, file, now, actor);
+    const { held, gap } = await makeSafe(partial, file, now, actor, opts);
     let previous: string | null = null;
     if (guard) {
       // Under the lock: fold the WAL in completely and make the old database one self-contained
@@ -228,7 +241,7 @@ export async function restoreDatabase(databasePath: string, file: string, now: D
     }
     for (const side of ['-wal', '-shm', '-journal']) rmSync(`${databasePath}${side}`, { force: true });
     renameSync(partial, databasePath);
-    return { database: databasePath, from: file, previous, schema: check.schema, worker_halted: true, payouts_held: held };
+    return { database: databasePath, from: file, previous, schema: check.schema, worker_halted: true, payouts_held: held, derivation_gap: gap };
   } finally {
     guard?.close();
     dropPartial();

@@ -18,7 +18,8 @@ import type { FoundTransfer } from '../deposits/service.js';
 export interface WatchedAddress {
   address: string;
   derivationIndex: number;
-  merchantId: string;
+  /** Null for an address of a restore's derivation gap: handed to no one, its payments unattributed. */
+  merchantId: string | null;
   externalUserId: string | null;
 }
 

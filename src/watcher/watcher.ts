@@ -11,10 +11,12 @@
 import { performance } from 'node:perf_hooks';
 import pLimit from 'p-limit';
 import type { ChainBlockHeader, ScanBlock, ScanInfos } from '../chain/client.js';
+import { findUnattributedAddresses } from '../addresses/gaps.js';
 import { findDepositAddresses, hotWalletAddress } from '../addresses/store.js';
 import { toHexAddress } from '../chain/address.js';
 import { writeTx } from '../db/database.js';
 import { recordTransfer } from '../deposits/service.js';
+import { dropUnattributedAbove, recordUnattributedDeposit } from '../deposits/unattributed.js';
 import type { Services } from '../services.js';
 import { base58OrNull, matchBlock, needsInfos, receiversOf, TokenSet, type FoundAddresses, type MatchedTransfer, type WatchedAddress } from './chain-match.js';
 import { advanceDeposits, FINAL_PER_COMMIT, orphanDropped } from './deposit-progress.js';
@@ -106,6 +108,10 @@ export class ChainWatcher implements Worker {
     const byHex = new Map<string, WatchedAddress>();
     for (const r of await findDepositAddresses(this.s.db, [...hexByAddress.keys()])) {
       byHex.set(hexByAddress.get(r.address) as string, { address: r.address, derivationIndex: r.derivation_index, merchantId: r.merchant_id, externalUserId: r.external_user_id });
+    }
+    // The addresses a restore skipped stay watched: their payments are recorded for the operator.
+    for (const r of await findUnattributedAddresses(this.s.db, [...hexByAddress.keys()])) {
+      byHex.set(hexByAddress.get(r.address) as string, { address: r.address, derivationIndex: r.derivation_index, merchantId: null, externalUserId: null });
     }
     const hot = await hotWalletAddress(this.s.db);
     return { byHex, hotHex: hot === null ? null : toHexAddress(hot) };
@@ -292,13 +298,20 @@ export class ChainWatcher implements Worker {
       const touched = new Set<string>();
       for (const f of found) {
         const { watched, block, ...transfer } = f;
+        const blockTime = new Date(block.timestamp).toISOString();
+        if (watched.merchantId === null) {
+          const { txHash, logIndex, asset, amount, decimals, from } = transfer;
+          const seen = { tx_hash: txHash, log_index: logIndex, asset, amount: amount.toString(), decimals, from_address: from };
+          await recordUnattributedDeposit(trx, { ...seen, address: watched.address, block_number: block.number, block_hash: block.id, block_time: blockTime, detected_at: this.s.clock.now().toISOString() });
+          continue;
+        }
         const t = await recordTransfer(trx, ctx, {
           ...transfer,
           address: watched.address,
           derivationIndex: watched.derivationIndex,
           merchantId: watched.merchantId,
           externalUserId: watched.externalUserId,
-          block: { number: block.number, hash: block.id, time: new Date(block.timestamp).toISOString() },
+          block: { number: block.number, hash: block.id, time: blockTime },
         });
         for (const id of t?.invoices ?? []) touched.add(id);
       }
@@ -362,6 +375,7 @@ export class ChainWatcher implements Worker {
       const cur = await readCursor(trx);
       if (!cur || cur.next_block !== next) return;
       const touched = await orphanDropped(trx, ctx, ancestor);
+      await dropUnattributedAbove(trx, ancestor);
       await dropScannedAbove(trx, ancestor);
       // As in commit(): a solid block above the ancestor (the rescan has not reached it) makes
       // nothing more final; what was final stays.

@@ -40,7 +40,8 @@ describe('paygate backup and restore', () => {
   beforeAll(async () => {
     t = await startInvoiceApp();
     key = (await t.merchant()).key;
-    env = { DATABASE_URL: t.app.config.databasePath };
+    // A small derivation gap: the full one derives tens of thousands of addresses (restore-gap.test.ts).
+    env = { DATABASE_URL: t.app.config.databasePath, PAYGATE_TEST_RESTORE_GAP: '20' };
     for (let i = 0; i < 5; i++) expect((await api(t.url, '/v1/invoices', { key, body: newInvoice() })).status).toBe(201);
   });
   afterAll(() => t?.close());
@@ -131,7 +132,7 @@ describe('paygate backup and restore', () => {
     expect(e.code).toBe('invalid_state');
     expect(e.message).toMatch(/worker lease is held by host:123:abc/);
     // After the lease lapses the same restore goes ahead.
-    await restoreDatabase(target, backup, new Date(Date.now() + 120_000));
+    await restoreDatabase(target, backup, new Date(Date.now() + 120_000), 'restore', { gap: 20 });
   });
 
   it('restores once the server is stopped: the data of the backup, the old database kept aside, ready to serve', async () => {

@@ -24,7 +24,8 @@ let devnet: Devnet;
 let options: TestAppOptions;
 let hot: string;
 const dir = tempDir('paygate-restore-');
-const env = { DATABASE_URL: path.join(dir, 'paygate.db'), TRON_NETWORK: 'devnet' };
+// A small derivation gap: the full one derives tens of thousands of addresses (restore-gap.test.ts).
+const env = { DATABASE_URL: path.join(dir, 'paygate.db'), TRON_NETWORK: 'devnet', PAYGATE_TEST_RESTORE_GAP: '20' };
 const apps: TestApp[] = [];
 
 beforeAll(async () => {
