@@ -43,19 +43,29 @@ async function round(from: number): Promise<Round> {
   const ms = performance.now() - t0;
   const busy = performance.eventLoopUtilization(elu).active;
   const used = process.cpuUsage(cpu);
-  if (pool.workerFailure || pool.size !== count) throw new Error(`pool failed: ${pool.workerFailure}, ${pool.size} addresses`);
-  for (const i of [from, from + count - 1]) if (pool.addressAt(i) !== chain.addressAt(i)) throw new Error(`wrong address at ${i}`);
+  if (pool.workerFailure || pool.size !== count)
+    throw new Error(`pool failed: ${pool.workerFailure}, ${pool.size} addresses`);
+  for (const i of [from, from + count - 1])
+    if (pool.addressAt(i) !== chain.addressAt(i)) throw new Error(`wrong address at ${i}`);
   await pool.stop();
-  return { perSecond: (count / ms) * 1000, mainUs: (busy / count) * 1000, cpuUs: (used.user + used.system) / count, delayP99Ms: delay.percentile(99) / 1e6 };
+  return {
+    perSecond: (count / ms) * 1000,
+    mainUs: (busy / count) * 1000,
+    cpuUs: (used.user + used.system) / count,
+    delayP99Ms: delay.percentile(99) / 1e6,
+  };
 }
 
 const results: Round[] = [];
 for (let r = 0; r < rounds; r++) {
   const x = await round(r * count);
   results.push(x);
-  console.log(`round ${r + 1}: ${Math.round(x.perSecond)}/s, main thread ${x.mainUs.toFixed(1)} µs/address, all threads ${x.cpuUs.toFixed(0)} µs/address, event-loop delay p99 ${x.delayP99Ms.toFixed(1)} ms`);
+  console.log(
+    `round ${r + 1}: ${Math.round(x.perSecond)}/s, main thread ${x.mainUs.toFixed(1)} µs/address, all threads ${x.cpuUs.toFixed(0)} µs/address, event-loop delay p99 ${x.delayP99Ms.toFixed(1)} ms`,
+  );
 }
-const median = (f: (r: Round) => number) => results.map(f).sort((a, b) => a - b)[Math.floor(results.length / 2)] as number;
+const median = (f: (r: Round) => number) =>
+  results.map(f).sort((a, b) => a - b)[Math.floor(results.length / 2)] as number;
 console.log(`addresses: ${count} per round in batches of ${batchSize}, median of ${rounds}`);
 summary({ metric: 'addresses derived', value: `${Math.round(median((r) => r.perSecond)).toLocaleString('en-US')}/s` });
 summary({ metric: 'address: main-thread CPU', value: `${median((r) => r.mainUs).toFixed(1)} µs` });

@@ -51,7 +51,9 @@ async function bare(): Promise<void> {
   app.post('/echo', async (req) => req.body);
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const profile = await profileFromHere();
-  process.stdout.write(JSON.stringify({ url, key: '', invoices: [], payouts: [], pid: process.pid, control: null }) + '\n');
+  process.stdout.write(
+    JSON.stringify({ url, key: '', invoices: [], payouts: [], pid: process.pid, control: null }) + '\n',
+  );
   process.on('SIGTERM', () => void profile().then(() => process.exit(0)));
 }
 
@@ -69,7 +71,11 @@ async function real(): Promise<void> {
   };
   // Limits are counted (the work is measured) but never reached: a run sends millions a minute,
   // past what the variables accept.
-  const config = { ...parseConfig({ ADMIN_PORT: '0', ...env }), rateLimitPerIp: Number.MAX_SAFE_INTEGER, rateLimitPerKey: Number.MAX_SAFE_INTEGER };
+  const config = {
+    ...parseConfig({ ADMIN_PORT: '0', ...env }),
+    rateLimitPerIp: Number.MAX_SAFE_INTEGER,
+    rateLimitPerKey: Number.MAX_SAFE_INTEGER,
+  };
   // Operator setup, as the CLI does it, before serve starts.
   const setup = openDatabase(config.databasePath);
   await migrateToLatest(setup.db);
@@ -86,11 +92,22 @@ async function real(): Promise<void> {
   const db = app.services.db;
   await app.services.addresses.start(db); // the address pool full before the load starts
   if (process.env.BENCH_DB) await overdueExpired(db, (line) => process.stderr.write(`${line}\n`));
-  const merchant = merchantId ?? (await db.selectFrom('api_keys').select('merchant_id').orderBy('created_at', 'desc').executeTakeFirstOrThrow()).merchant_id;
+  const merchant =
+    merchantId ??
+    (await db.selectFrom('api_keys').select('merchant_id').orderBy('created_at', 'desc').executeTakeFirstOrThrow())
+      .merchant_id;
   // Invoices to read: a sample of the merchant's (seeded ones on a seeded database), else 1,000 new.
   // Of the same shape on a seeded database as on a fresh one (open, no deposits yet), so that a
   // comparison of the two measures the size of the database, not the size of the answers.
-  let invoices = (await db.selectFrom('invoices').select('id').where('merchant_id', '=', merchant).where('status', '=', 'created').limit(1000).execute()).map((r) => r.id);
+  let invoices = (
+    await db
+      .selectFrom('invoices')
+      .select('id')
+      .where('merchant_id', '=', merchant)
+      .where('status', '=', 'created')
+      .limit(1000)
+      .execute()
+  ).map((r) => r.id);
   if (invoices.length === 0) {
     for (let i = 0; i < 1000; i++) {
       const res = await fetch(`${url}/v1/invoices`, {
@@ -100,12 +117,21 @@ async function real(): Promise<void> {
       });
       if (res.status !== 201) throw new Error(`invoice setup failed: ${res.status} ${await res.text()}`);
     }
-    invoices = (await db.selectFrom('invoices').select('id').where('merchant_id', '=', merchant).execute()).map((r) => r.id);
+    invoices = (await db.selectFrom('invoices').select('id').where('merchant_id', '=', merchant).execute()).map(
+      (r) => r.id,
+    );
   }
   // Payouts to read, the same way: 1,000 waiting for review, of the seed's shape (bench/lib/seed.ts),
   // on either database. A single payout read again and again, against the seeded database's
   // thousand (most of them confirmed, with a transaction hash), compared answers, not databases.
-  const pendingReview = () => db.selectFrom('payouts').select('id').where('merchant_id', '=', merchant).where('status', '=', 'pending_review').limit(1000).execute();
+  const pendingReview = () =>
+    db
+      .selectFrom('payouts')
+      .select('id')
+      .where('merchant_id', '=', merchant)
+      .where('status', '=', 'pending_review')
+      .limit(1000)
+      .execute();
   let payouts = (await pendingReview()).map((r) => r.id);
   if (payouts.length === 0) {
     // Payout rows as creation writes them (the ledger is not read by GET /v1/payouts/{id}), in
@@ -114,9 +140,26 @@ async function real(): Promise<void> {
       for (let i = 0; i < 1000; i++) {
         const at = new Date().toISOString();
         await insertPayout(trx, {
-          id: randomUUID(), merchant_id: merchant, reference: `bench-read-${i}`, status: 'pending_review', asset: 'USDT_TRON', network: 'tron', decimals: 6,
-          to_address: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL', amount: '5000000', fee_amount: '1000000', fee_charged: '0', fee_schedule_id: null,
-          review_reasons: '[]', tx_hash: null, reviewed_by: null, reviewed_at: null, reject_reason: null, created_at: at, updated_at: at, ...NOT_SIGNED,
+          id: randomUUID(),
+          merchant_id: merchant,
+          reference: `bench-read-${i}`,
+          status: 'pending_review',
+          asset: 'USDT_TRON',
+          network: 'tron',
+          decimals: 6,
+          to_address: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL',
+          amount: '5000000',
+          fee_amount: '1000000',
+          fee_charged: '0',
+          fee_schedule_id: null,
+          review_reasons: '[]',
+          tx_hash: null,
+          reviewed_by: null,
+          reviewed_at: null,
+          reject_reason: null,
+          created_at: at,
+          updated_at: at,
+          ...NOT_SIGNED,
         });
       }
     });
@@ -127,13 +170,15 @@ async function real(): Promise<void> {
   await new Promise<void>((r) => control.listen(0, '127.0.0.1', r));
   const controlUrl = `http://127.0.0.1:${(control.address() as AddressInfo).port}`;
   process.stdout.write(JSON.stringify({ url, key, invoices, payouts, pid: process.pid, control: controlUrl }) + '\n');
-  process.on('SIGTERM', () =>
-    void profile()
-      .then(() => app.stop())
-      .then(() => {
-      if (temp) rmSync(temp, { recursive: true, force: true });
-      process.exit(0);
-    }),
+  process.on(
+    'SIGTERM',
+    () =>
+      void profile()
+        .then(() => app.stop())
+        .then(() => {
+          if (temp) rmSync(temp, { recursive: true, force: true });
+          process.exit(0);
+        }),
   );
 }
 
@@ -147,7 +192,9 @@ async function profileFromHere(): Promise<() => Promise<void>> {
   const session = new inspector.Session();
   session.connect();
   const post = (method: string, params?: object) =>
-    new Promise<unknown>((resolve, reject) => session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))));
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))),
+    );
   await post('Profiler.enable');
   await post('Profiler.setSamplingInterval', { interval: 200 });
   await post('Profiler.start');

@@ -18,17 +18,54 @@ const seconds = Number(arg('seconds', '3'));
 const connections = Number(arg('connections', '32'));
 const prof = arg('cpu-prof', '');
 
-console.log(`api bench: ${rounds} rounds of ${seconds} s per route, ${connections} connections, servers in their own processes (medians)`);
-const r = await runApiBench({ rounds, seconds, connections, nodeArgs: prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [] });
+console.log(
+  `api bench: ${rounds} rounds of ${seconds} s per route, ${connections} connections, servers in their own processes (medians)`,
+);
+const r = await runApiBench({
+  rounds,
+  seconds,
+  connections,
+  nodeArgs: prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [],
+});
 printApiBench(r);
 
 const ms = (x: number) => `${x.toFixed(1)} ms`;
-summary({ metric: 'GET invoice / bare GET', value: r.ratios.invoiceGet.toFixed(2), target: '>= 0.30', ok: r.ratios.invoiceGet >= 0.3 });
+summary({
+  metric: 'GET invoice / bare GET',
+  value: r.ratios.invoiceGet.toFixed(2),
+  target: '>= 0.30',
+  ok: r.ratios.invoiceGet >= 0.3,
+});
 summary({ metric: 'GET invoice / bare GET, fixed request', value: r.ratios.invoiceGetFixed.toFixed(2) });
 summary({ metric: 'GET invoice / bare GET, server CPU', value: r.ratios.invoiceGetCpu.toFixed(2) });
-summary({ metric: 'GET payout / bare GET', value: r.ratios.payoutGet.toFixed(2), target: '>= 0.30', ok: r.ratios.payoutGet >= 0.3 });
-summary({ metric: 'GET invoice p99 at 80 %', value: ms(r.at80.invoiceGet.p99Ms), target: '< 25 ms', ok: r.at80.invoiceGet.p99Ms < 25 });
-summary({ metric: 'POST invoice peak', value: `${Math.round(r.invoicePost.perSecond)}/s`, target: '>= 2000/s', ok: r.invoicePost.perSecond >= 2000 });
+summary({
+  metric: 'GET payout / bare GET',
+  value: r.ratios.payoutGet.toFixed(2),
+  target: '>= 0.30',
+  ok: r.ratios.payoutGet >= 0.3,
+});
+summary({
+  metric: 'GET invoice p99 at 80 %',
+  value: ms(r.at80.invoiceGet.p99Ms),
+  target: '< 25 ms',
+  ok: r.at80.invoiceGet.p99Ms < 25,
+});
+summary({
+  metric: 'POST invoice peak',
+  value: `${Math.round(r.invoicePost.perSecond)}/s`,
+  target: '>= 2000/s',
+  ok: r.invoicePost.perSecond >= 2000,
+});
 summary({ metric: 'POST invoice / bare POST', value: r.ratios.invoicePost.toFixed(2) });
-summary({ metric: 'POST invoice p99 at 80 %', value: ms(r.at80.invoicePost.p99Ms), target: '< 25 ms', ok: r.at80.invoicePost.p99Ms < 25 });
-summary({ metric: 'mixed: read p99 (creations at 80 %)', value: ms(r.mixed.reads.p99Ms), target: '< 25 ms', ok: r.mixed.reads.p99Ms < 25 });
+summary({
+  metric: 'POST invoice p99 at 80 %',
+  value: ms(r.at80.invoicePost.p99Ms),
+  target: '< 25 ms',
+  ok: r.at80.invoicePost.p99Ms < 25,
+});
+summary({
+  metric: 'mixed: read p99 (creations at 80 %)',
+  value: ms(r.mixed.reads.p99Ms),
+  target: '< 25 ms',
+  ok: r.mixed.reads.p99Ms < 25,
+});

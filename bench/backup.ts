@@ -17,9 +17,20 @@ const file = path.join(dir, 'paygate.db');
 try {
   const database = openDatabase(file);
   await migrateToLatest(database.db);
-  const insert = database.sqlite.prepare('insert into audit_log (at, actor, action, subject_type, subject_id, merchant_id, details) values (?, ?, ?, ?, ?, ?, ?)');
+  const insert = database.sqlite.prepare(
+    'insert into audit_log (at, actor, action, subject_type, subject_id, merchant_id, details) values (?, ?, ?, ?, ?, ?, ?)',
+  );
   const fill = database.sqlite.transaction((n: number) => {
-    for (let i = 0; i < n; i++) insert.run(new Date().toISOString(), 'bench', 'bench.fill', 'row', String(i), null, JSON.stringify({ pad: 'x'.repeat(900) }));
+    for (let i = 0; i < n; i++)
+      insert.run(
+        new Date().toISOString(),
+        'bench',
+        'bench.fill',
+        'row',
+        String(i),
+        null,
+        JSON.stringify({ pad: 'x'.repeat(900) }),
+      );
   });
   for (let done = 0; done < rows; done += 10_000) fill(Math.min(10_000, rows - done));
   database.sqlite.pragma('wal_checkpoint(TRUNCATE)');
@@ -30,7 +41,9 @@ try {
     const t0 = performance.now();
     const r = await backupDatabase(file, out, () => void steps++);
     const s = (performance.now() - t0) / 1000;
-    console.log(`${name.padEnd(26)} ${mb.toFixed(1)} MB in ${s.toFixed(2)} s = ${(mb / s).toFixed(1)} MB/s (${r.pages} pages, ${steps} progress calls)`);
+    console.log(
+      `${name.padEnd(26)} ${mb.toFixed(1)} MB in ${s.toFixed(2)} s = ${(mb / s).toFixed(1)} MB/s (${r.pages} pages, ${steps} progress calls)`,
+    );
   };
   await run('idle', path.join(dir, 'idle.db'));
 

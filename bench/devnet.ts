@@ -13,7 +13,11 @@ const BLOCKS = Number(process.argv[2] ?? 40);
 const TX_PER_BLOCK = Number(process.argv[3] ?? 300);
 const ROUNDS = 5;
 
-const recipient = (i: number) => `41${createHash('sha256').update(`bench-recipient-${i % 2000}`).digest('hex').slice(0, 40)}`;
+const recipient = (i: number) =>
+  `41${createHash('sha256')
+    .update(`bench-recipient-${i % 2000}`)
+    .digest('hex')
+    .slice(0, 40)}`;
 
 async function main(): Promise<void> {
   const devnet = await startDevnet({ blockTimeMs: 0, accounts: 10 });
@@ -35,7 +39,9 @@ async function main(): Promise<void> {
     const last = chain.head.number;
     const blockCount = last - first + 1;
     const txCount = chain.blocks.slice(first).reduce((s, b) => s + b.txs.length, 0);
-    console.log(`built ${blockCount} blocks, ${txCount} transactions (signed, validated, executed) in ${(buildMs / 1000).toFixed(1)} s = ${Math.round(txCount / (buildMs / 1000))} tx/s`);
+    console.log(
+      `built ${blockCount} blocks, ${txCount} transactions (signed, validated, executed) in ${(buildMs / 1000).toFixed(1)} s = ${Math.round(txCount / (buildMs / 1000))} tx/s`,
+    );
 
     const post = async (path: string, body: unknown): Promise<number> => {
       const res = await fetch(devnet.url + path, { method: 'POST', body: JSON.stringify(body) });
@@ -47,16 +53,24 @@ async function main(): Promise<void> {
       for (let r = 0; r < rounds; r++) bytes += await pass();
       const s = (performance.now() - start) / 1000;
       const blocks = blockCount * rounds;
-      console.log(`${label.padEnd(58)} ${Math.round(blocks / s).toString().padStart(6)} blocks/s  ${Math.round((blocks * TX_PER_BLOCK) / s).toString().padStart(8)} tx/s  ${(bytes / s / 1e6).toFixed(1).padStart(6)} MB/s`);
+      console.log(
+        `${label.padEnd(58)} ${Math.round(blocks / s)
+          .toString()
+          .padStart(6)} blocks/s  ${Math.round((blocks * TX_PER_BLOCK) / s)
+          .toString()
+          .padStart(8)} tx/s  ${(bytes / s / 1e6).toFixed(1).padStart(6)} MB/s`,
+      );
     };
     const range = async (): Promise<number> => {
       let bytes = 0;
-      for (let s = first; s <= last; s += 100) bytes += await post('/wallet/getblockbylimitnext', { startNum: s, endNum: Math.min(last + 1, s + 100) });
+      for (let s = first; s <= last; s += 100)
+        bytes += await post('/wallet/getblockbylimitnext', { startNum: s, endNum: Math.min(last + 1, s + 100) });
       return bytes;
     };
     const rangeBy10 = async (): Promise<number> => {
       let bytes = 0;
-      for (let s = first; s <= last; s += 10) bytes += await post('/wallet/getblockbylimitnext', { startNum: s, endNum: Math.min(last + 1, s + 10) });
+      for (let s = first; s <= last; s += 10)
+        bytes += await post('/wallet/getblockbylimitnext', { startNum: s, endNum: Math.min(last + 1, s + 10) });
       return bytes;
     };
     const infos = async (): Promise<number> => {
@@ -81,7 +95,9 @@ async function main(): Promise<void> {
     await measure('gettransactioninfobyblocknum, 1 block per call', infos);
     await measure('TronClient.getBlocks (HTTP + JSON.parse + typed records)', viaClient);
     await measure('TronClient.getTransactionInfosByBlock (HTTP + parse)', infosViaClient);
-    console.log(`(node ${process.version}, ${TX_PER_BLOCK} tx/block; MB/s counts response bytes; client rows have no byte count)`);
+    console.log(
+      `(node ${process.version}, ${TX_PER_BLOCK} tx/block; MB/s counts response bytes; client rows have no byte count)`,
+    );
   } finally {
     await devnet.close();
   }

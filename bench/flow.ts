@@ -47,7 +47,11 @@ import { startWebhookReceiver } from './lib/webhook-receiver.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { merchants: { type: 'string', default: '5' }, json: { type: 'boolean', default: false }, 'cpu-prof': { type: 'string' } },
+  options: {
+    merchants: { type: 'string', default: '5' },
+    json: { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
+  },
 });
 const PAYMENTS = Number(positionals[0] ?? 3000);
 const MERCHANTS = Number(values.merchants);
@@ -133,15 +137,34 @@ async function setUp(config: ReturnType<typeof parseConfig>, hookUrl: (m: number
     }
     // After the fee is in force (valid_from is "now").
     await sleep(5);
-    const deps = { db: s.db, clock: systemClock, catalog: s.catalog, allocator: s.addresses, groupCommit: new GroupCommit(s.db) };
+    const deps = {
+      db: s.db,
+      clock: systemClock,
+      catalog: s.catalog,
+      allocator: s.addresses,
+      groupCommit: new GroupCommit(s.db),
+    };
     const invoices = await Promise.all(
       Array.from({ length: PAYMENTS }, async (_, i): Promise<PaidInvoice> => {
         const m = i % MERCHANTS;
         const asset = i % 4 === 3 ? 'TRX_TRON' : 'USDT_TRON';
         const amount = asset === 'TRX_TRON' ? `${20 + (i % 50)}` : `${10 + (i % 100)}.25`;
-        const r = await createInvoice(deps, merchants[m]!, { order_id: `flow-${i}`, asset, amount, expires_in: 86_400 });
+        const r = await createInvoice(deps, merchants[m]!, {
+          order_id: `flow-${i}`,
+          asset,
+          amount,
+          expires_in: 86_400,
+        });
         const units = parseAmount(r.invoice.amount_expected, 6);
-        return { id: r.invoice.invoice_id, merchant: m, merchantId: merchants[m]!.id, address: r.invoice.address, asset, amount: units, fee: percentOf(units, FEE_PERCENT) };
+        return {
+          id: r.invoice.invoice_id,
+          merchant: m,
+          merchantId: merchants[m]!.id,
+          address: r.invoice.address,
+          asset,
+          amount: units,
+          fee: percentOf(units, FEE_PERCENT),
+        };
       }),
     );
     // Endpoints last: the invoice.created events before them have no deliveries; the flow's do.
@@ -171,16 +194,27 @@ async function main(): Promise<number> {
       LOG_LEVEL: 'warn',
     };
     let t = performance.now();
-    const devnet = new LineChild(spawn(process.execPath, ['--import', 'tsx', path.resolve(import.meta.dirname, 'lib/flow-devnet.ts')], { stdio: ['pipe', 'pipe', 'inherit'] }));
+    const devnet = new LineChild(
+      spawn(process.execPath, ['--import', 'tsx', path.resolve(import.meta.dirname, 'lib/flow-devnet.ts')], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      }),
+    );
     children.push(devnet.child);
     const node = JSON.parse(await devnet.next()) as { url: string; head: number };
     const config = parseConfig({ ...env, TRON_FULL_NODE_URL: node.url });
     const { invoices, secrets } = await setUp(config, receiver.url);
     secrets.forEach((secret, m) => receiver.setSecret(m, secret));
-    log(`set-up: ${PAYMENTS} invoices of ${MERCHANTS} merchants (${invoices.filter((i) => i.asset === 'TRX_TRON').length} TRX, the rest USDT) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    log(
+      `set-up: ${PAYMENTS} invoices of ${MERCHANTS} merchants (${invoices.filter((i) => i.asset === 'TRX_TRON').length} TRX, the rest USDT) in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
 
     const profArgs = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [];
-    const serve = new LineChild(spawn(process.execPath, [...SERVE_NODE_FLAGS, ...profArgs, DEV_BIN, 'serve'], { env: { ...process.env, ...env, TRON_FULL_NODE_URL: node.url }, stdio: ['pipe', 'pipe', 'inherit'] }));
+    const serve = new LineChild(
+      spawn(process.execPath, [...SERVE_NODE_FLAGS, ...profArgs, DEV_BIN, 'serve'], {
+        env: { ...process.env, ...env, TRON_FULL_NODE_URL: node.url },
+        stdio: ['pipe', 'pipe', 'inherit'],
+      }),
+    );
     children.push(serve.child);
     await serve.next((l) => l.startsWith('paygate serving'));
     const db = new Sqlite(env.DATABASE_URL, { readonly: true });
@@ -194,7 +228,12 @@ async function main(): Promise<number> {
 
     // Stage 1: the payment blocks.
     const paymentsFile = path.join(dir, 'payments.json');
-    writeFileSync(paymentsFile, JSON.stringify(invoices.map((i) => ({ toHex: toHexAddress(i.address), amount: i.amount.toString(), asset: i.asset }))));
+    writeFileSync(
+      paymentsFile,
+      JSON.stringify(
+        invoices.map((i) => ({ toHex: toHexAddress(i.address), amount: i.amount.toString(), asset: i.asset })),
+      ),
+    );
     const paid = await devnet.ask<{ first: number; last: number }>({ payments: paymentsFile });
     const t0 = performance.now();
     const cpu0 = cpuSeconds(serve.child.pid!);
@@ -212,7 +251,10 @@ async function main(): Promise<number> {
     const cpuSettled = cpuSeconds(serve.child.pid!);
     const expectedEvents = PAYMENTS * 3;
     const pending = db.prepare(`select count(*) from webhook_deliveries where status = 'pending'`).pluck();
-    const tDrained = await until('the dispatcher to drain', () => receiver.events.size >= expectedEvents && Number(pending.get()) === 0);
+    const tDrained = await until(
+      'the dispatcher to drain',
+      () => receiver.events.size >= expectedEvents && Number(pending.get()) === 0,
+    );
     const cpuDrained = cpuSeconds(serve.child.pid!);
     db.close();
     await stop(serve.child);
@@ -247,17 +289,41 @@ async function main(): Promise<number> {
       problems,
     };
     if (values.json) console.log(JSON.stringify(figures));
-    log(`node ${process.version}, ${cpus().length} cores, load average ${figures.load.join(' ')}; CONFIRMATIONS=19, devnet solid block 19 behind the head`);
-    log(`stage 1: ${figures.payment_blocks} blocks × 300 payments → all ${PAYMENTS} invoices seen in ${figures.seen_s.toFixed(2)} s = ${figures.seen_per_s} payments/s (includes the watcher's 0–1 s wait for a new head)`);
-    log(`stage 2: ${figures.confirmation_blocks} confirmation blocks → all confirmed in ${figures.confirmed_s.toFixed(2)} s = ${figures.confirmed_per_s}/s, settled with credits in ${figures.settled_s.toFixed(2)} s = ${figures.settled_per_s}/s`);
-    log(`whole flow: ${PAYMENTS} payments in ${s(work).toFixed(2)} s of work (stage 1 + stage 2) = ${figures.flow_per_s} payments/s`);
-    log(`serve CPU: ${figures.cpu_ms_per_payment_chain} ms per payment during the two stages (watcher, settlement and the dispatcher meanwhile), ${figures.cpu_ms_per_payment_all} ms per payment from the first block until drained`);
-    log(`webhooks: ${figures.webhooks} events (seen, confirmed, settled) received with valid signatures over ${figures.webhook_s.toFixed(2)} s = ${figures.webhooks_per_s} deliveries/s; drained ${figures.drained_after_settled_s.toFixed(2)} s after the last settlement; ${receiver.stats.duplicates} duplicates, ${receiver.stats.badSignatures} bad signatures`);
-    log(problems.length === 0 ? 'correctness: every invoice settled, ledgers = payments − fees, every event received once' : `CORRECTNESS PROBLEMS (${problems.length}):\n  ${problems.slice(0, 20).join('\n  ')}`);
-    summary({ metric: `payments → settled + credited (${PAYMENTS}, 2 stages)`, value: `${figures.flow_per_s}/s`, ok: problems.length === 0 });
+    log(
+      `node ${process.version}, ${cpus().length} cores, load average ${figures.load.join(' ')}; CONFIRMATIONS=19, devnet solid block 19 behind the head`,
+    );
+    log(
+      `stage 1: ${figures.payment_blocks} blocks × 300 payments → all ${PAYMENTS} invoices seen in ${figures.seen_s.toFixed(2)} s = ${figures.seen_per_s} payments/s (includes the watcher's 0–1 s wait for a new head)`,
+    );
+    log(
+      `stage 2: ${figures.confirmation_blocks} confirmation blocks → all confirmed in ${figures.confirmed_s.toFixed(2)} s = ${figures.confirmed_per_s}/s, settled with credits in ${figures.settled_s.toFixed(2)} s = ${figures.settled_per_s}/s`,
+    );
+    log(
+      `whole flow: ${PAYMENTS} payments in ${s(work).toFixed(2)} s of work (stage 1 + stage 2) = ${figures.flow_per_s} payments/s`,
+    );
+    log(
+      `serve CPU: ${figures.cpu_ms_per_payment_chain} ms per payment during the two stages (watcher, settlement and the dispatcher meanwhile), ${figures.cpu_ms_per_payment_all} ms per payment from the first block until drained`,
+    );
+    log(
+      `webhooks: ${figures.webhooks} events (seen, confirmed, settled) received with valid signatures over ${figures.webhook_s.toFixed(2)} s = ${figures.webhooks_per_s} deliveries/s; drained ${figures.drained_after_settled_s.toFixed(2)} s after the last settlement; ${receiver.stats.duplicates} duplicates, ${receiver.stats.badSignatures} bad signatures`,
+    );
+    log(
+      problems.length === 0
+        ? 'correctness: every invoice settled, ledgers = payments − fees, every event received once'
+        : `CORRECTNESS PROBLEMS (${problems.length}):\n  ${problems.slice(0, 20).join('\n  ')}`,
+    );
+    summary({
+      metric: `payments → settled + credited (${PAYMENTS}, 2 stages)`,
+      value: `${figures.flow_per_s}/s`,
+      ok: problems.length === 0,
+    });
     summary({ metric: 'payments → seen (stage 1)', value: `${figures.seen_per_s}/s` });
     summary({ metric: 'confirmations → settled (stage 2)', value: `${figures.settled_per_s}/s` });
-    summary({ metric: `webhook deliveries (${figures.webhooks}, ${MERCHANTS} merchants)`, value: `${figures.webhooks_per_s}/s`, ok: problems.length === 0 });
+    summary({
+      metric: `webhook deliveries (${figures.webhooks}, ${MERCHANTS} merchants)`,
+      value: `${figures.webhooks_per_s}/s`,
+      ok: problems.length === 0,
+    });
     return problems.length === 0 ? 0 : 1;
   } finally {
     for (const c of children.reverse()) await stop(c);

@@ -58,10 +58,27 @@ interface Phase {
 
 const agent = (n: number) => new http.Agent({ keepAlive: true, maxSockets: n });
 
-function request(base: URL, ag: http.Agent, method: string, p: string, key: string, body?: string): Promise<{ status: number; text: string }> {
+function request(
+  base: URL,
+  ag: http.Agent,
+  method: string,
+  p: string,
+  key: string,
+  body?: string,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: base.hostname, port: base.port, path: p, method, agent: ag, headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}) } },
+      {
+        host: base.hostname,
+        port: base.port,
+        path: p,
+        method,
+        agent: ag,
+        headers: {
+          'x-api-key': key,
+          ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
+        },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -76,7 +93,8 @@ function request(base: URL, ag: http.Agent, method: string, p: string, key: stri
 }
 
 let seq = 0;
-const createBody = () => JSON.stringify({ order_id: `bench-${process.pid}-${++seq}`, asset: 'USDT_TRON', amount: '12.5', expires_in: 3600 });
+const createBody = () =>
+  JSON.stringify({ order_id: `bench-${process.pid}-${++seq}`, asset: 'USDT_TRON', amount: '12.5', expires_in: 3600 });
 
 /** Closed loop: `connections` clients each send the next request when the previous answered. */
 async function closedLoop(seconds: number, connections: number, send: () => Promise<number>): Promise<Phase> {
@@ -152,7 +170,16 @@ async function main(): Promise<void> {
   await database.close();
 
   const self = fileURLToPath(import.meta.url);
-  const child: ChildProcess = spawn(process.execPath, [...process.execArgv, ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), self, '--serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      ...process.execArgv,
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+      self,
+      '--serve',
+    ],
+    { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {
@@ -170,11 +197,17 @@ async function main(): Promise<void> {
     if (r.status === 201 && ids.length < 50_000) ids.push((JSON.parse(r.text) as { invoice_id: string }).invoice_id);
     return r.status;
   };
-  const get = async () => (await request(base, ag, 'GET', `/v1/invoices/${ids[Math.floor(Math.random() * ids.length)]}`, key)).status;
+  const get = async () =>
+    (await request(base, ag, 'GET', `/v1/invoices/${ids[Math.floor(Math.random() * ids.length)]}`, key)).status;
 
   try {
-    const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
-    console.log(`paygate invoice bench: ${connections} connections, ${seconds} s per phase, server pid ${child.pid} (Node ${process.version}, ${cpus().length} CPUs)`);
+    const load = () =>
+      loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ');
+    console.log(
+      `paygate invoice bench: ${connections} connections, ${seconds} s per phase, server pid ${child.pid} (Node ${process.version}, ${cpus().length} CPUs)`,
+    );
     console.log(`load average before: ${load()} (other work on the machine skews every figure below)`);
     await closedLoop(2, connections, create); // warm-up: JIT, statement cache, address pool
     const max = report('POST /v1/invoices (max, closed)', await closedLoop(seconds, connections, create));

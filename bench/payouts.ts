@@ -33,11 +33,15 @@ async function main(): Promise<void> {
   try {
     const mnemonic = generateMnemonic();
     const keystore = path.join(dir, 'keystore.json');
-    writeKeystore(keystore, await encryptMnemonic(mnemonic, PASS, new Date().toISOString(), { N: 2 ** 10, r: 8, p: 1 }));
+    writeKeystore(
+      keystore,
+      await encryptMnemonic(mnemonic, PASS, new Date().toISOString(), { N: 2 ** 10, r: 8, p: 1 }),
+    );
     const hot = publicInfoOf(mnemonic).hotAddress;
     devnet.control.fund({ address: hot, asset: 'TRX_TRON', amount: 10_000_000_000_000n });
     devnet.control.fund({ address: hot, asset: 'USDT_TRON', amount: 10_000_000_000_000n, mine: true });
-    const config = parseConfig({ ADMIN_PORT: '0',
+    const config = parseConfig({
+      ADMIN_PORT: '0',
       DATABASE_URL: path.join(dir, 'bench.db'),
       PORT: '0',
       LOG_LEVEL: 'silent',
@@ -53,21 +57,46 @@ async function main(): Promise<void> {
     const { db, catalog } = app.services;
     const { merchant: m } = await approvedMerchantWithKey(db, systemClock, 'bench', { name: 'Bench' });
     const merchant = (await findMerchant(db, m.merchant_id))!;
-    await creditMerchant(db, systemClock, 'bench', catalog, merchant.id, { asset: 'USDT_TRON', amount: '100000000', memo: 'bench' });
-    await creditMerchant(db, systemClock, 'bench', catalog, merchant.id, { asset: 'TRX_TRON', amount: '100000000', memo: 'bench' });
-    const receivers = Array.from({ length: 20 }, () => TronWeb.address.fromPrivateKey(randomBytes(32).toString('hex')) as string);
+    await creditMerchant(db, systemClock, 'bench', catalog, merchant.id, {
+      asset: 'USDT_TRON',
+      amount: '100000000',
+      memo: 'bench',
+    });
+    await creditMerchant(db, systemClock, 'bench', catalog, merchant.id, {
+      asset: 'TRX_TRON',
+      amount: '100000000',
+      memo: 'bench',
+    });
+    const receivers = Array.from(
+      { length: 20 },
+      () => TronWeb.address.fromPrivateKey(randomBytes(32).toString('hex')) as string,
+    );
     for (const address of receivers) {
-      for (const asset of ['USDT_TRON', 'TRX_TRON']) await addToWhitelist(db, systemClock, 'bench', catalog, merchant.id, { asset, address, delay: '0' });
+      for (const asset of ['USDT_TRON', 'TRX_TRON'])
+        await addToWhitelist(db, systemClock, 'bench', catalog, merchant.id, { asset, address, delay: '0' });
     }
     const ids: string[] = [];
     for (let i = 0; i < N; i++) {
-      const body = { reference: `b-${i}`, asset: i % 4 === 3 ? 'TRX_TRON' : 'USDT_TRON', to_address: receivers[i % receivers.length] as string, amount: '1.5' };
+      const body = {
+        reference: `b-${i}`,
+        asset: i % 4 === 3 ? 'TRX_TRON' : 'USDT_TRON',
+        to_address: receivers[i % receivers.length] as string,
+        amount: '1.5',
+      };
       const r = await createPayout({ db, clock: systemClock, catalog }, merchant, body);
       if (r.payout.status === 'pending_review') await approvePayout(db, systemClock, 'bench', r.payout.payout_id);
       ids.push(r.payout.payout_id);
     }
     const count = async (statuses: string[]) =>
-      Number((await db.selectFrom('payouts').select((eb) => eb.fn.countAll().as('n')).where('status', 'in', statuses as never[]).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await db
+            .selectFrom('payouts')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('status', 'in', statuses as never[])
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
 
     const t0 = Date.now();
     await app.start();
@@ -79,7 +108,13 @@ async function main(): Promise<void> {
     // When the last payout reached each state, from the events written with the change.
     const lastEvent = async (type: string) =>
       Date.parse(
-        (await db.selectFrom('events').select((eb) => eb.fn.max('created_at').as('at')).where('type', '=', type).executeTakeFirstOrThrow()).at as string,
+        (
+          await db
+            .selectFrom('events')
+            .select((eb) => eb.fn.max('created_at').as('at'))
+            .where('type', '=', type)
+            .executeTakeFirstOrThrow()
+        ).at as string,
       );
     const broadcastAt = await lastEvent('payout.broadcast');
     const confirmedAt = await lastEvent('payout.confirmed');
@@ -87,8 +122,12 @@ async function main(): Promise<void> {
     await app.stop();
     const s = (ms: number) => ms / 1000;
     console.log(`${N} payouts (3/4 USDT, 1/4 TRX), ${failed} failed`);
-    console.log(`approved → broadcast: ${s(broadcastAt - t0).toFixed(1)} s = ${(N / s(broadcastAt - t0)).toFixed(1)} payouts/s`);
-    console.log(`approved → confirmed: ${s(confirmedAt - t0).toFixed(1)} s = ${(N / s(confirmedAt - t0)).toFixed(1)} payouts/s (solid block ~1.9 s behind the head)`);
+    console.log(
+      `approved → broadcast: ${s(broadcastAt - t0).toFixed(1)} s = ${(N / s(broadcastAt - t0)).toFixed(1)} payouts/s`,
+    );
+    console.log(
+      `approved → confirmed: ${s(confirmedAt - t0).toFixed(1)} s = ${(N / s(confirmedAt - t0)).toFixed(1)} payouts/s (solid block ~1.9 s behind the head)`,
+    );
   } finally {
     await devnet.close();
     rmSync(dir, { recursive: true, force: true });

@@ -14,7 +14,11 @@ const db = app.services.db;
 const { merchant } = await approvedMerchantWithKey(db, systemClock, 'bench', { name: 'bench' });
 const keys: { keyId: string; key: string }[] = [];
 for (let i = 0; i < count; i++) {
-  const issued = await issueKey(db, systemClock, 'bench', merchant.merchant_id, { memoryCost: 1024, timeCost: 1, parallelism: 1 });
+  const issued = await issueKey(db, systemClock, 'bench', merchant.merchant_id, {
+    memoryCost: 1024,
+    timeCost: 1,
+    parallelism: 1,
+  });
   keys.push({ keyId: issued.key_id, key: issued.api_key });
 }
 process.stdout.write(JSON.stringify({ url, databasePath: app.config.databasePath, keys }) + '\n');

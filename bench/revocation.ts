@@ -18,7 +18,10 @@ const count = Number(process.argv[2] ?? 50);
 /** What the p99 delay may be: the COMMIT's fsync and one request, on a loaded machine. */
 const TARGET_MS = 200;
 const BIN = path.resolve(import.meta.dirname, '../bin/dev.js');
-const { info, child } = await startChild<{ url: string; databasePath: string; keys: { keyId: string; key: string }[] }>('revocation-server.ts', { args: [String(count)] });
+const { info, child } = await startChild<{ url: string; databasePath: string; keys: { keyId: string; key: string }[] }>(
+  'revocation-server.ts',
+  { args: [String(count)] },
+);
 // The wall clock of revoked_at (Date in the CLI process); timeOrigin + performance.now() drifts
 // from it by hundreds of ms over a few minutes, so it cannot be compared with revoked_at.
 const wall = () => Date.now();
@@ -90,13 +93,28 @@ try {
   const delays = outcomes.map((o) => o.delayMs).sort((a, b) => a - b);
   const afterExit = outcomes.map((o) => o.afterExitMs).sort((a, b) => a - b);
   const lastAccepted = outcomes.map((o) => o.lastAcceptedMs).sort((a, b) => a - b);
-  console.log(`revocation bench: ${outcomes.length} keys, each revoked by a separate \`paygate key revoke\` process while one client sends back-to-back requests with it (server in its own process)`);
-  console.log(`revoked_at -> first refusal received (ms): min ${fmt(delays[0]!)}  median ${fmt(pick(delays, 0.5))}  p99 ${fmt(pick(delays, 0.99))}  max ${fmt(delays[delays.length - 1]!)}`);
-  console.log(`revoked_at -> last acceptance received (ms): min ${fmt(lastAccepted[0]!)}  median ${fmt(pick(lastAccepted, 0.5))}  p99 ${fmt(pick(lastAccepted, 0.99))}  max ${fmt(lastAccepted[lastAccepted.length - 1]!)}`);
-  console.log(`first refusal relative to the CLI process's exit (ms; negative: before it exited): min ${fmt(afterExit[0]!)}  median ${fmt(pick(afterExit, 0.5))}  max ${fmt(afterExit[afterExit.length - 1]!)}`);
-  console.log('mechanism: the key row is read on every request, so the bound is the COMMIT after revoked_at and one request');
+  console.log(
+    `revocation bench: ${outcomes.length} keys, each revoked by a separate \`paygate key revoke\` process while one client sends back-to-back requests with it (server in its own process)`,
+  );
+  console.log(
+    `revoked_at -> first refusal received (ms): min ${fmt(delays[0]!)}  median ${fmt(pick(delays, 0.5))}  p99 ${fmt(pick(delays, 0.99))}  max ${fmt(delays[delays.length - 1]!)}`,
+  );
+  console.log(
+    `revoked_at -> last acceptance received (ms): min ${fmt(lastAccepted[0]!)}  median ${fmt(pick(lastAccepted, 0.5))}  p99 ${fmt(pick(lastAccepted, 0.99))}  max ${fmt(lastAccepted[lastAccepted.length - 1]!)}`,
+  );
+  console.log(
+    `first refusal relative to the CLI process's exit (ms; negative: before it exited): min ${fmt(afterExit[0]!)}  median ${fmt(pick(afterExit, 0.5))}  max ${fmt(afterExit[afterExit.length - 1]!)}`,
+  );
+  console.log(
+    'mechanism: the key row is read on every request, so the bound is the COMMIT after revoked_at and one request',
+  );
   const p99 = pick(delays, 0.99);
-  summary({ metric: 'key revocation -> first refusal, p99', value: `${fmt(p99)} ms`, target: `<= ${TARGET_MS} ms (refused on the next request after the COMMIT)`, ok: p99 <= TARGET_MS });
+  summary({
+    metric: 'key revocation -> first refusal, p99',
+    value: `${fmt(p99)} ms`,
+    target: `<= ${TARGET_MS} ms (refused on the next request after the COMMIT)`,
+    ok: p99 <= TARGET_MS,
+  });
 } finally {
   await stopChild(child);
 }

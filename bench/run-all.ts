@@ -27,7 +27,9 @@ interface Row extends SummaryRow {
 /** Runs one benchmark, echoing its output, and returns its SUMMARY rows and exit status. */
 function run(file: string): Promise<{ rows: Row[]; status: number | null; seconds: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(dir, file)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(dir, file)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const rows: Row[] = [];
   createInterface({ input: child.stdout }).on('line', (line) => {
     console.log(line);
@@ -38,7 +40,9 @@ function run(file: string): Promise<{ rows: Row[]; status: number | null; second
       // A malformed summary line stays in the log above; it just has no row.
     }
   });
-  return new Promise((resolve) => child.on('close', (status) => resolve({ rows, status, seconds: (performance.now() - started) / 1000 })));
+  return new Promise((resolve) =>
+    child.on('close', (status) => resolve({ rows, status, seconds: (performance.now() - started) / 1000 })),
+  );
 }
 
 const table: Row[] = [];
@@ -48,12 +52,18 @@ for (const b of benches) {
   const r = await run(b);
   if (r.status !== 0) failed += 1;
   const name = b.replace(/\.ts$/, '');
-  if (r.rows.length === 0 || r.status !== 0) table.push({ bench: name, metric: r.status === 0 ? '(ran; no summary figures)' : `(failed: exit ${r.status})`, value: `${r.seconds.toFixed(0)} s` });
+  if (r.rows.length === 0 || r.status !== 0)
+    table.push({
+      bench: name,
+      metric: r.status === 0 ? '(ran; no summary figures)' : `(failed: exit ${r.status})`,
+      value: `${r.seconds.toFixed(0)} s`,
+    });
   table.push(...r.rows);
 }
 
 const cols = ['bench', 'metric', 'value', 'target', 'ok'] as const;
-const cell = (r: Row, c: (typeof cols)[number]) => (c === 'ok' ? (r.ok === undefined ? '' : r.ok ? 'yes' : 'NO') : String(r[c] ?? ''));
+const cell = (r: Row, c: (typeof cols)[number]) =>
+  c === 'ok' ? (r.ok === undefined ? '' : r.ok ? 'yes' : 'NO') : String(r[c] ?? '');
 const widths = cols.map((c) => Math.max(c.length, ...table.map((r) => cell(r, c).length)));
 const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i] as number)).join('  ');
 console.log(`\n== summary (${new Date().toISOString()})`);

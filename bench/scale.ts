@@ -51,7 +51,9 @@ const largest = Math.max(...sizes);
 
 async function seeded(n: number): Promise<Seeded> {
   const s = await seededIn(path.join(tmpdir(), `paygate-scale-${n}`), { invoices: n, permanent: n / 10 });
-  console.log(`${n.toLocaleString('en-US')} invoices: ${s.reused ? 'seeded earlier' : 'seeded'} (seeding took ${s.seconds.toFixed(0)} s), a fresh copy in ${s.file} (copied and written to the disk in ${s.copySeconds.toFixed(0)} s)`);
+  console.log(
+    `${n.toLocaleString('en-US')} invoices: ${s.reused ? 'seeded earlier' : 'seeded'} (seeding took ${s.seconds.toFixed(0)} s), a fresh copy in ${s.file} (copied and written to the disk in ${s.copySeconds.toFixed(0)} s)`,
+  );
   return s;
 }
 
@@ -70,8 +72,15 @@ async function queryCosts(s: Seeded): Promise<Record<string, number>> {
   await migrateToLatest(db); // a database seeded by an older checkout gets the newer indexes
   try {
     const m = s.merchantId;
-    const sample = await db.selectFrom('invoices').select(['id', 'order_id']).where('merchant_id', '=', m).limit(1000).execute();
-    const payouts = (await db.selectFrom('payouts').select('id').where('merchant_id', '=', m).limit(1000).execute()).map((r) => r.id);
+    const sample = await db
+      .selectFrom('invoices')
+      .select(['id', 'order_id'])
+      .where('merchant_id', '=', m)
+      .limit(1000)
+      .execute();
+    const payouts = (
+      await db.selectFrom('payouts').select('id').where('merchant_id', '=', m).limit(1000).execute()
+    ).map((r) => r.id);
     const pick = <T>(xs: T[], i: number) => xs[(i * 7919) % xs.length] as T;
     const now = new Date().toISOString();
     return {
@@ -80,7 +89,10 @@ async function queryCosts(s: Seeded): Promise<Record<string, number>> {
       'GET invoice: its deposits': await cost((i) => liveDepositsOfInvoice(db, pick(sample, i).id)),
       'GET payout: point read': await cost((i) => findPayout(db, m, pick(payouts, i))),
       'expiry: overdue created (nothing due)': await cost(() => overdueCreated(db, now, 1)),
-      'payout list --status pending_review (100)': await cost(() => listPayoutsForOperator(db, { status: 'pending_review', limit: 100 }), 200),
+      'payout list --status pending_review (100)': await cost(
+        () => listPayoutsForOperator(db, { status: 'pending_review', limit: 100 }),
+        200,
+      ),
       'payout list (newest 100)': await cost(() => listPayoutsForOperator(db, { limit: 100 }), 200),
       'events of a merchant after seq (100)': await cost(() => eventsOf(db, m, 0, 100), 200),
     };
@@ -93,7 +105,8 @@ async function queryCosts(s: Seeded): Promise<Record<string, number>> {
 async function heapOf(adminPort: number): Promise<string> {
   try {
     const text = await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text();
-    const value = (name: string) => Number(new RegExp(`^paygate_${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20;
+    const value = (name: string) =>
+      Number(new RegExp(`^paygate_${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20;
     return `main V8 heap ${value('nodejs_heap_size_total_bytes').toFixed(0)} MB, of it used ${value('nodejs_heap_size_used_bytes').toFixed(0)} MB, external ${value('nodejs_external_memory_bytes').toFixed(0)} MB`;
   } catch (e) {
     return `heap unknown: ${(e as Error).message}`;
@@ -101,20 +114,45 @@ async function heapOf(adminPort: number): Promise<string> {
 }
 
 /** `paygate serve` from dist/ on the seeded database, under load; its peak and final RSS. */
-async function serveRss(s: Seeded): Promise<{ watching: number; underLoad: number; startPeak: number; end: number; parts: string; reads: number; creations: number }> {
+async function serveRss(
+  s: Seeded,
+): Promise<{
+  watching: number;
+  underLoad: number;
+  startPeak: number;
+  end: number;
+  parts: string;
+  reads: number;
+  creations: number;
+}> {
   const devnet = await startDevnet({ blockTimeMs: 1000 });
   const adminPort = 19391;
-  const env = { ...process.env, ...envFor(s.file), HOST: '127.0.0.1', PORT: '0', ADMIN_PORT: String(adminPort), API_RATE_LIMIT_PER_IP: '1000000', API_RATE_LIMIT_PER_KEY: '1000000', TRON_FULL_NODE_URL: devnet.url };
+  const env = {
+    ...process.env,
+    ...envFor(s.file),
+    HOST: '127.0.0.1',
+    PORT: '0',
+    ADMIN_PORT: String(adminPort),
+    API_RATE_LIMIT_PER_IP: '1000000',
+    API_RATE_LIMIT_PER_KEY: '1000000',
+    TRON_FULL_NODE_URL: devnet.url,
+  };
   const setup = openDatabase(s.file);
   const key = (await issueKey(setup.db, systemClock, 'bench', s.merchantId)).api_key;
-  const ids = (await setup.db.selectFrom('invoices').select('id').where('merchant_id', '=', s.merchantId).limit(1000).execute()).map((r) => r.id);
+  const ids = (
+    await setup.db.selectFrom('invoices').select('id').where('merchant_id', '=', s.merchantId).limit(1000).execute()
+  ).map((r) => r.id);
   // Each run has a new devnet chain: the watcher starts from scratch on it, not from an earlier
   // run's blocks (which it would take for a fork).
   await writeTx(setup.db, async (trx) => {
     await trx.deleteFrom('scanned_blocks').execute();
     await trx.deleteFrom('chain_cursor').execute();
   });
-  const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, path.join(root, 'bin/run.js'), 'serve'], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, path.join(root, 'bin/run.js'), 'serve'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   try {
     const url = await new Promise<string>((resolve, reject) => {
       let out = '';
@@ -126,7 +164,11 @@ async function serveRss(s: Seeded): Promise<{ watching: number; underLoad: numbe
       child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
     });
     // The load starts once the watcher has scanned a block, i.e. loaded its watch list.
-    for (let waited = 0; !(await setup.db.selectFrom('chain_cursor').select('next_block').executeTakeFirst()); waited += 200) {
+    for (
+      let waited = 0;
+      !(await setup.db.selectFrom('chain_cursor').select('next_block').executeTakeFirst());
+      waited += 200
+    ) {
       if (waited > 120_000) throw new Error('the watcher scanned nothing in 2 minutes');
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -136,16 +178,37 @@ async function serveRss(s: Seeded): Promise<{ watching: number; underLoad: numbe
     let n = 0;
     let underLoad = 0;
     const sampler = setInterval(() => (underLoad = Math.max(underLoad, rssMb(child.pid!))), 100);
-    const reads = await cannon({ url, seconds: 5, connections: 32, route: { method: 'GET', path: () => `/v1/invoices/${ids[n++ % ids.length]}`, headers: auth } });
+    const reads = await cannon({
+      url,
+      seconds: 5,
+      connections: 32,
+      route: { method: 'GET', path: () => `/v1/invoices/${ids[n++ % ids.length]}`, headers: auth },
+    });
     const creations = await cannon({
-      url, seconds: 5, connections: 32,
-      route: { method: 'POST', path: '/v1/invoices', headers: auth, body: () => JSON.stringify({ order_id: `rss-${Date.now()}-${++n}`, asset: 'USDT_TRON', amount: '10', expires_in: 3600 }) },
+      url,
+      seconds: 5,
+      connections: 32,
+      route: {
+        method: 'POST',
+        path: '/v1/invoices',
+        headers: auth,
+        body: () =>
+          JSON.stringify({ order_id: `rss-${Date.now()}-${++n}`, asset: 'USDT_TRON', amount: '10', expires_in: 3600 }),
+      },
     });
     clearInterval(sampler);
     const mb = (field: string) => statusMb(child.pid!, field);
     // Anonymous memory (heaps, SQLite's page caches) apart from mapped files (SQLite's -shm, code).
     const parts = `anonymous ${mb('RssAnon').toFixed(0)} MB (${await heapOf(adminPort)}), files ${mb('RssFile').toFixed(0)} MB, shared ${mb('RssShmem').toFixed(0)} MB`;
-    return { watching, underLoad, startPeak: mb('VmHWM'), end: rssMb(child.pid!), parts, reads: reads.perSecond, creations: creations.perSecond };
+    return {
+      watching,
+      underLoad,
+      startPeak: mb('VmHWM'),
+      end: rssMb(child.pid!),
+      parts,
+      reads: reads.perSecond,
+      creations: creations.perSecond,
+    };
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
@@ -166,7 +229,12 @@ for (const q of names) console.log(`${q.padEnd(44)} ${costs.map((c) => c[q]!.toF
 const first = costs[0]!;
 const last = costs[costs.length - 1]!;
 const worst = Math.max(...names.map((q) => last[q]! / first[q]!));
-summary({ metric: `query cost ${sizes[sizes.length - 1]!.toLocaleString('en-US')} / ${sizes[0]!.toLocaleString('en-US')} invoices (worst query)`, value: worst.toFixed(2), target: '<= 2 (no growth with the table)', ok: worst <= 2 });
+summary({
+  metric: `query cost ${sizes[sizes.length - 1]!.toLocaleString('en-US')} / ${sizes[0]!.toLocaleString('en-US')} invoices (worst query)`,
+  value: worst.toFixed(2),
+  target: '<= 2 (no growth with the table)',
+  ok: worst <= 2,
+});
 
 const big = all.find((s) => s.file.includes(`paygate-scale-${largest}`))!;
 console.log(`\nAPI on an empty database vs on ${largest.toLocaleString('en-US')} invoices, alternating:`);
@@ -178,15 +246,25 @@ for (let r = 0; r < ALTERNATIONS; r++) {
   results.empty.push(await runApiBench(opts));
   results.big.push(await runApiBench({ ...opts, env: { BENCH_DB: big.file, BENCH_MERCHANT_ID: big.merchantId } }));
 }
-for (const [k, label] of [['invoiceGet', 'GET invoice'], ['payoutGet', 'GET payout'], ['invoicePost', 'POST invoice']] as const) {
+for (const [k, label] of [
+  ['invoiceGet', 'GET invoice'],
+  ['payoutGet', 'GET payout'],
+  ['invoicePost', 'POST invoice'],
+] as const) {
   // Runs alternate empty / 1M, so load on the machine hits both alike: compare their medians.
   const e = median(results.empty.map((x) => x[k].perSecond));
   const b = median(results.big.map((x) => x[k].perSecond));
   const normalised = median(results.big.map((x) => x.ratios[k])) / median(results.empty.map((x) => x.ratios[k]));
-  console.log(`${label.padEnd(14)} empty ${Math.round(e)}/s, ${largest.toLocaleString('en-US')} ${Math.round(b)}/s: ratio ${(b / e).toFixed(2)} (each to its bare route first: ${normalised.toFixed(2)})`);
+  console.log(
+    `${label.padEnd(14)} empty ${Math.round(e)}/s, ${largest.toLocaleString('en-US')} ${Math.round(b)}/s: ratio ${(b / e).toFixed(2)} (each to its bare route first: ${normalised.toFixed(2)})`,
+  );
   // Creations have their own comparison below (sustained): here they are information only.
   const target = k === 'invoicePost' ? {} : { target: '>= 0.8', ok: b / e >= 0.8 };
-  summary({ metric: `${label}: ${largest.toLocaleString('en-US')} invoices / empty${k === 'invoicePost' ? ' (2 s rounds between GETs)' : ''}`, value: (b / e).toFixed(2), ...target });
+  summary({
+    metric: `${label}: ${largest.toLocaleString('en-US')} invoices / empty${k === 'invoicePost' ? ' (2 s rounds between GETs)' : ''}`,
+    value: (b / e).toFixed(2),
+    ...target,
+  });
 }
 
 // Creations sustained, as a server taking orders all day sees them. Between the GET rounds above a
@@ -200,21 +278,33 @@ const sustained = { empty: [] as number[], big: [] as number[] };
 for (let r = 0; r < ALTERNATIONS; r++) {
   const o = { warmupSeconds: 10, rounds: 4, seconds: 4, connections: 32 };
   sustained.empty.push(...(await sustainedCreations(o)));
-  sustained.big.push(...(await sustainedCreations({ ...o, env: { BENCH_DB: big.file, BENCH_MERCHANT_ID: big.merchantId } })));
+  sustained.big.push(
+    ...(await sustainedCreations({ ...o, env: { BENCH_DB: big.file, BENCH_MERCHANT_ID: big.merchantId } })),
+  );
 }
 {
   const e = median(sustained.empty);
   const b = median(sustained.big);
   const rates = (xs: number[]) => xs.map((x) => Math.round(x)).join(', ');
-  console.log(`empty: ${rates(sustained.empty)}/s\n${largest.toLocaleString('en-US')}: ${rates(sustained.big)}/s\nmedians ${Math.round(e)}/s and ${Math.round(b)}/s: ratio ${(b / e).toFixed(2)}`);
-  summary({ metric: `POST invoice: ${largest.toLocaleString('en-US')} invoices / empty (sustained)`, value: (b / e).toFixed(2), target: '>= 0.8', ok: b / e >= 0.8 });
+  console.log(
+    `empty: ${rates(sustained.empty)}/s\n${largest.toLocaleString('en-US')}: ${rates(sustained.big)}/s\nmedians ${Math.round(e)}/s and ${Math.round(b)}/s: ratio ${(b / e).toFixed(2)}`,
+  );
+  summary({
+    metric: `POST invoice: ${largest.toLocaleString('en-US')} invoices / empty (sustained)`,
+    value: (b / e).toFixed(2),
+    target: '>= 0.8',
+    ok: b / e >= 0.8,
+  });
   // Past the address pool (26 s of creations): the rate at which derivation keeps up beside them.
   summary({ metric: 'POST invoice sustained, empty database (derivation running)', value: `${Math.round(e)}/s` });
 }
 
 if (!process.argv.includes('--no-build')) {
   console.log('\nbuilding dist/ for paygate serve…');
-  execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
 }
 const rss = await serveRss(big);
 console.log(
@@ -222,4 +312,9 @@ console.log(
     `(${Math.round(rss.reads)} reads/s, then ${Math.round(rss.creations)} creations/s, 5 s each); high-water mark since start ${rss.startPeak.toFixed(0)} MB ` +
     '(includes the one-time scrypt of the keystore unlock, 128 MB for a moment)',
 );
-summary({ metric: `serve RSS under load, ${largest.toLocaleString('en-US')} invoices`, value: `${rss.underLoad.toFixed(0)} MB`, target: '< 250 MB', ok: rss.underLoad < 250 });
+summary({
+  metric: `serve RSS under load, ${largest.toLocaleString('en-US')} invoices`,
+  value: `${rss.underLoad.toFixed(0)} MB`,
+  target: '< 250 MB',
+  ok: rss.underLoad < 250,
+});

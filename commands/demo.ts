@@ -9,11 +9,18 @@ import { AppError } from '../src/errors.js';
 export default class Demo extends PaygateCommand {
   static override description =
     'Start a throwaway instance: temporary database and wallet, embedded simulated TRON node, two demo merchants with keys, a funded hot wallet, a webhook receiver; --tour runs the whole story by itself';
-  static override examples = ['<%= config.bin %> demo', '<%= config.bin %> demo --tour', '<%= config.bin %> demo --port 0 --block-time 500ms --json'];
+  static override examples = [
+    '<%= config.bin %> demo',
+    '<%= config.bin %> demo --tour',
+    '<%= config.bin %> demo --port 0 --block-time 500ms --json',
+  ];
   static override flags = {
     port: Flags.integer({ description: 'API port (0 = any free port)', default: 8080, min: 0, max: 65535 }),
     'block-time': durationFlag({ description: 'devnet time between blocks', default: '1s', maxMs: 3_600_000 }),
-    tour: Flags.boolean({ description: 'run the story (invoice paid and settled, payout confirmed, webhooks) narrated, then exit: 0 only if every step happened' }),
+    tour: Flags.boolean({
+      description:
+        'run the story (invoice paid and settled, payout confirmed, webhooks) narrated, then exit: 0 only if every step happened',
+    }),
   };
 
   async run(): Promise<(DemoInfo & { stopped: true }) | { tour: TourStep[] }> {
@@ -26,13 +33,20 @@ export default class Demo extends PaygateCommand {
       port: flags.tour ? 0 : flags.port,
       blockTimeMs: flags['block-time'],
       logLevel: 'warn',
-      onEvent: (e) => this.say(`webhook → ${e.merchantName}: ${e.type} ${String(e.data.invoice_id ?? e.data.payout_id ?? e.data.tx_hash ?? '')} (${String(e.data.status ?? '')}) signature verified`),
+      onEvent: (e) =>
+        this.say(
+          `webhook → ${e.merchantName}: ${e.type} ${String(e.data.invoice_id ?? e.data.payout_id ?? e.data.tx_hash ?? '')} (${String(e.data.status ?? '')}) signature verified`,
+        ),
     });
     if (flags.tour) {
       try {
         const steps = await runTour(demo, (line) => this.say(line));
         const failed = steps.filter((s) => !s.ok);
-        if (failed.length > 0 || steps.length < 6) throw new AppError('invalid_state', `the tour did not complete: ${failed.map((s) => s.step).join(', ') || 'a step did not run'}`);
+        if (failed.length > 0 || steps.length < 6)
+          throw new AppError(
+            'invalid_state',
+            `the tour did not complete: ${failed.map((s) => s.step).join(', ') || 'a step did not run'}`,
+          );
         this.say('The tour is complete: every step happened.');
         return { tour: steps };
       } finally {

@@ -3,7 +3,10 @@ import { migrateToLatest, type MigrationReport } from '../src/db/migrate.js';
 
 export default class Migrate extends PaygateCommand {
   static override description = 'Apply pending database migrations (serve also applies them at start)';
-  static override examples = ['<%= config.bin %> migrate', 'DATABASE_URL=/var/lib/paygate/paygate.db <%= config.bin %> migrate --json'];
+  static override examples = [
+    '<%= config.bin %> migrate',
+    'DATABASE_URL=/var/lib/paygate/paygate.db <%= config.bin %> migrate --json',
+  ];
   static override appliesMigrations = true;
 
   async run(): Promise<MigrationReport & { database: string }> {

@@ -5,16 +5,21 @@ import { parseConfig } from '../src/config.js';
 import { RESTORE_GAP } from '../src/addresses/gaps.js';
 import { restoreDatabase, type RestoreResult } from '../src/operations/backup.js';
 
-
 export default class Restore extends PaygateCommand {
   static override description =
-    'Replace the database with a backup made by paygate backup. Refuses while the database is in use (a live worker lease or any process holding it open: stop every serve first) and checks the backup\'s integrity before touching anything; the replaced database is kept beside it as <db>.before-restore-<time>. The restored database is migrated and left halted: payouts and sweeps wait for paygate payout resume --worker, and each payout it shows unfinished is held until paygate payout approve or cancel. The next deposit index is raised past every index that may have been handed out since the backup (a recorded gap of --gap indexes): no address is handed to two users. The gap\'s addresses are derived (tens of seconds, progress on stderr) and stay watched; a payment to one shows in paygate deposit list --unattributed and is credited to no one.';
-  static override examples = ['systemctl stop paygate && <%= config.bin %> restore /var/backups/paygate/paygate-20260301T0300Z.db && systemctl start paygate'];
+    "Replace the database with a backup made by paygate backup. Refuses while the database is in use (a live worker lease or any process holding it open: stop every serve first) and checks the backup's integrity before touching anything; the replaced database is kept beside it as <db>.before-restore-<time>. The restored database is migrated and left halted: payouts and sweeps wait for paygate payout resume --worker, and each payout it shows unfinished is held until paygate payout approve or cancel. The next deposit index is raised past every index that may have been handed out since the backup (a recorded gap of --gap indexes): no address is handed to two users. The gap's addresses are derived (tens of seconds, progress on stderr) and stay watched; a payment to one shows in paygate deposit list --unattributed and is credited to no one.";
+  static override examples = [
+    'systemctl stop paygate && <%= config.bin %> restore /var/backups/paygate/paygate-20260301T0300Z.db && systemctl start paygate',
+  ];
   static override args = {
     file: Args.string({ required: true, description: 'the backup file to restore' }),
   };
   static override flags = {
-    gap: Flags.integer({ default: RESTORE_GAP, min: RESTORE_GAP, description: 'deposit indexes to skip: more than were handed out since the backup' }),
+    gap: Flags.integer({
+      default: RESTORE_GAP,
+      min: RESTORE_GAP,
+      description: 'deposit indexes to skip: more than were handed out since the backup',
+    }),
   };
 
   async run(): Promise<RestoreResult> {
@@ -34,7 +39,14 @@ export default class Restore extends PaygateCommand {
       },
     });
     const gap = result.derivation_gap;
-    this.say(record({ ...result, derivation_gap: gap ? `indexes ${gap.from_index} to ${gap.to_index} skipped, their ${gap.addresses} addresses watched` : 'none (no wallet)' }));
+    this.say(
+      record({
+        ...result,
+        derivation_gap: gap
+          ? `indexes ${gap.from_index} to ${gap.to_index} skipped, their ${gap.addresses} addresses watched`
+          : 'none (no wallet)',
+      }),
+    );
     this.say(
       `\nPayouts and sweeps are halted, and ${result.payouts_held} unfinished payout(s) are held: they may have been sent after the backup. Check the hot wallet's transfers on chain since the backup (docs/operations.md, "After a restore"), decide each held payout with paygate payout approve or paygate payout cancel, then run paygate payout resume --worker. Payments to the skipped addresses show in paygate deposit list --unattributed.`,
     );

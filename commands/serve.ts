@@ -32,9 +32,21 @@ export default class Serve extends PaygateCommand {
     const { config, logger } = app.services;
     const heapLimitMb = heapLimitNotSet();
     if (heapLimitMb) {
-      logger.warn({ heapLimitMb }, `started without ${SERVE_NODE_FLAGS.join(' ')}: on a large machine memory under load may grow ~50 MB past what it needs (docs/operations.md, "Memory")`);
+      logger.warn(
+        { heapLimitMb },
+        `started without ${SERVE_NODE_FLAGS.join(' ')}: on a large machine memory under load may grow ~50 MB past what it needs (docs/operations.md, "Memory")`,
+      );
     }
-    logger.info({ url, admin: app.adminUrl, network: config.tronNetwork, database: config.databasePath, sqlite: app.database.settings() }, 'paygate serving /v1');
+    logger.info(
+      {
+        url,
+        admin: app.adminUrl,
+        network: config.tronNetwork,
+        database: config.databasePath,
+        sqlite: app.database.settings(),
+      },
+      'paygate serving /v1',
+    );
     this.say(`paygate serving ${url}/v1 (database ${config.databasePath})`);
     if (app.adminUrl) this.say(`admin listener ${app.adminUrl} (/healthz, /readyz, /metrics)`);
     const signal = await new Promise<string>((resolve) => {
@@ -45,7 +57,10 @@ export default class Serve extends PaygateCommand {
     // Every step is crash-safe, so a shutdown stuck somewhere is ended like a SIGKILL would end it,
     // but first it says where it is stuck, and with exit code 1.
     const watchdog = setTimeout(() => {
-      logger.error({ pending: [...app.stopping], afterMs: config.shutdownTimeoutMs }, 'shutdown did not finish in time; exiting without it');
+      logger.error(
+        { pending: [...app.stopping], afterMs: config.shutdownTimeoutMs },
+        'shutdown did not finish in time; exiting without it',
+      );
       process.exit(1);
     }, config.shutdownTimeoutMs);
     watchdog.unref();

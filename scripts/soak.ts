@@ -24,8 +24,15 @@ const durationMs = parseDuration(values.duration, 24 * 3600_000);
 const started = Date.now();
 const log = (line: string) => process.stderr.write(`[soak ${((Date.now() - started) / 1000).toFixed(1)} s] ${line}\n`);
 log(`seed ${seed} (replay: --seed ${seed}), duration ${values.duration}`);
-const restartGapMs = values['restart-every'] === undefined ? undefined : parseDuration(values['restart-every'], 3600_000);
-const summary = await runSoak({ durationMs, seed, ...(values.keep ? { keepDir: values.keep } : {}), ...(restartGapMs ? { restartGapMs } : {}), log });
+const restartGapMs =
+  values['restart-every'] === undefined ? undefined : parseDuration(values['restart-every'], 3600_000);
+const summary = await runSoak({
+  durationMs,
+  seed,
+  ...(values.keep ? { keepDir: values.keep } : {}),
+  ...(restartGapMs ? { restartGapMs } : {}),
+  log,
+});
 if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
 else {
   console.log(JSON.stringify({ ...summary, violations: undefined }, null, 2));

@@ -32,7 +32,8 @@ try {
   const report = await runSqlmap(target, allTargets(target), {
     level,
     risk,
-    onResult: (r) => values.json || console.error(`${r.target.name}: ${r.verdict}, ${r.requests} requests, ${r.seconds.toFixed(1)} s`),
+    onResult: (r) =>
+      values.json || console.error(`${r.target.name}: ${r.verdict}, ${r.requests} requests, ${r.seconds.toFixed(1)} s`),
   });
   console.log(values.json ? JSON.stringify(report, null, 2) : formatReport(report));
   process.exitCode = report.ok ? 0 : 1;

@@ -94,11 +94,23 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       ...opts.addresses?.pool,
       // A batch that failed its check, a wrong answer, a crash: addresses still come (derived on
       // the main thread, slower, on the event loop), but the operator must hear of it.
-      onWorkerFailure: (reason) => logger.error({ reason }, 'deposit address derivation worker stopped; deriving on the main thread'),
+      onWorkerFailure: (reason) =>
+        logger.error({ reason }, 'deposit address derivation worker stopped; deriving on the main thread'),
     },
   });
   const chain = opts.chain ?? createTronClient({ fullHost: fullNodeUrl(config), apiKey: config.tronApiKey });
-  const services: Services = { config, clock, logger, db: database.db, scans: database.scans, verifier, catalog, addresses, chain, wallet };
+  const services: Services = {
+    config,
+    clock,
+    logger,
+    db: database.db,
+    scans: database.scans,
+    verifier,
+    catalog,
+    addresses,
+    chain,
+    wallet,
+  };
   let workers: WorkerHost | null = null;
   const metrics = createMetrics({ services, workers: () => workers, probe: opts.admin ? opts.admin.probe : undefined });
   let admin: Awaited<ReturnType<typeof buildAdminServer>> | null = null;
@@ -127,10 +139,21 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     async start() {
       if (opts.admin !== false) {
         admin = await buildAdminServer(services, metrics, opts.admin);
-        adminUrl = (await admin.listen({ host: config.adminHost, port: config.adminPort })).replace('[::1]', '127.0.0.1');
+        adminUrl = (await admin.listen({ host: config.adminHost, port: config.adminPort })).replace(
+          '[::1]',
+          '127.0.0.1',
+        );
       }
-      void addresses.start(database.db).catch((err: unknown) => logger.error({ err }, 'deposit address pool failed to start'));
-      if (opts.workers !== false) workers = startWorkerHost(services, { workers: backgroundWorkers, ttlMs: config.workerLeaseTtlMs, renewMs: Math.floor(config.workerLeaseTtlMs / 5), ...opts.workerHost });
+      void addresses
+        .start(database.db)
+        .catch((err: unknown) => logger.error({ err }, 'deposit address pool failed to start'));
+      if (opts.workers !== false)
+        workers = startWorkerHost(services, {
+          workers: backgroundWorkers,
+          ttlMs: config.workerLeaseTtlMs,
+          renewMs: Math.floor(config.workerLeaseTtlMs / 5),
+          ...opts.workerHost,
+        });
       const address = await http.listen({ host: config.host, port: config.port });
       return address.replace('[::1]', '127.0.0.1');
     },

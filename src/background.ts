@@ -26,6 +26,8 @@ function behind(gate: ChainGate, w: Worker): Worker {
 
 export function backgroundWorkers(s: Services, lease: WorkerLease): Worker[] {
   const gate = new ChainGate(s);
-  const onChain = [chainWatcher(s, lease), ...sweeperWorker(s, lease), ...payoutWorkers(s, lease)].map((w) => behind(gate, w));
+  const onChain = [chainWatcher(s, lease), ...sweeperWorker(s, lease), ...payoutWorkers(s, lease)].map((w) =>
+    behind(gate, w),
+  );
   return [...onChain, dispatcherWorker(s, lease)];
 }

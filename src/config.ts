@@ -54,7 +54,10 @@ export interface Config {
 }
 
 export class ConfigError extends Error {
-  constructor(readonly variable: string, reason: string) {
+  constructor(
+    readonly variable: string,
+    reason: string,
+  ) {
     super(`${variable}: ${reason}`);
     this.name = 'ConfigError';
   }
@@ -79,7 +82,8 @@ function integer(env: Env, name: string, dflt: number, min: number, max: number)
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], dflt: T): T {
   const v = text(env, name);
   if (v === null) return dflt;
-  if (!(allowed as readonly string[]).includes(v)) throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${v}"`);
+  if (!(allowed as readonly string[]).includes(v))
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${v}"`);
   return v as T;
 }
 
@@ -92,7 +96,8 @@ function httpUrl(env: Env, name: string): string | null {
   } catch {
     throw new ConfigError(name, `must be an absolute http(s) URL, got "${v}"`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(name, `must use http or https, got "${u.protocol}"`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new ConfigError(name, `must use http or https, got "${u.protocol}"`);
   return v.replace(/\/+$/, '');
 }
 
@@ -130,16 +135,23 @@ function trustProxy(env: Env): false | number | string[] {
     );
   }
   if (/^[0-9]+$/.test(v)) return Number(v);
-  const list = v.split(',').map((x) => x.trim()).filter(Boolean);
+  const list = v
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
   for (const entry of list) {
     const range = proxyRange(entry);
     // A malformed entry used to pass here and stop fastify with "invalid IP address: …", which
     // does not name the variable.
-    if (!range) throw new ConfigError('TRUST_PROXY', `must be false, a hop count or a list of proxy addresses/CIDRs, got "${v}"`);
+    if (!range)
+      throw new ConfigError('TRUST_PROXY', `must be false, a hop count or a list of proxy addresses/CIDRs, got "${v}"`);
     // `0.0.0.0/0`, `::/0` or `::ffff:0:0/96` (every IPv4 client, as proxy-addr reads it) is
     // `true` by another spelling: any client could choose its IP with X-Forwarded-For.
     if (range.every) {
-      throw new ConfigError('TRUST_PROXY', `"${entry}" holds every address, which trusts every proxy (refused as "true" is); give the proxies' own addresses/CIDRs or the hop count`);
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `"${entry}" holds every address, which trusts every proxy (refused as "true" is); give the proxies' own addresses/CIDRs or the hop count`,
+      );
     }
   }
   return list;
@@ -188,14 +200,17 @@ function listenHost(env: Env, name: string, dflt: string): string {
   const ipShaped = /^[0-9.]+$/.test(v) || v.includes(':');
   const ok = ipShaped
     ? isIP(v) !== 0
-    : /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(v);
+    : /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(
+        v,
+      );
   if (!ok) throw new ConfigError(name, `must be an IP address or a host name, got "${v}"`);
   return v;
 }
 
 function adminPort(env: Env, port: number): number {
   const admin = integer(env, 'ADMIN_PORT', 9090, 0, 65535);
-  if (admin !== 0 && admin === port) throw new ConfigError('ADMIN_PORT', `must differ from PORT (${port}): the admin listener is never the public one`);
+  if (admin !== 0 && admin === port)
+    throw new ConfigError('ADMIN_PORT', `must differ from PORT (${port}): the admin listener is never the public one`);
   return admin;
 }
 

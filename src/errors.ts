@@ -74,7 +74,11 @@ export class AppError extends Error {
   /** Extra response headers (Retry-After on 429). */
   readonly headers?: Record<string, string>;
 
-  constructor(code: ErrorCode, message: string, opts: { details?: ErrorDetail[]; headers?: Record<string, string>; status?: number } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { details?: ErrorDetail[]; headers?: Record<string, string>; status?: number } = {},
+  ) {
     super(message);
     this.name = 'AppError';
     this.code = code;
@@ -84,7 +88,10 @@ export class AppError extends Error {
   }
 
   toBody(): { error: { code: ErrorCode; message: string; details?: ErrorDetail[] } } {
-    const error: { code: ErrorCode; message: string; details?: ErrorDetail[] } = { code: this.code, message: this.message };
+    const error: { code: ErrorCode; message: string; details?: ErrorDetail[] } = {
+      code: this.code,
+      message: this.message,
+    };
     if (this.code === 'validation_failed') error.details = this.details ?? [];
     return { error };
   }

@@ -36,13 +36,31 @@ export const REDACT_PATHS = [
 export const CENSOR = '[redacted]';
 
 /** Key names (lower case, without `_` and `-`) containing one of these never show their value. */
-const SECRET_KEY_PARTS = ['secret', 'passphrase', 'password', 'mnemonic', 'privatekey', 'privkey', 'xprv', 'xpub', 'apikey', 'seed', 'authorization', 'cookie', 'signingkey'];
+const SECRET_KEY_PARTS = [
+  'secret',
+  'passphrase',
+  'password',
+  'mnemonic',
+  'privatekey',
+  'privkey',
+  'xprv',
+  'xpub',
+  'apikey',
+  'seed',
+  'authorization',
+  'cookie',
+  'signingkey',
+];
 /**
  * Values that are secrets whatever their key: an API key, an extended key (xprv/xpub/tprv/tpub),
  * a webhook signing secret (`whsec_` + base64: whoever reads it can forge webhooks to a merchant;
  * it was missing here, so in a message or an error's message it reached the log in clear).
  */
-const SECRET_VALUES = [/sk_[0-9a-f]{16}_[A-Za-z0-9_-]{20,}/g, /\b[xt](prv|pub)[1-9A-HJ-NP-Za-km-z]{100,}/g, /whsec_[A-Za-z0-9+/]{16,}={0,2}/g];
+const SECRET_VALUES = [
+  /sk_[0-9a-f]{16}_[A-Za-z0-9_-]{20,}/g,
+  /\b[xt](prv|pub)[1-9A-HJ-NP-Za-km-z]{100,}/g,
+  /whsec_[A-Za-z0-9+/]{16,}={0,2}/g,
+];
 const MAX_DEPTH = 32;
 
 function secretKey(key: string): boolean {
@@ -74,9 +92,13 @@ export function scrub(value: unknown, depth = 0, seen = new WeakSet<object>()): 
   if (value instanceof Error) {
     // Errors keep their type for pino's err serializer; their own enumerable fields are scrubbed.
     const copy = Object.create(Object.getPrototypeOf(value)) as Error;
-    Object.defineProperties(copy, { message: { value: scrub(value.message), enumerable: false }, stack: { value: scrub(value.stack), enumerable: false } });
+    Object.defineProperties(copy, {
+      message: { value: scrub(value.message), enumerable: false },
+      stack: { value: scrub(value.stack), enumerable: false },
+    });
     seen.add(value);
-    for (const [k, v] of Object.entries(value)) (copy as unknown as Record<string, unknown>)[k] = secretKey(k) ? CENSOR : scrub(v, depth + 1, seen);
+    for (const [k, v] of Object.entries(value))
+      (copy as unknown as Record<string, unknown>)[k] = secretKey(k) ? CENSOR : scrub(v, depth + 1, seen);
     seen.delete(value);
     return copy;
   }

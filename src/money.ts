@@ -21,7 +21,8 @@ export function parseAmount(text: string, decimals: number, maxUnits?: bigint): 
   if (frac.length > decimals) throw new AmountError(`must have at most ${decimals} decimal places`);
   const units = BigInt(whole) * 10n ** BigInt(decimals) + BigInt(frac.padEnd(decimals, '0') || '0');
   if (units <= 0n) throw new AmountError('must be greater than zero');
-  if (maxUnits !== undefined && units > maxUnits) throw new AmountError('is larger than any amount of this asset can be on chain');
+  if (maxUnits !== undefined && units > maxUnits)
+    throw new AmountError('is larger than any amount of this asset can be on chain');
   return units;
 }
 
@@ -67,7 +68,8 @@ export const MAX_TRC20_UNITS = 2n ** 256n - 1n;
 
 /** A percent rate as text ("0", "1.5", "2.25"): up to 3 integer and 6 fraction digits. */
 export function parsePercent(text: string): string {
-  if (!PERCENT_TEXT.test(text)) throw new AmountError('must be a percent such as "1" or "1.5" (at most 6 decimal places)');
+  if (!PERCENT_TEXT.test(text))
+    throw new AmountError('must be a percent such as "1" or "1.5" (at most 6 decimal places)');
   const [w, f = ''] = text.split('.');
   const trimmed = f.replace(/0+$/, '');
   return trimmed ? `${w}.${trimmed}` : (w as string);

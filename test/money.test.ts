@@ -1,7 +1,16 @@
 /** Money as bigint base units: parsing, formatting and fee rounding, with properties over random input. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AmountError, formatAmount, formatUnits, parseAmount, parseAmountOrZero, parsePercent, percentAbove, percentOf } from '../src/money.js';
+import {
+  AmountError,
+  formatAmount,
+  formatUnits,
+  parseAmount,
+  parseAmountOrZero,
+  parsePercent,
+  percentAbove,
+  percentOf,
+} from '../src/money.js';
 
 describe('parseAmount', () => {
   it('accepts plain decimals up to the asset decimals', () => {
@@ -14,7 +23,24 @@ describe('parseAmount', () => {
   });
 
   it('refuses everything else', () => {
-    for (const bad of ['', ' 1', '1 ', '01', '1.', '.5', '+1', '-1', '1e6', '0x10', '1,5', '0', '0.000000', 'NaN', 'Infinity', '١']) {
+    for (const bad of [
+      '',
+      ' 1',
+      '1 ',
+      '01',
+      '1.',
+      '.5',
+      '+1',
+      '-1',
+      '1e6',
+      '0x10',
+      '1,5',
+      '0',
+      '0.000000',
+      'NaN',
+      'Infinity',
+      '١',
+    ]) {
       expect(() => parseAmount(bad, 6), JSON.stringify(bad)).toThrow(AmountError);
     }
     expect(() => parseAmount('0.0000001', 6)).toThrow(/at most 6 decimal places/);
@@ -61,9 +87,13 @@ describe('formatUnits (amount columns stored as text)', () => {
 
   it('answers formatAmount(BigInt(text)) for any base units and decimals', () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: -(2n ** 70n), max: 2n ** 256n - 1n }), fc.integer({ min: 0, max: 30 }), (units, decimals) => {
-        expect(formatUnits(units.toString(), decimals)).toBe(formatAmount(units, decimals));
-      }),
+      fc.property(
+        fc.bigInt({ min: -(2n ** 70n), max: 2n ** 256n - 1n }),
+        fc.integer({ min: 0, max: 30 }),
+        (units, decimals) => {
+          expect(formatUnits(units.toString(), decimals)).toBe(formatAmount(units, decimals));
+        },
+      ),
     );
   });
 

@@ -54,7 +54,13 @@ export interface ApiBenchResult {
   invoiceGet: Run;
   payoutGet: Run;
   invoicePost: Run;
-  ratios: { invoiceGet: number; payoutGet: number; invoicePost: number; invoiceGetFixed: number; invoiceGetCpu: number };
+  ratios: {
+    invoiceGet: number;
+    payoutGet: number;
+    invoicePost: number;
+    invoiceGetFixed: number;
+    invoiceGetCpu: number;
+  };
   at80: { invoiceGet: Run; payoutGet: Run; invoicePost: Run };
   mixed: { reads: Run; creations: Run };
   rssMb: number;
@@ -67,7 +73,12 @@ const pick = <T>(xs: T[]): T => xs[Math.floor(Math.random() * xs.length)] as T;
 const createBody = (prefix: string) => () =>
   JSON.stringify({ order_id: `${prefix}-${++seq}`, asset: 'USDT_TRON', amount: '12.5', expires_in: 3600 });
 /** POST /v1/invoices with the server's key, a new order id each time. */
-const invoicePost = (info: ServerInfo, prefix: string): Route => ({ method: 'POST', path: '/v1/invoices', headers: { 'x-api-key': info.key }, body: createBody(prefix) });
+const invoicePost = (info: ServerInfo, prefix: string): Route => ({
+  method: 'POST',
+  path: '/v1/invoices',
+  headers: { 'x-api-key': info.key },
+  body: createBody(prefix),
+});
 
 /** Waits (at most 60 s) until the app server's deposit address pool is full again (short of less than a batch, which it leaves for later). */
 async function addressesReady(info: ServerInfo, log: (line: string) => void): Promise<void> {
@@ -101,17 +112,36 @@ export async function runApiBench(o: ApiBenchOptions): Promise<ApiBenchResult> {
     const bare = await startChild<ServerInfo>('api-server.ts', { args: ['bare'] });
     children.push(bare.child);
     // The app as `paygate serve` is launched (src/operations/heap.ts); the bare yardstick as node starts.
-    const app = await startChild<ServerInfo>('api-server.ts', { env: o.env, nodeArgs: [...SERVE_NODE_FLAGS, ...(o.nodeArgs ?? [])] });
+    const app = await startChild<ServerInfo>('api-server.ts', {
+      env: o.env,
+      nodeArgs: [...SERVE_NODE_FLAGS, ...(o.nodeArgs ?? [])],
+    });
     children.push(app.child);
     const { info } = app;
     const auth = { 'x-api-key': info.key };
     const prefix = `bench-${Date.now()}`;
     const routes: Record<string, { url: string; pid: number; route: Route }> = {
-      bareGet: { url: bare.info.url, pid: bare.info.pid, route: { method: 'GET', path: () => `/bare/${pick(info.invoices)}`, headers: auth } },
+      bareGet: {
+        url: bare.info.url,
+        pid: bare.info.pid,
+        route: { method: 'GET', path: () => `/bare/${pick(info.invoices)}`, headers: auth },
+      },
       bareGetFixed: { url: bare.info.url, pid: bare.info.pid, route: { method: 'GET', path: '/bare' } },
-      invoiceGet: { url: info.url, pid: info.pid, route: { method: 'GET', path: () => `/v1/invoices/${pick(info.invoices)}`, headers: auth } },
-      payoutGet: { url: info.url, pid: info.pid, route: { method: 'GET', path: () => `/v1/payouts/${pick(info.payouts)}`, headers: auth } },
-      bareEcho: { url: bare.info.url, pid: bare.info.pid, route: { method: 'POST', path: '/echo', body: createBody(`${prefix}-echo`) } },
+      invoiceGet: {
+        url: info.url,
+        pid: info.pid,
+        route: { method: 'GET', path: () => `/v1/invoices/${pick(info.invoices)}`, headers: auth },
+      },
+      payoutGet: {
+        url: info.url,
+        pid: info.pid,
+        route: { method: 'GET', path: () => `/v1/payouts/${pick(info.payouts)}`, headers: auth },
+      },
+      bareEcho: {
+        url: bare.info.url,
+        pid: bare.info.pid,
+        route: { method: 'POST', path: '/echo', body: createBody(`${prefix}-echo`) },
+      },
       invoicePost: { url: info.url, pid: info.pid, route: invoicePost(info, prefix) },
     };
     // Creations are measured from a full address pool, as a burst after a quiet spell meets serve,
@@ -126,7 +156,13 @@ export async function runApiBench(o: ApiBenchOptions): Promise<ApiBenchResult> {
 
     for (const name of Object.keys(routes)) await run(name, o.warmupSeconds ?? 1);
     const runs: Record<string, Run[]> = {};
-    const ratios = { invoiceGet: [] as number[], payoutGet: [] as number[], invoicePost: [] as number[], invoiceGetFixed: [] as number[], invoiceGetCpu: [] as number[] };
+    const ratios = {
+      invoiceGet: [] as number[],
+      payoutGet: [] as number[],
+      invoicePost: [] as number[],
+      invoiceGetFixed: [] as number[],
+      invoiceGetCpu: [] as number[],
+    };
     for (let r = 0; r < o.rounds; r++) {
       const round: Record<string, Run> = {};
       for (const name of Object.keys(routes)) {
@@ -139,30 +175,53 @@ export async function runApiBench(o: ApiBenchOptions): Promise<ApiBenchResult> {
       ratios.invoiceGetFixed.push(round.invoiceGet!.perSecond / round.bareGetFixed!.perSecond);
       // Server CPU per request, bare over ours: the servers' own costs, whatever bounds the rates.
       ratios.invoiceGetCpu.push(round.bareGet!.cpuUs / round.invoiceGet!.cpuUs);
-      log(`round ${r + 1}: ${Object.entries(round).map(([n, x]) => `${n} ${Math.round(x.perSecond)}/s p99 ${x.p99Ms}ms ${Math.round(x.cpuUs)}µs`).join(', ')}`);
+      log(
+        `round ${r + 1}: ${Object.entries(round)
+          .map(([n, x]) => `${n} ${Math.round(x.perSecond)}/s p99 ${x.p99Ms}ms ${Math.round(x.cpuUs)}µs`)
+          .join(', ')}`,
+      );
     }
     const peak = Object.fromEntries(Object.entries(runs).map(([n, rs]) => [n, medianRun(rs)])) as Record<string, Run>;
 
     // At 80 % and mixed: one 3 s run's p99 rests on the few commits that met a slow fsync in it
     // (the same server gave 10-57 ms in consecutive runs): each is measured in rounds, medians
     // reported as for the peaks, every round's p99 printed.
-    const at80Rounds: Record<'invoiceGet' | 'payoutGet' | 'invoicePost', Run[]> = { invoiceGet: [], payoutGet: [], invoicePost: [] };
+    const at80Rounds: Record<'invoiceGet' | 'payoutGet' | 'invoicePost', Run[]> = {
+      invoiceGet: [],
+      payoutGet: [],
+      invoicePost: [],
+    };
     const mixedRounds = { reads: [] as Run[], creations: [] as Run[] };
     const readRate = (o.mixedReadShare ?? 0.2) * peak.invoiceGet!.perSecond;
     for (let r = 0; r < (o.latencyRounds ?? o.rounds); r++) {
-      for (const name of Object.keys(at80Rounds) as (keyof typeof at80Rounds)[]) at80Rounds[name].push(await run(name, o.seconds, 0.8 * peak[name]!.perSecond));
-      const [reads, creations] = await Promise.all([run('invoiceGet', o.seconds, readRate), run('invoicePost', o.seconds, 0.8 * peak.invoicePost!.perSecond)]);
+      for (const name of Object.keys(at80Rounds) as (keyof typeof at80Rounds)[])
+        at80Rounds[name].push(await run(name, o.seconds, 0.8 * peak[name]!.perSecond));
+      const [reads, creations] = await Promise.all([
+        run('invoiceGet', o.seconds, readRate),
+        run('invoicePost', o.seconds, 0.8 * peak.invoicePost!.perSecond),
+      ]);
       mixedRounds.reads.push(reads);
       mixedRounds.creations.push(creations);
     }
     const p99s = (runs: Run[]) => runs.map((x) => x.p99Ms).join(', ');
-    log(`at 80 %, p99 of each round (ms): GET invoice ${p99s(at80Rounds.invoiceGet)}; GET payout ${p99s(at80Rounds.payoutGet)}; POST invoice ${p99s(at80Rounds.invoicePost)}`);
+    log(
+      `at 80 %, p99 of each round (ms): GET invoice ${p99s(at80Rounds.invoiceGet)}; GET payout ${p99s(at80Rounds.payoutGet)}; POST invoice ${p99s(at80Rounds.invoicePost)}`,
+    );
     log(`mixed, p99 of each round (ms): reads ${p99s(mixedRounds.reads)}; creations ${p99s(mixedRounds.creations)}`);
-    const at80 = { invoiceGet: medianRun(at80Rounds.invoiceGet), payoutGet: medianRun(at80Rounds.payoutGet), invoicePost: medianRun(at80Rounds.invoicePost) };
+    const at80 = {
+      invoiceGet: medianRun(at80Rounds.invoiceGet),
+      payoutGet: medianRun(at80Rounds.payoutGet),
+      invoicePost: medianRun(at80Rounds.invoicePost),
+    };
     const reads = medianRun(mixedRounds.reads);
     const creations = medianRun(mixedRounds.creations);
     const rss = rssMb(info.pid);
-    const all = [...Object.values(runs).flat(), ...Object.values(at80Rounds).flat(), ...mixedRounds.reads, ...mixedRounds.creations];
+    const all = [
+      ...Object.values(runs).flat(),
+      ...Object.values(at80Rounds).flat(),
+      ...mixedRounds.reads,
+      ...mixedRounds.creations,
+    ];
     return {
       bareGet: peak.bareGet!,
       bareGetFixed: peak.bareGetFixed!,
@@ -192,12 +251,18 @@ const f0 = (n: number) => Math.round(n).toLocaleString('en-US');
 /** The human report of one run. */
 export function printApiBench(r: ApiBenchResult, log: (line: string) => void = console.log): void {
   const row = (name: string, x: Run, ratio: string) =>
-    log(`${name.padEnd(28)} ${f0(x.perSecond).padStart(8)}/s  p50 ${x.p50Ms.toFixed(1).padStart(5)} ms  p99 ${x.p99Ms.toFixed(1).padStart(5)} ms  server CPU ${f0(x.cpuUs).padStart(4)} µs/req  ${ratio}`);
+    log(
+      `${name.padEnd(28)} ${f0(x.perSecond).padStart(8)}/s  p50 ${x.p50Ms.toFixed(1).padStart(5)} ms  p99 ${x.p99Ms.toFixed(1).padStart(5)} ms  server CPU ${f0(x.cpuUs).padStart(4)} µs/req  ${ratio}`,
+    );
   log('peak (closed loop), medians of the rounds:');
   row('bare GET (constant)', r.bareGet, '');
   row('bare GET, one fixed request', r.bareGetFixed, '');
   row('bare POST (echo)', r.bareEcho, '');
-  row('GET /v1/invoices/{id}', r.invoiceGet, `ratio to bare GET ${r.ratios.invoiceGet.toFixed(2)} (fixed request ${r.ratios.invoiceGetFixed.toFixed(2)}; server CPU ${r.ratios.invoiceGetCpu.toFixed(2)})`);
+  row(
+    'GET /v1/invoices/{id}',
+    r.invoiceGet,
+    `ratio to bare GET ${r.ratios.invoiceGet.toFixed(2)} (fixed request ${r.ratios.invoiceGetFixed.toFixed(2)}; server CPU ${r.ratios.invoiceGetCpu.toFixed(2)})`,
+  );
   row('GET /v1/payouts/{id}', r.payoutGet, `ratio to bare GET ${r.ratios.payoutGet.toFixed(2)}`);
   row('POST /v1/invoices (new)', r.invoicePost, `ratio to bare POST ${r.ratios.invoicePost.toFixed(2)}`);
   log('at 80 % of peak (open loop, fixed rate), medians of the rounds:');
@@ -214,13 +279,23 @@ export function printApiBench(r: ApiBenchResult, log: (line: string) => void = c
  * Creations sustained by one app server: `warmupSeconds` of load, then back-to-back rounds of
  * `seconds` each, nothing else in between; the rate of each round.
  */
-export async function sustainedCreations(o: { env?: Record<string, string>; warmupSeconds: number; rounds: number; seconds: number; connections: number }): Promise<number[]> {
-  const { info, child } = await startChild<ServerInfo>('api-server.ts', { env: o.env, nodeArgs: [...SERVE_NODE_FLAGS] });
+export async function sustainedCreations(o: {
+  env?: Record<string, string>;
+  warmupSeconds: number;
+  rounds: number;
+  seconds: number;
+  connections: number;
+}): Promise<number[]> {
+  const { info, child } = await startChild<ServerInfo>('api-server.ts', {
+    env: o.env,
+    nodeArgs: [...SERVE_NODE_FLAGS],
+  });
   try {
     const route = invoicePost(info, `sustained-${Date.now()}`);
     await cannon({ url: info.url, route, seconds: o.warmupSeconds, connections: o.connections });
     const rates: number[] = [];
-    for (let r = 0; r < o.rounds; r++) rates.push((await cannon({ url: info.url, route, seconds: o.seconds, connections: o.connections })).perSecond);
+    for (let r = 0; r < o.rounds; r++)
+      rates.push((await cannon({ url: info.url, route, seconds: o.seconds, connections: o.connections })).perSecond);
     return rates;
   } finally {
     await stopChild(child);

@@ -30,11 +30,13 @@ export async function startAuthBenchApp(): Promise<{ app: App; url: string }> {
     },
   });
   const url = await app.start();
-  process.on('SIGTERM', () =>
-    void app.stop().then(() => {
-      rmSync(dir, { recursive: true, force: true });
-      process.exit(0);
-    }),
+  process.on(
+    'SIGTERM',
+    () =>
+      void app.stop().then(() => {
+        rmSync(dir, { recursive: true, force: true });
+        process.exit(0);
+      }),
   );
   return { app, url };
 }

@@ -9,9 +9,13 @@ import { appendBulkBlocks, type BulkPayment } from '../../src/devnet/bulk.js';
 import { startDevnet } from '../../src/devnet/index.js';
 
 const count = Number(process.env.BULK_BLOCKS ?? 30_000);
-const payments = (JSON.parse(readFileSync(String(process.env.BULK_PAYMENTS), 'utf8')) as { offset: number; toHex: string; amount: string }[]).map(
-  (p): BulkPayment => ({ ...p, amount: BigInt(p.amount) }),
-);
+const payments = (
+  JSON.parse(readFileSync(String(process.env.BULK_PAYMENTS), 'utf8')) as {
+    offset: number;
+    toHex: string;
+    amount: string;
+  }[]
+).map((p): BulkPayment => ({ ...p, amount: BigInt(p.amount) }));
 const devnet = await startDevnet({ blockTimeMs: 0 });
 const { first, last } = appendBulkBlocks(devnet.control.chain, { count, payments });
 process.stdout.write(`${JSON.stringify({ url: devnet.url, first, last })}\n`);

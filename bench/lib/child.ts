@@ -11,12 +11,25 @@ export interface ChildOptions {
   nodeArgs?: string[];
 }
 
-export async function startChild<T>(script: string, opts: ChildOptions = {}): Promise<{ info: T; child: ChildProcess }> {
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', path.resolve(import.meta.dirname, '..', script), ...(opts.args ?? [])], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    cwd: path.resolve(import.meta.dirname, '../..'),
-    env: { ...process.env, ...opts.env },
-  });
+export async function startChild<T>(
+  script: string,
+  opts: ChildOptions = {},
+): Promise<{ info: T; child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    [
+      ...(opts.nodeArgs ?? []),
+      '--import',
+      'tsx',
+      path.resolve(import.meta.dirname, '..', script),
+      ...(opts.args ?? []),
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      cwd: path.resolve(import.meta.dirname, '../..'),
+      env: { ...process.env, ...opts.env },
+    },
+  );
   const lines = createInterface({ input: child.stdout! });
   // The server's log lines (pino JSON with a `level`) may come first: passed on to stderr.
   const first = await new Promise<string>((resolve, reject) => {

@@ -21,8 +21,17 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   const cmd = JSON.parse(line) as { payments?: string; blocks?: number };
   let r: { first: number; last: number };
   if (cmd.payments) {
-    const raw = JSON.parse(readFileSync(cmd.payments, 'utf8')) as { toHex: string; amount: string; asset: BulkPayment['asset'] }[];
-    const payments = raw.map((p, i): BulkPayment => ({ offset: Math.floor(i / TX_PER_BLOCK), toHex: p.toHex, amount: BigInt(p.amount), asset: p.asset }));
+    const raw = JSON.parse(readFileSync(cmd.payments, 'utf8')) as {
+      toHex: string;
+      amount: string;
+      asset: BulkPayment['asset'];
+    }[];
+    const payments = raw.map((p, i): BulkPayment => ({
+      offset: Math.floor(i / TX_PER_BLOCK),
+      toHex: p.toHex,
+      amount: BigInt(p.amount),
+      asset: p.asset,
+    }));
     r = appendBulkBlocks(chain, { count: Math.ceil(raw.length / TX_PER_BLOCK), txPerBlock: TX_PER_BLOCK, payments });
   } else {
     r = appendBulkBlocks(chain, { count: cmd.blocks ?? 1, txPerBlock: TX_PER_BLOCK });

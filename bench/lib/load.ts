@@ -33,7 +33,17 @@ export interface LoadResult {
 function send(agent: http.Agent, base: URL, req: LoadRequest): Promise<number> {
   return new Promise((resolve, reject) => {
     const r = http.request(
-      { agent, host: base.hostname, port: base.port, method: req.method, path: req.path, headers: { ...req.headers, ...(req.body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(req.body) } : {}) } },
+      {
+        agent,
+        host: base.hostname,
+        port: base.port,
+        method: req.method,
+        path: req.path,
+        headers: {
+          ...req.headers,
+          ...(req.body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(req.body) } : {}),
+        },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));

@@ -14,7 +14,17 @@
  */
 import Sqlite from 'better-sqlite3';
 import { createHash, randomUUID } from 'node:crypto';
-import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fromHexAddress } from '../../src/chain/address.js';
 import { systemClock } from '../../src/clock.js';
@@ -42,7 +52,22 @@ export interface Seeded {
 /** Raised when what a seeded database holds changes, so an older one is seeded again, not reused. */
 const SEED_VERSION = 4;
 const MERCHANTS = 10;
-const STATUSES = ['settled', 'settled', 'settled', 'settled', 'settled', 'settled', 'settled', 'expired', 'expired', 'confirmed', 'seen', 'underpaid', 'paid_late', 'created'] as const;
+const STATUSES = [
+  'settled',
+  'settled',
+  'settled',
+  'settled',
+  'settled',
+  'settled',
+  'settled',
+  'expired',
+  'expired',
+  'confirmed',
+  'seen',
+  'underpaid',
+  'paid_late',
+  'created',
+] as const;
 
 /** A unique placeholder of the shape of a TRON address (T + 33 base58 characters). */
 /** A valid TRON address no key controls, so the watcher and the sweeper can read it like any other. */
@@ -69,7 +94,10 @@ async function setup(file: string): Promise<string[]> {
   await initWallet(database.db, systemClock, 'seed', config);
   const ids: string[] = [];
   for (let m = 0; m < MERCHANTS; m++) {
-    const created = await createMerchant(database.db, systemClock, 'seed', { name: `Seed shop ${m}`, ...(m >= 1 && m <= 4 ? { addressMode: 'per_user' as const } : {}) });
+    const created = await createMerchant(database.db, systemClock, 'seed', {
+      name: `Seed shop ${m}`,
+      ...(m >= 1 && m <= 4 ? { addressMode: 'per_user' as const } : {}),
+    });
     await changeMerchant(database.db, systemClock, 'seed', created.merchant_id, 'approve');
     ids.push(created.merchant_id);
   }
@@ -82,7 +110,9 @@ function bulk(file: string, merchants: string[], o: SeedOptions): void {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF');
   db.pragma('cache_size = -262144');
-  const address = db.prepare('insert into deposit_addresses (address, derivation_index, merchant_id, external_user_id, created_at) values (?, ?, ?, ?, ?)');
+  const address = db.prepare(
+    'insert into deposit_addresses (address, derivation_index, merchant_id, external_user_id, created_at) values (?, ?, ?, ?, ?)',
+  );
   const invoice = db.prepare(
     `insert into invoices (id, merchant_id, order_id, status, asset, network, decimals, address, address_index, external_user_id, amount_requested, amount_expected,
        amount_received, amount_credited, service_fee_payer, service_fee_percent, service_fee_fixed, service_fee_amount, return_url, cancel_url,
@@ -93,9 +123,13 @@ function bulk(file: string, merchants: string[], o: SeedOptions): void {
        invoice_id, external_user_id, late, status, confirmations, final, credited_at, created_at, updated_at)
      values (?, ?, ?, 'USDT_TRON', 6, ?, ?, 0, 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const event = db.prepare(`insert into events (id, merchant_id, type, subject_id, data, created_at) values (?, ?, 'invoice.created', ?, ?, ?)`);
+  const event = db.prepare(
+    `insert into events (id, merchant_id, type, subject_id, data, created_at) values (?, ?, 'invoice.created', ?, ?, ?)`,
+  );
   // A database in its steady state has swept (or checked) every address with final deposits.
-  const swept = db.prepare(`insert into sweep_marks (address, asset, checked_block, balance, checked_at) values (?, 'USDT_TRON', ?, '0', ?)`);
+  const swept = db.prepare(
+    `insert into sweep_marks (address, asset, checked_block, balance, checked_at) values (?, 'USDT_TRON', ?, '0', ?)`,
+  );
   const payout = db.prepare(
     `insert into payouts (id, merchant_id, reference, status, asset, network, decimals, to_address, amount, fee_amount, fee_charged, fee_schedule_id,
        review_reasons, tx_hash, reviewed_by, reviewed_at, reject_reason, created_at, updated_at)
@@ -121,7 +155,13 @@ function bulk(file: string, merchants: string[], o: SeedOptions): void {
         // minute or so are not final yet, and every final one has been credited.
         const open = !fresh && o.invoices - i <= o.invoices / 100 + 200;
         const settledOr = (st: (typeof STATUSES)[number]) => (st === 'seen' || st === 'confirmed' ? 'settled' : st);
-        const status = fresh ? 'created' : open ? (i % 2 ? 'seen' : 'confirmed') : settledOr(STATUSES[i % (STATUSES.length - 1)]!);
+        const status = fresh
+          ? 'created'
+          : open
+            ? i % 2
+              ? 'seen'
+              : 'confirmed'
+            : settledOr(STATUSES[i % (STATUSES.length - 1)]!);
         const expires = status === 'created' ? iso(Date.now() + 3_600_000) : iso(created + 3_600_000);
         const addr = fakeAddress(index);
         const addrIndex = index++;
@@ -130,17 +170,58 @@ function bulk(file: string, merchants: string[], o: SeedOptions): void {
         const paid = status !== 'created' && status !== 'expired';
         const amount = String(1_000_000 + (i % 5_000) * 1_000);
         const received = paid ? (status === 'underpaid' ? '500000' : amount) : '0';
-        invoice.run(id, merchant, `seed-${i}`, status, addr, addrIndex, amount, amount, received, paid && !open ? received : '0', '10000', expires, at, at);
+        invoice.run(
+          id,
+          merchant,
+          `seed-${i}`,
+          status,
+          addr,
+          addrIndex,
+          amount,
+          amount,
+          received,
+          paid && !open ? received : '0',
+          '10000',
+          expires,
+          at,
+          at,
+        );
         event.run(timeOrderedId('evt_', created), merchant, id, `{"invoice_id":"${id}","status":"created"}`, at);
         if (paid) {
           const block = 60_000_000 + i;
-          deposit.run(uuidv7(created + 60_000), merchant, addr, received, hex64(`t${i}`), block, hex64(`b${block}`), iso(created + 60_000), id, null, status === 'paid_late' ? 1 : 0,
-            status === 'seen' ? 'seen' : 'confirmed', open ? 3 : 20, open ? 0 : 1, open ? null : iso(created + 120_000), iso(created + 60_000), iso(created + 120_000));
+          deposit.run(
+            uuidv7(created + 60_000),
+            merchant,
+            addr,
+            received,
+            hex64(`t${i}`),
+            block,
+            hex64(`b${block}`),
+            iso(created + 60_000),
+            id,
+            null,
+            status === 'paid_late' ? 1 : 0,
+            status === 'seen' ? 'seen' : 'confirmed',
+            open ? 3 : 20,
+            open ? 0 : 1,
+            open ? null : iso(created + 120_000),
+            iso(created + 60_000),
+            iso(created + 120_000),
+          );
           if (!open) swept.run(addr, block, iso(created + 180_000));
         }
         if (i % 20 === 0) {
           const st = i % 100 === 0 ? 'pending_review' : 'confirmed';
-          payout.run(randomUUID(), merchant, `seed-payout-${i}`, st, st === 'confirmed' ? '1000000' : '0', st === 'confirmed' ? hex64(`p${i}`) : null, at, at);
+          payout.run(
+            randomUUID(),
+            merchant,
+            `seed-payout-${i}`,
+            st,
+            st === 'confirmed' ? '1000000' : '0',
+            st === 'confirmed' ? hex64(`p${i}`) : null,
+            at,
+            at,
+          );
         }
       }
     })();
@@ -148,7 +229,8 @@ function bulk(file: string, merchants: string[], o: SeedOptions): void {
   // Permanent addresses of the per_user merchants (1..4).
   for (let from = 0; from < o.permanent; from += CHUNK) {
     db.transaction(() => {
-      for (let u = from; u < Math.min(o.permanent, from + CHUNK); u++) address.run(fakeAddress(index), index++, merchants[1 + (u % 4)]!, `user-${u}`, iso(start + u));
+      for (let u = from; u < Math.min(o.permanent, from + CHUNK); u++)
+        address.run(fakeAddress(index), index++, merchants[1 + (u % 4)]!, `user-${u}`, iso(start + u));
     })();
   }
   db.prepare('update wallet set next_index = ? where id = 1').run(index);
@@ -165,7 +247,10 @@ export async function seed(file: string, o: SeedOptions): Promise<Seeded> {
   const merchants = await setup(file);
   bulk(file, merchants, o);
   const seeded = { file, merchantId: merchants[0]!, seconds: (performance.now() - t0) / 1000 };
-  writeFileSync(path.join(path.dirname(file), 'seeded.json'), JSON.stringify({ ...o, ...seeded, version: SEED_VERSION }));
+  writeFileSync(
+    path.join(path.dirname(file), 'seeded.json'),
+    JSON.stringify({ ...o, ...seeded, version: SEED_VERSION }),
+  );
   return seeded;
 }
 
@@ -185,12 +270,16 @@ function flushToDisk(file: string): void {
  * invoices after a few days of runs, and its figures described that. The seeded file itself is
  * never opened again.
  */
-export async function seededIn(dir: string, o: SeedOptions): Promise<Seeded & { reused: boolean; copySeconds: number }> {
+export async function seededIn(
+  dir: string,
+  o: SeedOptions,
+): Promise<Seeded & { reused: boolean; copySeconds: number }> {
   const marker = path.join(dir, 'seeded.json');
   let seeded: (Seeded & { reused: boolean }) | undefined;
   if (existsSync(marker)) {
     const m = JSON.parse(readFileSync(marker, 'utf8')) as SeedOptions & Seeded & { version?: number };
-    if (m.version === SEED_VERSION && m.invoices === o.invoices && m.permanent === o.permanent && existsSync(m.file)) seeded = { ...m, reused: true };
+    if (m.version === SEED_VERSION && m.invoices === o.invoices && m.permanent === o.permanent && existsSync(m.file))
+      seeded = { ...m, reused: true };
   }
   seeded ??= { ...(await seed(path.join(dir, 'paygate.db'), o)), reused: false };
   const t0 = performance.now();
@@ -199,7 +288,8 @@ export async function seededIn(dir: string, o: SeedOptions): Promise<Seeded & { 
   mkdirSync(run, { recursive: true });
   const file = path.join(run, 'paygate.db');
   // A -wal next to the seeded file holds part of its content: it is copied with it.
-  for (const suffix of ['', '-wal']) if (existsSync(seeded.file + suffix)) copyFileSync(seeded.file + suffix, file + suffix);
+  for (const suffix of ['', '-wal'])
+    if (existsSync(seeded.file + suffix)) copyFileSync(seeded.file + suffix, file + suffix);
   // Written to the disk before anything is measured: the kernel would otherwise write the copy's
   // dirty pages back (2 GB for a million invoices) during the first measurements. One bench run
   // measured the point read at 26.6 µs on 1M against 7.5-8.0 µs in runs after that write-back.
@@ -213,7 +303,10 @@ if (process.argv[1] === import.meta.filename) {
     const i = process.argv.indexOf(`--${name}`);
     return i > 0 ? (process.argv[i + 1] as string) : dflt;
   };
-  const s = await seed(arg('out', '/tmp/paygate-seed/paygate.db'), { invoices: Number(arg('invoices', '1000000')), permanent: Number(arg('permanent', '100000')) });
+  const s = await seed(arg('out', '/tmp/paygate-seed/paygate.db'), {
+    invoices: Number(arg('invoices', '1000000')),
+    permanent: Number(arg('permanent', '100000')),
+  });
   console.log(`seeded ${s.file} in ${s.seconds.toFixed(0)} s; merchant 0 = ${s.merchantId}`);
 }
 
@@ -228,7 +321,8 @@ export async function overdueExpired(db: Db, log: (line: string) => void, timeou
   const horizon = ((await scanHorizon(db)) ?? new Date(0)).toISOString();
   const started = Date.now();
   while ((await overdueCreated(db, horizon, 1)).length > 0) {
-    if (Date.now() - started > timeoutMs) throw new Error(`overdue invoices still not expired after ${timeoutMs / 1000} s`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`overdue invoices still not expired after ${timeoutMs / 1000} s`);
     log('waiting for the expiry of the invoices earlier runs left overdue');
     await new Promise((r) => setTimeout(r, 2_000));
   }

@@ -50,7 +50,16 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const body = Buffer.concat(chunks).toString('utf8');
       const id = String(req.headers['webhook-id'] ?? '');
       const secret = secrets.get(merchant);
-      if (!secret || !verify(secret, id, String(req.headers['webhook-timestamp'] ?? ''), body, String(req.headers['webhook-signature'] ?? ''))) {
+      if (
+        !secret ||
+        !verify(
+          secret,
+          id,
+          String(req.headers['webhook-timestamp'] ?? ''),
+          body,
+          String(req.headers['webhook-signature'] ?? ''),
+        )
+      ) {
         stats.badSignatures++;
         res.writeHead(401).end();
         return;

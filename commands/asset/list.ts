@@ -13,7 +13,12 @@ export default class AssetList extends PaygateCommand {
     const assets = await listAssets(ctx.database.db, loadCatalog(ctx.config.tronNetwork));
     this.say(
       table(
-        assets.map((a) => ({ ...a, payments: a.payments ? 'on' : 'off', payouts: a.payouts ? 'on' : 'off', locked: a.locked.join(',') || '-' })),
+        assets.map((a) => ({
+          ...a,
+          payments: a.payments ? 'on' : 'off',
+          payouts: a.payouts ? 'on' : 'off',
+          locked: a.locked.join(',') || '-',
+        })),
         ['asset', 'contract', 'decimals', 'minimum_deposit', 'payments', 'payouts', 'receive_only', 'locked'],
       ),
     );

@@ -12,7 +12,10 @@ export default class FeeInvoice extends PaygateCommand {
     asset: Flags.string({ required: true, description: 'asset code, e.g. USDT_TRON' }),
     amount: Flags.string({ required: true, description: 'amount in the asset; 0 removes it' }),
     'valid-from': Flags.string({ description: 'ISO 8601 moment the amount starts (default: now); must not be past' }),
-    'confirm-high-amount': Flags.boolean({ default: false, description: 'confirm an amount above 5 units of the asset' }),
+    'confirm-high-amount': Flags.boolean({
+      default: false,
+      description: 'confirm an amount above 5 units of the asset',
+    }),
   };
 
   async run(): Promise<InvoiceFeeView> {

@@ -13,7 +13,10 @@ export default class FeePayout extends PaygateCommand {
     amount: Flags.string({ required: true, description: 'fixed part in the asset (0 for none)' }),
     percent: Flags.string({ required: true, description: 'percent of the payout amount, e.g. 0.5 (0 for none)' }),
     'valid-from': Flags.string({ description: 'ISO 8601 moment the fee starts (default: now); must not be past' }),
-    'confirm-high-amount': Flags.boolean({ default: false, description: 'confirm a fixed part above 5 units of the asset' }),
+    'confirm-high-amount': Flags.boolean({
+      default: false,
+      description: 'confirm a fixed part above 5 units of the asset',
+    }),
     'confirm-high-rate': Flags.boolean({ default: false, description: 'confirm a percent above 3' }),
   };
 

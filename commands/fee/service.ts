@@ -7,7 +7,9 @@ import { setServiceFee, type ServiceFeeView } from '../../src/fees/service.js';
 export default class FeeService extends PaygateCommand {
   static override description =
     "Set a merchant's service fee on invoices: percent of the requested amount and who pays it, from now or from --valid-from (above 3 percent needs --confirm-high-rate)";
-  static override examples = ['<%= config.bin %> fee service 6f1c… --percent 1.5 --payer customer --valid-from 2026-04-01T00:00:00Z'];
+  static override examples = [
+    '<%= config.bin %> fee service 6f1c… --percent 1.5 --payer customer --valid-from 2026-04-01T00:00:00Z',
+  ];
   static override args = { merchant: idArg('merchant id') };
   static override flags = {
     percent: Flags.string({ required: true, description: 'percent, e.g. 1.5 (at most 6 decimal places)' }),

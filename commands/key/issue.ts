@@ -4,7 +4,10 @@ import { issueKey, type IssuedKey } from '../../src/keys/service.js';
 
 export default class KeyIssue extends PaygateCommand {
   static override description = 'Issue an API key for a merchant. The key is printed once and cannot be shown again';
-  static override examples = ['<%= config.bin %> key issue 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21', '<%= config.bin %> key issue 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21 --json'];
+  static override examples = [
+    '<%= config.bin %> key issue 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21',
+    '<%= config.bin %> key issue 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21 --json',
+  ];
   static override args = { merchant: idArg('merchant id') };
 
   async run(): Promise<IssuedKey> {

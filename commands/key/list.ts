@@ -12,7 +12,9 @@ export default class KeyList extends PaygateCommand {
     const { args } = await this.parse(KeyList);
     const ctx = await this.context();
     const keys = await listKeys(ctx.database.db, args.merchant);
-    this.say(table(keys as unknown as Array<Record<string, unknown>>, ['key_id', 'status', 'created_at', 'revoked_at']));
+    this.say(
+      table(keys as unknown as Array<Record<string, unknown>>, ['key_id', 'status', 'created_at', 'revoked_at']),
+    );
     return { keys };
   }
 }

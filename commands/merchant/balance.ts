@@ -5,7 +5,8 @@ import { table } from '../../src/cli/format.js';
 import { merchantBalances, type MerchantBalancesView } from '../../src/ledger/operator.js';
 
 export default class MerchantBalance extends PaygateCommand {
-  static override description = "A merchant's ledger balances per asset: available (usable by new payouts), reserved (held by open payouts) and total";
+  static override description =
+    "A merchant's ledger balances per asset: available (usable by new payouts), reserved (held by open payouts) and total";
   static override examples = ['<%= config.bin %> merchant balance 6f1c…'];
   static override args = { id: idArg('merchant id') };
 
@@ -13,7 +14,12 @@ export default class MerchantBalance extends PaygateCommand {
     const { args } = await this.parse(MerchantBalance);
     const ctx = await this.context();
     const v = await merchantBalances(ctx.database.db, loadCatalog(ctx.config.tronNetwork), args.id);
-    this.say(table(v.balances.map((b) => ({ ...b })), ['asset', 'available', 'reserved', 'total']));
+    this.say(
+      table(
+        v.balances.map((b) => ({ ...b })),
+        ['asset', 'available', 'reserved', 'total'],
+      ),
+    );
     return v;
   }
 }

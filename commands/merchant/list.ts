@@ -10,7 +10,16 @@ export default class MerchantList extends PaygateCommand {
     await this.parse(MerchantList);
     const ctx = await this.context();
     const merchants = await allMerchants(ctx.database.db);
-    this.say(table(merchants as unknown as Array<Record<string, unknown>>, ['merchant_id', 'name', 'address_mode', 'approval', 'enabled', 'created_at']));
+    this.say(
+      table(merchants as unknown as Array<Record<string, unknown>>, [
+        'merchant_id',
+        'name',
+        'address_mode',
+        'approval',
+        'enabled',
+        'created_at',
+      ]),
+    );
     return { merchants };
   }
 }

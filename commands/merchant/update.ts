@@ -3,20 +3,42 @@ import { PaygateCommand } from '../../src/cli/base.js';
 import { idArg } from '../../src/cli/flags.js';
 import { record } from '../../src/cli/format.js';
 import { AppError } from '../../src/errors.js';
-import { showMerchant, updateMerchantSettings, type MerchantView, type UpdateMerchantInput } from '../../src/merchants/service.js';
-import { limitsView, parseLimitsInput, payoutLimits, setPayoutLimits, type PayoutLimitsView } from '../../src/payouts/limits.js';
+import {
+  showMerchant,
+  updateMerchantSettings,
+  type MerchantView,
+  type UpdateMerchantInput,
+} from '../../src/merchants/service.js';
+import {
+  limitsView,
+  parseLimitsInput,
+  payoutLimits,
+  setPayoutLimits,
+  type PayoutLimitsView,
+} from '../../src/payouts/limits.js';
 
 export default class MerchantUpdate extends PaygateCommand {
-  static override description = "Change a merchant's settings: allowed redirect origins (an empty value clears one) and its confirmations policy";
-  static override examples = ['<%= config.bin %> merchant update 6f1c… --site-url https://shop.example --return-url ""', '<%= config.bin %> merchant update 6f1c… --confirmations 25'];
+  static override description =
+    "Change a merchant's settings: allowed redirect origins (an empty value clears one) and its confirmations policy";
+  static override examples = [
+    '<%= config.bin %> merchant update 6f1c… --site-url https://shop.example --return-url ""',
+    '<%= config.bin %> merchant update 6f1c… --confirmations 25',
+  ];
   static override args = { id: idArg('merchant id') };
   static override flags = {
     'site-url': Flags.string({ description: "the merchant's site (allowed origin for return and cancel URLs)" }),
     'return-url': Flags.string({ description: 'allowed origin for return_url' }),
     'cancel-url': Flags.string({ description: 'allowed origin for cancel_url' }),
-    confirmations: Flags.string({ description: 'confirmations before a deposit counts (1 to 1000; "default" restores CONFIRMATIONS)' }),
-    'payout-auto-approve-limit': Flags.string({ description: 'payouts above this amount (units of the payout asset) go to review; "none" for no limit (default 0: every payout is reviewed)' }),
-    'payout-daily-limit': Flags.string({ description: 'payouts of one asset in a UTC day above this total go to review; "none" for no limit (the default)' }),
+    confirmations: Flags.string({
+      description: 'confirmations before a deposit counts (1 to 1000; "default" restores CONFIRMATIONS)',
+    }),
+    'payout-auto-approve-limit': Flags.string({
+      description:
+        'payouts above this amount (units of the payout asset) go to review; "none" for no limit (default 0: every payout is reviewed)',
+    }),
+    'payout-daily-limit': Flags.string({
+      description: 'payouts of one asset in a UTC day above this total go to review; "none" for no limit (the default)',
+    }),
   };
 
   async run(): Promise<MerchantView & PayoutLimitsView> {
@@ -27,15 +49,26 @@ export default class MerchantUpdate extends PaygateCommand {
     if (flags['cancel-url'] !== undefined) input.cancelUrl = flags['cancel-url'];
     if (flags.confirmations !== undefined) {
       const c = flags.confirmations;
-      if (c !== 'default' && !/^[0-9]+$/.test(c)) throw new AppError('invalid_argument', '--confirmations must be a whole number from 1 to 1000, or "default"');
+      if (c !== 'default' && !/^[0-9]+$/.test(c))
+        throw new AppError('invalid_argument', '--confirmations must be a whole number from 1 to 1000, or "default"');
       input.confirmations = c === 'default' ? null : Number(c);
     }
-    const limits = parseLimitsInput({ autoApproveLimit: flags['payout-auto-approve-limit'], dailyLimit: flags['payout-daily-limit'] });
-    if (Object.keys(input).length === 0 && Object.keys(limits).length === 0) throw new AppError('invalid_argument', 'Nothing to update: give at least one flag');
+    const limits = parseLimitsInput({
+      autoApproveLimit: flags['payout-auto-approve-limit'],
+      dailyLimit: flags['payout-daily-limit'],
+    });
+    if (Object.keys(input).length === 0 && Object.keys(limits).length === 0)
+      throw new AppError('invalid_argument', 'Nothing to update: give at least one flag');
     const ctx = await this.context();
     const db = ctx.database.db;
-    const m = Object.keys(input).length > 0 ? await updateMerchantSettings(db, ctx.clock, ctx.actor, args.id, input) : await showMerchant(db, args.id);
-    const payout = Object.keys(limits).length > 0 ? await setPayoutLimits(db, ctx.clock, ctx.actor, args.id, limits) : limitsView(await payoutLimits(db, args.id));
+    const m =
+      Object.keys(input).length > 0
+        ? await updateMerchantSettings(db, ctx.clock, ctx.actor, args.id, input)
+        : await showMerchant(db, args.id);
+    const payout =
+      Object.keys(limits).length > 0
+        ? await setPayoutLimits(db, ctx.clock, ctx.actor, args.id, limits)
+        : limitsView(await payoutLimits(db, args.id));
     this.say(record({ ...m, ...payout }));
     return { ...m, ...payout };
   }

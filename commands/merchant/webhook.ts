@@ -14,17 +14,25 @@ export default class MerchantWebhook extends PaygateCommand {
   static override args = { id: idArg('merchant id') };
   static override flags = {
     url: Flags.string({ required: true, description: 'https URL that receives the events' }),
-    'rotate-secret': Flags.boolean({ default: false, description: 'make a new secret; the current one keeps signing for 24 h' }),
+    'rotate-secret': Flags.boolean({
+      default: false,
+      description: 'make a new secret; the current one keeps signing for 24 h',
+    }),
     'allow-private': Flags.boolean({
       default: false,
-      description: 'allow http and private, loopback and link-local targets for this URL (an internal receiver); give it again with every change',
+      description:
+        'allow http and private, loopback and link-local targets for this URL (an internal receiver); give it again with every change',
     }),
   };
 
   async run(): Promise<EndpointView> {
     const { args, flags } = await this.parse(MerchantWebhook);
     const ctx = await this.context();
-    const view = await setEndpoint(ctx.database.db, ctx.clock, ctx.actor, args.id, { url: flags.url, rotateSecret: flags['rotate-secret'], allowPrivate: flags['allow-private'] });
+    const view = await setEndpoint(ctx.database.db, ctx.clock, ctx.actor, args.id, {
+      url: flags.url,
+      rotateSecret: flags['rotate-secret'],
+      allowPrivate: flags['allow-private'],
+    });
     const { secret, ...rest } = view;
     this.say(record(rest));
     if (secret) this.say(`\nWebhook signing secret (shown once, store it now):\n${secret}`);

@@ -9,7 +9,9 @@ export default class PayoutCancel extends PaygateCommand {
     'Stop a payout before it is signed: pending_review, approved or queued → rejected, reservation released (invalid_state once signing has begun)';
   static override examples = ['<%= config.bin %> payout cancel 0b7e… --reason "merchant asked to stop it"'];
   static override args = { id: idArg('payout id') };
-  static override flags = { reason: Flags.string({ required: true, description: 'why (kept for the audit; not sent to the merchant)' }) };
+  static override flags = {
+    reason: Flags.string({ required: true, description: 'why (kept for the audit; not sent to the merchant)' }),
+  };
 
   async run(): Promise<OperatorPayoutView> {
     const { args, flags } = await this.parse(PayoutCancel);

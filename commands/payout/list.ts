@@ -25,7 +25,20 @@ export default class PayoutList extends PaygateCommand {
     this.say(
       table(
         rows.map((r) => ({ ...r, fee: r.fees.network.amount, review_reasons: r.review_reasons.join(',') })),
-        ['payout_id', 'merchant_id', 'status', 'asset', 'amount', 'fee', 'to_address', 'review_reasons', 'created_at', 'tx_hash', 'wait_reason', 'hold_reason'],
+        [
+          'payout_id',
+          'merchant_id',
+          'status',
+          'asset',
+          'amount',
+          'fee',
+          'to_address',
+          'review_reasons',
+          'created_at',
+          'tx_hash',
+          'wait_reason',
+          'hold_reason',
+        ],
       ),
     );
     return rows;

@@ -5,10 +5,13 @@ import { record } from '../../src/cli/format.js';
 import { rejectPayout, type OperatorPayoutView } from '../../src/payouts/operator.js';
 
 export default class PayoutReject extends PaygateCommand {
-  static override description = 'Reject a payout in pending_review and release its reservation (invalid_state in any other status)';
+  static override description =
+    'Reject a payout in pending_review and release its reservation (invalid_state in any other status)';
   static override examples = ['<%= config.bin %> payout reject 0b7e… --reason "address flagged by compliance"'];
   static override args = { id: idArg('payout id') };
-  static override flags = { reason: Flags.string({ required: true, description: 'why (kept for the audit; not sent to the merchant)' }) };
+  static override flags = {
+    reason: Flags.string({ required: true, description: 'why (kept for the audit; not sent to the merchant)' }),
+  };
 
   async run(): Promise<OperatorPayoutView> {
     const { args, flags } = await this.parse(PayoutReject);

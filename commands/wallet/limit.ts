@@ -22,11 +22,18 @@ export default class WalletLimit extends PaygateCommand {
   async run(): Promise<HotWalletLimitView> {
     const { args, flags } = await this.parse(WalletLimit);
     const ctx = await this.context();
-    const v = await setHotWalletLimit(ctx.database.db, ctx.clock, ctx.actor, loadCatalog(ctx.config.tronNetwork), args.asset, {
-      ...(flags['per-payout'] !== undefined ? { perPayout: flags['per-payout'] } : {}),
-      ...(flags['per-day'] !== undefined ? { perDay: flags['per-day'] } : {}),
-      ...(flags['fee-limit'] !== undefined ? { feeLimit: flags['fee-limit'] } : {}),
-    });
+    const v = await setHotWalletLimit(
+      ctx.database.db,
+      ctx.clock,
+      ctx.actor,
+      loadCatalog(ctx.config.tronNetwork),
+      args.asset,
+      {
+        ...(flags['per-payout'] !== undefined ? { perPayout: flags['per-payout'] } : {}),
+        ...(flags['per-day'] !== undefined ? { perDay: flags['per-day'] } : {}),
+        ...(flags['fee-limit'] !== undefined ? { feeLimit: flags['fee-limit'] } : {}),
+      },
+    );
     this.say(record({ ...v }));
     return v;
   }

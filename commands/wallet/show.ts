@@ -16,7 +16,12 @@ export default class WalletShow extends PaygateCommand {
     await this.parse(WalletShow);
     const ctx = await this.context();
     const s = await walletSummary(ctx.database.db);
-    const chain = createTronClient({ fullHost: fullNodeUrl(ctx.config), apiKey: ctx.config.tronApiKey, timeoutMs: 5_000, retries: 1 });
+    const chain = createTronClient({
+      fullHost: fullNodeUrl(ctx.config),
+      apiKey: ctx.config.tronApiKey,
+      timeoutMs: 5_000,
+      retries: 1,
+    });
     const treasury = await treasurySummary(ctx.database.db, chain, loadCatalog(ctx.config.tronNetwork), s.hot_address);
     // payouts_waiting: what the payout worker holds back and why (hot wallet short, a limit…).
     const out = { ...s, ...treasury, payouts_waiting: await waitingPayouts(ctx.database.db) };

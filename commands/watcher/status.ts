@@ -12,7 +12,19 @@ export default class WatcherStatusCommand extends PaygateCommand {
     const ctx = await this.context();
     const status = await watcherStatus(ctx.database.db);
     const { stop, ...rest } = status;
-    this.say(record({ ...rest, ...(stop ? { reason: stop.reason, stopped_at: stop.stopped_at, resumed_at: stop.resumed_at, resumed_by: stop.resumed_by } : {}) }));
+    this.say(
+      record({
+        ...rest,
+        ...(stop
+          ? {
+              reason: stop.reason,
+              stopped_at: stop.stopped_at,
+              resumed_at: stop.resumed_at,
+              resumed_by: stop.resumed_by,
+            }
+          : {}),
+      }),
+    );
     return status;
   }
 }

@@ -6,7 +6,10 @@ import { DELIVERY_STATUSES, deliveries, type DeliveryView } from '../../src/webh
 
 export default class WebhookDeliveries extends PaygateCommand {
   static override description = 'List webhook deliveries, newest first (e.g. --status failed for the ones to resend)';
-  static override examples = ['<%= config.bin %> webhook deliveries --status failed', '<%= config.bin %> webhook deliveries --merchant 6f1c… --json'];
+  static override examples = [
+    '<%= config.bin %> webhook deliveries --status failed',
+    '<%= config.bin %> webhook deliveries --merchant 6f1c… --json',
+  ];
   static override flags = {
     merchant: idFlag('only deliveries of this merchant'),
     status: Flags.string({ options: [...DELIVERY_STATUSES], description: 'only deliveries in this status' }),
@@ -21,7 +24,18 @@ export default class WebhookDeliveries extends PaygateCommand {
       ...(flags.status ? { status: flags.status as DeliveryView['status'] } : {}),
       limit: flags.limit,
     });
-    this.say(table(rows as unknown as Array<Record<string, unknown>>, ['delivery_id', 'merchant_id', 'type', 'status', 'attempts', 'last_status_code', 'next_attempt_at', 'created_at']));
+    this.say(
+      table(rows as unknown as Array<Record<string, unknown>>, [
+        'delivery_id',
+        'merchant_id',
+        'type',
+        'status',
+        'attempts',
+        'last_status_code',
+        'next_attempt_at',
+        'created_at',
+      ]),
+    );
     return rows;
   }
 }

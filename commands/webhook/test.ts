@@ -4,7 +4,8 @@ import { record } from '../../src/cli/format.js';
 import { sendTestEvent, type TestResult } from '../../src/webhooks/service.js';
 
 export default class WebhookTest extends PaygateCommand {
-  static override description = "Send a signed webhook.test event to a merchant's endpoint now and print the receiver's answer";
+  static override description =
+    "Send a signed webhook.test event to a merchant's endpoint now and print the receiver's answer";
   static override examples = ['<%= config.bin %> webhook test <merchant_id> --json'];
   static override args = { merchant: idArg('merchant id') };
 

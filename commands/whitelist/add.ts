@@ -7,23 +7,35 @@ import { addToWhitelist, DEFAULT_DELAY, type AddResult } from '../../src/whiteli
 
 export default class WhitelistAdd extends PaygateCommand {
   static override description = `Put a payout address on a merchant's whitelist for an asset; it is usable once --delay has passed (default ${DEFAULT_DELAY}). Adding an address already listed changes nothing.`;
-  static override examples = ['<%= config.bin %> whitelist add 6f1c… --asset USDT_TRON --address TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH --delay 48h'];
+  static override examples = [
+    '<%= config.bin %> whitelist add 6f1c… --asset USDT_TRON --address TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH --delay 48h',
+  ];
   static override args = { merchant: idArg('merchant id') };
   static override flags = {
     asset: Flags.string({ required: true, description: 'asset code, e.g. USDT_TRON' }),
     address: Flags.string({ required: true, description: 'TRON base58 address (checksum verified)' }),
-    delay: Flags.string({ description: `delay before first use: 500ms, 30s, 15m, 24h, 7d or plain seconds (default ${DEFAULT_DELAY})` }),
+    delay: Flags.string({
+      description: `delay before first use: 500ms, 30s, 15m, 24h, 7d or plain seconds (default ${DEFAULT_DELAY})`,
+    }),
   };
 
   async run(): Promise<AddResult> {
     const { args, flags } = await this.parse(WhitelistAdd);
     const ctx = await this.context();
-    const r = await addToWhitelist(ctx.database.db, ctx.clock, ctx.actor, loadCatalog(ctx.config.tronNetwork), args.merchant, {
-      asset: flags.asset,
-      address: flags.address,
-      ...(flags.delay === undefined ? {} : { delay: flags.delay }),
-    });
-    if (!r.created) this.say('Already on the whitelist; the entry and its delay are unchanged (remove and add again to restart it).');
+    const r = await addToWhitelist(
+      ctx.database.db,
+      ctx.clock,
+      ctx.actor,
+      loadCatalog(ctx.config.tronNetwork),
+      args.merchant,
+      {
+        asset: flags.asset,
+        address: flags.address,
+        ...(flags.delay === undefined ? {} : { delay: flags.delay }),
+      },
+    );
+    if (!r.created)
+      this.say('Already on the whitelist; the entry and its delay are unchanged (remove and add again to restart it).');
     this.say(record({ ...r.entry }));
     return r;
   }

@@ -21,7 +21,12 @@ export default class WhitelistList extends PaygateCommand {
       ...(flags.asset ? { asset: flags.asset } : {}),
       includeRemoved: flags['include-removed'],
     });
-    this.say(table(rows.map((r) => ({ ...r })), ['merchant_id', 'asset', 'address', 'usable_from', 'usable', 'removed_at']));
+    this.say(
+      table(
+        rows.map((r) => ({ ...r })),
+        ['merchant_id', 'asset', 'address', 'usable_from', 'usable', 'removed_at'],
+      ),
+    );
     return rows;
   }
 }

@@ -8,7 +8,9 @@ import { removeFromWhitelist, type WhitelistEntryView } from '../../src/whitelis
 export default class WhitelistRemove extends PaygateCommand {
   static override description =
     "Remove a payout address from a merchant's whitelist for an asset: new payouts to it are refused and pending ones cannot be approved (address_not_whitelisted when it is not listed)";
-  static override examples = ['<%= config.bin %> whitelist remove 6f1c… --asset USDT_TRON --address TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH'];
+  static override examples = [
+    '<%= config.bin %> whitelist remove 6f1c… --asset USDT_TRON --address TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH',
+  ];
   static override args = { merchant: idArg('merchant id') };
   static override flags = {
     asset: Flags.string({ required: true, description: 'asset code, e.g. USDT_TRON' }),
@@ -18,10 +20,17 @@ export default class WhitelistRemove extends PaygateCommand {
   async run(): Promise<WhitelistEntryView> {
     const { args, flags } = await this.parse(WhitelistRemove);
     const ctx = await this.context();
-    const v = await removeFromWhitelist(ctx.database.db, ctx.clock, ctx.actor, loadCatalog(ctx.config.tronNetwork), args.merchant, {
-      asset: flags.asset,
-      address: flags.address,
-    });
+    const v = await removeFromWhitelist(
+      ctx.database.db,
+      ctx.clock,
+      ctx.actor,
+      loadCatalog(ctx.config.tronNetwork),
+      args.merchant,
+      {
+        asset: flags.asset,
+        address: flags.address,
+      },
+    );
     this.say(record({ ...v }));
     return v;
   }

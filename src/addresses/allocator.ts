@@ -42,25 +42,36 @@ export class DepositAddressAllocator {
 
   get stats(): { hits: number; misses: number; worker: boolean; workerFailure: string | null } {
     const p = this.pool;
-    return { hits: p?.hits ?? 0, misses: p?.misses ?? 0, worker: p?.usesWorker ?? false, workerFailure: p?.workerFailure ?? null };
+    return {
+      hits: p?.hits ?? 0,
+      misses: p?.misses ?? 0,
+      worker: p?.usesWorker ?? false,
+      workerFailure: p?.workerFailure ?? null,
+    };
   }
 
   /** One pool however many creations ask at once (claims run outside any write transaction). */
   private poolFor(db: Executor): Promise<DepositAddressPool | null> {
-    this.loading ??= this.loadPool(db).then((pool) => {
-      if (!pool) this.loading = null; // no wallet yet: look again next time
-      return pool;
-    }, (e: unknown) => {
-      this.loading = null;
-      throw e;
-    });
+    this.loading ??= this.loadPool(db).then(
+      (pool) => {
+        if (!pool) this.loading = null; // no wallet yet: look again next time
+        return pool;
+      },
+      (e: unknown) => {
+        this.loading = null;
+        throw e;
+      },
+    );
     return this.loading;
   }
 
   private async loadPool(db: Executor): Promise<DepositAddressPool | null> {
     const wallet = await findWallet(db);
     if (!wallet) return null;
-    const pool = new DepositAddressPool(new DepositKeyChain(wallet.deposit_xpub), { limit: this.indexLimit, ...this.opts.pool });
+    const pool = new DepositAddressPool(new DepositKeyChain(wallet.deposit_xpub), {
+      limit: this.indexLimit,
+      ...this.opts.pool,
+    });
     pool.moveFloor(wallet.next_index);
     this.pool = pool;
     return pool;
@@ -77,12 +88,25 @@ export class DepositAddressAllocator {
   }
 
   /** Call inside a write transaction. */
-  async allocate(trx: Executor, merchantId: string, externalUserId: string | null, now: string, claim?: AddressClaim): Promise<DepositAddressRow> {
+  async allocate(
+    trx: Executor,
+    merchantId: string,
+    externalUserId: string | null,
+    now: string,
+    claim?: AddressClaim,
+  ): Promise<DepositAddressRow> {
     const pool = await this.poolFor(trx);
-    if (!pool) throw new AppError('service_unavailable', 'The wallet is not initialised; the operator must run `paygate init`');
+    if (!pool)
+      throw new AppError('service_unavailable', 'The wallet is not initialised; the operator must run `paygate init`');
     const index = await takeNextIndex(trx, this.indexLimit);
     if (index === null) throw new AppError('addresses_exhausted', 'No deposit address indexes are left');
-    const row: DepositAddressRow = { address: pool.addressAt(index, claim), derivation_index: index, merchant_id: merchantId, external_user_id: externalUserId, created_at: now };
+    const row: DepositAddressRow = {
+      address: pool.addressAt(index, claim),
+      derivation_index: index,
+      merchant_id: merchantId,
+      external_user_id: externalUserId,
+      created_at: now,
+    };
     await insertDepositAddress(trx, row);
     return row;
   }

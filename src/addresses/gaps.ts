@@ -45,13 +45,28 @@ export async function skipDerivationRange(
   const total = to - from + 1;
   for (let start = from; start <= to; start += CHUNK) {
     const rows: Array<{ derivation_index: number; address: string }> = [];
-    for (let i = start; i <= Math.min(to, start + CHUNK - 1); i++) rows.push({ derivation_index: i, address: chain.addressAt(i) });
-    await writeTx(db, (trx) => trx.insertInto('unattributed_addresses').values(rows).onConflict((oc) => oc.doNothing()).execute());
+    for (let i = start; i <= Math.min(to, start + CHUNK - 1); i++)
+      rows.push({ derivation_index: i, address: chain.addressAt(i) });
+    await writeTx(db, (trx) =>
+      trx
+        .insertInto('unattributed_addresses')
+        .values(rows)
+        .onConflict((oc) => oc.doNothing())
+        .execute(),
+    );
     onProgress(start - from + rows.length, total);
   }
   await writeTx(db, async (trx) => {
-    await trx.updateTable('wallet').set({ next_index: to + 1 }).where('id', '=', 1).where('next_index', '=', from).executeTakeFirstOrThrow();
-    await trx.insertInto('derivation_gaps').values({ from_index: from, to_index: to, recorded_at: recordedAt, reason }).execute();
+    await trx
+      .updateTable('wallet')
+      .set({ next_index: to + 1 })
+      .where('id', '=', 1)
+      .where('next_index', '=', from)
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto('derivation_gaps')
+      .values({ from_index: from, to_index: to, recorded_at: recordedAt, reason })
+      .execute();
   });
   return { from_index: from, to_index: to, addresses: total };
 }
@@ -60,10 +75,19 @@ export async function skipDerivationRange(
 const LOOKUP_CHUNK = 500;
 
 /** The addresses of restore gaps among `addresses`, found through the unique index on the address. */
-export async function findUnattributedAddresses(db: Executor, addresses: readonly string[]): Promise<Array<{ address: string; derivation_index: number }>> {
+export async function findUnattributedAddresses(
+  db: Executor,
+  addresses: readonly string[],
+): Promise<Array<{ address: string; derivation_index: number }>> {
   const found: Array<{ address: string; derivation_index: number }> = [];
   for (let i = 0; i < addresses.length; i += LOOKUP_CHUNK) {
-    found.push(...(await db.selectFrom('unattributed_addresses').selectAll().where('address', 'in', addresses.slice(i, i + LOOKUP_CHUNK)).execute()));
+    found.push(
+      ...(await db
+        .selectFrom('unattributed_addresses')
+        .selectAll()
+        .where('address', 'in', addresses.slice(i, i + LOOKUP_CHUNK))
+        .execute()),
+    );
   }
   return found;
 }

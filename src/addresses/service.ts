@@ -35,32 +35,53 @@ export async function userAddress(
   now: string,
   claim?: AddressClaim,
 ): Promise<DepositAddressRow> {
-  return (await findUserAddress(trx, merchantId, externalUserId)) ?? allocator.allocate(trx, merchantId, externalUserId, now, claim);
+  return (
+    (await findUserAddress(trx, merchantId, externalUserId)) ??
+    allocator.allocate(trx, merchantId, externalUserId, now, claim)
+  );
 }
 
 export function assertApproved(m: MerchantRow): void {
   if (m.approval !== 'approved') {
-    throw new AppError('merchant_not_approved', m.approval === 'rejected' ? 'The project was rejected and cannot accept payments' : 'The project is not approved yet and cannot accept payments');
+    throw new AppError(
+      'merchant_not_approved',
+      m.approval === 'rejected'
+        ? 'The project was rejected and cannot accept payments'
+        : 'The project is not approved yet and cannot accept payments',
+    );
   }
 }
 
 /** `merchant` is the row authentication read for this request (fresh, enabled). */
-export async function permanentAddress(deps: AddressDeps, merchant: MerchantRow, externalUserId: string): Promise<PermanentAddressView> {
+export async function permanentAddress(
+  deps: AddressDeps,
+  merchant: MerchantRow,
+  externalUserId: string,
+): Promise<PermanentAddressView> {
   const { db } = deps;
   const merchantId = merchant.id;
   assertApproved(merchant);
   if (merchant.address_mode !== 'per_user') {
-    throw new AppError('address_mode_mismatch', 'Permanent addresses exist only for merchants in per_user address mode');
+    throw new AppError(
+      'address_mode_mismatch',
+      'Permanent addresses exist only for merchants in per_user address mode',
+    );
   }
   const existing = await findUserAddress(db, merchantId, externalUserId);
   const row = existing ?? (await createUserAddress(deps, merchantId, externalUserId));
   return { address: row.address, network: 'tron', assets: await receivableAssets(db, deps.catalog, merchantId) };
 }
 
-async function createUserAddress(deps: AddressDeps, merchantId: string, externalUserId: string): Promise<DepositAddressRow> {
+async function createUserAddress(
+  deps: AddressDeps,
+  merchantId: string,
+  externalUserId: string,
+): Promise<DepositAddressRow> {
   const claim = await deps.allocator.claim(deps.db);
   try {
-    return await writeTx(deps.db, (trx) => userAddress(trx, deps.allocator, merchantId, externalUserId, deps.clock.now().toISOString(), claim));
+    return await writeTx(deps.db, (trx) =>
+      userAddress(trx, deps.allocator, merchantId, externalUserId, deps.clock.now().toISOString(), claim),
+    );
   } finally {
     claim.release();
   }

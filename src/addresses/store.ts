@@ -9,7 +9,11 @@ export async function insertDepositAddress(db: Executor, row: DepositAddressRow)
   await db.insertInto('deposit_addresses').values(row).execute();
 }
 
-export async function findUserAddress(db: Executor, merchantId: string, externalUserId: string): Promise<DepositAddressRow | undefined> {
+export async function findUserAddress(
+  db: Executor,
+  merchantId: string,
+  externalUserId: string,
+): Promise<DepositAddressRow | undefined> {
   return db
     .selectFrom('deposit_addresses')
     .selectAll()
@@ -19,7 +23,10 @@ export async function findUserAddress(db: Executor, merchantId: string, external
 }
 
 export async function countDepositAddresses(db: Executor): Promise<number> {
-  const r = await db.selectFrom('deposit_addresses').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const r = await db
+    .selectFrom('deposit_addresses')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
@@ -30,7 +37,11 @@ export async function countDepositAddresses(db: Executor): Promise<number> {
  * deposit (it may be the sweeper's TRX top-up): it would be credited to no one.
  */
 export async function isOwnAddress(db: Executor, address: string): Promise<boolean> {
-  if ((await findDepositAddresses(db, [address])).length > 0 || (await findUnattributedAddresses(db, [address])).length > 0) return true;
+  if (
+    (await findDepositAddresses(db, [address])).length > 0 ||
+    (await findUnattributedAddresses(db, [address])).length > 0
+  )
+    return true;
   return (await hotWalletAddress(db)) === address;
 }
 
@@ -47,7 +58,13 @@ const LOOKUP_CHUNK = 500;
 export async function findDepositAddresses(db: Executor, addresses: readonly string[]): Promise<DepositAddressRow[]> {
   const found: DepositAddressRow[] = [];
   for (let i = 0; i < addresses.length; i += LOOKUP_CHUNK) {
-    found.push(...(await db.selectFrom('deposit_addresses').selectAll().where('address', 'in', addresses.slice(i, i + LOOKUP_CHUNK)).execute()));
+    found.push(
+      ...(await db
+        .selectFrom('deposit_addresses')
+        .selectAll()
+        .where('address', 'in', addresses.slice(i, i + LOOKUP_CHUNK))
+        .execute()),
+    );
   }
   return found;
 }

@@ -35,7 +35,10 @@ export interface CatalogAsset {
 
 export class AssetCatalog {
   private readonly byCode: Map<string, CatalogAsset>;
-  constructor(readonly network: TronNetwork, readonly assets: readonly CatalogAsset[]) {
+  constructor(
+    readonly network: TronNetwork,
+    readonly assets: readonly CatalogAsset[],
+  ) {
     this.byCode = new Map(assets.map((a) => [a.code, a]));
   }
   get(code: string): CatalogAsset | undefined {
@@ -53,11 +56,16 @@ function parseEntry(raw: Record<string, unknown>, where: string): CatalogAsset {
   const fail = (msg: string): never => {
     throw new CatalogError(`${where}: ${msg}`);
   };
-  const code = typeof raw.code === 'string' && ASSET_CODE.test(raw.code) ? raw.code : fail('code must look like USDT_TRON');
-  const decimals = Number.isInteger(raw.decimals) && (raw.decimals as number) >= 0 && (raw.decimals as number) <= 30 ? (raw.decimals as number) : fail('decimals must be 0..30');
+  const code =
+    typeof raw.code === 'string' && ASSET_CODE.test(raw.code) ? raw.code : fail('code must look like USDT_TRON');
+  const decimals =
+    Number.isInteger(raw.decimals) && (raw.decimals as number) >= 0 && (raw.decimals as number) <= 30
+      ? (raw.decimals as number)
+      : fail('decimals must be 0..30');
   const type = raw.type === 'trc20' || raw.type === 'native' ? raw.type : fail('type must be trc20 or native');
   const contract = raw.contract ?? null;
-  if (type === 'trc20' && !(typeof contract === 'string' && isTronAddress(contract))) fail('a trc20 asset needs a valid base58 contract');
+  if (type === 'trc20' && !(typeof contract === 'string' && isTronAddress(contract)))
+    fail('a trc20 asset needs a valid base58 contract');
   if (type === 'native' && contract !== null) fail('a native asset has no contract');
   let minimumDeposit = 0n;
   try {
@@ -78,7 +86,8 @@ function parseEntry(raw: Record<string, unknown>, where: string): CatalogAsset {
   for (const f of locked) if (!ASSET_FLAGS.includes(f as AssetFlag)) fail(`unknown locked flag ${String(f)}`);
   const receiveOnly = bool('receive_only');
   const payouts = bool('payouts');
-  if (receiveOnly && (payouts || !locked.includes('payouts'))) fail('a receive_only asset has payouts false and locked');
+  if (receiveOnly && (payouts || !locked.includes('payouts')))
+    fail('a receive_only asset has payouts false and locked');
   return {
     code,
     symbol: typeof raw.symbol === 'string' ? raw.symbol : fail('symbol missing'),
@@ -99,7 +108,8 @@ function parseEntry(raw: Record<string, unknown>, where: string): CatalogAsset {
 export function parseCatalog(network: TronNetwork, json: unknown, where = `assets.${network}.json`): AssetCatalog {
   const doc = json as { network?: unknown; assets?: unknown };
   if (doc?.network !== network) throw new CatalogError(`${where}: network must be "${network}"`);
-  if (!Array.isArray(doc.assets) || doc.assets.length === 0) throw new CatalogError(`${where}: assets must be a non-empty array`);
+  if (!Array.isArray(doc.assets) || doc.assets.length === 0)
+    throw new CatalogError(`${where}: assets must be a non-empty array`);
   const assets = doc.assets.map((a, i) => parseEntry(a as Record<string, unknown>, `${where} assets[${i}]`));
   const codes = new Set(assets.map((a) => a.code));
   if (codes.size !== assets.length) throw new CatalogError(`${where}: duplicate asset code`);

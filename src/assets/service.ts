@@ -11,7 +11,14 @@ import { AppError } from '../errors.js';
 import { requireMerchant } from '../merchants/service.js';
 import { formatAmount } from '../money.js';
 import { ASSET_FLAGS, type AssetCatalog, type AssetFlag, type CatalogAsset } from './catalog.js';
-import { merchantSwitch, merchantSwitches, operatorSwitch, operatorSwitches, upsertMerchantSwitch, upsertOperatorSwitch } from './store.js';
+import {
+  merchantSwitch,
+  merchantSwitches,
+  operatorSwitch,
+  operatorSwitches,
+  upsertMerchantSwitch,
+  upsertOperatorSwitch,
+} from './store.js';
 
 export interface AssetView {
   asset: string;
@@ -76,7 +83,10 @@ export async function setAssetFlags(
   for (const f of given) {
     // Setting a locked flag to the value it is locked at changes nothing and is allowed.
     if (a.locked.has(f) && flags[f] !== a[f]) {
-      throw new AppError('asset_flag_locked', `The catalog does not allow switching ${f} of ${code} (locked ${a[f] ? 'on' : 'off'})`);
+      throw new AppError(
+        'asset_flag_locked',
+        `The catalog does not allow switching ${f} of ${code} (locked ${a[f] ? 'on' : 'off'})`,
+      );
     }
   }
   return writeTx(db, async (trx) => {
@@ -88,7 +98,13 @@ export async function setAssetFlags(
       updated_at: clock.now().toISOString(),
     };
     await upsertOperatorSwitch(trx, row);
-    await recordAudit(trx, clock, { actor, action: 'asset.set', subjectType: 'asset', subjectId: code, details: { ...flags } });
+    await recordAudit(trx, clock, {
+      actor,
+      action: 'asset.set',
+      subjectType: 'asset',
+      subjectId: code,
+      details: { ...flags },
+    });
     return view(a, row);
   });
 }
@@ -111,8 +127,20 @@ export async function setMerchantAsset(
   requireCatalogAsset(catalog, code);
   return writeTx(db, async (trx) => {
     await requireMerchant(trx, merchantId);
-    await upsertMerchantSwitch(trx, { merchant_id: merchantId, asset: code, payments_enabled: Number(payments), updated_at: clock.now().toISOString() });
-    await recordAudit(trx, clock, { actor, action: 'merchant.asset', subjectType: 'merchant', subjectId: merchantId, merchantId, details: { asset: code, payments } });
+    await upsertMerchantSwitch(trx, {
+      merchant_id: merchantId,
+      asset: code,
+      payments_enabled: Number(payments),
+      updated_at: clock.now().toISOString(),
+    });
+    await recordAudit(trx, clock, {
+      actor,
+      action: 'merchant.asset',
+      subjectType: 'merchant',
+      subjectId: merchantId,
+      merchantId,
+      details: { asset: code, payments },
+    });
     return { merchant_id: merchantId, asset: code, payments };
   });
 }
@@ -122,14 +150,21 @@ export async function setMerchantAsset(
  * unknown or never payable → asset_not_supported; operator switch off → asset_payments_disabled;
  * merchant switch off → asset_disabled_by_merchant.
  */
-export async function assertReceivable(db: Executor, catalog: AssetCatalog, merchantId: string, code: string): Promise<CatalogAsset> {
+export async function assertReceivable(
+  db: Executor,
+  catalog: AssetCatalog,
+  merchantId: string,
+  code: string,
+): Promise<CatalogAsset> {
   const a = catalog.get(code);
-  if (!a || (a.locked.has('payments') && !a.payments)) throw new AppError('asset_not_supported', `Asset ${code} is not accepted for payment`);
+  if (!a || (a.locked.has('payments') && !a.payments))
+    throw new AppError('asset_not_supported', `Asset ${code} is not accepted for payment`);
   if (!effective(a, await operatorSwitch(db, code), 'payments')) {
     throw new AppError('asset_payments_disabled', `Receiving ${code} is temporarily switched off`);
   }
   const mine = await merchantSwitch(db, merchantId, code);
-  if (mine && mine.payments_enabled === 0) throw new AppError('asset_disabled_by_merchant', `Receiving ${code} is switched off in the project settings`);
+  if (mine && mine.payments_enabled === 0)
+    throw new AppError('asset_disabled_by_merchant', `Receiving ${code} is switched off in the project settings`);
   return a;
 }
 
@@ -137,5 +172,7 @@ export async function assertReceivable(db: Executor, catalog: AssetCatalog, merc
 export async function receivableAssets(db: Executor, catalog: AssetCatalog, merchantId: string): Promise<string[]> {
   const switches = new Map((await operatorSwitches(db)).map((s) => [s.asset, s]));
   const mine = new Map((await merchantSwitches(db, merchantId)).map((s) => [s.asset, s.payments_enabled]));
-  return catalog.assets.filter((a) => effective(a, switches.get(a.code), 'payments') && mine.get(a.code) !== 0).map((a) => a.code);
+  return catalog.assets
+    .filter((a) => effective(a, switches.get(a.code), 'payments') && mine.get(a.code) !== 0)
+    .map((a) => a.code);
 }

@@ -14,7 +14,15 @@ export async function upsertOperatorSwitch(db: Executor, row: AssetSwitchesTable
   await db
     .insertInto('asset_switches')
     .values(row)
-    .onConflict((oc) => oc.column('asset').doUpdateSet({ payments_enabled: row.payments_enabled, payouts_enabled: row.payouts_enabled, updated_at: row.updated_at }))
+    .onConflict((oc) =>
+      oc
+        .column('asset')
+        .doUpdateSet({
+          payments_enabled: row.payments_enabled,
+          payouts_enabled: row.payouts_enabled,
+          updated_at: row.updated_at,
+        }),
+    )
     .execute();
 }
 
@@ -22,14 +30,27 @@ export async function merchantSwitches(db: Executor, merchantId: string): Promis
   return db.selectFrom('merchant_asset_switches').selectAll().where('merchant_id', '=', merchantId).execute();
 }
 
-export async function merchantSwitch(db: Executor, merchantId: string, asset: string): Promise<MerchantAssetSwitchesTable | undefined> {
-  return db.selectFrom('merchant_asset_switches').selectAll().where('merchant_id', '=', merchantId).where('asset', '=', asset).executeTakeFirst();
+export async function merchantSwitch(
+  db: Executor,
+  merchantId: string,
+  asset: string,
+): Promise<MerchantAssetSwitchesTable | undefined> {
+  return db
+    .selectFrom('merchant_asset_switches')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('asset', '=', asset)
+    .executeTakeFirst();
 }
 
 export async function upsertMerchantSwitch(db: Executor, row: MerchantAssetSwitchesTable): Promise<void> {
   await db
     .insertInto('merchant_asset_switches')
     .values(row)
-    .onConflict((oc) => oc.columns(['merchant_id', 'asset']).doUpdateSet({ payments_enabled: row.payments_enabled, updated_at: row.updated_at }))
+    .onConflict((oc) =>
+      oc
+        .columns(['merchant_id', 'asset'])
+        .doUpdateSet({ payments_enabled: row.payments_enabled, updated_at: row.updated_at }),
+    )
     .execute();
 }

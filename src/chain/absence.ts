@@ -40,7 +40,12 @@ export class ProofThrottle {
   private readonly failedAt = new Map<string | number, number>();
 
   /** provablyNeverLands, or false without asking when `key`'s last proof failed too recently. */
-  async neverLands(chain: Chain, key: string | number, tx: TronTransactionJson, solid: ChainBlockHeader): Promise<boolean> {
+  async neverLands(
+    chain: Chain,
+    key: string | number,
+    tx: TronTransactionJson,
+    solid: ChainBlockHeader,
+  ): Promise<boolean> {
     const tried = this.failedAt.get(key);
     if (tried !== undefined && solid.number < tried + PROOF_RETRY_BLOCKS) return false;
     const proven = await provablyNeverLands(chain, tx, solid);
@@ -56,10 +61,15 @@ export class ProofThrottle {
 }
 
 /** true only when no block of the chain can ever hold `tx` (see above). */
-export async function provablyNeverLands(chain: Chain, tx: TronTransactionJson, solid: ChainBlockHeader): Promise<boolean> {
+export async function provablyNeverLands(
+  chain: Chain,
+  tx: TronTransactionJson,
+  solid: ChainBlockHeader,
+): Promise<boolean> {
   const raw = tx.raw_data;
   const expiration = raw.expiration;
-  if (typeof expiration !== 'number' || !Number.isSafeInteger(expiration) || solid.timestamp <= expiration) return false;
+  if (typeof expiration !== 'number' || !Number.isSafeInteger(expiration) || solid.timestamp <= expiration)
+    return false;
   if (!/^[0-9a-f]{4}$/i.test(raw.ref_block_bytes) || !/^[0-9a-f]{16}$/i.test(raw.ref_block_hash)) return false;
   // The reference block was the newest one when the transaction was built: of the heights with
   // those 16 low bits, the one nearest to where the chain was then (3 s a block).
@@ -82,7 +92,15 @@ async function onSolidChain(chain: Chain, b: BlockTxIds, solid: ChainBlockHeader
   return id !== null && id.toLowerCase() === b.id.toLowerCase();
 }
 
-async function runFrom(chain: Chain, ref: number, chunk: number, refHash: string, txid: string, expiration: number, solid: ChainBlockHeader): Promise<boolean> {
+async function runFrom(
+  chain: Chain,
+  ref: number,
+  chunk: number,
+  refHash: string,
+  txid: string,
+  expiration: number,
+  solid: ChainBlockHeader,
+): Promise<boolean> {
   let previous: BlockTxIds | null = null;
   for (let from = ref; from < ref + MAX_BLOCKS; from += chunk) {
     const blocks = await chain.getBlockTxIds(from, from + chunk);

@@ -207,10 +207,18 @@ export interface TronClient {
   /** Energy a `transfer(to, amount)` from `from` would use now. */
   estimateTrc20TransferEnergy(contract: string, from: string, to: string, amount: bigint): Promise<bigint>;
   buildTrxTransfer(p: { from: string; to: string; amount: bigint } & BuildOptions): Promise<TronTransactionJson>;
-  buildTrc20Transfer(p: { contract: string; from: string; to: string; amount: bigint; feeLimit: bigint } & BuildOptions): Promise<TronTransactionJson>;
-  buildFreezeBalanceV2(p: { owner: string; amount: bigint; resource: Resource } & BuildOptions): Promise<TronTransactionJson>;
-  buildDelegateResource(p: { owner: string; receiver: string; amount: bigint; resource: Resource; lock?: boolean } & BuildOptions): Promise<TronTransactionJson>;
-  buildUnDelegateResource(p: { owner: string; receiver: string; amount: bigint; resource: Resource } & BuildOptions): Promise<TronTransactionJson>;
+  buildTrc20Transfer(
+    p: { contract: string; from: string; to: string; amount: bigint; feeLimit: bigint } & BuildOptions,
+  ): Promise<TronTransactionJson>;
+  buildFreezeBalanceV2(
+    p: { owner: string; amount: bigint; resource: Resource } & BuildOptions,
+  ): Promise<TronTransactionJson>;
+  buildDelegateResource(
+    p: { owner: string; receiver: string; amount: bigint; resource: Resource; lock?: boolean } & BuildOptions,
+  ): Promise<TronTransactionJson>;
+  buildUnDelegateResource(
+    p: { owner: string; receiver: string; amount: bigint; resource: Resource } & BuildOptions,
+  ): Promise<TronTransactionJson>;
   /** Offline: checks txID = sha256(raw_data) and that the key owns the transaction. */
   sign(tx: TronTransactionJson, privateKeyHex: string): Promise<TronTransactionJson>;
   /** Never throws for a refusal: SERVER_BUSY is retried with backoff, then returned like any other code. */

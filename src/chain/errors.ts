@@ -30,7 +30,11 @@ export class TronTimeoutError extends TronNodeError {
 /** The node could not be reached at all (connection refused, reset, DNS). Always transient. */
 export class TronNetworkError extends TronNodeError {
   constructor(path: string, cause: unknown) {
-    super(`TRON node unreachable for ${path}: ${cause instanceof Error ? cause.message : String(cause)}`, { path, transient: true, cause });
+    super(`TRON node unreachable for ${path}: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      path,
+      transient: true,
+      cause,
+    });
     this.name = 'TronNetworkError';
   }
 }
@@ -52,7 +56,12 @@ export type BroadcastCode =
   | 'OTHER_ERROR';
 
 /** Codes where sending the same signed bytes again later may succeed. */
-export const RETRYABLE_BROADCAST_CODES: ReadonlySet<BroadcastCode> = new Set(['SERVER_BUSY', 'NO_CONNECTION', 'NOT_ENOUGH_EFFECTIVE_CONNECTION', 'BLOCK_UNSOLIDIFIED']);
+export const RETRYABLE_BROADCAST_CODES: ReadonlySet<BroadcastCode> = new Set([
+  'SERVER_BUSY',
+  'NO_CONNECTION',
+  'NOT_ENOUGH_EFFECTIVE_CONNECTION',
+  'BLOCK_UNSOLIDIFIED',
+]);
 
 /** A broadcast the node refused, with java-tron's code. */
 export class TronBroadcastError extends Error {

@@ -34,7 +34,8 @@ export interface NodeHttpOptions {
 }
 
 /** `{"Error": …}` texts that mean "try again later" rather than "this request is wrong". */
-const TRANSIENT_ERROR_TEXT = /busy|timeout|timed out|too many|try again|unavailable|overload|rate limit|connection|not ready|syncing/i;
+const TRANSIENT_ERROR_TEXT =
+  /busy|timeout|timed out|too many|try again|unavailable|overload|rate limit|connection|not ready|syncing/i;
 
 export class NodeHttp {
   readonly fullHost: string;
@@ -93,33 +94,73 @@ export class NodeHttp {
     let bytes: Uint8Array;
     const signal = AbortSignal.timeout(this.timeoutMs);
     try {
-      ({ status, bytes } = await postForAnswer(host + path, this.headers, JSON.stringify(body ?? {}), signal, this.maxAnswerBytes));
+      ({ status, bytes } = await postForAnswer(
+        host + path,
+        this.headers,
+        JSON.stringify(body ?? {}),
+        signal,
+        this.maxAnswerBytes,
+      ));
     } catch (e) {
       if (signal.aborted) throw new TronTimeoutError(path, this.timeoutMs);
       throw new TronNetworkError(path, e);
     }
     if (status >= 400) {
       const preview = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 200)).toString('utf8');
-      throw new TronNodeError(`TRON node answered HTTP ${status} for ${path}: ${preview}`, { path, status, transient: status === 429 || status >= 500 });
+      throw new TronNodeError(`TRON node answered HTTP ${status} for ${path}: ${preview}`, {
+        path,
+        status,
+        transient: status === 429 || status >= 500,
+      });
     }
     const json = parse ? await this.parsedElsewhere(path, status, bytes, parse) : parseHere(path, status, bytes);
-    if (json && typeof json === 'object' && !Array.isArray(json) && typeof (json as { Error?: unknown }).Error === 'string') {
+    if (
+      json &&
+      typeof json === 'object' &&
+      !Array.isArray(json) &&
+      typeof (json as { Error?: unknown }).Error === 'string'
+    ) {
       const message = (json as { Error: string }).Error;
-      throw new TronNodeError(`TRON node error for ${path}: ${message}`, { path, status, transient: TRANSIENT_ERROR_TEXT.test(message) });
+      throw new TronNodeError(`TRON node error for ${path}: ${message}`, {
+        path,
+        status,
+        transient: TRANSIENT_ERROR_TEXT.test(message),
+      });
     }
     return json as T;
   }
 
-  private async parsedElsewhere(path: string, status: number, bytes: Uint8Array, parse: (body: Uint8Array) => Promise<unknown>): Promise<unknown> {
+  private async parsedElsewhere(
+    path: string,
+    status: number,
+    bytes: Uint8Array,
+    parse: (body: Uint8Array) => Promise<unknown>,
+  ): Promise<unknown> {
     try {
       return await parse(bytes);
     } catch (e) {
       if (e instanceof UnparsableAnswer) {
-        throw new TronNodeError(`TRON node answered ${path} with non-JSON: ${e.preview}`, { path, status, transient: false, cause: e });
+        throw new TronNodeError(`TRON node answered ${path} with non-JSON: ${e.preview}`, {
+          path,
+          status,
+          transient: false,
+          cause: e,
+        });
       }
-      if (e instanceof ParserClosed) throw new TronNodeError(`answer of ${path} dropped: ${e.message}`, { path, status, transient: false, cause: e });
+      if (e instanceof ParserClosed)
+        throw new TronNodeError(`answer of ${path} dropped: ${e.message}`, {
+          path,
+          status,
+          transient: false,
+          cause: e,
+        });
       // The parser itself failed (a worker that died): not the node's fault, so ask again.
-      throw new TronNodeError(`answer of ${path} could not be parsed: ${(e as Error).message}`, { path, status, transient: true, cause: e });
+      throw new TronNodeError(`answer of ${path} could not be parsed: ${(e as Error).message}`, {
+        path,
+        status,
+        transient: true,
+        cause: e,
+      });
     }
   }
 }
@@ -136,7 +177,12 @@ function parseHere(path: string, status: number, bytes: Uint8Array): unknown {
   try {
     return text.trim() === '' ? {} : JSON.parse(text);
   } catch (e) {
-    throw new TronNodeError(`TRON node answered ${path} with non-JSON: ${text.slice(0, 200)}`, { path, status, transient: false, cause: e });
+    throw new TronNodeError(`TRON node answered ${path} with non-JSON: ${text.slice(0, 200)}`, {
+      path,
+      status,
+      transient: false,
+      cause: e,
+    });
   }
 }
 
@@ -146,7 +192,13 @@ function parseHere(path: string, status: number, bytes: Uint8Array): unknown {
  * refuses a URL that holds them. An answer over `maxBytes`, declared or streamed (decompressed
  * bytes count), is refused.
  */
-async function postForAnswer(url: string, headers: Record<string, string>, body: string, signal: AbortSignal, maxBytes: number): Promise<{ status: number; bytes: Uint8Array }> {
+async function postForAnswer(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  signal: AbortSignal,
+  maxBytes: number,
+): Promise<{ status: number; bytes: Uint8Array }> {
   const target = new URL(url);
   const sent = { ...headers };
   if (target.username || target.password) {

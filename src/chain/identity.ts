@@ -22,13 +22,21 @@ export interface ChainIdentity {
 }
 
 export async function recordedChain(db: Executor): Promise<ChainIdentity | undefined> {
-  return db.selectFrom('chain_identity').select(['network', 'genesis_block_id', 'recorded_at']).where('id', '=', 1).executeTakeFirst();
+  return db
+    .selectFrom('chain_identity')
+    .select(['network', 'genesis_block_id', 'recorded_at'])
+    .where('id', '=', 1)
+    .executeTakeFirst();
 }
 
 /** The node's genesis block id (throws the client's error when the node cannot answer). */
 export async function nodeGenesisId(chain: Pick<TronClient, 'getBlockId'>): Promise<string> {
   const id = await chain.getBlockId(0);
-  if (id === null) throw new AppError('wrong_network', 'The node answered no genesis block (block 0): it is not a usable TRON full node');
+  if (id === null)
+    throw new AppError(
+      'wrong_network',
+      'The node answered no genesis block (block 0): it is not a usable TRON full node',
+    );
   return id;
 }
 
@@ -54,13 +62,21 @@ export async function pinChain(db: Db, clock: Clock, network: TronNetwork, genes
     }
     if (held) return held;
     const row = { network, genesis_block_id: genesisId, recorded_at: clock.now().toISOString() };
-    await trx.insertInto('chain_identity').values({ id: 1, ...row }).execute();
+    await trx
+      .insertInto('chain_identity')
+      .values({ id: 1, ...row })
+      .execute();
     return row;
   });
 }
 
 /** Reads the node's genesis block and holds it against the database's (pinChain). */
-export async function checkChain(db: Db, clock: Clock, network: TronNetwork, chain: Pick<TronClient, 'getBlockId'>): Promise<ChainIdentity> {
+export async function checkChain(
+  db: Db,
+  clock: Clock,
+  network: TronNetwork,
+  chain: Pick<TronClient, 'getBlockId'>,
+): Promise<ChainIdentity> {
   return pinChain(db, clock, network, await nodeGenesisId(chain));
 }
 
@@ -71,13 +87,26 @@ const START_TIMEOUT_MS = 5_000;
  * `serve` and `init` at start: refuses a node of another chain (wrong_network); a node that cannot
  * be reached is only logged (null): the workers check again before their first use of it.
  */
-export async function checkChainAtStart(db: Db, clock: Clock, config: Config, logger: Logger | null): Promise<ChainIdentity | null> {
-  const chain = createTronClient({ fullHost: fullNodeUrl(config), apiKey: config.tronApiKey, timeoutMs: START_TIMEOUT_MS, retries: 1 });
+export async function checkChainAtStart(
+  db: Db,
+  clock: Clock,
+  config: Config,
+  logger: Logger | null,
+): Promise<ChainIdentity | null> {
+  const chain = createTronClient({
+    fullHost: fullNodeUrl(config),
+    apiKey: config.tronApiKey,
+    timeoutMs: START_TIMEOUT_MS,
+    retries: 1,
+  });
   try {
     return await checkChain(db, clock, config.tronNetwork, chain);
   } catch (e) {
     if (e instanceof AppError) throw e;
-    logger?.warn({ err: e }, 'could not read the node\'s genesis block at start; the workers check it before they use the node');
+    logger?.warn(
+      { err: e },
+      "could not read the node's genesis block at start; the workers check it before they use the node",
+    );
     return null;
   } finally {
     await chain.close?.();
@@ -92,13 +121,22 @@ export async function checkChainAtStart(db: Db, clock: Clock, config: Config, lo
 export class ChainGate {
   private checked: Promise<unknown> | null = null;
 
-  constructor(private readonly s: { db: Db; clock: Clock; config: Pick<Config, 'tronNetwork'>; chain: Pick<TronClient, 'getBlockId'> }) {}
+  constructor(
+    private readonly s: {
+      db: Db;
+      clock: Clock;
+      config: Pick<Config, 'tronNetwork'>;
+      chain: Pick<TronClient, 'getBlockId'>;
+    },
+  ) {}
 
   async pass(): Promise<void> {
-    this.checked ??= checkChain(this.s.db, this.s.clock, this.s.config.tronNetwork, this.s.chain).catch((e: unknown) => {
-      this.checked = null;
-      throw e;
-    });
+    this.checked ??= checkChain(this.s.db, this.s.clock, this.s.config.tronNetwork, this.s.chain).catch(
+      (e: unknown) => {
+        this.checked = null;
+        throw e;
+      },
+    );
     await this.checked;
   }
 }

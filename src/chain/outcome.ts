@@ -14,10 +14,19 @@ export type TxOutcome =
   | { state: 'success'; info: TxInfo }
   | { state: 'failed'; info: TxInfo; reason: string };
 
-export async function transactionOutcome(chain: TronClient, txid: string, opts: { solid?: boolean } = {}): Promise<TxOutcome> {
+export async function transactionOutcome(
+  chain: TronClient,
+  txid: string,
+  opts: { solid?: boolean } = {},
+): Promise<TxOutcome> {
   const info = await chain.getTransactionInfo(txid, opts);
   if (!info) return { state: 'absent' };
-  if (info.result === 'FAILED') return { state: 'failed', info, reason: info.receiptResult !== 'DEFAULT' ? info.receiptResult : (info.message ?? 'FAILED') };
+  if (info.result === 'FAILED')
+    return {
+      state: 'failed',
+      info,
+      reason: info.receiptResult !== 'DEFAULT' ? info.receiptResult : (info.message ?? 'FAILED'),
+    };
   if (info.result === 'SUCCESS') return { state: 'success', info };
   const tx = await chain.getTransaction(txid, opts);
   if (!tx?.contractRet) return { state: 'undecided', info };

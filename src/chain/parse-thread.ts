@@ -6,7 +6,11 @@ import { parentPort } from 'node:worker_threads';
 import { scanBlockRange, scanTransferLogs, txIdsOfRange } from './prune.js';
 import type { PruneKind } from './parse-worker.js';
 
-const prune: Record<PruneKind, (answer: unknown) => unknown> = { blockRange: scanBlockRange, blockTxIds: txIdsOfRange, transferLogs: scanTransferLogs };
+const prune: Record<PruneKind, (answer: unknown) => unknown> = {
+  blockRange: scanBlockRange,
+  blockTxIds: txIdsOfRange,
+  transferLogs: scanTransferLogs,
+};
 const decoder = new TextDecoder();
 
 parentPort?.on('message', ({ id, kind, body }: { id: number; kind: PruneKind; body: Uint8Array }) => {

@@ -12,7 +12,10 @@ export type PruneKind = 'blockRange' | 'transferLogs' | 'blockTxIds';
 
 /** The worker could not read the answer as JSON; `preview` is its start, for the error message. */
 export class UnparsableAnswer extends Error {
-  constructor(message: string, readonly preview: string) {
+  constructor(
+    message: string,
+    readonly preview: string,
+  ) {
     super(message);
   }
 }

@@ -4,7 +4,18 @@
  */
 import { fromHexAddress, toHexAddress } from './address.js';
 import { TronNodeError } from './errors.js';
-import type { AccountResources, AccountState, ChainBlock, ChainBlockHeader, ChainTx, ScanBlock, ScanInfos, ScanTransfer, ScanTransferLog, TxInfo } from './client.js';
+import type {
+  AccountResources,
+  AccountState,
+  ChainBlock,
+  ChainBlockHeader,
+  ChainTx,
+  ScanBlock,
+  ScanInfos,
+  ScanTransfer,
+  ScanTransferLog,
+  TxInfo,
+} from './client.js';
 import type { TronTransactionJson } from './tx-codec.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -17,7 +28,8 @@ export function big(v: unknown): bigint {
   if (typeof v === 'bigint') return v;
   if (typeof v === 'number' && Number.isFinite(v)) {
     // JSON.parse already rounded anything past 2^53: refuse it rather than book a wrong amount.
-    if (!Number.isSafeInteger(v)) throw new Error(`node answered an integer beyond 2^53 (${v}); it cannot be read exactly`);
+    if (!Number.isSafeInteger(v))
+      throw new Error(`node answered an integer beyond 2^53 (${v}); it cannot be read exactly`);
     return BigInt(v);
   }
   if (typeof v === 'string' && /^-?\d+$/.test(v)) return BigInt(v);
@@ -78,8 +90,18 @@ export function parseHeader(block: Json): ChainBlockHeader {
     timestamp: num(raw.timestamp),
     witness: base58(raw.witness_address) ?? '',
   };
-  const missing = !header.id ? 'blockID' : !header.parentHash ? 'parentHash' : header.timestamp <= 0 && header.number > 0 ? 'timestamp' : null;
-  if (missing) throw new TronNodeError(`node answered block ${header.number} without its ${missing}`, { path: 'block header', transient: true });
+  const missing = !header.id
+    ? 'blockID'
+    : !header.parentHash
+      ? 'parentHash'
+      : header.timestamp <= 0 && header.number > 0
+        ? 'timestamp'
+        : null;
+  if (missing)
+    throw new TronNodeError(`node answered block ${header.number} without its ${missing}`, {
+      path: 'block header',
+      transient: true,
+    });
   return header;
 }
 
@@ -153,7 +175,12 @@ export function parseScanBlock(block: Json): ScanBlock {
 }
 
 function scanTransfer(t: Json): ScanTransfer {
-  return { txID: String(t.txID ?? ''), toHex: receiverHex(t.to), ownerHex: receiverHex(t.owner), amount: exactOrUnreadable(t.amount) };
+  return {
+    txID: String(t.txID ?? ''),
+    toHex: receiverHex(t.to),
+    ownerHex: receiverHex(t.owner),
+    amount: exactOrUnreadable(t.amount),
+  };
 }
 
 /**
@@ -164,7 +191,9 @@ export function parseScanInfos(answer: Json): ScanInfos {
   if (!answer || typeof answer !== 'object' || !Array.isArray(answer.ids)) return { ids: [], logs: [], unsure: [] };
   return {
     ids: answer.ids as string[],
-    logs: (Array.isArray(answer.logs) ? (answer.logs as Json[]) : []).map((l) => ({ ...l, blockNumber: Number(l.blockNumber) || 0 }) as ScanTransferLog),
+    logs: (Array.isArray(answer.logs) ? (answer.logs as Json[]) : []).map(
+      (l) => ({ ...l, blockNumber: Number(l.blockNumber) || 0 }) as ScanTransferLog,
+    ),
     unsure: Array.isArray(answer.unsure) ? (answer.unsure as string[]) : [],
   };
 }
@@ -188,7 +217,8 @@ export function infoOutcome(info: Json): { result: TxInfo['result']; receiptResu
   const receiptResult = typeof r.result === 'string' && r.result !== '' ? r.result : 'DEFAULT';
   const top = info.result;
   const topFailed = top !== undefined && top !== 'SUCESS' && top !== 'SUCCESS';
-  if (topFailed || (receiptResult !== 'DEFAULT' && receiptResult !== 'SUCCESS')) return { result: 'FAILED', receiptResult };
+  if (topFailed || (receiptResult !== 'DEFAULT' && receiptResult !== 'SUCCESS'))
+    return { result: 'FAILED', receiptResult };
   return { result: receiptResult === 'SUCCESS' ? 'SUCCESS' : 'UNKNOWN', receiptResult };
 }
 
@@ -205,12 +235,18 @@ export function parseInfo(info: Json): TxInfo {
     energyUsageTotal: big(r.energy_usage_total),
     netUsage: big(r.net_usage),
     netFee: big(r.net_fee),
-    logs: (info.log ?? []).map((l: Json, index: number) => ({ address: String(l.address ?? ''), topics: l.topics ?? [], data: l.data ?? '', index })),
+    logs: (info.log ?? []).map((l: Json, index: number) => ({
+      address: String(l.address ?? ''),
+      topics: l.topics ?? [],
+      data: l.data ?? '',
+      index,
+    })),
   };
   const message = decodeHexText(info.resMessage);
   if (message !== undefined) out.message = message;
   const contract = info.contract_address;
-  if (typeof contract === 'string' && contract !== '') lazy(out, 'contractAddress', () => base58(contract) ?? undefined);
+  if (typeof contract === 'string' && contract !== '')
+    lazy(out, 'contractAddress', () => base58(contract) ?? undefined);
   return out;
 }
 

@@ -21,7 +21,10 @@ import { TRANSFER_TOPIC } from './trc20.js';
  */
 export function scanBlock(b: any): any {
   if (!b || typeof b !== 'object') return b;
-  const h = b.block_header && b.block_header.raw_data && typeof b.block_header.raw_data === 'object' ? b.block_header.raw_data : {};
+  const h =
+    b.block_header && b.block_header.raw_data && typeof b.block_header.raw_data === 'object'
+      ? b.block_header.raw_data
+      : {};
   const txs = Array.isArray(b.transactions) ? b.transactions : [];
   const transfers = [];
   const calls = [];
@@ -44,13 +47,21 @@ export function scanBlock(b: any): any {
       const v = c.parameter && c.parameter.value && typeof c.parameter.value === 'object' ? c.parameter.value : {};
       // java-tron refuses a transfer of 0 and one without a receiver: left out, they are a broken
       // answer (the transfer may be a deposit), not a transfer to skip: ask again.
-      if (typeof v.to_address !== 'string' || v.to_address === '' || v.amount === undefined || v.amount === null) unsure.push(id);
+      if (typeof v.to_address !== 'string' || v.to_address === '' || v.amount === undefined || v.amount === null)
+        unsure.push(id);
       else transfers.push({ txID: id, to: v.to_address, owner: v.owner_address, amount: v.amount });
     }
   }
   return {
     blockID: b.blockID,
-    block_header: { raw_data: { number: h.number, parentHash: h.parentHash, timestamp: h.timestamp, witness_address: h.witness_address } },
+    block_header: {
+      raw_data: {
+        number: h.number,
+        parentHash: h.parentHash,
+        timestamp: h.timestamp,
+        witness_address: h.witness_address,
+      },
+    },
     transfers,
     calls,
     unsure,
@@ -75,11 +86,21 @@ export function eachBlock(answer: any, perBlock: (b: any) => any): any {
 /** One block of txIdsOfRange. */
 export function txIdsOfBlock(b: any): any {
   if (!b || typeof b !== 'object') return b;
-  const h = b.block_header && b.block_header.raw_data && typeof b.block_header.raw_data === 'object' ? b.block_header.raw_data : {};
+  const h =
+    b.block_header && b.block_header.raw_data && typeof b.block_header.raw_data === 'object'
+      ? b.block_header.raw_data
+      : {};
   const txs = Array.isArray(b.transactions) ? b.transactions : [];
   return {
     blockID: b.blockID,
-    block_header: { raw_data: { number: h.number, parentHash: h.parentHash, timestamp: h.timestamp, witness_address: h.witness_address } },
+    block_header: {
+      raw_data: {
+        number: h.number,
+        parentHash: h.parentHash,
+        timestamp: h.timestamp,
+        witness_address: h.witness_address,
+      },
+    },
     txids: txs.map((t: any) => String((t && t.txID) ?? '').toLowerCase()),
   };
 }
@@ -114,7 +135,15 @@ export function scanTransferLogs(answer: any): any {
       const l = info.log[index];
       const topics = l && Array.isArray(l.topics) ? l.topics : [];
       if (topics.length !== 3 || String(topics[0]).toLowerCase() !== TRANSFER_TOPIC) continue;
-      logs.push({ txID: id, blockNumber: info.blockNumber, index, address: String(l.address ?? ''), from: String(topics[1]), to: String(topics[2]), data: String(l.data ?? '') });
+      logs.push({
+        txID: id,
+        blockNumber: info.blockNumber,
+        index,
+        address: String(l.address ?? ''),
+        from: String(topics[1]),
+        to: String(topics[2]),
+        data: String(l.data ?? ''),
+      });
     }
   }
   return { ids, logs, unsure };

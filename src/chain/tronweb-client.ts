@@ -25,7 +25,17 @@ import type {
 import { RETRYABLE_BROADCAST_CODES, TronNodeError, type BroadcastCode } from './errors.js';
 import { NodeHttp, type NodeHttpOptions } from './http.js';
 import { ParseWorker, type PruneKind } from './parse-worker.js';
-import { isEmptyAnswer, parseAccount, parseBlock, parseHeader, parseInfo, parseResources, parseScanBlock, parseScanInfos, parseTx } from './parse.js';
+import {
+  isEmptyAnswer,
+  parseAccount,
+  parseBlock,
+  parseHeader,
+  parseInfo,
+  parseResources,
+  parseScanBlock,
+  parseScanInfos,
+  parseTx,
+} from './parse.js';
 import { addressWord, decodeTransferCall, uintWord } from './trc20.js';
 import type { TronTransactionJson } from './tx-codec.js';
 import { txIdOf } from './tx-id.js';
@@ -116,7 +126,9 @@ export class TronwebTronClient implements TronClient {
    */
   async getSolidBlock(): Promise<ChainBlockHeader> {
     const answer = await this.http.post<Json>('/walletsolidity/getnowblock', {});
-    return isEmptyAnswer(answer) ? { number: 0, id: '', parentHash: '', timestamp: 0, witness: '' } : parseHeader(answer);
+    return isEmptyAnswer(answer)
+      ? { number: 0, id: '', parentHash: '', timestamp: 0, witness: '' }
+      : parseHeader(answer);
   }
 
   async getBlock(num: number): Promise<ChainBlock | null> {
@@ -130,7 +142,8 @@ export class TronwebTronClient implements TronClient {
     if (isEmptyAnswer(b)) return null;
     // Only the id is read: mainnet's genesis block holds amounts beyond 2^53, which parseBlock refuses.
     const id = typeof b.blockID === 'string' ? b.blockID.toLowerCase() : '';
-    if (!/^[0-9a-f]{64}$/.test(id)) throw new TronNodeError(`node answered block ${num} without a readable blockID`, { path, transient: true });
+    if (!/^[0-9a-f]{64}$/.test(id))
+      throw new TronNodeError(`node answered block ${num} without a readable blockID`, { path, transient: true });
     return id;
   }
 
@@ -139,7 +152,12 @@ export class TronwebTronClient implements TronClient {
   }
 
   async getBlockTxIds(start: number, endExclusive: number): Promise<BlockTxIds[]> {
-    return this.blockRun(start, endExclusive, (b) => ({ ...parseHeader(b), txIDs: ((b.txids ?? []) as unknown[]).map(String) }), 'blockTxIds');
+    return this.blockRun(
+      start,
+      endExclusive,
+      (b) => ({ ...parseHeader(b), txIDs: ((b.txids ?? []) as unknown[]).map(String) }),
+      'blockTxIds',
+    );
   }
 
   async getScanBlocks(start: number, endExclusive: number): Promise<ScanBlock[]> {
@@ -150,7 +168,12 @@ export class TronwebTronClient implements TronClient {
    * Blocks [start, endExclusive) in requests of BLOCK_RANGE_LIMIT, as a run from `start` (shorter
    * when the node has fewer); pruned on the parse worker when `kind` is given.
    */
-  private async blockRun<B extends { number: number }>(start: number, endExclusive: number, map: (b: Json) => B, kind?: PruneKind): Promise<B[]> {
+  private async blockRun<B extends { number: number }>(
+    start: number,
+    endExclusive: number,
+    map: (b: Json) => B,
+    kind?: PruneKind,
+  ): Promise<B[]> {
     const out: B[] = [];
     for (let from = start; from < endExclusive; from += BLOCK_RANGE_LIMIT) {
       const to = Math.min(endExclusive, from + BLOCK_RANGE_LIMIT);
@@ -167,7 +190,13 @@ export class TronwebTronClient implements TronClient {
   }
 
   async getScanTransferLogs(num: number): Promise<ScanInfos> {
-    return parseScanInfos(await this.http.post<Json>('/wallet/gettransactioninfobyblocknum', { num }, { parse: (b) => this.parser.parse('transferLogs', b) }));
+    return parseScanInfos(
+      await this.http.post<Json>(
+        '/wallet/gettransactioninfobyblocknum',
+        { num },
+        { parse: (b) => this.parser.parse('transferLogs', b) },
+      ),
+    );
   }
 
   async getTransaction(txid: string, opts: { solid?: boolean } = {}): Promise<ChainTx | null> {
@@ -188,7 +217,9 @@ export class TronwebTronClient implements TronClient {
   }
 
   async getAccountResources(address: string): Promise<AccountResources> {
-    return parseResources(await this.http.post<Json>('/wallet/getaccountresource', { address: toHexAddress(address), visible: false }));
+    return parseResources(
+      await this.http.post<Json>('/wallet/getaccountresource', { address: toHexAddress(address), visible: false }),
+    );
   }
 
   async getTrc20Balance(contract: string, holder: string): Promise<bigint> {
@@ -206,22 +237,35 @@ export class TronwebTronClient implements TronClient {
       // Nodes without vm.estimateEnergy refuse the endpoint; the constant call gives the same figure.
       if (!(e instanceof TronNodeError) || e.transient) throw e;
     }
-    if (answer && answer.result?.result === true && answer.energy_required !== undefined) return BigInt(answer.energy_required);
+    if (answer && answer.result?.result === true && answer.energy_required !== undefined)
+      return BigInt(answer.energy_required);
     if (answer?.result?.code && !/estimate/i.test(hexMessage(answer.result.message))) {
-      throw new TronNodeError(`energy estimate failed: ${answer.result.code} ${hexMessage(answer.result.message)}`, { path: '/wallet/estimateenergy', transient: false });
+      throw new TronNodeError(`energy estimate failed: ${answer.result.code} ${hexMessage(answer.result.message)}`, {
+        path: '/wallet/estimateenergy',
+        transient: false,
+      });
     }
-    const constant = await this.constantCall(contract, from, 'transfer(address,uint256)', addressWord(to) + uintWord(amount));
+    const constant = await this.constantCall(
+      contract,
+      from,
+      'transfer(address,uint256)',
+      addressWord(to) + uintWord(amount),
+    );
     return BigInt(constant.energy_used ?? 0);
   }
 
   async buildTrxTransfer(p: { from: string; to: string; amount: bigint } & BuildOptions): Promise<TronTransactionJson> {
     const blockHeader = await this.refBlock(p);
     const { tw } = await this.offline();
-    const tx = await tw.transactionBuilder.sendTrx(p.to, safeNumber(p.amount, 'amount'), p.from, { blockHeader } as any);
+    const tx = await tw.transactionBuilder.sendTrx(p.to, safeNumber(p.amount, 'amount'), p.from, {
+      blockHeader,
+    } as any);
     return tx as unknown as TronTransactionJson;
   }
 
-  async buildTrc20Transfer(p: { contract: string; from: string; to: string; amount: bigint; feeLimit: bigint } & BuildOptions): Promise<TronTransactionJson> {
+  async buildTrc20Transfer(
+    p: { contract: string; from: string; to: string; amount: bigint; feeLimit: bigint } & BuildOptions,
+  ): Promise<TronTransactionJson> {
     const blockHeader = await this.refBlock(p);
     const { tw } = await this.offline();
     const { transaction } = await tw.transactionBuilder.triggerSmartContract(
@@ -235,30 +279,53 @@ export class TronwebTronClient implements TronClient {
       p.from,
     );
     const call = decodeTransferCall(String(transaction.raw_data.contract[0]?.parameter.value.data ?? ''));
-    if (!call || call.to !== toHexAddress(p.to) || call.amount !== p.amount) throw new Error('built TRC20 transfer does not match the request');
+    if (!call || call.to !== toHexAddress(p.to) || call.amount !== p.amount)
+      throw new Error('built TRC20 transfer does not match the request');
     return transaction as unknown as TronTransactionJson;
   }
 
-  async buildFreezeBalanceV2(p: { owner: string; amount: bigint; resource: Resource } & BuildOptions): Promise<TronTransactionJson> {
+  async buildFreezeBalanceV2(
+    p: { owner: string; amount: bigint; resource: Resource } & BuildOptions,
+  ): Promise<TronTransactionJson> {
     const blockHeader = await this.refBlock(p);
     const { tw } = await this.offline();
-    const tx = await tw.transactionBuilder.freezeBalanceV2(safeNumber(p.amount, 'amount'), p.resource, p.owner, { blockHeader } as any);
-    return tx as unknown as TronTransactionJson;
-  }
-
-  async buildDelegateResource(p: { owner: string; receiver: string; amount: bigint; resource: Resource; lock?: boolean } & BuildOptions): Promise<TronTransactionJson> {
-    const blockHeader = await this.refBlock(p);
-    const { tw } = await this.offline();
-    const tx = await tw.transactionBuilder.delegateResource(safeNumber(p.amount, 'amount'), p.receiver, p.resource, p.owner, p.lock ?? false, undefined, {
+    const tx = await tw.transactionBuilder.freezeBalanceV2(safeNumber(p.amount, 'amount'), p.resource, p.owner, {
       blockHeader,
     } as any);
     return tx as unknown as TronTransactionJson;
   }
 
-  async buildUnDelegateResource(p: { owner: string; receiver: string; amount: bigint; resource: Resource } & BuildOptions): Promise<TronTransactionJson> {
+  async buildDelegateResource(
+    p: { owner: string; receiver: string; amount: bigint; resource: Resource; lock?: boolean } & BuildOptions,
+  ): Promise<TronTransactionJson> {
     const blockHeader = await this.refBlock(p);
     const { tw } = await this.offline();
-    const tx = await tw.transactionBuilder.undelegateResource(safeNumber(p.amount, 'amount'), p.receiver, p.resource, p.owner, { blockHeader } as any);
+    const tx = await tw.transactionBuilder.delegateResource(
+      safeNumber(p.amount, 'amount'),
+      p.receiver,
+      p.resource,
+      p.owner,
+      p.lock ?? false,
+      undefined,
+      {
+        blockHeader,
+      } as any,
+    );
+    return tx as unknown as TronTransactionJson;
+  }
+
+  async buildUnDelegateResource(
+    p: { owner: string; receiver: string; amount: bigint; resource: Resource } & BuildOptions,
+  ): Promise<TronTransactionJson> {
+    const blockHeader = await this.refBlock(p);
+    const { tw } = await this.offline();
+    const tx = await tw.transactionBuilder.undelegateResource(
+      safeNumber(p.amount, 'amount'),
+      p.receiver,
+      p.resource,
+      p.owner,
+      { blockHeader } as any,
+    );
     return tx as unknown as TronTransactionJson;
   }
 
@@ -281,20 +348,38 @@ export class TronwebTronClient implements TronClient {
     const code = (typeof answer.code === 'string' ? answer.code : 'OTHER_ERROR') as BroadcastCode;
     // The node already holds these exact bytes (same txID): the broadcast has happened.
     if (code === 'DUP_TRANSACTION_ERROR') return { ok: true, txid: tx.txID, duplicate: true };
-    return { ok: false, txid, code, message: hexMessage(answer.message), retryable: RETRYABLE_BROADCAST_CODES.has(code) };
+    return {
+      ok: false,
+      txid,
+      code,
+      message: hexMessage(answer.message),
+      retryable: RETRYABLE_BROADCAST_CODES.has(code),
+    };
   }
 
   private callBody(contract: string, owner: string, selector: string, parameter: string): Json {
-    return { owner_address: toHexAddress(owner), contract_address: toHexAddress(contract), function_selector: selector, parameter, visible: false };
+    return {
+      owner_address: toHexAddress(owner),
+      contract_address: toHexAddress(contract),
+      function_selector: selector,
+      parameter,
+      visible: false,
+    };
   }
 
   private async constantCall(contract: string, owner: string, selector: string, parameter: string): Promise<Json> {
-    const answer = await this.http.post<Json>('/wallet/triggerconstantcontract', this.callBody(contract, owner, selector, parameter));
+    const answer = await this.http.post<Json>(
+      '/wallet/triggerconstantcontract',
+      this.callBody(contract, owner, selector, parameter),
+    );
     if (answer.result?.result !== true) {
-      throw new TronNodeError(`constant call ${selector} failed: ${answer.result?.code ?? ''} ${hexMessage(answer.result?.message)}`, {
-        path: '/wallet/triggerconstantcontract',
-        transient: false,
-      });
+      throw new TronNodeError(
+        `constant call ${selector} failed: ${answer.result?.code ?? ''} ${hexMessage(answer.result?.message)}`,
+        {
+          path: '/wallet/triggerconstantcontract',
+          transient: false,
+        },
+      );
     }
     return answer;
   }
@@ -302,7 +387,8 @@ export class TronwebTronClient implements TronClient {
   /** Reference block for TAPOS, as tronweb's own builder takes it, with our expiration. */
   private async refBlock(opts: BuildOptions): Promise<RefBlock> {
     const expirationMs = opts.expirationMs ?? DEFAULT_EXPIRATION_MS;
-    if (expirationMs <= 0 || expirationMs > MAX_EXPIRATION_MS) throw new RangeError('expirationMs must be in (0, 24 h]');
+    if (expirationMs <= 0 || expirationMs > MAX_EXPIRATION_MS)
+      throw new RangeError('expirationMs must be in (0, 24 h]');
     const block = await this.http.post<Json>('/wallet/getblock', { detail: false });
     const h = parseHeader(block);
     if (!h.id) throw new TronNodeError('node returned no head block', { path: '/wallet/getblock', transient: true });

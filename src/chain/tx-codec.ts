@@ -133,7 +133,10 @@ export function recoverSigner(txIdHex: string, signatureHex: string): string | n
       v = v === 27 ? 28 : 27;
     }
     const normalized = `0x${sig.slice(0, 64)}${s.toString(16).padStart(64, '0')}${v.toString(16)}`;
-    const eth = utils.ethersUtils.recoverAddress(`0x${txIdHex.replace(/^0x/, '')}`, utils.ethersUtils.Signature.from(normalized));
+    const eth = utils.ethersUtils.recoverAddress(
+      `0x${txIdHex.replace(/^0x/, '')}`,
+      utils.ethersUtils.Signature.from(normalized),
+    );
     return `41${eth.slice(2).toLowerCase()}`;
   } catch {
     return null;

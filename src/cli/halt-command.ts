@@ -12,7 +12,8 @@ const TEXT = {
     worker: "also halt the payout worker's execution of queued payouts",
   },
   resume: {
-    description: 'Lift a halt of the same scope (--asset or all): new requests are taken again; with --worker the payout worker resumes too',
+    description:
+      'Lift a halt of the same scope (--asset or all): new requests are taken again; with --worker the payout worker resumes too',
     worker: 'also resume the payout worker',
   },
 } as const;
@@ -25,7 +26,10 @@ export function haltCommand(action: keyof typeof TEXT) {
   };
   return class extends PaygateCommand {
     static override description = TEXT[action].description;
-    static override examples = [`<%= config.bin %> payout ${action}`, `<%= config.bin %> payout ${action} --asset USDT_TRON --worker`];
+    static override examples = [
+      `<%= config.bin %> payout ${action}`,
+      `<%= config.bin %> payout ${action} --asset USDT_TRON --worker`,
+    ];
     static override flags = flags;
 
     async run(): Promise<{ halts: HaltView[] }> {
@@ -38,7 +42,14 @@ export function haltCommand(action: keyof typeof TEXT) {
         halted: action === 'halt',
         ...(reason === undefined ? {} : { reason }),
       });
-      this.say(halts.length === 0 ? 'No halts in force.' : table(halts.map((h) => ({ ...h })), ['scope', 'requests_halted', 'worker_halted', 'updated_at', 'updated_by']));
+      this.say(
+        halts.length === 0
+          ? 'No halts in force.'
+          : table(
+              halts.map((h) => ({ ...h })),
+              ['scope', 'requests_halted', 'worker_halted', 'updated_at', 'updated_by'],
+            ),
+      );
       return { halts };
     }
   };

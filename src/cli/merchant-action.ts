@@ -18,7 +18,9 @@ export function merchantActionCommand(action: MerchantAction) {
     static override args = { id: idArg('merchant id') };
 
     async run(): Promise<MerchantView> {
-      const { args } = await this.parse(this.constructor as typeof PaygateCommand & { args: { id: ReturnType<typeof Args.string> } });
+      const { args } = await this.parse(
+        this.constructor as typeof PaygateCommand & { args: { id: ReturnType<typeof Args.string> } },
+      );
       const ctx = await this.context();
       const m = await changeMerchant(ctx.database.db, ctx.clock, ctx.actor, args.id as string, action);
       this.say(`Merchant ${m.merchant_id}: approval ${m.approval}, ${m.enabled ? 'enabled' : 'disabled'}`);

@@ -169,7 +169,8 @@ export function writeTx<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
 export function isDatabaseUnavailable(e: unknown): boolean {
   const code = (e as { code?: unknown })?.code;
   return (
-    typeof code === 'string' &&
-    /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|READONLY|NOTADB|CORRUPT|PROTOCOL)/.test(code)
-  ) || (e instanceof TypeError && /database connection is not open/.test(e.message));
+    (typeof code === 'string' &&
+      /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|READONLY|NOTADB|CORRUPT|PROTOCOL)/.test(code)) ||
+    (e instanceof TypeError && /database connection is not open/.test(e.message))
+  );
 }

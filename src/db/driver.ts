@@ -48,7 +48,10 @@ function isBusy(e: unknown): boolean {
 /** One better-sqlite3 connection: its prepared statements and the asynchronous busy wait. */
 export class StatementRunner {
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
-  constructor(readonly db: BetterSqlite3.Database, private readonly busy: BusyPolicy) {}
+  constructor(
+    readonly db: BetterSqlite3.Database,
+    private readonly busy: BusyPolicy,
+  ) {}
 
   prepare(sql: string): BetterSqlite3.Statement {
     let stmt = this.statements.get(sql);
@@ -173,7 +176,10 @@ function isPlainRead(reader: StatementRunner, sql: string): boolean {
 
 class ImmediateSqliteDriver implements Driver {
   readonly mutex = new Mutex();
-  constructor(readonly writer: StatementRunner, readonly reader: StatementRunner | null) {}
+  constructor(
+    readonly writer: StatementRunner,
+    readonly reader: StatementRunner | null,
+  ) {}
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
     return new Session(this);
@@ -208,7 +214,11 @@ class ImmediateSqliteDriver implements Driver {
 export class PaygateSqliteDialect implements Dialect {
   private readonly writer: StatementRunner;
   /** `reader`: a second connection to the same file for reads outside transactions (null: none). */
-  constructor(db: BetterSqlite3.Database, busy: BusyPolicy, private readonly reader: StatementRunner | null = null) {
+  constructor(
+    db: BetterSqlite3.Database,
+    busy: BusyPolicy,
+    private readonly reader: StatementRunner | null = null,
+  ) {
     this.writer = new StatementRunner(db, busy);
   }
   createDriver(): Driver {

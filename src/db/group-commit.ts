@@ -37,7 +37,11 @@ export class GroupCommit {
    * request behind it) until its COMMIT. The writer stays held across the turn (other writes wait
    * for it as for any transaction); reads use their own connection and see the last commit.
    */
-  constructor(private readonly db: Db, private readonly maxBatch = 256, private readonly yieldEvery = 8) {}
+  constructor(
+    private readonly db: Db,
+    private readonly maxBatch = 256,
+    private readonly yieldEvery = 8,
+  ) {}
 
   run<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {

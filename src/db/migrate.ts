@@ -86,7 +86,9 @@ function newerError(unknown: readonly string[]): AppError {
 }
 
 async function executedMigrations(db: Executor): Promise<string[] | null> {
-  const table = await sql<{ n: number }>`select count(*) as n from sqlite_master where type = 'table' and name = 'kysely_migration'`.execute(db);
+  const table = await sql<{
+    n: number;
+  }>`select count(*) as n from sqlite_master where type = 'table' and name = 'kysely_migration'`.execute(db);
   if (Number(table.rows[0]?.n ?? 0) === 0) return null;
   const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
   return rows.rows.map((r) => r.name);
@@ -110,7 +112,8 @@ async function assertNotNewer(db: Executor): Promise<void> {
 function nestable(trx: Tx): Kysely<unknown> {
   const nested: Kysely<unknown> = new Proxy(trx, {
     get(target, prop) {
-      if (prop === 'transaction') return () => ({ execute: <T>(fn: (inner: Kysely<unknown>) => Promise<T>) => fn(nested) });
+      if (prop === 'transaction')
+        return () => ({ execute: <T>(fn: (inner: Kysely<unknown>) => Promise<T>) => fn(nested) });
       const value: unknown = Reflect.get(target, prop, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
@@ -120,7 +123,11 @@ function nestable(trx: Tx): Kysely<unknown> {
 
 /** Rows breaking a foreign key, by child table and parent table ("invoices → deposit_addresses"). */
 async function brokenKeys(db: Executor): Promise<Map<string, number>> {
-  const rows = await sql<{ child: string; parent: string; n: number }>`select "table" as child, parent, count(*) as n from pragma_foreign_key_check group by 1, 2`.execute(db);
+  const rows = await sql<{
+    child: string;
+    parent: string;
+    n: number;
+  }>`select "table" as child, parent, count(*) as n from pragma_foreign_key_check group by 1, 2`.execute(db);
   return new Map(rows.rows.map((r) => [`${r.child} → ${r.parent}`, Number(r.n)]));
 }
 
@@ -129,8 +136,14 @@ async function brokenKeys(db: Executor): Promise<Map<string, number>> {
  * than before. Only its own: rows a database held against its keys before are not the run's.
  */
 function assertNoKeyBroken(before: Map<string, number>, after: Map<string, number>): void {
-  const broken = [...after].filter(([key, n]) => n > (before.get(key) ?? 0)).map(([key, n]) => `${n - (before.get(key) ?? 0)} row(s) of ${key}`);
-  if (broken.length > 0) throw new AppError('invalid_state', `The migration would leave ${broken.join(', ')} without the row their foreign key names; nothing was changed`);
+  const broken = [...after]
+    .filter(([key, n]) => n > (before.get(key) ?? 0))
+    .map(([key, n]) => `${n - (before.get(key) ?? 0)} row(s) of ${key}`);
+  if (broken.length > 0)
+    throw new AppError(
+      'invalid_state',
+      `The migration would leave ${broken.join(', ')} without the row their foreign key names; nothing was changed`,
+    );
 }
 
 /** How long a run waits for the write lock held by another process's migration run. */
@@ -187,26 +200,35 @@ export async function migrateUpTo(db: Db, upTo: string | null): Promise<Migratio
     // and every later run stopped at "table … already exists". Read inside the transaction, the
     // list of what is pending is also the one another process left behind: two processes
     // migrating at once (two serves started together) apply each migration once.
-    applied = await waitingForOtherMigrations(() => writeTx(db, async (trx) => {
-      await sql`create table if not exists kysely_migration (name varchar(255) not null primary key, timestamp varchar(255) not null)`.execute(trx);
-      const executed = (await executedMigrations(trx)) ?? [];
-      const unknown = newerThanCode(executed);
-      if (unknown.length > 0) throw newerError(unknown);
-      const done = new Set(executed);
-      const pending = names.filter((name) => !done.has(name));
-      const last = executed.at(-1);
-      const early = pending.filter((name) => last !== undefined && name < last);
-      if (early.length > 0) {
-        throw new AppError('invalid_state', `Migration(s) ${early.join(', ')} sort before ${last}, which is applied already: this database's history does not match this paygate`);
-      }
-      const before = pending.length > 0 ? await brokenKeys(trx) : new Map<string, number>();
-      for (const name of pending) {
-        await (MIGRATIONS[name] as Migration).up(nestable(trx));
-        await sql`insert into kysely_migration (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(trx);
-      }
-      if (pending.length > 0) assertNoKeyBroken(before, await brokenKeys(trx));
-      return pending;
-    }));
+    applied = await waitingForOtherMigrations(() =>
+      writeTx(db, async (trx) => {
+        await sql`create table if not exists kysely_migration (name varchar(255) not null primary key, timestamp varchar(255) not null)`.execute(
+          trx,
+        );
+        const executed = (await executedMigrations(trx)) ?? [];
+        const unknown = newerThanCode(executed);
+        if (unknown.length > 0) throw newerError(unknown);
+        const done = new Set(executed);
+        const pending = names.filter((name) => !done.has(name));
+        const last = executed.at(-1);
+        const early = pending.filter((name) => last !== undefined && name < last);
+        if (early.length > 0) {
+          throw new AppError(
+            'invalid_state',
+            `Migration(s) ${early.join(', ')} sort before ${last}, which is applied already: this database's history does not match this paygate`,
+          );
+        }
+        const before = pending.length > 0 ? await brokenKeys(trx) : new Map<string, number>();
+        for (const name of pending) {
+          await (MIGRATIONS[name] as Migration).up(nestable(trx));
+          await sql`insert into kysely_migration (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(
+            trx,
+          );
+        }
+        if (pending.length > 0) assertNoKeyBroken(before, await brokenKeys(trx));
+        return pending;
+      }),
+    );
   } finally {
     await sql`pragma foreign_keys = on`.execute(db);
     await sql`pragma temp_store = memory`.execute(db);

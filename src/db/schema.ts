@@ -193,7 +193,8 @@ export interface WhitelistEntriesTable {
   removed_by: string | null;
 }
 
-export type PayoutStatus = 'pending_review' | 'approved' | 'queued' | 'signing' | 'broadcast' | 'confirmed' | 'rejected' | 'failed';
+export type PayoutStatus =
+  'pending_review' | 'approved' | 'queued' | 'signing' | 'broadcast' | 'confirmed' | 'rejected' | 'failed';
 
 export interface PayoutsTable {
   id: string;

@@ -137,7 +137,10 @@ async function seed(db: Db, config: ReturnType<typeof parseConfig>, devnet: Devn
   for (const m of [SHOP, GAMES]) {
     const { merchant, apiKey } = await approvedMerchantWithKey(db, clock, 'demo', m);
     await updateMerchantSettings(db, clock, 'demo', merchant.merchant_id, { confirmations: DEMO_CONFIRMATIONS });
-    const endpoint = await setEndpoint(db, clock, 'demo', merchant.merchant_id, { url: receiver.url(m.name), allowPrivate: true });
+    const endpoint = await setEndpoint(db, clock, 'demo', merchant.merchant_id, {
+      url: receiver.url(m.name),
+      allowPrivate: true,
+    });
     receiver.trust(m.name, endpoint.secret as string);
     merchants.push({ name: m.name, merchant_id: merchant.merchant_id, api_key: apiKey, address_mode: m.addressMode });
   }
@@ -146,7 +149,11 @@ async function seed(db: Db, config: ReturnType<typeof parseConfig>, devnet: Devn
   await setPayoutFee(db, clock, 'demo', catalog, { asset: 'USDT_TRON', amount: '0.5', percent: '0' });
   const payoutAddress = (devnet.accounts[1] as { address: string }).address;
   await addToWhitelist(db, clock, 'demo', catalog, shopId, { asset: 'USDT_TRON', address: payoutAddress, delay: '0' });
-  await creditMerchant(db, clock, 'demo', catalog, shopId, { asset: 'USDT_TRON', amount: '100', memo: 'demo opening balance' });
+  await creditMerchant(db, clock, 'demo', catalog, shopId, {
+    asset: 'USDT_TRON',
+    amount: '100',
+    memo: 'demo opening balance',
+  });
   // The hot wallet pays payouts (USDT) and their network costs (TRX).
   devnet.control.fund({ address: hotWallet, asset: 'TRX_TRON', amount: 5_000_000_000n });
   devnet.control.fund({ address: hotWallet, asset: 'USDT_TRON', amount: 1_000_000_000n, mine: true });

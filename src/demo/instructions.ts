@@ -23,7 +23,11 @@ export function demoInstructions(i: DemoInfo): string {
     post(shop?.api_key ?? '', 'invoices', '{"order_id":"order-2","asset":"USDT_TRON","amount":"25","expires_in":3600}'),
     `  curl -s ${i.api_url}/invoices/<invoice_id> -H "X-Api-Key: ${shop?.api_key}"`,
     post(games?.api_key ?? '', 'addresses', '{"external_user_id":"player-42","network":"tron"}'),
-    post(shop?.api_key ?? '', 'payouts', `{"reference":"payout-1","asset":"USDT_TRON","to_address":"${i.payout_address}","amount":"5"}`),
+    post(
+      shop?.api_key ?? '',
+      'payouts',
+      `{"reference":"payout-1","asset":"USDT_TRON","to_address":"${i.payout_address}","amount":"5"}`,
+    ),
     `  curl -s ${i.api_url}/payouts/<payout_id> -H "X-Api-Key: ${shop?.api_key}"`,
     `  curl -s ${i.api_url}/openapi.json | head -c 400`,
     '',

@@ -25,7 +25,12 @@ export interface WebhookReceiver {
 }
 
 /** True when one of the space-separated `v1,` signatures is the HMAC of id.timestamp.body. */
-export function verifyStandardWebhook(secret: string, headers: http.IncomingHttpHeaders, body: string, nowMs: number): boolean {
+export function verifyStandardWebhook(
+  secret: string,
+  headers: http.IncomingHttpHeaders,
+  body: string,
+  nowMs: number,
+): boolean {
   const id = String(headers['webhook-id'] ?? '');
   const timestamp = Number(headers['webhook-timestamp']);
   if (!id || !Number.isInteger(timestamp) || Math.abs(nowMs / 1000 - timestamp) > 300) return false;

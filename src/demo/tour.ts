@@ -59,31 +59,67 @@ export async function runTour(demo: RunningDemo, say: (line: string) => void): P
   record('customer pays', true, `12.5 USDT sent from ${paid.from}, tx ${paid.txid}`);
 
   const settled = await follow(`/invoices/${inv.invoice_id}`, (r) => r.status === 'settled');
-  if (!record('invoice settled', settled.status === 'settled', `received ${String(settled.amount_received)}, credited ${String(settled.amount_credited)} (1 % service fee)`)) return steps;
+  if (
+    !record(
+      'invoice settled',
+      settled.status === 'settled',
+      `received ${String(settled.amount_received)}, credited ${String(settled.amount_credited)} (1 % service fee)`,
+    )
+  )
+    return steps;
 
-  const usdt = (await merchantBalances(demo.app.services.db, demo.app.services.catalog, info.merchant_id)).balances.find((b) => b.asset === 'USDT_TRON');
-  record('balance', usdt?.available === '112.375', `available ${usdt?.available ?? '0'} USDT (100 opening + 12.375 credited)`);
+  const usdt = (
+    await merchantBalances(demo.app.services.db, demo.app.services.catalog, info.merchant_id)
+  ).balances.find((b) => b.asset === 'USDT_TRON');
+  record(
+    'balance',
+    usdt?.available === '112.375',
+    `available ${usdt?.available ?? '0'} USDT (100 opening + 12.375 credited)`,
+  );
 
   const before = demo.devnet.control.balances(info.payout_address).tokens.USDT_TRON ?? 0n;
-  const created = await call('POST', '/payouts', { reference: 'tour-payout-1', asset: 'USDT_TRON', to_address: info.payout_address, amount: '5' });
+  const created = await call('POST', '/payouts', {
+    reference: 'tour-payout-1',
+    asset: 'USDT_TRON',
+    to_address: info.payout_address,
+    amount: '5',
+  });
   const payout = created.body;
   const reasons = (payout.review_reasons as string[] | undefined) ?? [];
-  if (!record('payout requested', created.status === 202, `5 USDT to ${info.payout_address}: ${String(payout.status)} ${reasons.join(', ')}`)) return steps;
+  if (
+    !record(
+      'payout requested',
+      created.status === 202,
+      `5 USDT to ${info.payout_address}: ${String(payout.status)} ${reasons.join(', ')}`,
+    )
+  )
+    return steps;
   if (payout.status === 'pending_review') {
     await approvePayout(demo.app.services.db, systemClock, 'demo-operator', String(payout.payout_id));
     say(`${at()}   the operator approved it (paygate payout approve ${String(payout.payout_id)})`);
   }
   demo.app.workers?.wake('payouts');
-  const sent = await follow(`/payouts/${String(payout.payout_id)}`, (r) => r.status === 'confirmed' || r.status === 'failed');
+  const sent = await follow(
+    `/payouts/${String(payout.payout_id)}`,
+    (r) => r.status === 'confirmed' || r.status === 'failed',
+  );
   const arrived = (demo.devnet.control.balances(info.payout_address).tokens.USDT_TRON ?? 0n) - before;
   const ok = sent.status === 'confirmed' && typeof sent.tx_hash === 'string' && arrived === 5_000_000n;
-  record('payout confirmed', ok, `tx ${String(sent.tx_hash)}; the recipient received ${formatAmount(arrived, 6)} USDT on chain`);
+  record(
+    'payout confirmed',
+    ok,
+    `tx ${String(sent.tx_hash)}; the recipient received ${formatAmount(arrived, 6)} USDT on chain`,
+  );
 
   const wanted = ['invoice.seen', 'invoice.confirmed', 'invoice.settled', 'payout.confirmed'];
   const deadline = Date.now() + 30_000;
   const types = () => demo.receiver.received.filter((e) => e.merchantName === 'Demo shop').map((e) => e.type);
   while (!wanted.every((t) => types().includes(t)) && Date.now() < deadline) await sleep(200);
   const got = types();
-  record('webhooks', wanted.every((t) => got.includes(t)) && demo.receiver.refused === 0, `${got.length} verified deliveries: ${got.join(', ')}`);
+  record(
+    'webhooks',
+    wanted.every((t) => got.includes(t)) && demo.receiver.refused === 0,
+    `${got.length} verified deliveries: ${got.join(', ')}`,
+  );
   return steps;
 }

@@ -46,15 +46,28 @@ async function attribute(trx: Tx, t: FoundTransfer): Promise<{ invoiceId: string
   }
   const inv = await invoiceOfAddress(trx, t.address, t.derivationIndex);
   // Another asset than the invoice's is not a payment of it: a standalone deposit in its own asset.
-  return inv && inv.asset === t.asset ? { invoiceId: inv.id, expiresAt: inv.expires_at } : { invoiceId: null, expiresAt: null };
+  return inv && inv.asset === t.asset
+    ? { invoiceId: inv.id, expiresAt: inv.expires_at }
+    : { invoiceId: null, expiresAt: null };
 }
 
 async function eventKey(trx: Tx, subjectId: string, what: string): Promise<string> {
   return `deposit:${subjectId}:${what}:${await subjectEventCount(trx, subjectId)}`;
 }
 
-export async function standaloneEvent(trx: Tx, clock: Clock, d: DepositRow, type: 'deposit.seen' | 'deposit.confirmed'): Promise<void> {
-  await recordEvent(trx, clock, { merchantId: d.merchant_id, type, subjectId: d.id, data: standaloneDepositView(d), key: await eventKey(trx, d.id, type) });
+export async function standaloneEvent(
+  trx: Tx,
+  clock: Clock,
+  d: DepositRow,
+  type: 'deposit.seen' | 'deposit.confirmed',
+): Promise<void> {
+  await recordEvent(trx, clock, {
+    merchantId: d.merchant_id,
+    type,
+    subjectId: d.id,
+    data: standaloneDepositView(d),
+    key: await eventKey(trx, d.id, type),
+  });
 }
 
 /**
@@ -63,7 +76,12 @@ export async function standaloneEvent(trx: Tx, clock: Clock, d: DepositRow, type
  * from the same head (`head − block + 1`, at least 1: its own block), as an invoice's events do.
  */
 function seenEvent(trx: Tx, ctx: DepositContext, d: DepositRow): Promise<void> {
-  return standaloneEvent(trx, ctx.clock, { ...d, confirmations: Math.max(1, ctx.head - d.block_number + 1) }, 'deposit.seen');
+  return standaloneEvent(
+    trx,
+    ctx.clock,
+    { ...d, confirmations: Math.max(1, ctx.head - d.block_number + 1) },
+    'deposit.seen',
+  );
 }
 
 /** What a recorded transfer changed: the deposit, and every invoice whose status may follow. */
@@ -74,7 +92,13 @@ export interface Recorded {
 
 /** Whether a transfer found again is the one recorded (a fork may re-run its call differently). */
 function sameTransfer(d: DepositRow, t: FoundTransfer): boolean {
-  return d.address === t.address && d.asset === t.asset && d.decimals === t.decimals && d.amount === t.amount.toString() && d.from_address === t.from;
+  return (
+    d.address === t.address &&
+    d.asset === t.asset &&
+    d.decimals === t.decimals &&
+    d.amount === t.amount.toString() &&
+    d.from_address === t.from
+  );
 }
 
 /**
@@ -88,10 +112,26 @@ export async function recordTransfer(trx: Tx, ctx: DepositContext, t: FoundTrans
     if (existing.block_hash === t.block.hash && existing.status !== 'orphaned') return null;
     if (existing.final === 1) return null;
     if (!sameTransfer(existing, t)) return replaceTransfer(trx, ctx, existing, t, now);
-    const inv = existing.invoice_id ? await trx.selectFrom('invoices').select('expires_at').where('id', '=', existing.invoice_id).executeTakeFirst() : undefined;
+    const inv = existing.invoice_id
+      ? await trx.selectFrom('invoices').select('expires_at').where('id', '=', existing.invoice_id).executeTakeFirst()
+      : undefined;
     const late = inv && t.block.time > inv.expires_at ? 1 : 0;
-    await moveDeposit(trx, existing.id, { block_number: t.block.number, block_hash: t.block.hash, block_time: t.block.time, late }, now);
-    const moved = { ...existing, block_number: t.block.number, block_hash: t.block.hash, block_time: t.block.time, late, status: 'seen' as const, confirmations: 0, final: 0 };
+    await moveDeposit(
+      trx,
+      existing.id,
+      { block_number: t.block.number, block_hash: t.block.hash, block_time: t.block.time, late },
+      now,
+    );
+    const moved = {
+      ...existing,
+      block_number: t.block.number,
+      block_hash: t.block.hash,
+      block_time: t.block.time,
+      late,
+      status: 'seen' as const,
+      confirmations: 0,
+      final: 0,
+    };
     if (existing.status === 'orphaned' && moved.invoice_id === null) await seenEvent(trx, ctx, moved);
     return { deposit: moved, invoices: moved.invoice_id ? [moved.invoice_id] : [] };
   }
@@ -131,14 +171,45 @@ export async function recordTransfer(trx: Tx, ctx: DepositContext, t: FoundTrans
  * new fork): the deposit becomes the new transfer, attributed afresh, as if first seen now. The
  * invoice it paid before is settled again too (without it).
  */
-async function replaceTransfer(trx: Tx, ctx: DepositContext, existing: DepositRow, t: FoundTransfer, now: string): Promise<Recorded> {
+async function replaceTransfer(
+  trx: Tx,
+  ctx: DepositContext,
+  existing: DepositRow,
+  t: FoundTransfer,
+  now: string,
+): Promise<Recorded> {
   const { invoiceId, expiresAt } = await attribute(trx, t);
-  const block = { block_number: t.block.number, block_hash: t.block.hash, block_time: t.block.time, late: expiresAt !== null && t.block.time > expiresAt ? 1 : 0 };
-  const content = { merchant_id: t.merchantId, address: t.address, asset: t.asset, decimals: t.decimals, amount: t.amount.toString(), from_address: t.from, invoice_id: invoiceId, external_user_id: t.externalUserId };
+  const block = {
+    block_number: t.block.number,
+    block_hash: t.block.hash,
+    block_time: t.block.time,
+    late: expiresAt !== null && t.block.time > expiresAt ? 1 : 0,
+  };
+  const content = {
+    merchant_id: t.merchantId,
+    address: t.address,
+    asset: t.asset,
+    decimals: t.decimals,
+    amount: t.amount.toString(),
+    from_address: t.from,
+    invoice_id: invoiceId,
+    external_user_id: t.externalUserId,
+  };
   await moveDeposit(trx, existing.id, block, now, content);
-  const deposit: DepositRow = { ...existing, ...content, ...block, status: 'seen', confirmations: 0, final: 0, updated_at: now };
+  const deposit: DepositRow = {
+    ...existing,
+    ...content,
+    ...block,
+    status: 'seen',
+    confirmations: 0,
+    final: 0,
+    updated_at: now,
+  };
   if (invoiceId === null) await seenEvent(trx, ctx, deposit);
-  return { deposit, invoices: [...new Set([existing.invoice_id, invoiceId].filter((id): id is string => id !== null))] };
+  return {
+    deposit,
+    invoices: [...new Set([existing.invoice_id, invoiceId].filter((id): id is string => id !== null))],
+  };
 }
 
 /**
@@ -154,7 +225,15 @@ export async function creditStandalone(trx: Tx, ctx: DepositContext, d: DepositR
   const fee = percentFee < amount ? percentFee : amount;
   const credit = amount - fee;
   if (credit > 0n) {
-    await post(trx, ctx.clock, { merchantId: d.merchant_id, asset: d.asset, kind: 'credit', amount: credit, sourceRef: depositRef(d), memo: 'standalone deposit', actor: 'system' });
+    await post(trx, ctx.clock, {
+      merchantId: d.merchant_id,
+      asset: d.asset,
+      kind: 'credit',
+      amount: credit,
+      sourceRef: depositRef(d),
+      memo: 'standalone deposit',
+      actor: 'system',
+    });
   }
   await markCredited(trx, d.id, credit, fee, ctx.clock.now().toISOString());
 }

@@ -20,7 +20,12 @@ export async function insertDeposit(db: Executor, row: DepositRow): Promise<bool
 }
 
 export async function findDeposit(db: Executor, txHash: string, logIndex: number): Promise<DepositRow | undefined> {
-  return db.selectFrom('deposits').selectAll().where('tx_hash', '=', txHash).where('log_index', '=', logIndex).executeTakeFirst();
+  return db
+    .selectFrom('deposits')
+    .selectAll()
+    .where('tx_hash', '=', txHash)
+    .where('log_index', '=', logIndex)
+    .executeTakeFirst();
 }
 
 /**
@@ -33,7 +38,12 @@ export async function moveDeposit(
   id: string,
   block: { block_number: number; block_hash: string; block_time: string; late: number },
   now: string,
-  content: Partial<Pick<DepositRow, 'merchant_id' | 'address' | 'asset' | 'decimals' | 'amount' | 'from_address' | 'invoice_id' | 'external_user_id'>> = {},
+  content: Partial<
+    Pick<
+      DepositRow,
+      'merchant_id' | 'address' | 'asset' | 'decimals' | 'amount' | 'from_address' | 'invoice_id' | 'external_user_id'
+    >
+  > = {},
 ): Promise<void> {
   await db
     .updateTable('deposits')
@@ -73,32 +83,64 @@ export async function unsettledDeposits(db: Executor, at: { head: number; solid:
     .select('m.confirmations as policy')
     .where(sql<boolean>`(d.final = 0 or d.credited_at is null) and d.status != 'orphaned'`)
     .where('d.block_number', '<=', at.scannedTo)
-    .where(sql<boolean>`(d.confirmations < ${at.head} - d.block_number + 1 or (d.final = 0 and d.block_number <= ${at.solid}) or d.final = 1)`)
+    .where(
+      sql<boolean>`(d.confirmations < ${at.head} - d.block_number + 1 or (d.final = 0 and d.block_number <= ${at.solid}) or d.final = 1)`,
+    )
     .orderBy('d.block_number')
     .execute();
 }
 
-export async function updateProgress(db: Executor, id: string, p: Pick<DepositRow, 'confirmations' | 'final' | 'status'>, now: string): Promise<void> {
-  await db.updateTable('deposits').set({ confirmations: p.confirmations, final: p.final, status: p.status, updated_at: now }).where('id', '=', id).execute();
+export async function updateProgress(
+  db: Executor,
+  id: string,
+  p: Pick<DepositRow, 'confirmations' | 'final' | 'status'>,
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable('deposits')
+    .set({ confirmations: p.confirmations, final: p.final, status: p.status, updated_at: now })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Orphans the live, not final deposits of blocks above `block`; returns them. */
 export async function orphanAbove(db: Executor, block: number, now: string): Promise<DepositRow[]> {
-  const rows = await db.selectFrom('deposits').selectAll().where('block_number', '>', block).where('status', '!=', 'orphaned').where('final', '=', 0).execute();
+  const rows = await db
+    .selectFrom('deposits')
+    .selectAll()
+    .where('block_number', '>', block)
+    .where('status', '!=', 'orphaned')
+    .where('final', '=', 0)
+    .execute();
   if (rows.length > 0) {
     await db
       .updateTable('deposits')
       .set({ status: 'orphaned', confirmations: 0, updated_at: now })
-      .where('id', 'in', rows.map((r) => r.id))
+      .where(
+        'id',
+        'in',
+        rows.map((r) => r.id),
+      )
       .execute();
   }
   return rows;
 }
 
-export async function markCredited(db: Executor, id: string, amount: bigint, fee: bigint | null, now: string): Promise<void> {
+export async function markCredited(
+  db: Executor,
+  id: string,
+  amount: bigint,
+  fee: bigint | null,
+  now: string,
+): Promise<void> {
   await db
     .updateTable('deposits')
-    .set({ credited_at: now, credited_amount: amount.toString(), fee_amount: fee === null ? null : fee.toString(), updated_at: now })
+    .set({
+      credited_at: now,
+      credited_amount: amount.toString(),
+      fee_amount: fee === null ? null : fee.toString(),
+      updated_at: now,
+    })
     .where('id', '=', id)
     .where('credited_at', 'is', null)
     .execute();

@@ -11,7 +11,11 @@ export type UnattributedDepositRow = Omit<UnattributedDepositsTable, 'id'>;
 
 /** Call inside the watcher's write transaction; a transfer already recorded stays as it is. */
 export async function recordUnattributedDeposit(trx: Executor, row: UnattributedDepositRow): Promise<void> {
-  await trx.insertInto('unattributed_deposits').values(row).onConflict((oc) => oc.columns(['tx_hash', 'log_index']).doNothing()).execute();
+  await trx
+    .insertInto('unattributed_deposits')
+    .values(row)
+    .onConflict((oc) => oc.columns(['tx_hash', 'log_index']).doNothing())
+    .execute();
 }
 
 /** A fork replaced the blocks above `ancestor`: their payments are no longer on the chain. */
@@ -38,7 +42,19 @@ export async function listUnattributedDeposits(db: Executor, limit: number): Pro
   const rows = await db
     .selectFrom('unattributed_deposits as d')
     .innerJoin('unattributed_addresses as a', 'a.address', 'd.address')
-    .select(['d.tx_hash', 'd.log_index', 'd.address', 'a.derivation_index', 'd.asset', 'd.amount', 'd.decimals', 'd.from_address', 'd.block_number', 'd.block_time', 'd.detected_at'])
+    .select([
+      'd.tx_hash',
+      'd.log_index',
+      'd.address',
+      'a.derivation_index',
+      'd.asset',
+      'd.amount',
+      'd.decimals',
+      'd.from_address',
+      'd.block_number',
+      'd.block_time',
+      'd.detected_at',
+    ])
     .orderBy('d.block_number', 'desc')
     .orderBy('d.id', 'desc')
     .limit(limit)

@@ -15,8 +15,16 @@ export function depositView(row: DepositRow): DepositView {
 }
 
 /** `deposit.seen`/`deposit.confirmed` event data: the Deposit object plus where it arrived. */
-export function standaloneDepositView(row: DepositRow): DepositView & { deposit_id: string; address: string; asset: string; external_user_id: string | null } {
-  return { deposit_id: row.id, ...depositView(row), address: row.address, asset: row.asset, external_user_id: row.external_user_id };
+export function standaloneDepositView(
+  row: DepositRow,
+): DepositView & { deposit_id: string; address: string; asset: string; external_user_id: string | null } {
+  return {
+    deposit_id: row.id,
+    ...depositView(row),
+    address: row.address,
+    asset: row.asset,
+    external_user_id: row.external_user_id,
+  };
 }
 
 /** Only seen and confirmed deposits are shown; orphaned ones left the chain. */

@@ -79,7 +79,11 @@ export function accountResourceJson(s: WorldState, hex: string, now: number): Js
   if (!a) return {};
   const t = totals(s);
   const out = accountNetJson(s, hex, now);
-  put(out, 'tronPowerLimit', (a.frozenBandwidth + a.frozenEnergy + a.delegatedOutBandwidth + a.delegatedOutEnergy) / 1_000_000n);
+  put(
+    out,
+    'tronPowerLimit',
+    (a.frozenBandwidth + a.frozenEnergy + a.delegatedOutBandwidth + a.delegatedOutEnergy) / 1_000_000n,
+  );
   put(out, 'EnergyUsed', energyUsed(a, now));
   put(out, 'EnergyLimit', energyLimit(a));
   out.TotalEnergyLimit = TOTAL_ENERGY_LIMIT;

@@ -54,7 +54,13 @@ function fieldBytes(field: number, hex: string): number[] {
 }
 
 /** protobuf BlockHeader.raw: timestamp=1, txTrieRoot=2, parentHash=3, number=7, witness_address=9, version=10. */
-export function headerRawBytes(h: { timestamp: number; txTrieRoot: string; parentHash: string; number: number; witness: string }): Buffer {
+export function headerRawBytes(h: {
+  timestamp: number;
+  txTrieRoot: string;
+  parentHash: string;
+  number: number;
+  witness: string;
+}): Buffer {
   return Buffer.from([
     ...fieldVarint(1, h.timestamp),
     ...fieldBytes(2, h.txTrieRoot),
@@ -89,9 +95,21 @@ export function txTrieRoot(txs: TronTransactionJson[]): string {
   return level[0] as string;
 }
 
-export function sealBlock(p: { number: number; parentHash: string; timestamp: number; witness: DevnetKey; txs: StoredTx[] }): StoredBlock {
+export function sealBlock(p: {
+  number: number;
+  parentHash: string;
+  timestamp: number;
+  witness: DevnetKey;
+  txs: StoredTx[];
+}): StoredBlock {
   const root = txTrieRoot(p.txs.map((t) => t.tx));
-  const header = { timestamp: p.timestamp, txTrieRoot: root, parentHash: p.parentHash, number: p.number, witness: p.witness.hex };
+  const header = {
+    timestamp: p.timestamp,
+    txTrieRoot: root,
+    parentHash: p.parentHash,
+    number: p.number,
+    witness: p.witness.hex,
+  };
   const hash = sha256(headerRawBytes(header));
   const sig = new utils.ethersUtils.SigningKey(`0x${p.witness.privateKey}`).sign(`0x${hash}`);
   return {
@@ -106,7 +124,13 @@ export function sealBlock(p: { number: number; parentHash: string; timestamp: nu
   };
 }
 
-const ADDRESS_FIELDS = new Set(['owner_address', 'to_address', 'contract_address', 'receiver_address', 'witness_address']);
+const ADDRESS_FIELDS = new Set([
+  'owner_address',
+  'to_address',
+  'contract_address',
+  'receiver_address',
+  'witness_address',
+]);
 
 /** Rewrites `41…` hex address fields to base58, as java-tron does for `visible: true`. */
 export function toVisible<T>(json: T): T {
@@ -114,7 +138,10 @@ export function toVisible<T>(json: T): T {
   if (json && typeof json === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(json)) {
-      out[k] = ADDRESS_FIELDS.has(k) && typeof v === 'string' && /^41[0-9a-f]{40}$/i.test(v) ? fromHexAddress(v) : toVisible(v);
+      out[k] =
+        ADDRESS_FIELDS.has(k) && typeof v === 'string' && /^41[0-9a-f]{40}$/i.test(v)
+          ? fromHexAddress(v)
+          : toVisible(v);
     }
     if ('raw_data' in out && 'txID' in out) out.visible = true;
     return out as T;
@@ -156,7 +183,8 @@ export class BlockJsonCache {
 
   block(b: StoredBlock, visible: boolean): string {
     // Bulk history shares its transactions' JSON: assembled per request, never cached per block.
-    if (b.bulk && !visible) return `{"blockID":"${b.id}","block_header":${JSON.stringify(headerJson(b))},"transactions":${b.bulk.txsHex}}`;
+    if (b.bulk && !visible)
+      return `{"blockID":"${b.id}","block_header":${JSON.stringify(headerJson(b))},"transactions":${b.bulk.txsHex}}`;
     const cache = visible ? this.visible : this.hex;
     let s = cache.get(b);
     if (s === undefined) {
@@ -175,7 +203,11 @@ export class BlockJsonCache {
   blockBytes(b: StoredBlock, visible: boolean): Buffer[] {
     if (!b.bulk || visible) return [Buffer.from(this.block(b, visible))];
     const bytes = bulkBytes(b.bulk);
-    return [Buffer.from(`{"blockID":"${b.id}","block_header":${JSON.stringify(headerJson(b))},"transactions":`), bytes.txs, CLOSE_BRACE];
+    return [
+      Buffer.from(`{"blockID":"${b.id}","block_header":${JSON.stringify(headerJson(b))},"transactions":`),
+      bytes.txs,
+      CLOSE_BRACE,
+    ];
   }
 
   /** infosOf as bytes (bulk history: the shared parts encoded once). */

@@ -28,12 +28,24 @@ export function buildTransaction(
   ref: RefBlock,
   opts: { feeLimit?: number; expirationMs?: number; visible?: boolean; permissionId?: number } = {},
 ): TronTransactionJson {
-  const contract: Record<string, unknown> = { parameter: { value, type_url: `type.googleapis.com/protocol.${type}` }, type };
+  const contract: Record<string, unknown> = {
+    parameter: { value, type_url: `type.googleapis.com/protocol.${type}` },
+    type,
+  };
   if (opts.permissionId) contract.Permission_id = opts.permissionId;
-  const raw: Record<string, unknown> = { contract: [contract], ...tapos(ref), expiration: ref.timestamp + (opts.expirationMs ?? 60_000) };
+  const raw: Record<string, unknown> = {
+    contract: [contract],
+    ...tapos(ref),
+    expiration: ref.timestamp + (opts.expirationMs ?? 60_000),
+  };
   if (opts.feeLimit) raw.fee_limit = opts.feeLimit;
   raw.timestamp = ref.timestamp;
-  const tx = { visible: opts.visible ?? false, txID: '', raw_data: raw, raw_data_hex: '' } as unknown as TronTransactionJson;
+  const tx = {
+    visible: opts.visible ?? false,
+    txID: '',
+    raw_data: raw,
+    raw_data_hex: '',
+  } as unknown as TronTransactionJson;
   const pb = utils.transaction.txJsonToPb(tx);
   tx.raw_data_hex = utils.transaction.txPbToRawDataHex(pb).toLowerCase();
   tx.txID = txIdOf(tx.raw_data_hex);

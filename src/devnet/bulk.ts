@@ -44,9 +44,14 @@ const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 function usdtTransfer(ref: StoredBlock, fromHex: string, toHex: string, amount: bigint): StoredTx {
   const usdt = DEVNET_TOKENS.find((t) => t.asset === 'USDT_TRON')!;
-  const tx = buildTransaction('TriggerSmartContract', { owner_address: fromHex, contract_address: usdt.hex, data: transferCalldata(toHex, amount) }, refOf(ref), {
-    feeLimit: 100_000_000,
-  });
+  const tx = buildTransaction(
+    'TriggerSmartContract',
+    { owner_address: fromHex, contract_address: usdt.hex, data: transferCalldata(toHex, amount) },
+    refOf(ref),
+    {
+      feeLimit: 100_000_000,
+    },
+  );
   tx.signature = [FAKE_SIG];
   tx.ret = [{ contractRet: 'SUCCESS' }];
   const info: InfoJson = {
@@ -55,7 +60,13 @@ function usdtTransfer(ref: StoredBlock, fromHex: string, toHex: string, amount: 
     contractResult: [''],
     contract_address: usdt.hex,
     receipt: { energy_usage_total: 64_285, net_usage: 345, result: 'SUCCESS' },
-    log: [{ address: usdt.hex.slice(2), topics: [TRANSFER_TOPIC, addressWord(fromHex), addressWord(toHex)], data: uintWord(amount) }],
+    log: [
+      {
+        address: usdt.hex.slice(2),
+        topics: [TRANSFER_TOPIC, addressWord(fromHex), addressWord(toHex)],
+        data: uintWord(amount),
+      },
+    ],
   };
   return { tx, info };
 }
@@ -68,14 +79,30 @@ function trxTransfer(ref: StoredBlock, fromHex: string, toHex: string, amount: n
 }
 
 function otherCall(ref: StoredBlock, fromHex: string): StoredTx {
-  const tx = buildTransaction('TriggerSmartContract', { owner_address: fromHex, contract_address: randomHex(), data: `a9059cbb${'0'.repeat(128)}` }, refOf(ref), { feeLimit: 50_000_000 });
+  const tx = buildTransaction(
+    'TriggerSmartContract',
+    { owner_address: fromHex, contract_address: randomHex(), data: `a9059cbb${'0'.repeat(128)}` },
+    refOf(ref),
+    { feeLimit: 50_000_000 },
+  );
   tx.signature = [FAKE_SIG];
   tx.ret = [{ contractRet: 'SUCCESS' }];
-  return { tx, info: { id: tx.txID, fee: 1_000_000, contractResult: [''], contract_address: tx.raw_data.contract[0]!.parameter.value.contract_address, receipt: { energy_usage_total: 20_000, result: 'SUCCESS' } } };
+  return {
+    tx,
+    info: {
+      id: tx.txID,
+      fee: 1_000_000,
+      contractResult: [''],
+      contract_address: tx.raw_data.contract[0]!.parameter.value.contract_address,
+      receipt: { energy_usage_total: 20_000, result: 'SUCCESS' },
+    },
+  };
 }
 
 function paymentTx(ref: StoredBlock, p: BulkPayment): StoredTx {
-  return p.asset === 'TRX_TRON' ? trxTransfer(ref, randomHex(), p.toHex, Number(p.amount)) : usdtTransfer(ref, randomHex(), p.toHex, p.amount);
+  return p.asset === 'TRX_TRON'
+    ? trxTransfer(ref, randomHex(), p.toHex, Number(p.amount))
+    : usdtTransfer(ref, randomHex(), p.toHex, p.amount);
 }
 
 /** A mainnet-like mix: 60 % USDT transfers, 35 % TRX transfers, 5 % other contract calls. */
@@ -121,8 +148,20 @@ export function appendBulkBlocks(chain: DevnetChain, opts: BulkOptions): { first
     }
     const witness = chain.witnesses[number % chain.witnesses.length]!;
     const timestamp = prev.timestamp + 3_000;
-    const hash = sha256(headerRawBytes({ timestamp, txTrieRoot: root, parentHash: prev.id, number, witness: witness.hex }));
-    const block: StoredBlock & { bulk: BulkJson } = { number, id: blockIdOf(number, hash), parentHash: prev.id, timestamp, witness: witness.hex, txTrieRoot: root, witnessSignature: FAKE_SIG, txs, bulk: json };
+    const hash = sha256(
+      headerRawBytes({ timestamp, txTrieRoot: root, parentHash: prev.id, number, witness: witness.hex }),
+    );
+    const block: StoredBlock & { bulk: BulkJson } = {
+      number,
+      id: blockIdOf(number, hash),
+      parentHash: prev.id,
+      timestamp,
+      witness: witness.hex,
+      txTrieRoot: root,
+      witnessSignature: FAKE_SIG,
+      txs,
+      bulk: json,
+    };
     chain.blocks.push(block);
     chain.solidNumber = Math.max(chain.solidNumber, number - chain.opts.solidLag);
   }

@@ -6,11 +6,26 @@
  */
 import { TronWeb } from 'tronweb';
 import type { Clock } from '../clock.js';
-import { bandwidthBytes, decodeRawData, encodeRawData, recoverSigner, txIdOf, type TronTransactionJson } from '../chain/tx-codec.js';
+import {
+  bandwidthBytes,
+  decodeRawData,
+  encodeRawData,
+  recoverSigner,
+  txIdOf,
+  type TronTransactionJson,
+} from '../chain/tx-codec.js';
 import { sealBlock, type StoredBlock, type StoredTx } from './block.js';
 import { buildTransaction, refOf, signTransaction } from './builder.js';
 import { applyContract } from './execute.js';
-import { DEVNET_TOKENS, FAUCET_UNITS, FUNDED_UNITS, faucetKey, fundedAccounts, witnessKeys, type DevnetKey } from './keys.js';
+import {
+  DEVNET_TOKENS,
+  FAUCET_UNITS,
+  FUNDED_UNITS,
+  faucetKey,
+  fundedAccounts,
+  witnessKeys,
+  type DevnetKey,
+} from './keys.js';
 import { cloneState, emptyState, newAccount, setTokenBalance, SUN_PER_TRX, type WorldState } from './state.js';
 import { transferCalldata } from '../chain/trc20.js';
 
@@ -18,7 +33,8 @@ export const SLOT_MS = 3_000;
 const TAPOS_WINDOW = 65_536;
 const MAX_EXPIRATION_AHEAD_MS = 86_400_000;
 
-export type BroadcastAnswer = { result: true; code: 'SUCCESS'; txid: string } | { code: string; txid: string; message: string } | { Error: string };
+export type BroadcastAnswer =
+  { result: true; code: 'SUCCESS'; txid: string } | { code: string; txid: string; message: string } | { Error: string };
 
 export type ForkMode = 'reinclude' | 'drop';
 
@@ -43,7 +59,8 @@ export interface ChainOptions {
 }
 
 const hexMsg = (m: string): string => Buffer.from(m, 'utf8').toString('hex');
-const toHex = (a: unknown): string => (typeof a === 'string' ? (a.startsWith('T') ? TronWeb.address.toHex(a) : a).toLowerCase() : '');
+const toHex = (a: unknown): string =>
+  typeof a === 'string' ? (a.startsWith('T') ? TronWeb.address.toHex(a) : a).toLowerCase() : '';
 
 export class DevnetChain {
   blocks: StoredBlock[] = [];
@@ -123,12 +140,15 @@ export class DevnetChain {
   /** `/wallet/broadcasttransaction`: validate and, when accepted, apply to the live state. */
   broadcast(input: unknown): BroadcastAnswer {
     const tx = input as TronTransactionJson;
-    if (!tx || typeof tx !== 'object' || !tx.raw_data?.contract?.[0]) return { Error: 'class java.lang.NullPointerException : invalid transaction' };
+    if (!tx || typeof tx !== 'object' || !tx.raw_data?.contract?.[0])
+      return { Error: 'class java.lang.NullPointerException : invalid transaction' };
     let rawHex: string;
     try {
       rawHex = encodeRawData(tx);
     } catch (e) {
-      return { Error: `class org.tron.core.exception.BadItemException : ${e instanceof Error ? e.message : String(e)}` };
+      return {
+        Error: `class org.tron.core.exception.BadItemException : ${e instanceof Error ? e.message : String(e)}`,
+      };
     }
     const txid = txIdOf(rawHex);
     const fail = (code: string, message: string): BroadcastAnswer => ({ code, txid, message: hexMsg(message) });
@@ -139,22 +159,41 @@ export class DevnetChain {
     const owner = toHex(value.owner_address);
     const sigs = Array.isArray(tx.signature) ? tx.signature : [];
     if (sigs.length === 0) return fail('SIGERROR', 'Validate signature error: miss sig or contract');
-    if (typeof tx.txID === 'string' && tx.txID.toLowerCase() !== txid) return fail('SIGERROR', 'Validate signature error: txID is not sha256(raw_data)');
+    if (typeof tx.txID === 'string' && tx.txID.toLowerCase() !== txid)
+      return fail('SIGERROR', 'Validate signature error: txID is not sha256(raw_data)');
     for (const sig of sigs) {
       const signer = recoverSigner(txid, sig);
       if (signer !== owner) {
-        return fail('SIGERROR', `Validate signature error: ${sig} is signed by ${signer ?? 'nobody'} but it is not contained of permission.`);
+        return fail(
+          'SIGERROR',
+          `Validate signature error: ${sig} is signed by ${signer ?? 'nobody'} but it is not contained of permission.`,
+        );
       }
     }
-    if (this.index.has(txid) || this.pool.some((t) => t.tx.txID === txid)) return fail('DUP_TRANSACTION_ERROR', 'Dup transaction.');
+    if (this.index.has(txid) || this.pool.some((t) => t.tx.txID === txid))
+      return fail('DUP_TRANSACTION_ERROR', 'Dup transaction.');
     if (!this.taposOk(raw.ref_block_bytes, raw.ref_block_hash)) {
-      return fail('TAPOS_ERROR', `Tapos check error: ref block ${raw.ref_block_bytes}/${raw.ref_block_hash} is not on this chain`);
+      return fail(
+        'TAPOS_ERROR',
+        `Tapos check error: ref block ${raw.ref_block_bytes}/${raw.ref_block_hash} is not on this chain`,
+      );
     }
     const headTs = this.head.timestamp;
     const expiration = raw.expiration ?? 0;
-    if (expiration <= headTs) return fail('TRANSACTION_EXPIRATION_ERROR', `Transaction expiration, transaction expiration time is ${expiration}, but headBlockTime is ${headTs}`);
-    if (expiration > headTs + MAX_EXPIRATION_AHEAD_MS) return fail('TRANSACTION_EXPIRATION_ERROR', `expiration time must be less than or equal to ${headTs + MAX_EXPIRATION_AHEAD_MS}`);
-    const stored: StoredTx = { tx: { txID: txid, raw_data: raw, raw_data_hex: rawHex, signature: sigs.map((s) => s.toLowerCase()) }, info: {} };
+    if (expiration <= headTs)
+      return fail(
+        'TRANSACTION_EXPIRATION_ERROR',
+        `Transaction expiration, transaction expiration time is ${expiration}, but headBlockTime is ${headTs}`,
+      );
+    if (expiration > headTs + MAX_EXPIRATION_AHEAD_MS)
+      return fail(
+        'TRANSACTION_EXPIRATION_ERROR',
+        `expiration time must be less than or equal to ${headTs + MAX_EXPIRATION_AHEAD_MS}`,
+      );
+    const stored: StoredTx = {
+      tx: { txID: txid, raw_data: raw, raw_data_hex: rawHex, signature: sigs.map((s) => s.toLowerCase()) },
+      info: {},
+    };
     const outcome = this.execute(stored);
     if (!outcome.ok) return fail(outcome.code, outcome.message);
     return { result: true, code: 'SUCCESS', txid };
@@ -202,7 +241,13 @@ export class DevnetChain {
       const aligned = Math.floor(this.opts.clock.now().getTime() / slot) * slot;
       const number = prev.number + 1;
       const witness = this.witnesses[(number + this.forkEpoch) % this.witnesses.length] as DevnetKey;
-      const block = sealBlock({ number, parentHash: prev.id, timestamp: Math.max(prev.timestamp + slot, aligned), witness, txs: this.pool });
+      const block = sealBlock({
+        number,
+        parentHash: prev.id,
+        timestamp: Math.max(prev.timestamp + slot, aligned),
+        witness,
+        txs: this.pool,
+      });
       this.pool = [];
       for (const t of block.txs) this.index.set(t.tx.txID, number);
       this.blocks.push(block);
@@ -223,7 +268,9 @@ export class DevnetChain {
   fork(depth: number, mode: ForkMode = 'reinclude'): ForkReport {
     const head = this.head.number;
     if (!Number.isInteger(depth) || depth < 1 || depth > head - this.solidNumber) {
-      throw new Error(`fork depth must be 1..${head - this.solidNumber} (blocks above the solid height ${this.solidNumber})`);
+      throw new Error(
+        `fork depth must be 1..${head - this.solidNumber} (blocks above the solid height ${this.solidNumber})`,
+      );
     }
     const base = head - depth;
     const orphaned = this.blocks.slice(base + 1);
@@ -265,14 +312,22 @@ export class DevnetChain {
     const head = this.head.number;
     const above = head - this.solidNumber;
     if (!Number.isInteger(depth) || depth <= above || depth > head) {
-      throw new Error(`a fork beyond the solid height replaces ${above + 1}..${head} blocks (more than the ${above} above the solid height ${this.solidNumber}; block 0 stays)`);
+      throw new Error(
+        `a fork beyond the solid height replaces ${above + 1}..${head} blocks (more than the ${above} above the solid height ${this.solidNumber}; block 0 stays)`,
+      );
     }
     this.forkEpoch += 1;
     const replaced: ForkReport['replaced'] = [];
     for (let n = head - depth + 1; n <= head; n++) {
       const old = this.blocks[n] as StoredBlock;
       const witness = this.witnesses[(n + this.forkEpoch) % this.witnesses.length] as DevnetKey;
-      const block = sealBlock({ number: n, parentHash: (this.blocks[n - 1] as StoredBlock).id, timestamp: old.timestamp, witness, txs: old.txs });
+      const block = sealBlock({
+        number: n,
+        parentHash: (this.blocks[n - 1] as StoredBlock).id,
+        timestamp: old.timestamp,
+        witness,
+        txs: old.txs,
+      });
       if (old.bulk) block.bulk = old.bulk;
       this.blocks[n] = block;
       replaced.push({ number: n, oldId: old.id, newId: block.id });
@@ -296,7 +351,11 @@ export class DevnetChain {
     const token = DEVNET_TOKENS.find((t) => t.asset === p.asset || t.symbol === p.asset);
     let tx: TronTransactionJson;
     if (p.asset === 'TRX_TRON' || p.asset === 'TRX') {
-      tx = buildTransaction('TransferContract', { owner_address: p.from.hex, to_address: to, amount: Number(p.amount) }, ref);
+      tx = buildTransaction(
+        'TransferContract',
+        { owner_address: p.from.hex, to_address: to, amount: Number(p.amount) },
+        ref,
+      );
     } else if (token) {
       tx = buildTransaction(
         'TriggerSmartContract',

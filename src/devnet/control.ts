@@ -37,7 +37,10 @@ export interface DevnetControl {
   /** Sends TRX or a token from the faucet; `mine` also produces a block. */
   fund(p: { address: string; asset: string; amount: bigint; mine?: boolean }): { txid: string };
   /** A customer payment: `from` is a funded account's index or address (default 0). */
-  pay(p: { to: string; asset: string; amount: bigint; from?: number | string; feeLimit?: bigint; mine?: boolean }): { txid: string; from: string };
+  pay(p: { to: string; asset: string; amount: bigint; from?: number | string; feeLimit?: bigint; mine?: boolean }): {
+    txid: string;
+    from: string;
+  };
   /** `beyondSolid`: a fork that replaces blocks below the solid height (DevnetChain.forkBeyondSolid; mode stays reinclude). */
   fork(depth: number, mode?: ForkMode, beyondSolid?: boolean): ForkReport;
   /** The token contract of `asset` refuses transfers to or from `address` from now on (they revert). */
@@ -56,9 +59,16 @@ function accept(answer: BroadcastAnswer): string {
   throw new Error(`${answer.code}: ${Buffer.from(answer.message, 'hex').toString('utf8')}`);
 }
 
-export function createControl(chain: DevnetChain, faults: FaultInjector, cfg: { blockTimeMs: number; solidLag: number }): DevnetControl {
+export function createControl(
+  chain: DevnetChain,
+  faults: FaultInjector,
+  cfg: { blockTimeMs: number; solidLag: number },
+): DevnetControl {
   const fromKey = (from: number | string | undefined): DevnetKey => {
-    const k = typeof from === 'string' && from.startsWith('T') ? chain.funded.find((x) => x.address === from) : chain.funded[Number(from ?? 0)];
+    const k =
+      typeof from === 'string' && from.startsWith('T')
+        ? chain.funded.find((x) => x.address === from)
+        : chain.funded[Number(from ?? 0)];
     if (!k) throw new Error(`no funded devnet account ${String(from)}`);
     return k;
   };
@@ -80,7 +90,10 @@ export function createControl(chain: DevnetChain, faults: FaultInjector, cfg: { 
     mine: (blocks = 1) => {
       if (!Number.isInteger(blocks) || blocks < 1 || blocks > 10_000) throw new Error('blocks must be 1..10000');
       const made = chain.mine(blocks);
-      return { head: chain.head.number, blocks: made.map((b) => ({ number: b.number, id: b.id, transactions: b.txs.length })) };
+      return {
+        head: chain.head.number,
+        blocks: made.map((b) => ({ number: b.number, id: b.id, transactions: b.txs.length })),
+      };
     },
     fund: (p) => {
       checkAsset(p.asset);
@@ -91,13 +104,22 @@ export function createControl(chain: DevnetChain, faults: FaultInjector, cfg: { 
     pay: (p) => {
       checkAsset(p.asset);
       const from = fromKey(p.from);
-      const txid = accept(chain.transfer({ from, to: p.to, asset: p.asset, amount: p.amount, ...(p.feeLimit ? { feeLimit: p.feeLimit } : {}) }));
+      const txid = accept(
+        chain.transfer({
+          from,
+          to: p.to,
+          asset: p.asset,
+          amount: p.amount,
+          ...(p.feeLimit ? { feeLimit: p.feeLimit } : {}),
+        }),
+      );
       if (p.mine) chain.mine(1);
       return { txid, from: from.address };
     },
     fork: (depth, mode = 'reinclude', beyondSolid = false) => {
       if (!beyondSolid) return chain.fork(depth, mode);
-      if (mode !== 'reinclude') throw new Error('a fork beyond the solid height keeps the transactions in their blocks (mode reinclude)');
+      if (mode !== 'reinclude')
+        throw new Error('a fork beyond the solid height keeps the transactions in their blocks (mode reinclude)');
       return chain.forkBeyondSolid(depth);
     },
     blacklist: (p) => {
@@ -124,22 +146,42 @@ function jsonSafe(v: unknown): unknown {
 }
 
 function amountOf(v: unknown): bigint {
-  if ((typeof v === 'string' && /^\d+$/.test(v)) || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0)) return BigInt(v);
+  if ((typeof v === 'string' && /^\d+$/.test(v)) || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0))
+    return BigInt(v);
   throw new Error('amount must be a non-negative integer in base units (a decimal string)');
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export function registerControlRoutes(app: FastifyInstance, control: DevnetControl): void {
-  const handle = (fn: (body: Record<string, any>, params: Record<string, string>) => unknown) => async (req: any, reply: any) => {
-    try {
-      return reply.send(jsonSafe(fn((req.body ?? {}) as Record<string, any>, (req.params ?? {}) as Record<string, string>)));
-    } catch (e) {
-      return reply.code(400).send({ error: e instanceof Error ? e.message : String(e) });
-    }
-  };
-  app.get('/devnet/info', handle(() => control.info()));
-  app.post('/devnet/mine', handle((b) => control.mine(b.blocks === undefined ? 1 : Number(b.blocks))));
-  app.post('/devnet/fund', handle((b) => control.fund({ address: String(b.address), asset: String(b.asset ?? 'TRX_TRON'), amount: amountOf(b.amount), mine: b.mine === true })));
+  const handle =
+    (fn: (body: Record<string, any>, params: Record<string, string>) => unknown) => async (req: any, reply: any) => {
+      try {
+        return reply.send(
+          jsonSafe(fn((req.body ?? {}) as Record<string, any>, (req.params ?? {}) as Record<string, string>)),
+        );
+      } catch (e) {
+        return reply.code(400).send({ error: e instanceof Error ? e.message : String(e) });
+      }
+    };
+  app.get(
+    '/devnet/info',
+    handle(() => control.info()),
+  );
+  app.post(
+    '/devnet/mine',
+    handle((b) => control.mine(b.blocks === undefined ? 1 : Number(b.blocks))),
+  );
+  app.post(
+    '/devnet/fund',
+    handle((b) =>
+      control.fund({
+        address: String(b.address),
+        asset: String(b.asset ?? 'TRX_TRON'),
+        amount: amountOf(b.amount),
+        mine: b.mine === true,
+      }),
+    ),
+  );
   app.post(
     '/devnet/pay',
     handle((b) =>
@@ -153,11 +195,32 @@ export function registerControlRoutes(app: FastifyInstance, control: DevnetContr
       }),
     ),
   );
-  app.post('/devnet/fork', handle((b) => control.fork(Number(b.depth), b.mode === 'drop' ? 'drop' : 'reinclude', b.beyond_solid === true)));
-  app.post('/devnet/blacklist', handle((b) => control.blacklist({ asset: String(b.asset ?? 'USDT_TRON'), address: String(b.address) })));
-  app.get('/devnet/faults', handle(() => control.faults()));
-  app.post('/devnet/faults', handle((b) => control.addFault(b as FaultSpec)));
-  app.delete('/devnet/faults', handle(() => (control.clearFaults(), { cleared: true })));
-  app.delete('/devnet/faults/:id', handle((_b, p) => (control.clearFaults(Number(p.id)), { cleared: Number(p.id) })));
-  app.get('/devnet/balance/:address', handle((_b, p) => control.balances(String(p.address))));
+  app.post(
+    '/devnet/fork',
+    handle((b) => control.fork(Number(b.depth), b.mode === 'drop' ? 'drop' : 'reinclude', b.beyond_solid === true)),
+  );
+  app.post(
+    '/devnet/blacklist',
+    handle((b) => control.blacklist({ asset: String(b.asset ?? 'USDT_TRON'), address: String(b.address) })),
+  );
+  app.get(
+    '/devnet/faults',
+    handle(() => control.faults()),
+  );
+  app.post(
+    '/devnet/faults',
+    handle((b) => control.addFault(b as FaultSpec)),
+  );
+  app.delete(
+    '/devnet/faults',
+    handle(() => (control.clearFaults(), { cleared: true })),
+  );
+  app.delete(
+    '/devnet/faults/:id',
+    handle((_b, p) => (control.clearFaults(Number(p.id)), { cleared: Number(p.id) })),
+  );
+  app.get(
+    '/devnet/balance/:address',
+    handle((_b, p) => control.balances(String(p.address))),
+  );
 }

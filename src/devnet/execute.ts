@@ -4,7 +4,14 @@
  * stake (own + delegated), the rest burned at 100 sun, and fee_limit caps the total. A refusal
  * (CONTRACT_VALIDATE_ERROR, BANDWITH_ERROR) changes nothing; a REVERT or OUT_OF_ENERGY still pays.
  */
-import { TRANSFER_SELECTOR, TRANSFER_TOPIC, BALANCE_OF_SELECTOR, DECIMALS_SELECTOR, uintWord, wordToHexAddress } from '../chain/trc20.js';
+import {
+  TRANSFER_SELECTOR,
+  TRANSFER_TOPIC,
+  BALANCE_OF_SELECTOR,
+  DECIMALS_SELECTOR,
+  uintWord,
+  wordToHexAddress,
+} from '../chain/trc20.js';
 import type { InfoJson } from './block.js';
 import { tokenByHex } from './keys.js';
 import {
@@ -33,7 +40,11 @@ export const ENERGY_REVERT = 1_512;
 export const ENERGY_VIEW = 543;
 export const MAX_FEE_LIMIT = 15_000_000_000;
 
-export type Refusal = { ok: false; code: 'CONTRACT_VALIDATE_ERROR' | 'BANDWITH_ERROR' | 'CONTRACT_EXE_ERROR'; message: string };
+export type Refusal = {
+  ok: false;
+  code: 'CONTRACT_VALIDATE_ERROR' | 'BANDWITH_ERROR' | 'CONTRACT_EXE_ERROR';
+  message: string;
+};
 export type Applied = { ok: true; contractRet: string; info: InfoJson };
 
 export interface ContractCall {
@@ -48,29 +59,49 @@ export interface ContractCall {
   now: number;
 }
 
-const refuse = (message: string, code: Refusal['code'] = 'CONTRACT_VALIDATE_ERROR'): Refusal => ({ ok: false, code, message });
+const refuse = (message: string, code: Refusal['code'] = 'CONTRACT_VALIDATE_ERROR'): Refusal => ({
+  ok: false,
+  code,
+  message,
+});
 const big = (v: unknown): bigint => (typeof v === 'number' || typeof v === 'string' ? BigInt(v) : 0n);
 const str = (v: unknown): string => (typeof v === 'string' ? v.toLowerCase() : '');
 
-type TokenCallOutcome = { result: 'SUCCESS' | 'REVERT'; energy: number; apply?: (s: WorldState) => void; logs?: InfoJson[]; output: string };
+type TokenCallOutcome = {
+  result: 'SUCCESS' | 'REVERT';
+  energy: number;
+  apply?: (s: WorldState) => void;
+  logs?: InfoJson[];
+  output: string;
+};
 
 /** What a TRC20 call does, without applying it. Used by transactions and constant calls alike. */
 export function evaluateTokenCall(s: WorldState, contract: string, owner: string, data: string): TokenCallOutcome {
   const d = data.toLowerCase();
   const selector = d.slice(0, 8);
   const token = tokenByHex(contract);
-  if (selector === DECIMALS_SELECTOR) return { result: 'SUCCESS', energy: ENERGY_VIEW, output: uintWord(BigInt(token?.decimals ?? 0)) };
+  if (selector === DECIMALS_SELECTOR)
+    return { result: 'SUCCESS', energy: ENERGY_VIEW, output: uintWord(BigInt(token?.decimals ?? 0)) };
   if (selector === BALANCE_OF_SELECTOR && d.length >= 72) {
-    return { result: 'SUCCESS', energy: ENERGY_VIEW, output: uintWord(tokenBalance(s, contract, wordToHexAddress(d.slice(8, 72)))) };
+    return {
+      result: 'SUCCESS',
+      energy: ENERGY_VIEW,
+      output: uintWord(tokenBalance(s, contract, wordToHexAddress(d.slice(8, 72)))),
+    };
   }
   if (selector !== TRANSFER_SELECTOR || d.length < 136) return { result: 'REVERT', energy: ENERGY_REVERT, output: '' };
   const to = wordToHexAddress(d.slice(8, 72));
   const amount = BigInt(`0x${d.slice(72, 136)}`);
   const fromBalance = tokenBalance(s, contract, owner);
   if (amount > fromBalance) return { result: 'REVERT', energy: ENERGY_REVERT, output: '' };
-  if (s.blacklist.has(`${contract}|${to}`) || s.blacklist.has(`${contract}|${owner}`)) return { result: 'REVERT', energy: ENERGY_REVERT, output: '' };
+  if (s.blacklist.has(`${contract}|${to}`) || s.blacklist.has(`${contract}|${owner}`))
+    return { result: 'REVERT', energy: ENERGY_REVERT, output: '' };
   const energy = tokenBalance(s, contract, to) > 0n || to === owner ? ENERGY_TRANSFER_EXISTING : ENERGY_TRANSFER_NEW;
-  const log = { address: contract.slice(2), topics: [TRANSFER_TOPIC, owner.slice(2).padStart(64, '0'), to.slice(2).padStart(64, '0')], data: uintWord(amount) };
+  const log = {
+    address: contract.slice(2),
+    topics: [TRANSFER_TOPIC, owner.slice(2).padStart(64, '0'), to.slice(2).padStart(64, '0')],
+    data: uintWord(amount),
+  };
   return {
     result: 'SUCCESS',
     energy,
@@ -90,14 +121,24 @@ interface NetCharge {
   fee: bigint;
 }
 
-function chargeBandwidth(a: Account, bytes: number, now: number, createsAccount: boolean, spendable: bigint): NetCharge | Refusal {
+function chargeBandwidth(
+  a: Account,
+  bytes: number,
+  now: number,
+  createsAccount: boolean,
+  spendable: bigint,
+): NetCharge | Refusal {
   if (netLimit(a) - netUsed(a, now) >= bytes) return { usage: bytes, fromStake: true, fee: 0n };
   if (createsAccount) {
-    return spendable >= NEW_ACCOUNT_BANDWIDTH_FEE ? { usage: 0, fromStake: false, fee: NEW_ACCOUNT_BANDWIDTH_FEE } : refuse('Account resource insufficient error.', 'BANDWITH_ERROR');
+    return spendable >= NEW_ACCOUNT_BANDWIDTH_FEE
+      ? { usage: 0, fromStake: false, fee: NEW_ACCOUNT_BANDWIDTH_FEE }
+      : refuse('Account resource insufficient error.', 'BANDWITH_ERROR');
   }
   if (FREE_NET_LIMIT - freeNetUsed(a, now) >= bytes) return { usage: bytes, fromStake: false, fee: 0n };
   const fee = BigInt(bytes) * SUN_PER_BANDWIDTH;
-  return spendable >= fee ? { usage: 0, fromStake: false, fee } : refuse('Account resource insufficient error.', 'BANDWITH_ERROR');
+  return spendable >= fee
+    ? { usage: 0, fromStake: false, fee }
+    : refuse('Account resource insufficient error.', 'BANDWITH_ERROR');
 }
 
 function applyNet(a: Account, charge: NetCharge, now: number): void {
@@ -147,19 +188,27 @@ export function applyContract(s: WorldState, call: ContractCall): Applied | Refu
       dest.balance += amount;
       s.accounts.set(to, dest);
       const fee = net.fee + createFee;
-      return { ok: true, contractRet: 'SUCCESS', info: { ...base, fee: Number(fee), contractResult: [''], receipt: receiptOf(net) } };
+      return {
+        ok: true,
+        contractRet: 'SUCCESS',
+        info: { ...base, fee: Number(fee), contractResult: [''], receipt: receiptOf(net) },
+      };
     }
     case 'TriggerSmartContract': {
       const contract = str(v.contract_address);
       if (!tokenByHex(contract)) return refuse('No contract or not a valid smart contract');
-      if (call.feeLimit < 0 || call.feeLimit > MAX_FEE_LIMIT) return refuse(`feeLimit must be >= 0 and <= ${MAX_FEE_LIMIT}`);
+      if (call.feeLimit < 0 || call.feeLimit > MAX_FEE_LIMIT)
+        return refuse(`feeLimit must be >= 0 and <= ${MAX_FEE_LIMIT}`);
       if (big(v.call_value) > 0n) return refuse('callValue must be 0 for a TRC20 contract');
       const net = chargeBandwidth(a, call.bytes, now, false, a.balance);
       if ('ok' in net) return net;
       const outcome = evaluateTokenCall(s, contract, owner, str(v.data));
       const leftStake = Math.max(0, energyLimit(a) - energyUsed(a, now));
       const spendable = a.balance - net.fee;
-      const limit = Math.min(leftStake + Number(spendable / SUN_PER_ENERGY), Math.floor(call.feeLimit / Number(SUN_PER_ENERGY)));
+      const limit = Math.min(
+        leftStake + Number(spendable / SUN_PER_ENERGY),
+        Math.floor(call.feeLimit / Number(SUN_PER_ENERGY)),
+      );
       const outOfEnergy = outcome.energy > limit;
       const used = outOfEnergy ? limit : outcome.energy;
       const fromStake = Math.min(used, leftStake);
@@ -177,11 +226,20 @@ export function applyContract(s: WorldState, call: ContractCall): Applied | Refu
       if (burned) receipt.energy_fee = Number(burned);
       if (used) receipt.energy_usage_total = used;
       receipt.result = result;
-      const info: InfoJson = { ...base, fee: Number(net.fee + burned), contractResult: [result === 'SUCCESS' ? outcome.output : ''], contract_address: contract, receipt };
+      const info: InfoJson = {
+        ...base,
+        fee: Number(net.fee + burned),
+        contractResult: [result === 'SUCCESS' ? outcome.output : ''],
+        contract_address: contract,
+        receipt,
+      };
       if (result === 'SUCCESS' && outcome.logs) info.log = outcome.logs;
       if (result !== 'SUCCESS') {
         info.result = 'FAILED';
-        const msg = result === 'REVERT' ? 'REVERT opcode executed' : `Not enough energy for 'SSTORE' operation executing: curInvokeEnergyLimit[${limit}]`;
+        const msg =
+          result === 'REVERT'
+            ? 'REVERT opcode executed'
+            : `Not enough energy for 'SSTORE' operation executing: curInvokeEnergyLimit[${limit}]`;
         info.resMessage = Buffer.from(msg).toString('hex');
       }
       return { ok: true, contractRet: result, info };
@@ -198,7 +256,11 @@ export function applyContract(s: WorldState, call: ContractCall): Applied | Refu
       a.balance -= amount;
       if (resource === 'ENERGY') a.frozenEnergy += amount;
       else a.frozenBandwidth += amount;
-      return { ok: true, contractRet: 'SUCCESS', info: { ...base, fee: Number(net.fee), contractResult: [''], receipt: receiptOf(net) } };
+      return {
+        ok: true,
+        contractRet: 'SUCCESS',
+        info: { ...base, fee: Number(net.fee), contractResult: [''], receipt: receiptOf(net) },
+      };
     }
     case 'DelegateResourceContract':
     case 'UnDelegateResourceContract': {
@@ -214,7 +276,8 @@ export function applyContract(s: WorldState, call: ContractCall): Applied | Refu
       const delegated = s.delegations.get(key) ?? 0n;
       const energy = resource === 'ENERGY';
       const delegating = call.type === 'DelegateResourceContract';
-      if (delegating && amount > (energy ? a.frozenEnergy : a.frozenBandwidth)) return refuse('delegateBalance must be less than or equal to available FreezeV2 balance');
+      if (delegating && amount > (energy ? a.frozenEnergy : a.frozenBandwidth))
+        return refuse('delegateBalance must be less than or equal to available FreezeV2 balance');
       if (!delegating && amount > delegated) return refuse('insufficient delegatedFrozenBalance');
       const net = chargeBandwidth(a, call.bytes, now, false, a.balance);
       if ('ok' in net) return net;
@@ -230,7 +293,11 @@ export function applyContract(s: WorldState, call: ContractCall): Applied | Refu
         a.delegatedOutBandwidth += d;
         r.acquiredBandwidth += d;
       }
-      return { ok: true, contractRet: 'SUCCESS', info: { ...base, fee: Number(net.fee), contractResult: [''], receipt: receiptOf(net) } };
+      return {
+        ok: true,
+        contractRet: 'SUCCESS',
+        info: { ...base, fee: Number(net.fee), contractResult: [''], receipt: receiptOf(net) },
+      };
     }
     default:
       return refuse(`${call.type} is not supported by the devnet`);

@@ -36,10 +36,13 @@ export interface Fault extends FaultSpec {
 /** The answer (text, bytes or a stream of bytes, as the routes send them) without `field` at any depth. */
 async function omitField(reply: FastifyReply, payload: unknown, field: string): Promise<unknown> {
   const text =
-    typeof payload === 'string' ? payload
-    : Buffer.isBuffer(payload) ? payload.toString('utf8')
-    : payload instanceof Readable ? Buffer.concat((await payload.toArray()) as Buffer[]).toString('utf8')
-    : null;
+    typeof payload === 'string'
+      ? payload
+      : Buffer.isBuffer(payload)
+        ? payload.toString('utf8')
+        : payload instanceof Readable
+          ? Buffer.concat((await payload.toArray()) as Buffer[]).toString('utf8')
+          : null;
   if (text === null) return payload;
   // A route that streams its answer gave its length: the shorter answer has another.
   void reply.removeHeader('content-length');
@@ -59,7 +62,8 @@ export class FaultInjector {
   private readonly omitting = new WeakMap<FastifyRequest, string>();
 
   add(spec: FaultSpec): Fault {
-    if (!(FAULT_KINDS as readonly string[]).includes(spec.kind)) throw new Error(`unknown fault kind ${String(spec.kind)}`);
+    if (!(FAULT_KINDS as readonly string[]).includes(spec.kind))
+      throw new Error(`unknown fault kind ${String(spec.kind)}`);
     const fault: Fault = { ...spec, id: this.nextId++, hits: 0 };
     this.faults.push(fault);
     return fault;
@@ -75,7 +79,9 @@ export class FaultInjector {
 
   /** Takes the first live fault matching the path (and counts it). */
   private take(path: string): Fault | undefined {
-    const f = this.faults.find((x) => path.startsWith(x.path ?? '/wallet') && (x.kind !== 'busy' || path.endsWith('/broadcasttransaction')));
+    const f = this.faults.find(
+      (x) => path.startsWith(x.path ?? '/wallet') && (x.kind !== 'busy' || path.endsWith('/broadcasttransaction')),
+    );
     if (!f) return undefined;
     f.hits += 1;
     if (f.times !== undefined && f.hits >= f.times) this.faults = this.faults.filter((x) => x !== f);
@@ -93,10 +99,15 @@ export class FaultInjector {
         await sleep(f.ms ?? 1_000);
         return;
       case 'error':
-        await reply.code(200).send({ Error: f.message ?? 'class java.lang.IllegalStateException : devnet injected error' });
+        await reply
+          .code(200)
+          .send({ Error: f.message ?? 'class java.lang.IllegalStateException : devnet injected error' });
         return;
       case 'http':
-        await reply.code(f.status ?? 503).type('text/html').send(`<html><body>HTTP ${f.status ?? 503}: devnet injected failure</body></html>`);
+        await reply
+          .code(f.status ?? 503)
+          .type('text/html')
+          .send(`<html><body>HTTP ${f.status ?? 503}: devnet injected failure</body></html>`);
         return;
       case 'busy':
         await reply.code(200).send({ code: 'SERVER_BUSY', message: Buffer.from('Server busy').toString('hex') });

@@ -55,7 +55,12 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   // Blocks faster than mainnet's 3 s slots get slots of their own length, so block timestamps keep
   // to wall time (expiry and late-deposit rules compare them with it).
   const slotMs = blockTimeMs > 0 ? Math.min(blockTimeMs, SLOT_MS) : SLOT_MS;
-  const chainOpts = { clock: opts.clock ?? systemClock, solidLag, slotMs, accounts: opts.accounts ?? FUNDED_ACCOUNT_COUNT };
+  const chainOpts = {
+    clock: opts.clock ?? systemClock,
+    solidLag,
+    slotMs,
+    accounts: opts.accounts ?? FUNDED_ACCOUNT_COUNT,
+  };
   let chain = opts.stateFile ? loadChain(opts.stateFile, chainOpts) : null;
   if (!chain) {
     chain = new DevnetChain(chainOpts).genesis();

@@ -60,7 +60,8 @@ export const FUNDED_UNITS = 1_000_000n;
 /** The faucet backs /devnet/fund; it holds far more than any test needs. */
 export const FAUCET_UNITS = 1_000_000_000n;
 
-export const fundedAccounts = (n = FUNDED_ACCOUNT_COUNT): DevnetKey[] => Array.from({ length: n }, (_, i) => keyFromLabel(`account-${i}`));
+export const fundedAccounts = (n = FUNDED_ACCOUNT_COUNT): DevnetKey[] =>
+  Array.from({ length: n }, (_, i) => keyFromLabel(`account-${i}`));
 export const faucetKey = (): DevnetKey => keyFromLabel('faucet');
 export const witnessKeys = (): DevnetKey[] => Array.from({ length: 4 }, (_, i) => keyFromLabel(`witness-${i}`));
 
@@ -72,4 +73,3 @@ export function tokenByHex(hex: string): DevnetToken | undefined {
   const h = hex.toLowerCase();
   return DEVNET_TOKENS.find((t) => t.hex === h);
 }
-

@@ -46,9 +46,20 @@ export async function payOnDevnet(p: DevnetPayment): Promise<DevnetPayResult> {
       signal: AbortSignal.timeout(15_000),
     });
   } catch (e) {
-    throw new AppError('service_unavailable', `devnet at ${p.url} is not reachable: ${e instanceof Error ? e.message : String(e)}`);
+    throw new AppError(
+      'service_unavailable',
+      `devnet at ${p.url} is not reachable: ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
   const body = (await res.json().catch(() => ({}))) as { txid?: string; from?: string; error?: string };
-  if (!res.ok || !body.txid) throw new AppError('invalid_state', `devnet refused the payment: ${body.error ?? `HTTP ${res.status}`}`);
-  return { txid: body.txid, from: body.from ?? '', to: p.to, asset: asset.code, amount: p.amount, base_units: baseUnits.toString() };
+  if (!res.ok || !body.txid)
+    throw new AppError('invalid_state', `devnet refused the payment: ${body.error ?? `HTTP ${res.status}`}`);
+  return {
+    txid: body.txid,
+    from: body.from ?? '',
+    to: p.to,
+    asset: asset.code,
+    amount: p.amount,
+    base_units: baseUnits.toString(),
+  };
 }

@@ -16,10 +16,23 @@ interface StateFile {
   forkEpoch: number;
   blocks: StoredBlock[];
   pool: StoredTx[];
-  headState: { accounts: [string, Record<string, unknown>][]; tokens: [string, [string, string][]][]; delegations: [string, string][]; blacklist?: string[] };
+  headState: {
+    accounts: [string, Record<string, unknown>][];
+    tokens: [string, [string, string][]][];
+    delegations: [string, string][];
+    blacklist?: string[];
+  };
 }
 
-const BIG_FIELDS = ['balance', 'frozenEnergy', 'frozenBandwidth', 'delegatedOutEnergy', 'delegatedOutBandwidth', 'acquiredEnergy', 'acquiredBandwidth'] as const;
+const BIG_FIELDS = [
+  'balance',
+  'frozenEnergy',
+  'frozenBandwidth',
+  'delegatedOutEnergy',
+  'delegatedOutBandwidth',
+  'acquiredEnergy',
+  'acquiredBandwidth',
+] as const;
 
 function encodeState(s: WorldState): StateFile['headState'] {
   return {

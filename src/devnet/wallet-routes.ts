@@ -43,7 +43,9 @@ function visibleOf(p: Params): boolean {
 function callData(p: Params): string {
   if (typeof p.data === 'string' && p.data !== '') return p.data.replace(/^0x/, '');
   if (typeof p.function_selector !== 'string') return '';
-  const selector = utils.ethersUtils.keccak256(Buffer.from(p.function_selector.replace(/\s*/g, ''), 'utf8')).slice(2, 10);
+  const selector = utils.ethersUtils
+    .keccak256(Buffer.from(p.function_selector.replace(/\s*/g, ''), 'utf8'))
+    .slice(2, 10);
   return selector + String(p.parameter ?? '').replace(/^0x/, '');
 }
 
@@ -105,19 +107,40 @@ export function registerWalletRoutes(app: FastifyInstance, chain: DevnetChain, c
   const constantCall = (p: Params, solid: boolean, estimate: boolean): Answer => {
     const contract = toHex(p.contract_address);
     const owner = toHex(p.owner_address) ?? '410000000000000000000000000000000000000000';
-    if (!contract || !tokenByHex(contract)) return { result: { code: 'CONTRACT_VALIDATE_ERROR', message: hexMsg('No contract or not a valid smart contract') } };
+    if (!contract || !tokenByHex(contract))
+      return {
+        result: { code: 'CONTRACT_VALIDATE_ERROR', message: hexMsg('No contract or not a valid smart contract') },
+      };
     const state = solid ? chain.stateAtSolid() : chain.live;
     const outcome = evaluateTokenCall(state, contract, owner, callData(p));
     if (outcome.result === 'REVERT') {
-      return { result: { code: 'CONTRACT_EXE_ERROR', message: hexMsg('REVERT opcode executed') }, energy_used: outcome.energy, constant_result: [''] };
+      return {
+        result: { code: 'CONTRACT_EXE_ERROR', message: hexMsg('REVERT opcode executed') },
+        energy_used: outcome.energy,
+        constant_result: [''],
+      };
     }
     if (estimate) return { result: { result: true }, energy_required: outcome.energy };
-    const tx = buildTransaction('TriggerSmartContract', { owner_address: owner, contract_address: contract, data: callData(p) }, refOf(chain.head));
-    return { result: { result: true }, energy_used: outcome.energy, constant_result: [outcome.output], transaction: { ...tx, ret: [{}] } };
+    const tx = buildTransaction(
+      'TriggerSmartContract',
+      { owner_address: owner, contract_address: contract, data: callData(p) },
+      refOf(chain.head),
+    );
+    return {
+      result: { result: true },
+      energy_used: outcome.energy,
+      constant_result: [outcome.output],
+      transaction: { ...tx, ret: [{}] },
+    };
   };
 
   /** Server-side transaction building (createtransaction, triggersmartcontract, freeze, delegate). */
-  const build = (type: string, p: Params, fields: Record<string, unknown>, opts: { feeLimit?: number } = {}): Answer => {
+  const build = (
+    type: string,
+    p: Params,
+    fields: Record<string, unknown>,
+    opts: { feeLimit?: number } = {},
+  ): Answer => {
     const owner = toHex(p.owner_address);
     if (!owner) return { Error: 'Invalid ownerAddress' };
     if (!chain.live.accounts.has(owner)) return { Error: `Validate ${type} error, no OwnerAccount.` };
@@ -151,7 +174,8 @@ export function registerWalletRoutes(app: FastifyInstance, chain: DevnetChain, c
     '/wallet/gettransactioninfobyblocknum': (p) => infosByNum(p, full()),
     '/walletsolidity/gettransactioninfobyblocknum': (p) => infosByNum(p, solid()),
     '/wallet/getaccount': (p) => accountJson(chain.live, toHex(p.address) ?? '', chain.head.timestamp, visibleOf(p)),
-    '/walletsolidity/getaccount': (p) => accountJson(chain.stateAtSolid(), toHex(p.address) ?? '', chain.solid.timestamp, visibleOf(p)),
+    '/walletsolidity/getaccount': (p) =>
+      accountJson(chain.stateAtSolid(), toHex(p.address) ?? '', chain.solid.timestamp, visibleOf(p)),
     '/wallet/getaccountresource': (p) => accountResourceJson(chain.live, toHex(p.address) ?? '', chain.head.timestamp),
     '/wallet/getaccountnet': (p) => accountNetJson(chain.live, toHex(p.address) ?? '', chain.head.timestamp),
     '/wallet/triggerconstantcontract': (p) => constantCall(p, false, false),
@@ -165,17 +189,33 @@ export function registerWalletRoutes(app: FastifyInstance, chain: DevnetChain, c
     },
     '/wallet/triggersmartcontract': (p) => {
       const contract = toHex(p.contract_address);
-      if (!contract || !tokenByHex(contract)) return { result: { code: 'CONTRACT_VALIDATE_ERROR', message: hexMsg('No contract or not a valid smart contract') } };
+      if (!contract || !tokenByHex(contract))
+        return {
+          result: { code: 'CONTRACT_VALIDATE_ERROR', message: hexMsg('No contract or not a valid smart contract') },
+        };
       const fields: Record<string, unknown> = { contract_address: contract, data: callData(p) };
       if (int(p.call_value)) fields.call_value = int(p.call_value);
       const tx = build('TriggerSmartContract', p, fields, { feeLimit: int(p.fee_limit) ?? 0 }) as Params;
       return tx.Error ? tx : { result: { result: true }, transaction: tx };
     },
-    '/wallet/freezebalancev2': (p) => build('FreezeBalanceV2Contract', p, { frozen_balance: int(p.frozen_balance) ?? 0, resource: p.resource ?? 'BANDWIDTH' }),
+    '/wallet/freezebalancev2': (p) =>
+      build('FreezeBalanceV2Contract', p, {
+        frozen_balance: int(p.frozen_balance) ?? 0,
+        resource: p.resource ?? 'BANDWIDTH',
+      }),
     '/wallet/delegateresource': (p) =>
-      build('DelegateResourceContract', p, { receiver_address: toHex(p.receiver_address) ?? '', balance: int(p.balance) ?? 0, resource: p.resource ?? 'BANDWIDTH', lock: p.lock === true }),
+      build('DelegateResourceContract', p, {
+        receiver_address: toHex(p.receiver_address) ?? '',
+        balance: int(p.balance) ?? 0,
+        resource: p.resource ?? 'BANDWIDTH',
+        lock: p.lock === true,
+      }),
     '/wallet/undelegateresource': (p) =>
-      build('UnDelegateResourceContract', p, { receiver_address: toHex(p.receiver_address) ?? '', balance: int(p.balance) ?? 0, resource: p.resource ?? 'BANDWIDTH' }),
+      build('UnDelegateResourceContract', p, {
+        receiver_address: toHex(p.receiver_address) ?? '',
+        balance: int(p.balance) ?? 0,
+        resource: p.resource ?? 'BANDWIDTH',
+      }),
     '/wallet/broadcasttransaction': (p) => chain.broadcast(p),
     '/wallet/getchainparameters': () => ({
       chainParameter: [
@@ -201,20 +241,26 @@ export function registerWalletRoutes(app: FastifyInstance, chain: DevnetChain, c
       url: path,
       handler: async (req, reply) => {
         const body = (req.body && typeof req.body === 'object' ? req.body : {}) as Params;
-        if (body.__invalidJson !== undefined) return reply.send({ Error: 'com.alibaba.fastjson.JSONException: invalid JSON body' });
+        if (body.__invalidJson !== undefined)
+          return reply.send({ Error: 'com.alibaba.fastjson.JSONException: invalid JSON body' });
         let answer: Answer;
         try {
           answer = handler({ ...(req.query as Params), ...body });
         } catch (e) {
           // java-tron reports request-handling exceptions as HTTP 200 `{"Error"}` answers.
-          answer = { Error: `class java.lang.IllegalArgumentException : ${e instanceof Error ? e.message : String(e)}` };
+          answer = {
+            Error: `class java.lang.IllegalArgumentException : ${e instanceof Error ? e.message : String(e)}`,
+          };
         }
         reply.type('application/json; charset=utf-8');
         if (answer && typeof answer === 'object' && 'raw' in answer) {
           const body = (answer as { raw: unknown }).raw;
           if (typeof body === 'string' || Buffer.isBuffer(body)) return reply.send(body);
           if (Array.isArray(body)) {
-            reply.header('content-length', body.reduce((n: number, b: Buffer) => n + b.length, 0));
+            reply.header(
+              'content-length',
+              body.reduce((n: number, b: Buffer) => n + b.length, 0),
+            );
             return reply.send(Readable.from(body, { objectMode: false }));
           }
         }

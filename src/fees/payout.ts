@@ -53,7 +53,13 @@ export interface SetPayoutFeeInput {
   confirmHighRate?: boolean;
 }
 
-export async function setPayoutFee(db: Db, clock: Clock, actor: string, catalog: AssetCatalog, input: SetPayoutFeeInput): Promise<PayoutFeeView> {
+export async function setPayoutFee(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  catalog: AssetCatalog,
+  input: SetPayoutFeeInput,
+): Promise<PayoutFeeView> {
   const a = assertPayoutAsset(catalog, input.asset);
   let amount: bigint;
   let percent: string;
@@ -77,8 +83,18 @@ export async function setPayoutFee(db: Db, clock: Clock, actor: string, catalog:
   }
   if (missing.length > 0) throw new AppError('payout_fee_confirmation_required', `Payout fee: ${missing.join('; ')}`);
   const validFrom = parseValidFrom(input.validFrom, clock, 'payout_fee_valid_from_in_past');
-  const confirmations = { confirm_high_amount: Boolean(input.confirmHighAmount), confirm_high_rate: Boolean(input.confirmHighRate) };
-  const { shown } = await recordAssetFee(db, clock, actor, { kind: 'payout', asset: a, amount, percent, validFrom, confirmations });
+  const confirmations = {
+    confirm_high_amount: Boolean(input.confirmHighAmount),
+    confirm_high_rate: Boolean(input.confirmHighRate),
+  };
+  const { shown } = await recordAssetFee(db, clock, actor, {
+    kind: 'payout',
+    asset: a,
+    amount,
+    percent,
+    validFrom,
+    confirmations,
+  });
   return { asset: a.code, amount: shown, percent, valid_from: validFrom };
 }
 
@@ -87,7 +103,12 @@ export interface PayoutFeeScheduleView {
   scheduled: PayoutFeeView[];
 }
 
-export async function payoutFeeSchedule(db: Executor, catalog: AssetCatalog, asset: string, at: string): Promise<PayoutFeeScheduleView> {
+export async function payoutFeeSchedule(
+  db: Executor,
+  catalog: AssetCatalog,
+  asset: string,
+  at: string,
+): Promise<PayoutFeeScheduleView> {
   const a = assertPayoutAsset(catalog, asset);
   const show = (r: { amount: string | null; percent: string | null; valid_from: string }): PayoutFeeView => ({
     asset: a.code,
@@ -96,5 +117,8 @@ export async function payoutFeeSchedule(db: Executor, catalog: AssetCatalog, ass
     valid_from: r.valid_from,
   });
   const now = await feeInForce(db, { kind: 'payout', asset: a.code }, at);
-  return { in_force: now ? show(now) : null, scheduled: (await feesScheduled(db, { kind: 'payout', asset: a.code }, at)).map(show) };
+  return {
+    in_force: now ? show(now) : null,
+    scheduled: (await feesScheduled(db, { kind: 'payout', asset: a.code }, at)).map(show),
+  };
 }

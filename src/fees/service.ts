@@ -26,17 +26,33 @@ export interface ServiceFee {
 export const DEFAULT_SERVICE_FEE: ServiceFee = { percent: '0', payer: 'merchant' };
 
 /** An ISO 8601 moment with a zone; defaults to now; refused when already past. */
-export function parseValidFrom(text: string | undefined, clock: Clock, pastCode: 'service_fee_valid_from_in_past' | 'invoice_fee_valid_from_in_past' | 'payout_fee_valid_from_in_past'): string {
+export function parseValidFrom(
+  text: string | undefined,
+  clock: Clock,
+  pastCode: 'service_fee_valid_from_in_past' | 'invoice_fee_valid_from_in_past' | 'payout_fee_valid_from_in_past',
+): string {
   const now = clock.now();
   if (text === undefined) return now.toISOString();
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text) || Number.isNaN(Date.parse(text))) {
-    throw new AppError('invalid_argument', `--valid-from must be an ISO 8601 date-time with a zone, e.g. 2026-03-01T00:00:00Z; got "${text}"`);
+  if (
+    !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text) ||
+    Number.isNaN(Date.parse(text))
+  ) {
+    throw new AppError(
+      'invalid_argument',
+      `--valid-from must be an ISO 8601 date-time with a zone, e.g. 2026-03-01T00:00:00Z; got "${text}"`,
+    );
   }
   const at = new Date(text);
   // Date.parse rolls impossible fields over (2026-02-30 → 2026-03-02, T24:00 → next day): refuse them.
   const [, y, mo, d, h, mi] = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})/.exec(text) as RegExpExecArray;
   const local = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi)));
-  if (local.getUTCFullYear() !== Number(y) || local.getUTCMonth() + 1 !== Number(mo) || local.getUTCDate() !== Number(d) || local.getUTCHours() !== Number(h) || local.getUTCMinutes() !== Number(mi)) {
+  if (
+    local.getUTCFullYear() !== Number(y) ||
+    local.getUTCMonth() + 1 !== Number(mo) ||
+    local.getUTCDate() !== Number(d) ||
+    local.getUTCHours() !== Number(h) ||
+    local.getUTCMinutes() !== Number(mi)
+  ) {
     throw new AppError('invalid_argument', `--valid-from ${text} is not a real date and time`);
   }
   if (at.getTime() < now.getTime()) throw new AppError(pastCode, `--valid-from ${text} has already passed`);
@@ -54,7 +70,12 @@ export interface AssetFeeRecord {
   confirmations: Record<string, boolean>;
 }
 
-export async function recordAssetFee(db: Db, clock: Clock, actor: string, f: AssetFeeRecord): Promise<{ shown: string }> {
+export async function recordAssetFee(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  f: AssetFeeRecord,
+): Promise<{ shown: string }> {
   return writeTx(db, async (trx) => {
     const row = await insertFee(trx, {
       kind: f.kind,
@@ -73,7 +94,13 @@ export async function recordAssetFee(db: Db, clock: Clock, actor: string, f: Ass
       action: `fee.${f.kind}`,
       subjectType: 'asset',
       subjectId: f.asset.code,
-      details: { amount: shown, ...(f.percent === null ? {} : { percent: f.percent }), valid_from: f.validFrom, ...f.confirmations, fee_id: row.id },
+      details: {
+        amount: shown,
+        ...(f.percent === null ? {} : { percent: f.percent }),
+        valid_from: f.validFrom,
+        ...f.confirmations,
+        fee_id: row.id,
+      },
     });
     return { shown };
   });
@@ -93,7 +120,13 @@ export interface SetServiceFeeInput {
   confirmHighRate?: boolean;
 }
 
-export async function setServiceFee(db: Db, clock: Clock, actor: string, merchantId: string, input: SetServiceFeeInput): Promise<ServiceFeeView> {
+export async function setServiceFee(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  merchantId: string,
+  input: SetServiceFeeInput,
+): Promise<ServiceFeeView> {
   let percent: string;
   try {
     percent = parsePercent(input.percent);
@@ -101,10 +134,14 @@ export async function setServiceFee(db: Db, clock: Clock, actor: string, merchan
     throw new AppError('invalid_argument', `--percent ${(e as AmountError).message}`);
   }
   if (!percentAbove('100', percent)) throw new AppError('invalid_argument', '--percent must be below 100');
-  if (input.payer !== 'merchant' && input.payer !== 'customer') throw new AppError('invalid_argument', '--payer must be merchant or customer');
+  if (input.payer !== 'merchant' && input.payer !== 'customer')
+    throw new AppError('invalid_argument', '--payer must be merchant or customer');
   const payer: FeePayer = input.payer;
   if (percentAbove(percent, SERVICE_FEE_CONFIRM_ABOVE_PERCENT) && !input.confirmHighRate) {
-    throw new AppError('service_fee_confirmation_required', `A service fee above ${SERVICE_FEE_CONFIRM_ABOVE_PERCENT} percent needs --confirm-high-rate`);
+    throw new AppError(
+      'service_fee_confirmation_required',
+      `A service fee above ${SERVICE_FEE_CONFIRM_ABOVE_PERCENT} percent needs --confirm-high-rate`,
+    );
   }
   const validFrom = parseValidFrom(input.validFrom, clock, 'service_fee_valid_from_in_past');
   return writeTx(db, async (trx) => {
@@ -126,7 +163,13 @@ export async function setServiceFee(db: Db, clock: Clock, actor: string, merchan
       subjectType: 'merchant',
       subjectId: merchantId,
       merchantId,
-      details: { percent, payer, valid_from: validFrom, confirm_high_rate: Boolean(input.confirmHighRate), fee_id: row.id },
+      details: {
+        percent,
+        payer,
+        valid_from: validFrom,
+        confirm_high_rate: Boolean(input.confirmHighRate),
+        fee_id: row.id,
+      },
     });
     return { merchant_id: merchantId, percent, payer, valid_from: validFrom };
   });
@@ -145,10 +188,19 @@ export interface SetInvoiceFeeInput {
   confirmHighAmount?: boolean;
 }
 
-export async function setInvoiceFee(db: Db, clock: Clock, actor: string, catalog: AssetCatalog, input: SetInvoiceFeeInput): Promise<InvoiceFeeView> {
+export async function setInvoiceFee(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  catalog: AssetCatalog,
+  input: SetInvoiceFeeInput,
+): Promise<InvoiceFeeView> {
   const a = catalog.get(input.asset);
   if (!a || (a.locked.has('payments') && !a.payments)) {
-    throw new AppError('asset_not_supported', `Asset ${input.asset} is not accepted for payment, so it has no receiving amount`);
+    throw new AppError(
+      'asset_not_supported',
+      `Asset ${input.asset} is not accepted for payment, so it has no receiving amount`,
+    );
   }
   let amount: bigint;
   try {
@@ -157,11 +209,21 @@ export async function setInvoiceFee(db: Db, clock: Clock, actor: string, catalog
     throw new AppError('invalid_argument', `--amount ${(e as AmountError).message}`);
   }
   if (amount > INVOICE_FEE_CONFIRM_ABOVE_UNITS * 10n ** BigInt(a.decimals) && !input.confirmHighAmount) {
-    throw new AppError('invoice_fee_confirmation_required', `A fixed receiving amount above ${INVOICE_FEE_CONFIRM_ABOVE_UNITS} ${a.symbol} needs --confirm-high-amount`);
+    throw new AppError(
+      'invoice_fee_confirmation_required',
+      `A fixed receiving amount above ${INVOICE_FEE_CONFIRM_ABOVE_UNITS} ${a.symbol} needs --confirm-high-amount`,
+    );
   }
   const validFrom = parseValidFrom(input.validFrom, clock, 'invoice_fee_valid_from_in_past');
   const confirmations = { confirm_high_amount: Boolean(input.confirmHighAmount) };
-  const { shown } = await recordAssetFee(db, clock, actor, { kind: 'invoice', asset: a, amount, percent: null, validFrom, confirmations });
+  const { shown } = await recordAssetFee(db, clock, actor, {
+    kind: 'invoice',
+    asset: a,
+    amount,
+    percent: null,
+    validFrom,
+    confirmations,
+  });
   return { asset: a.code, amount: shown, valid_from: validFrom };
 }
 
@@ -190,6 +252,11 @@ export interface InvoiceAmounts {
  */
 export function invoiceAmounts(requested: bigint, service: ServiceFee, fixed: bigint): InvoiceAmounts {
   const fee = percentOf(requested, service.percent) + fixed;
-  return { payer: service.payer, percent: service.percent, fixed, fee, expected: service.payer === 'customer' ? requested + fee : requested };
+  return {
+    payer: service.payer,
+    percent: service.percent,
+    fixed,
+    fee,
+    expected: service.payer === 'customer' ? requested + fee : requested,
+  };
 }
-

@@ -28,7 +28,12 @@ function scoped(db: Executor, s: FeeScope) {
 
 /** The row in force at `at` (ISO text), or undefined when none has started yet. */
 export async function feeInForce(db: Executor, s: FeeScope, at: string): Promise<FeeRow | undefined> {
-  return scoped(db, s).where('valid_from', '<=', at).orderBy('valid_from', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return scoped(db, s)
+    .where('valid_from', '<=', at)
+    .orderBy('valid_from', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /** The rows starting after `at`, soonest first. */

@@ -27,13 +27,15 @@ function messageOf(issue: AjvIssue): string {
   if (issue.keyword === 'pattern') return PATTERN_MESSAGES[String(issue.params.pattern)] ?? 'has an invalid format';
   if (issue.keyword === 'format' && issue.params.format === 'uuid') return 'must be a UUID';
   if (issue.keyword === 'const') return `must be ${JSON.stringify(issue.params.allowedValue)}`;
-  if (issue.keyword === 'enum') return `must be one of ${(issue.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  if (issue.keyword === 'enum')
+    return `must be one of ${(issue.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
   return issue.message ?? 'is invalid';
 }
 
 function detailOf(context: string, issue: AjvIssue): ErrorDetail {
   const base = context + issue.instancePath.replace(/\//g, '.');
-  if (issue.keyword === 'required') return { path: `${base}.${String(issue.params.missingProperty)}`, message: 'is required' };
+  if (issue.keyword === 'required')
+    return { path: `${base}.${String(issue.params.missingProperty)}`, message: 'is required' };
   if (issue.keyword === 'additionalProperties') {
     return { path: `${base}.${String(issue.params.additionalProperty)}`, message: 'is not allowed' };
   }
@@ -66,10 +68,13 @@ export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   const e = err as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
   if (Array.isArray(e?.validation)) return validationError(e.validationContext ?? 'body', e.validation);
-  if (isDatabaseUnavailable(err)) return new AppError('service_unavailable', 'The service is temporarily unavailable; retry with backoff');
+  if (isDatabaseUnavailable(err))
+    return new AppError('service_unavailable', 'The service is temporarily unavailable; retry with backoff');
   const status = typeof e?.statusCode === 'number' ? e.statusCode : 500;
   if (status >= 400 && status < 500) {
-    const message = HTTP_FAULTS[e.code] ?? (e instanceof SyntaxError || /JSON/i.test(e.message) ? 'Body is not valid JSON' : 'Bad request');
+    const message =
+      HTTP_FAULTS[e.code] ??
+      (e instanceof SyntaxError || /JSON/i.test(e.message) ? 'Body is not valid JSON' : 'Bad request');
     return new AppError('bad_request', message, { status });
   }
   return new AppError('internal_error', 'Internal error; it has been logged with the request id');

@@ -17,7 +17,9 @@ function charsetOf(contentType: string | undefined): string | null {
 export function parseJsonBody(req: FastifyRequest, body: string): unknown {
   const encoding = req.headers['content-encoding'];
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
-    throw new AppError('bad_request', 'Content-Encoding is not supported: send the JSON body unencoded', { status: 415 });
+    throw new AppError('bad_request', 'Content-Encoding is not supported: send the JSON body unencoded', {
+      status: 415,
+    });
   }
   const charset = charsetOf(req.headers['content-type']);
   if (charset !== null && !UTF8.test(charset)) {

@@ -45,7 +45,8 @@ function typeOf(doc: Json, raw: Json): string {
 /** Constraints worth a reader's attention, in words. */
 function constraints(s: Json): string {
   const parts: string[] = [];
-  if (s.minLength !== undefined || s.maxLength !== undefined) parts.push(`length ${s.minLength ?? 0} to ${s.maxLength ?? '∞'}`);
+  if (s.minLength !== undefined || s.maxLength !== undefined)
+    parts.push(`length ${s.minLength ?? 0} to ${s.maxLength ?? '∞'}`);
   if (s.minimum !== undefined || s.maximum !== undefined) parts.push(`${s.minimum ?? '−∞'} to ${s.maximum ?? '∞'}`);
   if (s.pattern) parts.push(`pattern \`${s.pattern}\``);
   return parts.join('; ');
@@ -67,7 +68,12 @@ function fieldRows(doc: Json, raw: Json, prefix = ''): Row[] {
     const prop = resolve(doc, propRaw);
     const nested = prop.type === 'object' && !prop.title && prop.properties;
     const description = [prop.description, constraints(prop)].filter(Boolean).join('. ');
-    rows.push({ name: prefix + name, type: nested ? 'object' : typeOf(doc, prop), required: required.has(name), description });
+    rows.push({
+      name: prefix + name,
+      type: nested ? 'object' : typeOf(doc, prop),
+      required: required.has(name),
+      description,
+    });
     if (nested) rows.push(...fieldRows(doc, prop, `${prefix}${name}.`));
   }
   return rows;
@@ -78,7 +84,9 @@ function fieldTable(rows: Row[]): string[] {
   return [
     '| Field | Type | Required | Description |',
     '| --- | --- | --- | --- |',
-    ...rows.map((r) => `| \`${r.name}\` | ${escapeCell(r.type)} | ${r.required ? 'yes' : 'no'} | ${escapeCell(r.description)} |`),
+    ...rows.map(
+      (r) => `| \`${r.name}\` | ${escapeCell(r.type)} | ${r.required ? 'yes' : 'no'} | ${escapeCell(r.description)} |`,
+    ),
     '',
   ];
 }
@@ -105,7 +113,9 @@ function operation(doc: Json, method: string, route: string, op: Json, level = '
     lines.push('Parameters:', '', '| Name | In | Type | Required | Description |', '| --- | --- | --- | --- | --- |');
     for (const p of params) {
       const description = [p.description, constraints(p.schema ?? {})].filter(Boolean).join('. ');
-      lines.push(`| \`${p.name}\` | ${p.in} | ${escapeCell(typeOf(doc, p.schema ?? {}))} | ${p.required ? 'yes' : 'no'} | ${escapeCell(description)} |`);
+      lines.push(
+        `| \`${p.name}\` | ${p.in} | ${escapeCell(typeOf(doc, p.schema ?? {}))} | ${p.required ? 'yes' : 'no'} | ${escapeCell(description)} |`,
+      );
     }
     lines.push('');
   }
@@ -118,7 +128,9 @@ function operation(doc: Json, method: string, route: string, op: Json, level = '
   lines.push('Responses:', '', '| Status | Body | Meaning |', '| --- | --- | --- |');
   for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
     const schema = bodySchema(response.content);
-    lines.push(`| ${status} | ${schema ? escapeCell(typeOf(doc, schema)) : '-'} | ${escapeCell(response.description ?? '')} |`);
+    lines.push(
+      `| ${status} | ${schema ? escapeCell(typeOf(doc, schema)) : '-'} | ${escapeCell(response.description ?? '')} |`,
+    );
   }
   lines.push('');
   return lines;
@@ -127,7 +139,9 @@ function operation(doc: Json, method: string, route: string, op: Json, level = '
 function header(doc: Json): string[] {
   const info = doc.info ?? {};
   const servers = ((doc.servers ?? []) as Json[]).map((s) => `\`${s.url}\``).join(', ');
-  const schemes = Object.entries<Json>(doc.components?.securitySchemes ?? {}).map(([, s]) => `the \`${s.name}\` ${s.in} (${s.type})`);
+  const schemes = Object.entries<Json>(doc.components?.securitySchemes ?? {}).map(
+    ([, s]) => `the \`${s.name}\` ${s.in} (${s.type})`,
+  );
   return [
     `# ${info.title} (version ${info.version})`,
     '',
@@ -153,7 +167,9 @@ function headersSection(doc: Json): string[] {
     '',
     '| Header | Type | Description |',
     '| --- | --- | --- |',
-    ...headers.map(([name, h]) => `| \`${name}\` | ${typeOf(doc, h.schema ?? {})} | ${escapeCell(h.description ?? '')} |`),
+    ...headers.map(
+      ([name, h]) => `| \`${name}\` | ${typeOf(doc, h.schema ?? {})} | ${escapeCell(h.description ?? '')} |`,
+    ),
     '',
     'A 429 answer also carries `Retry-After` (seconds to wait).',
     '',
@@ -161,7 +177,10 @@ function headersSection(doc: Json): string[] {
 }
 
 function operationsSection(doc: Json): string[] {
-  const tags = ((doc.tags ?? []) as Json[]).map((t) => ({ name: t.name as string, description: t.description as string | undefined }));
+  const tags = ((doc.tags ?? []) as Json[]).map((t) => ({
+    name: t.name as string,
+    description: t.description as string | undefined,
+  }));
   const lines: string[] = [];
   const untagged: string[] = [];
   const byTag = new Map<string, string[]>(tags.map((t) => [t.name, []]));
@@ -186,9 +205,10 @@ function operationsSection(doc: Json): string[] {
 function webhooksSection(doc: Json): string[] {
   const hooks = Object.entries<Json>(doc.webhooks ?? {});
   if (hooks.length === 0) return [];
-  const lines = ['## Webhook events', '', 'Requests paygate sends to the merchant\'s endpoint.', ''];
+  const lines = ['## Webhook events', '', "Requests paygate sends to the merchant's endpoint.", ''];
   for (const [name, item] of hooks) {
-    for (const method of METHODS) if (item[method]) lines.push(...operation(doc, method, `\`${name}\``, item[method], '###'));
+    for (const method of METHODS)
+      if (item[method]) lines.push(...operation(doc, method, `\`${name}\``, item[method], '###'));
   }
   return lines;
 }
@@ -209,7 +229,16 @@ function schemasSection(doc: Json): string[] {
 }
 
 export function renderApiMarkdown(doc: Json): string {
-  const lines = [...header(doc), ...headersSection(doc), ...operationsSection(doc), ...webhooksSection(doc), ...schemasSection(doc)];
+  const lines = [
+    ...header(doc),
+    ...headersSection(doc),
+    ...operationsSection(doc),
+    ...webhooksSection(doc),
+    ...schemasSection(doc),
+  ];
   // Collapse the blank runs left by empty optional lines; one newline at the end.
-  return `${lines.join('\n').replace(/\n{3,}/g, '\n\n').trim()}\n`;
+  return `${lines
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim()}\n`;
 }

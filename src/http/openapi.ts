@@ -15,8 +15,8 @@ const DESCRIPTIONS: Record<string, string> = {
   '400': 'bad_request (HTTP-level fault) or validation_failed (details list every problem)',
   '401': 'unauthorized: X-Api-Key missing, malformed, unknown, revoked or wrong',
   '403': 'merchant_disabled or merchant_not_approved',
-  '404': 'Not found (also for another merchant\'s record)',
-  '409': 'Conflict with the existing record or the merchant\'s mode',
+  '404': "Not found (also for another merchant's record)",
+  '409': "Conflict with the existing record or the merchant's mode",
   '413': 'bad_request: body larger than 16 KiB',
   '415': 'bad_request: unsupported Content-Type',
   '422': 'A business rule refused the request (see error.code)',
@@ -27,7 +27,10 @@ const DESCRIPTIONS: Record<string, string> = {
 const integerHeader = (description: string) => ({ description, schema: { type: 'integer' } });
 
 const COMMON_HEADERS = {
-  'X-Request-Id': { description: "The request id: the client's when well-formed, else a new UUID", schema: { type: 'string' } },
+  'X-Request-Id': {
+    description: "The request id: the client's when well-formed, else a new UUID",
+    schema: { type: 'string' },
+  },
   'x-ratelimit-limit': integerHeader('Requests allowed in the current one-minute window'),
   'x-ratelimit-remaining': integerHeader('Requests left in the window'),
   'x-ratelimit-reset': integerHeader('Seconds until the window resets'),
@@ -37,7 +40,10 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 /** The operation groups; every operation names one of them in its schema's `tags`. */
 const TAGS = [
-  { name: 'invoices', description: 'Deposit invoices: an amount of one asset to receive at an address before a deadline' },
+  {
+    name: 'invoices',
+    description: 'Deposit invoices: an amount of one asset to receive at an address before a deadline',
+  },
   { name: 'addresses', description: 'Permanent deposit addresses of users (merchants in per_user mode)' },
   { name: 'payouts', description: 'Payouts from the merchant balance to whitelisted addresses' },
 ];
@@ -64,7 +70,8 @@ export function swaggerOptions(config: Config): FastifyDynamicSwaggerOptions {
       info: {
         title: 'paygate merchant API',
         version: '1',
-        description: 'Deposit invoices, permanent deposit addresses and payouts on TRON. Every error has the body {error: {code, message, details?}}.',
+        description:
+          'Deposit invoices, permanent deposit addresses and payouts on TRON. Every error has the body {error: {code, message, details?}}.',
         // The operator of an installation is the merchants' contact; paygate itself ships no URL.
         contact: { name: 'The operator of this paygate installation' },
         license: { name: 'UNLICENSED (proprietary)' },
@@ -75,7 +82,10 @@ export function swaggerOptions(config: Config): FastifyDynamicSwaggerOptions {
       security: [{ apiKey: [] }],
     },
     // Shared schemas keep their $id as the component name (ErrorBody), not def-0.
-    refResolver: { buildLocalReference: (json: Json, _base: unknown, _fragment: unknown, i: number) => String(json.$id ?? `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json: Json, _base: unknown, _fragment: unknown, i: number) =>
+        String(json.$id ?? `def-${i}`),
+    },
     transformObject: (doc) => decorate((doc as { openapiObject: Json }).openapiObject),
   };
 }
@@ -85,7 +95,8 @@ function decorate(doc: Json): Json {
   for (const operations of Object.values<Json>(doc.paths ?? {})) {
     for (const op of Object.values<Json>(operations)) {
       for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
-        if (!response.description || response.description === 'Default Response') response.description = DESCRIPTIONS[status] ?? 'Response';
+        if (!response.description || response.description === 'Default Response')
+          response.description = DESCRIPTIONS[status] ?? 'Response';
         response.headers = { ...COMMON_HEADERS, ...(response.headers ?? {}) };
         if (status === '429') response.headers['Retry-After'] = integerHeader('Seconds to wait before retrying');
       }

@@ -37,7 +37,12 @@ export const AmountText = (description: string) => Type.String({ minLength: 1, m
 
 /** A UUID in its canonical 8-4-4-4-12 hex form (either case; ajv's `uuid` format alone also takes `urn:uuid:`). */
 export const UuidParams = Type.Object(
-  { id: Type.String({ format: 'uuid', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' }) },
+  {
+    id: Type.String({
+      format: 'uuid',
+      pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+    }),
+  },
   { additionalProperties: false },
 );
 

@@ -6,7 +6,13 @@
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
@@ -100,7 +106,10 @@ function tighter(ip: RateState, key: RateState): RateState {
 }
 
 function setRateHeaders(reply: FastifyReply, s: RateState): void {
-  void reply.header('x-ratelimit-limit', s.limit).header('x-ratelimit-remaining', s.remaining).header('x-ratelimit-reset', s.reset);
+  void reply
+    .header('x-ratelimit-limit', s.limit)
+    .header('x-ratelimit-remaining', s.remaining)
+    .header('x-ratelimit-reset', s.reset);
 }
 
 const notFound = () => new AppError('route_not_found', 'No route for this method and path');
@@ -109,7 +118,9 @@ const notFound = () => new AppError('route_not_found', 'No route for this method
 const unmetExpectation = new WeakSet<IncomingMessage>();
 
 function rateLimited(s: RateState): AppError {
-  return new AppError('rate_limited', `Too many requests; retry in ${s.reset} s`, { headers: { 'retry-after': String(s.reset) } });
+  return new AppError('rate_limited', `Too many requests; retry in ${s.reset} s`, {
+    headers: { 'retry-after': String(s.reset) },
+  });
 }
 
 function writeClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
@@ -118,7 +129,8 @@ function writeClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
     return;
   }
   const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const message = status === 431 ? 'Request headers are too large' : status === 408 ? 'Request timed out' : 'Malformed HTTP request';
+  const message =
+    status === 431 ? 'Request headers are too large' : status === 408 ? 'Request timed out' : 'Malformed HTTP request';
   const body = JSON.stringify(new AppError('bad_request', message, { status }).toBody());
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
@@ -135,7 +147,10 @@ function trustProxyOption(tp: Config['trustProxy']): false | string[] | ((addr: 
   return tp;
 }
 
-export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiServer) => Promise<void>): Promise<ApiServer> {
+export async function buildHttpServer(
+  deps: HttpDeps,
+  registerRoutes: (app: ApiServer) => Promise<void>,
+): Promise<ApiServer> {
   // The per-IP limit, made once the plugin is registered; framework errors (below) come only once
   // the server listens.
   const limits: { perIp?: RateCheck } = {};
@@ -161,8 +176,12 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
       const send = () => void (reply as FastifyReply).code(e.status).send(e.toBody());
       if (!limits.perIp) return send();
       // Not counted (the request never reached the hooks), only shown.
-      void limits.perIp(req, { increment: false })
-        .then((s) => setRateHeaders(reply as FastifyReply, s), () => undefined)
+      void limits
+        .perIp(req, { increment: false })
+        .then(
+          (s) => setRateHeaders(reply as FastifyReply, s),
+          () => undefined,
+        )
         .finally(send);
     },
     // Faults found by Node's HTTP parser (malformed request line or header, headers too large)
@@ -206,7 +225,11 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
   await app.register(rateLimit, { global: false });
   const checkIp = rateCheck(app, deps.config.rateLimitPerIp);
   limits.perIp = checkIp;
-  const perKey = rateCheck(app, deps.config.rateLimitPerKey, (req) => `key:${keyIdOf(req.headers['x-api-key'] as string)}`);
+  const perKey = rateCheck(
+    app,
+    deps.config.rateLimitPerKey,
+    (req) => `key:${keyIdOf(req.headers['x-api-key'] as string)}`,
+  );
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
@@ -215,7 +238,9 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
     if (typeof params?.id === 'string') params.id = params.id.toLowerCase();
     if (closing) {
       setRateHeaders(reply, await checkIp(req, { increment: false }));
-      throw new AppError('service_unavailable', 'The server is shutting down; retry shortly', { headers: { 'retry-after': '1' } });
+      throw new AppError('service_unavailable', 'The server is shutting down; retry shortly', {
+        headers: { 'retry-after': '1' },
+      });
     }
     const ip = await checkIp(req);
     setRateHeaders(reply, ip);
@@ -244,7 +269,8 @@ export async function buildHttpServer(deps: HttpDeps, registerRoutes: (app: ApiS
     // so is load shedding (a 503 with Retry-After: key verification capacity spent), which a brute
     // force would otherwise turn into a flood of error stacks (it is counted on /metrics).
     const shed = e.code === 'service_unavailable' && e.headers?.['retry-after'] !== undefined;
-    if (e.code === 'internal_error' || (e.code === 'service_unavailable' && !shed)) req.log.error({ err, reqId: req.id }, `request failed: ${e.code}`);
+    if (e.code === 'internal_error' || (e.code === 'service_unavailable' && !shed))
+      req.log.error({ err, reqId: req.id }, `request failed: ${e.code}`);
     else if (e.status >= 500) req.log.warn({ reqId: req.id, code: e.code }, `request refused: ${e.code}`);
     if (e.headers) void reply.headers(e.headers);
     return reply.code(e.status).send(e.toBody());

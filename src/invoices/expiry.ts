@@ -47,7 +47,13 @@ export async function expireInvoices(db: Db, clock: Clock, opts: ExpiryOptions =
         const view = invoiceView({ ...row, status: 'expired', updated_at: at });
         // The same key scheme as the watcher's settlement (a status may be entered again after a fork).
         const prior = await subjectEventCount(trx, row.id);
-        await recordEvent(trx, clock, { merchantId: row.merchant_id, type: 'invoice.expired', subjectId: row.id, data: view, key: `invoice:${row.id}:expired:${prior}` });
+        await recordEvent(trx, clock, {
+          merchantId: row.merchant_id,
+          type: 'invoice.expired',
+          subjectId: row.id,
+          data: view,
+          key: `invoice:${row.id}:expired:${prior}`,
+        });
         n++;
       }
       return { n, more: due.length === batch };

@@ -41,14 +41,21 @@ export function deriveStatus(f: LifecycleFacts): InvoiceStatus {
 }
 
 /** The state each lifecycle state is entered from when the invoice moves forward (docs/invoices.md). */
-const ENTERED_FROM: Partial<Record<InvoiceStatus, InvoiceStatus>> = { seen: 'created', confirmed: 'seen', settled: 'confirmed', underpaid: 'seen', expired: 'created' };
+const ENTERED_FROM: Partial<Record<InvoiceStatus, InvoiceStatus>> = {
+  seen: 'created',
+  confirmed: 'seen',
+  settled: 'confirmed',
+  underpaid: 'seen',
+  expired: 'created',
+};
 
 /**
  * `paid_late` is entered from `expired` (nothing arrived in time) or from `underpaid` (too little
  * did): which one depends on the invoice's in-time deposits. Without it a catch-up that found a
  * late payment already confirmed reported `paid_late` alone, never `expired`/`underpaid`.
  */
-const enteredFrom = (s: InvoiceStatus, inTime: boolean): InvoiceStatus | undefined => (s === 'paid_late' ? (inTime ? 'underpaid' : 'expired') : ENTERED_FROM[s]);
+const enteredFrom = (s: InvoiceStatus, inTime: boolean): InvoiceStatus | undefined =>
+  s === 'paid_late' ? (inTime ? 'underpaid' : 'expired') : ENTERED_FROM[s];
 
 /**
  * The statuses an invoice passes through from `from` to `to`, in order, ending with `to`: a payment

@@ -37,9 +37,16 @@ export function redirectAllowed(url: string, allowed: readonly (string | null)[]
   return false;
 }
 
-export function assertRedirectAllowed(kind: 'return_url' | 'cancel_url', url: string | undefined, merchant: MerchantRow): void {
+export function assertRedirectAllowed(
+  kind: 'return_url' | 'cancel_url',
+  url: string | undefined,
+  merchant: MerchantRow,
+): void {
   if (url === undefined) return;
   if (!redirectAllowed(url, [merchant[kind], merchant.site_url])) {
-    throw new AppError('redirect_url_not_allowed', `The origin of ${kind} matches neither the project's ${kind} nor its site`);
+    throw new AppError(
+      'redirect_url_not_allowed',
+      `The origin of ${kind} matches neither the project's ${kind} nor its site`,
+    );
   }
 }

@@ -9,7 +9,13 @@ import { CreateInvoiceBody, InvoiceSchema } from './schema.js';
 import { createInvoice, getInvoice } from './service.js';
 
 export async function invoiceRoutes(app: ApiServer, services: Services): Promise<void> {
-  const deps = { db: services.db, clock: services.clock, catalog: services.catalog, allocator: services.addresses, groupCommit: new GroupCommit(services.db) };
+  const deps = {
+    db: services.db,
+    clock: services.clock,
+    catalog: services.catalog,
+    allocator: services.addresses,
+    groupCommit: new GroupCommit(services.db),
+  };
 
   app.post(
     '/v1/invoices',
@@ -41,7 +47,8 @@ export async function invoiceRoutes(app: ApiServer, services: Services): Promise
         operationId: 'getInvoice',
         tags: ['invoices'],
         summary: 'Current state of an invoice',
-        description: 'The invoice with its amounts, deposits and status. 404 invoice_not_found also for an invoice of another merchant. Works for a merchant that is not approved.',
+        description:
+          'The invoice with its amounts, deposits and status. 404 invoice_not_found also for an invoice of another merchant. Works for a merchant that is not approved.',
         params: UuidParams,
         response: { 200: InvoiceSchema, ...errorResponses(400, 401, 403, 404, 429) },
       },

@@ -8,9 +8,17 @@ export const CreateInvoiceBody = Type.Object(
     asset: AssetCode,
     amount: AmountText('Requested amount in the asset, plain decimal text such as "10.5"'),
     expires_in: Type.Integer({ minimum: 60, maximum: 604800, description: 'Seconds until the invoice expires' }),
-    external_user_id: Type.Optional(PrintableId("The merchant's identifier of the paying user (required in per_user mode)")),
-    return_url: Type.Optional(Type.String({ description: "Where the customer returns after paying; its origin must be allowed by the project's settings" })),
-    cancel_url: Type.Optional(Type.String({ description: 'Where the customer goes after cancelling; same rule as return_url' })),
+    external_user_id: Type.Optional(
+      PrintableId("The merchant's identifier of the paying user (required in per_user mode)"),
+    ),
+    return_url: Type.Optional(
+      Type.String({
+        description: "Where the customer returns after paying; its origin must be allowed by the project's settings",
+      }),
+    ),
+    cancel_url: Type.Optional(
+      Type.String({ description: 'Where the customer goes after cancelling; same rule as return_url' }),
+    ),
   },
   { additionalProperties: false, title: 'CreateInvoiceRequest' },
 );
@@ -69,7 +77,9 @@ export const InvoiceSchema = Type.Object(
     external_user_id: Type.Union([Type.String(), Type.Null()]),
     return_url: Type.Union([Type.String(), Type.Null()]),
     cancel_url: Type.Union([Type.String(), Type.Null()]),
-    checkout_url: Type.Union([Type.String(), Type.Null()], { description: 'Always null: no hosted payment page for this route' }),
+    checkout_url: Type.Union([Type.String(), Type.Null()], {
+      description: 'Always null: no hosted payment page for this route',
+    }),
     expires_at: DateTime('When the invoice expires'),
     created_at: DateTime('When the invoice was created'),
     deposits: Type.Array(DepositSchema),

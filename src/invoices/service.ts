@@ -62,7 +62,10 @@ async function replay(db: Executor, existing: InvoiceRow, req: Request): Promise
   else if (BigInt(existing.amount_requested) !== req.amount) differs.push('amount');
   if (existing.external_user_id !== req.externalUserId) differs.push('external_user_id');
   if (differs.length > 0) {
-    throw new AppError('order_id_conflict', `An invoice with this order_id exists with a different ${differs.join(' and ')}`);
+    throw new AppError(
+      'order_id_conflict',
+      `An invoice with this order_id exists with a different ${differs.join(' and ')}`,
+    );
   }
   // The invoice as GET /v1/invoices/{id} shows it, deposits included: a repeat (a client's retry
   // after a timeout) answered `deposits: []` beside a non-zero amount_received.
@@ -71,10 +74,16 @@ async function replay(db: Executor, existing: InvoiceRow, req: Request): Promise
 
 function isOrderConflict(e: unknown): boolean {
   const err = e as { code?: string; message?: string };
-  return err?.code === 'SQLITE_CONSTRAINT_UNIQUE' && /invoices\.merchant_id, invoices\.order_id/.test(err.message ?? '');
+  return (
+    err?.code === 'SQLITE_CONSTRAINT_UNIQUE' && /invoices\.merchant_id, invoices\.order_id/.test(err.message ?? '')
+  );
 }
 
-export async function createInvoice(deps: InvoiceDeps, merchant: MerchantRow, body: CreateInvoiceBody): Promise<CreateResult> {
+export async function createInvoice(
+  deps: InvoiceDeps,
+  merchant: MerchantRow,
+  body: CreateInvoiceBody,
+): Promise<CreateResult> {
   const asset = deps.catalog.get(body.asset);
   if (!asset) throw new AppError('asset_not_supported', `Asset ${body.asset} is not accepted for payment`);
   let amount: bigint;
@@ -124,17 +133,27 @@ async function insertNew(trx: Executor, deps: InvoiceDeps, merchant: MerchantRow
   }
   const asset = await assertReceivable(trx, deps.catalog, merchant.id, body.asset);
   if (amount < asset.minimumDeposit) {
-    throw new AppError('amount_below_minimum', `The minimum deposit of ${asset.code} is ${formatAmount(asset.minimumDeposit, asset.decimals)}`);
+    throw new AppError(
+      'amount_below_minimum',
+      `The minimum deposit of ${asset.code} is ${formatAmount(asset.minimumDeposit, asset.decimals)}`,
+    );
   }
   assertRedirectAllowed('return_url', body.return_url, merchant);
   assertRedirectAllowed('cancel_url', body.cancel_url, merchant);
 
   const now = deps.clock.now();
   const at = now.toISOString();
-  const fees = invoiceAmounts(amount, await serviceFeeAt(trx, merchant.id, at), await invoiceFeeAt(trx, asset.code, at));
+  const fees = invoiceAmounts(
+    amount,
+    await serviceFeeAt(trx, merchant.id, at),
+    await invoiceFeeAt(trx, asset.code, at),
+  );
   if (fees.payer === 'merchant' && fees.fee >= amount) {
     // The merchant would be credited nothing (or less than nothing) for this invoice.
-    throw new AppError('amount_below_minimum', `The amount does not cover the service fee of ${formatAmount(fees.fee, asset.decimals)} ${asset.code}`);
+    throw new AppError(
+      'amount_below_minimum',
+      `The amount does not cover the service fee of ${formatAmount(fees.fee, asset.decimals)} ${asset.code}`,
+    );
   }
   const address =
     merchant.address_mode === 'per_user' && req.externalUserId !== null
@@ -168,7 +187,12 @@ async function insertNew(trx: Executor, deps: InvoiceDeps, merchant: MerchantRow
   };
   await insertInvoice(trx, row);
   const view = invoiceView(row);
-  await recordEvent(trx, deps.clock, { merchantId: merchant.id, type: 'invoice.created', subjectId: row.id, data: view });
+  await recordEvent(trx, deps.clock, {
+    merchantId: merchant.id,
+    type: 'invoice.created',
+    subjectId: row.id,
+    data: view,
+  });
   return view;
 }
 

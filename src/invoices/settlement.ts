@@ -20,7 +20,14 @@ export interface SettleContext {
 }
 
 /** Books the not yet credited final, confirmed deposits; returns them updated. */
-async function creditDeposits(trx: Tx, ctx: SettleContext, merchantId: string, asset: string, fee: bigint, deposits: DepositRow[]): Promise<bigint> {
+async function creditDeposits(
+  trx: Tx,
+  ctx: SettleContext,
+  merchantId: string,
+  asset: string,
+  fee: bigint,
+  deposits: DepositRow[],
+): Promise<bigint> {
   const now = ctx.clock.now().toISOString();
   let credited = deposits.filter((d) => d.credited_at !== null).reduce((t, d) => t + BigInt(d.amount), 0n);
   for (const d of deposits) {
@@ -28,7 +35,15 @@ async function creditDeposits(trx: Tx, ctx: SettleContext, merchantId: string, a
     const share = invoiceCredit(credited + BigInt(d.amount), fee) - invoiceCredit(credited, fee);
     credited += BigInt(d.amount);
     if (share > 0n) {
-      await post(trx, ctx.clock, { merchantId, asset, kind: 'credit', amount: share, sourceRef: depositRef(d), memo: `invoice ${d.invoice_id}`, actor: 'system' });
+      await post(trx, ctx.clock, {
+        merchantId,
+        asset,
+        kind: 'credit',
+        amount: share,
+        sourceRef: depositRef(d),
+        memo: `invoice ${d.invoice_id}`,
+        actor: 'system',
+      });
     }
     await markCredited(trx, d.id, share, null, now);
     d.credited_at = now;
@@ -44,11 +59,17 @@ export async function settleInvoice(trx: Tx, ctx: SettleContext, invoiceId: stri
   const deposits = await liveDepositsOfInvoice(trx, invoiceId);
   const credited = await creditDeposits(trx, ctx, inv.merchant_id, inv.asset, BigInt(inv.service_fee_amount), deposits);
   const received = deposits.reduce((t, d) => t + BigInt(d.amount), 0n);
-  const status = deriveStatus({ expected: BigInt(inv.amount_expected), expiresAt: inv.expires_at, deposits, horizon: ctx.horizon });
+  const status = deriveStatus({
+    expected: BigInt(inv.amount_expected),
+    expiresAt: inv.expires_at,
+    deposits,
+    horizon: ctx.horizon,
+  });
   const now = ctx.clock.now().toISOString();
   const changed = status !== inv.status;
   const amounts = { amount_received: received.toString(), amount_credited: credited.toString() };
-  if (!changed && amounts.amount_received === inv.amount_received && amounts.amount_credited === inv.amount_credited) return false;
+  if (!changed && amounts.amount_received === inv.amount_received && amounts.amount_credited === inv.amount_credited)
+    return false;
   const r = await trx
     .updateTable('invoices')
     .set({ status, ...amounts, updated_at: now })
@@ -62,7 +83,13 @@ export async function settleInvoice(trx: Tx, ctx: SettleContext, invoiceId: stri
   const inTime = deposits.some((d) => d.late === 0);
   for (const [i, step] of statusPath(inv.status, status, inTime).entries()) {
     const view = invoiceView({ ...inv, status: step, ...amounts, updated_at: now }, views);
-    await recordEvent(trx, ctx.clock, { merchantId: inv.merchant_id, type: `invoice.${step}`, subjectId: invoiceId, data: view, key: `invoice:${invoiceId}:${step}:${n + i}` });
+    await recordEvent(trx, ctx.clock, {
+      merchantId: inv.merchant_id,
+      type: `invoice.${step}`,
+      subjectId: invoiceId,
+      data: view,
+      key: `invoice:${invoiceId}:${step}:${n + i}`,
+    });
   }
   return true;
 }

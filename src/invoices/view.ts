@@ -17,7 +17,11 @@ export function invoiceView(row: InvoicesTable, deposits: DepositView[] = []): I
     amount_received: amount(row.amount_received),
     amount_credited: amount(row.amount_credited),
     fees: {
-      service: { payer: row.service_fee_payer, percent: row.service_fee_percent, amount: amount(row.service_fee_amount) },
+      service: {
+        payer: row.service_fee_payer,
+        percent: row.service_fee_percent,
+        amount: amount(row.service_fee_amount),
+      },
       // The network cost of an invoice is included in the service fee and never borne by the customer.
       network: { payer: 'merchant', quote: null, quote_rate: null, actual: null, status: 'included' },
     },

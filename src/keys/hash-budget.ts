@@ -37,7 +37,8 @@ export class HashBudget {
   /** Takes back a use counted at `at` (ms) that cost nothing; a no-op once that window has passed. */
   refund(client: string, at: number): void {
     const count = this.counts.get(client);
-    if (Math.floor(at / this.windowMs) === this.window && count !== undefined && count > 0) this.counts.set(client, count - 1);
+    if (Math.floor(at / this.windowMs) === this.window && count !== undefined && count > 0)
+      this.counts.set(client, count - 1);
   }
 
   private state(client: string, add: number): BudgetState {

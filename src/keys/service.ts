@@ -4,7 +4,13 @@ import { recordAudit } from '../audit/store.js';
 import type { Clock } from '../clock.js';
 import { writeTx, type Db } from '../db/database.js';
 import { AppError } from '../errors.js';
-import { changeMerchant, createMerchant, requireMerchant, type CreateMerchantInput, type MerchantView } from '../merchants/service.js';
+import {
+  changeMerchant,
+  createMerchant,
+  requireMerchant,
+  type CreateMerchantInput,
+  type MerchantView,
+} from '../merchants/service.js';
 import { generateApiKey, isKeyId } from './format.js';
 import { findKey, insertKey, listKeysOf, markRevoked, type ApiKeyRow } from './store.js';
 
@@ -51,7 +57,13 @@ export interface HashCost {
  * Issues a key. `cost` exists for tests only (cheap keys keep the suite fast; the verifier reads
  * the parameters from the stored hash): the CLI and the server always use ARGON2_OPTIONS.
  */
-export async function issueKey(db: Db, clock: Clock, actor: string, merchantId: string, cost?: HashCost): Promise<IssuedKey> {
+export async function issueKey(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  merchantId: string,
+  cost?: HashCost,
+): Promise<IssuedKey> {
   await requireMerchant(db, merchantId);
   const key = generateApiKey();
   // Hash before the transaction: no slow work while holding the write lock.
@@ -66,7 +78,13 @@ export async function issueKey(db: Db, clock: Clock, actor: string, merchantId: 
   await writeTx(db, async (trx) => {
     await requireMerchant(trx, merchantId);
     await insertKey(trx, row);
-    await recordAudit(trx, clock, { actor, action: 'api_key.issue', subjectType: 'api_key', subjectId: key.keyId, merchantId });
+    await recordAudit(trx, clock, {
+      actor,
+      action: 'api_key.issue',
+      subjectType: 'api_key',
+      subjectId: key.keyId,
+      merchantId,
+    });
   });
   return { ...keyView(row), api_key: key.apiKey };
 }
@@ -83,7 +101,13 @@ export async function revokeKey(db: Db, clock: Clock, actor: string, given: stri
     const at = clock.now().toISOString();
     if (!row.revoked_at) {
       await markRevoked(trx, keyId, at);
-      await recordAudit(trx, clock, { actor, action: 'api_key.revoke', subjectType: 'api_key', subjectId: keyId, merchantId: row.merchant_id });
+      await recordAudit(trx, clock, {
+        actor,
+        action: 'api_key.revoke',
+        subjectType: 'api_key',
+        subjectId: keyId,
+        merchantId: row.merchant_id,
+      });
     }
     return keyView({ ...row, revoked_at: row.revoked_at ?? at });
   });

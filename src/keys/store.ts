@@ -40,5 +40,10 @@ export async function listKeysOf(db: Executor, merchantId: string): Promise<ApiK
 }
 
 export async function markRevoked(db: Executor, keyId: string, at: string): Promise<void> {
-  await db.updateTable('api_keys').set({ revoked_at: at }).where('key_id', '=', keyId).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: at })
+    .where('key_id', '=', keyId)
+    .where('revoked_at', 'is', null)
+    .execute();
 }

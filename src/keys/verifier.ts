@@ -91,7 +91,11 @@ export class ApiKeyVerifier {
   /** Keys left unchecked because the client spent its hashing budget (429) or the server its capacity (503). */
   readonly refused = { client_budget: 0, server_busy: 0 };
 
-  constructor(private readonly db: Db, private readonly clock: Clock, opts: VerifierOptions = {}) {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    opts: VerifierOptions = {},
+  ) {
     this.budgetPerKey = new HashBudget(opts.hashBudgetPerKey ?? 10, 60_000, clock, opts.maxClients);
     this.budgetPerIp = new HashBudget(opts.hashBudgetPerIp ?? 30, 60_000, clock, opts.maxClients);
     this.hashRate = new HashBudget(opts.hashesPerSecond ?? 20, 1000, clock);
@@ -128,13 +132,21 @@ export class ApiKeyVerifier {
     const flight = `${keyId}:${digest.toString('hex')}`;
     let pending = this.inflight.get(flight);
     if (!pending) {
-      pending = this.verifyWithHash(keyId, secret, secretHash, digest, clientIp).finally(() => this.inflight.delete(flight));
+      pending = this.verifyWithHash(keyId, secret, secretHash, digest, clientIp).finally(() =>
+        this.inflight.delete(flight),
+      );
       this.inflight.set(flight, pending);
     }
     await pending;
   }
 
-  private async verifyWithHash(keyId: string, secret: string, secretHash: string, digest: Buffer, clientIp: string): Promise<void> {
+  private async verifyWithHash(
+    keyId: string,
+    secret: string,
+    secretHash: string,
+    digest: Buffer,
+    clientIp: string,
+  ): Promise<void> {
     const hex = digest.toString('hex');
     const failed = this.failed.get(keyId);
     if (failed?.has(hex)) throw unauthorized();

@@ -61,7 +61,14 @@ export interface CreditView {
 }
 
 /** A correction credit: one ledger entry and one audit record in the same transaction. */
-export function creditMerchant(db: Db, clock: Clock, actor: string, catalog: AssetCatalog, merchantId: string, input: CreditInput): Promise<CreditView> {
+export function creditMerchant(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  catalog: AssetCatalog,
+  merchantId: string,
+  input: CreditInput,
+): Promise<CreditView> {
   return correctBalance(db, clock, actor, catalog, merchantId, 'credit', input);
 }
 
@@ -69,7 +76,14 @@ export function creditMerchant(db: Db, clock: Clock, actor: string, catalog: Ass
  * A correction debit (e.g. undoing a mistaken credit): it may take only what is available, never
  * money reserved for payouts, so `insufficient_balance` otherwise.
  */
-export function debitMerchant(db: Db, clock: Clock, actor: string, catalog: AssetCatalog, merchantId: string, input: CreditInput): Promise<CreditView> {
+export function debitMerchant(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  catalog: AssetCatalog,
+  merchantId: string,
+  input: CreditInput,
+): Promise<CreditView> {
   return correctBalance(db, clock, actor, catalog, merchantId, 'debit', input);
 }
 
@@ -90,10 +104,14 @@ async function correctBalance(
     throw new AppError('invalid_argument', `--amount ${(e as AmountError).message}`);
   }
   const memo = input.memo.trim();
-  if (memo.length < 1 || memo.length > MEMO_MAX) throw new AppError('invalid_argument', `--memo must be 1 to ${MEMO_MAX} characters`);
+  if (memo.length < 1 || memo.length > MEMO_MAX)
+    throw new AppError('invalid_argument', `--memo must be 1 to ${MEMO_MAX} characters`);
   const reference = input.reference ?? null;
   if (reference !== null && (reference.length > REFERENCE_MAX || !REFERENCE.test(reference))) {
-    throw new AppError('invalid_argument', `--reference must be 1 to ${REFERENCE_MAX} printable ASCII characters without spaces`);
+    throw new AppError(
+      'invalid_argument',
+      `--reference must be 1 to ${REFERENCE_MAX} printable ASCII characters without spaces`,
+    );
   }
   return writeTx(db, async (trx) => {
     await requireMerchant(trx, merchantId);
@@ -117,7 +135,13 @@ async function correctBalance(
       subjectType: 'merchant',
       subjectId: merchantId,
       merchantId,
-      details: { asset: asset.code, amount: shown, memo, entry_id: entry.id, ...(reference === null ? {} : { reference }) },
+      details: {
+        asset: asset.code,
+        amount: shown,
+        memo,
+        entry_id: entry.id,
+        ...(reference === null ? {} : { reference }),
+      },
     });
     return creditView(entry, reference, false, asset.decimals);
   });
@@ -148,7 +172,11 @@ function replay(
   asked: { merchantId: string; asset: string; kind: 'credit' | 'debit'; amount: bigint; reference: string },
   decimals: number,
 ): CreditView {
-  const same = booked.merchant_id === asked.merchantId && booked.asset === asked.asset && booked.kind === asked.kind && BigInt(booked.amount) === asked.amount;
+  const same =
+    booked.merchant_id === asked.merchantId &&
+    booked.asset === asked.asset &&
+    booked.kind === asked.kind &&
+    BigInt(booked.amount) === asked.amount;
   if (!same) {
     throw new AppError(
       'reference_conflict',
@@ -165,7 +193,11 @@ export interface MerchantBalancesView {
 }
 
 /** Available and reserved per asset the merchant has entries in. */
-export async function merchantBalances(db: Db, catalog: AssetCatalog, merchantId: string): Promise<MerchantBalancesView> {
+export async function merchantBalances(
+  db: Db,
+  catalog: AssetCatalog,
+  merchantId: string,
+): Promise<MerchantBalancesView> {
   await requireMerchant(db, merchantId);
   const rows = await balances(db, merchantId);
   return {

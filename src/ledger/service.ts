@@ -55,7 +55,11 @@ export interface Posting {
 }
 
 /** Moves the running totals by one entry (pure; used by append and by verification). */
-export function applyEntry(before: { balance: bigint; reserved: bigint }, kind: LedgerKind, amount: bigint): { balance: bigint; reserved: bigint } {
+export function applyEntry(
+  before: { balance: bigint; reserved: bigint },
+  kind: LedgerKind,
+  amount: bigint,
+): { balance: bigint; reserved: bigint } {
   switch (kind) {
     case 'credit':
       return { balance: before.balance + amount, reserved: before.reserved };
@@ -79,7 +83,8 @@ export async function post(trx: Executor, clock: Clock, p: Posting): Promise<Led
       throw new AppError('insufficient_balance', 'The amount plus the payout fee exceeds the available balance');
     }
     // An operator's correction debit (no payout) may take only available money.
-    if (p.kind === 'debit' && !p.payoutId) throw new AppError('insufficient_balance', 'The debit exceeds the available balance');
+    if (p.kind === 'debit' && !p.payoutId)
+      throw new AppError('insufficient_balance', 'The debit exceeds the available balance');
     // Releases and payout debits only ever consume a reservation made earlier; reaching here is a bug.
     throw new Error(`ledger: ${p.kind} of ${p.amount} would leave ${p.merchantId}/${p.asset} negative`);
   }
@@ -119,8 +124,10 @@ export async function verifyLedger(db: Executor, merchantId: string, asset: stri
     seq += 1;
     if (e.seq !== seq) problems.push(`entry ${e.id}: seq ${e.seq}, expected ${seq}`);
     totals = applyEntry(totals, e.kind, BigInt(e.amount));
-    if (totals.balance.toString() !== e.balance_after) problems.push(`entry ${e.id}: balance_after ${e.balance_after}, recomputed ${totals.balance}`);
-    if (totals.reserved.toString() !== e.reserved_after) problems.push(`entry ${e.id}: reserved_after ${e.reserved_after}, recomputed ${totals.reserved}`);
+    if (totals.balance.toString() !== e.balance_after)
+      problems.push(`entry ${e.id}: balance_after ${e.balance_after}, recomputed ${totals.balance}`);
+    if (totals.reserved.toString() !== e.reserved_after)
+      problems.push(`entry ${e.id}: reserved_after ${e.reserved_after}, recomputed ${totals.reserved}`);
     if (totals.balance - totals.reserved < 0n) problems.push(`entry ${e.id}: available below zero`);
   }
   return problems;

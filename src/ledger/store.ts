@@ -11,7 +11,14 @@ export type NewLedgerEntry = Omit<LedgerEntryRow, 'id'>;
 
 /** The newest entry of a merchant's asset (its running totals are the balance), if any. */
 export async function lastEntry(db: Executor, merchantId: string, asset: string): Promise<LedgerEntryRow | undefined> {
-  return db.selectFrom('ledger_entries').selectAll().where('merchant_id', '=', merchantId).where('asset', '=', asset).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+  return db
+    .selectFrom('ledger_entries')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('asset', '=', asset)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 export async function insertEntry(db: Executor, row: NewLedgerEntry): Promise<LedgerEntryRow> {
@@ -41,11 +48,23 @@ export async function lastEntries(db: Executor, merchantId: string): Promise<Led
 
 /** Every entry of a merchant's asset, oldest first (for verification and statements). */
 export async function entriesOf(db: Executor, merchantId: string, asset: string): Promise<LedgerEntryRow[]> {
-  return db.selectFrom('ledger_entries').selectAll().where('merchant_id', '=', merchantId).where('asset', '=', asset).orderBy('seq').execute();
+  return db
+    .selectFrom('ledger_entries')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('asset', '=', asset)
+    .orderBy('seq')
+    .execute();
 }
 
 export async function payoutEntries(db: Executor, merchantId: string, payoutId: string): Promise<LedgerEntryRow[]> {
-  return db.selectFrom('ledger_entries').selectAll().where('merchant_id', '=', merchantId).where('payout_id', '=', payoutId).orderBy('seq').execute();
+  return db
+    .selectFrom('ledger_entries')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('payout_id', '=', payoutId)
+    .orderBy('seq')
+    .execute();
 }
 
 /** The entry booked for a source (`deposit:…`, `correction:…`), if any; source_ref is UNIQUE. */

@@ -72,9 +72,15 @@ export interface CreateMerchantInput {
   legacyNetworkFeePayer?: 'customer' | null;
 }
 
-export async function createMerchant(db: Db, clock: Clock, actor: string, input: CreateMerchantInput): Promise<MerchantView> {
+export async function createMerchant(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  input: CreateMerchantInput,
+): Promise<MerchantView> {
   const name = input.name.trim();
-  if (name.length < 1 || name.length > 200) throw new AppError('invalid_argument', '--name must be 1 to 200 characters');
+  if (name.length < 1 || name.length > 200)
+    throw new AppError('invalid_argument', '--name must be 1 to 200 characters');
   const now = clock.now().toISOString();
   const row: MerchantRow = {
     id: randomUUID(),
@@ -114,7 +120,13 @@ const ACTION_PATCH: Record<MerchantAction, Partial<MerchantRow>> = {
 };
 
 /** Approve/reject/enable/disable. Repeating an action is harmless (the state is simply kept). */
-export async function changeMerchant(db: Db, clock: Clock, actor: string, id: string, action: MerchantAction): Promise<MerchantView> {
+export async function changeMerchant(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  id: string,
+  action: MerchantAction,
+): Promise<MerchantView> {
   return writeTx(db, async (trx) => {
     const before = await requireMerchant(trx, id);
     const patch = { ...ACTION_PATCH[action], updated_at: clock.now().toISOString() };
@@ -139,7 +151,13 @@ export interface UpdateMerchantInput {
 }
 
 /** Settings; an empty string clears a URL. */
-export async function updateMerchantSettings(db: Db, clock: Clock, actor: string, id: string, input: UpdateMerchantInput): Promise<MerchantView> {
+export async function updateMerchantSettings(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  id: string,
+  input: UpdateMerchantInput,
+): Promise<MerchantView> {
   const patch: Partial<MerchantRow> = {};
   const url = (flag: string, v: string | null | undefined) => (v ? parseMerchantUrl(flag, v) : null);
   if (input.siteUrl !== undefined) patch.site_url = url('--site-url', input.siteUrl);
@@ -156,7 +174,14 @@ export async function updateMerchantSettings(db: Db, clock: Clock, actor: string
     const before = await requireMerchant(trx, id);
     const full = { ...patch, updated_at: clock.now().toISOString() };
     await updateMerchant(trx, id, full);
-    await recordAudit(trx, clock, { actor, action: 'merchant.update', subjectType: 'merchant', subjectId: id, merchantId: id, details: patch });
+    await recordAudit(trx, clock, {
+      actor,
+      action: 'merchant.update',
+      subjectType: 'merchant',
+      subjectId: id,
+      merchantId: id,
+      details: patch,
+    });
     return merchantView({ ...before, ...full });
   });
 }

@@ -68,7 +68,11 @@ async function checkFeatures(s: Services): Promise<Record<string, Check>> {
   return out;
 }
 
-export async function buildAdminServer(s: Services, metrics: AppMetrics, opts: AdminOptions = {}): Promise<FastifyInstance> {
+export async function buildAdminServer(
+  s: Services,
+  metrics: AppMetrics,
+  opts: AdminOptions = {},
+): Promise<FastifyInstance> {
   const maxLag = opts.maxWatcherLagBlocks ?? DEFAULT_MAX_WATCHER_LAG_BLOCKS;
   const app = Fastify({
     loggerInstance: s.logger.child({ component: 'admin' }) as FastifyBaseLogger,
@@ -79,9 +83,17 @@ export async function buildAdminServer(s: Services, metrics: AppMetrics, opts: A
 
   app.get('/readyz', async (_req, reply) => {
     const [database, node, features] = await Promise.all([checkDatabase(s), checkNode(metrics), checkFeatures(s)]);
-    const watcher = node.ok ? await checkWatcher(metrics, maxLag) : { ok: null, lag_blocks: null, max_lag_blocks: maxLag };
-    const ready = database.ok === true && node.ok === true && watcher.ok !== false && Object.values(features).every((c) => c.ok !== false);
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks: { database, node, watcher, ...features } });
+    const watcher = node.ok
+      ? await checkWatcher(metrics, maxLag)
+      : { ok: null, lag_blocks: null, max_lag_blocks: maxLag };
+    const ready =
+      database.ok === true &&
+      node.ok === true &&
+      watcher.ok !== false &&
+      Object.values(features).every((c) => c.ok !== false);
+    return reply
+      .code(ready ? 200 : 503)
+      .send({ status: ready ? 'ready' : 'not_ready', checks: { database, node, watcher, ...features } });
   });
 
   app.get('/metrics', async (_req, reply) => {
@@ -89,6 +101,8 @@ export async function buildAdminServer(s: Services, metrics: AppMetrics, opts: A
     return reply.header('content-type', metrics.registry.contentType).send(text);
   });
 
-  app.setNotFoundHandler((_req, reply) => reply.code(404).send(new AppError('route_not_found', 'No route for this method and path').toBody()));
+  app.setNotFoundHandler((_req, reply) =>
+    reply.code(404).send(new AppError('route_not_found', 'No route for this method and path').toBody()),
+  );
   return app;
 }

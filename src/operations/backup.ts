@@ -53,8 +53,12 @@ function integrityOf(file: string): { ok: boolean; problem: string; schema: stri
   try {
     const rows = db.pragma('integrity_check') as Array<{ integrity_check: string }>;
     const problem = rows.map((r) => r.integrity_check).join('; ');
-    const hasMigrations = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'kysely_migration'").get();
-    const names = hasMigrations ? (db.prepare('select name from kysely_migration order by name').pluck().all() as string[]) : [];
+    const hasMigrations = db
+      .prepare("select 1 from sqlite_master where type = 'table' and name = 'kysely_migration'")
+      .get();
+    const names = hasMigrations
+      ? (db.prepare('select name from kysely_migration order by name').pluck().all() as string[])
+      : [];
     return { ok: problem === 'ok', problem, schema: names.at(-1) ?? null };
   } catch (e) {
     return { ok: false, problem: (e as Error).message, schema: null };
@@ -68,13 +72,19 @@ function createPrivate(file: string): void {
   try {
     closeSync(openSync(file, 'wx', 0o600));
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new AppError('invalid_argument', `${file} already exists; refusing to overwrite it`);
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new AppError('invalid_argument', `${file} already exists; refusing to overwrite it`);
     throw new AppError('invalid_argument', `cannot create ${file}: ${(e as Error).message}`);
   }
 }
 
-export async function backupDatabase(databasePath: string, file: string, onProgress: (p: Progress) => void = () => {}): Promise<BackupResult> {
-  if (!existsSync(databasePath)) throw new AppError('invalid_argument', `No database at ${databasePath} (DATABASE_URL)`);
+export async function backupDatabase(
+  databasePath: string,
+  file: string,
+  onProgress: (p: Progress) => void = () => {},
+): Promise<BackupResult> {
+  if (!existsSync(databasePath))
+    throw new AppError('invalid_argument', `No database at ${databasePath} (DATABASE_URL)`);
   if (existsSync(file)) throw new AppError('invalid_argument', `${file} already exists; refusing to overwrite it`);
   const partial = `${file}.partial`;
   rmSync(partial, { force: true });
@@ -147,10 +157,14 @@ function lockDatabase(databasePath: string, now: Date): Sqlite.Database | null {
   const db = new Sqlite(databasePath, { timeout: 0 });
   try {
     const lease = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'worker_lease'").get()
-      ? (db.prepare('select holder, expires_at from worker_lease where id = 1').get() as { holder: string; expires_at: string } | undefined)
+      ? (db.prepare('select holder, expires_at from worker_lease where id = 1').get() as
+          { holder: string; expires_at: string } | undefined)
       : undefined;
     if (lease && lease.expires_at > now.toISOString()) {
-      throw new AppError('invalid_state', `The database is in use: the worker lease is held by ${lease.holder} until ${lease.expires_at}. Stop every paygate serve first`);
+      throw new AppError(
+        'invalid_state',
+        `The database is in use: the worker lease is held by ${lease.holder} until ${lease.expires_at}. Stop every paygate serve first`,
+      );
     }
     // Every open connection (an idle serve, its checkpointer, a CLI command) holds a shared lock
     // in WAL mode; taking the exclusive lock fails at once while any exists.
@@ -160,7 +174,10 @@ function lockDatabase(databasePath: string, now: Date): Sqlite.Database | null {
       db.exec('COMMIT');
     } catch (e) {
       if ((e as { code?: string }).code?.startsWith('SQLITE_BUSY')) {
-        throw new AppError('invalid_state', 'The database is in use by another process (serve or a command). Stop it first');
+        throw new AppError(
+          'invalid_state',
+          'The database is in use by another process (serve or a command). Stop it first',
+        );
       }
       throw e;
     }
@@ -182,12 +199,24 @@ export function assertNotInUse(databasePath: string, now: Date): void {
  * (payouts/restore.ts), the deposit indexes that may have been handed out since the backup skipped
  * and watched (addresses/gaps.ts). Its WAL is folded in, so the file is complete when it is moved.
  */
-async function makeSafe(copy: string, backup: string, now: Date, actor: string, opts: RestoreOptions): Promise<{ held: number; gap: DerivationGap | null }> {
+async function makeSafe(
+  copy: string,
+  backup: string,
+  now: Date,
+  actor: string,
+  opts: RestoreOptions,
+): Promise<{ held: number; gap: DerivationGap | null }> {
   const restored = openDatabase(copy);
   try {
     await migrateToLatest(restored.db);
     const { held } = await writeTx(restored.db, (trx) => holdAfterRestore(trx, { now: () => now }, actor, backup));
-    const gap = await skipDerivationRange(restored.db, opts.gap ?? RESTORE_GAP, now.toISOString(), `restore of ${backup} by ${actor}`, opts.onGapProgress);
+    const gap = await skipDerivationRange(
+      restored.db,
+      opts.gap ?? RESTORE_GAP,
+      now.toISOString(),
+      `restore of ${backup} by ${actor}`,
+      opts.onGapProgress,
+    );
     restored.sqlite.pragma('wal_checkpoint(TRUNCATE)');
     return { held, gap };
   } finally {
@@ -195,13 +224,23 @@ async function makeSafe(copy: string, backup: string, now: Date, actor: string, 
   }
 }
 
-export async function restoreDatabase(databasePath: string, file: string, now: Date, actor = 'restore', opts: RestoreOptions = {}): Promise<RestoreResult> {
+export async function restoreDatabase(
+  databasePath: string,
+  file: string,
+  now: Date,
+  actor = 'restore',
+  opts: RestoreOptions = {},
+): Promise<RestoreResult> {
   if (!existsSync(file)) throw new AppError('invalid_argument', `No backup at ${file}`);
   const check = integrityOf(file);
   if (!check.ok) throw new AppError('invalid_argument', `${file} is not an intact paygate backup: ${check.problem}`);
-  if (check.schema === null) throw new AppError('invalid_argument', `${file} is not a paygate database (no migrations recorded)`);
+  if (check.schema === null)
+    throw new AppError('invalid_argument', `${file} is not a paygate database (no migrations recorded)`);
   if (!(check.schema in MIGRATIONS)) {
-    throw new AppError('invalid_argument', `${file} was written by a newer paygate (migration ${check.schema}); upgrade paygate first`);
+    throw new AppError(
+      'invalid_argument',
+      `${file} was written by a newer paygate (migration ${check.schema}); upgrade paygate first`,
+    );
   }
   // The lock is held from this check to the swap, the copy included. Checked and released before
   // the copy, a process that opened the database meanwhile (a serve started during a long copy)
@@ -230,18 +269,33 @@ export async function restoreDatabase(databasePath: string, file: string, now: D
       // Under the lock: fold the WAL in completely and make the old database one self-contained
       // file before it is moved aside (its -wal and -shm are removed below).
       const [folded] = guard.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
-      if (folded?.busy !== 0) throw new AppError('invalid_state', 'The database is in use by another process (serve or a command). Stop it first');
+      if (folded?.busy !== 0)
+        throw new AppError(
+          'invalid_state',
+          'The database is in use by another process (serve or a command). Stop it first',
+        );
       if (guard.pragma('journal_mode = DELETE', { simple: true }) !== 'delete') {
         throw new AppError('internal_error', `could not fold the WAL of ${databasePath} into it; nothing was changed`);
       }
       previous = `${databasePath}.before-restore-${now.toISOString().replace(/[:.]/g, '-')}`;
       renameSync(databasePath, previous);
     } else if (existsSync(databasePath)) {
-      throw new AppError('invalid_state', `A database appeared at ${databasePath} during the restore; nothing was changed`);
+      throw new AppError(
+        'invalid_state',
+        `A database appeared at ${databasePath} during the restore; nothing was changed`,
+      );
     }
     for (const side of ['-wal', '-shm', '-journal']) rmSync(`${databasePath}${side}`, { force: true });
     renameSync(partial, databasePath);
-    return { database: databasePath, from: file, previous, schema: check.schema, worker_halted: true, payouts_held: held, derivation_gap: gap };
+    return {
+      database: databasePath,
+      from: file,
+      previous,
+      schema: check.schema,
+      worker_halted: true,
+      payouts_held: held,
+      derivation_gap: gap,
+    };
   } finally {
     guard?.close();
     dropPartial();

@@ -22,7 +22,10 @@ const HEAP_FLAG = /(^|\s)--max[-_]old[-_]space[-_]size(=|\s|$)/;
  * The heap limit this process runs with (MB) when it was started without any old-space limit
  * (through npm's `paygate` link, say); undefined when the launcher gave one, ours or the operator's.
  */
-export function heapLimitNotSet(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): number | undefined {
+export function heapLimitNotSet(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions = process.env.NODE_OPTIONS ?? '',
+): number | undefined {
   if (execArgv.some((a) => HEAP_FLAG.test(a)) || HEAP_FLAG.test(nodeOptions)) return undefined;
   return Math.round(v8.getHeapStatistics().heap_size_limit / 2 ** 20);
 }

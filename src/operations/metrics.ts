@@ -36,17 +36,42 @@ export interface MetricsDeps {
  * not reported, as the GROUP BY did not report it.
  */
 export async function countByStatus(db: Executor, table: StatusCountsTable['table_name']): Promise<Sample[]> {
-  const rows = await db.selectFrom('status_counts').select(['status', 'n']).where('table_name', '=', table).where('n', '>', 0).orderBy('status').execute();
+  const rows = await db
+    .selectFrom('status_counts')
+    .select(['status', 'n'])
+    .where('table_name', '=', table)
+    .where('n', '>', 0)
+    .orderBy('status')
+    .execute();
   return rows.map((r) => ({ labels: { status: r.status }, value: Number(r.n) }));
 }
 
 /** The built-in sources: the tables and rows every installation has. */
-function builtinSources(deps: MetricsDeps, probe: ChainProbe, watcherLag: () => Promise<number | null>): MetricSource[] {
+function builtinSources(
+  deps: MetricsDeps,
+  probe: ChainProbe,
+  watcherLag: () => Promise<number | null>,
+): MetricSource[] {
   const s = deps.services;
   return [
-    { name: 'paygate_deposits', help: 'Deposits by status', labelNames: ['status'], collect: () => countByStatus(s.db, 'deposits') },
-    { name: 'paygate_invoices', help: 'Invoices by status', labelNames: ['status'], collect: () => countByStatus(s.db, 'invoices') },
-    { name: 'paygate_payouts', help: 'Payouts by status', labelNames: ['status'], collect: () => countByStatus(s.db, 'payouts') },
+    {
+      name: 'paygate_deposits',
+      help: 'Deposits by status',
+      labelNames: ['status'],
+      collect: () => countByStatus(s.db, 'deposits'),
+    },
+    {
+      name: 'paygate_invoices',
+      help: 'Invoices by status',
+      labelNames: ['status'],
+      collect: () => countByStatus(s.db, 'invoices'),
+    },
+    {
+      name: 'paygate_payouts',
+      help: 'Payouts by status',
+      labelNames: ['status'],
+      collect: () => countByStatus(s.db, 'payouts'),
+    },
     {
       name: 'paygate_payouts_queued',
       help: 'Payouts waiting for the payout worker (approved or queued)',
@@ -64,7 +89,8 @@ function builtinSources(deps: MetricsDeps, probe: ChainProbe, watcherLag: () => 
       name: 'paygate_hot_wallet_balance',
       help: 'Hot wallet balance per asset in asset units (refreshed at most every 30 s)',
       labelNames: ['asset'],
-      collect: async () => (await probe.hotWalletBalances()).map((b) => ({ labels: { asset: b.asset }, value: b.value })),
+      collect: async () =>
+        (await probe.hotWalletBalances()).map((b) => ({ labels: { asset: b.asset }, value: b.value })),
     },
     {
       name: 'paygate_worker_lease_holder',
@@ -121,7 +147,8 @@ export function createMetrics(deps: MetricsDeps): AppMetrics {
     return Math.max(0, (await probe.headBlock()) - scanned);
   };
   collectDefaultMetrics({ register: registry, prefix: 'paygate_' });
-  for (const source of [...builtinSources(deps, probe, watcherLag), ...operations.metricSources]) scrapeGauge(source, registry, s);
+  for (const source of [...builtinSources(deps, probe, watcherLag), ...operations.metricSources])
+    scrapeGauge(source, registry, s);
   verifierCounters(s, registry);
   return { registry, probe, watcherLag };
 }
@@ -132,11 +159,26 @@ export function createMetrics(deps: MetricsDeps): AppMetrics {
  * left unchecked because a client's budget (429) or the server's capacity (503) was spent.
  */
 function verifierCounters(s: Services, registry: Registry): void {
-  const counter = (name: string, help: string, values: () => Array<{ value: number; labels: Record<string, string> }>) =>
-    registry.registerMetric({ name, help, type: 'counter', aggregator: 'sum', reset() {}, get: async () => ({ name, help, type: 'counter', aggregator: 'sum', values: values() }) } as unknown as Metric);
-  counter('paygate_api_key_verifications_total', 'argon2 verifications of API keys run by this process', () => [{ value: s.verifier.hashCount, labels: {} }]);
-  counter('paygate_api_key_verifications_refused_total', 'API keys left unchecked: client_budget (answered 429) or server_busy (answered 503)', () =>
-    Object.entries(s.verifier.refused).map(([reason, value]) => ({ value, labels: { reason } })),
+  const counter = (
+    name: string,
+    help: string,
+    values: () => Array<{ value: number; labels: Record<string, string> }>,
+  ) =>
+    registry.registerMetric({
+      name,
+      help,
+      type: 'counter',
+      aggregator: 'sum',
+      reset() {},
+      get: async () => ({ name, help, type: 'counter', aggregator: 'sum', values: values() }),
+    } as unknown as Metric);
+  counter('paygate_api_key_verifications_total', 'argon2 verifications of API keys run by this process', () => [
+    { value: s.verifier.hashCount, labels: {} },
+  ]);
+  counter(
+    'paygate_api_key_verifications_refused_total',
+    'API keys left unchecked: client_budget (answered 429) or server_busy (answered 503)',
+    () => Object.entries(s.verifier.refused).map(([reason, value]) => ({ value, labels: { reason } })),
   );
 }
 
@@ -162,7 +204,9 @@ export function httpLatency(registry: Registry): HttpLatency {
     labelNames,
     registers: [registry],
     async collect() {
-      const counts = (await latency.get()).values.filter((v) => v.metricName === 'paygate_http_request_duration_seconds_count');
+      const counts = (await latency.get()).values.filter(
+        (v) => v.metricName === 'paygate_http_request_duration_seconds_count',
+      );
       // Reset and refill with no await in between: two scrapes at once must not add up.
       this.reset();
       for (const v of counts) this.inc(v.labels, v.value);
@@ -178,7 +222,12 @@ export function instrumentHttp(app: ApiServer, latency: HttpLatency): void {
   // A callback hook, not an async one: no promise per request.
   app.addHook('onResponse', (req, reply, done) => {
     // The route template (/v1/invoices/:id), never the raw URL: ids would explode the label set.
-    latency.observe(req.method, req.is404 ? 'unmatched' : (req.routeOptions.url ?? 'unmatched'), reply.statusCode, reply.elapsedTime / 1000);
+    latency.observe(
+      req.method,
+      req.is404 ? 'unmatched' : (req.routeOptions.url ?? 'unmatched'),
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     done();
   });
 }

@@ -43,7 +43,10 @@ export class ChainProbe {
   private readonly headTtlMs: number;
   private readonly balanceTtlMs: number;
 
-  constructor(private readonly s: Services, opts: ChainProbeOptions = {}) {
+  constructor(
+    private readonly s: Services,
+    opts: ChainProbeOptions = {},
+  ) {
     this.timeoutMs = opts.timeoutMs ?? 2_000;
     this.headTtlMs = opts.headTtlMs ?? 2_000;
     this.balanceTtlMs = opts.balanceTtlMs ?? 30_000;
@@ -82,7 +85,10 @@ export class ChainProbe {
     const account = assets.some((a) => a.type === 'native') ? await this.s.chain.getAccount(address) : null;
     const out: Array<{ asset: string; value: number }> = [];
     for (const a of assets) {
-      const units = a.type === 'native' ? (account?.balance ?? 0n) : await this.s.chain.getTrc20Balance(a.contract as string, address);
+      const units =
+        a.type === 'native'
+          ? (account?.balance ?? 0n)
+          : await this.s.chain.getTrc20Balance(a.contract as string, address);
       out.push({ asset: a.code, value: Number(formatAmount(units, a.decimals)) });
     }
     return out;

@@ -41,7 +41,11 @@ registerMetricSource({
   name: 'paygate_sweeps_open',
   help: 'Sweeps of deposit addresses started and not yet finished',
   async collect(s) {
-    const row = await s.db.selectFrom('sweeps').select(sql<number>`count(*)`.as('n')).where('status', '=', 'open').executeTakeFirst();
+    const row = await s.db
+      .selectFrom('sweeps')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('status', '=', 'open')
+      .executeTakeFirst();
     return [{ value: Number(row?.n ?? 0) }];
   },
 });

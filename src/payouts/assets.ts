@@ -16,7 +16,8 @@ export function isPayoutAsset(a: CatalogAsset): boolean {
 
 export function assertPayoutAsset(catalog: AssetCatalog, code: string): CatalogAsset {
   const a = catalog.get(code);
-  if (a === undefined) throw new AppError('asset_not_payable', `The service makes no payouts in ${code}: it is not in the catalog`);
+  if (a === undefined)
+    throw new AppError('asset_not_payable', `The service makes no payouts in ${code}: it is not in the catalog`);
   if (!isPayoutAsset(a)) {
     const why = a.receiveOnly ? 'is receive-only' : 'has payouts disabled in the catalog';
     throw new AppError('asset_not_payable', `The service makes no payouts in ${code}: it ${why}`);
@@ -27,6 +28,9 @@ export function assertPayoutAsset(catalog: AssetCatalog, code: string): CatalogA
 /** The operator's switch (with the catalog default when none is set). */
 export async function assertPayoutsSwitchedOn(db: Executor, a: CatalogAsset): Promise<void> {
   if (!effective(a, await operatorSwitch(db, a.code), 'payouts')) {
-    throw new AppError('asset_payouts_disabled', `Payouts in ${a.code} are temporarily switched off; retry later with the same reference`);
+    throw new AppError(
+      'asset_payouts_disabled',
+      `Payouts in ${a.code} are temporarily switched off; retry later with the same reference`,
+    );
   }
 }

@@ -35,7 +35,13 @@ async function haltRows(db: Executor) {
 export async function listHalts(db: Executor): Promise<HaltView[]> {
   return (await haltRows(db))
     .filter((r) => r.requests === 1 || r.worker === 1)
-    .map((r) => ({ scope: r.scope, requests_halted: r.requests === 1, worker_halted: r.worker === 1, updated_at: r.updated_at, updated_by: r.updated_by }));
+    .map((r) => ({
+      scope: r.scope,
+      requests_halted: r.requests === 1,
+      worker_halted: r.worker === 1,
+      updated_at: r.updated_at,
+      updated_by: r.updated_by,
+    }));
 }
 
 async function halted(db: Executor, asset: string, brake: HaltBrake): Promise<boolean> {
@@ -51,7 +57,8 @@ async function halted(db: Executor, asset: string, brake: HaltBrake): Promise<bo
 
 /** Spec rule 6: the message never says why or which scope. */
 export async function assertRequestsNotHalted(db: Executor, asset: string): Promise<void> {
-  if (await halted(db, asset, 'requests')) throw new AppError('payouts_halted', 'Payouts are halted; retry later with the same reference');
+  if (await halted(db, asset, 'requests'))
+    throw new AppError('payouts_halted', 'Payouts are halted; retry later with the same reference');
 }
 
 /** For the payout worker: whether it may execute queued payouts of `asset` now. */
@@ -66,18 +73,35 @@ export interface SetHaltInput {
   reason?: string;
 }
 
-export async function setHalt(db: Db, clock: Clock, actor: string, catalog: AssetCatalog, input: SetHaltInput): Promise<HaltView[]> {
+export async function setHalt(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  catalog: AssetCatalog,
+  input: SetHaltInput,
+): Promise<HaltView[]> {
   const scope = input.asset === undefined ? ALL_ASSETS : requireCatalogAsset(catalog, input.asset).code;
   const reason = input.reason?.trim();
-  if (reason !== undefined && reason.length > 500) throw new AppError('invalid_argument', '--reason must be at most 500 characters');
+  if (reason !== undefined && reason.length > 500)
+    throw new AppError('invalid_argument', '--reason must be at most 500 characters');
   return writeTx(db, async (trx) => {
-    await applyHalt(trx, clock, actor, { scope, worker: input.worker, halted: input.halted, ...(reason ? { reason } : {}) });
+    await applyHalt(trx, clock, actor, {
+      scope,
+      worker: input.worker,
+      halted: input.halted,
+      ...(reason ? { reason } : {}),
+    });
     return listHalts(trx);
   });
 }
 
 /** setHalt inside the caller's transaction, for a scope already checked (`paygate restore` halts every asset). */
-export async function applyHalt(trx: Executor, clock: Clock, actor: string, input: { scope: string; worker: boolean; halted: boolean; reason?: string }): Promise<void> {
+export async function applyHalt(
+  trx: Executor,
+  clock: Clock,
+  actor: string,
+  input: { scope: string; worker: boolean; halted: boolean; reason?: string },
+): Promise<void> {
   // `halt` stops new requests; `halt --worker` stops the worker as well (the stronger brake must
   // never leave the API open). `resume` lifts the request brake only, `resume --worker` both.
   const brakes: HaltBrake[] = input.worker ? ['requests', 'worker'] : ['requests'];
@@ -94,7 +118,11 @@ export async function applyHalt(trx: Executor, clock: Clock, actor: string, inpu
   await trx
     .insertInto('payout_halts')
     .values(row)
-    .onConflict((oc) => oc.column('scope').doUpdateSet({ requests: row.requests, worker: row.worker, updated_at: now, updated_by: actor }))
+    .onConflict((oc) =>
+      oc
+        .column('scope')
+        .doUpdateSet({ requests: row.requests, worker: row.worker, updated_at: now, updated_by: actor }),
+    )
     .execute();
   await recordAudit(trx, clock, {
     actor,

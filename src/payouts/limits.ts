@@ -34,7 +34,11 @@ export function limitsView(l: PayoutLimits): PayoutLimitsView {
 /** "1000", "12.50" → normalised decimal text; "none" → null. */
 export function parseLimit(flag: string, text: string): string | null {
   if (text === NO_LIMIT) return null;
-  if (!LIMIT_TEXT.test(text)) throw new AppError('invalid_argument', `${flag} must be a plain decimal amount such as 1000 or 250.5, or "${NO_LIMIT}"; got "${text}"`);
+  if (!LIMIT_TEXT.test(text))
+    throw new AppError(
+      'invalid_argument',
+      `${flag} must be a plain decimal amount such as 1000 or 250.5, or "${NO_LIMIT}"; got "${text}"`,
+    );
   const [w, f = ''] = text.split('.');
   const frac = f.replace(/0+$/, '');
   return frac ? `${w}.${frac}` : (w as string);
@@ -48,7 +52,11 @@ export function exceedsLimit(units: bigint, decimals: number, limit: string): bo
 }
 
 export async function payoutLimits(db: Executor, merchantId: string): Promise<PayoutLimits> {
-  const row = await db.selectFrom('merchant_payout_limits').selectAll().where('merchant_id', '=', merchantId).executeTakeFirst();
+  const row = await db
+    .selectFrom('merchant_payout_limits')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .executeTakeFirst();
   if (!row) return { autoApproveLimit: DEFAULT_AUTO_APPROVE_LIMIT, dailyLimit: null };
   return { autoApproveLimit: row.auto_approve_limit, dailyLimit: row.daily_limit };
 }
@@ -61,23 +69,50 @@ export interface LimitsInput {
 /** Parses the flags up front so a bad value writes nothing. */
 export function parseLimitsInput(input: LimitsInput): Partial<PayoutLimits> {
   const out: Partial<PayoutLimits> = {};
-  if (input.autoApproveLimit !== undefined) out.autoApproveLimit = parseLimit('--payout-auto-approve-limit', input.autoApproveLimit);
+  if (input.autoApproveLimit !== undefined)
+    out.autoApproveLimit = parseLimit('--payout-auto-approve-limit', input.autoApproveLimit);
   if (input.dailyLimit !== undefined) out.dailyLimit = parseLimit('--payout-daily-limit', input.dailyLimit);
   return out;
 }
 
-export async function setPayoutLimits(db: Db, clock: Clock, actor: string, merchantId: string, patch: Partial<PayoutLimits>): Promise<PayoutLimitsView> {
+export async function setPayoutLimits(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  merchantId: string,
+  patch: Partial<PayoutLimits>,
+): Promise<PayoutLimitsView> {
   return writeTx(db, async (trx) => {
     await requireMerchant(trx, merchantId);
     const next = { ...(await payoutLimits(trx, merchantId)), ...patch };
     const updatedAt = clock.now().toISOString();
     await trx
       .insertInto('merchant_payout_limits')
-      .values({ merchant_id: merchantId, auto_approve_limit: next.autoApproveLimit, daily_limit: next.dailyLimit, updated_at: updatedAt })
-      .onConflict((oc) => oc.column('merchant_id').doUpdateSet({ auto_approve_limit: next.autoApproveLimit, daily_limit: next.dailyLimit, updated_at: updatedAt }))
+      .values({
+        merchant_id: merchantId,
+        auto_approve_limit: next.autoApproveLimit,
+        daily_limit: next.dailyLimit,
+        updated_at: updatedAt,
+      })
+      .onConflict((oc) =>
+        oc
+          .column('merchant_id')
+          .doUpdateSet({
+            auto_approve_limit: next.autoApproveLimit,
+            daily_limit: next.dailyLimit,
+            updated_at: updatedAt,
+          }),
+      )
       .execute();
     const view = limitsView(next);
-    await recordAudit(trx, clock, { actor, action: 'merchant.payout_limits', subjectType: 'merchant', subjectId: merchantId, merchantId, details: { ...view } });
+    await recordAudit(trx, clock, {
+      actor,
+      action: 'merchant.payout_limits',
+      subjectType: 'merchant',
+      subjectId: merchantId,
+      merchantId,
+      details: { ...view },
+    });
     return view;
   });
 }

@@ -53,7 +53,10 @@ async function requirePayout(db: Db, id: string): Promise<PayoutRow> {
 
 function requirePending(row: PayoutRow, action: string): void {
   if (row.status !== 'pending_review') {
-    throw new AppError('invalid_state', `Payout ${row.id} is ${row.status}; only a payout in pending_review can be ${action}`);
+    throw new AppError(
+      'invalid_state',
+      `Payout ${row.id} is ${row.status}; only a payout in pending_review can be ${action}`,
+    );
   }
 }
 
@@ -65,7 +68,11 @@ export async function approvePayout(db: Db, clock: Clock, actor: string, id: str
     // An address removed from the whitelist since the request is not paid: reject the payout instead.
     await assertWhitelisted(trx, row.merchant_id, row.asset, row.to_address, clock.now());
     const at = clock.now().toISOString();
-    const { row: next } = await transitionPayout(trx, clock, row, { to: 'approved', actor, patch: { reviewed_by: actor, reviewed_at: at } });
+    const { row: next } = await transitionPayout(trx, clock, row, {
+      to: 'approved',
+      actor,
+      patch: { reviewed_by: actor, reviewed_at: at },
+    });
     await recordAudit(trx, clock, {
       actor,
       action: 'payout.approve',
@@ -86,15 +93,29 @@ const HELD: readonly PayoutStatus[] = ['approved', 'queued', 'signing', 'broadca
  * sent; the worker may sign it (again). It then waits for `payout resume --worker` like the rest.
  */
 async function releaseHold(trx: Tx, clock: Clock, actor: string, row: PayoutRow): Promise<OperatorPayoutView> {
-  const changed = await trx.updateTable('payouts').set({ hold_reason: null, wait_reason: null }).where('id', '=', row.id).where('status', '=', row.status).executeTakeFirst();
-  if (changed.numUpdatedRows === 0n) throw new AppError('invalid_state', `Payout ${row.id} changed state meanwhile; read it again`);
-  await recordAudit(trx, clock, { actor, action: 'payout.release_hold', subjectType: 'payout', subjectId: row.id, merchantId: row.merchant_id, details: { status: row.status, hold_reason: row.hold_reason } });
+  const changed = await trx
+    .updateTable('payouts')
+    .set({ hold_reason: null, wait_reason: null })
+    .where('id', '=', row.id)
+    .where('status', '=', row.status)
+    .executeTakeFirst();
+  if (changed.numUpdatedRows === 0n)
+    throw new AppError('invalid_state', `Payout ${row.id} changed state meanwhile; read it again`);
+  await recordAudit(trx, clock, {
+    actor,
+    action: 'payout.release_hold',
+    subjectType: 'payout',
+    subjectId: row.id,
+    merchantId: row.merchant_id,
+    details: { status: row.status, hold_reason: row.hold_reason },
+  });
   return operatorView({ ...row, hold_reason: null, wait_reason: null });
 }
 
 function checkedReason(reason: string): string {
   const why = reason.trim();
-  if (why.length < 1 || why.length > REJECT_REASON_MAX) throw new AppError('invalid_argument', `--reason must be 1 to ${REJECT_REASON_MAX} characters`);
+  if (why.length < 1 || why.length > REJECT_REASON_MAX)
+    throw new AppError('invalid_argument', `--reason must be 1 to ${REJECT_REASON_MAX} characters`);
   return why;
 }
 
@@ -106,12 +127,21 @@ export const CANCELLABLE: readonly PayoutStatus[] = ['pending_review', 'approved
  * released. Once signing has begun a transaction may exist, so it refuses (invalid_state): the
  * worker's compare-and-set makes a cancel that loses the race to signing fail instead of both applying.
  */
-export async function cancelPayout(db: Db, clock: Clock, actor: string, id: string, reason: string): Promise<OperatorPayoutView> {
+export async function cancelPayout(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  id: string,
+  reason: string,
+): Promise<OperatorPayoutView> {
   const why = checkedReason(reason);
   return writeTx(db, async (trx) => {
     const row = await requirePayout(trx, id);
     if (!CANCELLABLE.includes(row.status)) {
-      throw new AppError('invalid_state', `Payout ${row.id} is ${row.status}; only a payout in ${CANCELLABLE.join(', ')} can be cancelled (signing has begun)`);
+      throw new AppError(
+        'invalid_state',
+        `Payout ${row.id} is ${row.status}; only a payout in ${CANCELLABLE.join(', ')} can be cancelled (signing has begun)`,
+      );
     }
     const at = clock.now().toISOString();
     const { row: next } = await transitionPayout(trx, clock, row, {
@@ -119,12 +149,25 @@ export async function cancelPayout(db: Db, clock: Clock, actor: string, id: stri
       actor,
       patch: { reviewed_by: actor, reviewed_at: at, reject_reason: why, wait_reason: null, hold_reason: null },
     });
-    await recordAudit(trx, clock, { actor, action: 'payout.cancel', subjectType: 'payout', subjectId: id, merchantId: row.merchant_id, details: { reason: why, from: row.status } });
+    await recordAudit(trx, clock, {
+      actor,
+      action: 'payout.cancel',
+      subjectType: 'payout',
+      subjectId: id,
+      merchantId: row.merchant_id,
+      details: { reason: why, from: row.status },
+    });
     return operatorView(next);
   });
 }
 
-export async function rejectPayout(db: Db, clock: Clock, actor: string, id: string, reason: string): Promise<OperatorPayoutView> {
+export async function rejectPayout(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  id: string,
+  reason: string,
+): Promise<OperatorPayoutView> {
   const why = checkedReason(reason);
   return writeTx(db, async (trx) => {
     const row = await requirePayout(trx, id);
@@ -135,7 +178,14 @@ export async function rejectPayout(db: Db, clock: Clock, actor: string, id: stri
       actor,
       patch: { reviewed_by: actor, reviewed_at: at, reject_reason: why },
     });
-    await recordAudit(trx, clock, { actor, action: 'payout.reject', subjectType: 'payout', subjectId: id, merchantId: row.merchant_id, details: { reason: why } });
+    await recordAudit(trx, clock, {
+      actor,
+      action: 'payout.reject',
+      subjectType: 'payout',
+      subjectId: id,
+      merchantId: row.merchant_id,
+      details: { reason: why },
+    });
     return operatorView(next);
   });
 }

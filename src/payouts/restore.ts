@@ -27,16 +27,43 @@ export interface RestoreHolds {
   held: number;
 }
 
-export async function holdAfterRestore(trx: Executor, clock: Clock, actor: string, backup: string): Promise<RestoreHolds> {
+export async function holdAfterRestore(
+  trx: Executor,
+  clock: Clock,
+  actor: string,
+  backup: string,
+): Promise<RestoreHolds> {
   const at = clock.now().toISOString();
   const reason = `restored from a backup (${at}): it may have been signed after the backup was taken; check the hot wallet's transfers on chain, then payout approve (send it) or payout cancel (release it)`;
-  await applyHalt(trx, clock, actor, { scope: ALL_ASSETS, worker: true, halted: true, reason: `paygate restore ${backup}` });
-  const rows = await trx.selectFrom('payouts').select(['id', 'merchant_id', 'status']).where('status', 'in', UNFINISHED).where('hold_reason', 'is', null).execute();
+  await applyHalt(trx, clock, actor, {
+    scope: ALL_ASSETS,
+    worker: true,
+    halted: true,
+    reason: `paygate restore ${backup}`,
+  });
+  const rows = await trx
+    .selectFrom('payouts')
+    .select(['id', 'merchant_id', 'status'])
+    .where('status', 'in', UNFINISHED)
+    .where('hold_reason', 'is', null)
+    .execute();
   if (rows.length > 0) {
-    await trx.updateTable('payouts').set({ hold_reason: reason }).where('status', 'in', UNFINISHED).where('hold_reason', 'is', null).execute();
+    await trx
+      .updateTable('payouts')
+      .set({ hold_reason: reason })
+      .where('status', 'in', UNFINISHED)
+      .where('hold_reason', 'is', null)
+      .execute();
   }
   for (const r of rows) {
-    await recordAudit(trx, clock, { actor, action: 'payout.hold', subjectType: 'payout', subjectId: r.id, merchantId: r.merchant_id, details: { status: r.status, reason } });
+    await recordAudit(trx, clock, {
+      actor,
+      action: 'payout.hold',
+      subjectType: 'payout',
+      subjectId: r.id,
+      merchantId: r.merchant_id,
+      details: { status: r.status, reason },
+    });
   }
   return { held: rows.length };
 }

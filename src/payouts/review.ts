@@ -37,11 +37,15 @@ export async function reviewReasons(db: Executor, r: ReviewInput): Promise<Revie
   }
   if (r.limits.dailyLimit !== null) {
     const day = utcDay(r.now);
-    const today = (await amountsCreatedBetween(db, r.merchantId, r.asset, day.from, day.to)).reduce((a, b) => a + b, 0n);
+    const today = (await amountsCreatedBetween(db, r.merchantId, r.asset, day.from, day.to)).reduce(
+      (a, b) => a + b,
+      0n,
+    );
     if (exceedsLimit(today + r.amount, r.decimals, r.limits.dailyLimit)) reasons.push('daily_limit_exceeded');
   }
   // "First" counts from the address's current whitelist entry: an address removed (say, reported
   // compromised) and added again starts over, whatever was paid to it before.
-  if (!(await hasPassedPayoutTo(db, r.merchantId, r.asset, r.toAddress, r.whitelistedAt))) reasons.push('first_payout_to_address');
+  if (!(await hasPassedPayoutTo(db, r.merchantId, r.asset, r.toAddress, r.whitelistedAt)))
+    reasons.push('first_payout_to_address');
   return reasons;
 }

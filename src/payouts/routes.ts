@@ -35,7 +35,8 @@ export async function payoutRoutes(app: ApiServer, services: Services): Promise<
         operationId: 'getPayout',
         tags: ['payouts'],
         summary: 'Current state of a payout',
-        description: 'The payout with its fees, review reasons, transaction hash and status. 404 payout_not_found also for a payout of another merchant.',
+        description:
+          'The payout with its fees, review reasons, transaction hash and status. 404 payout_not_found also for a payout of another merchant.',
         params: UuidParams,
         response: { 200: PayoutSchema, ...errorResponses(400, 401, 403, 404, 429) },
       },

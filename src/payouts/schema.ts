@@ -2,15 +2,33 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AmountText, AssetCode, PrintableId, StringEnum } from '../http/schemas.js';
 
-export const PAYOUT_STATUSES = ['pending_review', 'approved', 'queued', 'signing', 'broadcast', 'confirmed', 'rejected', 'failed'] as const;
-export const REVIEW_REASONS = ['amount_above_auto_approve_limit', 'daily_limit_exceeded', 'first_payout_to_address'] as const;
+export const PAYOUT_STATUSES = [
+  'pending_review',
+  'approved',
+  'queued',
+  'signing',
+  'broadcast',
+  'confirmed',
+  'rejected',
+  'failed',
+] as const;
+export const REVIEW_REASONS = [
+  'amount_above_auto_approve_limit',
+  'daily_limit_exceeded',
+  'first_payout_to_address',
+] as const;
 export type ReviewReason = (typeof REVIEW_REASONS)[number];
 
 export const CreatePayoutBody = Type.Object(
   {
     reference: PrintableId("The merchant's identifier of the payout; the idempotency key of this route"),
     asset: AssetCode,
-    to_address: Type.String({ minLength: 20, maxLength: 100, pattern: '^[A-Za-z0-9]+$', description: 'Destination address, on the whitelist for the asset' }),
+    to_address: Type.String({
+      minLength: 20,
+      maxLength: 100,
+      pattern: '^[A-Za-z0-9]+$',
+      description: 'Destination address, on the whitelist for the asset',
+    }),
     amount: AmountText('Amount to send, plain decimal text such as "10.5"; the payout fee is charged on top'),
   },
   { additionalProperties: false, title: 'CreatePayoutRequest' },
@@ -31,8 +49,12 @@ export const PayoutSchema = Type.Object(
         network: Type.Object(
           {
             payer: Type.Literal('merchant'),
-            amount: Type.String({ description: 'The payout fee in force at creation: fixed plus percent of amount, rounded up' }),
-            charged: Type.String({ description: 'Fee debited so far: "0" until confirmed, and "0" once rejected or failed' }),
+            amount: Type.String({
+              description: 'The payout fee in force at creation: fixed plus percent of amount, rounded up',
+            }),
+            charged: Type.String({
+              description: 'Fee debited so far: "0" until confirmed, and "0" once rejected or failed',
+            }),
           },
           { additionalProperties: false },
         ),

@@ -98,7 +98,10 @@ function replay(existing: PayoutRow, body: CreatePayoutBody, catalog: AssetCatal
   else if (amount !== BigInt(existing.amount)) differs.push('amount');
   if (existing.to_address !== body.to_address) differs.push('to_address');
   if (differs.length > 0) {
-    throw new AppError('reference_conflict', `A payout with this reference exists with a different ${differs.join(' and ')}`);
+    throw new AppError(
+      'reference_conflict',
+      `A payout with this reference exists with a different ${differs.join(' and ')}`,
+    );
   }
   return { payout: payoutView(existing), created: false };
 }
@@ -108,14 +111,19 @@ export function isReferenceConflict(e: unknown): boolean {
   return err?.code === 'SQLITE_CONSTRAINT_UNIQUE' && /payouts\.merchant_id, payouts\.reference/.test(err.message ?? '');
 }
 
-export async function createPayout(deps: PayoutDeps, merchant: MerchantRow, body: CreatePayoutBody): Promise<CreateResult> {
+export async function createPayout(
+  deps: PayoutDeps,
+  merchant: MerchantRow,
+  body: CreatePayoutBody,
+): Promise<CreateResult> {
   // Replays are the common retry: answer them first, without the write lock (the catalog only
   // reads the requested amount; a payout whose asset left it is still answered).
   const seen = await findPayoutByReference(deps.db, merchant.id, body.reference);
   if (seen) return replay(seen, body, deps.catalog);
 
   const asset = deps.catalog.get(body.asset);
-  if (!asset) throw new AppError('asset_not_payable', `The service makes no payouts in ${body.asset}: it is not in the catalog`);
+  if (!asset)
+    throw new AppError('asset_not_payable', `The service makes no payouts in ${body.asset}: it is not in the catalog`);
   let amount: bigint;
   try {
     amount = parseAmount(body.amount, asset.decimals, asset.maxUnits);
@@ -185,9 +193,22 @@ async function insertNew(trx: Executor, deps: PayoutDeps, merchant: MerchantRow,
   };
   await insertPayout(trx, row);
   // Throws insufficient_balance (and so rolls the insert back) when amount + fee > available.
-  await post(trx, deps.clock, { merchantId: merchant.id, asset: asset.code, kind: 'reserve', amount: amount + fee, payoutId: row.id, actor: `merchant:${merchant.id}` });
+  await post(trx, deps.clock, {
+    merchantId: merchant.id,
+    asset: asset.code,
+    kind: 'reserve',
+    amount: amount + fee,
+    payoutId: row.id,
+    actor: `merchant:${merchant.id}`,
+  });
   const view = payoutView(row);
-  await recordEvent(trx, deps.clock, { merchantId: merchant.id, type: `payout.${row.status}`, subjectId: row.id, data: view, key: `payout:${row.id}:${row.status}` });
+  await recordEvent(trx, deps.clock, {
+    merchantId: merchant.id,
+    type: `payout.${row.status}`,
+    subjectId: row.id,
+    data: view,
+    key: `payout:${row.id}:${row.status}`,
+  });
   return view;
 }
 

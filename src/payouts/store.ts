@@ -28,11 +28,25 @@ export async function insertPayout(db: Executor, row: PayoutRow): Promise<void> 
 }
 
 export async function findPayout(db: Executor, merchantId: string, id: string): Promise<PayoutRow | undefined> {
-  return db.selectFrom('payouts').selectAll().where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
+  return db
+    .selectFrom('payouts')
+    .selectAll()
+    .where('id', '=', id)
+    .where('merchant_id', '=', merchantId)
+    .executeTakeFirst();
 }
 
-export async function findPayoutByReference(db: Executor, merchantId: string, reference: string): Promise<PayoutRow | undefined> {
-  return db.selectFrom('payouts').selectAll().where('merchant_id', '=', merchantId).where('reference', '=', reference).executeTakeFirst();
+export async function findPayoutByReference(
+  db: Executor,
+  merchantId: string,
+  reference: string,
+): Promise<PayoutRow | undefined> {
+  return db
+    .selectFrom('payouts')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('reference', '=', reference)
+    .executeTakeFirst();
 }
 
 /** Operator only: a payout by id whatever its merchant. */
@@ -55,7 +69,13 @@ export async function listPayoutsForOperator(db: Executor, f: OperatorListFilter
 }
 
 /** Amounts (base units) of a merchant's payouts in an asset created in [from, to), rejected and failed excluded. */
-export async function amountsCreatedBetween(db: Executor, merchantId: string, asset: string, from: string, to: string): Promise<bigint[]> {
+export async function amountsCreatedBetween(
+  db: Executor,
+  merchantId: string,
+  asset: string,
+  from: string,
+  to: string,
+): Promise<bigint[]> {
   const rows = await db
     .selectFrom('payouts')
     .select('amount')
@@ -72,7 +92,13 @@ export async function amountsCreatedBetween(db: Executor, merchantId: string, as
  * Whether the merchant has a payout to `address` in `asset`, created at or after `since`, that an
  * operator or the rules let through.
  */
-export async function hasPassedPayoutTo(db: Executor, merchantId: string, asset: string, address: string, since: string): Promise<boolean> {
+export async function hasPassedPayoutTo(
+  db: Executor,
+  merchantId: string,
+  asset: string,
+  address: string,
+  since: string,
+): Promise<boolean> {
   const row = await db
     .selectFrom('payouts')
     .select('id')
@@ -87,7 +113,17 @@ export async function hasPassedPayoutTo(db: Executor, merchantId: string, asset:
 }
 
 /** Moves a payout from `from` to `to` with `patch`; false when it was no longer in `from`. */
-export async function updatePayoutStatus(db: Executor, id: string, from: PayoutStatus, patch: Partial<PayoutRow> & { status: PayoutStatus; updated_at: string }): Promise<boolean> {
-  const r = await db.updateTable('payouts').set(patch).where('id', '=', id).where('status', '=', from).executeTakeFirst();
+export async function updatePayoutStatus(
+  db: Executor,
+  id: string,
+  from: PayoutStatus,
+  patch: Partial<PayoutRow> & { status: PayoutStatus; updated_at: string },
+): Promise<boolean> {
+  const r = await db
+    .updateTable('payouts')
+    .set(patch)
+    .where('id', '=', id)
+    .where('status', '=', from)
+    .executeTakeFirst();
   return r.numUpdatedRows > 0n;
 }

@@ -42,7 +42,20 @@ export const NEXT: Readonly<Record<PayoutStatus, readonly PayoutStatus[]>> = {
 /** Statuses a payout can enter more than once (their event key carries the sign attempt). */
 const REENTERED: readonly PayoutStatus[] = ['queued', 'signing', 'broadcast'];
 
-type Patchable = Omit<PayoutRow, 'id' | 'merchant_id' | 'reference' | 'status' | 'asset' | 'network' | 'decimals' | 'to_address' | 'amount' | 'fee_amount' | 'created_at'>;
+type Patchable = Omit<
+  PayoutRow,
+  | 'id'
+  | 'merchant_id'
+  | 'reference'
+  | 'status'
+  | 'asset'
+  | 'network'
+  | 'decimals'
+  | 'to_address'
+  | 'amount'
+  | 'fee_amount'
+  | 'created_at'
+>;
 
 export interface TransitionInput {
   to: PayoutStatus;
@@ -52,10 +65,17 @@ export interface TransitionInput {
 }
 
 export function eventKey(row: PayoutRow): string {
-  return REENTERED.includes(row.status) ? `payout:${row.id}:${row.status}:${row.sign_attempts}` : `payout:${row.id}:${row.status}`;
+  return REENTERED.includes(row.status)
+    ? `payout:${row.id}:${row.status}:${row.sign_attempts}`
+    : `payout:${row.id}:${row.status}`;
 }
 
-export async function transitionPayout(trx: Executor, clock: Clock, row: PayoutRow, t: TransitionInput): Promise<{ row: PayoutRow; view: PayoutView }> {
+export async function transitionPayout(
+  trx: Executor,
+  clock: Clock,
+  row: PayoutRow,
+  t: TransitionInput,
+): Promise<{ row: PayoutRow; view: PayoutView }> {
   if (!NEXT[row.status].includes(t.to)) {
     throw new AppError('invalid_state', `Payout ${row.id} is ${row.status}; it cannot become ${t.to}`);
   }
@@ -72,15 +92,36 @@ export async function transitionPayout(trx: Executor, clock: Clock, row: PayoutR
   // 2. Money, in the same transaction.
   if (closes) {
     const held = await heldReservation(trx, row.merchant_id, row.id);
-    if (held > 0n) await post(trx, clock, { merchantId: row.merchant_id, asset: row.asset, kind: 'release', amount: held, payoutId: row.id, actor: t.actor });
+    if (held > 0n)
+      await post(trx, clock, {
+        merchantId: row.merchant_id,
+        asset: row.asset,
+        kind: 'release',
+        amount: held,
+        payoutId: row.id,
+        actor: t.actor,
+      });
     if (t.to === 'confirmed') {
       const charged = BigInt(row.amount) + BigInt(row.fee_amount);
-      await post(trx, clock, { merchantId: row.merchant_id, asset: row.asset, kind: 'debit', amount: charged, payoutId: row.id, actor: t.actor });
+      await post(trx, clock, {
+        merchantId: row.merchant_id,
+        asset: row.asset,
+        kind: 'debit',
+        amount: charged,
+        payoutId: row.id,
+        actor: t.actor,
+      });
     }
   }
 
   // 3. The event, keyed per transition.
   const view = payoutView(next);
-  await recordEvent(trx, clock, { merchantId: row.merchant_id, type: `payout.${t.to}`, subjectId: row.id, data: view, key: eventKey(next) });
+  await recordEvent(trx, clock, {
+    merchantId: row.merchant_id,
+    type: `payout.${t.to}`,
+    subjectId: row.id,
+    data: view,
+    key: eventKey(next),
+  });
   return { row: next, view };
 }

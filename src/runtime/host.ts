@@ -57,7 +57,10 @@ const sleep = (ms: number, signal: AbortSignal, wakeups: Set<() => void>) =>
     wakeups.add(finish);
   });
 
-export function startWorkerHost(s: Services, opts: WorkerHostOptions & Required<Pick<WorkerHostOptions, 'workers'>>): WorkerHost {
+export function startWorkerHost(
+  s: Services,
+  opts: WorkerHostOptions & Required<Pick<WorkerHostOptions, 'workers'>>,
+): WorkerHost {
   const lease = new WorkerLease(s.db, s.clock, opts);
   const renewMs = opts.renewMs ?? 3_000;
   const maxBackoffMs = opts.maxBackoffMs ?? 30_000;
@@ -82,7 +85,8 @@ export function startWorkerHost(s: Services, opts: WorkerHostOptions & Required<
           log.error({ err, worker: w.name, failures }, 'worker tick failed');
         }
         if (signal.aborted) break;
-        const pause = failures > 0 ? Math.min(maxBackoffMs, w.intervalMs * 2 ** Math.min(failures, 16)) : more ? 0 : w.intervalMs;
+        const pause =
+          failures > 0 ? Math.min(maxBackoffMs, w.intervalMs * 2 ** Math.min(failures, 16)) : more ? 0 : w.intervalMs;
         if (pause > 0) await sleep(pause, signal, wakeups);
         else await new Promise((r) => setImmediate(r));
       }
@@ -117,7 +121,11 @@ export function startWorkerHost(s: Services, opts: WorkerHostOptions & Required<
       new Promise<false>((resolve) => (grace = setTimeout(() => resolve(false), stopGraceMs))),
     ]);
     clearTimeout(grace);
-    if (!ended) log.warn({ graceMs: stopGraceMs }, 'a worker tick or scheduled job did not reach a safe point in time; stopping without it');
+    if (!ended)
+      log.warn(
+        { graceMs: stopGraceMs },
+        'a worker tick or scheduled job did not reach a safe point in time; stopping without it',
+      );
   };
 
   const renew = async () => {

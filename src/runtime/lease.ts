@@ -49,7 +49,11 @@ export class WorkerLease {
   /** Until when this process may believe it holds the lease (its own clock, with no margin lost). */
   private heldUntil = 0;
 
-  constructor(private readonly db: Db, private readonly clock: Clock, opts: LeaseOptions = {}) {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    opts: LeaseOptions = {},
+  ) {
     this.holder = opts.holder ?? defaultHolder();
     this.ttlMs = opts.ttlMs ?? 15_000;
   }
@@ -63,7 +67,11 @@ export class WorkerLease {
       const cur = await currentLease(trx);
       if (cur && cur.holder !== this.holder && cur.expires_at > at) return null;
       if (cur && cur.holder === this.holder && cur.token === this.token && cur.expires_at > at) {
-        await trx.updateTable('worker_lease').set({ renewed_at: at, expires_at: expires }).where('id', '=', 1).execute();
+        await trx
+          .updateTable('worker_lease')
+          .set({ renewed_at: at, expires_at: expires })
+          .where('id', '=', 1)
+          .execute();
         return { ...cur, renewed_at: at, expires_at: expires };
       }
       // Free, lapsed, or ours from an earlier grant we lost track of: a new grant, a new token.
@@ -95,7 +103,8 @@ export class WorkerLease {
   async assertHeld(trx: Executor): Promise<void> {
     const cur = await currentLease(trx);
     const now = this.clock.now().toISOString();
-    if (!cur || cur.holder !== this.holder || cur.token !== this.token || cur.expires_at <= now) throw new LeaseLostError(this.holder);
+    if (!cur || cur.holder !== this.holder || cur.token !== this.token || cur.expires_at <= now)
+      throw new LeaseLostError(this.holder);
   }
 
   /** Gives the lease up at once (clean shutdown) so another process need not wait for the TTL. */
@@ -118,7 +127,11 @@ export class WorkerLease {
 
 /** The lease row, or undefined before any process took it (operators: `wallet show`, metrics). */
 export async function currentLease(db: Executor): Promise<LeaseRow | undefined> {
-  return db.selectFrom('worker_lease').select(['holder', 'token', 'acquired_at', 'renewed_at', 'expires_at']).where('id', '=', 1).executeTakeFirst();
+  return db
+    .selectFrom('worker_lease')
+    .select(['holder', 'token', 'acquired_at', 'renewed_at', 'expires_at'])
+    .where('id', '=', 1)
+    .executeTakeFirst();
 }
 
 /**
@@ -127,10 +140,15 @@ export async function currentLease(db: Executor): Promise<LeaseRow | undefined> 
  * lease (no such table yet) has none.
  */
 export async function assertNoLiveLease(db: Executor, now: Date): Promise<void> {
-  const table = await sql<{ n: number }>`select count(*) as n from sqlite_master where type = 'table' and name = 'worker_lease'`.execute(db);
+  const table = await sql<{
+    n: number;
+  }>`select count(*) as n from sqlite_master where type = 'table' and name = 'worker_lease'`.execute(db);
   if (Number(table.rows[0]?.n ?? 0) === 0) return;
   const lease = await currentLease(db);
   if (lease && lease.expires_at > now.toISOString()) {
-    throw new AppError('invalid_state', `The database is in use: the worker lease is held by ${lease.holder} until ${lease.expires_at}. Stop every paygate serve first`);
+    throw new AppError(
+      'invalid_state',
+      `The database is in use: the worker lease is held by ${lease.holder} until ${lease.expires_at}. Stop every paygate serve first`,
+    );
   }
 }

@@ -42,7 +42,8 @@ function cronLogger(s: Services, job: string) {
   return {
     info: (m: string) => s.logger.info({ job }, `scheduler: ${m}`),
     warn: (m: string) => s.logger.warn({ job }, `scheduler: ${m}`),
-    error: (m: string | Error, err?: Error) => s.logger.error({ job, err: err ?? (m instanceof Error ? m : undefined) }, `scheduler: ${text(m)}`),
+    error: (m: string | Error, err?: Error) =>
+      s.logger.error({ job, err: err ?? (m instanceof Error ? m : undefined) }, `scheduler: ${text(m)}`),
     debug: (m: string | Error, err?: Error) => s.logger.debug({ job, err }, `scheduler: ${text(m)}`),
   };
 }

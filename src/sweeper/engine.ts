@@ -72,12 +72,25 @@ export class Sweeper {
   /** Deposits updated since then are looked at every tick; older ones are the full scan's. */
   private lastScan: number;
 
-  constructor(private readonly s: Services, lease: WorkerLease, opts: SweeperOptions = {}) {
+  constructor(
+    private readonly s: Services,
+    lease: WorkerLease,
+    opts: SweeperOptions = {},
+  ) {
     if (!s.wallet) throw new Error('the sweeper signs: it needs the unlocked wallet (serve)');
     const hot = hotAddressOf(s.wallet);
     if (hot !== s.wallet.hotAddress) throw new Error('the hot wallet key does not give the keystore hot address');
     this.log = s.logger.child({ component: 'sweeper' });
-    this.ctx = { db: s.db, clock: s.clock, chain: s.chain, lease, wallet: s.wallet, logger: this.log, hot, proofs: new ProofThrottle() };
+    this.ctx = {
+      db: s.db,
+      clock: s.clock,
+      chain: s.chain,
+      lease,
+      wallet: s.wallet,
+      logger: this.log,
+      hot,
+      proofs: new ProofThrottle(),
+    };
     this.batch = opts.batch ?? 20;
     this.maxRetryMs = opts.maxRetryMs ?? 3_600_000;
     this.maxTxs = opts.maxTxs ?? 12;
@@ -116,7 +129,13 @@ export class Sweeper {
   }
 
   /** Starts a sweep of one address and asset (refused at once when the key does not match). */
-  async start(address: string, asset: string, trigger: SweepTrigger, balance: bigint, requestId: string | null = null): Promise<SweepRow | null> {
+  async start(
+    address: string,
+    asset: string,
+    trigger: SweepTrigger,
+    balance: bigint,
+    requestId: string | null = null,
+  ): Promise<SweepRow | null> {
     const index = await depositIndexOf(this.db, address);
     let keyOk = index !== undefined;
     if (index !== undefined) {
@@ -155,7 +174,10 @@ export class Sweeper {
       throw e;
     }
     if (!keyOk) {
-      this.log.error({ alert: 'sweep_key_mismatch', sweep: row.id, address, asset, derivation_index: index ?? null }, 'ALERT: refusing to sweep: the derived key does not match the stored address');
+      this.log.error(
+        { alert: 'sweep_key_mismatch', sweep: row.id, address, asset, derivation_index: index ?? null },
+        'ALERT: refusing to sweep: the derived key does not match the stored address',
+      );
     } else {
       this.log.info({ sweep: row.id, address, asset, trigger, balance: row.balance }, 'sweep started');
     }
@@ -163,7 +185,9 @@ export class Sweeper {
   }
 
   private async sweepable(asset: CatalogAsset, address: string): Promise<bigint> {
-    return asset.type === 'native' ? (await trxSweepable(this.s.chain, address, this.ctx.hot)).amount : balanceOf(this.s.chain, asset, address);
+    return asset.type === 'native'
+      ? (await trxSweepable(this.s.chain, address, this.ctx.hot)).amount
+      : balanceOf(this.s.chain, asset, address);
   }
 
   /** Addresses with final deposits since they were last checked: sweep those over the threshold. */
@@ -179,14 +203,20 @@ export class Sweeper {
     if (fresh.length < freshRoom) this.lastScan = startedAt;
     const scanned = await this.fullScan.next(startedAt, this.dueBatch - fresh.length);
     const pairs = [...new Map([...fresh, ...scanned].map((p) => [`${p.address}|${p.asset}`, p])).values()];
-    pairs.sort((a, b) => a.address.localeCompare(b.address) || ORDER(this.s.catalog.get(a.asset)) - ORDER(this.s.catalog.get(b.asset)));
+    pairs.sort(
+      (a, b) =>
+        a.address.localeCompare(b.address) || ORDER(this.s.catalog.get(a.asset)) - ORDER(this.s.catalog.get(b.asset)),
+    );
     for (const p of pairs) {
       try {
         await this.checkPair(p);
       } catch (err) {
         // One address the node cannot answer for must not hold up the others or the open sweeps;
         // it stays unchecked and the full scan's next pass finds it again.
-        this.log.warn({ err, address: p.address, asset: p.asset }, 'sweep check failed; retried on the next pass of the full scan');
+        this.log.warn(
+          { err, address: p.address, asset: p.asset },
+          'sweep check failed; retried on the next pass of the full scan',
+        );
       }
     }
   }
@@ -196,18 +226,39 @@ export class Sweeper {
     const asset = this.s.catalog.get(p.asset);
     const at = this.now();
     if (!asset) {
-      await upsertMark(this.db, { address: p.address, asset: p.asset, checked_block: p.last_block, balance: '0', checked_at: at });
+      await upsertMark(this.db, {
+        address: p.address,
+        asset: p.asset,
+        checked_block: p.last_block,
+        balance: '0',
+        checked_at: at,
+      });
       return;
     }
     const amount = await this.sweepable(asset, p.address);
     const threshold = await thresholdOf(this.db, asset);
-    await upsertMark(this.db, { address: p.address, asset: p.asset, checked_block: p.last_block, balance: amount.toString(), checked_at: at });
+    await upsertMark(this.db, {
+      address: p.address,
+      asset: p.asset,
+      checked_block: p.last_block,
+      balance: amount.toString(),
+      checked_at: at,
+    });
     if (amount > 0n && amount >= threshold) await this.start(p.address, p.asset, 'auto', amount);
-    else this.log.debug({ address: p.address, asset: p.asset, amount: amount.toString(), threshold: threshold.toString() }, 'below the sweep threshold');
+    else
+      this.log.debug(
+        { address: p.address, asset: p.asset, amount: amount.toString(), threshold: threshold.toString() },
+        'below the sweep threshold',
+      );
   }
 
   private async targetsOf(req: SweepRequestRow): Promise<SweepRequestTarget[]> {
-    const pending = (address: string, asset: string): SweepRequestTarget => ({ address, asset, state: 'pending', sweep_id: null });
+    const pending = (address: string, asset: string): SweepRequestTarget => ({
+      address,
+      asset,
+      state: 'pending',
+      sweep_id: null,
+    });
     if (req.address) {
       const assets = [...this.s.catalog.assets].sort((a, b) => ORDER(a) - ORDER(b));
       return assets.map((a) => pending(req.address as string, a.code));
@@ -215,25 +266,35 @@ export class Sweeper {
     const seen = new Set<string>();
     const out: SweepRequestTarget[] = [];
     // Slice by slice, so that a request on a large database does not hold the event loop.
-    for (const p of [...(await allDuePairs(this.s.scans ?? this.db, 10_000, this.scanSlice)), ...(await nonEmptyMarks(this.db))]) {
+    for (const p of [
+      ...(await allDuePairs(this.s.scans ?? this.db, 10_000, this.scanSlice)),
+      ...(await nonEmptyMarks(this.db)),
+    ]) {
       const k = `${p.address}|${p.asset}`;
       if (!seen.has(k)) out.push(pending(p.address, p.asset));
       seen.add(k);
     }
-    return out.sort((a, b) => a.address.localeCompare(b.address) || ORDER(this.s.catalog.get(a.asset)) - ORDER(this.s.catalog.get(b.asset)));
+    return out.sort(
+      (a, b) =>
+        a.address.localeCompare(b.address) || ORDER(this.s.catalog.get(a.asset)) - ORDER(this.s.catalog.get(b.asset)),
+    );
   }
 
   /** The oldest `paygate sweep` request: starts its sweeps (threshold ignored) and notes outcomes. */
   private async serveRequest(): Promise<void> {
     const req = await pendingRequest(this.db);
     if (!req) return;
-    const targets = req.status === 'pending' ? await this.targetsOf(req) : (JSON.parse(req.targets) as SweepRequestTarget[]);
+    const targets =
+      req.status === 'pending' ? await this.targetsOf(req) : (JSON.parse(req.targets) as SweepRequestTarget[]);
     for (const t of targets) {
       if (t.state !== 'pending') continue;
       try {
         await this.serveTarget(req, t);
       } catch (err) {
-        this.log.warn({ err, request: req.id, address: t.address, asset: t.asset }, 'sweep request target failed; retried on the next tick');
+        this.log.warn(
+          { err, request: req.id, address: t.address, asset: t.asset },
+          'sweep request target failed; retried on the next tick',
+        );
       }
     }
     const done = targets.every((t) => t.state !== 'pending');
@@ -257,7 +318,14 @@ export class Sweeper {
     }
     // What the sweep will move includes every final deposit so far: mark them looked at.
     const last = await lastFinalBlock(this.db, t.address, t.asset);
-    if (last !== null) await upsertMark(this.db, { address: t.address, asset: t.asset, checked_block: last, balance: amount.toString(), checked_at: this.now() });
+    if (last !== null)
+      await upsertMark(this.db, {
+        address: t.address,
+        asset: t.asset,
+        checked_block: last,
+        balance: amount.toString(),
+        checked_at: this.now(),
+      });
     const s = await this.start(t.address, t.asset, 'manual', amount, req.id);
     if (s) t.sweep_id = s.id;
     if (s?.status === 'refused') t.state = 'refused';
@@ -270,12 +338,28 @@ export class Sweeper {
       if (e instanceof SweepConflictError) return;
       if (e instanceof LeaseLostError) {
         // Another process holds the lease now: it carries the sweep on; nothing was stored or sent.
-        this.log.warn({ sweep: sweep.id }, 'worker lease lost before recording a signed sweep transaction; dropped unsent');
+        this.log.warn(
+          { sweep: sweep.id },
+          'worker lease lost before recording a signed sweep transaction; dropped unsent',
+        );
         return;
       }
       if (e instanceof KeyMismatchError) {
-        await updateSweep(this.db, sweep.id, { status: 'refused', last_error: 'the key derived for the stored index does not give this address', finished_at: this.now(), updated_at: this.now() });
-        this.log.error({ alert: 'sweep_key_mismatch', sweep: sweep.id, address: sweep.address, derivation_index: sweep.derivation_index }, 'ALERT: refusing to sign: the derived key does not match the stored address');
+        await updateSweep(this.db, sweep.id, {
+          status: 'refused',
+          last_error: 'the key derived for the stored index does not give this address',
+          finished_at: this.now(),
+          updated_at: this.now(),
+        });
+        this.log.error(
+          {
+            alert: 'sweep_key_mismatch',
+            sweep: sweep.id,
+            address: sweep.address,
+            derivation_index: sweep.derivation_index,
+          },
+          'ALERT: refusing to sign: the derived key does not match the stored address',
+        );
         return;
       }
       if (isTransientTronError(e)) {
@@ -290,8 +374,24 @@ export class Sweeper {
     const failures = sweep.failures + 1;
     const waitMs = Math.min(this.maxRetryMs, 30_000 * 2 ** Math.min(failures - 1, 16));
     const at = this.s.clock.now();
-    await updateSweep(this.db, sweep.id, { failures, last_error: reason.slice(0, 500), retry_at: new Date(at.getTime() + waitMs).toISOString(), updated_at: at.toISOString() });
-    this.log.error({ alert: 'sweep_step_failed', sweep: sweep.id, address: sweep.address, asset: sweep.asset, failures, retry_in_ms: waitMs, reason }, 'ALERT: sweep step failed; it will be retried');
+    await updateSweep(this.db, sweep.id, {
+      failures,
+      last_error: reason.slice(0, 500),
+      retry_at: new Date(at.getTime() + waitMs).toISOString(),
+      updated_at: at.toISOString(),
+    });
+    this.log.error(
+      {
+        alert: 'sweep_step_failed',
+        sweep: sweep.id,
+        address: sweep.address,
+        asset: sweep.asset,
+        failures,
+        retry_in_ms: waitMs,
+        reason,
+      },
+      'ALERT: sweep step failed; it will be retried',
+    );
   }
 
   /**
@@ -305,7 +405,10 @@ export class Sweeper {
     if (await this.s.chain.getTransactionInfo(transfer.txid, { solid: true })) return true;
     if (!(await this.s.chain.getTransactionInfo(transfer.txid))) {
       await updateTx(this.db, transfer.id, ['confirmed'], { status: 'broadcast', updated_at: this.now() });
-      this.log.warn({ sweep: transfer.sweep_id, txid: transfer.txid }, 'sweep transfer left the chain (fork); resolving it again');
+      this.log.warn(
+        { sweep: transfer.sweep_id, txid: transfer.txid },
+        'sweep transfer left the chain (fork); resolving it again',
+      );
     }
     return false;
   }
@@ -324,7 +427,8 @@ export class Sweeper {
         const info = (await txsOf(this.db, sweep.id)).find((t) => t.id === open.id);
         return this.fail(sweep, `${open.step} ${open.txid} failed on chain: ${info?.receipt_result ?? 'FAILED'}`);
       }
-      if (r === 'confirmed') this.log.info({ sweep: sweep.id, step: open.step, txid: open.txid }, 'sweep transaction confirmed');
+      if (r === 'confirmed')
+        this.log.info({ sweep: sweep.id, step: open.step, txid: open.txid }, 'sweep transaction confirmed');
       return;
     }
     // Expired transactions never landed; the bound is on what reached the chain.
@@ -339,10 +443,24 @@ export class Sweeper {
     if (plan.status === 'done' && !(await this.transferIsSolid(txs))) return;
     const at = this.now();
     await refreshTotals(this.db, sweep.id, at);
-    if (await updateSweep(this.db, sweep.id, { status: plan.status, retry_at: null, finished_at: at, updated_at: at })) {
+    if (
+      await updateSweep(this.db, sweep.id, { status: plan.status, retry_at: null, finished_at: at, updated_at: at })
+    ) {
       await setMarkBalance(this.db, sweep.address, sweep.asset, '0', at);
       const done = await findSweep(this.db, sweep.id);
-      this.log.info({ sweep: sweep.id, address: sweep.address, asset: sweep.asset, status: plan.status, amount: done?.amount, fee_sun: done?.fee, top_up_sun: done?.top_up, delegated_sun: done?.delegated }, 'sweep finished');
+      this.log.info(
+        {
+          sweep: sweep.id,
+          address: sweep.address,
+          asset: sweep.asset,
+          status: plan.status,
+          amount: done?.amount,
+          fee_sun: done?.fee,
+          top_up_sun: done?.top_up,
+          delegated_sun: done?.delegated,
+        },
+        'sweep finished',
+      );
     }
   }
 }

@@ -8,14 +8,22 @@ import { depositPrivateKey, hotWalletPrivateKey, tronAddressOfPrivateKey } from 
 import type { UnlockedWallet } from '../wallet/keystore.js';
 
 export class KeyMismatchError extends Error {
-  constructor(readonly address: string, readonly index: number) {
+  constructor(
+    readonly address: string,
+    readonly index: number,
+  ) {
     super(`the key derived for index ${index} does not give address ${address}`);
     this.name = 'KeyMismatchError';
   }
 }
 
 /** Calls `use` with the deposit key of `index` after checking it owns `address`. */
-export async function withDepositKey<T>(wallet: UnlockedWallet, index: number, address: string, use: (key: string) => Promise<T>): Promise<T> {
+export async function withDepositKey<T>(
+  wallet: UnlockedWallet,
+  index: number,
+  address: string,
+  use: (key: string) => Promise<T>,
+): Promise<T> {
   const key = depositPrivateKey(wallet.mnemonic, index);
   if (tronAddressOfPrivateKey(key) !== address) throw new KeyMismatchError(address, index);
   return use(key);
@@ -26,7 +34,10 @@ export function hotAddressOf(wallet: UnlockedWallet): string {
   return tronAddressOfPrivateKey(hotWalletPrivateKey(wallet.mnemonic));
 }
 
-export async function withHotKey<T>(wallet: UnlockedWallet, use: (key: string, address: string) => Promise<T>): Promise<T> {
+export async function withHotKey<T>(
+  wallet: UnlockedWallet,
+  use: (key: string, address: string) => Promise<T>,
+): Promise<T> {
   const key = hotWalletPrivateKey(wallet.mnemonic);
   return use(key, tronAddressOfPrivateKey(key));
 }

@@ -66,11 +66,19 @@ export async function delegationFor(chain: TronClient, hot: string, energy: bigi
 export const ACTIVATION_FEE_SUN = 1_100_000n;
 
 /** The TRX a sweep of `address` into `hot` would move now and what it burns (bandwidth, activation of a new hot wallet). */
-export async function trxSweepable(chain: TronClient, address: string, hot: string): Promise<{ balance: bigint; cost: bigint; amount: bigint }> {
+export async function trxSweepable(
+  chain: TronClient,
+  address: string,
+  hot: string,
+): Promise<{ balance: bigint; cost: bigint; amount: bigint }> {
   const acct = await chain.getAccount(address);
   if (!acct.exists || acct.balance === 0n) return { balance: 0n, cost: 0n, amount: 0n };
   const [res, dest] = await Promise.all([resourcesOf(chain, address, true), chain.getAccount(hot)]);
-  const cost = !dest.exists ? ACTIVATION_FEE_SUN : bandwidthLeft(res) >= TRX_SWEEP_BYTES ? 0n : TRX_SWEEP_BYTES * BANDWIDTH_PRICE_SUN;
+  const cost = !dest.exists
+    ? ACTIVATION_FEE_SUN
+    : bandwidthLeft(res) >= TRX_SWEEP_BYTES
+      ? 0n
+      : TRX_SWEEP_BYTES * BANDWIDTH_PRICE_SUN;
   return { balance: acct.balance, cost, amount: max0(acct.balance - cost) };
 }
 
@@ -95,7 +103,9 @@ export async function nextStep(p: PlanInput): Promise<Plan> {
   if (p.asset.type === 'native') {
     if (transferred) return { kind: 'finish', status: 'done' };
     const s = await trxSweepable(p.chain, p.address, p.hot);
-    return s.amount > 0n ? { kind: 'tx', step: 'transfer', signer: 'deposit', amount: s.amount } : { kind: 'finish', status: 'empty' };
+    return s.amount > 0n
+      ? { kind: 'tx', step: 'transfer', signer: 'deposit', amount: s.amount }
+      : { kind: 'finish', status: 'empty' };
   }
   const contract = p.asset.contract as string;
   const balance = transferred ? 0n : await p.chain.getTrc20Balance(contract, p.address);
@@ -113,12 +123,14 @@ export async function nextStep(p: PlanInput): Promise<Plan> {
   // Delegation needs an activated receiver; the activation transfer comes first either way.
   const delegation = energyGap > 0n ? await delegationFor(p.chain, p.hot, energyGap) : null;
   const trxNeed =
-    (delegation === null ? energyGap * ENERGY_PRICE_SUN : 0n) + (bandwidthLeft(res) >= TRC20_SWEEP_BYTES ? 0n : TRC20_SWEEP_BYTES * BANDWIDTH_PRICE_SUN);
+    (delegation === null ? energyGap * ENERGY_PRICE_SUN : 0n) +
+    (bandwidthLeft(res) >= TRC20_SWEEP_BYTES ? 0n : TRC20_SWEEP_BYTES * BANDWIDTH_PRICE_SUN);
   if (!acct.exists || acct.balance < trxNeed) {
     const topUp = trxNeed - acct.balance > 0n ? trxNeed - acct.balance : 1n;
     const hot = await p.chain.getAccount(p.hot);
     // The top-up plus the 1.1 TRX an activation burns, with a little room for the hot wallet's own bandwidth.
-    if (hot.balance < topUp + 2n * SUN_PER_TRX) return { kind: 'blocked', reason: `hot wallet TRX balance ${hot.balance} sun is below the top-up ${topUp} sun` };
+    if (hot.balance < topUp + 2n * SUN_PER_TRX)
+      return { kind: 'blocked', reason: `hot wallet TRX balance ${hot.balance} sun is below the top-up ${topUp} sun` };
     return { kind: 'tx', step: 'top_up', signer: 'hot', amount: topUp };
   }
   if (delegation !== null) return { kind: 'tx', step: 'delegate_energy', signer: 'hot', amount: delegation };

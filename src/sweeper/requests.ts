@@ -72,7 +72,13 @@ export async function sweepRequestView(db: Db, catalog: AssetCatalog, id: string
   if (!r) throw new AppError('invalid_argument', `No sweep request ${id}`);
   const targets = JSON.parse(r.targets) as SweepRequestTarget[];
   const out: SweepRequestView['targets'] = [];
-  for (const t of targets) out.push({ address: t.address, asset: t.asset, state: t.state, sweep: t.sweep_id ? await sweepView(db, catalog, t.sweep_id) : null });
+  for (const t of targets)
+    out.push({
+      address: t.address,
+      asset: t.asset,
+      state: t.state,
+      sweep: t.sweep_id ? await sweepView(db, catalog, t.sweep_id) : null,
+    });
   return { request_id: r.id, status: r.status, address: r.address, targets: out };
 }
 
@@ -80,17 +86,27 @@ export async function sweepRequestView(db: Db, catalog: AssetCatalog, id: string
 export async function requestSweep(db: Db, clock: Clock, actor: string, address: string | null): Promise<string> {
   if (address !== null) {
     if (!isTronAddress(address)) throw new AppError('invalid_argument', `--address is not a TRON address: ${address}`);
-    if ((await depositIndexOf(db, address)) === undefined) throw new AppError('invalid_argument', `${address} is not a deposit address of this wallet`);
+    if ((await depositIndexOf(db, address)) === undefined)
+      throw new AppError('invalid_argument', `${address} is not a deposit address of this wallet`);
   }
   const id = `swr_${randomUUID().replaceAll('-', '')}`;
   await writeTx(db, async (trx) => {
     const lease = await currentLease(trx);
     if (!lease || lease.expires_at <= clock.now().toISOString()) {
-      throw new AppError('invalid_state', 'No running `paygate serve` holds the worker lease; sweeps are signed only there. Start serve and try again');
+      throw new AppError(
+        'invalid_state',
+        'No running `paygate serve` holds the worker lease; sweeps are signed only there. Start serve and try again',
+      );
     }
     const at = clock.now().toISOString();
     await insertRequest(trx, { id, address, status: 'pending', targets: '[]', actor, created_at: at, updated_at: at });
-    await recordAudit(trx, clock, { actor, action: 'sweep.request', subjectType: 'sweep_request', subjectId: id, details: { address } });
+    await recordAudit(trx, clock, {
+      actor,
+      action: 'sweep.request',
+      subjectType: 'sweep_request',
+      subjectId: id,
+      details: { address },
+    });
   });
   return id;
 }
@@ -108,8 +124,12 @@ export async function waitForSweepRequest(
     const v = await sweepRequestView(db, catalog, id);
     for (const t of v.targets) {
       const lines = [`${t.address} ${t.asset}: ${t.state}`];
-      if (t.sweep) for (const x of t.sweep.transactions) lines.push(`${t.address} ${t.asset}: ${x.step} ${x.txid} ${x.status}`);
-      if (t.sweep && t.state !== 'pending') lines.push(`${t.address} ${t.asset}: ${t.sweep.status}, moved ${t.sweep.amount ?? '0'}, cost ${t.sweep.fee_trx} TRX`);
+      if (t.sweep)
+        for (const x of t.sweep.transactions) lines.push(`${t.address} ${t.asset}: ${x.step} ${x.txid} ${x.status}`);
+      if (t.sweep && t.state !== 'pending')
+        lines.push(
+          `${t.address} ${t.asset}: ${t.sweep.status}, moved ${t.sweep.amount ?? '0'}, cost ${t.sweep.fee_trx} TRX`,
+        );
       for (const l of lines) {
         if (said.has(l) || l.endsWith(': pending')) continue;
         said.add(l);
@@ -117,7 +137,8 @@ export async function waitForSweepRequest(
       }
     }
     if (v.status === 'done') return v;
-    if (Date.now() > deadline) throw new AppError('invalid_state', `Sweep request ${id} is still running; serve carries on with it`);
+    if (Date.now() > deadline)
+      throw new AppError('invalid_state', `Sweep request ${id} is still running; serve carries on with it`);
     await new Promise((r) => setTimeout(r, opts.pollMs ?? 500));
   }
 }

@@ -83,7 +83,10 @@ export class FullScan {
   /** Passes completed (for tests and logs). */
   passes = 0;
 
-  constructor(private readonly db: Executor, opts: ScanOptions = {}) {
+  constructor(
+    private readonly db: Executor,
+    opts: ScanOptions = {},
+  ) {
     this.size = opts.slice ?? SCAN_SLICE;
     this.passMs = opts.passMs ?? PASS_MS;
     this.maxSlicesPerTick = opts.maxSlicesPerTick ?? MAX_SLICES_PER_TICK;

@@ -33,23 +33,50 @@ export interface StepContext {
 
 export class SweepConflictError extends Error {}
 
-async function build(c: StepContext, sweep: SweepRow, asset: CatalogAsset, plan: Extract<Plan, { kind: 'tx' }>): Promise<TronTransactionJson> {
+async function build(
+  c: StepContext,
+  sweep: SweepRow,
+  asset: CatalogAsset,
+  plan: Extract<Plan, { kind: 'tx' }>,
+): Promise<TronTransactionJson> {
   switch (plan.step) {
     case 'top_up':
       return c.chain.buildTrxTransfer({ from: c.hot, to: sweep.address, amount: plan.amount });
     case 'delegate_energy':
-      return c.chain.buildDelegateResource({ owner: c.hot, receiver: sweep.address, amount: plan.amount, resource: 'ENERGY' });
+      return c.chain.buildDelegateResource({
+        owner: c.hot,
+        receiver: sweep.address,
+        amount: plan.amount,
+        resource: 'ENERGY',
+      });
     case 'undelegate_energy':
-      return c.chain.buildUnDelegateResource({ owner: c.hot, receiver: sweep.address, amount: plan.amount, resource: 'ENERGY' });
+      return c.chain.buildUnDelegateResource({
+        owner: c.hot,
+        receiver: sweep.address,
+        amount: plan.amount,
+        resource: 'ENERGY',
+      });
     case 'transfer':
       return asset.type === 'native'
         ? c.chain.buildTrxTransfer({ from: sweep.address, to: c.hot, amount: plan.amount })
-        : c.chain.buildTrc20Transfer({ contract: asset.contract as string, from: sweep.address, to: c.hot, amount: plan.amount, feeLimit: plan.feeLimit as bigint });
+        : c.chain.buildTrc20Transfer({
+            contract: asset.contract as string,
+            from: sweep.address,
+            to: c.hot,
+            amount: plan.amount,
+            feeLimit: plan.feeLimit as bigint,
+          });
   }
 }
 
 /** Signs the planned transaction, records it, then broadcasts it. */
-export async function signAndSend(c: StepContext, sweep: SweepRow, asset: CatalogAsset, plan: Extract<Plan, { kind: 'tx' }>, seq: number): Promise<SweepTxRow> {
+export async function signAndSend(
+  c: StepContext,
+  sweep: SweepRow,
+  asset: CatalogAsset,
+  plan: Extract<Plan, { kind: 'tx' }>,
+  seq: number,
+): Promise<SweepTxRow> {
   const unsigned = await build(c, sweep, asset, plan);
   const signed =
     plan.signer === 'hot'
@@ -86,12 +113,25 @@ export async function signAndSend(c: StepContext, sweep: SweepRow, asset: Catalo
     }
   });
   const stored = (await txsOf(c.db, sweep.id)).find((t) => t.seq === seq) as SweepTxRow;
-  c.logger.info({ sweep: sweep.id, address: sweep.address, asset: sweep.asset, step: plan.step, txid: row.txid, amount: row.amount }, 'sweep transaction signed');
+  c.logger.info(
+    {
+      sweep: sweep.id,
+      address: sweep.address,
+      asset: sweep.asset,
+      step: plan.step,
+      txid: row.txid,
+      amount: row.amount,
+    },
+    'sweep transaction signed',
+  );
   try {
     await broadcast(c, stored);
   } catch (err) {
     // Stored: the next tick resolves it (broadcasts the same bytes again, or finds them in a block).
-    c.logger.warn({ err, sweep: sweep.id, txid: row.txid }, 'sweep broadcast did not complete; it is retried with the same bytes');
+    c.logger.warn(
+      { err, sweep: sweep.id, txid: row.txid },
+      'sweep broadcast did not complete; it is retried with the same bytes',
+    );
   }
   return stored;
 }
@@ -100,11 +140,18 @@ export async function broadcast(c: StepContext, tx: SweepTxRow): Promise<void> {
   const answer = await c.chain.broadcast(JSON.parse(tx.signed) as TronTransactionJson);
   const at = c.clock.now().toISOString();
   if (answer.ok) {
-    await updateTx(c.db, tx.id, ['signed', 'broadcast'], { status: 'broadcast', broadcast_code: answer.duplicate ? 'DUP_TRANSACTION_ERROR' : null, updated_at: at });
+    await updateTx(c.db, tx.id, ['signed', 'broadcast'], {
+      status: 'broadcast',
+      broadcast_code: answer.duplicate ? 'DUP_TRANSACTION_ERROR' : null,
+      updated_at: at,
+    });
   } else {
     // Refused now does not prove it never lands (an earlier broadcast may have reached the pool).
     await updateTx(c.db, tx.id, ['signed', 'broadcast'], { broadcast_code: answer.code, updated_at: at });
-    c.logger.warn({ sweep: tx.sweep_id, txid: tx.txid, step: tx.step, code: answer.code, message: answer.message }, 'sweep broadcast refused');
+    c.logger.warn(
+      { sweep: tx.sweep_id, txid: tx.txid, step: tx.step, code: answer.code, message: answer.message },
+      'sweep broadcast refused',
+    );
   }
 }
 
@@ -136,13 +183,20 @@ export async function resolve(c: StepContext, tx: SweepTxRow): Promise<Resolutio
   }
   const solid = await c.chain.getSolidBlock();
   if (solid.timestamp <= tx.expiration) return 'pending';
-  const [known, knownInfo] = await Promise.all([c.chain.getTransaction(tx.txid, { solid: true }), c.chain.getTransactionInfo(tx.txid, { solid: true })]);
+  const [known, knownInfo] = await Promise.all([
+    c.chain.getTransaction(tx.txid, { solid: true }),
+    c.chain.getTransactionInfo(tx.txid, { solid: true }),
+  ]);
   if (known || knownInfo) return 'pending';
   // "Not found" is no proof (a lagging backend, an empty answer): the blocks must show it absent
   // (~20 blocks read; after a failed proof, again only once the solid height has moved on).
-  if (!(await c.proofs.neverLands(c.chain, tx.id, JSON.parse(tx.signed) as TronTransactionJson, solid))) return 'pending';
+  if (!(await c.proofs.neverLands(c.chain, tx.id, JSON.parse(tx.signed) as TronTransactionJson, solid)))
+    return 'pending';
   await updateTx(c.db, tx.id, ['signed', 'broadcast'], { status: 'expired', updated_at: at });
-  c.logger.warn({ sweep: tx.sweep_id, txid: tx.txid, step: tx.step }, 'sweep transaction expired unconfirmed; the step will be signed anew');
+  c.logger.warn(
+    { sweep: tx.sweep_id, txid: tx.txid, step: tx.step },
+    'sweep transaction expired unconfirmed; the step will be signed anew',
+  );
   return 'expired';
 }
 
@@ -160,5 +214,11 @@ export async function refreshTotals(db: Db, sweepId: string, at: string): Promis
     if (t.step === 'delegate_energy') delegated += BigInt(t.amount);
     if (t.step === 'transfer') amount = t.amount;
   }
-  await updateSweep(db, sweepId, { fee: fee.toString(), top_up: topUp.toString(), delegated: delegated.toString(), amount, updated_at: at });
+  await updateSweep(db, sweepId, {
+    fee: fee.toString(),
+    top_up: topUp.toString(),
+    delegated: delegated.toString(),
+    amount,
+    updated_at: at,
+  });
 }

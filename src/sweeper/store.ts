@@ -2,7 +2,13 @@
 import { sql } from 'kysely';
 import { findDepositAddresses } from '../addresses/store.js';
 import type { Executor } from '../db/database.js';
-import type { SweepMarksTable, SweepRequestsTable, SweepRequestTarget, SweepsTable, SweepTxsTable } from '../db/tables/sweeper.js';
+import type {
+  SweepMarksTable,
+  SweepRequestsTable,
+  SweepRequestTarget,
+  SweepsTable,
+  SweepTxsTable,
+} from '../db/tables/sweeper.js';
 
 export type SweepRow = SweepsTable;
 export type SweepTxRow = Omit<SweepTxsTable, 'id'> & { id: number };
@@ -66,10 +72,18 @@ export async function sliceEnd(db: Executor, after: string, size: number): Promi
 }
 
 /** Due pairs after `from` up to and including the address `through` (undefined: to the end). */
-export async function duePairsInSlice(db: Executor, from: ScanCursor, through: string | undefined, limit: number): Promise<DuePair[]> {
+export async function duePairsInSlice(
+  db: Executor,
+  from: ScanCursor,
+  through: string | undefined,
+  limit: number,
+): Promise<DuePair[]> {
   const { address, asset } = from;
   let q = dueQuery(db);
-  q = asset === null ? q.where('d.address', '>', address) : q.where((eb) => eb(eb.refTuple('d.address', 'd.asset'), '>', eb.tuple(address, asset)));
+  q =
+    asset === null
+      ? q.where('d.address', '>', address)
+      : q.where((eb) => eb(eb.refTuple('d.address', 'd.asset'), '>', eb.tuple(address, asset)));
   if (through !== undefined) q = q.where('d.address', '<=', through);
   // Ordered as the cursor is, so a slice cut short by `limit` resumes after its last pair.
   return q.groupBy(['d.address', 'd.asset']).orderBy('d.address').orderBy('d.asset').limit(limit).execute();
@@ -95,8 +109,19 @@ export async function upsertMark(db: Executor, m: SweepMarksTable): Promise<void
     .execute();
 }
 
-export async function setMarkBalance(db: Executor, address: string, asset: string, balance: string, at: string): Promise<void> {
-  await db.updateTable('sweep_marks').set({ balance, checked_at: at }).where('address', '=', address).where('asset', '=', asset).execute();
+export async function setMarkBalance(
+  db: Executor,
+  address: string,
+  asset: string,
+  balance: string,
+  at: string,
+): Promise<void> {
+  await db
+    .updateTable('sweep_marks')
+    .set({ balance, checked_at: at })
+    .where('address', '=', address)
+    .where('asset', '=', asset)
+    .execute();
 }
 
 /** The derivation index of a deposit address. */
@@ -113,7 +138,12 @@ export async function findSweep(db: Executor, id: string): Promise<SweepRow | un
 }
 
 export async function openSweepOf(db: Executor, address: string): Promise<SweepRow | undefined> {
-  return db.selectFrom('sweeps').selectAll().where('address', '=', address).where('status', '=', 'open').executeTakeFirst();
+  return db
+    .selectFrom('sweeps')
+    .selectAll()
+    .where('address', '=', address)
+    .where('status', '=', 'open')
+    .executeTakeFirst();
 }
 
 /** Open sweeps that may act now (not waiting for a retry time). */
@@ -129,7 +159,12 @@ export async function activeSweeps(db: Executor, now: string, limit: number): Pr
 }
 
 export async function updateSweep(db: Executor, id: string, set: Partial<SweepRow>): Promise<boolean> {
-  const r = await db.updateTable('sweeps').set(set).where('id', '=', id).where('status', '=', 'open').executeTakeFirst();
+  const r = await db
+    .updateTable('sweeps')
+    .set(set)
+    .where('id', '=', id)
+    .where('status', '=', 'open')
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
@@ -138,7 +173,12 @@ export async function sweepsOfRequest(db: Executor, requestId: string): Promise<
 }
 
 export async function txsOf(db: Executor, sweepId: string): Promise<SweepTxRow[]> {
-  return (await db.selectFrom('sweep_txs').selectAll().where('sweep_id', '=', sweepId).orderBy('seq').execute()) as SweepTxRow[];
+  return (await db
+    .selectFrom('sweep_txs')
+    .selectAll()
+    .where('sweep_id', '=', sweepId)
+    .orderBy('seq')
+    .execute()) as SweepTxRow[];
 }
 
 export async function insertTx(db: Executor, row: Omit<SweepTxRow, 'id'>): Promise<void> {
@@ -146,13 +186,28 @@ export async function insertTx(db: Executor, row: Omit<SweepTxRow, 'id'>): Promi
 }
 
 /** Compare-and-set on the transaction's status: a second resolver changes nothing. */
-export async function updateTx(db: Executor, id: number, from: SweepTxRow['status'][], set: Partial<Omit<SweepTxRow, 'id'>>): Promise<boolean> {
-  const r = await db.updateTable('sweep_txs').set(set).where('id', '=', id).where('status', 'in', from).executeTakeFirst();
+export async function updateTx(
+  db: Executor,
+  id: number,
+  from: SweepTxRow['status'][],
+  set: Partial<Omit<SweepTxRow, 'id'>>,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('sweep_txs')
+    .set(set)
+    .where('id', '=', id)
+    .where('status', 'in', from)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
 export async function pendingRequest(db: Executor): Promise<SweepRequestRow | undefined> {
-  return db.selectFrom('sweep_requests').selectAll().where('status', 'in', ['pending', 'running']).orderBy('created_at').executeTakeFirst();
+  return db
+    .selectFrom('sweep_requests')
+    .selectAll()
+    .where('status', 'in', ['pending', 'running'])
+    .orderBy('created_at')
+    .executeTakeFirst();
 }
 
 export async function findRequest(db: Executor, id: string): Promise<SweepRequestRow | undefined> {
@@ -163,8 +218,18 @@ export async function insertRequest(db: Executor, row: SweepRequestRow): Promise
   await db.insertInto('sweep_requests').values(row).execute();
 }
 
-export async function updateRequest(db: Executor, id: string, status: SweepRequestRow['status'], targets: SweepRequestTarget[], at: string): Promise<void> {
-  await db.updateTable('sweep_requests').set({ status, targets: JSON.stringify(targets), updated_at: at }).where('id', '=', id).execute();
+export async function updateRequest(
+  db: Executor,
+  id: string,
+  status: SweepRequestRow['status'],
+  targets: SweepRequestTarget[],
+  at: string,
+): Promise<void> {
+  await db
+    .updateTable('sweep_requests')
+    .set({ status, targets: JSON.stringify(targets), updated_at: at })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function storedThreshold(db: Executor, asset: string): Promise<bigint | undefined> {

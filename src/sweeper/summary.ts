@@ -32,7 +32,8 @@ export async function hotWalletView(chain: TronClient, catalog: AssetCatalog, ad
   const [acct, res] = await Promise.all([chain.getAccount(address), chain.getAccountResources(address)]);
   const tokens: Record<string, string> = {};
   for (const a of catalog.assets) {
-    if (a.type === 'trc20') tokens[a.code] = formatAmount(await chain.getTrc20Balance(a.contract as string, address), a.decimals);
+    if (a.type === 'trc20')
+      tokens[a.code] = formatAmount(await chain.getTrc20Balance(a.contract as string, address), a.decimals);
   }
   return {
     address,
@@ -45,14 +46,22 @@ export async function hotWalletView(chain: TronClient, catalog: AssetCatalog, ad
   };
 }
 
-export async function inDepositAddresses(db: Executor, catalog: AssetCatalog): Promise<{ asset: string; amount: string }[]> {
+export async function inDepositAddresses(
+  db: Executor,
+  catalog: AssetCatalog,
+): Promise<{ asset: string; amount: string }[]> {
   const sums = new Map<string, bigint>(catalog.assets.map((a) => [a.code, 0n]));
   for (const m of await nonEmptyMarks(db)) sums.set(m.asset, (sums.get(m.asset) ?? 0n) + BigInt(m.balance));
   for (const d of await unsweptDepositTotals(db)) sums.set(d.asset, (sums.get(d.asset) ?? 0n) + BigInt(d.amount));
   return [...sums].map(([asset, units]) => ({ asset, amount: formatAmount(units, catalog.get(asset)?.decimals ?? 0) }));
 }
 
-export async function treasurySummary(db: Executor, chain: TronClient, catalog: AssetCatalog, hotAddress: string): Promise<TreasuryView> {
+export async function treasurySummary(
+  db: Executor,
+  chain: TronClient,
+  catalog: AssetCatalog,
+  hotAddress: string,
+): Promise<TreasuryView> {
   const in_deposit_addresses = await inDepositAddresses(db, catalog);
   try {
     return { hot_wallet: await hotWalletView(chain, catalog, hotAddress), in_deposit_addresses };

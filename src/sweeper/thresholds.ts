@@ -24,16 +24,30 @@ export function parseSweepThreshold(asset: CatalogAsset, text: string): bigint {
   } catch (e) {
     throw new AppError('invalid_argument', `--sweep-threshold ${(e as AmountError).message}`);
   }
-  if (units > asset.maxUnits) throw new AppError('invalid_argument', '--sweep-threshold is larger than the asset can hold');
+  if (units > asset.maxUnits)
+    throw new AppError('invalid_argument', '--sweep-threshold is larger than the asset can hold');
   return units;
 }
 
-export async function setSweepThreshold(db: Db, clock: Clock, actor: string, catalog: AssetCatalog, code: string, text: string): Promise<{ asset: string; sweep_threshold: string }> {
+export async function setSweepThreshold(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  catalog: AssetCatalog,
+  code: string,
+  text: string,
+): Promise<{ asset: string; sweep_threshold: string }> {
   const asset = requireCatalogAsset(catalog, code);
   const units = parseSweepThreshold(asset, text);
   await writeTx(db, async (trx) => {
     await upsertThreshold(trx, code, units, clock.now().toISOString());
-    await recordAudit(trx, clock, { actor, action: 'asset.sweep_threshold', subjectType: 'asset', subjectId: code, details: { sweep_threshold: text } });
+    await recordAudit(trx, clock, {
+      actor,
+      action: 'asset.sweep_threshold',
+      subjectType: 'asset',
+      subjectId: code,
+      details: { sweep_threshold: text },
+    });
   });
   return { asset: code, sweep_threshold: formatAmount(units, asset.decimals) };
 }

@@ -9,7 +9,11 @@ import type { WorkerLease } from '../runtime/lease.js';
 
 export const SWEEPER_WORKER = 'sweeper';
 
-export function sweeperWorker(s: Services, lease: WorkerLease, opts: SweeperOptions & { intervalMs?: number } = {}): Worker[] {
+export function sweeperWorker(
+  s: Services,
+  lease: WorkerLease,
+  opts: SweeperOptions & { intervalMs?: number } = {},
+): Worker[] {
   if (!s.wallet) return [];
   const sweeper = new Sweeper(s, lease, opts);
   return [{ name: SWEEPER_WORKER, intervalMs: opts.intervalMs ?? 3_000, tick: (signal) => sweeper.tick(signal) }];

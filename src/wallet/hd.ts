@@ -63,7 +63,11 @@ export function normaliseMnemonic(text: string): string {
  * asked (@scure/bip39 would NFKD the whole phrase and could split a word in two; ethers did not).
  */
 function canonicalPhrase(text: string): string | null {
-  const words = text.trim().toLowerCase().split(/\s+/).map((w) => w.normalize('NFKD'));
+  const words = text
+    .trim()
+    .toLowerCase()
+    .split(/\s+/)
+    .map((w) => w.normalize('NFKD'));
   if (!WORD_COUNTS.includes(words.length) || !words.every((w) => /^[a-z]+$/.test(w))) return null;
   const phrase = words.join(' ');
   return validateMnemonic(phrase, english) ? phrase : null;
@@ -95,7 +99,10 @@ export interface WalletPublicInfo {
 export function publicInfoOf(phrase: string): WalletPublicInfo {
   const master = masterKeyOf(phrase);
   const hot = master.derive(HOT_WALLET_PATH);
-  return { depositXpub: master.derive(DEPOSIT_ACCOUNT_PATH).publicExtendedKey, hotAddress: tronAddressOfPublicKey(uncompressed(hot.publicKey)) };
+  return {
+    depositXpub: master.derive(DEPOSIT_ACCOUNT_PATH).publicExtendedKey,
+    hotAddress: tronAddressOfPublicKey(uncompressed(hot.publicKey)),
+  };
 }
 
 /** Signer side only: the private key (hex, no 0x) of deposit address i or of the hot wallet. */
@@ -115,7 +122,8 @@ function privateKeyAt(phrase: string, path: string): string {
 }
 
 function assertIndex(index: number): void {
-  if (!Number.isInteger(index) || index < 0 || index >= INDEX_SPACE) throw new RangeError(`derivation index out of range: ${index}`);
+  if (!Number.isInteger(index) || index < 0 || index >= INDEX_SPACE)
+    throw new RangeError(`derivation index out of range: ${index}`);
 }
 
 /** The 65-byte form of a 33-byte compressed public key (what TRON hashes into an address). */
@@ -134,7 +142,8 @@ export class DepositKeyChain {
   constructor(readonly xpub: string) {
     const node = HDKey.fromExtendedKey(xpub);
     if (node.privateKey) throw new Error('the deposit account key must be an xpub, not an xprv');
-    if (node.depth !== 4) throw new Error(`the deposit xpub must be at depth 4 (${DEPOSIT_ACCOUNT_PATH}), got ${node.depth}`);
+    if (node.depth !== 4)
+      throw new Error(`the deposit xpub must be at depth 4 (${DEPOSIT_ACCOUNT_PATH}), got ${node.depth}`);
     this.account = node;
   }
 

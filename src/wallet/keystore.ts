@@ -31,7 +31,9 @@ export interface KeystoreFile {
 
 function scrypt(passphrase: string, salt: Buffer, p: ScryptParams): Promise<Buffer> {
   const opts: ScryptOptions = { N: p.N, r: p.r, p: p.p, maxmem: 256 * p.N * p.r + 1024 * 1024 };
-  return new Promise((resolve, reject) => scryptCb(passphrase.normalize('NFKC'), salt, 32, opts, (e, k) => (e ? reject(e) : resolve(k))));
+  return new Promise((resolve, reject) =>
+    scryptCb(passphrase.normalize('NFKC'), salt, 32, opts, (e, k) => (e ? reject(e) : resolve(k))),
+  );
 }
 
 function additionalData(k: Pick<KeystoreFile, 'version' | 'kdf' | 'deposit_xpub' | 'hot_address'>): Buffer {
@@ -39,7 +41,12 @@ function additionalData(k: Pick<KeystoreFile, 'version' | 'kdf' | 'deposit_xpub'
   return Buffer.from(JSON.stringify([k.version, name, salt, N, r, p, k.deposit_xpub, k.hot_address]), 'utf8');
 }
 
-export async function encryptMnemonic(phrase: string, passphrase: string, createdAt: string, params: ScryptParams = DEFAULT_SCRYPT): Promise<KeystoreFile> {
+export async function encryptMnemonic(
+  phrase: string,
+  passphrase: string,
+  createdAt: string,
+  params: ScryptParams = DEFAULT_SCRYPT,
+): Promise<KeystoreFile> {
   const mnemonic = normaliseMnemonic(phrase);
   const info = publicInfoOf(mnemonic);
   const salt = randomBytes(32);
@@ -74,8 +81,20 @@ export async function decryptKeystore(file: KeystoreFile, passphrase: string): P
   }
   const { N, r, p } = file.kdf;
   // The file is not trusted before its tag is checked: bound the work and memory it can demand.
-  if (!Number.isInteger(N) || N < 2 ** 10 || N > 2 ** 20 || (N & (N - 1)) !== 0 || r !== 8 || !Number.isInteger(p) || p < 1 || p > 4) {
-    throw new AppError('invalid_state', 'The keystore asks for scrypt parameters outside the accepted range; refusing to unlock it');
+  if (
+    !Number.isInteger(N) ||
+    N < 2 ** 10 ||
+    N > 2 ** 20 ||
+    (N & (N - 1)) !== 0 ||
+    r !== 8 ||
+    !Number.isInteger(p) ||
+    p < 1 ||
+    p > 4
+  ) {
+    throw new AppError(
+      'invalid_state',
+      'The keystore asks for scrypt parameters outside the accepted range; refusing to unlock it',
+    );
   }
   const key = await scrypt(passphrase, Buffer.from(file.kdf.salt, 'hex'), { N, r, p });
   let mnemonic: string;
@@ -98,7 +117,8 @@ export async function decryptKeystore(file: KeystoreFile, passphrase: string): P
 }
 
 export function readKeystore(path: string): KeystoreFile {
-  if (!existsSync(path)) throw new AppError('invalid_state', `No wallet keystore at ${path}; run \`paygate init\` first`);
+  if (!existsSync(path))
+    throw new AppError('invalid_state', `No wallet keystore at ${path}; run \`paygate init\` first`);
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as KeystoreFile;
   } catch (e) {
@@ -112,7 +132,8 @@ export function readKeystore(path: string): KeystoreFile {
  * atomically when the target appeared meanwhile.
  */
 export function writeKeystore(path: string, file: KeystoreFile): void {
-  if (existsSync(path)) throw new AppError('invalid_state', `A keystore already exists at ${path}; refusing to overwrite it`);
+  if (existsSync(path))
+    throw new AppError('invalid_state', `A keystore already exists at ${path}; refusing to overwrite it`);
   const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
   const fd = openSync(tmp, 'wx', 0o600);
   try {
@@ -124,7 +145,8 @@ export function writeKeystore(path: string, file: KeystoreFile): void {
   try {
     linkSync(tmp, path);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new AppError('invalid_state', `A keystore already exists at ${path}; refusing to overwrite it`);
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new AppError('invalid_state', `A keystore already exists at ${path}; refusing to overwrite it`);
     throw e;
   } finally {
     unlinkSync(tmp);

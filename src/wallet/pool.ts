@@ -63,7 +63,10 @@ export interface BatchDeriver {
 export function startDeriveThread(xpub: string): BatchDeriver {
   // Derivation allocates fast and briefly: by default V8 lets such a thread's young generation grow
   // to tens of megabytes, which stay resident; a small one costs no measurable speed.
-  const thread = startThread(import.meta.url, 'derive-thread', { workerData: { xpub }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+  const thread = startThread(import.meta.url, 'derive-thread', {
+    workerData: { xpub },
+    resourceLimits: { maxYoungGenerationSizeMb: 8 },
+  });
   thread.unref();
   let waiting: { resolve: (b: DerivedBatch) => void; reject: (e: Error) => void } | null = null;
   let exited: Error | null = null;
@@ -127,7 +130,10 @@ export class DepositAddressPool {
   misses = 0;
   workerFailure: string | null = null;
 
-  constructor(private readonly chain: DepositKeyChain, opts: PoolOptions = {}) {
+  constructor(
+    private readonly chain: DepositKeyChain,
+    opts: PoolOptions = {},
+  ) {
     this.ahead = opts.ahead ?? 1024;
     this.batch = opts.batch ?? SERVE_POOL_BATCH;
     this.limit = opts.limit ?? INDEX_SPACE;
@@ -261,9 +267,13 @@ export class DepositAddressPool {
     try {
       const batch = await within(deriver.derive(from, count), this.workerTimeoutMs, 'derivation worker');
       if (this.stopped) return null;
-      if (batch.from !== from || batch.addresses.length !== count) throw new Error(`derivation worker answered indexes ${batch.from}+${batch.addresses.length} for ${from}+${count}`);
+      if (batch.from !== from || batch.addresses.length !== count)
+        throw new Error(
+          `derivation worker answered indexes ${batch.from}+${batch.addresses.length} for ${from}+${count}`,
+        );
       const i = randomInt(count);
-      if (batch.addresses[i] !== this.chain.addressAt(from + i)) throw new Error(`derivation worker disagrees with the main thread at index ${from + i}`);
+      if (batch.addresses[i] !== this.chain.addressAt(from + i))
+        throw new Error(`derivation worker disagrees with the main thread at index ${from + i}`);
       return batch.addresses;
     } catch (e) {
       if (this.stopped) return null;

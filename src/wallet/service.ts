@@ -9,7 +9,14 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { writeTx, type Db, type Executor } from '../db/database.js';
 import { AppError } from '../errors.js';
-import { DEPOSIT_ACCOUNT_PATH, generateMnemonic, HOT_WALLET_PATH, normaliseMnemonic, publicInfoOf, type WalletPublicInfo } from './hd.js';
+import {
+  DEPOSIT_ACCOUNT_PATH,
+  generateMnemonic,
+  HOT_WALLET_PATH,
+  normaliseMnemonic,
+  publicInfoOf,
+  type WalletPublicInfo,
+} from './hd.js';
 import {
   decryptKeystore,
   DEFAULT_SCRYPT,
@@ -36,7 +43,11 @@ export interface InitResult {
 
 function requirePassphrase(config: Config): string {
   const p = config.walletPassphrase;
-  if (p === null) throw new AppError('invalid_argument', 'Set WALLET_PASSPHRASE or WALLET_PASSPHRASE_FILE to encrypt the wallet keystore');
+  if (p === null)
+    throw new AppError(
+      'invalid_argument',
+      'Set WALLET_PASSPHRASE or WALLET_PASSPHRASE_FILE to encrypt the wallet keystore',
+    );
   return p;
 }
 
@@ -55,7 +66,10 @@ async function ensureWalletRow(db: Executor, clock: Clock, info: WalletPublicInf
       created_at: clock.now().toISOString(),
     });
   } else if (row.deposit_xpub !== info.depositXpub) {
-    throw new AppError('invalid_state', 'This database belongs to a different wallet seed; refusing to mix seeds (deposit addresses would become unspendable)');
+    throw new AppError(
+      'invalid_state',
+      'This database belongs to a different wallet seed; refusing to mix seeds (deposit addresses would become unspendable)',
+    );
   }
 }
 
@@ -68,10 +82,16 @@ export async function initWallet(
 ): Promise<InitResult> {
   const passphrase = requirePassphrase(config);
   if (passphrase.length < MIN_PASSPHRASE_LENGTH) {
-    throw new AppError('invalid_argument', `The wallet passphrase must be at least ${MIN_PASSPHRASE_LENGTH} characters`);
+    throw new AppError(
+      'invalid_argument',
+      `The wallet passphrase must be at least ${MIN_PASSPHRASE_LENGTH} characters`,
+    );
   }
   if (existsSync(config.walletKeystore)) {
-    throw new AppError('invalid_state', `A keystore already exists at ${config.walletKeystore}; refusing to overwrite it`);
+    throw new AppError(
+      'invalid_state',
+      `A keystore already exists at ${config.walletKeystore}; refusing to overwrite it`,
+    );
   }
   let restored = false;
   let phrase: string;
@@ -88,7 +108,10 @@ export async function initWallet(
   const info = publicInfoOf(phrase);
   const existing = await findWallet(db);
   if (existing && existing.deposit_xpub !== info.depositXpub) {
-    throw new AppError('invalid_state', 'This database already belongs to another wallet seed; restore that seed with --mnemonic-file instead');
+    throw new AppError(
+      'invalid_state',
+      'This database already belongs to another wallet seed; restore that seed with --mnemonic-file instead',
+    );
   }
   const file = await encryptMnemonic(phrase, passphrase, clock.now().toISOString(), opts.scrypt ?? DEFAULT_SCRYPT);
   // The file first: a database row without its keystore is recoverable by a restore; the reverse

@@ -9,7 +9,10 @@ export async function findWallet(db: Executor): Promise<WalletRow | undefined> {
 }
 
 export async function insertWallet(db: Executor, row: Omit<WalletRow, 'id' | 'next_index'>): Promise<void> {
-  await db.insertInto('wallet').values({ ...row, id: 1, next_index: 0 }).execute();
+  await db
+    .insertInto('wallet')
+    .values({ ...row, id: 1, next_index: 0 })
+    .execute();
 }
 
 /**

@@ -47,13 +47,19 @@ export class TokenSet {
     let native: { code: string; decimals: number } | null = null;
     for (const a of catalog.assets) {
       if (a.type === 'native') native = { code: a.code, decimals: a.decimals };
-      else if (a.contract) this.byLogAddress.set(toHexAddress(a.contract).slice(2), { code: a.code, decimals: a.decimals });
+      else if (a.contract)
+        this.byLogAddress.set(toHexAddress(a.contract).slice(2), { code: a.code, decimals: a.decimals });
     }
     this.native = native;
   }
 
   tokenOfLog(address: string): { code: string; decimals: number } | undefined {
-    return this.byLogAddress.get(address.toLowerCase().replace(/^0x/, '').replace(/^41(?=[0-9a-f]{40}$)/, ''));
+    return this.byLogAddress.get(
+      address
+        .toLowerCase()
+        .replace(/^0x/, '')
+        .replace(/^41(?=[0-9a-f]{40}$)/, ''),
+    );
   }
 }
 
@@ -91,7 +97,12 @@ export function receiversOf(block: ScanBlock, logs: ScanTransferLog[] | null, to
  * The block's transfers into the deposit addresses found: with positive amounts, succeeded, not
  * the hot wallet's top-ups.
  */
-export function matchBlock(block: ScanBlock, logs: ScanTransferLog[] | null, found: FoundAddresses, tokens: TokenSet): MatchedTransfer[] {
+export function matchBlock(
+  block: ScanBlock,
+  logs: ScanTransferLog[] | null,
+  found: FoundAddresses,
+  tokens: TokenSet,
+): MatchedTransfer[] {
   const out: MatchedTransfer[] = [];
   const native = tokens.native;
   for (const tx of native ? block.transfers : []) {
@@ -99,8 +110,20 @@ export function matchBlock(block: ScanBlock, logs: ScanTransferLog[] | null, fou
     if (watched === undefined || (tx.amount <= 0n && tx.amount !== UNREADABLE_AMOUNT)) continue;
     if (found.hotHex !== null && tx.ownerHex === found.hotHex) continue;
     // Never booked rounded, never skipped: the scan stops here, loudly, for the operator.
-    if (tx.amount === UNREADABLE_AMOUNT) throw new Error(`TRX transfer ${tx.txID} into deposit address ${watched.address} in block ${block.number} has an amount beyond 2^53 sun that the node's JSON cannot carry exactly`);
-    out.push({ watched, asset: native!.code, decimals: native!.decimals, amount: tx.amount, txHash: tx.txID, logIndex: -1, from: base58OrNull(tx.ownerHex), block });
+    if (tx.amount === UNREADABLE_AMOUNT)
+      throw new Error(
+        `TRX transfer ${tx.txID} into deposit address ${watched.address} in block ${block.number} has an amount beyond 2^53 sun that the node's JSON cannot carry exactly`,
+      );
+    out.push({
+      watched,
+      asset: native!.code,
+      decimals: native!.decimals,
+      amount: tx.amount,
+      txHash: tx.txID,
+      logIndex: -1,
+      from: base58OrNull(tx.ownerHex),
+      block,
+    });
   }
   if (!logs) return out;
   let succeeded: Set<string> | null = null;
@@ -114,13 +137,25 @@ export function matchBlock(block: ScanBlock, logs: ScanTransferLog[] | null, fou
     const data = log.data.replace(/^0x/, '');
     // A catalog token's Transfer always carries its 32-byte amount: without it the answer is
     // broken, and the transfer into a deposit address may be a deposit (the scan asks again).
-    if (!/^[0-9a-fA-F]{64}/.test(data)) throw new Error(`node answered the ${token.code} Transfer log ${log.index} of ${log.txID} in block ${block.number} without its amount; asking again`);
+    if (!/^[0-9a-fA-F]{64}/.test(data))
+      throw new Error(
+        `node answered the ${token.code} Transfer log ${log.index} of ${log.txID} in block ${block.number} without its amount; asking again`,
+      );
     const amount = BigInt(`0x${data.slice(0, 64)}`);
     if (amount <= 0n) continue;
     // The block's own record of the transaction must say SUCCESS too (both answers must agree).
     succeeded ??= new Set(block.calls);
     if (!succeeded.has(log.txID)) continue;
-    out.push({ watched, asset: token.code, decimals: token.decimals, amount, txHash: log.txID, logIndex: log.index, from: base58OrNull(`41${log.from.slice(-40)}`), block });
+    out.push({
+      watched,
+      asset: token.code,
+      decimals: token.decimals,
+      amount,
+      txHash: log.txID,
+      logIndex: log.index,
+      from: base58OrNull(`41${log.from.slice(-40)}`),
+      block,
+    });
   }
   return out;
 }

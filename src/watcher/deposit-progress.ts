@@ -63,7 +63,8 @@ export async function advanceDeposits(trx: Tx, ctx: ProgressContext, touched: Se
     // raised later applies to deposits not yet confirmed.
     const confirmations = Math.max(d.confirmations, ctx.head - d.block_number + 1, 0);
     const final = d.final === 1 || d.block_number <= solid ? 1 : 0;
-    const status = d.status === 'confirmed' || confirmations >= (d.policy ?? ctx.defaultConfirmations) ? 'confirmed' : 'seen';
+    const status =
+      d.status === 'confirmed' || confirmations >= (d.policy ?? ctx.defaultConfirmations) ? 'confirmed' : 'seen';
     const changed = confirmations !== d.confirmations || final !== d.final || status !== d.status;
     if (changed) await updateProgress(trx, d.id, { confirmations, final, status }, now);
     const row = { ...d, confirmations, final, status } as const;
@@ -71,7 +72,8 @@ export async function advanceDeposits(trx: Tx, ctx: ProgressContext, touched: Se
       if (changed || (final === 1 && status === 'confirmed' && d.credited_at === null)) touched.add(d.invoice_id);
       continue;
     }
-    if (status === 'confirmed' && d.status !== 'confirmed') await standaloneEvent(trx, ctx.clock, row, 'deposit.confirmed');
+    if (status === 'confirmed' && d.status !== 'confirmed')
+      await standaloneEvent(trx, ctx.clock, row, 'deposit.confirmed');
     await creditStandalone(trx, ctx, row);
   }
   if (ctx.horizon) {

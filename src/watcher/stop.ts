@@ -53,7 +53,11 @@ export async function recordWatcherStop(trx: Executor, clock: Clock, c: Contradi
     resumed_at: null,
     resumed_by: null,
   };
-  await trx.insertInto('watcher_stop').values({ id: 1, ...stop }).onConflict((oc) => oc.column('id').doNothing()).execute();
+  await trx
+    .insertInto('watcher_stop')
+    .values({ id: 1, ...stop })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
   return (await readWatcherStop(trx)) ?? stop;
 }
 
@@ -61,10 +65,15 @@ export async function recordWatcherStop(trx: Executor, clock: Clock, c: Contradi
  * A block scanned at or below the final height that the node now answers with another id (the
  * node's blocks from the lowest stored one up, as a rollback reads them); null when there is none.
  */
-export function finalityContradiction(stored: ScannedBlocksTable[], nodeBlocks: ChainBlockHeader[], finalHeight: number): Contradiction | null {
+export function finalityContradiction(
+  stored: ScannedBlocksTable[],
+  nodeBlocks: ChainBlockHeader[],
+  finalHeight: number,
+): Contradiction | null {
   for (const b of stored) {
     const theirs = b.number <= finalHeight ? nodeBlocks.find((n) => n.number === b.number) : undefined;
-    if (theirs && theirs.id !== b.hash) return { height: b.number, scannedHash: b.hash, nodeHash: theirs.id, finalHeight };
+    if (theirs && theirs.id !== b.hash)
+      return { height: b.number, scannedHash: b.hash, nodeHash: theirs.id, finalHeight };
   }
   return null;
 }
@@ -75,10 +84,16 @@ export function finalityContradiction(stored: ScannedBlocksTable[], nodeBlocks: 
  * or below the final height, compared with the node's blocks there, tell which: a solid header
  * alone never stops the watcher.
  */
-export async function finalBlocksContradicted(s: Pick<Services, 'db' | 'chain'>, cursor: Cursor): Promise<Contradiction | null> {
+export async function finalBlocksContradicted(
+  s: Pick<Services, 'db' | 'chain'>,
+  cursor: Cursor,
+): Promise<Contradiction | null> {
   const low = await lowestScanned(s.db);
   if (low === null || low > cursor.solid_number) return null;
-  const [nodeBlocks, stored] = await Promise.all([s.chain.getScanBlocks(low, cursor.solid_number + 1), scannedFrom(s.db, low)]);
+  const [nodeBlocks, stored] = await Promise.all([
+    s.chain.getScanBlocks(low, cursor.solid_number + 1),
+    scannedFrom(s.db, low),
+  ]);
   return finalityContradiction(stored, nodeBlocks, cursor.solid_number);
 }
 
@@ -86,19 +101,33 @@ export async function finalBlocksContradicted(s: Pick<Services, 'db' | 'chain'>,
  * Stops the watcher: records the stop under the lease's fencing check, unless another scan moved
  * the cursor meanwhile, and says so. Nothing else is written (no rewind, no block forgotten).
  */
-export async function stopWatcher(s: Pick<Services, 'db' | 'clock' | 'logger'>, lease: WorkerLease | null, cursor: Cursor, c: Contradiction): Promise<void> {
+export async function stopWatcher(
+  s: Pick<Services, 'db' | 'clock' | 'logger'>,
+  lease: WorkerLease | null,
+  cursor: Cursor,
+  c: Contradiction,
+): Promise<void> {
   const stop = await writeTx(s.db, async (trx) => {
     if (lease) await lease.assertHeld(trx);
     const cur = await readCursor(trx);
     if (!cur || cur.next_block !== cursor.next_block) return null;
     return recordWatcherStop(trx, s.clock, c);
   });
-  if (stop) s.logger.error({ ...c, reason: stop.reason }, 'chain watcher stopped: the node contradicts finality; payouts and sweeps stop too. Check the node, then run paygate watcher resume');
+  if (stop)
+    s.logger.error(
+      { ...c, reason: stop.reason },
+      'chain watcher stopped: the node contradicts finality; payouts and sweeps stop too. Check the node, then run paygate watcher resume',
+    );
 }
 
 /** After the watcher's first tick that followed the node's chain: the resumed stop goes. */
 export async function clearResumedStop(trx: Executor, stoppedAt: string): Promise<void> {
-  await trx.deleteFrom('watcher_stop').where('id', '=', 1).where('stopped_at', '=', stoppedAt).where('resumed_at', 'is not', null).execute();
+  await trx
+    .deleteFrom('watcher_stop')
+    .where('id', '=', 1)
+    .where('stopped_at', '=', stoppedAt)
+    .where('resumed_at', 'is not', null)
+    .execute();
 }
 
 export interface WatcherStatus {
@@ -131,7 +160,11 @@ export async function resumeWatcher(db: Db, clock: Clock, actor: string): Promis
   return writeTx(db, async (trx) => {
     const stop = await readWatcherStop(trx);
     if (!stop) throw new AppError('invalid_state', 'The chain watcher is not stopped; nothing to resume');
-    if (stop.resumed_at !== null) throw new AppError('invalid_state', `The chain watcher was already resumed by ${stop.resumed_by} at ${stop.resumed_at}; it goes on at its next tick`);
+    if (stop.resumed_at !== null)
+      throw new AppError(
+        'invalid_state',
+        `The chain watcher was already resumed by ${stop.resumed_by} at ${stop.resumed_at}; it goes on at its next tick`,
+      );
     const at = clock.now().toISOString();
     await trx.updateTable('watcher_stop').set({ resumed_at: at, resumed_by: actor }).where('id', '=', 1).execute();
     await recordAudit(trx, clock, {
@@ -139,7 +172,13 @@ export async function resumeWatcher(db: Db, clock: Clock, actor: string): Promis
       action: 'watcher.resume',
       subjectType: 'watcher',
       subjectId: 'chain-watcher',
-      details: { height: stop.height, scanned_hash: stop.scanned_hash, node_hash: stop.node_hash, final_height: stop.final_height, stopped_at: stop.stopped_at },
+      details: {
+        height: stop.height,
+        scanned_hash: stop.scanned_hash,
+        node_hash: stop.node_hash,
+        final_height: stop.final_height,
+        stopped_at: stop.stopped_at,
+      },
     });
     return watcherStatus(trx);
   });

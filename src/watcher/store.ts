@@ -32,7 +32,10 @@ export async function scannedFrom(db: Executor, from: number): Promise<ScannedBl
 }
 
 export async function lowestScanned(db: Executor): Promise<number | null> {
-  const r = await db.selectFrom('scanned_blocks').select((eb) => eb.fn.min('number').as('n')).executeTakeFirst();
+  const r = await db
+    .selectFrom('scanned_blocks')
+    .select((eb) => eb.fn.min('number').as('n'))
+    .executeTakeFirst();
   return r?.n ?? null;
 }
 
@@ -41,7 +44,15 @@ export async function storeScanned(db: Executor, rows: ScannedBlocksTable[]): Pr
   await db
     .insertInto('scanned_blocks')
     .values(rows)
-    .onConflict((oc) => oc.column('number').doUpdateSet((eb) => ({ hash: eb.ref('excluded.hash'), parent_hash: eb.ref('excluded.parent_hash'), timestamp: eb.ref('excluded.timestamp') })))
+    .onConflict((oc) =>
+      oc
+        .column('number')
+        .doUpdateSet((eb) => ({
+          hash: eb.ref('excluded.hash'),
+          parent_hash: eb.ref('excluded.parent_hash'),
+          timestamp: eb.ref('excluded.timestamp'),
+        })),
+    )
     .execute();
 }
 

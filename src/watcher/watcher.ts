@@ -18,12 +18,37 @@ import { writeTx } from '../db/database.js';
 import { recordTransfer } from '../deposits/service.js';
 import { dropUnattributedAbove, recordUnattributedDeposit } from '../deposits/unattributed.js';
 import type { Services } from '../services.js';
-import { base58OrNull, matchBlock, needsInfos, receiversOf, TokenSet, type FoundAddresses, type MatchedTransfer, type WatchedAddress } from './chain-match.js';
+import {
+  base58OrNull,
+  matchBlock,
+  needsInfos,
+  receiversOf,
+  TokenSet,
+  type FoundAddresses,
+  type MatchedTransfer,
+  type WatchedAddress,
+} from './chain-match.js';
 import { advanceDeposits, FINAL_PER_COMMIT, orphanDropped } from './deposit-progress.js';
 import type { Worker } from '../runtime/worker.js';
 import type { WorkerLease } from '../runtime/lease.js';
-import { dropScannedAbove, lowestScanned, pruneScanned, readCursor, scannedBlock, scannedFrom, storeScanned, writeCursor, type Cursor } from './store.js';
-import { clearResumedStop, finalBlocksContradicted, finalityContradiction, readWatcherStop, stopWatcher } from './stop.js';
+import {
+  dropScannedAbove,
+  lowestScanned,
+  pruneScanned,
+  readCursor,
+  scannedBlock,
+  scannedFrom,
+  storeScanned,
+  writeCursor,
+  type Cursor,
+} from './store.js';
+import {
+  clearResumedStop,
+  finalBlocksContradicted,
+  finalityContradiction,
+  readWatcherStop,
+  stopWatcher,
+} from './stop.js';
 import type { ScannedBlocksTable } from '../db/tables/watcher.js';
 
 export const WATCHER_NAME = 'chain-watcher';
@@ -60,7 +85,12 @@ interface Fetched {
 /** The longest run of blocks from the first that link parent to child. */
 function contiguous(blocks: ScanBlock[]): ScanBlock[] {
   let n = 1;
-  while (n < blocks.length && blocks[n]?.parentHash === blocks[n - 1]?.id && blocks[n]?.number === (blocks[n - 1]?.number ?? 0) + 1) n++;
+  while (
+    n < blocks.length &&
+    blocks[n]?.parentHash === blocks[n - 1]?.id &&
+    blocks[n]?.number === (blocks[n - 1]?.number ?? 0) + 1
+  )
+    n++;
   return blocks.slice(0, n);
 }
 
@@ -80,7 +110,11 @@ export class ChainWatcher implements Worker {
   private reportedAt = 0;
   private reportedBlock = 0;
 
-  constructor(private readonly s: Services, private readonly lease: WorkerLease | null, opts: WatcherOptions = {}) {
+  constructor(
+    private readonly s: Services,
+    private readonly lease: WorkerLease | null,
+    opts: WatcherOptions = {},
+  ) {
     this.intervalMs = opts.intervalMs ?? 1_000;
     this.batch = Math.max(1, Math.min(100, opts.batch ?? 100));
     this.infoConcurrency = opts.infoConcurrency ?? 16;
@@ -107,11 +141,21 @@ export class ChainWatcher implements Worker {
     }
     const byHex = new Map<string, WatchedAddress>();
     for (const r of await findDepositAddresses(this.s.db, [...hexByAddress.keys()])) {
-      byHex.set(hexByAddress.get(r.address) as string, { address: r.address, derivationIndex: r.derivation_index, merchantId: r.merchant_id, externalUserId: r.external_user_id });
+      byHex.set(hexByAddress.get(r.address) as string, {
+        address: r.address,
+        derivationIndex: r.derivation_index,
+        merchantId: r.merchant_id,
+        externalUserId: r.external_user_id,
+      });
     }
     // The addresses a restore skipped stay watched: their payments are recorded for the operator.
     for (const r of await findUnattributedAddresses(this.s.db, [...hexByAddress.keys()])) {
-      byHex.set(hexByAddress.get(r.address) as string, { address: r.address, derivationIndex: r.derivation_index, merchantId: null, externalUserId: null });
+      byHex.set(hexByAddress.get(r.address) as string, {
+        address: r.address,
+        derivationIndex: r.derivation_index,
+        merchantId: null,
+        externalUserId: null,
+      });
     }
     const hot = await hotWalletAddress(this.s.db);
     return { byHex, hotHex: hot === null ? null : toHexAddress(hot) };
@@ -155,10 +199,13 @@ export class ChainWatcher implements Worker {
       }
       // The solid block is at or below the head, all scanned: checked against the stored one.
       // More deposits left to make final than one commit takes: the next tick goes on at once.
-      if (head.number !== cursor.head_number || solid.number !== cursor.solid_number) return this.commit(cursor, { number: head.number, solid: solid.number, checked: true }, [], []);
+      if (head.number !== cursor.head_number || solid.number !== cursor.solid_number)
+        return this.commit(cursor, { number: head.number, solid: solid.number, checked: true }, [], []);
       return false;
     }
-    const fetched = (await this.takePrefetch(next)) ?? (await this.fetchRange(next, Math.min(head.number + 1, next + this.batch), solid.number, head.number));
+    const fetched =
+      (await this.takePrefetch(next)) ??
+      (await this.fetchRange(next, Math.min(head.number + 1, next + this.batch), solid.number, head.number));
     if (fetched.blocks.length === 0 || fetched.blocks[0]?.number !== next || signal?.aborted) return false;
     const parent = await scannedBlock(this.s.db, next - 1);
     if (parent && fetched.blocks[0].parentHash !== parent.hash) {
@@ -181,7 +228,12 @@ export class ChainWatcher implements Worker {
     // (checkSolid, sameSolid): while a catch-up is below it, the solid host may be on another
     // chain than the blocks scanned, so nothing more becomes final until the scan gets there.
     const checked = solid.number <= last.number;
-    const more = await this.commit(cursor, { number: Math.min(head.number, fetched.head), solid: Math.min(solid.number, fetched.solid), checked }, blocks, found);
+    const more = await this.commit(
+      cursor,
+      { number: Math.min(head.number, fetched.head), solid: Math.min(solid.number, fetched.solid), checked },
+      blocks,
+      found,
+    );
     this.reportCatchUp(last.number, head.number);
     return last.number < head.number || more;
   }
@@ -198,7 +250,8 @@ export class ChainWatcher implements Worker {
    * caller tells a lag from a node contradicting finality), else null.
    */
   private async checkSolid(head: ChainBlockHeader, solid: ChainBlockHeader): Promise<ScannedBlocksTable | null> {
-    if (solid.number > head.number) throw new Error(`node answered solid block ${solid.number} above its head ${head.number}; asking again`);
+    if (solid.number > head.number)
+      throw new Error(`node answered solid block ${solid.number} above its head ${head.number}; asking again`);
     const scanned = await scannedBlock(this.s.db, solid.number);
     return scanned && scanned.hash !== solid.id ? scanned : null;
   }
@@ -208,7 +261,10 @@ export class ChainWatcher implements Worker {
     const now = performance.now();
     if (head - scanned < CATCH_UP_REPORT_BEHIND || now - this.reportedAt < 10_000) return;
     const rate = this.reportedAt > 0 ? ((scanned - this.reportedBlock) * 1000) / (now - this.reportedAt) : null;
-    this.s.logger.info({ scanned, head, behind: head - scanned, blocks_per_s: rate === null ? null : Math.round(rate) }, 'chain watcher catching up');
+    this.s.logger.info(
+      { scanned, head, behind: head - scanned, blocks_per_s: rate === null ? null : Math.round(rate) },
+      'chain watcher catching up',
+    );
     this.reportedAt = now;
     this.reportedBlock = scanned;
   }
@@ -218,7 +274,10 @@ export class ChainWatcher implements Worker {
     const blocks = await this.s.chain.getScanBlocks(from, to);
     // A field the node left out is a failed answer, never a transfer to skip (it may be a deposit).
     const unsure = blocks.find((b) => b.unsure.length > 0);
-    if (unsure) throw new Error(`node answered block ${unsure.number} with transaction ${unsure.unsure[0] || '(no txID)'} incomplete (its result, receiver, amount or id left out); asking again`);
+    if (unsure)
+      throw new Error(
+        `node answered block ${unsure.number} with transaction ${unsure.unsure[0] || '(no txID)'} incomplete (its result, receiver, amount or id left out); asking again`,
+      );
     const infosOf = new Map<number, ScanInfos>();
     await pLimit(this.infoConcurrency).map(blocks.filter(needsInfos), async (b) => {
       const infos = await this.s.chain.getScanTransferLogs(b.number);
@@ -226,11 +285,18 @@ export class ChainWatcher implements Worker {
       // would make its token transfers look absent: the range is asked for again, never skipped.
       const answered = new Set(infos.ids);
       const missing = b.calls.find((id) => !answered.has(id));
-      if (missing !== undefined) throw new Error(`node answered the infos of block ${b.number} without transaction ${missing}; asking again`);
+      if (missing !== undefined)
+        throw new Error(`node answered the infos of block ${b.number} without transaction ${missing}; asking again`);
       const elsewhere = infos.logs.find((l) => l.blockNumber !== b.number);
-      if (elsewhere) throw new Error(`node answered the infos of block ${b.number} with a log of transaction ${elsewhere.txID} from block ${elsewhere.blockNumber || '(none)'}; asking again`);
+      if (elsewhere)
+        throw new Error(
+          `node answered the infos of block ${b.number} with a log of transaction ${elsewhere.txID} from block ${elsewhere.blockNumber || '(none)'}; asking again`,
+        );
       const stateless = infos.unsure.find((id) => b.calls.includes(id));
-      if (stateless !== undefined) throw new Error(`node answered the info of transaction ${stateless} in block ${b.number} without its receipt's result; asking again`);
+      if (stateless !== undefined)
+        throw new Error(
+          `node answered the info of transaction ${stateless} in block ${b.number} without its receipt's result; asking again`,
+        );
       infosOf.set(b.number, infos);
     });
     return { blocks, infos: infosOf, solid, head };
@@ -266,13 +332,22 @@ export class ChainWatcher implements Worker {
 
   /** First start: from about when the oldest deposit address was handed out, else the head. */
   private async start(head: ChainBlockHeader): Promise<Cursor> {
-    const oldest = await this.s.db.selectFrom('deposit_addresses').select((eb) => eb.fn.min('created_at').as('at')).executeTakeFirst();
+    const oldest = await this.s.db
+      .selectFrom('deposit_addresses')
+      .select((eb) => eb.fn.min('created_at').as('at'))
+      .executeTakeFirst();
     let next = head.number;
     if (oldest?.at) {
       const back = Math.ceil(Math.max(0, head.timestamp - Date.parse(oldest.at)) / BLOCK_MS) + 20;
       next = Math.max(1, head.number - back);
     }
-    const cursor = { next_block: next, last_block_time: null, head_number: head.number, solid_number: 0, updated_at: this.s.clock.now().toISOString() };
+    const cursor = {
+      next_block: next,
+      last_block_time: null,
+      head_number: head.number,
+      solid_number: 0,
+      updated_at: this.s.clock.now().toISOString(),
+    };
     await writeTx(this.s.db, (trx) => writeCursor(trx, cursor));
     this.s.logger.info({ next }, 'chain watcher: first scan starts');
     return { id: 1, ...cursor };
@@ -285,11 +360,21 @@ export class ChainWatcher implements Worker {
    * cursor records both, so that the next look at the head moves them on as soon as the node's
    * head and solid heights differ from them.
    */
-  private async commit(cursor: Cursor, chain: { number: number; solid: number; checked: boolean }, blocks: ScanBlock[], found: MatchedTransfer[]): Promise<boolean> {
+  private async commit(
+    cursor: Cursor,
+    chain: { number: number; solid: number; checked: boolean },
+    blocks: ScanBlock[],
+    found: MatchedTransfer[],
+  ): Promise<boolean> {
     const last = blocks.at(-1);
     const scannedTo = last ? last.number : cursor.next_block - 1;
     const final = chain.checked ? chain.solid : Math.min(cursor.solid_number, chain.solid);
-    const ctx = { clock: this.s.clock, defaultConfirmations: this.s.config.confirmations, head: chain.number, finalLimit: this.finalPerCommit };
+    const ctx = {
+      clock: this.s.clock,
+      defaultConfirmations: this.s.config.confirmations,
+      head: chain.number,
+      finalLimit: this.finalPerCommit,
+    };
     return writeTx(this.s.db, async (trx) => {
       if (this.lease) await this.lease.assertHeld(trx);
       const cur = await readCursor(trx);
@@ -301,8 +386,22 @@ export class ChainWatcher implements Worker {
         const blockTime = new Date(block.timestamp).toISOString();
         if (watched.merchantId === null) {
           const { txHash, logIndex, asset, amount, decimals, from } = transfer;
-          const seen = { tx_hash: txHash, log_index: logIndex, asset, amount: amount.toString(), decimals, from_address: from };
-          await recordUnattributedDeposit(trx, { ...seen, address: watched.address, block_number: block.number, block_hash: block.id, block_time: blockTime, detected_at: this.s.clock.now().toISOString() });
+          const seen = {
+            tx_hash: txHash,
+            log_index: logIndex,
+            asset,
+            amount: amount.toString(),
+            decimals,
+            from_address: from,
+          };
+          await recordUnattributedDeposit(trx, {
+            ...seen,
+            address: watched.address,
+            block_number: block.number,
+            block_hash: block.id,
+            block_time: blockTime,
+            detected_at: this.s.clock.now().toISOString(),
+          });
           continue;
         }
         const t = await recordTransfer(trx, ctx, {
@@ -316,12 +415,15 @@ export class ChainWatcher implements Worker {
         for (const id of t?.invoices ?? []) touched.add(id);
       }
       const lastTime = last ? new Date(last.timestamp).toISOString() : cursor.last_block_time;
-      const horizon = lastTime && cursor.last_block_time && cursor.last_block_time > lastTime ? cursor.last_block_time : lastTime;
+      const horizon =
+        lastTime && cursor.last_block_time && cursor.last_block_time > lastTime ? cursor.last_block_time : lastTime;
       if (last) {
         // Kept for finding forks: the blocks from the node's solid height up (no fork goes below it).
         await storeScanned(
           trx,
-          blocks.filter((b) => b.number >= chain.solid || b === last).map((b) => ({ number: b.number, hash: b.id, parent_hash: b.parentHash, timestamp: b.timestamp })),
+          blocks
+            .filter((b) => b.number >= chain.solid || b === last)
+            .map((b) => ({ number: b.number, hash: b.id, parent_hash: b.parentHash, timestamp: b.timestamp })),
         );
         await pruneScanned(trx, chain.solid, last.number);
       }
@@ -343,7 +445,12 @@ export class ChainWatcher implements Worker {
    * replaced at or below the final height stops the watcher instead (watcher-stop.ts), unless the
    * operator resumed after such a stop (`followNode`).
    */
-  private async rollback(cursor: Cursor, head: ChainBlockHeader, solid: ChainBlockHeader, followNode = false): Promise<void> {
+  private async rollback(
+    cursor: Cursor,
+    head: ChainBlockHeader,
+    solid: ChainBlockHeader,
+    followNode = false,
+  ): Promise<void> {
     const next = cursor.next_block;
     const low = (await lowestScanned(this.s.db)) ?? next - 1;
     const nodeBlocks = await this.s.chain.getScanBlocks(low, next);
@@ -368,7 +475,10 @@ export class ChainWatcher implements Worker {
     // finds the payment again in the new blocks. Unknown (no stored ancestor): nothing expires
     // until the next range is scanned.
     const horizon = ancestorTime !== null && ancestorTime > 0 ? new Date(ancestorTime).toISOString() : null;
-    this.s.logger.warn({ from: next - 1, ancestor }, 'chain watcher: fork detected; rolling back to the common ancestor');
+    this.s.logger.warn(
+      { from: next - 1, ancestor },
+      'chain watcher: fork detected; rolling back to the common ancestor',
+    );
     const ctx = { clock: this.s.clock, defaultConfirmations: this.s.config.confirmations };
     await writeTx(this.s.db, async (trx) => {
       if (this.lease) await this.lease.assertHeld(trx);
@@ -380,8 +490,19 @@ export class ChainWatcher implements Worker {
       // As in commit(): a solid block above the ancestor (the rescan has not reached it) makes
       // nothing more final; what was final stays.
       const final = solid.number <= ancestor ? solid.number : Math.min(cur.solid_number, solid.number);
-      const reached = await advanceDeposits(trx, { ...ctx, horizon, head: head.number, solid: final, scannedTo: ancestor, finalLimit: this.finalPerCommit }, touched);
-      await writeCursor(trx, { ...cur, next_block: ancestor + 1, last_block_time: horizon, head_number: head.number, solid_number: reached, updated_at: this.s.clock.now().toISOString() });
+      const reached = await advanceDeposits(
+        trx,
+        { ...ctx, horizon, head: head.number, solid: final, scannedTo: ancestor, finalLimit: this.finalPerCommit },
+        touched,
+      );
+      await writeCursor(trx, {
+        ...cur,
+        next_block: ancestor + 1,
+        last_block_time: horizon,
+        head_number: head.number,
+        solid_number: reached,
+        updated_at: this.s.clock.now().toISOString(),
+      });
     });
   }
 }
@@ -389,7 +510,9 @@ export class ChainWatcher implements Worker {
 /** The block scanned at the solid height (its hash, if any was) is the node's solid block. */
 function sameSolid(solid: ChainBlockHeader, scannedHash: string | undefined): void {
   if (scannedHash !== undefined && scannedHash !== solid.id) {
-    throw new Error(`node answered solid block ${solid.number} as ${solid.id}, but ${scannedHash} was scanned at that height: two chains, nothing becomes final until they agree`);
+    throw new Error(
+      `node answered solid block ${solid.number} as ${solid.id}, but ${scannedHash} was scanned at that height: two chains, nothing becomes final until they agree`,
+    );
   }
 }
 

@@ -106,7 +106,9 @@ export class WebhookDispatcher {
 
   private start(c: ClaimedDelivery, signal: AbortSignal): void {
     const p = this.slots(() => this.lane(c, signal))
-      .catch((err: unknown) => this.logger.error({ err, merchant: c.merchant_id }, 'webhook delivery could not be recorded'))
+      .catch((err: unknown) =>
+        this.logger.error({ err, merchant: c.merchant_id }, 'webhook delivery could not be recorded'),
+      )
       .finally(() => this.inflight.delete(c.merchant_id));
     this.inflight.set(c.merchant_id, p);
   }
@@ -137,8 +139,18 @@ export class WebhookDispatcher {
     try {
       return await writeTx(this.db, async (trx) => {
         await this.lease.assertHeld(trx);
-        const rows = await dueHeads(trx, { now: now.toISOString(), holder: this.lease.holder, limit, exclude: [...this.inflight.keys()] });
-        await claim(trx, rows.map((r) => r.id), this.lease.holder, until);
+        const rows = await dueHeads(trx, {
+          now: now.toISOString(),
+          holder: this.lease.holder,
+          limit,
+          exclude: [...this.inflight.keys()],
+        });
+        await claim(
+          trx,
+          rows.map((r) => r.id),
+          this.lease.holder,
+          until,
+        );
         return rows;
       });
     } catch (err) {
@@ -201,25 +213,53 @@ export class WebhookDispatcher {
         nextAttemptAt: next?.toISOString() ?? null,
       });
       // A retried head keeps the merchant's later events waiting: the lane ends here.
-      return { written, following: written && chain && outcome !== 'retry' ? await this.claimNext(trx, c.merchant_id) : null };
+      return {
+        written,
+        following: written && chain && outcome !== 'retry' ? await this.claimNext(trx, c.merchant_id) : null,
+      };
     });
-    const log = { delivery: c.id, event: c.event_id, merchant: c.merchant_id, attempt: c.attempts + 1, status, outcome, ms: result.durationMs };
+    const log = {
+      delivery: c.id,
+      event: c.event_id,
+      merchant: c.merchant_id,
+      attempt: c.attempts + 1,
+      status,
+      outcome,
+      ms: result.durationMs,
+    };
     if (!written) this.logger.warn(log, 'webhook attempt not recorded: claim lost');
     else if (outcome === 'delivered') this.logger.info(log, 'webhook delivered');
-    else this.logger.warn({ ...log, error: result.kind === 'error' ? result.error : undefined, next: next?.toISOString() }, 'webhook attempt failed');
+    else
+      this.logger.warn(
+        { ...log, error: result.kind === 'error' ? result.error : undefined, next: next?.toISOString() },
+        'webhook attempt failed',
+      );
     return following;
   }
 
   private async post(c: ClaimedDelivery, at: Date, signal: AbortSignal): Promise<PostResult> {
-    if (c.url === null || c.secret === null) return { kind: 'error', error: 'the merchant has no webhook endpoint', blocked: true, durationMs: 0 };
+    if (c.url === null || c.secret === null)
+      return { kind: 'error', error: 'the merchant has no webhook endpoint', blocked: true, durationMs: 0 };
     const body = eventBody({ id: c.event_id, type: c.type, created_at: c.event_created_at, data: c.data });
-    const secrets = signingSecrets({ secret: c.secret, previous_secret: c.previous_secret, previous_secret_until: c.previous_secret_until }, at);
+    const secrets = signingSecrets(
+      { secret: c.secret, previous_secret: c.previous_secret, previous_secret_until: c.previous_secret_until },
+      at,
+    );
     const headers = webhookHeaders(secrets, c.event_id, at, body);
-    return postWebhook(c.url, headers, body, { allowPrivate: c.allow_private === 1, timeoutMs: this.timeoutMs, signal, resolve: this.opts.resolve });
+    return postWebhook(c.url, headers, body, {
+      allowPrivate: c.allow_private === 1,
+      timeoutMs: this.timeoutMs,
+      signal,
+      resolve: this.opts.resolve,
+    });
   }
 }
 
 /** The dispatcher as `serve` runs it (src/background.ts). */
-export function dispatcherWorker(s: Pick<Services, 'db' | 'clock' | 'logger'>, lease: WorkerLease, opts: DispatcherOptions = {}): Worker {
+export function dispatcherWorker(
+  s: Pick<Services, 'db' | 'clock' | 'logger'>,
+  lease: WorkerLease,
+  opts: DispatcherOptions = {},
+): Worker {
   return new WebhookDispatcher(s.db, s.clock, lease, s.logger.child({ component: 'webhooks' }), opts).worker();
 }

@@ -42,8 +42,14 @@ export async function findEndpoint(db: Executor, merchantId: string): Promise<En
 }
 
 /** The secrets that sign at `now`: the current one, and the previous one during its overlap. */
-export function signingSecrets(e: Pick<EndpointRow, 'secret' | 'previous_secret' | 'previous_secret_until'>, now: Date): string[] {
-  const previous = e.previous_secret && e.previous_secret_until && e.previous_secret_until > now.toISOString() ? [e.previous_secret] : [];
+export function signingSecrets(
+  e: Pick<EndpointRow, 'secret' | 'previous_secret' | 'previous_secret_until'>,
+  now: Date,
+): string[] {
+  const previous =
+    e.previous_secret && e.previous_secret_until && e.previous_secret_until > now.toISOString()
+      ? [e.previous_secret]
+      : [];
   return [e.secret, ...previous];
 }
 
@@ -56,7 +62,13 @@ function checkUrl(url: string, allowPrivate: boolean): void {
   if (why) throw new AppError('invalid_argument', `--url refused: ${why} (allowed only with --allow-private)`);
 }
 
-export async function setEndpoint(db: Db, clock: Clock, actor: string, merchantId: string, input: EndpointInput): Promise<EndpointView> {
+export async function setEndpoint(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  merchantId: string,
+  input: EndpointInput,
+): Promise<EndpointView> {
   const allowPrivate = input.allowPrivate === true;
   checkUrl(input.url, allowPrivate);
   return writeTx(db, async (trx) => {
@@ -68,13 +80,27 @@ export async function setEndpoint(db: Db, clock: Clock, actor: string, merchantI
     let row: EndpointRow;
     if (!cur) {
       secret = newSecret();
-      row = { merchant_id: merchantId, url: input.url, secret, previous_secret: null, previous_secret_until: null, allow_private: allowPrivate ? 1 : 0, created_at: at, updated_at: at };
+      row = {
+        merchant_id: merchantId,
+        url: input.url,
+        secret,
+        previous_secret: null,
+        previous_secret_until: null,
+        allow_private: allowPrivate ? 1 : 0,
+        created_at: at,
+        updated_at: at,
+      };
       await trx.insertInto('webhook_endpoints').values(row).execute();
     } else {
       row = { ...cur, url: input.url, allow_private: allowPrivate ? 1 : 0, updated_at: at };
       if (input.rotateSecret) {
         secret = newSecret();
-        row = { ...row, secret, previous_secret: cur.secret, previous_secret_until: new Date(now.getTime() + ROTATION_OVERLAP_MS).toISOString() };
+        row = {
+          ...row,
+          secret,
+          previous_secret: cur.secret,
+          previous_secret_until: new Date(now.getTime() + ROTATION_OVERLAP_MS).toISOString(),
+        };
       }
       await trx.updateTable('webhook_endpoints').set(row).where('merchant_id', '=', merchantId).execute();
     }
@@ -85,14 +111,20 @@ export async function setEndpoint(db: Db, clock: Clock, actor: string, merchantI
       subjectId: merchantId,
       merchantId,
       // Never the secret itself.
-      details: { url: input.url, allow_private: allowPrivate, secret_made: secret !== null, rotated: cur !== undefined && secret !== null },
+      details: {
+        url: input.url,
+        allow_private: allowPrivate,
+        secret_made: secret !== null,
+        rotated: cur !== undefined && secret !== null,
+      },
     });
     return endpointView(row, secret, now);
   });
 }
 
 export function endpointView(row: EndpointRow, secret: string | null, now: Date): EndpointView {
-  const overlap = row.previous_secret_until && row.previous_secret_until > now.toISOString() ? row.previous_secret_until : null;
+  const overlap =
+    row.previous_secret_until && row.previous_secret_until > now.toISOString() ? row.previous_secret_until : null;
   return {
     merchant_id: row.merchant_id,
     url: row.url,

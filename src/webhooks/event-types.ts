@@ -6,7 +6,15 @@ import type { InvoiceStatus } from '../db/schema.js';
 import { PAYOUT_STATUSES } from '../payouts/schema.js';
 
 /** Every invoice status, in the order of its life (matches InvoiceStatus in src/db/schema.ts). */
-export const INVOICE_STATUSES = ['created', 'seen', 'confirmed', 'underpaid', 'expired', 'paid_late', 'settled'] as const satisfies readonly InvoiceStatus[];
+export const INVOICE_STATUSES = [
+  'created',
+  'seen',
+  'confirmed',
+  'underpaid',
+  'expired',
+  'paid_late',
+  'settled',
+] as const satisfies readonly InvoiceStatus[];
 
 export const DEPOSIT_EVENT_STATUSES = ['seen', 'confirmed'] as const;
 

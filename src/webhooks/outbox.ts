@@ -45,7 +45,11 @@ export async function eventKeyRecorded(db: Executor, key: string): Promise<boole
  * them, so a status entered again after a fork gets a key of its own.
  */
 export async function subjectEventCount(db: Executor, subjectId: string): Promise<number> {
-  const row = await db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('subject_id', '=', subjectId).executeTakeFirst();
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('subject_id', '=', subjectId)
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
@@ -70,7 +74,8 @@ export async function recordEvent(db: Executor, clock: Clock, e: NewEvent): Prom
     .onConflict((oc) => oc.column('dedupe_key').where('dedupe_key', 'is not', null).doNothing())
     .returning('id')
     .executeTakeFirst();
-  if (inserted !== undefined) await enqueueDelivery(db, { eventId: record.id, merchantId: e.merchantId, merchantSeq, at: record.created_at });
+  if (inserted !== undefined)
+    await enqueueDelivery(db, { eventId: record.id, merchantId: e.merchantId, merchantSeq, at: record.created_at });
   return record;
 }
 
@@ -84,7 +89,9 @@ async function nextMerchantSeq(db: Executor, merchantId: string): Promise<number
   const row = await db
     .insertInto('merchant_event_sequences')
     .values({ merchant_id: merchantId, last_seq: 1 })
-    .onConflict((oc) => oc.column('merchant_id').doUpdateSet((eb) => ({ last_seq: eb('merchant_event_sequences.last_seq', '+', 1) })))
+    .onConflict((oc) =>
+      oc.column('merchant_id').doUpdateSet((eb) => ({ last_seq: eb('merchant_event_sequences.last_seq', '+', 1) })),
+    )
     .returning('last_seq')
     .executeTakeFirst();
   if (!row) throw new Error(`no event sequence for merchant ${merchantId}`);
@@ -96,8 +103,15 @@ async function nextMerchantSeq(db: Executor, merchantId: string): Promise<number
  * from before an endpoint was set are not delivered later
  * (docs/adr/0030-webhook-order-and-retries.md).
  */
-async function enqueueDelivery(db: Executor, d: { eventId: string; merchantId: string; merchantSeq: number; at: string }): Promise<void> {
-  const endpoint = await db.selectFrom('webhook_endpoints').select('merchant_id').where('merchant_id', '=', d.merchantId).executeTakeFirst();
+async function enqueueDelivery(
+  db: Executor,
+  d: { eventId: string; merchantId: string; merchantSeq: number; at: string },
+): Promise<void> {
+  const endpoint = await db
+    .selectFrom('webhook_endpoints')
+    .select('merchant_id')
+    .where('merchant_id', '=', d.merchantId)
+    .executeTakeFirst();
   if (!endpoint) return;
   await db
     .insertInto('webhook_deliveries')

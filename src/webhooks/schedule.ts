@@ -41,7 +41,13 @@ export function retryAfterMs(header: string | null, now: Date): number | null {
  * The next attempt after a retryable failure, or null when it would fall outside the retry window
  * (the delivery is then `failed`).
  */
-export function nextAttemptAt(opts: { attempts: number; now: Date; windowStart: Date; retryAfter: string | null; random: () => number }): Date | null {
+export function nextAttemptAt(opts: {
+  attempts: number;
+  now: Date;
+  windowStart: Date;
+  retryAfter: string | null;
+  random: () => number;
+}): Date | null {
   const asked = retryAfterMs(opts.retryAfter, opts.now);
   const delay = Math.max(backoffMs(opts.attempts, opts.random), asked ?? 0);
   const next = new Date(opts.now.getTime() + delay);

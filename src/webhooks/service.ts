@@ -14,7 +14,16 @@ import { eventBody } from './dispatcher.js';
 import { findEndpoint, signingSecrets } from './endpoints.js';
 import { TEST_EVENT_TYPE } from './event-types.js';
 import { webhookHeaders } from './signing.js';
-import { attemptsOf, findDelivery, listDeliveries, pruneAttemptsBefore, pruneDeliveriesBefore, reopen, type AttemptRow, type DeliveryRow } from './store.js';
+import {
+  attemptsOf,
+  findDelivery,
+  listDeliveries,
+  pruneAttemptsBefore,
+  pruneDeliveriesBefore,
+  reopen,
+  type AttemptRow,
+  type DeliveryRow,
+} from './store.js';
 import { postWebhook, type PostOptions } from './transport.js';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const satisfies readonly DeliveryStatus[];
@@ -70,10 +79,22 @@ function deliveryView(d: DeliveryRow, type: string): DeliveryView {
 }
 
 function attemptView(a: AttemptRow): AttemptView {
-  return { attempt: a.attempt, at: a.at, url: a.url, status_code: a.status_code, duration_ms: a.duration_ms, outcome: a.outcome, error: a.error, response_excerpt: a.response_excerpt };
+  return {
+    attempt: a.attempt,
+    at: a.at,
+    url: a.url,
+    status_code: a.status_code,
+    duration_ms: a.duration_ms,
+    outcome: a.outcome,
+    error: a.error,
+    response_excerpt: a.response_excerpt,
+  };
 }
 
-export async function deliveries(db: Db, f: { merchantId?: string; status?: DeliveryStatus; limit?: number }): Promise<DeliveryView[]> {
+export async function deliveries(
+  db: Db,
+  f: { merchantId?: string; status?: DeliveryStatus; limit?: number },
+): Promise<DeliveryView[]> {
   if (f.merchantId) await requireMerchant(db, f.merchantId);
   const rows = await listDeliveries(db, { ...f, limit: f.limit ?? 100 });
   return rows.map((r) => deliveryView(r, r.type));
@@ -99,10 +120,24 @@ export async function resendDelivery(db: Db, clock: Clock, actor: string, id: st
     if (!row) throw new AppError('delivery_not_found', `Webhook delivery ${id} does not exist`);
     const at = clock.now().toISOString();
     if (!(await reopen(trx, row.id, at))) {
-      throw new AppError('delivery_not_failed', `Webhook delivery ${id} is ${row.status}; only a failed delivery can be resent`);
+      throw new AppError(
+        'delivery_not_failed',
+        `Webhook delivery ${id} is ${row.status}; only a failed delivery can be resent`,
+      );
     }
-    await recordAudit(trx, clock, { actor, action: 'webhook.resend', subjectType: 'webhook_delivery', subjectId: row.id, merchantId: row.merchant_id, details: { event_id: row.event_id } });
-    const event = await trx.selectFrom('events').select('type').where('id', '=', row.event_id).executeTakeFirstOrThrow();
+    await recordAudit(trx, clock, {
+      actor,
+      action: 'webhook.resend',
+      subjectType: 'webhook_delivery',
+      subjectId: row.id,
+      merchantId: row.merchant_id,
+      details: { event_id: row.event_id },
+    });
+    const event = await trx
+      .selectFrom('events')
+      .select('type')
+      .where('id', '=', row.event_id)
+      .executeTakeFirstOrThrow();
     return deliveryView({ ...row, status: 'pending', next_attempt_at: at, updated_at: at }, event.type);
   });
 }
@@ -117,13 +152,25 @@ export interface TestResult {
 }
 
 /** Sends a signed `webhook.test` event now, outside the merchant's ordered queue and the log. */
-export async function sendTestEvent(db: Db, clock: Clock, merchantId: string, opts: Pick<PostOptions, 'timeoutMs' | 'resolve'> = {}): Promise<TestResult> {
+export async function sendTestEvent(
+  db: Db,
+  clock: Clock,
+  merchantId: string,
+  opts: Pick<PostOptions, 'timeoutMs' | 'resolve'> = {},
+): Promise<TestResult> {
   await requireMerchant(db, merchantId);
   const endpoint = await findEndpoint(db, merchantId);
-  if (!endpoint) throw new AppError('invalid_state', `Merchant ${merchantId} has no webhook endpoint: set one with \`paygate merchant webhook ${merchantId} --url …\``);
+  if (!endpoint)
+    throw new AppError(
+      'invalid_state',
+      `Merchant ${merchantId} has no webhook endpoint: set one with \`paygate merchant webhook ${merchantId} --url …\``,
+    );
   const now = clock.now();
   const id = `evt_${randomBytes(12).toString('hex')}`;
-  const data = JSON.stringify({ merchant_id: merchantId, message: 'Test event from paygate: your endpoint receives and verifies webhooks.' });
+  const data = JSON.stringify({
+    merchant_id: merchantId,
+    message: 'Test event from paygate: your endpoint receives and verifies webhooks.',
+  });
   const body = eventBody({ id, type: TEST_EVENT_TYPE, created_at: now.toISOString(), data });
   const headers = webhookHeaders(signingSecrets(endpoint, now), id, now, body);
   const r = await postWebhook(endpoint.url, headers, body, { allowPrivate: endpoint.allow_private === 1, ...opts });
@@ -146,7 +193,12 @@ export const PRUNE_BATCH = 2_000;
  * installation (or the first run on an old database) in one transaction held the write lock, and
  * with it the watcher and every API write, for as long as the deletes took.
  */
-export async function pruneDeliveryLog(db: Db, clock: Clock, days = LOG_RETENTION_DAYS, batch = PRUNE_BATCH): Promise<{ attempts: number; deliveries: number }> {
+export async function pruneDeliveryLog(
+  db: Db,
+  clock: Clock,
+  days = LOG_RETENTION_DAYS,
+  batch = PRUNE_BATCH,
+): Promise<{ attempts: number; deliveries: number }> {
   const cutoff = new Date(clock.now().getTime() - days * 86_400_000).toISOString();
   const drain = async (step: (trx: Tx) => Promise<number>) => {
     let total = 0;

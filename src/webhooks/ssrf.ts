@@ -122,7 +122,12 @@ async function lookupInSlot(name: string, resolve: Resolve, signal?: AbortSignal
  * The address to connect to for `hostname`: every address it resolves to must pass (a name that
  * resolves to one public and one private address is refused), unless private targets are allowed.
  */
-export async function resolveTarget(hostname: string, allowPrivate: boolean, resolve: Resolve = lookup, signal?: AbortSignal): Promise<ResolvedTarget> {
+export async function resolveTarget(
+  hostname: string,
+  allowPrivate: boolean,
+  resolve: Resolve = lookup,
+  signal?: AbortSignal,
+): Promise<ResolvedTarget> {
   const bare = hostname.replace(/^\[|\]$/g, '');
   const literal = isIP(bare);
   const addresses = literal ? [{ address: bare, family: literal }] : await lookupInSlot(bare, resolve, signal);

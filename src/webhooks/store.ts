@@ -1,7 +1,12 @@
 /** SQL of webhook deliveries and their attempts (the delivery log). Operator-level reads. */
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
-import type { AttemptOutcome, DeliveryStatus, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/tables/webhooks.js';
+import type {
+  AttemptOutcome,
+  DeliveryStatus,
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+} from '../db/tables/webhooks.js';
 
 export type DeliveryRow = WebhookDeliveriesTable;
 export type AttemptRow = Omit<WebhookAttemptsTable, 'id'> & { id: number };
@@ -35,7 +40,10 @@ export interface ClaimedDelivery {
  * per merchant, the index named so the planner cannot pick a scan of every pending row), so a
  * backlog behind a retrying head costs next to nothing per poll (bench/webhooks.ts).
  */
-export async function dueHeads(trx: Executor, o: { now: string; holder: string; limit: number; exclude: readonly string[] }): Promise<ClaimedDelivery[]> {
+export async function dueHeads(
+  trx: Executor,
+  o: { now: string; holder: string; limit: number; exclude: readonly string[] },
+): Promise<ClaimedDelivery[]> {
   const excluded = o.exclude.length > 0 ? sql`and d.merchant_id not in (${sql.join([...o.exclude])})` : sql``;
   const r = await sql<ClaimedDelivery>`
     with recursive m(id) as (
@@ -92,12 +100,21 @@ export function nextDueQuery(o: NextDueQuery) {
 
 export async function claim(trx: Executor, ids: string[], holder: string, until: string): Promise<void> {
   if (ids.length === 0) return;
-  await trx.updateTable('webhook_deliveries').set({ claimed_by: holder, claimed_until: until }).where('id', 'in', ids).execute();
+  await trx
+    .updateTable('webhook_deliveries')
+    .set({ claimed_by: holder, claimed_until: until })
+    .where('id', 'in', ids)
+    .execute();
 }
 
 /** Gives a claim back without an attempt (shutdown mid-request): the delivery is due again at once. */
 export async function releaseClaim(trx: Executor, id: string, holder: string): Promise<void> {
-  await trx.updateTable('webhook_deliveries').set({ claimed_by: null, claimed_until: null }).where('id', '=', id).where('claimed_by', '=', holder).execute();
+  await trx
+    .updateTable('webhook_deliveries')
+    .set({ claimed_by: null, claimed_until: null })
+    .where('id', '=', id)
+    .where('claimed_by', '=', holder)
+    .execute();
 }
 
 export interface AttemptRecord {
@@ -167,15 +184,27 @@ export async function findDelivery(db: Executor, id: string): Promise<DeliveryRo
 }
 
 export async function attemptsOf(db: Executor, deliveryId: string): Promise<AttemptRow[]> {
-  return db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('attempt').execute();
+  return db
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where('delivery_id', '=', deliveryId)
+    .orderBy('attempt')
+    .execute();
 }
 
 export interface DeliveryListRow extends DeliveryRow {
   type: string;
 }
 
-export async function listDeliveries(db: Executor, f: { merchantId?: string; status?: DeliveryStatus; limit: number }): Promise<DeliveryListRow[]> {
-  let q = db.selectFrom('webhook_deliveries as d').innerJoin('events as e', 'e.id', 'd.event_id').selectAll('d').select('e.type');
+export async function listDeliveries(
+  db: Executor,
+  f: { merchantId?: string; status?: DeliveryStatus; limit: number },
+): Promise<DeliveryListRow[]> {
+  let q = db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .selectAll('d')
+    .select('e.type');
   if (f.merchantId) q = q.where('d.merchant_id', '=', f.merchantId);
   if (f.status) q = q.where('d.status', '=', f.status);
   return q.orderBy('d.created_at', 'desc').orderBy('d.merchant_seq', 'desc').limit(f.limit).execute();
@@ -185,7 +214,15 @@ export async function listDeliveries(db: Executor, f: { merchantId?: string; sta
 export async function reopen(trx: Executor, id: string, at: string): Promise<boolean> {
   const r = await trx
     .updateTable('webhook_deliveries')
-    .set({ status: 'pending', next_attempt_at: at, window_started_at: null, window_attempts: 0, claimed_by: null, claimed_until: null, updated_at: at })
+    .set({
+      status: 'pending',
+      next_attempt_at: at,
+      window_started_at: null,
+      window_attempts: 0,
+      claimed_by: null,
+      claimed_until: null,
+      updated_at: at,
+    })
     .where('id', '=', id)
     .where('status', '=', 'failed')
     .executeTakeFirst();
@@ -199,7 +236,9 @@ export async function reopen(trx: Executor, id: string, at: string): Promise<boo
 export async function pruneAttemptsBefore(trx: Executor, cutoff: string, limit: number): Promise<number> {
   const r = await trx
     .deleteFrom('webhook_attempts')
-    .where('id', 'in', (eb) => eb.selectFrom('webhook_attempts').select('id').where('at', '<', cutoff).orderBy('at').limit(limit))
+    .where('id', 'in', (eb) =>
+      eb.selectFrom('webhook_attempts').select('id').where('at', '<', cutoff).orderBy('at').limit(limit),
+    )
     .executeTakeFirst();
   return Number(r.numDeletedRows);
 }
@@ -208,13 +247,24 @@ export async function pruneAttemptsBefore(trx: Executor, cutoff: string, limit: 
 export async function pruneDeliveriesBefore(trx: Executor, cutoff: string, limit: number): Promise<number> {
   const r = await trx
     .deleteFrom('webhook_deliveries')
-    .where('id', 'in', (eb) => eb.selectFrom('webhook_deliveries').select('id').where('status', 'in', ['delivered', 'failed']).where('updated_at', '<', cutoff).limit(limit))
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('status', 'in', ['delivered', 'failed'])
+        .where('updated_at', '<', cutoff)
+        .limit(limit),
+    )
     .executeTakeFirst();
   return Number(r.numDeletedRows);
 }
 
 /** Deliveries in status failed (they wait for `webhook resend`), for /metrics. */
 export async function failedDeliveryCount(db: Executor): Promise<number> {
-  const row = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'failed').executeTakeFirst();
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'failed')
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }

@@ -79,7 +79,12 @@ function untilDeadline<T>(work: Promise<T>, ms: number, signal?: AbortSignal): P
   });
 }
 
-export async function postWebhook(rawUrl: string, headers: Record<string, string>, body: string, opts: PostOptions): Promise<PostResult> {
+export async function postWebhook(
+  rawUrl: string,
+  headers: Record<string, string>,
+  body: string,
+  opts: PostOptions,
+): Promise<PostResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const problem = urlProblem(rawUrl, opts.allowPrivate);
@@ -92,14 +97,25 @@ export async function postWebhook(rawUrl: string, headers: Record<string, string
   try {
     // The attempt's timeout and shutdown cover the lookup too: a resolver that never answers must
     // not hold the merchant's lane (and shutdown) for the system resolver's own timeout.
-    target = await untilDeadline(resolveTarget(url.hostname, opts.allowPrivate, opts.resolve, gaveUp.signal), timeoutMs, opts.signal);
+    target = await untilDeadline(
+      resolveTarget(url.hostname, opts.allowPrivate, opts.resolve, gaveUp.signal),
+      timeoutMs,
+      opts.signal,
+    );
   } catch (err) {
     if (err instanceof Stopped) {
       gaveUp.abort();
-      return err.reason === 'aborted' ? { kind: 'aborted', durationMs: elapsed() } : { kind: 'error', error: `DNS: timed out after ${timeoutMs} ms`, blocked: false, durationMs: elapsed() };
+      return err.reason === 'aborted'
+        ? { kind: 'aborted', durationMs: elapsed() }
+        : { kind: 'error', error: `DNS: timed out after ${timeoutMs} ms`, blocked: false, durationMs: elapsed() };
     }
     const blocked = err instanceof BlockedTargetError;
-    return { kind: 'error', error: blocked ? (err as Error).message : `DNS: ${(err as Error).message}`, blocked, durationMs: elapsed() };
+    return {
+      kind: 'error',
+      error: blocked ? (err as Error).message : `DNS: ${(err as Error).message}`,
+      blocked,
+      durationMs: elapsed(),
+    };
   }
   if (opts.signal?.aborted) return { kind: 'aborted', durationMs: elapsed() };
   const remainingMs = Math.max(1, timeoutMs - elapsed());
@@ -125,17 +141,33 @@ export async function postWebhook(rawUrl: string, headers: Record<string, string
       lookup: pinned,
       agent: false,
     });
-    const timer = setTimeout(() => finish({ kind: 'error', error: `timed out after ${timeoutMs} ms`, blocked: false, durationMs: elapsed() }), remainingMs);
+    const timer = setTimeout(
+      () => finish({ kind: 'error', error: `timed out after ${timeoutMs} ms`, blocked: false, durationMs: elapsed() }),
+      remainingMs,
+    );
     const onAbort = () => finish({ kind: 'aborted', durationMs: elapsed() });
     opts.signal?.addEventListener('abort', onAbort, { once: true });
-    req.on('error', (err) => finish({ kind: 'error', error: err.message || (err as NodeJS.ErrnoException).code || 'network error', blocked: false, durationMs: elapsed() }));
+    req.on('error', (err) =>
+      finish({
+        kind: 'error',
+        error: err.message || (err as NodeJS.ErrnoException).code || 'network error',
+        blocked: false,
+        durationMs: elapsed(),
+      }),
+    );
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       const done = () => {
         const text = Buffer.concat(chunks).subarray(0, RESPONSE_CAP).toString('utf8');
         const retryAfter = res.headers['retry-after'];
-        finish({ kind: 'response', status: res.statusCode ?? 0, retryAfter: typeof retryAfter === 'string' ? retryAfter : null, excerpt: excerpt(text), durationMs: elapsed() });
+        finish({
+          kind: 'response',
+          status: res.statusCode ?? 0,
+          retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
+          excerpt: excerpt(text),
+          durationMs: elapsed(),
+        });
       };
       res.on('data', (c: Buffer) => {
         chunks.push(c);

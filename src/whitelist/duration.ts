@@ -8,7 +8,8 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
 
 export function parseDuration(text: string, maxMs: number): number {
   const m = /^([0-9]{1,12})(ms|s|m|h|d)?$/.exec(text.trim());
-  if (!m) throw new DurationError(`must be a duration such as 500ms, 30s, 15m, 24h, 7d or plain seconds; got "${text}"`);
+  if (!m)
+    throw new DurationError(`must be a duration such as 500ms, 30s, 15m, 24h, 7d or plain seconds; got "${text}"`);
   const ms = Number(m[1]) * (UNIT_MS[m[2] ?? 's'] as number);
   if (!Number.isSafeInteger(ms) || ms > maxMs) throw new DurationError(`must be at most ${formatDuration(maxMs)}`);
   return ms;

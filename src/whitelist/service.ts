@@ -67,12 +67,22 @@ export interface AddResult {
   created: boolean;
 }
 
-export async function addToWhitelist(db: Db, clock: Clock, actor: string, catalog: AssetCatalog, merchantId: string, input: AddInput): Promise<AddResult> {
+export async function addToWhitelist(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  catalog: AssetCatalog,
+  merchantId: string,
+  input: AddInput,
+): Promise<AddResult> {
   const asset = requireCatalogAsset(catalog, input.asset);
   assertPayoutAsset(catalog, asset.code);
   const address = input.address.trim();
   if (!isTronAddress(address)) {
-    throw new AppError('invalid_argument', `--address must be a TRON base58 address with a valid checksum (T…); got "${input.address}"`);
+    throw new AppError(
+      'invalid_argument',
+      `--address must be a TRON base58 address with a valid checksum (T…); got "${input.address}"`,
+    );
   }
   let delayMs: number;
   try {
@@ -84,7 +94,10 @@ export async function addToWhitelist(db: Db, clock: Clock, actor: string, catalo
   // this one would be a hash collision; the payout worker checks again before it signs.
   await requireMerchant(db, merchantId);
   if (await isOwnAddress(db, address)) {
-    throw new AppError('invalid_argument', `--address ${address} belongs to this gateway (a deposit address or the hot wallet): a payout there would not be credited as a payment to anyone`);
+    throw new AppError(
+      'invalid_argument',
+      `--address ${address} belongs to this gateway (a deposit address or the hot wallet): a payout there would not be credited as a payment to anyone`,
+    );
   }
   return writeTx(db, async (trx) => {
     await requireMerchant(trx, merchantId);
@@ -122,13 +135,24 @@ export interface RemoveInput {
 }
 
 /** Removes the live entry; `address_not_whitelisted` when there is none. */
-export async function removeFromWhitelist(db: Db, clock: Clock, actor: string, catalog: AssetCatalog, merchantId: string, input: RemoveInput): Promise<WhitelistEntryView> {
+export async function removeFromWhitelist(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  catalog: AssetCatalog,
+  merchantId: string,
+  input: RemoveInput,
+): Promise<WhitelistEntryView> {
   const asset = requireCatalogAsset(catalog, input.asset);
   const address = input.address.trim();
   return writeTx(db, async (trx) => {
     await requireMerchant(trx, merchantId);
     const existing = await liveEntry(trx, merchantId, asset.code, address);
-    if (!existing) throw new AppError('address_not_whitelisted', `Address ${address} is not on the whitelist of merchant ${merchantId} for ${asset.code}`);
+    if (!existing)
+      throw new AppError(
+        'address_not_whitelisted',
+        `Address ${address} is not on the whitelist of merchant ${merchantId} for ${asset.code}`,
+      );
     const at = clock.now().toISOString();
     await markRemoved(trx, existing.id, at, actor);
     await recordAudit(trx, clock, {
@@ -150,7 +174,13 @@ export async function listWhitelist(db: Db, clock: Clock, filter: ListFilter): P
 }
 
 /** Refuses an address that is absent or still in its delay; the message says which. */
-export async function assertWhitelisted(db: Executor, merchantId: string, asset: string, address: string, now: Date): Promise<WhitelistEntryRow> {
+export async function assertWhitelisted(
+  db: Executor,
+  merchantId: string,
+  asset: string,
+  address: string,
+  now: Date,
+): Promise<WhitelistEntryRow> {
   const entry = await liveEntry(db, merchantId, asset, address);
   if (!entry) {
     throw new AppError('address_not_whitelisted', `Address ${address} is not on the whitelist for ${asset}`);

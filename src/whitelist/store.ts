@@ -5,7 +5,12 @@ import type { WhitelistEntriesTable } from '../db/schema.js';
 export type WhitelistEntryRow = WhitelistEntriesTable;
 
 /** The live (not removed) entry of a merchant, asset and address. */
-export async function liveEntry(db: Executor, merchantId: string, asset: string, address: string): Promise<WhitelistEntryRow | undefined> {
+export async function liveEntry(
+  db: Executor,
+  merchantId: string,
+  asset: string,
+  address: string,
+): Promise<WhitelistEntryRow | undefined> {
   return db
     .selectFrom('whitelist_entries')
     .selectAll()
@@ -21,7 +26,12 @@ export async function insertEntry(db: Executor, row: WhitelistEntryRow): Promise
 }
 
 export async function markRemoved(db: Executor, id: string, at: string, by: string): Promise<void> {
-  await db.updateTable('whitelist_entries').set({ removed_at: at, removed_by: by }).where('id', '=', id).where('removed_at', 'is', null).execute();
+  await db
+    .updateTable('whitelist_entries')
+    .set({ removed_at: at, removed_by: by })
+    .where('id', '=', id)
+    .where('removed_at', 'is', null)
+    .execute();
 }
 
 export interface ListFilter {

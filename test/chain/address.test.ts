@@ -7,7 +7,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { TronWeb } from 'tronweb';
 import { describe, expect, it } from 'vitest';
-import { addressBytes, addressFromBytes, fromHexAddress, isTronAddress, toHexAddress } from '../../src/chain/address.js';
+import {
+  addressBytes,
+  addressFromBytes,
+  fromHexAddress,
+  isTronAddress,
+  toHexAddress,
+} from '../../src/chain/address.js';
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const RANDOM_ADDRESSES = 20_000;
@@ -65,7 +71,12 @@ describe('TRON address codec', () => {
   });
 
   it('encodes the extremes of the address space as TronWeb does', () => {
-    for (const hex of [`41${'00'.repeat(20)}`, `41${'ff'.repeat(20)}`, `41${'00'.repeat(19)}01`, `41ff${'00'.repeat(19)}`]) {
+    for (const hex of [
+      `41${'00'.repeat(20)}`,
+      `41${'ff'.repeat(20)}`,
+      `41${'00'.repeat(19)}01`,
+      `41ff${'00'.repeat(19)}`,
+    ]) {
       const base58 = fromHexAddress(hex);
       expect(base58).toBe(before.fromHexAddress(hex));
       expect(toHexAddress(base58)).toBe(hex);
@@ -77,7 +88,7 @@ describe('TRON address codec', () => {
       const body = Buffer.from(`41${randomBytes(20).toString('hex')}`, 'hex');
       const payload = Buffer.concat([body, checksumOf(body)]);
       const good = base58(payload);
-      payload[21 + (i % 4)]! ^= 1 << i % 8;
+      payload[21 + (i % 4)]! ^= 1 << (i % 8);
       expectRefusedLikeTronWeb(base58(payload));
       // One character changed anywhere: almost always a wrong checksum (or no TRON address at all).
       const at = 1 + (i % 33);
@@ -89,7 +100,8 @@ describe('TRON address codec', () => {
 
   it('refuses another version byte with a valid checksum (Bitcoin, old TRON testnet), as TronWeb does', () => {
     for (const prefix of [0x00, 0x05, 0x40, 0x42, 0xa0, 0xff]) {
-      for (let i = 0; i < 50; i++) expectRefusedLikeTronWeb(base58check(Buffer.concat([Buffer.from([prefix]), randomBytes(20)])));
+      for (let i = 0; i < 50; i++)
+        expectRefusedLikeTronWeb(base58check(Buffer.concat([Buffer.from([prefix]), randomBytes(20)])));
     }
   });
 

@@ -7,13 +7,24 @@ import { describe, expect, it } from 'vitest';
 import { TronNodeError } from '../../src/chain/errors.js';
 import { parseHeader, parseScanBlock } from '../../src/chain/parse.js';
 
-const header = { blockID: '0a'.repeat(32), block_header: { raw_data: { number: 7, parentHash: '0b'.repeat(32), timestamp: 1_700_000_000_000 } } };
+const header = {
+  blockID: '0a'.repeat(32),
+  block_header: { raw_data: { number: 7, parentHash: '0b'.repeat(32), timestamp: 1_700_000_000_000 } },
+};
 const without = (field: 'blockID' | 'parentHash' | 'timestamp') =>
-  JSON.parse(JSON.stringify(header), (key, value: unknown) => (key === field ? undefined : value)) as Record<string, unknown>;
+  JSON.parse(JSON.stringify(header), (key, value: unknown) => (key === field ? undefined : value)) as Record<
+    string,
+    unknown
+  >;
 
 describe('block headers', () => {
   it('reads a whole header', () => {
-    expect(parseHeader(header)).toMatchObject({ number: 7, id: '0a'.repeat(32), parentHash: '0b'.repeat(32), timestamp: 1_700_000_000_000 });
+    expect(parseHeader(header)).toMatchObject({
+      number: 7,
+      id: '0a'.repeat(32),
+      parentHash: '0b'.repeat(32),
+      timestamp: 1_700_000_000_000,
+    });
   });
 
   for (const field of ['blockID', 'parentHash', 'timestamp'] as const) {
@@ -34,6 +45,8 @@ describe('block headers', () => {
   }
 
   it('takes the genesis block, whose number and time proto3 leaves out', () => {
-    expect(parseHeader({ blockID: '00'.repeat(32), block_header: { raw_data: { parentHash: '00'.repeat(32) } } })).toMatchObject({ number: 0, timestamp: 0 });
+    expect(
+      parseHeader({ blockID: '00'.repeat(32), block_header: { raw_data: { parentHash: '00'.repeat(32) } } }),
+    ).toMatchObject({ number: 0, timestamp: 0 });
   });
 });

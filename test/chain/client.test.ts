@@ -36,25 +36,56 @@ describe('TronClient against the devnet', () => {
   it('builds, signs and broadcasts TRX and USDT transfers that land with infos, logs and fees', async () => {
     const payer = devnet.accounts[0]!;
     const to = fresh('41');
-    const trx = await client.sign(await client.buildTrxTransfer({ from: payer.address, to, amount: 3_000_000n }), payer.privateKey);
+    const trx = await client.sign(
+      await client.buildTrxTransfer({ from: payer.address, to, amount: 3_000_000n }),
+      payer.privateKey,
+    );
     expect(await client.broadcast(trx)).toEqual({ ok: true, txid: trx.txID, duplicate: false });
     const usdt = devnet.tokens[0]!.address;
     expect(await client.estimateTrc20TransferEnergy(usdt, payer.address, to, 7n)).toBe(130_285n);
-    const tok = await client.sign(await client.buildTrc20Transfer({ contract: usdt, from: payer.address, to, amount: 7_000_000n, feeLimit: 30_000_000n }), payer.privateKey);
+    const tok = await client.sign(
+      await client.buildTrc20Transfer({
+        contract: usdt,
+        from: payer.address,
+        to,
+        amount: 7_000_000n,
+        feeLimit: 30_000_000n,
+      }),
+      payer.privateKey,
+    );
     expect((await client.broadcast(tok)).ok).toBe(true);
     expect(await client.getTransactionInfo(tok.txID)).toBeNull();
     devnet.control.mine(1);
     const info = (await client.getTransactionInfo(tok.txID))!;
-    expect(info).toMatchObject({ result: 'SUCCESS', receiptResult: 'SUCCESS', energyUsageTotal: 130_285n, energyFee: 13_028_500n, contractAddress: usdt });
+    expect(info).toMatchObject({
+      result: 'SUCCESS',
+      receiptResult: 'SUCCESS',
+      energyUsageTotal: 130_285n,
+      energyFee: 13_028_500n,
+      contractAddress: usdt,
+    });
     expect(info.fee).toBe(info.energyFee + info.netFee);
     expect(decodeTransferLog(info.logs[0]!)).toEqual({ contract: usdt, from: payer.address, to, amount: 7_000_000n });
     const trxInfo = (await client.getTransactionInfo(trx.txID))!;
     expect(trxInfo.fee).toBe(1_100_000n);
     const block = (await client.getBlock(info.blockNumber))!;
     expect(block.transactions.map((t) => t.txID)).toEqual([trx.txID, tok.txID]);
-    expect(block.transactions[0]).toMatchObject({ contractType: 'TransferContract', owner: payer.address, to, amount: 3_000_000n, contractRet: 'SUCCESS' });
-    expect(block.transactions[1]).toMatchObject({ contractType: 'TriggerSmartContract', contractAddress: usdt, feeLimit: 30_000_000n });
-    expect((await client.getTransactionInfosByBlock(info.blockNumber)).map((i) => i.txID)).toEqual([trx.txID, tok.txID]);
+    expect(block.transactions[0]).toMatchObject({
+      contractType: 'TransferContract',
+      owner: payer.address,
+      to,
+      amount: 3_000_000n,
+      contractRet: 'SUCCESS',
+    });
+    expect(block.transactions[1]).toMatchObject({
+      contractType: 'TriggerSmartContract',
+      contractAddress: usdt,
+      feeLimit: 30_000_000n,
+    });
+    expect((await client.getTransactionInfosByBlock(info.blockNumber)).map((i) => i.txID)).toEqual([
+      trx.txID,
+      tok.txID,
+    ]);
     expect(await client.getTrc20Balance(usdt, to)).toBe(7_000_000n);
     expect(await client.getTransaction(tok.txID, { solid: true })).toBeNull();
     devnet.control.mine(19);
@@ -67,7 +98,10 @@ describe('TronClient against the devnet', () => {
 
   it('reports a re-broadcast as accepted (duplicate) and refuses to sign with the wrong key', async () => {
     const payer = devnet.accounts[0]!;
-    const tx = await client.sign(await client.buildTrxTransfer({ from: payer.address, to: fresh('43'), amount: 1_000_000n }), payer.privateKey);
+    const tx = await client.sign(
+      await client.buildTrxTransfer({ from: payer.address, to: fresh('43'), amount: 1_000_000n }),
+      payer.privateKey,
+    );
     expect(await client.broadcast(tx)).toEqual({ ok: true, txid: tx.txID, duplicate: false });
     expect(await client.broadcast(tx)).toEqual({ ok: true, txid: tx.txID, duplicate: true });
     const other = await client.buildTrxTransfer({ from: payer.address, to: fresh('43'), amount: 1n });
@@ -78,7 +112,10 @@ describe('TronClient against the devnet', () => {
 
   it('a broadcast whose answer is lost is retried and reported accepted, not failed', async () => {
     const payer = devnet.accounts[0]!;
-    const tx = await client.sign(await client.buildTrxTransfer({ from: payer.address, to: fresh('44'), amount: 2_000_000n }), payer.privateKey);
+    const tx = await client.sign(
+      await client.buildTrxTransfer({ from: payer.address, to: fresh('44'), amount: 2_000_000n }),
+      payer.privateKey,
+    );
     devnet.control.addFault({ kind: 'lost_answer', path: '/wallet/broadcasttransaction', times: 1 });
     expect(await client.broadcast(tx)).toEqual({ ok: true, txid: tx.txID, duplicate: true });
     devnet.control.mine(1);
@@ -90,19 +127,36 @@ describe('TronClient against the devnet', () => {
     const deposit = { address: fresh('44'), privateKey: '44'.repeat(32) };
     devnet.control.fund({ address: deposit.address, asset: 'TRX_TRON', amount: 1_000_000n });
     devnet.control.fund({ address: deposit.address, asset: 'USDT_TRON', amount: 5_000_000n, mine: true });
-    const freeze = await client.sign(await client.buildFreezeBalanceV2({ owner: sweeper.address, amount: 14_000_000_000n, resource: 'ENERGY' }), sweeper.privateKey);
+    const freeze = await client.sign(
+      await client.buildFreezeBalanceV2({ owner: sweeper.address, amount: 14_000_000_000n, resource: 'ENERGY' }),
+      sweeper.privateKey,
+    );
     expect((await client.broadcast(freeze)).ok).toBe(true);
     const delegate = await client.sign(
-      await client.buildDelegateResource({ owner: sweeper.address, receiver: deposit.address, amount: 14_000_000_000n, resource: 'ENERGY' }),
+      await client.buildDelegateResource({
+        owner: sweeper.address,
+        receiver: deposit.address,
+        amount: 14_000_000_000n,
+        resource: 'ENERGY',
+      }),
       sweeper.privateKey,
     );
     expect((await client.broadcast(delegate)).ok).toBe(true);
     devnet.control.mine(1);
     expect((await client.getAccountResources(deposit.address)).energyLimit).toBe(140_000n);
-    expect(await client.getAccount(sweeper.address)).toMatchObject({ delegatedOutEnergy: 14_000_000_000n, frozenForEnergy: 0n });
+    expect(await client.getAccount(sweeper.address)).toMatchObject({
+      delegatedOutEnergy: 14_000_000_000n,
+      frozenForEnergy: 0n,
+    });
     expect((await client.getAccount(deposit.address)).acquiredEnergy).toBe(14_000_000_000n);
     const sweep = await client.sign(
-      await client.buildTrc20Transfer({ contract: devnet.tokens[0]!.address, from: deposit.address, to: sweeper.address, amount: 5_000_000n, feeLimit: 20_000_000n }),
+      await client.buildTrc20Transfer({
+        contract: devnet.tokens[0]!.address,
+        from: deposit.address,
+        to: sweeper.address,
+        amount: 5_000_000n,
+        feeLimit: 20_000_000n,
+      }),
       deposit.privateKey,
     );
     expect((await client.broadcast(sweep)).ok).toBe(true);
@@ -110,7 +164,12 @@ describe('TronClient against the devnet', () => {
     const info = (await client.getTransactionInfo(sweep.txID))!;
     expect(info).toMatchObject({ receiptResult: 'SUCCESS', energyFee: 0n, energyUsage: 64_285n });
     const undelegate = await client.sign(
-      await client.buildUnDelegateResource({ owner: sweeper.address, receiver: deposit.address, amount: 14_000_000_000n, resource: 'ENERGY' }),
+      await client.buildUnDelegateResource({
+        owner: sweeper.address,
+        receiver: deposit.address,
+        amount: 14_000_000_000n,
+        resource: 'ENERGY',
+      }),
       sweeper.privateKey,
     );
     expect((await client.broadcast(undelegate)).ok).toBe(true);
@@ -133,9 +192,18 @@ describe('TronClient under faults', () => {
   });
 
   it('retries transient {"Error"} answers, but not permanent ones', async () => {
-    devnet.control.addFault({ kind: 'error', message: 'SERVER_BUSY: too many requests, try again', path: '/wallet/getnowblock', times: 2 });
+    devnet.control.addFault({
+      kind: 'error',
+      message: 'SERVER_BUSY: too many requests, try again',
+      path: '/wallet/getnowblock',
+      times: 2,
+    });
     expect((await client.getHeadBlock()).number).toBeGreaterThan(0);
-    const permanent = devnet.control.addFault({ kind: 'error', message: 'class java.lang.IllegalArgumentException : bad address', path: '/wallet/getaccount' });
+    const permanent = devnet.control.addFault({
+      kind: 'error',
+      message: 'class java.lang.IllegalArgumentException : bad address',
+      path: '/wallet/getaccount',
+    });
     const err = await client.getAccount(devnet.accounts[0]!.address).catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'TronNodeError', transient: false });
     expect(devnet.control.faults().find((x) => x.id === permanent.id)!.hits).toBe(1);
@@ -160,10 +228,16 @@ describe('TronClient under faults', () => {
   it('retries a SERVER_BUSY broadcast with backoff, and reports it when the node stays busy', async () => {
     const payer = devnet.accounts[0]!;
     devnet.control.addFault({ kind: 'busy', times: 2 });
-    const tx = await client.sign(await client.buildTrxTransfer({ from: payer.address, to: fresh('45'), amount: 1_000_000n }), payer.privateKey);
+    const tx = await client.sign(
+      await client.buildTrxTransfer({ from: payer.address, to: fresh('45'), amount: 1_000_000n }),
+      payer.privateKey,
+    );
     expect(await client.broadcast(tx)).toEqual({ ok: true, txid: tx.txID, duplicate: false });
     devnet.control.addFault({ kind: 'busy' });
-    const tx2 = await client.sign(await client.buildTrxTransfer({ from: payer.address, to: fresh('45'), amount: 2_000_000n }), payer.privateKey);
+    const tx2 = await client.sign(
+      await client.buildTrxTransfer({ from: payer.address, to: fresh('45'), amount: 2_000_000n }),
+      payer.privateKey,
+    );
     expect(await client.broadcast(tx2)).toMatchObject({ ok: false, code: 'SERVER_BUSY', retryable: true });
   });
 

@@ -13,7 +13,7 @@ import { decodeRawData, recoverSigner, txIdOf } from '../../src/chain/tx-codec.j
 // Public data kept in the repository (SOURCES.md there says where each file comes from).
 const DIR = path.resolve(import.meta.dirname, '../fixtures/tron');
 const ACCOUNT = 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre';
- 
+
 const load = (f: string): any => JSON.parse(readFileSync(`${DIR}/${f}`, 'utf8'));
 
 const pages = load('ledger-live/fetchTronAccountTxs.fixture.json')[ACCOUNT];
@@ -57,7 +57,8 @@ describe('mainnet fixtures', () => {
       expect(decoded.fee_limit).toBe(raw.fee_limit);
       const c = decoded.contract[0]!;
       expect(c.type).toBe(raw.contract[0].type);
-      if (c.type === 'TransferContract' || c.type === 'TriggerSmartContract') expect(c.parameter.value).toEqual(raw.contract[0].parameter.value);
+      if (c.type === 'TransferContract' || c.type === 'TriggerSmartContract')
+        expect(c.parameter.value).toEqual(raw.contract[0].parameter.value);
     }
   });
 
@@ -66,7 +67,12 @@ describe('mainnet fixtures', () => {
     for (const tx of signed) {
       const info = infos[tx.txID];
       const value = tx.raw_data.contract[0].parameter.value;
-      if (!info || value.contract_address !== '41a614f803b6fd780986a42c78ec9c7f77e6ded13c' || info.receipt?.result !== 'SUCCESS') continue;
+      if (
+        !info ||
+        value.contract_address !== '41a614f803b6fd780986a42c78ec9c7f77e6ded13c' ||
+        info.receipt?.result !== 'SUCCESS'
+      )
+        continue;
       const call = decodeTransferCall(value.data);
       const parsed = parseInfo(info);
       const event = decodeTransferLog(parsed.logs[0]!);
@@ -93,7 +99,9 @@ describe('mainnet fixtures', () => {
   });
 
   it('a failed transaction parses as FAILED with its message', () => {
-    const failed = Object.values(infos).map(parseInfo).filter((i) => i.result === 'FAILED');
+    const failed = Object.values(infos)
+      .map(parseInfo)
+      .filter((i) => i.result === 'FAILED');
     expect(failed.length).toBeGreaterThan(0);
     expect(failed[0]!.receiptResult).toBe('OUT_OF_ENERGY');
     expect(failed[0]!.message).toBeTruthy();

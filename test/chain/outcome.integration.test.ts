@@ -27,7 +27,14 @@ describe('transactionOutcome', () => {
     expect((await transactionOutcome(chain, token.txid)).state).toBe('success');
 
     // A fee_limit far below the transfer's energy: the call runs out of energy on chain.
-    const starved = devnet.control.pay({ from: 1, to: a.address, asset: 'USDT_TRON', amount: 1_000_000n, feeLimit: 1_000n, mine: true });
+    const starved = devnet.control.pay({
+      from: 1,
+      to: a.address,
+      asset: 'USDT_TRON',
+      amount: 1_000_000n,
+      feeLimit: 1_000n,
+      mine: true,
+    });
     const failed = await transactionOutcome(chain, starved.txid);
     expect(failed).toMatchObject({ state: 'failed', reason: 'OUT_OF_ENERGY' });
 

@@ -17,7 +17,9 @@ describe('transaction outcome', () => {
   });
 
   it('a plain TRX transfer info (no receipt.result) is UNKNOWN, not SUCCESS: its outcome is contractRet', () => {
-    const trx = Object.values(infos).find((i) => (i.receipt as { result?: string })?.result === undefined && i.result === undefined)!;
+    const trx = Object.values(infos).find(
+      (i) => (i.receipt as { result?: string })?.result === undefined && i.result === undefined,
+    )!;
     expect(trx).toBeDefined();
     expect(parseInfo(trx)).toMatchObject({ result: 'UNKNOWN', receiptResult: 'DEFAULT' });
   });
@@ -28,12 +30,27 @@ describe('transaction outcome', () => {
     expect(parseInfo({ ...base, receipt: { result: '' } }).result).toBe('UNKNOWN');
     expect(parseInfo({ ...base, result: 'WEIRD', receipt: { result: 'SUCCESS' } }).result).toBe('FAILED');
     expect(parseInfo({ ...base, result: 'FAILED', receipt: { result: 'SUCCESS' } }).result).toBe('FAILED');
-    expect(parseInfo({ ...base, receipt: { result: 'REVERT' } })).toMatchObject({ result: 'FAILED', receiptResult: 'REVERT' });
+    expect(parseInfo({ ...base, receipt: { result: 'REVERT' } })).toMatchObject({
+      result: 'FAILED',
+      receiptResult: 'REVERT',
+    });
     expect(parseInfo({ ...base, receipt: { result: 'OUT_OF_ENERGY' } }).result).toBe('FAILED');
   });
 
   it('a block transaction without ret has no contractRet (not success)', () => {
-    const tx = { txID: 'cd'.repeat(32), raw_data: { contract: [{ type: 'TransferContract', parameter: { value: { amount: 5, owner_address: '41' + '1'.repeat(40), to_address: '41' + '2'.repeat(40) } } }] } };
+    const tx = {
+      txID: 'cd'.repeat(32),
+      raw_data: {
+        contract: [
+          {
+            type: 'TransferContract',
+            parameter: {
+              value: { amount: 5, owner_address: '41' + '1'.repeat(40), to_address: '41' + '2'.repeat(40) },
+            },
+          },
+        ],
+      },
+    };
     const parsed = parseTx(tx);
     expect(parsed.contractRet).toBeUndefined();
     expect(parsed.toHex).toBe('41' + '2'.repeat(40));

@@ -23,7 +23,11 @@ let first = 0;
 const fast = { retries: 2, backoffMs: 5, maxBackoffMs: 20, timeoutMs: 5_000 };
 
 async function nodeJson(path: string, body: unknown): Promise<any> {
-  const res = await fetch(devnet.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(devnet.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return res.json();
 }
 
@@ -35,10 +39,23 @@ function scanOf(b: ChainBlock): ScanBlock {
     ...header,
     transfers: ok
       .filter((t) => t.contractType === 'TransferContract')
-      .map((t) => ({ txID: t.txID, toHex: t.toHex ?? '', ownerHex: String((t.raw.raw_data.contract[0]!.parameter.value as { owner_address: string }).owner_address).toLowerCase(), amount: t.amount! })),
-    calls: ok.filter((t) => t.contractType === 'TriggerSmartContract' || t.contractType === 'CreateSmartContract').map((t) => t.txID),
+      .map((t) => ({
+        txID: t.txID,
+        toHex: t.toHex ?? '',
+        ownerHex: String(
+          (t.raw.raw_data.contract[0]!.parameter.value as { owner_address: string }).owner_address,
+        ).toLowerCase(),
+        amount: t.amount!,
+      })),
+    calls: ok
+      .filter((t) => t.contractType === 'TriggerSmartContract' || t.contractType === 'CreateSmartContract')
+      .map((t) => t.txID),
     unsure: transactions
-      .filter((t) => t.contractRet === undefined && ['TransferContract', 'TriggerSmartContract', 'CreateSmartContract'].includes(t.contractType))
+      .filter(
+        (t) =>
+          t.contractRet === undefined &&
+          ['TransferContract', 'TriggerSmartContract', 'CreateSmartContract'].includes(t.contractType),
+      )
       .map((t) => t.txID),
   };
 }
@@ -49,7 +66,15 @@ const transferLogsOf = (infos: TxInfo[]): ScanTransferLog[] =>
     .flatMap((i) =>
       i.logs
         .filter((l) => l.topics.length === 3 && l.topics[0]!.toLowerCase() === TRANSFER_TOPIC)
-        .map((l) => ({ txID: i.txID, blockNumber: i.blockNumber, index: l.index, address: l.address, from: l.topics[1]!, to: l.topics[2]!, data: l.data ?? '' })),
+        .map((l) => ({
+          txID: i.txID,
+          blockNumber: i.blockNumber,
+          index: l.index,
+          address: l.address,
+          from: l.topics[1]!,
+          to: l.topics[2]!,
+          data: l.data ?? '',
+        })),
     );
 
 beforeAll(async () => {
@@ -91,7 +116,9 @@ describe('the parse worker', () => {
   it('gives the Transfer logs of successful transactions exactly as the full infos hold them', async () => {
     const executed = devnet.control.chain.blocks.find((b) => b.txs.length === 3)!.number;
     for (const num of [executed, first]) {
-      const full = ((await nodeJson('/wallet/gettransactioninfobyblocknum', { num })) as unknown[]).map((i) => parseInfo(i as never));
+      const full = ((await nodeJson('/wallet/gettransactioninfobyblocknum', { num })) as unknown[]).map((i) =>
+        parseInfo(i as never),
+      );
       expect(full.length).toBeGreaterThan(0);
       const { ids, logs } = await client.getScanTransferLogs(num);
       expect(logs).toEqual(transferLogsOf(full));
@@ -104,9 +131,18 @@ describe('the parse worker', () => {
   });
 
   it('retries a busy {"Error"} answer to a range and fails a permanent one, as on the main thread', async () => {
-    devnet.control.addFault({ kind: 'error', message: 'SERVER_BUSY: try again', path: '/wallet/getblockbylimitnext', times: 1 });
+    devnet.control.addFault({
+      kind: 'error',
+      message: 'SERVER_BUSY: try again',
+      path: '/wallet/getblockbylimitnext',
+      times: 1,
+    });
     expect((await client.getScanBlocks(1, 3)).length).toBe(2);
-    devnet.control.addFault({ kind: 'error', message: 'class java.lang.IllegalArgumentException : bad range', path: '/wallet/getblockbylimitnext' });
+    devnet.control.addFault({
+      kind: 'error',
+      message: 'class java.lang.IllegalArgumentException : bad range',
+      path: '/wallet/getblockbylimitnext',
+    });
     await expect(client.getScanBlocks(1, 3)).rejects.toMatchObject({ name: 'TronNodeError', transient: false });
     devnet.control.clearFaults();
   });
@@ -122,13 +158,28 @@ describe('the parse worker', () => {
         { id: 'silent', blockNumber: 7, log },
         { id: 'failed', blockNumber: 7, result: 'FAILED', receipt: { result: 'SUCCESS' }, log },
         // Not a Transfer: another event, or a Transfer-like event with the wrong number of topics.
-        { id: 'approval', blockNumber: 7, receipt: { result: 'SUCCESS' }, log: [{ address: 'aa', topics: ['8c5be1e5', '01', '02'], data: '03' }] },
-        { id: 'erc721', blockNumber: 7, receipt: { result: 'SUCCESS' }, log: [{ address: 'aa', topics: [TRANSFER_TOPIC, '01', '02', '03'] }] },
+        {
+          id: 'approval',
+          blockNumber: 7,
+          receipt: { result: 'SUCCESS' },
+          log: [{ address: 'aa', topics: ['8c5be1e5', '01', '02'], data: '03' }],
+        },
+        {
+          id: 'erc721',
+          blockNumber: 7,
+          receipt: { result: 'SUCCESS' },
+          log: [{ address: 'aa', topics: [TRANSFER_TOPIC, '01', '02', '03'] }],
+        },
       ];
-      req.on('end', () => res.end(req.url === '/wallet/getblockbylimitnext' ? '<html>gateway says hello</html>' : JSON.stringify(infos)));
+      req.on('end', () =>
+        res.end(req.url === '/wallet/getblockbylimitnext' ? '<html>gateway says hello</html>' : JSON.stringify(infos)),
+      );
     });
     await new Promise<void>((r) => liar.listen(0, '127.0.0.1', r));
-    const lied = new TronwebTronClient({ fullHost: `http://127.0.0.1:${(liar.address() as AddressInfo).port}`, ...fast });
+    const lied = new TronwebTronClient({
+      fullHost: `http://127.0.0.1:${(liar.address() as AddressInfo).port}`,
+      ...fast,
+    });
     try {
       const err = await lied.getScanBlocks(1, 3).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(TronNodeError);
@@ -137,7 +188,9 @@ describe('the parse worker', () => {
       // The worker survived the failed parse, and keeps only the successful Transfer; the info
       // whose receipt states no result is named, for the watcher to ask again.
       const scanned = await lied.getScanTransferLogs(7);
-      expect(scanned.logs).toEqual([{ txID: 'ab', blockNumber: 7, index: 0, address: 'aa', from: '01', to: '02', data: '03' }]);
+      expect(scanned.logs).toEqual([
+        { txID: 'ab', blockNumber: 7, index: 0, address: 'aa', from: '01', to: '02', data: '03' },
+      ]);
       expect(scanned.unsure).toEqual(['silent']);
     } finally {
       await lied.close();
@@ -147,7 +200,13 @@ describe('the parse worker', () => {
 
   it('names the transfers and calls of a block whose result the node left out', async () => {
     const worker = new ParseWorker();
-    const tx = (txID: string, type: string, ret?: unknown) => ({ txID, ...(ret === undefined ? {} : { ret }), raw_data: { contract: [{ type, parameter: { value: { to_address: '41aa', owner_address: '41bb', amount: 5 } } }] } });
+    const tx = (txID: string, type: string, ret?: unknown) => ({
+      txID,
+      ...(ret === undefined ? {} : { ret }),
+      raw_data: {
+        contract: [{ type, parameter: { value: { to_address: '41aa', owner_address: '41bb', amount: 5 } } }],
+      },
+    });
     const range = {
       block: [
         {
@@ -164,7 +223,9 @@ describe('the parse worker', () => {
         },
       ],
     };
-    const parsed = (await worker.parse('blockRange', new TextEncoder().encode(JSON.stringify(range)))) as { block: { transfers: { txID: string }[]; calls: string[]; unsure: string[] }[] };
+    const parsed = (await worker.parse('blockRange', new TextEncoder().encode(JSON.stringify(range)))) as {
+      block: { transfers: { txID: string }[]; calls: string[]; unsure: string[] }[];
+    };
     expect(parsed.block[0]!.transfers.map((t) => t.txID)).toEqual(['paid']);
     expect(parsed.block[0]!.calls).toEqual([]);
     expect(parsed.block[0]!.unsure).toEqual(['no-ret', 'empty-ret', 'default-ret']);
@@ -173,7 +234,11 @@ describe('the parse worker', () => {
 
   it('names a successful TRX transfer the node printed without its receiver or amount, never skips it', async () => {
     const worker = new ParseWorker();
-    const tx = (txID: string, value: object) => ({ txID, ret: [{ contractRet: 'SUCCESS' }], raw_data: { contract: [{ type: 'TransferContract', parameter: { value } }] } });
+    const tx = (txID: string, value: object) => ({
+      txID,
+      ret: [{ contractRet: 'SUCCESS' }],
+      raw_data: { contract: [{ type: 'TransferContract', parameter: { value } }] },
+    });
     const range = {
       block: [
         {
@@ -187,7 +252,9 @@ describe('the parse worker', () => {
         },
       ],
     };
-    const parsed = (await worker.parse('blockRange', new TextEncoder().encode(JSON.stringify(range)))) as { block: { transfers: { txID: string }[]; unsure: string[] }[] };
+    const parsed = (await worker.parse('blockRange', new TextEncoder().encode(JSON.stringify(range)))) as {
+      block: { transfers: { txID: string }[]; unsure: string[] }[];
+    };
     expect(parsed.block[0]!.transfers.map((t) => t.txID)).toEqual(['paid']);
     expect(parsed.block[0]!.unsure).toEqual(['no-receiver', 'empty-receiver', 'no-amount']);
     await worker.stop();
@@ -196,9 +263,25 @@ describe('the parse worker', () => {
   it('reads transaction ids in lower case, and asks again for a successful transfer or call printed without its id', async () => {
     const worker = new ParseWorker();
     const id = 'AB'.repeat(32);
-    const tx = (txID: string | undefined, type: string) => ({ ...(txID === undefined ? {} : { txID }), ret: [{ contractRet: 'SUCCESS' }], raw_data: { contract: [{ type, parameter: { value: { to_address: '41aa', owner_address: '41bb', amount: 5 } } }] } });
-    const range = { block: [{ blockID: '0e', transactions: [tx(id, 'TransferContract'), tx(id.replace('AB', 'CD'), 'TriggerSmartContract')] }, { blockID: '0f', transactions: [tx(undefined, 'TransferContract'), tx(undefined, 'TriggerSmartContract')] }] };
-    const parsed = (await worker.parse('blockRange', new TextEncoder().encode(JSON.stringify(range)))) as { block: { transfers: { txID: string }[]; calls: string[]; unsure: string[] }[] };
+    const tx = (txID: string | undefined, type: string) => ({
+      ...(txID === undefined ? {} : { txID }),
+      ret: [{ contractRet: 'SUCCESS' }],
+      raw_data: {
+        contract: [{ type, parameter: { value: { to_address: '41aa', owner_address: '41bb', amount: 5 } } }],
+      },
+    });
+    const range = {
+      block: [
+        {
+          blockID: '0e',
+          transactions: [tx(id, 'TransferContract'), tx(id.replace('AB', 'CD'), 'TriggerSmartContract')],
+        },
+        { blockID: '0f', transactions: [tx(undefined, 'TransferContract'), tx(undefined, 'TriggerSmartContract')] },
+      ],
+    };
+    const parsed = (await worker.parse('blockRange', new TextEncoder().encode(JSON.stringify(range)))) as {
+      block: { transfers: { txID: string }[]; calls: string[]; unsure: string[] }[];
+    };
     expect(parsed.block[0]!.transfers.map((t) => t.txID)).toEqual([id.toLowerCase()]);
     expect(parsed.block[0]!.calls).toEqual([id.replace('AB', 'CD').toLowerCase()]);
     // Without an id a transfer could not be recorded once (two would share one): neither read nor skipped.
@@ -206,7 +289,20 @@ describe('the parse worker', () => {
     expect(parsed.block[1]!.calls).toEqual([]);
     expect(parsed.block[1]!.unsure).toHaveLength(2);
     const topic = (hex: string) => '0'.repeat(24) + hex;
-    const infos = [{ id, blockNumber: 7, receipt: { result: 'SUCCESS' }, log: [{ address: 'a614f803b6fd780986a42c78ec9c7f77e6ded13c', topics: [TRANSFER_TOPIC, topic('bb'.repeat(20)), topic('aa'.repeat(20))], data: '0'.repeat(63) + '5' }] }];
+    const infos = [
+      {
+        id,
+        blockNumber: 7,
+        receipt: { result: 'SUCCESS' },
+        log: [
+          {
+            address: 'a614f803b6fd780986a42c78ec9c7f77e6ded13c',
+            topics: [TRANSFER_TOPIC, topic('bb'.repeat(20)), topic('aa'.repeat(20))],
+            data: '0'.repeat(63) + '5',
+          },
+        ],
+      },
+    ];
     const logs = scanTransferLogs(infos);
     expect(logs.ids).toEqual([id.toLowerCase()]);
     expect(logs.logs.map((l: { txID: string }) => l.txID)).toEqual([id.toLowerCase()]);
@@ -223,26 +319,56 @@ describe('the parse worker', () => {
   it('reads whole answers, an empty one as {}, and fails a broken one', async () => {
     const worker = new ParseWorker();
     const head = devnet.control.chain.head.number;
-    const range = async () => new Uint8Array(await (await fetch(`${devnet.url}/wallet/getblockbylimitnext`, { method: 'POST', body: JSON.stringify({ startNum: first, endNum: head + 1 }) })).arrayBuffer());
-    const infos = async () => new Uint8Array(await (await fetch(`${devnet.url}/wallet/gettransactioninfobyblocknum`, { method: 'POST', body: JSON.stringify({ num: first }) })).arrayBuffer());
+    const range = async () =>
+      new Uint8Array(
+        await (
+          await fetch(`${devnet.url}/wallet/getblockbylimitnext`, {
+            method: 'POST',
+            body: JSON.stringify({ startNum: first, endNum: head + 1 }),
+          })
+        ).arrayBuffer(),
+      );
+    const infos = async () =>
+      new Uint8Array(
+        await (
+          await fetch(`${devnet.url}/wallet/gettransactioninfobyblocknum`, {
+            method: 'POST',
+            body: JSON.stringify({ num: first }),
+          })
+        ).arrayBuffer(),
+      );
     const scanned = (await worker.parse('blockRange', await range())) as { block: unknown[] };
     expect(scanned.block.length).toBe(head - first + 1);
-    expect(((await worker.parse('blockTxIds', await range())) as { block: { txids: string[] }[] }).block[0]!.txids).toHaveLength(300);
-    expect(((await worker.parse('transferLogs', await infos())) as { logs: unknown[] }).logs.length).toBeGreaterThan(170);
+    expect(
+      ((await worker.parse('blockTxIds', await range())) as { block: { txids: string[] }[] }).block[0]!.txids,
+    ).toHaveLength(300);
+    expect(((await worker.parse('transferLogs', await infos())) as { logs: unknown[] }).logs.length).toBeGreaterThan(
+      170,
+    );
     expect(await worker.parse('blockRange', new Uint8Array(0))).toEqual({});
     // A broken answer (cut short) fails with its start quoted, and the worker keeps working.
-    await expect(worker.parse('blockRange', new TextEncoder().encode('{"block":['))).rejects.toMatchObject({ preview: '{"block":[' });
-    expect(((await worker.parse('blockRange', await range())) as { block: unknown[] }).block.length).toBe(head - first + 1);
+    await expect(worker.parse('blockRange', new TextEncoder().encode('{"block":['))).rejects.toMatchObject({
+      preview: '{"block":[',
+    });
+    expect(((await worker.parse('blockRange', await range())) as { block: unknown[] }).block.length).toBe(
+      head - first + 1,
+    );
     await worker.stop();
   });
 
   it('starts a new worker after being stopped', async () => {
     const worker = new ParseWorker();
     const body = () => new TextEncoder().encode('{"block":[{"blockID":"0a","transactions":[]}]}');
-    const scanned = { block: [{ blockID: '0a', block_header: { raw_data: {} }, transfers: [], calls: [], unsure: [] }] };
+    const scanned = {
+      block: [{ blockID: '0a', block_header: { raw_data: {} }, transfers: [], calls: [], unsure: [] }],
+    };
     // A constructor can move tokens too: a successful contract creation is among the calls.
-    const created = new TextEncoder().encode('{"block":[{"blockID":"0b","transactions":[{"txID":"c1","ret":[{"contractRet":"SUCCESS"}],"raw_data":{"contract":[{"type":"CreateSmartContract"}]}}]}]}');
-    expect(((await worker.parse('blockRange', created)) as { block: { calls: string[] }[] }).block[0]!.calls).toEqual(['c1']);
+    const created = new TextEncoder().encode(
+      '{"block":[{"blockID":"0b","transactions":[{"txID":"c1","ret":[{"contractRet":"SUCCESS"}],"raw_data":{"contract":[{"type":"CreateSmartContract"}]}}]}]}',
+    );
+    expect(((await worker.parse('blockRange', created)) as { block: { calls: string[] }[] }).block[0]!.calls).toEqual([
+      'c1',
+    ]);
     expect(await worker.parse('blockRange', body())).toEqual(scanned);
     await worker.stop();
     expect(await worker.parse('blockRange', body())).toEqual(scanned);

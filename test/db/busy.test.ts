@@ -43,7 +43,9 @@ describe('a write lock held by another process', () => {
     await write;
     clearInterval(ticker);
     expect(ticksWhileLocked).toBeGreaterThan(0);
-    const rows = database.sqlite.prepare("select count(*) as n from audit_log where action = 'probe.write'").get() as { n: number };
+    const rows = database.sqlite.prepare("select count(*) as n from audit_log where action = 'probe.write'").get() as {
+      n: number;
+    };
     expect(rows.n).toBe(1);
     await database.close();
   });

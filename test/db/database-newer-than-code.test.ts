@@ -18,7 +18,13 @@ const NEWER = /newer paygate \(migration 9999_future\)/;
 
 describe('a database newer than the code', () => {
   const dir = tempDir('paygate-newer-');
-  const env = { DATABASE_URL: path.join(dir, 'paygate.db'), TRON_NETWORK: 'devnet', LOG_LEVEL: 'silent', PORT: '0', ADMIN_PORT: '0' };
+  const env = {
+    DATABASE_URL: path.join(dir, 'paygate.db'),
+    TRON_NETWORK: 'devnet',
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    ADMIN_PORT: '0',
+  };
   const merchants = () => {
     const db = new Sqlite(env.DATABASE_URL, { readonly: true });
     try {
@@ -34,7 +40,10 @@ describe('a database newer than the code', () => {
     await setup.close();
     // What the next release's migration leaves behind.
     const db = new Sqlite(env.DATABASE_URL);
-    db.prepare('insert into kysely_migration (name, timestamp) values (?, ?)').run('9999_future', new Date().toISOString());
+    db.prepare('insert into kysely_migration (name, timestamp) values (?, ?)').run(
+      '9999_future',
+      new Date().toISOString(),
+    );
     db.close();
   });
 

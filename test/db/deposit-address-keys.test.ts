@@ -23,7 +23,8 @@ const C = 'TKVSaJQDWeKFSEXmA44pjxduGTxyXa6B52';
 const INVOICE = `insert into invoices (id, merchant_id, order_id, status, asset, network, decimals, address, address_index, external_user_id, amount_requested, amount_expected,
   amount_received, amount_credited, service_fee_payer, service_fee_percent, service_fee_fixed, service_fee_amount, expires_at, created_at, updated_at)
   values (?, 'm-1', ?, 'created', 'USDT_TRON', 'tron', 6, ?, ?, null, '1', '1', '0', '0', 'merchant', '0', '0', '0', '${AT}', '${AT}', '${AT}')`;
-const ADDRESS = 'insert into deposit_addresses (address, derivation_index, merchant_id, external_user_id, created_at) values (?, ?, ?, ?, ?)';
+const ADDRESS =
+  'insert into deposit_addresses (address, derivation_index, merchant_id, external_user_id, created_at) values (?, ?, ?, ?, ?)';
 
 /**
  * What the earlier 0041 left, made by table rebuilds: deposit addresses keyed by their index with
@@ -31,7 +32,12 @@ const ADDRESS = 'insert into deposit_addresses (address, derivation_index, merch
  */
 function asTheEarlier0041Left(sqlite: Sqlite.Database): void {
   const invoices = sqlite.prepare("select sql from sqlite_schema where name = 'invoices'").pluck().get() as string;
-  const invoiceParts = sqlite.prepare("select sql from sqlite_schema where tbl_name = 'invoices' and type in ('index', 'trigger') and sql is not null and name != 'invoices_address_index_fill'").pluck().all() as string[];
+  const invoiceParts = sqlite
+    .prepare(
+      "select sql from sqlite_schema where tbl_name = 'invoices' and type in ('index', 'trigger') and sql is not null and name != 'invoices_address_index_fill'",
+    )
+    .pluck()
+    .all() as string[];
   sqlite.pragma('foreign_keys = OFF');
   sqlite.transaction(() => {
     sqlite.exec(`drop trigger invoices_address_index_fill;
@@ -41,9 +47,13 @@ function asTheEarlier0041Left(sqlite: Sqlite.Database): void {
       drop table deposit_addresses;
       alter table deposit_addresses_rebuilt rename to deposit_addresses;
       create unique index deposit_addresses_user on deposit_addresses (merchant_id, external_user_id);`);
-    const without = invoices.replace(' references "deposit_addresses" ("address")', '').replace('CREATE TABLE "invoices"', 'CREATE TABLE invoices_rebuilt');
+    const without = invoices
+      .replace(' references "deposit_addresses" ("address")', '')
+      .replace('CREATE TABLE "invoices"', 'CREATE TABLE invoices_rebuilt');
     expect(without).not.toBe(invoices);
-    sqlite.exec(`${without}; insert into invoices_rebuilt select * from invoices; drop table invoices; alter table invoices_rebuilt rename to invoices;`);
+    sqlite.exec(
+      `${without}; insert into invoices_rebuilt select * from invoices; drop table invoices; alter table invoices_rebuilt rename to invoices;`,
+    );
     for (const part of invoiceParts) sqlite.exec(part);
     sqlite.exec(`create trigger invoices_address_index_fill after insert on invoices when new.address_index is null
         begin update invoices set address_index = (select d.derivation_index from deposit_addresses d where d.address = new.address) where rowid = new.rowid; end;
@@ -53,7 +63,9 @@ function asTheEarlier0041Left(sqlite: Sqlite.Database): void {
       create trigger invoices_address_fixed before update of address, address_index on invoices
           when new.address is not old.address or (old.address_index is not null and new.address_index is not old.address_index)
         begin select raise(abort, 'an invoice keeps its deposit address'); end;`);
-    sqlite.prepare("insert into kysely_migration (name, timestamp) values ('0041_deposit_addresses_by_index', ?)").run(AT);
+    sqlite
+      .prepare("insert into kysely_migration (name, timestamp) values ('0041_deposit_addresses_by_index', ?)")
+      .run(AT);
   })();
   sqlite.pragma('foreign_keys = ON');
 }
@@ -68,10 +80,17 @@ describe('deposit addresses held to their keys (0042)', () => {
   async function at0040(): Promise<Database> {
     const database = openDatabase(path.join(tempDir(), 'keys.db'));
     open.push(database);
-    const { error } = await new Migrator({ db: database.db, provider: { getMigrations: async () => MIGRATIONS } }).migrateTo('0040_invoice_address_index');
+    const { error } = await new Migrator({
+      db: database.db,
+      provider: { getMigrations: async () => MIGRATIONS },
+    }).migrateTo('0040_invoice_address_index');
     if (error) throw error;
     const sqlite = database.sqlite;
-    sqlite.prepare("insert into merchants (id, name, address_mode, approval, enabled, created_at, updated_at) values (?, 'shop', 'per_invoice', 'approved', 1, ?, ?)").run(MERCHANT, AT, AT);
+    sqlite
+      .prepare(
+        "insert into merchants (id, name, address_mode, approval, enabled, created_at, updated_at) values (?, 'shop', 'per_invoice', 'approved', 1, ?, ?)",
+      )
+      .run(MERCHANT, AT, AT);
     sqlite.prepare(ADDRESS).run(A, 9, MERCHANT, null, AT);
     sqlite.prepare(ADDRESS).run(B, 3, MERCHANT, 'user-1', AT);
     sqlite.prepare(INVOICE).run('inv-a', 'o-a', A, 9);
@@ -79,7 +98,8 @@ describe('deposit addresses held to their keys (0042)', () => {
     return database;
   }
 
-  const schema = (d: Database) => d.sqlite.prepare('select type, name, tbl_name, sql from sqlite_schema order by name').all();
+  const schema = (d: Database) =>
+    d.sqlite.prepare('select type, name, tbl_name, sql from sqlite_schema order by name').all();
   const rows = (d: Database) => [
     d.sqlite.prepare('select * from deposit_addresses order by derivation_index').all(),
     d.sqlite.prepare('select * from invoices order by id').all(),
@@ -93,7 +113,11 @@ describe('deposit addresses held to their keys (0042)', () => {
     expect(schema(earlier)).not.toEqual(schema(fresh));
 
     const later = Object.keys(MIGRATIONS).filter((name) => name > '0042_deposit_address_keys');
-    expect((await migrateToLatest(fresh.db)).applied).toEqual(['0041_deposit_addresses_by_index', '0042_deposit_address_keys', ...later]);
+    expect((await migrateToLatest(fresh.db)).applied).toEqual([
+      '0041_deposit_addresses_by_index',
+      '0042_deposit_address_keys',
+      ...later,
+    ]);
     expect((await migrateToLatest(earlier.db)).applied).toEqual(['0042_deposit_address_keys', ...later]);
     expect(schema(earlier)).toEqual(schema(fresh));
     for (const d of [fresh, earlier]) {
@@ -103,8 +127,17 @@ describe('deposit addresses held to their keys (0042)', () => {
       // The migration run turned enforcement off; every connection has it on again.
       expect(d.settings().writer.foreign_keys).toBe(1);
       // The address is looked up by its own index, the derivation index is the table's key.
-      expect(d.sqlite.prepare('explain query plan select * from deposit_addresses where address = ?').all(A)).toMatchObject([{ detail: expect.stringMatching(/USING INDEX deposit_addresses_address \(address=\?\)/) }]);
-      expect(d.sqlite.prepare("select count(*) from pragma_table_info('deposit_addresses') where name = 'derivation_index' and pk = 1").pluck().get()).toBe(1);
+      expect(
+        d.sqlite.prepare('explain query plan select * from deposit_addresses where address = ?').all(A),
+      ).toMatchObject([{ detail: expect.stringMatching(/USING INDEX deposit_addresses_address \(address=\?\)/) }]);
+      expect(
+        d.sqlite
+          .prepare(
+            "select count(*) from pragma_table_info('deposit_addresses') where name = 'derivation_index' and pk = 1",
+          )
+          .pluck()
+          .get(),
+      ).toBe(1);
     }
   });
 
@@ -112,7 +145,9 @@ describe('deposit addresses held to their keys (0042)', () => {
     const d = await at0040();
     await migrateToLatest(d.db);
     const sqlite = d.sqlite;
-    expect(() => sqlite.prepare(ADDRESS).run(A, 10, MERCHANT, null, AT)).toThrow(/UNIQUE constraint failed: deposit_addresses.address/);
+    expect(() => sqlite.prepare(ADDRESS).run(A, 10, MERCHANT, null, AT)).toThrow(
+      /UNIQUE constraint failed: deposit_addresses.address/,
+    );
     expect(() => sqlite.prepare(ADDRESS).run(C, 9, MERCHANT, null, AT)).toThrow(/UNIQUE|PRIMARY/);
     expect(() => sqlite.prepare(ADDRESS).run(C, 10, MERCHANT, 'user-1', AT)).toThrow(/UNIQUE/);
     expect(() => sqlite.prepare(ADDRESS).run(C, 10, 'no-such-merchant', null, AT)).toThrow(/FOREIGN KEY/);
@@ -122,12 +157,20 @@ describe('deposit addresses held to their keys (0042)', () => {
     expect(() => sqlite.prepare(INVOICE).run('inv-x', 'o-x', C, null)).toThrow(/FOREIGN KEY/);
     expect(() => sqlite.prepare(INVOICE).run('inv-y', 'o-y', C, 77)).toThrow(/FOREIGN KEY|not the deposit address/);
     // A deposit address an invoice holds cannot go.
-    expect(() => sqlite.prepare('delete from deposit_addresses where derivation_index = 9').run()).toThrow(/FOREIGN KEY/);
+    expect(() => sqlite.prepare('delete from deposit_addresses where derivation_index = 9').run()).toThrow(
+      /FOREIGN KEY/,
+    );
 
     // An invoice's address is the one of its index, and stays so.
-    expect(() => sqlite.prepare(INVOICE).run('inv-z', 'o-z', A, 3)).toThrow(/not the deposit address of its address_index/);
-    expect(() => sqlite.prepare("update invoices set address = ? where id = 'inv-a'").run(B)).toThrow(/keeps its deposit address/);
-    expect(() => sqlite.prepare("update invoices set address_index = 3 where id = 'inv-a'").run()).toThrow(/keeps its deposit address/);
+    expect(() => sqlite.prepare(INVOICE).run('inv-z', 'o-z', A, 3)).toThrow(
+      /not the deposit address of its address_index/,
+    );
+    expect(() => sqlite.prepare("update invoices set address = ? where id = 'inv-a'").run(B)).toThrow(
+      /keeps its deposit address/,
+    );
+    expect(() => sqlite.prepare("update invoices set address_index = 3 where id = 'inv-a'").run()).toThrow(
+      /keeps its deposit address/,
+    );
 
     // An older serve's insert (no address_index) gets the index of its address.
     sqlite.prepare(ADDRESS).run(C, 12, MERCHANT, null, AT);
@@ -142,9 +185,13 @@ describe('deposit addresses held to their keys (0042)', () => {
     d.sqlite.prepare(INVOICE).run('inv-lost', 'o-lost', C, null);
     const before = schema(d);
 
-    await expect(migrateToLatest(d.db)).rejects.toThrow(/leave 1 row\(s\) of invoices → deposit_addresses without the row their foreign key names/);
+    await expect(migrateToLatest(d.db)).rejects.toThrow(
+      /leave 1 row\(s\) of invoices → deposit_addresses without the row their foreign key names/,
+    );
     expect(schema(d)).toEqual(before);
-    expect(d.sqlite.prepare("select count(*) from kysely_migration where name = '0042_deposit_address_keys'").pluck().get()).toBe(0);
+    expect(
+      d.sqlite.prepare("select count(*) from kysely_migration where name = '0042_deposit_address_keys'").pluck().get(),
+    ).toBe(0);
     expect(d.settings().writer.foreign_keys).toBe(1);
   });
 });

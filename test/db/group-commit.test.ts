@@ -14,7 +14,8 @@ describe('group commit', () => {
   const clock = new ManualClock('2026-03-01T10:00:00Z');
   const write = (subjectId: string) => (trx: Parameters<Parameters<GroupCommit['run']>[0]>[0]) =>
     recordAudit(trx, clock, { actor: 't', action: 'a', subjectType: 'x', subjectId });
-  const subjects = async () => (await database.db.selectFrom('audit_log').select('subject_id').orderBy('id').execute()).map((r) => r.subject_id);
+  const subjects = async () =>
+    (await database.db.selectFrom('audit_log').select('subject_id').orderBy('id').execute()).map((r) => r.subject_id);
 
   beforeAll(async () => {
     database = openDatabase(path.join(tempDir(), 'b.db'));
@@ -43,7 +44,15 @@ describe('group commit', () => {
     const b = new GroupCommit(database.db);
     const seen: number[] = [];
     const count = async (trx: Parameters<Parameters<GroupCommit['run']>[0]>[0]) =>
-      Number((await trx.selectFrom('audit_log').select((eb) => eb.fn.countAll().as('n')).where('subject_id', '=', 'same').executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await trx
+            .selectFrom('audit_log')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('subject_id', '=', 'same')
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     await Promise.all(
       Array.from({ length: 5 }, () =>
         b.run(async (trx) => {
@@ -64,7 +73,17 @@ describe('group commit', () => {
     const results = await Promise.allSettled([
       failing.run(async (trx) => {
         await sql`pragma defer_foreign_keys = on`.execute(trx);
-        await trx.insertInto('events').values({ id: 'evt_x', merchant_id: 'no-such-merchant', type: 't', subject_id: 's', data: '{}', created_at: '' }).execute();
+        await trx
+          .insertInto('events')
+          .values({
+            id: 'evt_x',
+            merchant_id: 'no-such-merchant',
+            type: 't',
+            subject_id: 's',
+            data: '{}',
+            created_at: '',
+          })
+          .execute();
       }),
       failing.run(write('innocent')),
     ]);
@@ -83,7 +102,18 @@ describe('group commit', () => {
       b.run(write('before-full')),
       b.run(async (trx) => {
         await sql.raw(`pragma max_page_count = ${pages}`).execute(trx);
-        await trx.insertInto('audit_log').values({ at: '', actor: 't', action: 'a', subject_type: 'x', subject_id: 'big', merchant_id: null, details: 'x'.repeat(2_000_000) }).execute();
+        await trx
+          .insertInto('audit_log')
+          .values({
+            at: '',
+            actor: 't',
+            action: 'a',
+            subject_type: 'x',
+            subject_id: 'big',
+            merchant_id: null,
+            details: 'x'.repeat(2_000_000),
+          })
+          .execute();
       }),
       b.run(write('after-full')),
     ]);
@@ -107,7 +137,11 @@ describe('group commit', () => {
         order.push(`unit ${i}`);
         // What a request arriving now would do: its callback runs at the next turn of the loop,
         // and a read there sees only what is committed, none of this batch.
-        if (i === 0) setImmediate(() => void subjects().then((s) => order.push(`request saw ${s.filter((x) => x.startsWith('turn-')).length}`)));
+        if (i === 0)
+          setImmediate(
+            () =>
+              void subjects().then((s) => order.push(`request saw ${s.filter((x) => x.startsWith('turn-')).length}`)),
+          );
       }),
     );
     await Promise.all(units);

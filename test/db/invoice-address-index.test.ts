@@ -24,7 +24,11 @@ describe('invoices by the derivation index of their address', () => {
   afterEach(() => database.close());
 
   it('fills the index of an invoice inserted without it, as an older serve would, and the migration runs again', async () => {
-    database.sqlite.prepare('insert into deposit_addresses (address, derivation_index, merchant_id, external_user_id, created_at) values (?, 7, ?, null, ?)').run(ADDRESS, 'm', AT);
+    database.sqlite
+      .prepare(
+        'insert into deposit_addresses (address, derivation_index, merchant_id, external_user_id, created_at) values (?, 7, ?, null, ?)',
+      )
+      .run(ADDRESS, 'm', AT);
     database.sqlite
       .prepare(
         `insert into invoices (id, merchant_id, order_id, status, asset, network, decimals, address, external_user_id, amount_requested, amount_expected,

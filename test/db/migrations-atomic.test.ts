@@ -25,7 +25,12 @@ await database.close();
 function schemaOf(file: string): string[] {
   const db = new Sqlite(file, { readonly: true });
   try {
-    return db.prepare("select type || ' ' || name || ' ' || coalesce(sql, '') from sqlite_master where name not like 'sqlite_%' order by type, name").pluck().all() as string[];
+    return db
+      .prepare(
+        "select type || ' ' || name || ' ' || coalesce(sql, '') from sqlite_master where name not like 'sqlite_%' order by type, name",
+      )
+      .pluck()
+      .all() as string[];
   } finally {
     db.close();
   }
@@ -42,7 +47,11 @@ describe('migrations interrupted or run twice', () => {
     const file = path.join(dir, 'paygate.db');
     // The process is killed as soon as the first table of 0032_sweeper shows: 0032 creates 5
     // tables and 9 indexes, each statement committed (and fsynced) on its own.
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', MIGRATE], { cwd: ROOT, env: { ...process.env, DB: file }, stdio: 'ignore' });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', MIGRATE], {
+      cwd: ROOT,
+      env: { ...process.env, DB: file },
+      stdio: 'ignore',
+    });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     let ended = false;
     void exited.then(() => (ended = true));
@@ -72,7 +81,9 @@ describe('migrations interrupted or run twice', () => {
     } finally {
       await next.close();
     }
-    expect(schemaOf(file).filter((s) => !s.includes('kysely_migration_lock'))).toEqual(schemaOf(reference).filter((s) => !s.includes('kysely_migration_lock')));
+    expect(schemaOf(file).filter((s) => !s.includes('kysely_migration_lock'))).toEqual(
+      schemaOf(reference).filter((s) => !s.includes('kysely_migration_lock')),
+    );
   });
 
   it('two processes migrating the same database at once both succeed, and each migration is applied once', async () => {
@@ -85,7 +96,11 @@ describe('migrations interrupted or run twice', () => {
     // Two serves started together after an upgrade, or `paygate migrate` beside a starting serve.
     const run = () =>
       new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', MIGRATE], { cwd: ROOT, env: { ...process.env, DB: file }, stdio: ['ignore', 'ignore', 'pipe'] });
+        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', MIGRATE], {
+          cwd: ROOT,
+          env: { ...process.env, DB: file },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
         let stderr = '';
         child.stderr!.on('data', (d) => (stderr += String(d)));
         child.once('exit', (code) => resolve({ code, stderr }));
@@ -93,7 +108,9 @@ describe('migrations interrupted or run twice', () => {
     const [a, b] = await Promise.all([run(), run()]);
     expect(a.code, a.stderr).toBe(0);
     expect(b.code, b.stderr).toBe(0);
-    expect(schemaOf(file).filter((s) => !s.includes('kysely_migration_lock'))).toEqual(schemaOf(reference).filter((s) => !s.includes('kysely_migration_lock')));
+    expect(schemaOf(file).filter((s) => !s.includes('kysely_migration_lock'))).toEqual(
+      schemaOf(reference).filter((s) => !s.includes('kysely_migration_lock')),
+    );
   });
 
   it('a process starting while another one migrates for longer than the busy timeout waits for it instead of failing', async () => {
@@ -107,7 +124,10 @@ describe('migrations interrupted or run twice', () => {
     const holdMs = DEFAULT_BUSY.deadlineMs + 1_500;
     const holder = spawn(
       process.execPath,
-      ['-e', `const D = require('better-sqlite3'); const db = new D(process.env.DB); db.exec('begin immediate'); process.stdout.write('locked'); setTimeout(() => { db.exec('commit'); db.close(); }, ${holdMs});`],
+      [
+        '-e',
+        `const D = require('better-sqlite3'); const db = new D(process.env.DB); db.exec('begin immediate'); process.stdout.write('locked'); setTimeout(() => { db.exec('commit'); db.close(); }, ${holdMs});`,
+      ],
       { cwd: ROOT, env: { ...process.env, DB: file }, stdio: ['ignore', 'pipe', 'inherit'] },
     );
     const exited = new Promise<void>((resolve) => holder.once('exit', () => resolve()));

@@ -11,9 +11,11 @@ import { openDatabase, writeTx, type Database, type Executor } from '../../src/d
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { tempDir } from '../helpers/app.js';
 
-const probes = (db: Executor) => db.selectFrom('audit_log').select(['subject_id', 'action']).where('action', '=', 'probe').orderBy('id');
+const probes = (db: Executor) =>
+  db.selectFrom('audit_log').select(['subject_id', 'action']).where('action', '=', 'probe').orderBy('id');
 const subjects = async (db: Executor) => (await probes(db).execute()).map((r) => r.subject_id);
-const countProbes = async (db: Database['db']) => (await db.selectFrom('audit_log').select('id').where('action', '=', 'probe').execute()).length;
+const countProbes = async (db: Database['db']) =>
+  (await db.selectFrom('audit_log').select('id').where('action', '=', 'probe').execute()).length;
 
 describe('the read connection', () => {
   let database: Database;
@@ -25,7 +27,9 @@ describe('the read connection', () => {
 
   it('answers reads while a write transaction is open, with the committed state, and the transaction sees its own writes', async () => {
     const { db } = database;
-    await writeTx(db, (trx) => recordAudit(trx, systemClock, { actor: 't', action: 'probe', subjectType: 'p', subjectId: 'before' }));
+    await writeTx(db, (trx) =>
+      recordAudit(trx, systemClock, { actor: 't', action: 'probe', subjectType: 'p', subjectId: 'before' }),
+    );
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     const seenInside: string[][] = [];
@@ -55,7 +59,12 @@ describe('the read connection', () => {
       await held;
       order.push('tx done');
     });
-    const single = recordAudit(db, systemClock, { actor: 't', action: 'probe', subjectType: 'p', subjectId: 'single' }).then(() => order.push('single'));
+    const single = recordAudit(db, systemClock, {
+      actor: 't',
+      action: 'probe',
+      subjectType: 'p',
+      subjectId: 'single',
+    }).then(() => order.push('single'));
     await new Promise((r) => setTimeout(r, 20));
     expect(order).toEqual([]);
     release();
@@ -66,11 +75,18 @@ describe('the read connection', () => {
 
   it('undoes the writes of a transaction that throws, which it saw itself until then', async () => {
     const { db } = database;
-    await writeTx(db, (trx) => recordAudit(trx, systemClock, { actor: 't', action: 'probe', subjectType: 'p', subjectId: 'kept' }));
+    await writeTx(db, (trx) =>
+      recordAudit(trx, systemClock, { actor: 't', action: 'probe', subjectType: 'p', subjectId: 'kept' }),
+    );
     let seen: string[] = [];
     await expect(
       writeTx(db, async (trx) => {
-        await recordAudit(trx, systemClock, { actor: 't', action: 'probe', subjectType: 'p', subjectId: 'rolled back' });
+        await recordAudit(trx, systemClock, {
+          actor: 't',
+          action: 'probe',
+          subjectType: 'p',
+          subjectId: 'rolled back',
+        });
         seen = await subjects(trx);
         throw new Error('refused');
       }),

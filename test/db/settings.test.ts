@@ -9,7 +9,14 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BUSY_TIMEOUT_MS, openDatabase, WAL_SIZE_LIMIT, writeTx, WRITER_CACHE_KB, type Database } from '../../src/db/database.js';
+import {
+  BUSY_TIMEOUT_MS,
+  openDatabase,
+  WAL_SIZE_LIMIT,
+  writeTx,
+  WRITER_CACHE_KB,
+  type Database,
+} from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { tempDir } from '../helpers/app.js';
 
@@ -43,7 +50,16 @@ describe('durability settings', () => {
     // names a merchant that does not exist is refused.
     expect(existsSync(`${file}-wal`)).toBe(true);
     await expect(
-      database.db.insertInto('api_keys').values({ key_id: 'k'.repeat(16), merchant_id: 'mer_nobody', secret_hash: 'x', created_at: new Date().toISOString(), revoked_at: null }).execute(),
+      database.db
+        .insertInto('api_keys')
+        .values({
+          key_id: 'k'.repeat(16),
+          merchant_id: 'mer_nobody',
+          secret_hash: 'x',
+          created_at: new Date().toISOString(),
+          revoked_at: null,
+        })
+        .execute(),
     ).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
   });
 
@@ -59,7 +75,17 @@ describe('durability settings', () => {
     for (let t = 0; t < 40; t++) {
       await writeTx(database.db, async (trx) => {
         for (let i = 0; i < 100; i++) {
-          await trx.insertInto('audit_log').values({ actor: 't', action: 'fill', subject_type: 't', subject_id: `${t}-${i}`, details, at: new Date().toISOString() }).execute();
+          await trx
+            .insertInto('audit_log')
+            .values({
+              actor: 't',
+              action: 'fill',
+              subject_type: 't',
+              subject_id: `${t}-${i}`,
+              details,
+              at: new Date().toISOString(),
+            })
+            .execute();
         }
       });
     }

@@ -33,33 +33,82 @@ function prng(seed: number): () => number {
 let database: Database;
 let next = 0;
 const random = prng(12);
-const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
 
 function insert(table: Table, status = pick(STATUSES[table])): void {
   const n = ++next;
   const id = `row-${n}`;
   const rows: Record<Table, Record<string, unknown>> = {
     invoices: {
-      id, merchant_id: 'm', order_id: `o-${n}`, status, asset: 'USDT_TRON', network: 'tron', decimals: 6, address: `a-${n}`, amount_requested: '1',
-      amount_expected: '1', amount_received: '0', amount_credited: '0', service_fee_payer: 'merchant', service_fee_percent: '0', service_fee_fixed: '0',
-      service_fee_amount: '0', expires_at: AT, created_at: AT, updated_at: AT,
+      id,
+      merchant_id: 'm',
+      order_id: `o-${n}`,
+      status,
+      asset: 'USDT_TRON',
+      network: 'tron',
+      decimals: 6,
+      address: `a-${n}`,
+      amount_requested: '1',
+      amount_expected: '1',
+      amount_received: '0',
+      amount_credited: '0',
+      service_fee_payer: 'merchant',
+      service_fee_percent: '0',
+      service_fee_fixed: '0',
+      service_fee_amount: '0',
+      expires_at: AT,
+      created_at: AT,
+      updated_at: AT,
     },
     deposits: {
-      id, merchant_id: 'm', address: `a-${n}`, asset: 'USDT_TRON', decimals: 6, amount: '1', tx_hash: `t-${n}`, log_index: 0, block_number: n,
-      block_hash: 'h', block_time: AT, late: 0, status, confirmations: 0, final: 0, created_at: AT, updated_at: AT,
+      id,
+      merchant_id: 'm',
+      address: `a-${n}`,
+      asset: 'USDT_TRON',
+      decimals: 6,
+      amount: '1',
+      tx_hash: `t-${n}`,
+      log_index: 0,
+      block_number: n,
+      block_hash: 'h',
+      block_time: AT,
+      late: 0,
+      status,
+      confirmations: 0,
+      final: 0,
+      created_at: AT,
+      updated_at: AT,
     },
     payouts: {
-      id, merchant_id: 'm', reference: `r-${n}`, status, asset: 'USDT_TRON', network: 'tron', decimals: 6, to_address: 'T', amount: '1', fee_amount: '0',
-      fee_charged: '0', review_reasons: '[]', created_at: AT, updated_at: AT,
+      id,
+      merchant_id: 'm',
+      reference: `r-${n}`,
+      status,
+      asset: 'USDT_TRON',
+      network: 'tron',
+      decimals: 6,
+      to_address: 'T',
+      amount: '1',
+      fee_amount: '0',
+      fee_charged: '0',
+      review_reasons: '[]',
+      created_at: AT,
+      updated_at: AT,
     },
   };
   const row = rows[table];
   // An invoice's address is a deposit address (migration 0040 refuses one that is not).
   if (table === 'invoices') {
-    database.sqlite.prepare('insert into deposit_addresses (address, derivation_index, merchant_id, external_user_id, created_at) values (?, ?, ?, null, ?)').run(`a-${n}`, n, 'm', AT);
+    database.sqlite
+      .prepare(
+        'insert into deposit_addresses (address, derivation_index, merchant_id, external_user_id, created_at) values (?, ?, ?, null, ?)',
+      )
+      .run(`a-${n}`, n, 'm', AT);
   }
   const cols = Object.keys(row);
-  database.sqlite.prepare(`insert into ${table} (${cols.join(', ')}) values (${cols.map(() => '?').join(', ')})`).run(...Object.values(row));
+  database.sqlite
+    .prepare(`insert into ${table} (${cols.join(', ')}) values (${cols.map(() => '?').join(', ')})`)
+    .run(...Object.values(row));
 }
 
 function ids(table: Table): string[] {
@@ -68,7 +117,12 @@ function ids(table: Table): string[] {
 
 /** What a GROUP BY says, as countByStatus reports it. */
 function grouped(table: Table) {
-  return (database.sqlite.prepare(`select status, count(*) as n from ${table} group by status order by status`).all() as { status: string; n: number }[]).map((r) => ({
+  return (
+    database.sqlite.prepare(`select status, count(*) as n from ${table} group by status order by status`).all() as {
+      status: string;
+      n: number;
+    }[]
+  ).map((r) => ({
     labels: { status: r.status },
     value: r.n,
   }));
@@ -84,7 +138,10 @@ beforeAll(async () => {
   database.sqlite.pragma('foreign_keys = OFF');
   const names = Object.keys(MIGRATIONS).sort();
   const before = names[names.indexOf('0039_status_counts') - 1] as string;
-  const { error } = await new Migrator({ db: database.db, provider: { getMigrations: async () => MIGRATIONS } }).migrateTo(before);
+  const { error } = await new Migrator({
+    db: database.db,
+    provider: { getMigrations: async () => MIGRATIONS },
+  }).migrateTo(before);
   if (error) throw error;
   for (const t of TABLES) for (let i = 0; i < 40; i++) insert(t);
 });
@@ -104,9 +161,16 @@ describe('row counts by status', () => {
       const op = random();
       const id = pick(ids(t));
       if (op < 0.3 || id === undefined) insert(t);
-      else if (op < 0.6) database.sqlite.prepare(`update ${t} set status = ?, updated_at = ? where id = ?`).run(pick(STATUSES[t]), AT, id);
-      else if (op < 0.7) database.sqlite.prepare(`update ${t} set status = status, updated_at = ? where id = ?`).run(AT, id);
-      else if (op < 0.8) database.sqlite.prepare(`update ${t} set status = ? where status = ?`).run(pick(STATUSES[t]), pick(STATUSES[t]));
+      else if (op < 0.6)
+        database.sqlite
+          .prepare(`update ${t} set status = ?, updated_at = ? where id = ?`)
+          .run(pick(STATUSES[t]), AT, id);
+      else if (op < 0.7)
+        database.sqlite.prepare(`update ${t} set status = status, updated_at = ? where id = ?`).run(AT, id);
+      else if (op < 0.8)
+        database.sqlite
+          .prepare(`update ${t} set status = ? where status = ?`)
+          .run(pick(STATUSES[t]), pick(STATUSES[t]));
       else if (op < 0.95) database.sqlite.prepare(`delete from ${t} where id = ?`).run(id);
       else database.sqlite.prepare(`delete from ${t} where status = ?`).run(pick(STATUSES[t]));
       if (step % 50 === 0) await expectCountsMatch();

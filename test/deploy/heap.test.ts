@@ -13,8 +13,12 @@ const flag = SERVE_NODE_FLAGS.join(' ');
 
 describe('the heap limit of serve', () => {
   it('is on every launcher of serve', () => {
-    expect(read('Dockerfile')).toContain(`ENTRYPOINT ["node", ${SERVE_NODE_FLAGS.map((f) => JSON.stringify(f)).join(', ')}, "bin/run.js"]`);
-    expect(read('deploy/paygate.service')).toMatch(new RegExp(`^ExecStart=/usr/bin/node ${flag} /opt/paygate/bin/run.js serve$`, 'm'));
+    expect(read('Dockerfile')).toContain(
+      `ENTRYPOINT ["node", ${SERVE_NODE_FLAGS.map((f) => JSON.stringify(f)).join(', ')}, "bin/run.js"]`,
+    );
+    expect(read('deploy/paygate.service')).toMatch(
+      new RegExp(`^ExecStart=/usr/bin/node ${flag} /opt/paygate/bin/run.js serve$`, 'm'),
+    );
     expect(JSON.parse(read('package.json')).scripts.start).toContain(`node ${flag} bin/run.js demo`);
     expect(read('.ci/run')).toContain(`node ${flag} bin/run.js serve`);
   });

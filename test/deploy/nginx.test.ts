@@ -25,7 +25,10 @@ function findNginx(): string | null {
   return null;
 }
 const nginxBin = findNginx();
-if (!nginxBin) console.warn('SKIPPED test/deploy/nginx.test.ts: nginx is not installed (apt-get install -y nginx; .ci/run installs it)');
+if (!nginxBin)
+  console.warn(
+    'SKIPPED test/deploy/nginx.test.ts: nginx is not installed (apt-get install -y nginx; .ci/run installs it)',
+  );
 
 async function freePort(): Promise<number> {
   const s = createServer();
@@ -68,8 +71,27 @@ describe.skipIf(!nginxBin)('nginx in front of paygate (deploy/nginx/paygate.conf
   beforeAll(async () => {
     t = await startInvoiceApp();
     const upstream = new URL(t.url).host;
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', `/CN=${NAME}`,
-      '-addext', `subjectAltName=DNS:${NAME}`, '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        `/CN=${NAME}`,
+        '-addext',
+        `subjectAltName=DNS:${NAME}`,
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     cert = readFileSync(path.join(dir, 'cert.pem'), 'utf8');
     httpPort = await freePort();
     httpsPort = await freePort();
@@ -81,8 +103,10 @@ describe.skipIf(!nginxBin)('nginx in front of paygate (deploy/nginx/paygate.conf
       .replace(/ssl_certificate_key\s+\S+;/, `ssl_certificate_key ${path.join(dir, 'key.pem')};`)
       .replace(/server 127\.0\.0\.1:8080;/, `server ${upstream};`);
     writeFileSync(path.join(dir, 'paygate.conf'), site);
-    for (const d of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(path.join(dir, 'tmp', d), { recursive: true });
-    const temp = (kind: string) => `${kind}_temp_path ${path.join(dir, 'tmp', kind === 'client_body' ? 'body' : kind)};`;
+    for (const d of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'])
+      mkdirSync(path.join(dir, 'tmp', d), { recursive: true });
+    const temp = (kind: string) =>
+      `${kind}_temp_path ${path.join(dir, 'tmp', kind === 'client_body' ? 'body' : kind)};`;
     writeFileSync(
       path.join(dir, 'nginx.conf'),
       [
@@ -103,7 +127,10 @@ describe.skipIf(!nginxBin)('nginx in front of paygate (deploy/nginx/paygate.conf
     const args = ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-e', path.join(dir, 'error.log')];
     execFileSync(nginxBin as string, [...args, '-t'], { stdio: 'pipe' });
     nginx = spawn(nginxBin as string, args, { stdio: 'ignore' });
-    await vi.waitFor(() => viaHttps('/v1/openapi.json').then((r) => expect(r.status).toBe(200)), { timeout: 10_000, interval: 100 });
+    await vi.waitFor(() => viaHttps('/v1/openapi.json').then((r) => expect(r.status).toBe(200)), {
+      timeout: 10_000,
+      interval: 100,
+    });
   });
 
   afterAll(async () => {
@@ -123,7 +150,11 @@ describe.skipIf(!nginxBin)('nginx in front of paygate (deploy/nginx/paygate.conf
 
     const { key } = await t.merchant();
     const body = JSON.stringify({ order_id: 'via-proxy-1', asset: 'USDT_TRON', amount: '12.5', expires_in: 600 });
-    const r = await viaHttps('/v1/invoices', { method: 'POST', headers: { 'X-Api-Key': key, 'Content-Type': 'application/json' } }, body);
+    const r = await viaHttps(
+      '/v1/invoices',
+      { method: 'POST', headers: { 'X-Api-Key': key, 'Content-Type': 'application/json' } },
+      body,
+    );
     expect(r.status).toBe(201);
     expect(JSON.parse(r.body).address).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
     expect(r.headers['x-request-id']).toBeTruthy();
@@ -132,7 +163,19 @@ describe.skipIf(!nginxBin)('nginx in front of paygate (deploy/nginx/paygate.conf
   });
 
   it('answers 404 for everything outside /v1: admin, cabinet, health, metrics, the root, dot tricks', async () => {
-    for (const p of ['/admin/v1/merchants', '/cabinet/v1', '/healthz', '/readyz', '/metrics', '/', '/v1', '/v2/invoices', '/v1/../admin/v1', '/v1/%2e%2e/metrics', '//admin/v1']) {
+    for (const p of [
+      '/admin/v1/merchants',
+      '/cabinet/v1',
+      '/healthz',
+      '/readyz',
+      '/metrics',
+      '/',
+      '/v1',
+      '/v2/invoices',
+      '/v1/../admin/v1',
+      '/v1/%2e%2e/metrics',
+      '//admin/v1',
+    ]) {
       const r = await viaHttps(p);
       expect(r.status, p).toBe(404);
       expect(JSON.parse(r.body).error.code, p).toBe('route_not_found');
@@ -141,7 +184,12 @@ describe.skipIf(!nginxBin)('nginx in front of paygate (deploy/nginx/paygate.conf
 
   it('answers plain HTTP with 308 to the https:// location of the same path, without proxying it', async () => {
     for (const method of ['GET', 'POST']) {
-      const r = await request(http, { port: httpPort, method, path: '/v1/invoices?page=2', headers: { Host: 'attacker.example' } });
+      const r = await request(http, {
+        port: httpPort,
+        method,
+        path: '/v1/invoices?page=2',
+        headers: { Host: 'attacker.example' },
+      });
       expect(r.status).toBe(308);
       expect(r.headers.location).toBe(`https://${NAME}/v1/invoices?page=2`);
       // paygate sets X-Request-Id on every answer: this one never reached it.

@@ -24,8 +24,19 @@ function verify(file: string): string {
 describe('deploy/paygate.service', () => {
   it('runs serve as a dedicated user with the passphrase from a credential file, hardened', () => {
     const unit = readFileSync(UNIT, 'utf8');
-    for (const line of ['User=paygate', 'NoNewPrivileges=yes', 'ProtectSystem=strict', 'ProtectHome=yes', 'PrivateTmp=yes', 'EnvironmentFile=/etc/paygate/paygate.env',
-      'LoadCredential=passphrase:/etc/paygate/passphrase', 'Environment=WALLET_PASSPHRASE_FILE=%d/passphrase', 'KillSignal=SIGTERM', 'StateDirectory=paygate', 'UMask=0077']) {
+    for (const line of [
+      'User=paygate',
+      'NoNewPrivileges=yes',
+      'ProtectSystem=strict',
+      'ProtectHome=yes',
+      'PrivateTmp=yes',
+      'EnvironmentFile=/etc/paygate/paygate.env',
+      'LoadCredential=passphrase:/etc/paygate/passphrase',
+      'Environment=WALLET_PASSPHRASE_FILE=%d/passphrase',
+      'KillSignal=SIGTERM',
+      'StateDirectory=paygate',
+      'UMask=0077',
+    ]) {
       expect(unit).toContain(line);
     }
     expect(unit).not.toMatch(/^Environment=WALLET_PASSPHRASE=/m);

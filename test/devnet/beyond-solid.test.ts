@@ -12,7 +12,11 @@ import { startDevnet, type Devnet } from '../../src/devnet/index.js';
 
 const fresh = (seed: string) => TronWeb.address.fromPrivateKey(seed.repeat(32)) as string;
 const post = async (url: string, body: unknown) => {
-  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: r.status, body: (await r.json()) as any };
 };
 
@@ -61,7 +65,9 @@ describe('a fork beyond the solid height', () => {
   it('must reach below the solid height, and keeps the transactions (no drop mode)', async () => {
     const above = devnet.control.info().head.number - devnet.control.info().solid.number;
     expect((await post(`${devnet.url}/devnet/fork`, { depth: above, beyond_solid: true })).status).toBe(400);
-    expect((await post(`${devnet.url}/devnet/fork`, { depth: above + 1, beyond_solid: true, mode: 'drop' })).status).toBe(400);
+    expect(
+      (await post(`${devnet.url}/devnet/fork`, { depth: above + 1, beyond_solid: true, mode: 'drop' })).status,
+    ).toBe(400);
   });
 });
 

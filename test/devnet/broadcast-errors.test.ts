@@ -7,7 +7,6 @@ import type { TronTransactionJson } from '../../src/chain/tx-codec.js';
 import { buildTransaction, refOf, signTransaction, type RefBlock } from '../../src/devnet/builder.js';
 import { startDevnet, type Devnet } from '../../src/devnet/index.js';
 
- 
 let devnet: Devnet;
 const hex = (a: string) => TronWeb.address.toHex(a).toLowerCase();
 const fresh = (seed: string) => TronWeb.address.fromPrivateKey(seed.repeat(32)) as string;
@@ -21,15 +20,30 @@ beforeAll(async () => {
 });
 afterAll(async () => devnet.close());
 
-function trx(from: { address: string; privateKey: string }, to: string, amount: number, ref: RefBlock = refOf(devnet.control.chain.head), expirationMs?: number): TronTransactionJson {
-  const tx = buildTransaction('TransferContract', { owner_address: hex(from.address), to_address: hex(to), amount }, ref, expirationMs ? { expirationMs } : {});
+function trx(
+  from: { address: string; privateKey: string },
+  to: string,
+  amount: number,
+  ref: RefBlock = refOf(devnet.control.chain.head),
+  expirationMs?: number,
+): TronTransactionJson {
+  const tx = buildTransaction(
+    'TransferContract',
+    { owner_address: hex(from.address), to_address: hex(to), amount },
+    ref,
+    expirationMs ? { expirationMs } : {},
+  );
   return signTransaction(tx, from.privateKey);
 }
 
 describe('broadcast refusals', () => {
   it('SIGERROR: signed by a key that is not the owner', async () => {
     const a = devnet.accounts[0]!;
-    const tx = buildTransaction('TransferContract', { owner_address: hex(a.address), to_address: hex(fresh('31')), amount: 1 }, refOf(devnet.control.chain.head));
+    const tx = buildTransaction(
+      'TransferContract',
+      { owner_address: hex(a.address), to_address: hex(fresh('31')), amount: 1 },
+      refOf(devnet.control.chain.head),
+    );
     const answer = await broadcast(signTransaction(tx, devnet.accounts[1]!.privateKey));
     expect(answer.code).toBe('SIGERROR');
     expect(answer.txid).toBe(tx.txID);
@@ -43,7 +57,11 @@ describe('broadcast refusals', () => {
   });
 
   it('SIGERROR: no signature at all', async () => {
-    const tx = buildTransaction('TransferContract', { owner_address: hex(devnet.accounts[0]!.address), to_address: hex(fresh('33')), amount: 1 }, refOf(devnet.control.chain.head));
+    const tx = buildTransaction(
+      'TransferContract',
+      { owner_address: hex(devnet.accounts[0]!.address), to_address: hex(fresh('33')), amount: 1 },
+      refOf(devnet.control.chain.head),
+    );
     expect((await broadcast(tx)).code).toBe('SIGERROR');
   });
 
@@ -73,7 +91,9 @@ describe('broadcast refusals', () => {
   it('TRANSACTION_EXPIRATION_ERROR: expired, and more than 24 h ahead', async () => {
     const head = refOf(devnet.control.chain.head);
     const old = { ...head, timestamp: head.timestamp - 120_000 };
-    expect((await broadcast(trx(devnet.accounts[0]!, fresh('37'), 1_000_000, old))).code).toBe('TRANSACTION_EXPIRATION_ERROR');
+    expect((await broadcast(trx(devnet.accounts[0]!, fresh('37'), 1_000_000, old))).code).toBe(
+      'TRANSACTION_EXPIRATION_ERROR',
+    );
     const far = await broadcast(trx(devnet.accounts[0]!, fresh('37'), 1_000_000, head, 25 * 3600_000));
     expect(far.code).toBe('TRANSACTION_EXPIRATION_ERROR');
     expect(message(far)).toMatch(/less than or equal/);
@@ -93,9 +113,14 @@ describe('broadcast refusals', () => {
     devnet.control.fund({ address: key.address, asset: 'USDT_TRON', amount: 1_000_000n, mine: true });
     const usdt = (to: string) =>
       signTransaction(
-        buildTransaction('TriggerSmartContract', { owner_address: hex(key.address), contract_address: devnet.tokens[0]!.hex, data: transferCalldata(to, 1n) }, refOf(devnet.control.chain.head), {
-          feeLimit: 10_000_000,
-        }),
+        buildTransaction(
+          'TriggerSmartContract',
+          { owner_address: hex(key.address), contract_address: devnet.tokens[0]!.hex, data: transferCalldata(to, 1n) },
+          refOf(devnet.control.chain.head),
+          {
+            feeLimit: 10_000_000,
+          },
+        ),
         key.privateKey,
       );
     // The first one fits into the 600 free points (and runs out of energy: 1 sun buys none).

@@ -16,7 +16,10 @@ afterAll(() => devnet.close());
 describe('bulk blocks', () => {
   it('appends linked blocks of 300 transactions with infos and one payment where asked', async () => {
     const to = 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH';
-    const { first, last } = appendBulkBlocks(devnet.control.chain, { count: 150, payments: [{ offset: 7, toHex: toHexAddress(to), amount: 5_000_000n }] });
+    const { first, last } = appendBulkBlocks(devnet.control.chain, {
+      count: 150,
+      payments: [{ offset: 7, toHex: toHexAddress(to), amount: 5_000_000n }],
+    });
     expect(last - first).toBe(149);
     const client = createTronClient({ fullHost: devnet.url });
     const blocks = await client.getBlocks(first, last + 1);
@@ -42,7 +45,12 @@ describe('bulk blocks', () => {
     const client = createTronClient({ fullHost: devnet.url });
     const [block] = await client.getBlocks(first, first + 1);
     expect(block!.transactions).toHaveLength(300);
-    expect(block!.transactions[0]).toMatchObject({ contractType: 'TransferContract', contractRet: 'SUCCESS', toHex: toHexAddress(to), amount: 7_000_000n });
+    expect(block!.transactions[0]).toMatchObject({
+      contractType: 'TransferContract',
+      contractRet: 'SUCCESS',
+      toHex: toHexAddress(to),
+      amount: 7_000_000n,
+    });
     const infos = await client.getTransactionInfosByBlock(first);
     expect(decodeTransferLog(infos[1]!.logs[0]!)).toMatchObject({ to, amount: 3_000_000n });
   });

@@ -70,11 +70,22 @@ describe('forks', () => {
   });
 
   it('offers fork and faults over the control API', async () => {
-    const res = await fetch(`${devnet.url}/devnet/fork`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ depth: 2 }) });
+    const res = await fetch(`${devnet.url}/devnet/fork`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ depth: 2 }),
+    });
     expect(((await res.json()) as { replaced: unknown[] }).replaced).toHaveLength(2);
-    const bad = await fetch(`${devnet.url}/devnet/fork`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ depth: 500 }) });
+    const bad = await fetch(`${devnet.url}/devnet/fork`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ depth: 500 }),
+    });
     expect(bad.status).toBe(400);
-    const info = (await (await fetch(`${devnet.url}/devnet/info`)).json()) as { tokens: { decimals: number }[]; accounts: unknown[] };
+    const info = (await (await fetch(`${devnet.url}/devnet/info`)).json()) as {
+      tokens: { decimals: number }[];
+      accounts: unknown[];
+    };
     expect(info.tokens.map((t) => t.decimals)).toEqual([6, 6, 18]);
     expect(info.accounts).toHaveLength(5);
   });

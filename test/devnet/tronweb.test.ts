@@ -6,11 +6,11 @@ import { decodeTransferLog, TRANSFER_TOPIC } from '../../src/chain/trc20.js';
 import { recoverSigner, txIdOf } from '../../src/chain/tx-codec.js';
 import { startDevnet, type Devnet } from '../../src/devnet/index.js';
 
- 
 let devnet: Devnet;
 let tw: TronWeb;
 let payer: { address: string; privateKey: string };
-const post = async (path: string, body: unknown): Promise<any> => (await fetch(devnet.url + path, { method: 'POST', body: JSON.stringify(body) })).json();
+const post = async (path: string, body: unknown): Promise<any> =>
+  (await fetch(devnet.url + path, { method: 'POST', body: JSON.stringify(body) })).json();
 const fresh = (seed: string) => TronWeb.address.fromPrivateKey(seed.repeat(32)) as string;
 
 beforeAll(async () => {
@@ -20,7 +20,13 @@ beforeAll(async () => {
 });
 afterAll(async () => devnet.close());
 
-async function sendTrc20(to: string, amount: bigint, feeLimit = 50_000_000, token = devnet.tokens[0]!.address, key = payer) {
+async function sendTrc20(
+  to: string,
+  amount: bigint,
+  feeLimit = 50_000_000,
+  token = devnet.tokens[0]!.address,
+  key = payer,
+) {
   const { transaction } = await tw.transactionBuilder.triggerSmartContract(
     token,
     'transfer(address,uint256)',
@@ -77,13 +83,27 @@ describe('tronweb against the devnet', () => {
     expect(info.receipt).toMatchObject({ energy_usage_total: 130_285, energy_fee: 13_028_500, result: 'SUCCESS' });
     expect(info.log[0].address).toBe(TronWeb.address.toHex(devnet.tokens[0]!.address).slice(2).toLowerCase());
     expect(info.log[0].topics[0]).toBe(TRANSFER_TOPIC);
-    expect(decodeTransferLog(info.log[0])).toEqual({ contract: devnet.tokens[0]!.address, from: payer.address, to, amount: 5_000_000n });
+    expect(decodeTransferLog(info.log[0])).toEqual({
+      contract: devnet.tokens[0]!.address,
+      from: payer.address,
+      to,
+      amount: 5_000_000n,
+    });
     const second = await sendTrc20(to, 1n);
     devnet.control.mine(1);
     const info2: any = await tw.trx.getUnconfirmedTransactionInfo(second.signed.txID);
     expect(info2.receipt.energy_usage_total).toBe(64_285);
     const c = await tw.contract(
-      [{ constant: true, inputs: [{ name: 'who', type: 'address' }], name: 'balanceOf', outputs: [{ name: '', type: 'uint256' }], type: 'function', stateMutability: 'view' }],
+      [
+        {
+          constant: true,
+          inputs: [{ name: 'who', type: 'address' }],
+          name: 'balanceOf',
+          outputs: [{ name: '', type: 'uint256' }],
+          type: 'function',
+          stateMutability: 'view',
+        },
+      ],
       devnet.tokens[0]!.address,
     );
     expect((await c.balanceOf(to).call()).toString()).toBe('5000001');
@@ -93,7 +113,12 @@ describe('tronweb against the devnet', () => {
 
   it('USDD has 18 decimals and moves amounts beyond 2^53', async () => {
     const usdd = devnet.tokens.find((t) => t.asset === 'USDD_TRON')!;
-    const answer = await post('/wallet/triggerconstantcontract', { owner_address: payer.address, contract_address: usdd.address, function_selector: 'decimals()', visible: true });
+    const answer = await post('/wallet/triggerconstantcontract', {
+      owner_address: payer.address,
+      contract_address: usdd.address,
+      function_selector: 'decimals()',
+      visible: true,
+    });
     expect(BigInt(`0x${answer.constant_result[0]}`)).toBe(18n);
     const to = fresh('23');
     const { res } = await sendTrc20(to, 12_345_678_901_234_567_890n, 50_000_000, usdd.address);
@@ -112,7 +137,9 @@ describe('tronweb against the devnet', () => {
     expect(info.receipt.result).toBe('REVERT');
     expect(info.log).toBeUndefined();
     expect(Buffer.from(info.resMessage, 'hex').toString()).toMatch(/REVERT/);
-    const tx: any = await tw.trx.getTransaction(signed.txID).catch(() => post('/wallet/gettransactionbyid', { value: signed.txID }));
+    const tx: any = await tw.trx
+      .getTransaction(signed.txID)
+      .catch(() => post('/wallet/gettransactionbyid', { value: signed.txID }));
     expect(tx.ret[0].contractRet).toBe('REVERT');
   });
 
@@ -144,7 +171,12 @@ describe('tronweb against the devnet', () => {
     const receiver = devnet.accounts[3]!;
     const freeze = await tw.transactionBuilder.freezeBalanceV2(20_000_000_000, 'ENERGY', payer.address);
     expect((await tw.trx.sendRawTransaction(await tw.trx.sign(freeze))).result).toBe(true);
-    const delegate = await tw.transactionBuilder.delegateResource(14_000_000_000, receiver.address, 'ENERGY', payer.address);
+    const delegate = await tw.transactionBuilder.delegateResource(
+      14_000_000_000,
+      receiver.address,
+      'ENERGY',
+      payer.address,
+    );
     expect((await tw.trx.sendRawTransaction(await tw.trx.sign(delegate))).result).toBe(true);
     devnet.control.mine(1);
     const res: any = await post('/wallet/getaccountresource', { address: receiver.address, visible: true });

@@ -34,7 +34,18 @@ describe('docs/api.md', () => {
           post: {
             operationId: 'invoiceSettled',
             summary: 'An invoice reached settled',
-            requestBody: { content: { 'application/json': { schema: { type: 'object', title: 'InvoiceEvent', required: ['id'], properties: { id: { type: 'string', description: 'Event id' } } } } } },
+            requestBody: {
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    title: 'InvoiceEvent',
+                    required: ['id'],
+                    properties: { id: { type: 'string', description: 'Event id' } },
+                  },
+                },
+              },
+            },
             responses: { '200': { description: 'Received' } },
           },
         },

@@ -30,7 +30,11 @@ describe('permanent addresses', () => {
   it('returns one stable address per user, with exactly the spec keys and the accepted assets', async () => {
     const a = await address('alice');
     expect(a.status).toBe(200);
-    expect(a.body).toEqual({ address: VECTORS[0], network: 'tron', assets: ['USDT_TRON', 'USDC_TRON', 'USDD_TRON', 'TRX_TRON'] });
+    expect(a.body).toEqual({
+      address: VECTORS[0],
+      network: 'tron',
+      assets: ['USDT_TRON', 'USDC_TRON', 'USDD_TRON', 'TRX_TRON'],
+    });
     expect((await address('alice')).body.address).toBe(VECTORS[0]);
     expect((await address('bob')).body.address).toBe(VECTORS[1]);
     expect((await address('Alice')).body.address).toBe(VECTORS[2]); // ids are case-sensitive
@@ -50,7 +54,11 @@ describe('permanent addresses', () => {
     const rs = await Promise.all(Array.from({ length: 12 }, () => address('carol')));
     expect(rs.every((r) => r.status === 200)).toBe(true);
     expect(new Set(rs.map((r) => r.body.address)).size).toBe(1);
-    const rows = await t.app.services.db.selectFrom('deposit_addresses').selectAll().where('external_user_id', '=', 'carol').execute();
+    const rows = await t.app.services.db
+      .selectFrom('deposit_addresses')
+      .selectAll()
+      .where('external_user_id', '=', 'carol')
+      .execute();
     expect(rows).toHaveLength(1);
   });
 
@@ -113,25 +121,48 @@ describe('address index exhaustion', () => {
     const m = await t.merchant({ name: 'Per user', addressMode: 'per_user' });
     const p = await t.merchant({ name: 'Per invoice' });
     const got = [];
-    for (const u of ['a', 'b']) got.push((await api(t.url, '/v1/addresses', { key: m.key, body: { external_user_id: u, network: 'tron' } })).body.address);
+    for (const u of ['a', 'b'])
+      got.push(
+        (await api(t.url, '/v1/addresses', { key: m.key, body: { external_user_id: u, network: 'tron' } })).body
+          .address,
+      );
     got.push((await api(t.url, '/v1/invoices', { key: p.key, body: newInvoice() })).body.address);
     expect(got).toEqual(VECTORS);
-    expectError(await api(t.url, '/v1/addresses', { key: m.key, body: { external_user_id: 'c', network: 'tron' } }), 503, 'addresses_exhausted');
+    expectError(
+      await api(t.url, '/v1/addresses', { key: m.key, body: { external_user_id: 'c', network: 'tron' } }),
+      503,
+      'addresses_exhausted',
+    );
     const order = newInvoice();
     expectError(await api(t.url, '/v1/invoices', { key: p.key, body: order }), 503, 'addresses_exhausted');
     // Nothing half-written: the failed invoice does not exist, known users still get their address.
-    expect(await t.app.services.db.selectFrom('invoices').select('id').where('order_id', '=', order.order_id as string).executeTakeFirst()).toBeUndefined();
-    expect((await api(t.url, '/v1/addresses', { key: m.key, body: { external_user_id: 'a', network: 'tron' } })).body.address).toBe(VECTORS[0]);
+    expect(
+      await t.app.services.db
+        .selectFrom('invoices')
+        .select('id')
+        .where('order_id', '=', order.order_id as string)
+        .executeTakeFirst(),
+    ).toBeUndefined();
+    expect(
+      (await api(t.url, '/v1/addresses', { key: m.key, body: { external_user_id: 'a', network: 'tron' } })).body
+        .address,
+    ).toBe(VECTORS[0]);
   });
 
   it('the real limit is the non-hardened index space (2^31)', async () => {
     const big = await startInvoiceApp();
     try {
-      await big.app.services.db.updateTable('wallet').set({ next_index: 2 ** 31 - 1 }).execute();
+      await big.app.services.db
+        .updateTable('wallet')
+        .set({ next_index: 2 ** 31 - 1 })
+        .execute();
       const m = await big.merchant({ name: 'Edge' });
       const last = await api(big.url, '/v1/invoices', { key: m.key, body: newInvoice() });
       expect(last.status).toBe(201);
-      expect((await big.app.services.db.selectFrom('deposit_addresses').select('derivation_index').executeTakeFirstOrThrow()).derivation_index).toBe(2 ** 31 - 1);
+      expect(
+        (await big.app.services.db.selectFrom('deposit_addresses').select('derivation_index').executeTakeFirstOrThrow())
+          .derivation_index,
+      ).toBe(2 ** 31 - 1);
       expectError(await api(big.url, '/v1/invoices', { key: m.key, body: newInvoice() }), 503, 'addresses_exhausted');
     } finally {
       await big.close();

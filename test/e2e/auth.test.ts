@@ -35,7 +35,7 @@ describe('authentication', () => {
       `sk_${'0'.repeat(16)}_${otherSecret}`,
       withSecret(key, otherSecret),
       key.slice(0, -1),
-      key.replace("sk_", "pk_"),
+      key.replace('sk_', 'pk_'),
     ];
     const bodies = new Set<string>();
     for (const k of bad) {
@@ -51,7 +51,11 @@ describe('authentication', () => {
     const a = await t.merchant({ name: 'A' });
     const a2 = await t.key(a.merchant.merchant_id);
     const b = await t.merchant({ name: 'B' });
-    for (const [k, id] of [[a.key, a.merchant.merchant_id], [a2, a.merchant.merchant_id], [b.key, b.merchant.merchant_id]] as const) {
+    for (const [k, id] of [
+      [a.key, a.merchant.merchant_id],
+      [a2, a.merchant.merchant_id],
+      [b.key, b.merchant.merchant_id],
+    ] as const) {
       const r = await api(t.url, '/v1/probe', { key: k, body });
       expect(r.body.merchant_id).toBe(id);
     }
@@ -101,7 +105,12 @@ describe('bounded hashing', () => {
   let t: TestApp;
   const clock = new ManualClock('2026-03-01T10:00:00Z');
   beforeAll(async () => {
-    t = await startTestApp({ clock, extraRoutes: probeRoutes, env: { API_RATE_LIMIT_PER_IP: '100000' }, verifier: { hashBudgetPerKey: 5, hashBudgetPerIp: 30, hashesPerSecond: 1000 } });
+    t = await startTestApp({
+      clock,
+      extraRoutes: probeRoutes,
+      env: { API_RATE_LIMIT_PER_IP: '100000' },
+      verifier: { hashBudgetPerKey: 5, hashBudgetPerIp: 30, hashesPerSecond: 1000 },
+    });
   });
   afterAll(() => t.close());
 
@@ -118,10 +127,14 @@ describe('bounded hashing', () => {
     // Wrong secrets for a known but not yet verified key: at most the budget; past it the key is
     // not checked at all, so the answer is 429 (never a 401 for a key that may be right).
     const wrong = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => api(t.url, '/v1/probe', { key: withSecret(key, String(i).padStart(43, 'b')), body })),
+      Array.from({ length: 30 }, (_, i) =>
+        api(t.url, '/v1/probe', { key: withSecret(key, String(i).padStart(43, 'b')), body }),
+      ),
     );
     expect(wrong.filter((r) => r.status === 401)).toHaveLength(5);
-    expect(wrong.filter((r) => r.status === 429 && r.body.error.code === 'rate_limited' && r.headers.get('retry-after'))).toHaveLength(25);
+    expect(
+      wrong.filter((r) => r.status === 429 && r.body.error.code === 'rate_limited' && r.headers.get('retry-after')),
+    ).toHaveLength(25);
     expect(v.hashCount - before).toBeLessThanOrEqual(5);
 
     // A new minute restores the budget, so the right secret is verified, once.
@@ -131,7 +144,10 @@ describe('bounded hashing', () => {
     expect(v.hashCount - mark).toBe(1);
 
     // Once verified, wrong secrets are refused without hashing.
-    for (let i = 0; i < 10; i++) expect((await api(t.url, '/v1/probe', { key: withSecret(key, String(i).padStart(43, 'c')), body })).status).toBe(401);
+    for (let i = 0; i < 10; i++)
+      expect((await api(t.url, '/v1/probe', { key: withSecret(key, String(i).padStart(43, 'c')), body })).status).toBe(
+        401,
+      );
     expect(v.hashCount - mark).toBe(1);
 
     // A verified secret is trusted for 60 s at most: past that it is hashed again, once.
@@ -159,7 +175,8 @@ describe('bounded hashing', () => {
     const keys = await Promise.all(Array.from({ length: 8 }, async () => (await t.merchant()).key));
     const mark = v.hashCount;
     for (const k of keys) {
-      for (let i = 0; i < 5; i++) await expect(v.authenticate(withSecret(k, String(i).padStart(43, 'e')), '192.0.2.9')).rejects.toThrow();
+      for (let i = 0; i < 5; i++)
+        await expect(v.authenticate(withSecret(k, String(i).padStart(43, 'e')), '192.0.2.9')).rejects.toThrow();
     }
     expect(v.hashCount - mark).toBeLessThanOrEqual(30);
   });
@@ -180,7 +197,9 @@ describe('bounded hashing', () => {
     const first = v.authenticate(key, '192.0.2.30');
     await new Promise((r) => setImmediate(r));
     // `key revoke` commits now (in another process, as far as the verifier can tell)…
-    t.app.database.sqlite.prepare('update api_keys set revoked_at = ? where key_id = ?').run(clock.now().toISOString(), keyIdOf(key));
+    t.app.database.sqlite
+      .prepare('update api_keys set revoked_at = ? where key_id = ?')
+      .run(clock.now().toISOString(), keyIdOf(key));
     // …and a request that starts after it must not ride on the check that began before it.
     await expect(v.authenticate(key, '192.0.2.30')).rejects.toMatchObject({ code: 'unauthorized' });
     await first.catch(() => undefined);
@@ -205,7 +224,11 @@ describe('rate limits', () => {
   const minutePasses = () => vi.setSystemTime(Date.now() + 60_000);
   beforeAll(async () => {
     vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-03-01T10:00:10Z') });
-    t = await startTestApp({ clock: systemClock, extraRoutes: probeRoutes, env: { API_RATE_LIMIT_PER_IP: '8', API_RATE_LIMIT_PER_KEY: '3' } });
+    t = await startTestApp({
+      clock: systemClock,
+      extraRoutes: probeRoutes,
+      env: { API_RATE_LIMIT_PER_IP: '8', API_RATE_LIMIT_PER_KEY: '3' },
+    });
   });
   afterAll(async () => {
     await t.close();
@@ -256,7 +279,11 @@ describe('rate limits', () => {
 
 describe('revocation from another process', () => {
   it('refuses the key on every request that starts after `key revoke` exits', async () => {
-    const t = await startTestApp({ clock: systemClock, extraRoutes: probeRoutes, env: { API_RATE_LIMIT_PER_IP: '1000000', API_RATE_LIMIT_PER_KEY: '1000000' } });
+    const t = await startTestApp({
+      clock: systemClock,
+      extraRoutes: probeRoutes,
+      env: { API_RATE_LIMIT_PER_IP: '1000000', API_RATE_LIMIT_PER_KEY: '1000000' },
+    });
     try {
       const { key } = await t.merchant();
       // Back-to-back requests keep the key's verified secret in the server's memory: only the key
@@ -270,7 +297,10 @@ describe('revocation from another process', () => {
         }
       })();
       await new Promise((r) => setTimeout(r, 50));
-      const revoked = await runCliProcess(['key', 'revoke', keyIdOf(key), '--json'], { DATABASE_URL: t.app.config.databasePath, TRON_NETWORK: 'devnet' });
+      const revoked = await runCliProcess(['key', 'revoke', keyIdOf(key), '--json'], {
+        DATABASE_URL: t.app.config.databasePath,
+        TRON_NETWORK: 'devnet',
+      });
       exitedAt = performance.now();
       expect(revoked.json.status).toBe('revoked');
       await load;

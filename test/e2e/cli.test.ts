@@ -23,12 +23,18 @@ let url: string;
 
 beforeAll(async () => {
   dir = tempDir();
-  env = { DATABASE_URL: path.join(dir, 'paygate.db'), TRON_NETWORK: 'devnet', WALLET_KEYSTORE: path.join(dir, 'ks.json') };
+  env = {
+    DATABASE_URL: path.join(dir, 'paygate.db'),
+    TRON_NETWORK: 'devnet',
+    WALLET_KEYSTORE: path.join(dir, 'ks.json'),
+  };
   const migrated = await runCli(['migrate', '--json'], env);
   expect(migrated.code).toBe(0);
   expect(migrated.json.current).toMatch(/^0001_foundation|^\d{4}_/);
   // The server runs while the CLI writes to the same file from other processes.
-  app = await buildApp(parseConfig({ ...env, PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'silent' }), { extraRoutes: probeRoutes });
+  app = await buildApp(parseConfig({ ...env, PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'silent' }), {
+    extraRoutes: probeRoutes,
+  });
   url = await app.start();
 });
 afterAll(async () => {
@@ -38,10 +44,29 @@ afterAll(async () => {
 
 describe('merchants and keys through the CLI', () => {
   it('creates, approves, issues a key that works over HTTP, and revokes it', async () => {
-    const created = await runCli(['merchant', 'create', '--name', 'Coffee', '--address-mode', 'per_user', '--site-url', 'https://coffee.example', '--json'], env);
+    const created = await runCli(
+      [
+        'merchant',
+        'create',
+        '--name',
+        'Coffee',
+        '--address-mode',
+        'per_user',
+        '--site-url',
+        'https://coffee.example',
+        '--json',
+      ],
+      env,
+    );
     expect(created.code).toBe(0);
     const id = created.json.merchant_id as string;
-    expect(created.json).toMatchObject({ name: 'Coffee', address_mode: 'per_user', approval: 'pending', enabled: true, site_url: 'https://coffee.example' });
+    expect(created.json).toMatchObject({
+      name: 'Coffee',
+      address_mode: 'per_user',
+      approval: 'pending',
+      enabled: true,
+      site_url: 'https://coffee.example',
+    });
 
     const approved = await runCli(['merchant', 'approve', id, '--json'], env);
     expect(approved.json.approval).toBe('approved');
@@ -52,7 +77,9 @@ describe('merchants and keys through the CLI', () => {
     expect(key).toMatch(/^sk_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
     expect(key.slice(3, 19)).toBe(issued.json.key_id);
     // Never stored in clear.
-    const stored = app.database.sqlite.prepare('select * from api_keys where key_id = ?').get(issued.json.key_id) as Record<string, string>;
+    const stored = app.database.sqlite
+      .prepare('select * from api_keys where key_id = ?')
+      .get(issued.json.key_id) as Record<string, string>;
     expect(JSON.stringify(stored)).not.toContain(key.slice(20));
     // Production parameters (tests elsewhere issue cheap keys; the verifier reads them from the hash).
     expect(stored.secret_hash).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
@@ -79,7 +106,12 @@ describe('merchants and keys through the CLI', () => {
     const shown = await runCli(['merchant', 'show', id, '--json'], env);
     expect(shown.json.merchant_id).toBe(id);
     const audit = await listAudit(app.services.db, 'merchant', id);
-    expect(audit.map((a) => a.action)).toEqual(['merchant.create', 'merchant.approve', 'merchant.disable', 'merchant.enable']);
+    expect(audit.map((a) => a.action)).toEqual([
+      'merchant.create',
+      'merchant.approve',
+      'merchant.disable',
+      'merchant.enable',
+    ]);
     expect(audit[0]?.actor).toMatch(/^cli:/);
   });
 
@@ -112,16 +144,34 @@ describe('merchants and keys through the CLI', () => {
 describe('ledger corrections through the CLI', () => {
   it('--reference makes a correction safe to repeat', async () => {
     const id = (await runCli(['merchant', 'create', '--name', 'Ledger', '--json'], env)).json.merchant_id as string;
-    const credit = ['ledger', 'credit', id, '--asset', 'USDT_TRON', '--amount', '25', '--memo', 'ticket 4411', '--reference', 'T-4411', '--json'];
+    const credit = [
+      'ledger',
+      'credit',
+      id,
+      '--asset',
+      'USDT_TRON',
+      '--amount',
+      '25',
+      '--memo',
+      'ticket 4411',
+      '--reference',
+      'T-4411',
+      '--json',
+    ];
     const first = await runCli(credit, env);
     expect(first.code, first.stdout + first.stderr).toBe(0);
     expect(first.json).toMatchObject({ reference: 'T-4411', replayed: false, balance: { available: '25' } });
     const again = await runCli(credit, env);
     expect(again.json).toMatchObject({ entry_id: first.json.entry_id, replayed: true, balance: { available: '25' } });
-    const other = await runCli(credit.map((a) => (a === '25' ? '26' : a)), env);
+    const other = await runCli(
+      credit.map((a) => (a === '25' ? '26' : a)),
+      env,
+    );
     expect(other.code).toBe(1);
     expect(other.json.error).toMatchObject({ code: 'reference_conflict', message: expect.stringContaining('T-4411') });
-    expect((await runCli(['merchant', 'balance', id, '--json'], env)).json.balances).toEqual([{ asset: 'USDT_TRON', available: '25', reserved: '0', total: '25' }]);
+    expect((await runCli(['merchant', 'balance', id, '--json'], env)).json.balances).toEqual([
+      { asset: 'USDT_TRON', available: '25', reserved: '0', total: '25' },
+    ]);
   });
 });
 
@@ -137,16 +187,25 @@ describe('schema upgrades', () => {
     raw.close();
     const refused = await runCli(['merchant', 'list', '--json'], e);
     expect(refused.code).toBe(1);
-    expect(refused.json.error).toMatchObject({ code: 'invalid_state', message: expect.stringContaining('paygate migrate') });
+    expect(refused.json.error).toMatchObject({
+      code: 'invalid_state',
+      message: expect.stringContaining('paygate migrate'),
+    });
   });
 
   it('migrate and init refuse while a worker lease is live, and change nothing', async () => {
     // The server of this file runs the workers: it holds the lease.
     await vi.waitFor(() => expect(app.workers?.active()).toBe(true), { timeout: 10_000, interval: 20 });
-    for (const args of [['migrate', '--json'], ['init', '--json']]) {
+    for (const args of [
+      ['migrate', '--json'],
+      ['init', '--json'],
+    ]) {
       const r = await runCli(args, { ...env, WALLET_PASSPHRASE: 'correct horse battery staple' });
       expect(r.code, args[0]).toBe(1);
-      expect(r.json.error).toMatchObject({ code: 'invalid_state', message: expect.stringMatching(/worker lease is held by .+ Stop every paygate serve first/) });
+      expect(r.json.error).toMatchObject({
+        code: 'invalid_state',
+        message: expect.stringMatching(/worker lease is held by .+ Stop every paygate serve first/),
+      });
     }
     expect(existsSync(env.WALLET_KEYSTORE as string)).toBe(false);
   });

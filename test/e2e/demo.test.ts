@@ -36,7 +36,9 @@ describe('paygate demo', () => {
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(out).toContain('✔ invoice settled: received 12.5, credited 12.375');
     expect(out).toContain('✔ payout confirmed');
-    expect(out).toMatch(/✔ webhooks: \d+ verified deliveries: .*invoice\.seen.*invoice\.confirmed.*invoice\.settled.*payout\.confirmed/);
+    expect(out).toMatch(
+      /✔ webhooks: \d+ verified deliveries: .*invoice\.seen.*invoice\.confirmed.*invoice\.settled.*payout\.confirmed/,
+    );
     expect(out).toContain('The tour is complete');
     expect(code).toBe(0);
   }, 120_000);
@@ -52,7 +54,9 @@ describe('paygate demo', () => {
       child.once('exit', (code) => reject(new Error(`demo exited early with ${code}`)));
     });
     const info = JSON.parse(first);
-    const r = await api(info.api_url.replace(/\/v1$/, ''), '/v1/invoices/00000000-0000-4000-8000-000000000000', { key: info.api_key });
+    const r = await api(info.api_url.replace(/\/v1$/, ''), '/v1/invoices/00000000-0000-4000-8000-000000000000', {
+      key: info.api_key,
+    });
     expect(r.status).toBe(404);
     expect(r.body.error.code).toBe('invoice_not_found');
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));

@@ -34,7 +34,9 @@ describe('Expect header', () => {
 
   it('the 417 carries the rate headers every /v1 response carries, and counts toward the per-IP limit', async () => {
     const ask = (expectation: string) =>
-      rawRequest(`GET /v1/probe/7d3f1e2a-4b5c-4d6e-8f70-1a2b3c4d5e6f HTTP/1.1\r\nHost: a\r\n${expectation}X-Api-Key: ${key}\r\nConnection: close\r\n\r\n`);
+      rawRequest(
+        `GET /v1/probe/7d3f1e2a-4b5c-4d6e-8f70-1a2b3c4d5e6f HTTP/1.1\r\nHost: a\r\n${expectation}X-Api-Key: ${key}\r\nConnection: close\r\n\r\n`,
+      );
     const headOf = (raw: string) => raw.slice(0, raw.indexOf('\r\n\r\n')).toLowerCase();
     const remaining = (raw: string) => Number(/x-ratelimit-remaining: (\d+)/.exec(headOf(raw))?.[1]);
     const refused = await ask('Expect: 200-ok\r\n');

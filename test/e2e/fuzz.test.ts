@@ -16,13 +16,25 @@ let t: TestApp;
 let key: string;
 
 beforeAll(async () => {
-  t = await startTestApp({ extraRoutes: probeRoutes, env: { API_RATE_LIMIT_PER_IP: '1000000', API_RATE_LIMIT_PER_KEY: '1000000' } });
+  t = await startTestApp({
+    extraRoutes: probeRoutes,
+    env: { API_RATE_LIMIT_PER_IP: '1000000', API_RATE_LIMIT_PER_KEY: '1000000' },
+  });
   key = (await t.merchant()).key;
 });
 afterAll(() => t.close());
 
-const KNOWN_PATHS = ['/v1/invoices', '/v1/payouts', '/v1/addresses', '/v1/probe', '/v1/invoices/', '/v1/payouts/', '/v1/probe/'];
-const printable = (max: number) => fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: max });
+const KNOWN_PATHS = [
+  '/v1/invoices',
+  '/v1/payouts',
+  '/v1/addresses',
+  '/v1/probe',
+  '/v1/invoices/',
+  '/v1/payouts/',
+  '/v1/probe/',
+];
+const printable = (max: number) =>
+  fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: max });
 
 const jsonValue = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }),
@@ -52,10 +64,15 @@ function assertWellFormed(r: ApiResponse, label: string): void {
 describe('random requests', () => {
   it('random JSON bodies on every POST route', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...KNOWN_PATHS.filter((p) => !p.endsWith('/'))), jsonValue, fc.boolean(), async (path, body, withKey) => {
-        const r = await api(t.url, path, { key: withKey ? key : null, body, method: 'POST' });
-        assertWellFormed(r, `${path} ${JSON.stringify(body)}`);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...KNOWN_PATHS.filter((p) => !p.endsWith('/'))),
+        jsonValue,
+        fc.boolean(),
+        async (path, body, withKey) => {
+          const r = await api(t.url, path, { key: withKey ? key : null, body, method: 'POST' });
+          assertWellFormed(r, `${path} ${JSON.stringify(body)}`);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -64,8 +81,21 @@ describe('random requests', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...KNOWN_PATHS),
-        fc.oneof(fc.string({ maxLength: 200 }), fc.constant('{"a":'), fc.constant('{"__proto__":{"x":1}}'), fc.constant('{"constructor":{"prototype":{}}}')),
-        fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/octet-stream', 'multipart/form-data', 'application/JSON', ''),
+        fc.oneof(
+          fc.string({ maxLength: 200 }),
+          fc.constant('{"a":'),
+          fc.constant('{"__proto__":{"x":1}}'),
+          fc.constant('{"constructor":{"prototype":{}}}'),
+        ),
+        fc.constantFrom(
+          'application/json',
+          'application/json; charset=utf-8',
+          'text/plain',
+          'application/octet-stream',
+          'multipart/form-data',
+          'application/JSON',
+          '',
+        ),
         async (path, raw, ct) => {
           const headers: Record<string, string> = ct ? { 'content-type': ct } : {};
           const r = await api(t.url, path, { key, rawBody: raw, headers, method: 'POST' });
@@ -79,7 +109,10 @@ describe('random requests', () => {
   it('random headers, paths and methods', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(fc.webPath(), fc.constantFrom(...KNOWN_PATHS).chain((p) => fc.webSegment().map((s) => p + s))),
+        fc.oneof(
+          fc.webPath(),
+          fc.constantFrom(...KNOWN_PATHS).chain((p) => fc.webSegment().map((s) => p + s)),
+        ),
         fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'),
         printable(140),
         fc.oneof(printable(80), fc.constant(key), fc.constant(key.slice(0, 20) + 'x'.repeat(43))),
@@ -119,10 +152,20 @@ describe('mutated requests on the real routes change nothing when refused', () =
     perUserKey = (await w.merchant({ name: 'Fuzzed per user', addressMode: 'per_user' })).key;
     allowed = newAddress();
     const { db, clock, catalog } = w.app.services;
-    await creditMerchant(db, clock, 'test', catalog, m.merchant.merchant_id, { asset: 'USDT_TRON', amount: '1000', memo: 'fuzz funding' });
-    await addToWhitelist(db, clock, 'test', catalog, m.merchant.merchant_id, { asset: 'USDT_TRON', address: allowed, delay: '0' });
+    await creditMerchant(db, clock, 'test', catalog, m.merchant.merchant_id, {
+      asset: 'USDT_TRON',
+      amount: '1000',
+      memo: 'fuzz funding',
+    });
+    await addToWhitelist(db, clock, 'test', catalog, m.merchant.merchant_id, {
+      asset: 'USDT_TRON',
+      address: allowed,
+      delay: '0',
+    });
     const doc = (await api(w.url, '/v1/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
-    posts = Object.entries(doc.paths).filter(([, ops]) => 'post' in ops).map(([p]) => p);
+    posts = Object.entries(doc.paths)
+      .filter(([, ops]) => 'post' in ops)
+      .map(([p]) => p);
   });
   afterAll(() => w.close());
 
@@ -130,13 +173,18 @@ describe('mutated requests on the real routes change nothing when refused', () =
   const validBody = (path: string): Record<string, unknown> => {
     if (path === '/v1/invoices') return newInvoice();
     if (path === '/v1/payouts') return newPayout(allowed, { amount: '0.5' });
-    if (path === '/v1/addresses') return { external_user_id: `u-${Math.random().toString(36).slice(2)}`, network: 'tron' };
+    if (path === '/v1/addresses')
+      return { external_user_id: `u-${Math.random().toString(36).slice(2)}`, network: 'tron' };
     return {};
   };
 
   type Mutation = { kind: 'drop' | 'set' | 'add'; field: number; value: unknown } | { kind: 'replace'; value: unknown };
   const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-    fc.record({ kind: fc.constantFrom('drop' as const, 'set' as const, 'add' as const), field: fc.nat(), value: fc.jsonValue({ maxDepth: 2 }) }),
+    fc.record({
+      kind: fc.constantFrom('drop' as const, 'set' as const, 'add' as const),
+      field: fc.nat(),
+      value: fc.jsonValue({ maxDepth: 2 }),
+    }),
     fc.record({ kind: fc.constant('replace' as const), value: fc.jsonValue({ maxDepth: 2 }) }),
   );
   const mutate = (body: Record<string, unknown>, m: Mutation): unknown => {
@@ -163,18 +211,31 @@ describe('mutated requests on the real routes change nothing when refused', () =
 
   it('refused mutated bodies, encodings and methods leave the database as it was', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...posts), fc.array(mutation, { minLength: 1, maxLength: 3 }), encodings, fc.constantFrom('POST', 'POST', 'POST', 'PUT', 'PATCH', 'DELETE'), async (path, ms, enc, method) => {
-        const body = ms.reduce<unknown>((b, m) => (typeof b === 'object' && b !== null && !Array.isArray(b) ? mutate(b as Record<string, unknown>, m) : b), validBody(path));
-        const text = JSON.stringify(body) ?? 'null';
-        const raw = enc.utf16 ? Buffer.from(text, 'utf16le') : enc.bom ? `\uFEFF${text}` : text;
-        const headers: Record<string, string> = { 'content-type': enc.ct, ...(enc.encoding ? { 'content-encoding': enc.encoding } : {}) };
-        const before = changes().n;
-        const r = await api(w.url, path, { key: keyFor(path), rawBody: raw, headers, method });
-        const label = `${method} ${path} ${JSON.stringify(enc)} ${text}`;
-        assertWellFormed(r, label);
-        if (r.status >= 400) expect(changes().n, `${label} → ${r.status} ${r.text}`).toBe(before);
-        else expect(isErrorBody(r.body), label).toBe(false);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...posts),
+        fc.array(mutation, { minLength: 1, maxLength: 3 }),
+        encodings,
+        fc.constantFrom('POST', 'POST', 'POST', 'PUT', 'PATCH', 'DELETE'),
+        async (path, ms, enc, method) => {
+          const body = ms.reduce<unknown>(
+            (b, m) =>
+              typeof b === 'object' && b !== null && !Array.isArray(b) ? mutate(b as Record<string, unknown>, m) : b,
+            validBody(path),
+          );
+          const text = JSON.stringify(body) ?? 'null';
+          const raw = enc.utf16 ? Buffer.from(text, 'utf16le') : enc.bom ? `\uFEFF${text}` : text;
+          const headers: Record<string, string> = {
+            'content-type': enc.ct,
+            ...(enc.encoding ? { 'content-encoding': enc.encoding } : {}),
+          };
+          const before = changes().n;
+          const r = await api(w.url, path, { key: keyFor(path), rawBody: raw, headers, method });
+          const label = `${method} ${path} ${JSON.stringify(enc)} ${text}`;
+          assertWellFormed(r, label);
+          if (r.status >= 400) expect(changes().n, `${label} → ${r.status} ${r.text}`).toBe(before);
+          else expect(isErrorBody(r.body), label).toBe(false);
+        },
+      ),
       { numRuns: 300 },
     );
   });

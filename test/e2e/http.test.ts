@@ -26,7 +26,11 @@ describe('X-Request-Id', () => {
 
   it('replaces an ill-formed or too long id with a fresh UUID', async () => {
     for (const bad of ['has space', 'a'.repeat(129), 'semi;colon', 'ü']) {
-      const r = await api(t.url, '/v1/probe', { key, body: goodBody, headers: { 'x-request-id': encodeURI(bad) === bad ? bad : 'x/y' } });
+      const r = await api(t.url, '/v1/probe', {
+        key,
+        body: goodBody,
+        headers: { 'x-request-id': encodeURI(bad) === bad ? bad : 'x/y' },
+      });
       expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     }
     const a = await api(t.url, '/v1/nowhere');
@@ -59,7 +63,11 @@ describe('routing', () => {
   });
 
   it('carries rate-limit headers on every /v1 response, 404s included', async () => {
-    for (const r of [await api(t.url, '/v1/nowhere'), await api(t.url, '/v1/probe', { key, body: goodBody }), await api(t.url, '/v1/probe', { body: goodBody })]) {
+    for (const r of [
+      await api(t.url, '/v1/nowhere'),
+      await api(t.url, '/v1/probe', { key, body: goodBody }),
+      await api(t.url, '/v1/probe', { body: goodBody }),
+    ]) {
       expect(r.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
       expect(r.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
       expect(r.headers.get('x-ratelimit-reset')).toMatch(/^\d+$/);
@@ -69,7 +77,11 @@ describe('routing', () => {
 
 describe('body faults', () => {
   it('invalid JSON is 400 bad_request', async () => {
-    const r = await api(t.url, '/v1/probe', { key, rawBody: '{"order_id": ', headers: { 'content-type': 'application/json' } });
+    const r = await api(t.url, '/v1/probe', {
+      key,
+      rawBody: '{"order_id": ',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('bad_request');
   });
@@ -197,18 +209,33 @@ describe('bodies beyond plain JSON', () => {
     const r = await api(t.url, '/v1/probe', { key, rawBody: raw, headers: { 'content-type': 'application/json' } });
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('validation_failed');
-    expect(r.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual(['body.__proto__', 'body.constructor']);
+    expect(r.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual([
+      'body.__proto__',
+      'body.constructor',
+    ]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it('refuses encoded bodies and other charsets with 415, accepts utf-8', async () => {
     const raw = JSON.stringify(goodBody);
-    const gz = await api(t.url, '/v1/probe', { key, rawBody: raw, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    const gz = await api(t.url, '/v1/probe', {
+      key,
+      rawBody: raw,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
     expect(gz.status).toBe(415);
-    const latin = await api(t.url, '/v1/probe', { key, rawBody: raw, headers: { 'content-type': 'application/json; charset=latin1' } });
+    const latin = await api(t.url, '/v1/probe', {
+      key,
+      rawBody: raw,
+      headers: { 'content-type': 'application/json; charset=latin1' },
+    });
     expect(latin.status).toBe(415);
     expect(latin.body.error.code).toBe('bad_request');
-    const utf8 = await api(t.url, '/v1/probe', { key, rawBody: raw, headers: { 'content-type': 'application/json; charset=UTF-8' } });
+    const utf8 = await api(t.url, '/v1/probe', {
+      key,
+      rawBody: raw,
+      headers: { 'content-type': 'application/json; charset=UTF-8' },
+    });
     expect(utf8.status).toBe(200);
   });
 
@@ -262,8 +289,11 @@ describe('OpenAPI', () => {
       expect(Object.keys(op.responses).sort(), `${method} ${path}`).toEqual(expect.arrayContaining(statuses));
       for (const [status, res] of Object.entries<any>(op.responses)) {
         expect(res.description, `${path} ${status}`).not.toBe('Default Response');
-        expect(Object.keys(res.headers), `${path} ${status}`).toEqual(expect.arrayContaining(['X-Request-Id', 'x-ratelimit-limit']));
-        if (status.startsWith('4') || status.startsWith('5')) expect(JSON.stringify(res.content), `${path} ${status}`).toContain('ErrorBody');
+        expect(Object.keys(res.headers), `${path} ${status}`).toEqual(
+          expect.arrayContaining(['X-Request-Id', 'x-ratelimit-limit']),
+        );
+        if (status.startsWith('4') || status.startsWith('5'))
+          expect(JSON.stringify(res.content), `${path} ${status}`).toContain('ErrorBody');
       }
       expect(op.responses['429'].headers['Retry-After']).toBeDefined();
       if (method === 'post') expect(op.requestBody.content['application/json'].schema.additionalProperties).toBe(false);

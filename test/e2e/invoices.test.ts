@@ -9,8 +9,24 @@ import { api, isErrorBody } from '../helpers/http.js';
 import { newInvoice, startInvoiceApp, VECTORS, type InvoiceTestApp } from '../invoices/fixture.js';
 
 const INVOICE_KEYS = [
-  'invoice_id', 'order_id', 'status', 'asset', 'network', 'address', 'amount_requested', 'amount_expected', 'amount_received',
-  'amount_credited', 'fees', 'external_user_id', 'return_url', 'cancel_url', 'checkout_url', 'expires_at', 'created_at', 'deposits',
+  'invoice_id',
+  'order_id',
+  'status',
+  'asset',
+  'network',
+  'address',
+  'amount_requested',
+  'amount_expected',
+  'amount_received',
+  'amount_credited',
+  'fees',
+  'external_user_id',
+  'return_url',
+  'cancel_url',
+  'checkout_url',
+  'expires_at',
+  'created_at',
+  'deposits',
 ];
 
 describe('invoices', () => {
@@ -26,7 +42,11 @@ describe('invoices', () => {
 
   beforeAll(async () => {
     t = await startInvoiceApp();
-    const m = await t.merchant({ name: 'Shop A', siteUrl: 'https://shop.example', returnUrl: 'https://pay.shop.example' });
+    const m = await t.merchant({
+      name: 'Shop A',
+      siteUrl: 'https://shop.example',
+      returnUrl: 'https://pay.shop.example',
+    });
     key = m.key;
     merchantId = m.merchant.merchant_id;
   });
@@ -80,10 +100,18 @@ describe('invoices', () => {
   it('refuses amounts larger than the chain can move: int64 sun for TRX, uint256 for tokens', async () => {
     const huge = await create(newInvoice({ order_id: 'huge-token', amount: '9'.repeat(100) }));
     expectError(huge, 400, 'validation_failed');
-    expect((huge.body as { error: { details: unknown } }).error.details).toEqual([{ path: 'body.amount', message: expect.stringContaining('larger') }]);
+    expect((huge.body as { error: { details: unknown } }).error.details).toEqual([
+      { path: 'body.amount', message: expect.stringContaining('larger') },
+    ]);
     // 9,223,372,036,854.775807 TRX is the int64 limit of sun; one sun more is refused.
-    expect((await create(newInvoice({ order_id: 'trx-max', asset: 'TRX_TRON', amount: '9223372036854.775807' }))).status).toBe(201);
-    expectError(await create(newInvoice({ order_id: 'trx-over', asset: 'TRX_TRON', amount: '9223372036854.775808' })), 400, 'validation_failed');
+    expect(
+      (await create(newInvoice({ order_id: 'trx-max', asset: 'TRX_TRON', amount: '9223372036854.775807' }))).status,
+    ).toBe(201);
+    expectError(
+      await create(newInvoice({ order_id: 'trx-over', asset: 'TRX_TRON', amount: '9223372036854.775808' })),
+      400,
+      'validation_failed',
+    );
   });
 
   it('rule 2: the same order_id with another amount, asset or user is 409 order_id_conflict', async () => {
@@ -121,10 +149,15 @@ describe('invoices', () => {
     for (const [over, path] of cases) {
       const r = await create(newInvoice(over));
       expectError(r, 400, 'validation_failed');
-      expect(r.body.error.details.map((d: { path: string }) => d.path), JSON.stringify(over)).toContain(path);
+      expect(
+        r.body.error.details.map((d: { path: string }) => d.path),
+        JSON.stringify(over),
+      ).toContain(path);
     }
     // USDD has 18 decimals: what is too fine for USDT is fine there.
-    expect((await create(newInvoice({ asset: 'USDD_TRON', amount: '1.000000000000000001' }))).body.amount_requested).toBe('1.000000000000000001');
+    expect(
+      (await create(newInvoice({ asset: 'USDD_TRON', amount: '1.000000000000000001' }))).body.amount_requested,
+    ).toBe('1.000000000000000001');
   });
 
   it('rule 9: a missing asset alone is 422 asset_required; with other problems it is listed in 400 validation_failed', async () => {
@@ -197,7 +230,16 @@ describe('invoices', () => {
   it('rules 3, 8: the legacy "customer pays the network fee" setting is 503 network_fee_quote_unavailable, replays still work', async () => {
     const legacy = await t.merchant({ name: 'Legacy', legacyNetworkFeePayer: 'customer' });
     expectError(await create(newInvoice(), legacy.key), 503, 'network_fee_quote_unavailable');
-    const count = async () => Number((await t.app.services.db.selectFrom('invoices').select((eb) => eb.fn.countAll().as('n')).where('merchant_id', '=', legacy.merchant.merchant_id).executeTakeFirstOrThrow()).n);
+    const count = async () =>
+      Number(
+        (
+          await t.app.services.db
+            .selectFrom('invoices')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('merchant_id', '=', legacy.merchant.merchant_id)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     expect(await count()).toBe(0);
 
     const m = await t.merchant({ name: 'Becomes legacy' });
@@ -235,16 +277,30 @@ describe('invoices', () => {
     for (const urls of bad) expectError(await create(newInvoice(urls)), 422, 'redirect_url_not_allowed');
 
     const none = await t.merchant({ name: 'No URLs' });
-    expectError(await create(newInvoice({ return_url: 'https://anything.example/' }), none.key), 422, 'redirect_url_not_allowed');
+    expectError(
+      await create(newInvoice({ return_url: 'https://anything.example/' }), none.key),
+      422,
+      'redirect_url_not_allowed',
+    );
     expect((await create(newInvoice(), none.key)).status).toBe(201);
 
     const bot = await t.merchant({ name: 'Bot', returnUrl: 'https://t.me/shop_bot' });
     expect((await create(newInvoice({ return_url: 'https://t.me/shop_bot?start=paid' }), bot.key)).status).toBe(201);
-    expectError(await create(newInvoice({ return_url: 'https://t.me/other_bot' }), bot.key), 422, 'redirect_url_not_allowed');
+    expectError(
+      await create(newInvoice({ return_url: 'https://t.me/other_bot' }), bot.key),
+      422,
+      'redirect_url_not_allowed',
+    );
     expectError(await create(newInvoice({ return_url: 'https://t.me/' }), bot.key), 422, 'redirect_url_not_allowed');
-    await updateMerchantSettings(t.app.services.db, t.app.services.clock, 'test', bot.merchant.merchant_id, { siteUrl: 'https://telegram.me/shop_channel' });
+    await updateMerchantSettings(t.app.services.db, t.app.services.clock, 'test', bot.merchant.merchant_id, {
+      siteUrl: 'https://telegram.me/shop_channel',
+    });
     expect((await create(newInvoice({ return_url: 'https://telegram.me/shop_channel/12' }), bot.key)).status).toBe(201);
-    expectError(await create(newInvoice({ return_url: 'https://telegram.me/other' }), bot.key), 422, 'redirect_url_not_allowed');
+    expectError(
+      await create(newInvoice({ return_url: 'https://telegram.me/other' }), bot.key),
+      422,
+      'redirect_url_not_allowed',
+    );
   });
 
   it('service fee and fixed receiving amount: rounded up, customer payer raises amount_expected, invoices keep their fee', async () => {
@@ -300,7 +356,12 @@ describe('invoices', () => {
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 200)).toHaveLength(19);
     expect(new Set(results.map((r) => r.body.invoice_id)).size).toBe(1);
-    const rows = await db.selectFrom('invoices').select('id').where('order_id', '=', 'concurrent-1').where('merchant_id', '=', merchantId).execute();
+    const rows = await db
+      .selectFrom('invoices')
+      .select('id')
+      .where('order_id', '=', 'concurrent-1')
+      .where('merchant_id', '=', merchantId)
+      .execute();
     expect(rows).toHaveLength(1);
     const indexAfter = (await db.selectFrom('wallet').select('next_index').executeTakeFirstOrThrow()).next_index;
     expect(indexAfter - indexBefore).toBe(1);
@@ -308,7 +369,9 @@ describe('invoices', () => {
 
   it('documents the routes in /v1/openapi.json from the same schemas, with every Invoice key required', async () => {
     const doc = (await api(t.url, '/v1/openapi.json')).body;
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/invoices', '/v1/invoices/{id}', '/v1/addresses']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/v1/invoices', '/v1/invoices/{id}', '/v1/addresses']),
+    );
     const post = doc.paths['/v1/invoices'].post;
     expect(Object.keys(post.responses).sort()).toEqual(['200', '201', '400', '401', '403', '409', '422', '429', '503']);
     const invoice = post.responses['201'].content['application/json'].schema;
@@ -316,14 +379,32 @@ describe('invoices', () => {
     expect(invoice.additionalProperties).toBe(false);
     const body = post.requestBody.content['application/json'].schema;
     expect([...body.required].sort()).toEqual(['amount', 'asset', 'expires_in', 'order_id']);
-    expect(Object.keys(doc.paths['/v1/invoices/{id}'].get.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429']);
-    expect(Object.keys(doc.paths['/v1/addresses'].post.responses).sort()).toEqual(['200', '400', '401', '403', '409', '429', '503']);
+    expect(Object.keys(doc.paths['/v1/invoices/{id}'].get.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '429',
+    ]);
+    expect(Object.keys(doc.paths['/v1/addresses'].post.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '409',
+      '429',
+      '503',
+    ]);
   });
 
   it('per_user merchants: external_user_id is required (409 address_mode_mismatch) and invoices use the permanent address', async () => {
     const m = await t.merchant({ name: 'Per user', addressMode: 'per_user' });
     expectError(await create(newInvoice(), m.key), 409, 'address_mode_mismatch');
-    const perm = await api(t.url, '/v1/addresses', { key: m.key, body: { external_user_id: 'user-42', network: 'tron' } });
+    const perm = await api(t.url, '/v1/addresses', {
+      key: m.key,
+      body: { external_user_id: 'user-42', network: 'tron' },
+    });
     expect(perm.status).toBe(200);
     const i1 = await create(newInvoice({ external_user_id: 'user-42' }), m.key);
     const i2 = await create(newInvoice({ external_user_id: 'user-42', asset: 'TRX_TRON' }), m.key);

@@ -22,7 +22,11 @@ describe('key revoke with an upper-case key id', () => {
     const { key } = await t.merchant();
     expect((await api(t.url, '/v1/probe', { key, body })).status).toBe(200);
     const keyId = key.slice(3, 19);
-    const env = { DATABASE_URL: t.app.config.databasePath, TRON_NETWORK: 'devnet', WALLET_KEYSTORE: path.join(t.dir, 'ks.json') };
+    const env = {
+      DATABASE_URL: t.app.config.databasePath,
+      TRON_NETWORK: 'devnet',
+      WALLET_KEYSTORE: path.join(t.dir, 'ks.json'),
+    };
     const revoked = await runCli(['key', 'revoke', keyId.toUpperCase(), '--json'], env);
     expect(revoked.json, revoked.stdout + revoked.stderr).toMatchObject({ key_id: keyId, status: 'revoked' });
     expect(revoked.code).toBe(0);
@@ -33,7 +37,11 @@ describe('key revoke with an upper-case key id', () => {
   });
 
   it('still refuses what is not a key id', async () => {
-    const env = { DATABASE_URL: t.app.config.databasePath, TRON_NETWORK: 'devnet', WALLET_KEYSTORE: path.join(t.dir, 'ks.json') };
+    const env = {
+      DATABASE_URL: t.app.config.databasePath,
+      TRON_NETWORK: 'devnet',
+      WALLET_KEYSTORE: path.join(t.dir, 'ks.json'),
+    };
     for (const id of ['ffffffffffffffff', 'FFFFFFFFFFFFFFFG', 'sk_0123']) {
       const r = await runCli(['key', 'revoke', id, '--json'], env);
       expect(r.json.error.code, id).toBe('api_key_not_found');

@@ -30,7 +30,10 @@ afterAll(() => {
 });
 
 async function serve(): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, [DEV_BIN, 'serve'], { env: { ...process.env, ...env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [DEV_BIN, 'serve'], {
+    env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const banner = await new Promise<string>((resolve, reject) => {
@@ -43,7 +46,8 @@ async function serve(): Promise<{ child: ChildProcess; base: string }> {
 function leaseHolderPid(): number | null {
   const db = new Sqlite(env.DATABASE_URL, { readonly: true, fileMustExist: true });
   try {
-    const row = db.prepare('select holder, expires_at from worker_lease where id = 1').get() as { holder: string; expires_at: string } | undefined;
+    const row = db.prepare('select holder, expires_at from worker_lease where id = 1').get() as
+      { holder: string; expires_at: string } | undefined;
     if (!row || row.expires_at <= new Date().toISOString()) return null;
     return Number(row.holder.split(':')[1]);
   } finally {
@@ -62,7 +66,10 @@ describe('two serve processes on one database', () => {
     await vi.waitFor(() => expect(leaseHolderPid()).toBe(a.child.pid), { timeout: 10_000, interval: 100 });
     const b = await serve();
     for (const [i, s] of [a, b].entries()) {
-      const r = await api(s.base, '/v1/invoices', { key, body: { order_id: `o-${i}`, asset: 'USDT_TRON', amount: '5', expires_in: 600 } });
+      const r = await api(s.base, '/v1/invoices', {
+        key,
+        body: { order_id: `o-${i}`, asset: 'USDT_TRON', amount: '5', expires_in: 600 },
+      });
       expect(r.status).toBe(201);
     }
     // Several lease periods later the holder is still the first process: B never took it.

@@ -30,7 +30,8 @@ describe('per-IP limit behind a proxy with IPv6 clients', () => {
 
   it('shares one budget across the addresses of a /64', async () => {
     const from = (ip: string) => api(t.url, '/v1/probe', { body, headers: { 'x-forwarded-for': ip } });
-    for (const ip of ['2001:db8:1:2::a', '2001:db8:1:2::b', '2001:db8:1:2:ffff::1']) expect((await from(ip)).status).toBe(401);
+    for (const ip of ['2001:db8:1:2::a', '2001:db8:1:2::b', '2001:db8:1:2:ffff::1'])
+      expect((await from(ip)).status).toBe(401);
     const limited = await from('2001:db8:1:2:dead:beef:0:1');
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
@@ -81,7 +82,14 @@ describe('hashing capacity', () => {
     const keys = await Promise.all(Array.from({ length: 3 }, async () => (await t.merchant()).key));
     clock.advance(1000);
     // Started together: one verification runs, one waits, the third finds the queue full.
-    const answers = await Promise.all(keys.map((key, i) => v.authenticate(key, `192.0.2.${i}`).then(() => 'ok', (e) => e)));
+    const answers = await Promise.all(
+      keys.map((key, i) =>
+        v.authenticate(key, `192.0.2.${i}`).then(
+          () => 'ok',
+          (e) => e,
+        ),
+      ),
+    );
     expect(answers.slice(0, 2)).toEqual(['ok', 'ok']);
     expect(answers[2]).toMatchObject({ code: 'service_unavailable', status: 503, headers: { 'retry-after': '1' } });
     // Retried (the next second: three hashes were this second's cap), it is verified.
@@ -94,7 +102,9 @@ describe('waiting for a hashing slot', () => {
   let t: TestApp;
   const logLines: Array<{ level: number; msg: string }> = [];
   beforeAll(async () => {
-    const sink = new Writable({ write: (chunk, _enc, done) => void (logLines.push(JSON.parse(String(chunk))), done()) });
+    const sink = new Writable({
+      write: (chunk, _enc, done) => void (logLines.push(JSON.parse(String(chunk))), done()),
+    });
     t = await startTestApp({
       env: { API_RATE_LIMIT_PER_IP: '100000' },
       extraRoutes: probeRoutes,
@@ -107,10 +117,23 @@ describe('waiting for a hashing slot', () => {
   it('answers 503 with Retry-After, never 401 and never a long wait, for a right key whose turn does not come in time', async () => {
     const v = t.app.services.verifier;
     const { merchant } = await t.merchant();
-    const keys = await Promise.all(Array.from({ length: 3 }, async () => (await issueKey(t.app.services.db, t.clock, 'test', merchant.merchant_id, SLOW_HASH)).api_key));
-    const answers = await Promise.all(keys.map((key, i) => v.authenticate(key, `192.0.2.${i}`).then(() => 'ok', (e) => e)));
+    const keys = await Promise.all(
+      Array.from(
+        { length: 3 },
+        async () => (await issueKey(t.app.services.db, t.clock, 'test', merchant.merchant_id, SLOW_HASH)).api_key,
+      ),
+    );
+    const answers = await Promise.all(
+      keys.map((key, i) =>
+        v.authenticate(key, `192.0.2.${i}`).then(
+          () => 'ok',
+          (e) => e,
+        ),
+      ),
+    );
     expect(answers[0]).toBe('ok');
-    for (const a of answers.slice(1)) expect(a).toMatchObject({ code: 'service_unavailable', status: 503, headers: { 'retry-after': '1' } });
+    for (const a of answers.slice(1))
+      expect(a).toMatchObject({ code: 'service_unavailable', status: 503, headers: { 'retry-after': '1' } });
     expect(v.refused.server_busy).toBe(2);
     // Nothing is left waiting: retried one at a time, each right key is verified.
     for (const key of keys.slice(1)) expect((await api(t.url, '/v1/probe', { key, body })).status).toBe(200);
@@ -120,11 +143,21 @@ describe('waiting for a hashing slot', () => {
     // No queue: while one verification runs, every other key is refused at once.
     const v = new ApiKeyVerifier(t.app.services.db, t.clock, { maxConcurrentHashes: 1, maxQueue: 0 });
     const { merchant } = await t.merchant();
-    const [busyKey, ownerKey] = await Promise.all([0, 1].map(async () => (await issueKey(t.app.services.db, t.clock, 'test', merchant.merchant_id, SLOW_HASH)).api_key));
+    const [busyKey, ownerKey] = await Promise.all(
+      [0, 1].map(
+        async () => (await issueKey(t.app.services.db, t.clock, 'test', merchant.merchant_id, SLOW_HASH)).api_key,
+      ),
+    );
     // One slow verification holds the only slot, and the owner's retries find no room.
     const holding = v.authenticate(busyKey!, '198.51.100.1');
     const answers = [];
-    for (let i = 0; i < 12; i++) answers.push(await v.authenticate(ownerKey!, '198.51.100.2').then(() => 'ok', (e) => e.code));
+    for (let i = 0; i < 12; i++)
+      answers.push(
+        await v.authenticate(ownerKey!, '198.51.100.2').then(
+          () => 'ok',
+          (e) => e.code,
+        ),
+      );
     await holding;
     // More retries than the per-key budget (10 a minute): every one 503, none 429.
     expect(answers).toEqual(Array(12).fill('service_unavailable'));
@@ -133,11 +166,21 @@ describe('waiting for a hashing slot', () => {
 
   it('logs a key left unchecked for capacity as a warning without a stack, not as an error', async () => {
     const { merchant } = await t.merchant();
-    const keys = await Promise.all(Array.from({ length: 3 }, async () => (await issueKey(t.app.services.db, t.clock, 'test', merchant.merchant_id, SLOW_HASH)).api_key));
-    const statuses = (await Promise.all(keys.map((key) => api(t.url, '/v1/probe', { key, body })))).map((r) => r.status).sort();
+    const keys = await Promise.all(
+      Array.from(
+        { length: 3 },
+        async () => (await issueKey(t.app.services.db, t.clock, 'test', merchant.merchant_id, SLOW_HASH)).api_key,
+      ),
+    );
+    const statuses = (await Promise.all(keys.map((key) => api(t.url, '/v1/probe', { key, body }))))
+      .map((r) => r.status)
+      .sort();
     expect(statuses).toEqual([200, 503, 503]);
     const refusals = logLines.filter((l) => /service_unavailable/.test(l.msg));
-    expect(refusals.map((l) => [l.level, l.msg])).toEqual([[40, 'request refused: service_unavailable'], [40, 'request refused: service_unavailable']]);
+    expect(refusals.map((l) => [l.level, l.msg])).toEqual([
+      [40, 'request refused: service_unavailable'],
+      [40, 'request refused: service_unavailable'],
+    ]);
     expect(refusals.some((l) => 'err' in l)).toBe(false);
   });
 });

@@ -14,7 +14,15 @@ function capture(): { stream: Writable; lines: () => Array<Record<string, unknow
       done();
     },
   });
-  return { stream, lines: () => chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l)) };
+  return {
+    stream,
+    lines: () =>
+      chunks
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+  };
 }
 
 function log_(c: ReturnType<typeof capture>, write: (log: ReturnType<typeof createLogger>) => void): void {
@@ -25,7 +33,15 @@ describe('logging', () => {
   it('redacts secrets wherever they appear in a log object', () => {
     const c = capture();
     const log = createLogger('info', c.stream);
-    log.info({ api_key: 'sk_x', secret: 's', nested: { mnemonic: 'abandon', passphrase: 'p', privateKey: 'k' }, req: { headers: { 'x-api-key': 'sk_y' } } }, 'hello');
+    log.info(
+      {
+        api_key: 'sk_x',
+        secret: 's',
+        nested: { mnemonic: 'abandon', passphrase: 'p', privateKey: 'k' },
+        req: { headers: { 'x-api-key': 'sk_y' } },
+      },
+      'hello',
+    );
     const text = JSON.stringify(c.lines());
     for (const s of ['sk_x', '"s"', 'abandon', '"p"', '"k"', 'sk_y']) expect(text).not.toContain(s);
     expect(text).toContain('[redacted]');
@@ -33,8 +49,10 @@ describe('logging', () => {
 
   it('never prints wallet material or keys at any depth, in arrays, errors, bindings or the message', () => {
     const c = capture();
-    const xprv = 'xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LETbbB1zZq5ZDmNNtR9hZtdwLvbeENGiEQ';
-    const xpub = 'xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYQLbuc1jb';
+    const xprv =
+      'xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LETbbB1zZq5ZDmNNtR9hZtdwLvbeENGiEQ';
+    const xpub =
+      'xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYQLbuc1jb';
     const apiKey = 'sk_0123456789abcdef_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefg';
     const secrets = ['legal winner thank', 'p4ssphrase!', 'deadbeef01', xprv, xpub, apiKey, 'whsec_abc', 'hash$argon2'];
     const deep: Record<string, unknown> = { mnemonic: secrets[0] };
@@ -63,7 +81,12 @@ describe('logging', () => {
 
   it('logs a 500 with its request id and without the API key, at debug level too', async () => {
     const c = capture();
-    const t = await startTestApp({ workers: false, extraRoutes: probeRoutes, logger: createLogger('debug', c.stream), env: { LOG_LEVEL: 'debug' } });
+    const t = await startTestApp({
+      workers: false,
+      extraRoutes: probeRoutes,
+      logger: createLogger('debug', c.stream),
+      env: { LOG_LEVEL: 'debug' },
+    });
     try {
       const { key } = await t.merchant();
       const r = await api(t.url, '/v1/boom', { key, headers: { 'x-request-id': 'trace-me-1' } });

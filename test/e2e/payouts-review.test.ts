@@ -29,18 +29,34 @@ describe('payouts API: review, reads, concurrency', () => {
       const first = await post(m.key, newPayout(m.address, { amount: '20' }));
       expect(first.body.review_reasons).toEqual(['first_payout_to_address']);
       // Still the first while the first one is only pending.
-      expect((await post(m.key, newPayout(m.address, { amount: '20' }))).body.review_reasons).toEqual(['first_payout_to_address']);
+      expect((await post(m.key, newPayout(m.address, { amount: '20' }))).body.review_reasons).toEqual([
+        'first_payout_to_address',
+      ]);
       await approvePayout(db(), t.clock, 'test', first.body.payout_id);
-      const approvedEvents = await db().selectFrom('events').select('type').where('subject_id', '=', first.body.payout_id).orderBy('seq').execute();
+      const approvedEvents = await db()
+        .selectFrom('events')
+        .select('type')
+        .where('subject_id', '=', first.body.payout_id)
+        .orderBy('seq')
+        .execute();
       expect(approvedEvents.map((e) => e.type)).toEqual(['payout.pending_review', 'payout.approved']);
       const second = await post(m.key, newPayout(m.address, { amount: '20' }));
       expect(second.body).toMatchObject({ status: 'approved', review_reasons: [] });
-      const events = await db().selectFrom('events').select('type').where('subject_id', '=', second.body.payout_id).execute();
+      const events = await db()
+        .selectFrom('events')
+        .select('type')
+        .where('subject_id', '=', second.body.payout_id)
+        .execute();
       expect(events.map((e) => e.type)).toEqual(['payout.approved']);
       // Today: 20 + 20 + 20 = 60; +40 = 100 is not above the daily limit, +0.000001 more is.
       expect((await post(m.key, newPayout(m.address, { amount: '40' }))).body.review_reasons).toEqual([]);
-      expect((await post(m.key, newPayout(m.address, { amount: '0.000001' }))).body.review_reasons).toEqual(['daily_limit_exceeded']);
-      expect((await post(m.key, newPayout(m.address, { amount: '60' }))).body.review_reasons).toEqual(['amount_above_auto_approve_limit', 'daily_limit_exceeded']);
+      expect((await post(m.key, newPayout(m.address, { amount: '0.000001' }))).body.review_reasons).toEqual([
+        'daily_limit_exceeded',
+      ]);
+      expect((await post(m.key, newPayout(m.address, { amount: '60' }))).body.review_reasons).toEqual([
+        'amount_above_auto_approve_limit',
+        'daily_limit_exceeded',
+      ]);
     });
 
     it('counts the daily limit per UTC day and leaves rejected payouts out', async () => {
@@ -55,7 +71,9 @@ describe('payouts API: review, reads, concurrency', () => {
       expect(over.body.review_reasons).toEqual(['daily_limit_exceeded']);
       await rejectPayout(db(), clock, 'test', over.body.payout_id, 'test');
       // The rejected one no longer counts, so 30 is reached but not exceeded... until another unit.
-      expect((await post(m.key, newPayout(m.address, { amount: '0.5' }))).body.review_reasons).toEqual(['daily_limit_exceeded']);
+      expect((await post(m.key, newPayout(m.address, { amount: '0.5' }))).body.review_reasons).toEqual([
+        'daily_limit_exceeded',
+      ]);
       // Next UTC day: the counter starts again.
       const now = clock.now();
       clock.set(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)));
@@ -75,17 +93,32 @@ describe('payouts API: review, reads, concurrency', () => {
         expect(rejected.status).toBe('rejected');
         expect(await t.balanceOf(m.id)).toEqual({ available: '20', reserved: '0', total: '20' });
         const seen = await get(m.key, r.body.payout_id);
-        expect(seen.body).toMatchObject({ status: 'rejected', fees: { network: { payer: 'merchant', amount: '1', charged: '0' } } });
+        expect(seen.body).toMatchObject({
+          status: 'rejected',
+          fees: { network: { payer: 'merchant', amount: '1', charged: '0' } },
+        });
         expect(seen.body.updated_at).not.toBe(seen.body.created_at);
         expect(Object.keys(seen.body).sort()).toEqual(PAYOUT_KEYS);
-        await expect(approvePayout(db(), t.clock, 'test', r.body.payout_id)).rejects.toMatchObject({ code: 'invalid_state' });
-        await expect(rejectPayout(db(), t.clock, 'test', r.body.payout_id, 'again')).rejects.toMatchObject({ code: 'invalid_state' });
+        await expect(approvePayout(db(), t.clock, 'test', r.body.payout_id)).rejects.toMatchObject({
+          code: 'invalid_state',
+        });
+        await expect(rejectPayout(db(), t.clock, 'test', r.body.payout_id, 'again')).rejects.toMatchObject({
+          code: 'invalid_state',
+        });
         expect(await verifyLedger(db(), m.id, 'USDT_TRON')).toEqual([]);
-        const events = await db().selectFrom('events').select(['type', 'data']).where('subject_id', '=', r.body.payout_id).orderBy('seq').execute();
+        const events = await db()
+          .selectFrom('events')
+          .select(['type', 'data'])
+          .where('subject_id', '=', r.body.payout_id)
+          .orderBy('seq')
+          .execute();
         expect(events.map((e) => e.type)).toEqual(['payout.pending_review', 'payout.rejected']);
         expect(JSON.parse(events[1]!.data)).toEqual(seen.body);
         // A rejected reference stays taken: its replay returns the rejected payout.
-        expect((await post(m.key, { reference: r.body.reference, asset: 'USDT_TRON', to_address: m.address, amount: '10' })).body.status).toBe('rejected');
+        expect(
+          (await post(m.key, { reference: r.body.reference, asset: 'USDT_TRON', to_address: m.address, amount: '10' }))
+            .body.status,
+        ).toBe('rejected');
       } finally {
         await t.fee('USDT_TRON', '0', '0');
       }
@@ -97,17 +130,27 @@ describe('payouts API: review, reads, concurrency', () => {
       const first = await post(m.key, newPayout(m.address, { amount: '5' }));
       await approvePayout(db(), t.clock, 'test', first.body.payout_id);
       expect((await post(m.key, newPayout(m.address, { amount: '5' }))).body.review_reasons).toEqual([]);
-      await removeFromWhitelist(db(), t.clock, 'test', t.app.services.catalog, m.id, { asset: 'USDT_TRON', address: m.address });
+      await removeFromWhitelist(db(), t.clock, 'test', t.app.services.catalog, m.id, {
+        asset: 'USDT_TRON',
+        address: m.address,
+      });
       t.clock.advance(1000);
       await t.allow(m.id, m.address);
-      expect((await post(m.key, newPayout(m.address, { amount: '5' }))).body.review_reasons).toEqual(['first_payout_to_address']);
+      expect((await post(m.key, newPayout(m.address, { amount: '5' }))).body.review_reasons).toEqual([
+        'first_payout_to_address',
+      ]);
     });
 
     it('refuses to approve a payout whose address left the whitelist', async () => {
       const m = await funded();
       const r = await post(m.key, newPayout(m.address));
-      await removeFromWhitelist(db(), t.clock, 'test', t.app.services.catalog, m.id, { asset: 'USDT_TRON', address: m.address });
-      await expect(approvePayout(db(), t.clock, 'test', r.body.payout_id)).rejects.toMatchObject({ code: 'address_not_whitelisted' });
+      await removeFromWhitelist(db(), t.clock, 'test', t.app.services.catalog, m.id, {
+        asset: 'USDT_TRON',
+        address: m.address,
+      });
+      await expect(approvePayout(db(), t.clock, 'test', r.body.payout_id)).rejects.toMatchObject({
+        code: 'address_not_whitelisted',
+      });
       expect((await get(m.key, r.body.payout_id)).body.status).toBe('pending_review');
     });
   });
@@ -151,7 +194,8 @@ describe('payouts API: review, reads, concurrency', () => {
 
   describe('concurrency', () => {
     /** A key is hashed once, then trusted from memory: verify it first, as any live client's key is. */
-    const warm = async (key: string) => expect((await get(key, '3b241101-e2bb-4255-8caf-4136c566a962')).status).toBe(404);
+    const warm = async (key: string) =>
+      expect((await get(key, '3b241101-e2bb-4255-8caf-4136c566a962')).status).toBe(404);
 
     it('20 identical parallel requests make exactly one payout and one reservation', async () => {
       const m = await funded();
@@ -172,7 +216,9 @@ describe('payouts API: review, reads, concurrency', () => {
       try {
         const m = await funded('100');
         await warm(m.key);
-        const results = await Promise.all(Array.from({ length: 20 }, () => post(m.key, newPayout(m.address, { amount: '10' }))));
+        const results = await Promise.all(
+          Array.from({ length: 20 }, () => post(m.key, newPayout(m.address, { amount: '10' }))),
+        );
         const ok = results.filter((r) => r.status === 202);
         const refused = results.filter((r) => r.status !== 202);
         // 9 × (10 + 1) = 99 ≤ 100 < 110
@@ -195,7 +241,12 @@ describe('payouts API: review, reads, concurrency', () => {
       expect((await get(m.key, first.body.payout_id)).body.fees.network.amount).toBe('1');
       const { setPayoutFee } = await import('../../src/fees/payout.js');
       const start = new Date(t.clock.now().getTime() + 60_000).toISOString();
-      await setPayoutFee(db(), t.clock, 'test', t.app.services.catalog, { asset: 'USDT_TRON', amount: '3', percent: '0', validFrom: start });
+      await setPayoutFee(db(), t.clock, 'test', t.app.services.catalog, {
+        asset: 'USDT_TRON',
+        amount: '3',
+        percent: '0',
+        validFrom: start,
+      });
       expect((await post(m.key, newPayout(m.address))).body.fees.network.amount).toBe('2');
       t.clock.advance(60_000);
       expect((await post(m.key, newPayout(m.address))).body.fees.network.amount).toBe('3');
@@ -207,7 +258,24 @@ describe('payouts API: review, reads, concurrency', () => {
   it('documents the payout routes in the OpenAPI document', async () => {
     const r = await api(t.url, '/v1/openapi.json');
     const paths = r.body.paths;
-    expect(Object.keys(paths['/v1/payouts'].post.responses).sort()).toEqual(['200', '202', '400', '401', '403', '409', '422', '429', '503']);
-    expect(Object.keys(paths['/v1/payouts/{id}'].get.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429']);
+    expect(Object.keys(paths['/v1/payouts'].post.responses).sort()).toEqual([
+      '200',
+      '202',
+      '400',
+      '401',
+      '403',
+      '409',
+      '422',
+      '429',
+      '503',
+    ]);
+    expect(Object.keys(paths['/v1/payouts/{id}'].get.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '429',
+    ]);
   });
 });

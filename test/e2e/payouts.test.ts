@@ -118,7 +118,10 @@ describe('payouts API', () => {
       const cooling = newAddress();
       await t.allow(m.id, cooling, { delay: '24h' });
       const answers = new Map<string, string>();
-      for (const [addr, label] of [[absent, 'absent'], [cooling, 'cooling']] as const) {
+      for (const [addr, label] of [
+        [absent, 'absent'],
+        [cooling, 'cooling'],
+      ] as const) {
         for (const amount of ['1', '1000000']) {
           const r = await post(m.key, newPayout(addr, { amount }));
           expect(r.status).toBe(422);
@@ -150,7 +153,10 @@ describe('payouts API', () => {
 
     it('refuses an address removed from the whitelist', async () => {
       const m = await funded();
-      await removeFromWhitelist(db(), t.clock, 'test', t.app.services.catalog, m.id, { asset: 'USDT_TRON', address: m.address });
+      await removeFromWhitelist(db(), t.clock, 'test', t.app.services.catalog, m.id, {
+        asset: 'USDT_TRON',
+        address: m.address,
+      });
       const r = await post(m.key, newPayout(m.address));
       expect(r.body.error.code).toBe('address_not_whitelisted');
     });
@@ -179,7 +185,16 @@ describe('payouts API', () => {
         expect(r.body.error.code).toBe('asset_payouts_disabled');
         // The earlier payout: unchanged, readable, replayable, approvable (it stays executable).
         expect((await get(m.key, before.body.payout_id)).body).toEqual(before.body);
-        expect((await post(m.key, { reference: before.body.reference, asset: 'USDT_TRON', to_address: m.address, amount: '10' })).status).toBe(200);
+        expect(
+          (
+            await post(m.key, {
+              reference: before.body.reference,
+              asset: 'USDT_TRON',
+              to_address: m.address,
+              amount: '10',
+            })
+          ).status,
+        ).toBe(200);
         const approved = await approvePayout(db(), t.clock, 'test', before.body.payout_id);
         expect(approved.status).toBe('approved');
         expect((await t.balanceOf(m.id)).reserved).toBe('10');
@@ -208,7 +223,12 @@ describe('payouts API', () => {
         }
         expect(await payoutRows(m.id)).toHaveLength(1);
         expect(await reserves(m.id)).toHaveLength(1);
-        const replay = await post(m.key, { reference: existing.body.reference, asset: 'USDT_TRON', to_address: m.address, amount: '10' });
+        const replay = await post(m.key, {
+          reference: existing.body.reference,
+          asset: 'USDT_TRON',
+          to_address: m.address,
+          amount: '10',
+        });
         expect(replay.status).toBe(200);
         expect(replay.body.payout_id).toBe(existing.body.payout_id);
       } finally {
@@ -248,7 +268,9 @@ describe('payouts API', () => {
         const exact = await post(m.key, newPayout(m.address, { amount: '10' }));
         expect(exact.status).toBe(202);
         expect(await t.balanceOf(m.id)).toEqual({ available: '0', reserved: '11', total: '11' });
-        expect((await post(m.key, newPayout(m.address, { amount: '0.000001' }))).body.error.code).toBe('insufficient_balance');
+        expect((await post(m.key, newPayout(m.address, { amount: '0.000001' }))).body.error.code).toBe(
+          'insufficient_balance',
+        );
       } finally {
         await t.fee('USDT_TRON', '0', '0');
       }
@@ -269,21 +291,29 @@ describe('payouts API', () => {
       const catalog = t.app.services.catalog;
       const stranger = newAddress();
       // whitelist before balance (amount far above the balance, address absent)
-      expect((await post(m.key, newPayout(stranger, { amount: '500' }))).body.error.code).toBe('address_not_whitelisted');
+      expect((await post(m.key, newPayout(stranger, { amount: '500' }))).body.error.code).toBe(
+        'address_not_whitelisted',
+      );
       await setAssetFlags(db(), t.clock, 'test', catalog, 'USDT_TRON', { payouts: false });
       await setHalt(db(), t.clock, 'test', catalog, { halted: true, worker: false });
       try {
         // halt before the switch and the whitelist
         expect((await post(m.key, newPayout(stranger, { amount: '500' }))).body.error.code).toBe('payouts_halted');
         // receive-only asset (permanent) before the halt (temporary)
-        expect((await post(m.key, newPayout(stranger, { asset: 'USDD_TRON' }))).body.error.code).toBe('asset_not_payable');
+        expect((await post(m.key, newPayout(stranger, { asset: 'USDD_TRON' }))).body.error.code).toBe(
+          'asset_not_payable',
+        );
         // a malformed amount is a 400 before all of them
         const bad = await post(m.key, newPayout(stranger, { amount: '1.0000001' }));
         expect(bad.status).toBe(400);
-        expect(bad.body.error.details).toEqual([{ path: 'body.amount', message: 'must have at most 6 decimal places' }]);
+        expect(bad.body.error.details).toEqual([
+          { path: 'body.amount', message: 'must have at most 6 decimal places' },
+        ]);
         await setHalt(db(), t.clock, 'test', catalog, { halted: false, worker: false });
         // switch before the whitelist
-        expect((await post(m.key, newPayout(stranger, { amount: '500' }))).body.error.code).toBe('asset_payouts_disabled');
+        expect((await post(m.key, newPayout(stranger, { amount: '500' }))).body.error.code).toBe(
+          'asset_payouts_disabled',
+        );
       } finally {
         await setHalt(db(), t.clock, 'test', catalog, { halted: false, worker: false });
         await setAssetFlags(db(), t.clock, 'test', catalog, 'USDT_TRON', { payouts: true });
@@ -325,5 +355,4 @@ describe('payouts API', () => {
       expect((await post(m.key, { ...good, reference: '~'.repeat(200) })).status).toBe(202);
     });
   });
-
 });

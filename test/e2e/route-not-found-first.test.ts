@@ -25,7 +25,11 @@ describe('an unknown method and path with a body', () => {
       ['POST', '/v1/nowhere', { rawBody: '{"order_id": ', headers: json }],
       ['POST', '/v1/invoice', { rawBody: '{bad', headers: json }],
       ['PUT', '/v1/invoices', { rawBody: JSON.stringify({ pad: 'x'.repeat(17 * 1024) }), headers: json }],
-      ['PATCH', '/v1/payouts/7d3f1e2a-4b5c-4d6e-8f70-1a2b3c4d5e6f', { rawBody: '{}', headers: { ...json, 'content-encoding': 'gzip' } }],
+      [
+        'PATCH',
+        '/v1/payouts/7d3f1e2a-4b5c-4d6e-8f70-1a2b3c4d5e6f',
+        { rawBody: '{}', headers: { ...json, 'content-encoding': 'gzip' } },
+      ],
       ['DELETE', '/v1/probe/7d3f1e2a-4b5c-4d6e-8f70-1a2b3c4d5e6f', { rawBody: '{bad', headers: json }],
       ['POST', '/admin/v1/merchants', { rawBody: '', headers: json }],
     ];

@@ -60,7 +60,15 @@ describe('every real route', () => {
 
   it('covers the routes of the spec', () => {
     const names = routes.map((r) => `${r.method} ${r.path}`);
-    expect(names).toEqual(expect.arrayContaining(['POST /v1/invoices', 'GET /v1/invoices/{id}', 'POST /v1/payouts', 'GET /v1/payouts/{id}', 'POST /v1/addresses']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'POST /v1/invoices',
+        'GET /v1/invoices/{id}',
+        'POST /v1/payouts',
+        'GET /v1/payouts/{id}',
+        'POST /v1/addresses',
+      ]),
+    );
   });
 
   it('answers 401, 413, 415 and 429 with the rate headers the same way', async () => {
@@ -77,8 +85,22 @@ describe('every real route', () => {
       expectRateHeaders(wrong, '1000', `${label} wrong key`);
 
       if (withBody) {
-        expectError(await send({ key, rawBody: JSON.stringify({ pad: 'x'.repeat(17 * 1024) }), headers: { 'content-type': 'application/json' } }), 413, 'bad_request', `${label} 17 KiB`);
-        expectError(await send({ key, rawBody: 'order_id=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'bad_request', `${label} form`);
+        expectError(
+          await send({
+            key,
+            rawBody: JSON.stringify({ pad: 'x'.repeat(17 * 1024) }),
+            headers: { 'content-type': 'application/json' },
+          }),
+          413,
+          'bad_request',
+          `${label} 17 KiB`,
+        );
+        expectError(
+          await send({ key, rawBody: 'order_id=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+          415,
+          'bad_request',
+          `${label} form`,
+        );
       }
       const fresh = await t.key(merchantId);
       const seen: string[] = [];
@@ -120,15 +142,23 @@ describe("other merchants' ids", () => {
     await fundAndAllow(b2.merchant.merchant_id);
 
     // A's records: an invoice, a payout, a permanent address.
-    const invoice = (await api(t.url, '/v1/invoices', { key: a2.key, body: newInvoice({ order_id: 'shared-order' }) })).body;
+    const invoice = (await api(t.url, '/v1/invoices', { key: a2.key, body: newInvoice({ order_id: 'shared-order' }) }))
+      .body;
     const payoutBody = newPayout(aTo, { reference: 'shared-ref', amount: '5' });
     const payout = (await api(t.url, '/v1/payouts', { key: a2.key, body: payoutBody })).body;
-    const address = (await api(t.url, '/v1/addresses', { key: a.key, body: { external_user_id: 'shared-user', network: 'tron' } })).body;
+    const address = (
+      await api(t.url, '/v1/addresses', { key: a.key, body: { external_user_id: 'shared-user', network: 'tron' } })
+    ).body;
     expect([invoice.invoice_id, payout.payout_id, address.address].every(Boolean)).toBe(true);
 
     // Every GET route with an id, with every id A owns, in any case: 404 for B.
     const routes = await realRoutes(t.url);
-    const ids = [invoice.invoice_id, payout.payout_id, invoice.invoice_id.toUpperCase(), payout.payout_id.toUpperCase()];
+    const ids = [
+      invoice.invoice_id,
+      payout.payout_id,
+      invoice.invoice_id.toUpperCase(),
+      payout.payout_id.toUpperCase(),
+    ];
     for (const route of routes.filter((r) => r.path.includes('{'))) {
       for (const id of ids) {
         for (const k of [b.key, b2.key]) {
@@ -147,11 +177,20 @@ describe("other merchants' ids", () => {
     const bPayout = await api(t.url, '/v1/payouts', { key: b2.key, body: { ...payoutBody } });
     expect(bPayout.body.payout_id).not.toBe(payout.payout_id);
     expect(bPayout.text).not.toContain(payout.payout_id);
-    const bAddress = await api(t.url, '/v1/addresses', { key: b.key, body: { external_user_id: 'shared-user', network: 'tron' } });
+    const bAddress = await api(t.url, '/v1/addresses', {
+      key: b.key,
+      body: { external_user_id: 'shared-user', network: 'tron' },
+    });
     expect(bAddress.status).toBe(200);
     expect(bAddress.body.address).not.toBe(address.address);
     // A's records are untouched.
-    expect((await api(t.url, `/v1/payouts/${payout.payout_id}`, { key: a2.key })).body).toMatchObject({ status: payout.status, amount: '5' });
-    expect((await api(t.url, `/v1/invoices/${invoice.invoice_id}`, { key: a2.key })).body).toMatchObject({ status: 'created', order_id: 'shared-order' });
+    expect((await api(t.url, `/v1/payouts/${payout.payout_id}`, { key: a2.key })).body).toMatchObject({
+      status: payout.status,
+      amount: '5',
+    });
+    expect((await api(t.url, `/v1/invoices/${invoice.invoice_id}`, { key: a2.key })).body).toMatchObject({
+      status: 'created',
+      order_id: 'shared-order',
+    });
   });
 });

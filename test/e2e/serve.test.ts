@@ -40,14 +40,20 @@ describe('paygate serve', () => {
     await runCli(['merchant', 'approve', id], env);
     const key = (await runCli(['key', 'issue', id, '--json'], env)).json.api_key as string;
 
-    const child = spawn(process.execPath, [DEV_BIN, 'serve'], { env: { ...process.env, ...env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [DEV_BIN, 'serve'], {
+      env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const lines = createInterface({ input: child.stdout });
     const banner = await new Promise<string>((resolve, reject) => {
       lines.on('line', (l) => l.startsWith('paygate serving') && resolve(l));
       child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
     });
     const base = (/(http:\/\/\S+)\/v1/.exec(banner) as RegExpExecArray)[1] as string;
-    const r = await api(base, '/v1/invoices', { key, body: { order_id: 'o-1', asset: 'USDT_TRON', amount: '5', expires_in: 600 } });
+    const r = await api(base, '/v1/invoices', {
+      key,
+      body: { order_id: 'o-1', asset: 'USDT_TRON', amount: '5', expires_in: 600 },
+    });
     expect(r.status).toBe(201);
     expect(r.body.address).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -57,7 +63,10 @@ describe('paygate serve', () => {
 
   /** Starts serve with `nodeArgs`, returns its log entries up to and including 'paygate serving /v1', stops it. */
   async function startLog(nodeArgs: readonly string[]): Promise<Record<string, unknown>[]> {
-    const child = spawn(process.execPath, [...nodeArgs, DEV_BIN, 'serve'], { env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs, DEV_BIN, 'serve'], {
+      env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const lines = createInterface({ input: child.stdout });
     const entries: Record<string, unknown>[] = [];
     await new Promise<void>((resolve, reject) => {
@@ -76,13 +85,17 @@ describe('paygate serve', () => {
   }
 
   it('logs at start the durability settings its live database connections report', async () => {
-    const started = (await startLog(SERVE_NODE_FLAGS)).find((e) => e.msg === 'paygate serving /v1') as Record<string, unknown>;
+    const started = (await startLog(SERVE_NODE_FLAGS)).find((e) => e.msg === 'paygate serving /v1') as Record<
+      string,
+      unknown
+    >;
     const durable = { journal_mode: 'wal', synchronous: 2, foreign_keys: 1, busy_timeout: 20 };
     expect(started.sqlite).toEqual({ writer: durable, reader: durable });
   });
 
   it('warns when started without a heap limit, and only then', async () => {
-    const heapWarnings = (entries: Record<string, unknown>[]) => entries.filter((e) => String(e.msg).startsWith(`started without ${SERVE_NODE_FLAGS.join(' ')}`));
+    const heapWarnings = (entries: Record<string, unknown>[]) =>
+      entries.filter((e) => String(e.msg).startsWith(`started without ${SERVE_NODE_FLAGS.join(' ')}`));
     const unset = heapWarnings(await startLog([]));
     expect(unset).toHaveLength(1);
     expect(unset[0]).toMatchObject({ level: 40, heapLimitMb: expect.any(Number) });

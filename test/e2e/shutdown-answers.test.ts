@@ -17,7 +17,8 @@ function responses(raw: string): Array<{ status: number; headers: Record<string,
     const end = rest.indexOf('\r\n\r\n');
     const lines = rest.slice(0, end).split('\r\n');
     const headers: Record<string, string> = {};
-    for (const l of lines.slice(1)) headers[l.slice(0, l.indexOf(':')).toLowerCase()] = l.slice(l.indexOf(':') + 1).trim();
+    for (const l of lines.slice(1))
+      headers[l.slice(0, l.indexOf(':')).toLowerCase()] = l.slice(l.indexOf(':') + 1).trim();
     const length = Number(headers['content-length'] ?? 0);
     out.push({ status: Number(lines[0]!.split(' ')[1]), headers, body: rest.slice(end + 4, end + 4 + length) });
     rest = rest.slice(end + 4 + length);
@@ -54,7 +55,9 @@ describe('a request arriving during shutdown', () => {
       const stopping = t.app.stop();
       // The listener closes after fastify's preClose: from then on the server is shutting down.
       while (t.app.http.server.listening) await new Promise((r) => setTimeout(r, 5));
-      socket.write(`GET /v1/probe/7d3f1e2a-4b5c-4d6e-8f70-1a2b3c4d5e6f HTTP/1.1\r\nHost: a\r\nX-Api-Key: ${key}\r\nX-Request-Id: late-1\r\n\r\n`);
+      socket.write(
+        `GET /v1/probe/7d3f1e2a-4b5c-4d6e-8f70-1a2b3c4d5e6f HTTP/1.1\r\nHost: a\r\nX-Api-Key: ${key}\r\nX-Request-Id: late-1\r\n\r\n`,
+      );
       await new Promise((r) => setTimeout(r, 100));
       release();
       await Promise.race([closed, new Promise((r) => setTimeout(r, 5_000))]);

@@ -9,7 +9,12 @@ import { buildApp, type App, type AppOptions } from '../../src/app.js';
 import { ManualClock, type Clock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
 import { issueKey } from '../../src/keys/service.js';
-import { changeMerchant, createMerchant, type CreateMerchantInput, type MerchantView } from '../../src/merchants/service.js';
+import {
+  changeMerchant,
+  createMerchant,
+  type CreateMerchantInput,
+  type MerchantView,
+} from '../../src/merchants/service.js';
 
 export interface TestApp {
   app: App;
@@ -17,7 +22,9 @@ export interface TestApp {
   dir: string;
   clock: Clock;
   /** A merchant (approved unless asked otherwise) and a key for it. */
-  merchant(input?: Partial<CreateMerchantInput> & { approve?: boolean }): Promise<{ merchant: MerchantView; key: string }>;
+  merchant(
+    input?: Partial<CreateMerchantInput> & { approve?: boolean },
+  ): Promise<{ merchant: MerchantView; key: string }>;
   key(merchantId: string): Promise<string>;
   close(): Promise<void>;
 }

@@ -62,7 +62,8 @@ async function runInProcess(args: string[], env: Record<string, string>, cwd?: s
   const writeOut = process.stdout.write;
   const writeErr = process.stderr.write;
   process.stdout.write = ((chunk: unknown) => out.push(String(chunk)) > 0) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: unknown) => (NOISE.test(String(chunk)) ? true : err.push(String(chunk)) > 0)) as typeof process.stderr.write;
+  process.stderr.write = ((chunk: unknown) =>
+    NOISE.test(String(chunk)) ? true : err.push(String(chunk)) > 0) as typeof process.stderr.write;
   Object.assign(process.env, { LOG_LEVEL: 'silent', ...env });
   process.exitCode = undefined;
   let code = 0;

@@ -26,7 +26,11 @@ export async function api(baseUrl: string, path: string, req: ApiRequest = {}): 
     body = JSON.stringify(req.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(baseUrl + path, { method: req.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
+  const res = await fetch(baseUrl + path, {
+    method: req.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    body,
+  });
   const text = await res.text();
   let parsed: unknown = undefined;
   try {
@@ -49,7 +53,10 @@ export function isErrorBody(body: unknown): boolean {
   if (!Object.keys(e).every((k) => allowed.has(k))) return false;
   if (e.details !== undefined) {
     if (e.code !== 'validation_failed' || !Array.isArray(e.details)) return false;
-    return e.details.every((d: unknown) => typeof (d as { path?: unknown }).path === 'string' && typeof (d as { message?: unknown }).message === 'string');
+    return e.details.every(
+      (d: unknown) =>
+        typeof (d as { path?: unknown }).path === 'string' && typeof (d as { message?: unknown }).message === 'string',
+    );
   }
   return e.code !== 'validation_failed';
 }

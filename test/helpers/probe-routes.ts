@@ -19,7 +19,10 @@ export async function probeRoutes(app: ApiServer): Promise<void> {
     merchant_id: req.merchant?.id,
     order_id: req.body.order_id,
   }));
-  app.get('/v1/probe/:id', { schema: { params: UuidParams } }, async (req) => ({ id: req.params.id, merchant_id: req.merchant?.id }));
+  app.get('/v1/probe/:id', { schema: { params: UuidParams } }, async (req) => ({
+    id: req.params.id,
+    merchant_id: req.merchant?.id,
+  }));
   app.get('/v1/boom', async () => {
     throw new Error('secret internal detail /etc/passwd');
   });

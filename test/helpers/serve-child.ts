@@ -22,7 +22,10 @@ export class ServeChildren {
   private warm: ChildProcess | null = null;
   private readonly all: ChildProcess[] = [];
 
-  constructor(private readonly script: string, private readonly env: () => Record<string, string | undefined>) {}
+  constructor(
+    private readonly script: string,
+    private readonly env: () => Record<string, string | undefined>,
+  ) {}
 
   private spawnWarm(): ChildProcess {
     const child = spawn(process.execPath, ['--import', 'tsx', this.script], {
@@ -37,7 +40,9 @@ export class ServeChildren {
   start(): Promise<ServeChild> {
     const child = this.warm ?? this.spawnWarm();
     this.warm = this.spawnWarm();
-    const exited = new Promise<void>((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', () => r())));
+    const exited = new Promise<void>((r) =>
+      child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', () => r()),
+    );
     return new Promise((resolve, reject) => {
       let err = '';
       child.stderr!.on('data', (d) => (err += String(d)));

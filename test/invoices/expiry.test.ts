@@ -41,7 +41,10 @@ describe('invoice expiry', () => {
     expect(events.map((e) => e.subject_id)).toEqual([short.invoice_id]);
     expect(JSON.parse(events[0]!.data)).toEqual(await read(short.invoice_id));
     // A repeat of the expired invoice's order still returns it, expired.
-    const replay = await api(t.url, '/v1/invoices', { key: m.key, body: { order_id: short.order_id, asset: 'USDT_TRON', amount: '10', expires_in: 60 } });
+    const replay = await api(t.url, '/v1/invoices', {
+      key: m.key,
+      body: { order_id: short.order_id, asset: 'USDT_TRON', amount: '10', expires_in: 60 },
+    });
     expect([replay.status, replay.body.status]).toEqual([200, 'expired']);
   });
 
@@ -52,11 +55,16 @@ describe('invoice expiry', () => {
     t.clock.advance(61_000);
     expect(await expireInvoices(db, t.clock, { horizon: new Date(t.clock.now().getTime() - 120_000) })).toBe(0);
     expect(await expireInvoices(db, t.clock, { batch: 3 })).toBe(7);
-    const left = await db.selectFrom('invoices').select('id').where('merchant_id', '=', m.merchant.merchant_id).where('status', '=', 'created').execute();
+    const left = await db
+      .selectFrom('invoices')
+      .select('id')
+      .where('merchant_id', '=', m.merchant.merchant_id)
+      .where('status', '=', 'created')
+      .execute();
     expect(left).toHaveLength(0);
   });
 
-  it("gives the watcher the overdue created and seen invoices soonest first, the limit counted across both", async () => {
+  it('gives the watcher the overdue created and seen invoices soonest first, the limit counted across both', async () => {
     const { db } = t.app.services;
     const m = await t.merchant();
     const ids: string[] = [];
@@ -64,7 +72,8 @@ describe('invoice expiry', () => {
       ids.push((await api(t.url, '/v1/invoices', { key: m.key, body: newInvoice({ expires_in: s }) })).body.invoice_id);
       t.clock.advance(1_000);
     }
-    for (const i of [1, 2, 5]) await db.updateTable('invoices').set({ status: 'seen' }).where('id', '=', ids[i]!).execute();
+    for (const i of [1, 2, 5])
+      await db.updateTable('invoices').set({ status: 'seen' }).where('id', '=', ids[i]!).execute();
     await db.updateTable('invoices').set({ status: 'confirmed' }).where('id', '=', ids[3]!).execute();
     t.clock.advance(400_000);
     const before = t.clock.now().toISOString();
@@ -82,7 +91,10 @@ describe('invoice expiry', () => {
     const all = await overdueOpen(db, before, 1_000);
     expect(all.map((r) => r.id).sort()).toEqual(expected.map((r) => r.id).sort());
     for (let k = 1; k <= expected.length; k++) {
-      expect((await overdueOpen(db, before, k)).map((r) => r.expires_at), `limit ${k}`).toEqual(expected.slice(0, k).map((r) => r.expires_at));
+      expect(
+        (await overdueOpen(db, before, k)).map((r) => r.expires_at),
+        `limit ${k}`,
+      ).toEqual(expected.slice(0, k).map((r) => r.expires_at));
     }
   });
 
@@ -93,7 +105,13 @@ describe('invoice expiry', () => {
     const created = t.clock.now().getTime();
     // The watcher has scanned past the expiry (the payment is in a block it scanned)...
     await writeTx(db, (trx) =>
-      writeCursor(trx, { next_block: 101, last_block_time: new Date(created + 61_000).toISOString(), head_number: 100, solid_number: 81, updated_at: t.clock.now().toISOString() }),
+      writeCursor(trx, {
+        next_block: 101,
+        last_block_time: new Date(created + 61_000).toISOString(),
+        head_number: 100,
+        solid_number: 81,
+        updated_at: t.clock.now().toISOString(),
+      }),
     );
     t.clock.advance(62_000);
     // ...and, once the job has started, a fork sends it back to a block from before the expiry
@@ -104,7 +122,9 @@ describe('invoice expiry', () => {
       now: () => {
         if (!rolledBack) {
           rolledBack = true;
-          raw.prepare('update chain_cursor set next_block = 91, last_block_time = ? where id = 1').run(new Date(created + 30_000).toISOString());
+          raw
+            .prepare('update chain_cursor set next_block = 91, last_block_time = ? where id = 1')
+            .run(new Date(created + 30_000).toISOString());
         }
         return t.clock.now();
       },

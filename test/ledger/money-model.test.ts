@@ -55,8 +55,11 @@ interface Real {
 
 const slot = (m: number, asset: string) => `${m}/${asset}`;
 const reservedOf = (model: Model, m: number, asset: string) =>
-  model.payouts.filter((p) => p.merchant === m && p.asset === asset && HOLDING.includes(p.status)).reduce((s, p) => s + p.amount, 0n);
-const availableOf = (model: Model, m: number, asset: string) => (model.balance.get(slot(m, asset)) ?? 0n) - reservedOf(model, m, asset);
+  model.payouts
+    .filter((p) => p.merchant === m && p.asset === asset && HOLDING.includes(p.status))
+    .reduce((s, p) => s + p.amount, 0n);
+const availableOf = (model: Model, m: number, asset: string) =>
+  (model.balance.get(slot(m, asset)) ?? 0n) - reservedOf(model, m, asset);
 
 const catalog = loadCatalog('devnet');
 const actor = 'model-test';
@@ -71,7 +74,8 @@ async function expectConsistent(model: Model, real: Real): Promise<void> {
       expect(b.balance, label).toBe(model.balance.get(slot(m, asset)) ?? 0n);
       expect(b.reserved, label).toBe(reservedOf(model, m, asset));
       let held = 0n;
-      for (const p of model.payouts.filter((x) => x.merchant === m && x.asset === asset)) held += await heldReservation(db, merchantId, p.id);
+      for (const p of model.payouts.filter((x) => x.merchant === m && x.asset === asset))
+        held += await heldReservation(db, merchantId, p.id);
       expect(held, `${label}: reservations held by payouts`).toBe(b.reserved);
       expect(await verifyLedger(db, merchantId, asset), label).toEqual([]);
     }
@@ -81,10 +85,18 @@ async function expectConsistent(model: Model, real: Real): Promise<void> {
 type Cmd = fc.AsyncCommand<Model, Real>;
 
 class Credit implements Cmd {
-  constructor(readonly m: number, readonly asset: string, readonly units: bigint) {}
+  constructor(
+    readonly m: number,
+    readonly asset: string,
+    readonly units: bigint,
+  ) {}
   check = () => true;
   async run(model: Model, real: Real) {
-    await creditMerchant(real.database.db, real.clock, actor, catalog, real.merchants[this.m]!, { asset: this.asset, amount: formatAmount(this.units, DECIMALS), memo: 'model credit' });
+    await creditMerchant(real.database.db, real.clock, actor, catalog, real.merchants[this.m]!, {
+      asset: this.asset,
+      amount: formatAmount(this.units, DECIMALS),
+      memo: 'model credit',
+    });
     model.balance.set(slot(this.m, this.asset), (model.balance.get(slot(this.m, this.asset)) ?? 0n) + this.units);
     await expectConsistent(model, real);
   }
@@ -92,10 +104,18 @@ class Credit implements Cmd {
 }
 
 class Debit implements Cmd {
-  constructor(readonly m: number, readonly asset: string, readonly units: bigint) {}
+  constructor(
+    readonly m: number,
+    readonly asset: string,
+    readonly units: bigint,
+  ) {}
   check = () => true;
   async run(model: Model, real: Real) {
-    const call = debitMerchant(real.database.db, real.clock, actor, catalog, real.merchants[this.m]!, { asset: this.asset, amount: formatAmount(this.units, DECIMALS), memo: 'model debit' });
+    const call = debitMerchant(real.database.db, real.clock, actor, catalog, real.merchants[this.m]!, {
+      asset: this.asset,
+      amount: formatAmount(this.units, DECIMALS),
+      memo: 'model debit',
+    });
     if (this.units > availableOf(model, this.m, this.asset)) {
       await expect(call).rejects.toMatchObject({ code: 'insufficient_balance' });
     } else {
@@ -109,19 +129,34 @@ class Debit implements Cmd {
 
 let references = 0;
 class CreatePayout implements Cmd {
-  constructor(readonly m: number, readonly asset: string, readonly units: bigint) {}
+  constructor(
+    readonly m: number,
+    readonly asset: string,
+    readonly units: bigint,
+  ) {}
   check = () => true;
   async run(model: Model, real: Real) {
     const merchantId = real.merchants[this.m]!;
     const merchant = (await findMerchant(real.database.db, merchantId))!;
-    const body = { reference: `model-${++references}`, asset: this.asset, to_address: real.addresses.get(slot(this.m, this.asset))!, amount: formatAmount(this.units, DECIMALS) };
+    const body = {
+      reference: `model-${++references}`,
+      asset: this.asset,
+      to_address: real.addresses.get(slot(this.m, this.asset))!,
+      amount: formatAmount(this.units, DECIMALS),
+    };
     const call = createPayout({ db: real.database.db, clock: real.clock, catalog }, merchant, body);
     if (this.units > availableOf(model, this.m, this.asset)) {
       await expect(call).rejects.toMatchObject({ code: 'insufficient_balance' });
     } else {
       const { payout, created } = await call;
       expect(created).toBe(true);
-      model.payouts.push({ id: payout.payout_id, merchant: this.m, asset: this.asset, amount: this.units, status: payout.status as PayoutStatus });
+      model.payouts.push({
+        id: payout.payout_id,
+        merchant: this.m,
+        asset: this.asset,
+        amount: this.units,
+        status: payout.status as PayoutStatus,
+      });
     }
     await expectConsistent(model, real);
   }
@@ -134,19 +169,41 @@ class CreatePayout implements Cmd {
  * are common); otherwise any step on any payout, and a step it does not allow must be refused.
  */
 class Move implements Cmd {
-  constructor(readonly n: number, public step: 'approve' | 'reject' | 'cancel' | 'queue' | 'sign' | 'broadcast' | 'confirm' | 'fail', readonly open = false) {}
-  check = (model: Readonly<Model>) => (this.open ? model.payouts.some((p) => HOLDING.includes(p.status)) : model.payouts.length > 0);
+  constructor(
+    readonly n: number,
+    public step: 'approve' | 'reject' | 'cancel' | 'queue' | 'sign' | 'broadcast' | 'confirm' | 'fail',
+    readonly open = false,
+  ) {}
+  check = (model: Readonly<Model>) =>
+    this.open ? model.payouts.some((p) => HOLDING.includes(p.status)) : model.payouts.length > 0;
   private static readonly TARGET: Record<Move['step'], PayoutStatus> = {
-    approve: 'approved', reject: 'rejected', cancel: 'rejected', queue: 'queued', sign: 'signing', broadcast: 'broadcast', confirm: 'confirmed', fail: 'failed',
+    approve: 'approved',
+    reject: 'rejected',
+    cancel: 'rejected',
+    queue: 'queued',
+    sign: 'signing',
+    broadcast: 'broadcast',
+    confirm: 'confirmed',
+    fail: 'failed',
   };
   private static readonly ALLOWED: Record<Move['step'], readonly PayoutStatus[]> = {
     // The worker's moves (NEXT in src/payouts/transitions.ts): a re-sign goes back to queued, and
     // only a receipt fails a payout; the operator cancels anything not yet signing.
-    approve: ['pending_review'], reject: ['pending_review'], cancel: ['pending_review', 'approved', 'queued'],
-    queue: ['approved', 'signing', 'broadcast'], sign: ['queued'], broadcast: ['signing'], confirm: ['broadcast'], fail: ['broadcast'],
+    approve: ['pending_review'],
+    reject: ['pending_review'],
+    cancel: ['pending_review', 'approved', 'queued'],
+    queue: ['approved', 'signing', 'broadcast'],
+    sign: ['queued'],
+    broadcast: ['signing'],
+    confirm: ['broadcast'],
+    fail: ['broadcast'],
   };
   private static readonly FORWARD: Partial<Record<PayoutStatus, Move['step']>> = {
-    pending_review: 'approve', approved: 'queue', queued: 'sign', signing: 'broadcast', broadcast: 'confirm',
+    pending_review: 'approve',
+    approved: 'queue',
+    queued: 'sign',
+    signing: 'broadcast',
+    broadcast: 'confirm',
   };
   private pick(model: Model): ModelPayout {
     if (!this.open) return model.payouts[this.n % model.payouts.length]!;
@@ -167,13 +224,16 @@ class Move implements Cmd {
       if (this.step === 'approve') return approvePayout(db, real.clock, actor, p.id);
       if (this.step === 'reject') return rejectPayout(db, real.clock, actor, p.id, 'model rejects');
       if (this.step === 'cancel') return cancelPayout(db, real.clock, actor, p.id, 'model cancels');
-      return writeTx(db, async (trx) => transitionPayout(trx, real.clock, (await findPayoutForOperator(trx, p.id))!, { to, actor }));
+      return writeTx(db, async (trx) =>
+        transitionPayout(trx, real.clock, (await findPayoutForOperator(trx, p.id))!, { to, actor }),
+      );
     })();
     if (!allowed) {
       await expect(call).rejects.toMatchObject({ code: 'invalid_state' });
     } else {
       await call;
-      if (to === 'confirmed') model.balance.set(slot(p.merchant, p.asset), (model.balance.get(slot(p.merchant, p.asset)) ?? 0n) - p.amount);
+      if (to === 'confirmed')
+        model.balance.set(slot(p.merchant, p.asset), (model.balance.get(slot(p.merchant, p.asset)) ?? 0n) - p.amount);
       p.status = to;
     }
     await expectConsistent(model, real);
@@ -197,7 +257,21 @@ describe('money model', () => {
     fc.tuple(merchantIx, asset, units).map(([m, a, u]) => new Debit(m, a, u)),
     fc.tuple(merchantIx, asset, units).map(([m, a, u]) => new CreatePayout(m, a, u)),
     ...Array.from({ length: 5 }, () => fc.nat().map((n) => new Move(n, 'approve', true))),
-    fc.tuple(fc.nat(), fc.constantFrom('approve' as const, 'reject' as const, 'cancel' as const, 'queue' as const, 'sign' as const, 'broadcast' as const, 'confirm' as const, 'fail' as const)).map(([n, s]) => new Move(n, s)),
+    fc
+      .tuple(
+        fc.nat(),
+        fc.constantFrom(
+          'approve' as const,
+          'reject' as const,
+          'cancel' as const,
+          'queue' as const,
+          'sign' as const,
+          'broadcast' as const,
+          'confirm' as const,
+          'fail' as const,
+        ),
+      )
+      .map(([n, s]) => new Move(n, s)),
   ];
 
   it('keeps available ≥ 0, reserved = held reservations, and balances = the model after every step', async () => {
@@ -224,6 +298,8 @@ describe('money model', () => {
       { numRuns: 100 },
     );
     // The runs did reach the ends of the state machine (else the property proved little).
-    expect([...reached]).toEqual(expect.arrayContaining(['pending_review', 'approved', 'rejected', 'confirmed', 'failed']));
+    expect([...reached]).toEqual(
+      expect.arrayContaining(['pending_review', 'approved', 'rejected', 'confirmed', 'failed']),
+    );
   });
 });

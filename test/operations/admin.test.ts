@@ -25,8 +25,18 @@ describe('admin listener', () => {
   let admin: string;
 
   // A feature's source (as webhooks or the sweeper will register): read at scrape time; a failing one is skipped.
-  registerMetricSource({ name: 'paygate_test_merchants', help: 'Merchants (test source)', collect: async (s) => [{ value: (await s.db.selectFrom('merchants').select('id').execute()).length }] });
-  registerMetricSource({ name: 'paygate_test_broken', help: 'A source that fails', collect: async () => { throw new Error('table missing'); } });
+  registerMetricSource({
+    name: 'paygate_test_merchants',
+    help: 'Merchants (test source)',
+    collect: async (s) => [{ value: (await s.db.selectFrom('merchants').select('id').execute()).length }],
+  });
+  registerMetricSource({
+    name: 'paygate_test_broken',
+    help: 'A source that fails',
+    collect: async () => {
+      throw new Error('table missing');
+    },
+  });
 
   beforeAll(async () => {
     devnet = await startDevnet({ blockTimeMs: 0, clock: new ManualClock() });
@@ -37,7 +47,10 @@ describe('admin listener', () => {
       workerHost: { workers: () => [], jobs: [], renewMs: 50 },
       admin: { probe: { timeoutMs: 300, headTtlMs: 0, balanceTtlMs: 0 } },
     });
-    await initWallet(t.app.services.db, t.clock, 'test', t.app.config, { mnemonic: TEST_MNEMONIC, scrypt: CHEAP_SCRYPT });
+    await initWallet(t.app.services.db, t.clock, 'test', t.app.config, {
+      mnemonic: TEST_MNEMONIC,
+      scrypt: CHEAP_SCRYPT,
+    });
     admin = t.app.adminUrl as string;
   });
   afterAll(async () => {
@@ -117,8 +130,15 @@ describe('admin listener', () => {
     expect(value(m.text, 'paygate_http_requests_total{method="GET",route="/v1/invoices/:id",status="200"}')).toBe(2);
     expect(value(m.text, 'paygate_http_requests_total{method="GET",route="/v1/invoices/:id",status="404"}')).toBe(1);
     expect(value(m.text, 'paygate_http_requests_total{method="GET",route="unmatched",status="404"}')).toBe(1);
-    expect(value(m.text, 'paygate_http_request_duration_seconds_count{method="POST",route="/v1/invoices",status="201"}')).toBe(1);
-    expect(value(m.text, 'paygate_http_request_duration_seconds_bucket{le="+Inf",method="POST",route="/v1/invoices",status="201"}')).toBe(1);
+    expect(
+      value(m.text, 'paygate_http_request_duration_seconds_count{method="POST",route="/v1/invoices",status="201"}'),
+    ).toBe(1);
+    expect(
+      value(
+        m.text,
+        'paygate_http_request_duration_seconds_bucket{le="+Inf",method="POST",route="/v1/invoices",status="201"}',
+      ),
+    ).toBe(1);
     expect(value(m.text, 'paygate_invoices{status="created"}')).toBe(1);
     // The creation loaded the address pool: the addresses derived ahead of it are reported.
     expect(value(m.text, 'paygate_deposit_addresses_ready')).toBeGreaterThan(0);
@@ -134,11 +154,32 @@ describe('admin listener', () => {
     const { merchant } = await t.merchant();
     const now = new Date().toISOString();
     const deposit = (status: 'seen' | 'confirmed', n: number) => ({
-      id: randomUUID(), merchant_id: merchant.merchant_id, address: 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH', asset: 'USDT_TRON', decimals: 6,
-      amount: '1000000', tx_hash: `${n}`.padStart(64, '0'), log_index: 0, from_address: null, block_number: n, block_hash: 'ab'.repeat(32),
-      block_time: now, invoice_id: null, external_user_id: null, late: 0, status, confirmations: 1, final: 0, credited_at: null, created_at: now, updated_at: now,
+      id: randomUUID(),
+      merchant_id: merchant.merchant_id,
+      address: 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH',
+      asset: 'USDT_TRON',
+      decimals: 6,
+      amount: '1000000',
+      tx_hash: `${n}`.padStart(64, '0'),
+      log_index: 0,
+      from_address: null,
+      block_number: n,
+      block_hash: 'ab'.repeat(32),
+      block_time: now,
+      invoice_id: null,
+      external_user_id: null,
+      late: 0,
+      status,
+      confirmations: 1,
+      final: 0,
+      credited_at: null,
+      created_at: now,
+      updated_at: now,
     });
-    await t.app.services.db.insertInto('deposits').values([deposit('seen', 1), deposit('seen', 2), deposit('confirmed', 3)]).execute();
+    await t.app.services.db
+      .insertInto('deposits')
+      .values([deposit('seen', 1), deposit('seen', 2), deposit('confirmed', 3)])
+      .execute();
     const hot = (await walletSummary(t.app.services.db)).hot_address;
     devnet.control.fund({ address: hot, asset: 'USDT_TRON', amount: 250_500_000n, mine: true });
     devnet.control.fund({ address: hot, asset: 'TRX_TRON', amount: 1_000_000n, mine: true });

@@ -38,7 +38,8 @@ describe('paygate backup under constant writes', () => {
     try {
       await backupDatabase(file, backup, ({ remainingPages }) => {
         steps++;
-        if (steps > 200) throw new Error(`the backup started over ${steps} times and never finished (${remainingPages} pages left)`);
+        if (steps > 200)
+          throw new Error(`the backup started over ${steps} times and never finished (${remainingPages} pages left)`);
         bump.run();
       });
     } finally {

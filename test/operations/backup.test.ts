@@ -15,7 +15,7 @@ import { newInvoice, startInvoiceApp, type InvoiceTestApp } from '../invoices/fi
 const count = (file: string, table: string) => {
   const db = new Sqlite(file, { readonly: true });
   try {
-    return (db.prepare(`select count(*) from ${table}`).pluck().get() as number);
+    return db.prepare(`select count(*) from ${table}`).pluck().get() as number;
   } finally {
     db.close();
   }
@@ -42,7 +42,8 @@ describe('paygate backup and restore', () => {
     key = (await t.merchant()).key;
     // A small derivation gap: the full one derives tens of thousands of addresses (restore-gap.test.ts).
     env = { DATABASE_URL: t.app.config.databasePath, PAYGATE_TEST_RESTORE_GAP: '20' };
-    for (let i = 0; i < 5; i++) expect((await api(t.url, '/v1/invoices', { key, body: newInvoice() })).status).toBe(201);
+    for (let i = 0; i < 5; i++)
+      expect((await api(t.url, '/v1/invoices', { key, body: newInvoice() })).status).toBe(201);
   });
   afterAll(() => t?.close());
 
@@ -103,7 +104,9 @@ describe('paygate backup and restore', () => {
     const bytes = readFileSync(damaged);
     bytes.fill(0xff, 4096 * 2, 4096 * 4); // two pages of b-tree garbage
     writeFileSync(damaged, bytes);
-    expect((await refusal(restoreDatabase(target, damaged, new Date()))).message).toMatch(/not an intact paygate backup/);
+    expect((await refusal(restoreDatabase(target, damaged, new Date()))).message).toMatch(
+      /not an intact paygate backup/,
+    );
 
     const foreign = path.join(dir, 'foreign.db');
     const f = new Sqlite(foreign);
@@ -114,9 +117,14 @@ describe('paygate backup and restore', () => {
     const newer = path.join(dir, 'newer.db');
     copyFileSync(backup, newer);
     const n = new Sqlite(newer);
-    n.prepare('insert into kysely_migration (name, timestamp) values (?, ?)').run('9999_future', new Date().toISOString());
+    n.prepare('insert into kysely_migration (name, timestamp) values (?, ?)').run(
+      '9999_future',
+      new Date().toISOString(),
+    );
     n.close();
-    expect((await refusal(restoreDatabase(target, newer, new Date()))).message).toMatch(/newer paygate \(migration 9999_future\)/);
+    expect((await refusal(restoreDatabase(target, newer, new Date()))).message).toMatch(
+      /newer paygate \(migration 9999_future\)/,
+    );
     expect(existsSync(target)).toBe(false);
   });
 
@@ -126,7 +134,9 @@ describe('paygate backup and restore', () => {
     copyFileSync(backup, target);
     const db = new Sqlite(target);
     const until = new Date(Date.now() + 60_000).toISOString();
-    db.prepare('insert or replace into worker_lease (id, holder, token, acquired_at, renewed_at, expires_at) values (1, ?, 1, ?, ?, ?)').run('host:123:abc', until, until, until);
+    db.prepare(
+      'insert or replace into worker_lease (id, holder, token, acquired_at, renewed_at, expires_at) values (1, ?, 1, ?, ?, ?)',
+    ).run('host:123:abc', until, until, until);
     db.close();
     const e = await refusal(restoreDatabase(target, backup, new Date()));
     expect(e.code).toBe('invalid_state');

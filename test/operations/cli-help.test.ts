@@ -11,14 +11,19 @@ import { runCli } from '../helpers/cli.js';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const COMMANDS = path.join(ROOT, 'commands');
 const topics = readdirSync(COMMANDS).filter((f) => statSync(path.join(COMMANDS, f)).isDirectory());
-const singles = readdirSync(COMMANDS).filter((f) => f.endsWith('.ts')).map((f) => f.replace(/\.ts$/, ''));
+const singles = readdirSync(COMMANDS)
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => f.replace(/\.ts$/, ''));
 
 /** Every command file as its id: `backup`, `merchant create`, `devnet` (a topic's index.ts). */
 function commandFiles(): Array<{ id: string; file: string }> {
   const out = singles.map((id) => ({ id, file: path.join(COMMANDS, `${id}.ts`) }));
   for (const topic of topics) {
     for (const f of readdirSync(path.join(COMMANDS, topic)).filter((x) => x.endsWith('.ts'))) {
-      out.push({ id: f === 'index.ts' ? topic : `${topic} ${f.replace(/\.ts$/, '')}`, file: path.join(COMMANDS, topic, f) });
+      out.push({
+        id: f === 'index.ts' ? topic : `${topic} ${f.replace(/\.ts$/, '')}`,
+        file: path.join(COMMANDS, topic, f),
+      });
     }
   }
   return out;
@@ -35,7 +40,9 @@ describe('paygate --help', () => {
   });
 
   it('has a description in package.json for every topic folder', () => {
-    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { oclif: { topics: Record<string, { description: string }> } };
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      oclif: { topics: Record<string, { description: string }> };
+    };
     for (const topic of topics) expect(pkg.oclif.topics[topic]?.description, topic).toBeTruthy();
   });
 
@@ -43,7 +50,11 @@ describe('paygate --help', () => {
     const files = commandFiles();
     expect(files.length).toBeGreaterThan(30);
     for (const { id, file } of files) {
-      const cmd = (await import(pathToFileURL(file).href)).default as { description?: string; examples?: string[]; enableJsonFlag?: boolean };
+      const cmd = (await import(pathToFileURL(file).href)).default as {
+        description?: string;
+        examples?: string[];
+        enableJsonFlag?: boolean;
+      };
       expect(cmd.description, id).toMatch(/\S{3,}/);
       expect(cmd.examples?.length, `${id}: examples`).toBeGreaterThan(0);
       for (const example of cmd.examples ?? []) expect(example, id).toContain(`<%= config.bin %> ${id}`);

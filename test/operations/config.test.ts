@@ -8,7 +8,10 @@ describe('admin listener configuration', () => {
   });
 
   it('takes an address or host name and a port', () => {
-    expect(parseConfig({ ADMIN_HOST: '10.0.0.5', ADMIN_PORT: '9191' })).toMatchObject({ adminHost: '10.0.0.5', adminPort: 9191 });
+    expect(parseConfig({ ADMIN_HOST: '10.0.0.5', ADMIN_PORT: '9191' })).toMatchObject({
+      adminHost: '10.0.0.5',
+      adminPort: 9191,
+    });
     expect(parseConfig({ ADMIN_HOST: '::1' }).adminHost).toBe('::1');
     expect(parseConfig({ ADMIN_HOST: 'metrics.internal' }).adminHost).toBe('metrics.internal');
     expect(parseConfig({ ADMIN_PORT: '0', PORT: '0' }).adminPort).toBe(0);

@@ -50,7 +50,10 @@ function envFor(dir: string, node: string, network = 'devnet') {
 /** `serve` as a process: `started` (then stopped) once it printed its banner, else how it exited and its error line. */
 function serveOnce(env: Record<string, string>): Promise<{ started: boolean; code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [DEV_BIN, 'serve'], { env: { ...process.env, ...env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [DEV_BIN, 'serve'], {
+      env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     let started = false;
     child.stderr.on('data', (d) => (stderr += d));
@@ -82,7 +85,7 @@ describe('the chain a database belongs to', () => {
     expect((await serveOnce(env)).started).toBe(true);
   });
 
-  it('a mainnet database refuses a node whose genesis block is not mainnet\'s, before writing the keystore', async () => {
+  it("a mainnet database refuses a node whose genesis block is not mainnet's, before writing the keystore", async () => {
     const env = envFor(tempDir(), ours.url, 'mainnet');
     const r = await runCli(['init', '--json'], env);
     expect(r.code).toBe(1);
@@ -97,12 +100,24 @@ describe('the chain a database belongs to', () => {
     const env = envFor(dir, ours.url);
     expect((await runCli(['init', '--json'], env)).code).toBe(0);
     const lines: string[] = [];
-    const logger = pino({ level: 'error' }, new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }));
+    const logger = pino(
+      { level: 'error' },
+      new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }),
+    );
     // The default workers, run against the other chain's node.
     const chain = createTronClient({ fullHost: other.url, timeoutMs: 500, retries: 0 });
-    const t = await startTestApp({ chain, logger, env: { ...env, WALLET_PASSPHRASE: env.WALLET_PASSPHRASE }, unlockWallet: true, workerHost: { renewMs: 50, maxBackoffMs: 100, jobs: [] } });
+    const t = await startTestApp({
+      chain,
+      logger,
+      env: { ...env, WALLET_PASSPHRASE: env.WALLET_PASSPHRASE },
+      unlockWallet: true,
+      workerHost: { renewMs: 50, maxBackoffMs: 100, jobs: [] },
+    });
     try {
-      await vi.waitFor(() => expect(lines.some((l) => l.includes('wrong_network') && l.includes(genesisOf(other)))).toBe(true), { timeout: 10_000, interval: 20 });
+      await vi.waitFor(
+        () => expect(lines.some((l) => l.includes('wrong_network') && l.includes(genesisOf(other)))).toBe(true),
+        { timeout: 10_000, interval: 20 },
+      );
       // The watcher never started a scan of that chain.
       expect(await readCursor(t.app.services.db)).toBeUndefined();
     } finally {

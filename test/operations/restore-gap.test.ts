@@ -45,8 +45,19 @@ async function start(): Promise<TestApp> {
     clock,
     chain,
     addresses: { pool: { ahead: 4 } },
-    workerHost: { ttlMs: 1_000, renewMs: 50, maxBackoffMs: 100, jobs: [], workers: (s, lease) => [chainWatcher(s, lease, { intervalMs: 10 })] },
-    env: { ...cliEnv, WALLET_KEYSTORE: path.join(dir, 'keystore.json'), WALLET_PASSPHRASE: TEST_PASSPHRASE, TRON_FULL_NODE_URL: devnet.url },
+    workerHost: {
+      ttlMs: 1_000,
+      renewMs: 50,
+      maxBackoffMs: 100,
+      jobs: [],
+      workers: (s, lease) => [chainWatcher(s, lease, { intervalMs: 10 })],
+    },
+    env: {
+      ...cliEnv,
+      WALLET_KEYSTORE: path.join(dir, 'keystore.json'),
+      WALLET_PASSPHRASE: TEST_PASSPHRASE,
+      TRON_FULL_NODE_URL: devnet.url,
+    },
   });
   apps.push(t);
   return t;
@@ -61,7 +72,10 @@ async function userAddress(t: TestApp, key: string, user: string): Promise<strin
 describe('paygate restore and deposit addresses', () => {
   it('hands out addresses past the gap after a restore, and a payment into the gap credits no one', async () => {
     const first = await start();
-    await initWallet(first.app.services.db, clock, 'test', first.app.config, { mnemonic: TEST_MNEMONIC, scrypt: CHEAP_SCRYPT });
+    await initWallet(first.app.services.db, clock, 'test', first.app.config, {
+      mnemonic: TEST_MNEMONIC,
+      scrypt: CHEAP_SCRYPT,
+    });
     const a = await first.merchant({ name: 'Shop A', addressMode: 'per_user' });
     const alice = await userAddress(first, a.key, 'alice');
     const backup = path.join(tempDir(), 'before.db');
@@ -82,7 +96,10 @@ describe('paygate restore and deposit addresses', () => {
     expect(keys.addressAt(1)).toBe(bob);
     // The next addresses handed out are past the gap: never alice's, never bob's.
     const b = await second.merchant({ name: 'Shop B' });
-    const invoice = await api(second.url, '/v1/invoices', { key: b.key, body: { order_id: 'after-restore', asset: 'USDT_TRON', amount: '12.5', expires_in: 3600 } });
+    const invoice = await api(second.url, '/v1/invoices', {
+      key: b.key,
+      body: { order_id: 'after-restore', asset: 'USDT_TRON', amount: '12.5', expires_in: 3600 },
+    });
     expect(invoice.status, JSON.stringify(invoice.body)).toBe(201);
     const again = await userAddress(second, a.key, 'bob');
     expect([invoice.body.address, again]).toEqual([keys.addressAt(GAP + 1), keys.addressAt(GAP + 2)]);
@@ -98,18 +115,25 @@ describe('paygate restore and deposit addresses', () => {
     }
     second.app.workers?.wake('chain-watcher');
     const head = devnet.control.info().head.number;
-    await vi.waitFor(async () => expect((await readCursor(db))?.next_block).toBe(head + 1), { timeout: 15_000, interval: 10 });
+    await vi.waitFor(async () => expect((await readCursor(db))?.next_block).toBe(head + 1), {
+      timeout: 15_000,
+      interval: 10,
+    });
 
     const listed = await runCli(['deposit', 'list', '--unattributed', '--json'], cliEnv);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.json).toEqual([expect.objectContaining({ address: bob, derivation_index: 1, asset: 'USDT_TRON', amount: '12.5', tx_hash: txid })]);
+    expect(listed.json).toEqual([
+      expect.objectContaining({ address: bob, derivation_index: 1, asset: 'USDT_TRON', amount: '12.5', tx_hash: txid }),
+    ]);
     const human = await runCli(['deposit', 'list', '--unattributed'], cliEnv);
     expect(human.stdout).toContain(bob);
 
     // Credited to no merchant, attached to no invoice, announced to no one.
     expect(await db.selectFrom('deposits').selectAll().execute()).toEqual([]);
     expect(await db.selectFrom('ledger_entries').selectAll().execute()).toEqual([]);
-    expect((await api(second.url, `/v1/invoices/${invoice.body.invoice_id}`, { key: b.key })).body.status).toBe('created');
+    expect((await api(second.url, `/v1/invoices/${invoice.body.invoice_id}`, { key: b.key })).body.status).toBe(
+      'created',
+    );
     const events = await db.selectFrom('events').select('type').execute();
     expect(events.filter((e) => /deposit|paid/.test(e.type))).toEqual([]);
 

@@ -51,13 +51,25 @@ describe('paygate restore', () => {
     const first = await start();
     const db = first.app.services.db;
     const catalog = first.app.services.catalog;
-    const row = (t: TestApp, id: string) => t.app.services.db.selectFrom('payouts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const row = (t: TestApp, id: string) =>
+      t.app.services.db.selectFrom('payouts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     const shop = async (disabled: boolean) => {
       const { merchant, key } = await first.merchant();
-      await creditMerchant(db, first.clock, 'test', catalog, merchant.merchant_id, { asset: 'USDT_TRON', amount: '100', memo: 'opening balance' });
+      await creditMerchant(db, first.clock, 'test', catalog, merchant.merchant_id, {
+        asset: 'USDT_TRON',
+        amount: '100',
+        memo: 'opening balance',
+      });
       const to = newAddress();
-      await addToWhitelist(db, first.clock, 'test', catalog, merchant.merchant_id, { asset: 'USDT_TRON', address: to, delay: '0' });
-      const r = await api(first.url, '/v1/payouts', { key, body: { reference: `r-${Math.random()}`, asset: 'USDT_TRON', to_address: to, amount: '10' } });
+      await addToWhitelist(db, first.clock, 'test', catalog, merchant.merchant_id, {
+        asset: 'USDT_TRON',
+        address: to,
+        delay: '0',
+      });
+      const r = await api(first.url, '/v1/payouts', {
+        key,
+        body: { reference: `r-${Math.random()}`, asset: 'USDT_TRON', to_address: to, amount: '10' },
+      });
       expect(r.status).toBe(202);
       expect(r.body.status).toBe('pending_review');
       if (disabled) await changeMerchant(db, first.clock, 'test', merchant.merchant_id, 'disable');
@@ -67,8 +79,12 @@ describe('paygate restore', () => {
     // Queued, waiting for a funded hot wallet; approved, waiting for its merchant to be enabled.
     const sent = await shop(false);
     const unsent = await shop(true);
-    await vi.waitFor(async () => expect((await row(first, sent.id)).wait_reason).toMatch(/short of USDT_TRON/), { timeout: 10_000 });
-    await vi.waitFor(async () => expect((await row(first, unsent.id)).wait_reason).toMatch(/merchant disabled/), { timeout: 10_000 });
+    await vi.waitFor(async () => expect((await row(first, sent.id)).wait_reason).toMatch(/short of USDT_TRON/), {
+      timeout: 10_000,
+    });
+    await vi.waitFor(async () => expect((await row(first, unsent.id)).wait_reason).toMatch(/merchant disabled/), {
+      timeout: 10_000,
+    });
     const backup = path.join(tempDir(), 'before.db');
     await backupDatabase(env.DATABASE_URL, backup);
 
@@ -89,20 +105,34 @@ describe('paygate restore', () => {
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.json).toMatchObject({ worker_halted: true, payouts_held: 2 });
     const list = await runCli(['payout', 'list', '--json'], env);
-    const listed = new Map((list.json as { payout_id: string; status: string; hold_reason: string | null }[]).map((p) => [p.payout_id, p]));
-    expect(listed.get(sent.id)).toMatchObject({ status: 'queued', hold_reason: expect.stringMatching(/restored from a backup.*payout approve.*payout cancel/) });
-    expect(listed.get(unsent.id)).toMatchObject({ status: 'approved', hold_reason: expect.stringMatching(/restored from a backup/) });
+    const listed = new Map(
+      (list.json as { payout_id: string; status: string; hold_reason: string | null }[]).map((p) => [p.payout_id, p]),
+    );
+    expect(listed.get(sent.id)).toMatchObject({
+      status: 'queued',
+      hold_reason: expect.stringMatching(/restored from a backup.*payout approve.*payout cancel/),
+    });
+    expect(listed.get(unsent.id)).toMatchObject({
+      status: 'approved',
+      hold_reason: expect.stringMatching(/restored from a backup/),
+    });
 
     const second = await start();
     const db2 = second.app.services.db;
     expect(await listHalts(db2)).toMatchObject([{ scope: '*', requests_halted: true, worker_halted: true }]);
     // The worker runs and signs nothing: halted, then, once resumed, held.
-    await vi.waitFor(async () => expect((await row(second, sent.id)).wait_reason).toMatch(/halted/), { timeout: 10_000 });
+    await vi.waitFor(async () => expect((await row(second, sent.id)).wait_reason).toMatch(/halted/), {
+      timeout: 10_000,
+    });
     const resumed = await runCli(['payout', 'resume', '--worker', '--json'], env);
     expect(resumed.code, resumed.stderr).toBe(0);
-    await vi.waitFor(async () => expect((await row(second, sent.id)).wait_reason).toMatch(/restored from a backup/), { timeout: 10_000 });
+    await vi.waitFor(async () => expect((await row(second, sent.id)).wait_reason).toMatch(/restored from a backup/), {
+      timeout: 10_000,
+    });
     await changeMerchant(db2, second.clock, 'test', unsent.merchantId, 'enable');
-    await vi.waitFor(async () => expect((await row(second, unsent.id)).wait_reason).toMatch(/restored from a backup/), { timeout: 10_000 });
+    await vi.waitFor(async () => expect((await row(second, unsent.id)).wait_reason).toMatch(/restored from a backup/), {
+      timeout: 10_000,
+    });
     expect((await row(second, sent.id)).status).toBe('queued');
     expect((await row(second, unsent.id)).status).toBe('approved');
     expect(successfulTransfersTo(devnet, hot, sent.to)).toHaveLength(1);

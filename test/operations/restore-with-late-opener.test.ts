@@ -69,7 +69,10 @@ describe('paygate restore while another process opens the database', () => {
     live.exec('create table probe (tag text not null)');
     live.close();
 
-    const child = spawn(process.execPath, ['-e', OPENER], { env: { ...process.env, DB: file, BETTER_SQLITE3 }, stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['-e', OPENER], {
+      env: { ...process.env, DB: file, BETTER_SQLITE3 },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     const answers: string[] = [];
     const waiting: Array<() => void> = [];
     createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -97,7 +100,10 @@ describe('paygate restore while another process opens the database', () => {
         }
       };
       const kept = [...found(file), ...(result.previous ? found(result.previous) : [])];
-      for (const tag of committed) expect(kept, `${tag} was committed (${answers.join('; ')}); files: ${readdirSync(dir).join(', ')}`).toContain(tag);
+      for (const tag of committed)
+        expect(kept, `${tag} was committed (${answers.join('; ')}); files: ${readdirSync(dir).join(', ')}`).toContain(
+          tag,
+        );
     } finally {
       child.kill('SIGKILL');
     }

@@ -40,14 +40,19 @@ describe('paygate serve on SIGTERM', () => {
   beforeAll(async () => {
     const setup = openDatabase(env.DATABASE_URL);
     await migrateToLatest(setup.db);
-    await initWallet(setup.db, systemClock, 'test', parseConfig(env), { mnemonic: TEST_MNEMONIC, scrypt: CHEAP_SCRYPT });
+    await initWallet(setup.db, systemClock, 'test', parseConfig(env), {
+      mnemonic: TEST_MNEMONIC,
+      scrypt: CHEAP_SCRYPT,
+    });
     apiKey = (await approvedMerchantWithKey(setup.db, systemClock, 'test', { name: 'Shop' })).apiKey;
     await setup.close();
   });
 
   it('answers the request in flight, refuses new connections, stops and exits 0', async () => {
-
-    const child = spawn(process.execPath, [DEV_BIN, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [DEV_BIN, 'serve'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(child);
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     const logs: Array<Record<string, unknown>> = [];
@@ -73,8 +78,18 @@ describe('paygate serve on SIGTERM', () => {
     const body = JSON.stringify({ order_id: 'in-flight-1', asset: 'USDT_TRON', amount: '5', expires_in: 600 });
     const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = http.request(
-        { host: url.hostname, port: url.port, method: 'POST', path: '/v1/invoices', agent: false,
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-api-key': apiKey } },
+        {
+          host: url.hostname,
+          port: url.port,
+          method: 'POST',
+          path: '/v1/invoices',
+          agent: false,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            'x-api-key': apiKey,
+          },
+        },
         (res) => {
           let text = '';
           res.on('data', (d) => (text += d));
@@ -83,17 +98,21 @@ describe('paygate serve on SIGTERM', () => {
       );
       req.on('error', reject);
       req.write(body.slice(0, 20));
-      void logged((l) => l.msg === 'incoming request' && (l.req as { url?: string })?.url === '/v1/invoices').then(async () => {
-        child.kill('SIGTERM');
-        await logged((l) => typeof l.msg === 'string' && l.msg.startsWith('shutting down'));
-        // Shutting down: a new request is refused (connection refused or reset, or 503) while the old one finishes.
-        refused = await new Promise<string>((res) =>
-          http
-            .get({ host: url.hostname, port: url.port, path: '/v1/openapi.json', agent: false }, (r) => res(`answered ${r.statusCode}`))
-            .on('error', (e: NodeJS.ErrnoException) => res(e.code ?? 'error')),
-        );
-        req.end(body.slice(20));
-      });
+      void logged((l) => l.msg === 'incoming request' && (l.req as { url?: string })?.url === '/v1/invoices').then(
+        async () => {
+          child.kill('SIGTERM');
+          await logged((l) => typeof l.msg === 'string' && l.msg.startsWith('shutting down'));
+          // Shutting down: a new request is refused (connection refused or reset, or 503) while the old one finishes.
+          refused = await new Promise<string>((res) =>
+            http
+              .get({ host: url.hostname, port: url.port, path: '/v1/openapi.json', agent: false }, (r) =>
+                res(`answered ${r.statusCode}`),
+              )
+              .on('error', (e: NodeJS.ErrnoException) => res(e.code ?? 'error')),
+          );
+          req.end(body.slice(20));
+        },
+      );
     });
 
     const r = await answer;
@@ -105,7 +124,10 @@ describe('paygate serve on SIGTERM', () => {
   });
 
   it('ends a shutdown held by a stalled upload after SHUTDOWN_TIMEOUT, naming the step, with exit code 1', async () => {
-    const child = spawn(process.execPath, [DEV_BIN, 'serve'], { env: { ...process.env, ...env, SHUTDOWN_TIMEOUT: '8s' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [DEV_BIN, 'serve'], {
+      env: { ...process.env, ...env, SHUTDOWN_TIMEOUT: '8s' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(child);
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     const errors: string[] = [];
@@ -123,7 +145,14 @@ describe('paygate serve on SIGTERM', () => {
     });
     const url = new URL(await base);
     // A merchant whose upload stops half-way (its key checked, its body never complete).
-    const req = http.request({ host: url.hostname, port: url.port, method: 'POST', path: '/v1/invoices', agent: false, headers: { 'content-type': 'application/json', 'content-length': 100, 'x-api-key': apiKey } });
+    const req = http.request({
+      host: url.hostname,
+      port: url.port,
+      method: 'POST',
+      path: '/v1/invoices',
+      agent: false,
+      headers: { 'content-type': 'application/json', 'content-length': 100, 'x-api-key': apiKey },
+    });
     req.on('error', () => undefined);
     req.write('{"order_id":');
     await inFlight;
@@ -132,7 +161,9 @@ describe('paygate serve on SIGTERM', () => {
     if (code !== 1) console.log(lines.slice(-5).join('\n'), errors.join('').slice(-2000));
     expect(code).toBe(1);
     req.destroy();
-    const stuck = lines.map((l) => (l.startsWith('{') ? (JSON.parse(l) as { msg?: string; pending?: string[] }) : {})).find((l) => l.msg?.startsWith('shutdown did not finish'));
+    const stuck = lines
+      .map((l) => (l.startsWith('{') ? (JSON.parse(l) as { msg?: string; pending?: string[] }) : {}))
+      .find((l) => l.msg?.startsWith('shutdown did not finish'));
     expect(stuck?.pending).toContain('api listener');
     expect(stuck?.pending).not.toContain('workers');
   });

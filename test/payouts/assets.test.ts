@@ -40,9 +40,15 @@ describe('payout assets', () => {
   afterAll(() => h.close());
 
   it('refuses unknown, receive-only and locked-off assets as not payable, saying why', () => {
-    expect(() => assertPayoutAsset(catalog, 'NOPE_TRON')).toThrow(expect.objectContaining({ code: 'asset_not_payable', message: expect.stringMatching(/not in the catalog/) }));
-    expect(() => assertPayoutAsset(catalog, 'RECV_TRON')).toThrow(expect.objectContaining({ code: 'asset_not_payable', message: expect.stringMatching(/receive-only/) }));
-    expect(() => assertPayoutAsset(catalog, 'LOCKEDOFF_TRON')).toThrow(expect.objectContaining({ code: 'asset_not_payable', message: expect.stringMatching(/disabled in the catalog/) }));
+    expect(() => assertPayoutAsset(catalog, 'NOPE_TRON')).toThrow(
+      expect.objectContaining({ code: 'asset_not_payable', message: expect.stringMatching(/not in the catalog/) }),
+    );
+    expect(() => assertPayoutAsset(catalog, 'RECV_TRON')).toThrow(
+      expect.objectContaining({ code: 'asset_not_payable', message: expect.stringMatching(/receive-only/) }),
+    );
+    expect(() => assertPayoutAsset(catalog, 'LOCKEDOFF_TRON')).toThrow(
+      expect.objectContaining({ code: 'asset_not_payable', message: expect.stringMatching(/disabled in the catalog/) }),
+    );
     expect(assertPayoutAsset(catalog, 'OPEN_TRON').code).toBe('OPEN_TRON');
     expect(assertPayoutAsset(catalog, 'DEFAULTOFF_TRON').code).toBe('DEFAULTOFF_TRON');
   });
@@ -56,6 +62,9 @@ describe('payout assets', () => {
     await setAssetFlags(db, clock, 'op', catalog, 'DEFAULTOFF_TRON', { payouts: true });
     await expect(assertPayoutsSwitchedOn(db, defaultOff)).resolves.toBeUndefined();
     await setAssetFlags(db, clock, 'op', catalog, 'OPEN_TRON', { payouts: false });
-    await expect(assertPayoutsSwitchedOn(db, open)).rejects.toMatchObject({ code: 'asset_payouts_disabled', message: expect.stringMatching(/same reference/) });
+    await expect(assertPayoutsSwitchedOn(db, open)).rejects.toMatchObject({
+      code: 'asset_payouts_disabled',
+      message: expect.stringMatching(/same reference/),
+    });
   });
 });

@@ -31,7 +31,12 @@ describe('payout CLI', () => {
       cli('merchant', 'update', id, '--payout-auto-approve-limit', '50', '--payout-daily-limit', 'none'),
     ]);
     expect(credit.code, credit.stdout + credit.stderr).toBe(0);
-    expect(credit.json).toMatchObject({ merchant_id: id, asset: 'USDT_TRON', amount: '100', balance: { available: '100', reserved: '0' } });
+    expect(credit.json).toMatchObject({
+      merchant_id: id,
+      asset: 'USDT_TRON',
+      amount: '100',
+      balance: { available: '100', reserved: '0' },
+    });
     expect(added.code, added.stdout + added.stderr).toBe(0);
     expect(added.json).toMatchObject({ created: true, entry: { address, asset: 'USDT_TRON', usable: false } });
     expect(limits.json).toMatchObject({ merchant_id: id, payout_auto_approve_limit: '50', payout_daily_limit: 'none' });
@@ -46,8 +51,13 @@ describe('payout CLI', () => {
     const second = await api(t.url, '/v1/payouts', { key, body: newPayout(address, { amount: '30' }) });
 
     // Ids are UUIDs stored in lower case: an upper-case copy names the same record, as on the API.
-    const [list, listed] = await Promise.all([cli('payout', 'list', '--status', 'pending_review', '--merchant', id.toUpperCase()), cli('whitelist', 'list', id.toUpperCase())]);
-    expect(list.json.map((p: { payout_id: string }) => p.payout_id).sort()).toEqual([created.body.payout_id, second.body.payout_id].sort());
+    const [list, listed] = await Promise.all([
+      cli('payout', 'list', '--status', 'pending_review', '--merchant', id.toUpperCase()),
+      cli('whitelist', 'list', id.toUpperCase()),
+    ]);
+    expect(list.json.map((p: { payout_id: string }) => p.payout_id).sort()).toEqual(
+      [created.body.payout_id, second.body.payout_id].sort(),
+    );
     expect(listed.json).toHaveLength(1);
 
     // The CLI runs on the system clock and approval checks the whitelist entry again: let its 1 s
@@ -58,17 +68,42 @@ describe('payout CLI', () => {
       cli('payout', 'reject', second.body.payout_id, '--reason', 'duplicate request'),
     ]);
     expect(approved.code, approved.stdout + approved.stderr).toBe(0);
-    expect(approved.json).toMatchObject({ payout_id: created.body.payout_id, status: 'approved', reviewed_by: expect.stringMatching(/^cli:/) });
-    expect(rejected.json).toMatchObject({ status: 'rejected', reject_reason: 'duplicate request', fees: { network: { charged: '0' } } });
+    expect(approved.json).toMatchObject({
+      payout_id: created.body.payout_id,
+      status: 'approved',
+      reviewed_by: expect.stringMatching(/^cli:/),
+    });
+    expect(rejected.json).toMatchObject({
+      status: 'rejected',
+      reject_reason: 'duplicate request',
+      fees: { network: { charged: '0' } },
+    });
     expect((await api(t.url, `/v1/payouts/${created.body.payout_id}`, { key })).body.status).toBe('approved');
 
-    const [again, balance] = await Promise.all([cli('payout', 'approve', created.body.payout_id), cli('merchant', 'balance', id)]);
+    const [again, balance] = await Promise.all([
+      cli('payout', 'approve', created.body.payout_id),
+      cli('merchant', 'balance', id),
+    ]);
     expect(again.code).toBe(1);
     expect(again.json).toEqual({ error: { code: 'invalid_state', message: expect.stringMatching(/approved/) } });
-    expect(balance.json).toEqual({ merchant_id: id, balances: [{ asset: 'USDT_TRON', available: '80', reserved: '20', total: '100' }] });
+    expect(balance.json).toEqual({
+      merchant_id: id,
+      balances: [{ asset: 'USDT_TRON', available: '80', reserved: '20', total: '100' }],
+    });
 
-    const audit = await t.app.services.db.selectFrom('audit_log').select(['action', 'actor']).where('merchant_id', '=', id).where('actor', 'like', 'cli:%').execute();
-    expect(audit.map((a) => a.action).sort()).toEqual(['ledger.credit', 'merchant.payout_limits', 'payout.approve', 'payout.reject', 'whitelist.add']);
+    const audit = await t.app.services.db
+      .selectFrom('audit_log')
+      .select(['action', 'actor'])
+      .where('merchant_id', '=', id)
+      .where('actor', 'like', 'cli:%')
+      .execute();
+    expect(audit.map((a) => a.action).sort()).toEqual([
+      'ledger.credit',
+      'merchant.payout_limits',
+      'payout.approve',
+      'payout.reject',
+      'whitelist.add',
+    ]);
   });
 
   it('halt and resume: new requests get 503 while halted', async () => {
@@ -77,7 +112,9 @@ describe('payout CLI', () => {
     await t.fund(merchant.merchant_id, '10');
     await t.allow(merchant.merchant_id, address);
     const halt = await cli('payout', 'halt', '--asset', 'USDT_TRON', '--reason', 'incident 12');
-    expect(halt.json).toEqual({ halts: [expect.objectContaining({ scope: 'USDT_TRON', requests_halted: true, worker_halted: false })] });
+    expect(halt.json).toEqual({
+      halts: [expect.objectContaining({ scope: 'USDT_TRON', requests_halted: true, worker_halted: false })],
+    });
     const body = newPayout(address, { amount: '1' });
     const refused = await api(t.url, '/v1/payouts', { key, body });
     expect(refused.status).toBe(503);
@@ -96,7 +133,18 @@ describe('payout CLI', () => {
       cli('ledger', 'credit', id, '--asset', 'NOPE_TRON', '--amount', '1', '--memo', 'x'),
       cli('fee', 'payout', '--asset', 'USDT_TRON', '--amount', '6', '--percent', '1'),
       cli('fee', 'payout', '--asset', 'USDD_TRON', '--amount', '1', '--percent', '1'),
-      cli('fee', 'payout', '--asset', 'USDT_TRON', '--amount', '1', '--percent', '1', '--valid-from', '2020-01-01T00:00:00Z'),
+      cli(
+        'fee',
+        'payout',
+        '--asset',
+        'USDT_TRON',
+        '--amount',
+        '1',
+        '--percent',
+        '1',
+        '--valid-from',
+        '2020-01-01T00:00:00Z',
+      ),
       cli('whitelist', 'remove', id, '--asset', 'USDT_TRON', '--address', newAddress()),
       cli('whitelist', 'add', id, '--asset', 'USDT_TRON', '--address', 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdX'),
     ]);
@@ -112,7 +160,18 @@ describe('payout CLI', () => {
     ]);
     expect(results.every((r) => r.code === 1)).toBe(true);
     expect(results[3]!.json.error.message).toMatch(/--confirm-high-amount/);
-    const ok = await cli('fee', 'payout', '--asset', 'TRX_TRON', '--amount', '6', '--percent', '4', '--confirm-high-amount', '--confirm-high-rate');
+    const ok = await cli(
+      'fee',
+      'payout',
+      '--asset',
+      'TRX_TRON',
+      '--amount',
+      '6',
+      '--percent',
+      '4',
+      '--confirm-high-amount',
+      '--confirm-high-rate',
+    );
     expect(ok.json).toMatchObject({ asset: 'TRX_TRON', amount: '6', percent: '4' });
   });
 });

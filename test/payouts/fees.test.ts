@@ -3,14 +3,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/assets/catalog.js';
 import { listAudit } from '../../src/audit/store.js';
 import { ManualClock } from '../../src/clock.js';
-import { payoutFeeAt, payoutFeeFor, payoutFeeSchedule, setPayoutFee, type SetPayoutFeeInput } from '../../src/fees/payout.js';
+import {
+  payoutFeeAt,
+  payoutFeeFor,
+  payoutFeeSchedule,
+  setPayoutFee,
+  type SetPayoutFeeInput,
+} from '../../src/fees/payout.js';
 import { openTempDb } from './fixture.js';
 
 describe('payout fees', () => {
   let h: Awaited<ReturnType<typeof openTempDb>>;
   const clock = new ManualClock('2026-03-01T10:00:00.000Z');
   const catalog = loadCatalog('devnet');
-  const set = (input: Partial<SetPayoutFeeInput>) => setPayoutFee(h.database.db, clock, 'cli:op', catalog, { asset: 'USDT_TRON', amount: '1', percent: '0.5', ...input });
+  const set = (input: Partial<SetPayoutFeeInput>) =>
+    setPayoutFee(h.database.db, clock, 'cli:op', catalog, {
+      asset: 'USDT_TRON',
+      amount: '1',
+      percent: '0.5',
+      ...input,
+    });
 
   beforeAll(async () => {
     h = await openTempDb();
@@ -18,18 +30,36 @@ describe('payout fees', () => {
   afterAll(() => h.close());
 
   it('is zero before any schedule', async () => {
-    expect(await payoutFeeAt(h.database.db, 'TRX_TRON', clock.now().toISOString())).toEqual({ fixed: 0n, percent: '0', scheduleId: null });
+    expect(await payoutFeeAt(h.database.db, 'TRX_TRON', clock.now().toISOString())).toEqual({
+      fixed: 0n,
+      percent: '0',
+      scheduleId: null,
+    });
   });
 
   it('needs --confirm-high-amount above 5 units and --confirm-high-rate above 3 percent, naming which', async () => {
-    await expect(set({ amount: '5.000001' })).rejects.toMatchObject({ code: 'payout_fee_confirmation_required', message: expect.stringMatching(/--confirm-high-amount/) });
-    await expect(set({ amount: '5.000001' })).rejects.toMatchObject({ message: expect.not.stringMatching(/--confirm-high-rate/) });
-    await expect(set({ percent: '3.000001' })).rejects.toMatchObject({ code: 'payout_fee_confirmation_required', message: expect.stringMatching(/--confirm-high-rate/) });
-    await expect(set({ percent: '3.000001' })).rejects.toMatchObject({ message: expect.not.stringMatching(/--confirm-high-amount/) });
-    await expect(set({ amount: '6', percent: '4' })).rejects.toMatchObject({ message: expect.stringMatching(/--confirm-high-amount.*--confirm-high-rate/) });
+    await expect(set({ amount: '5.000001' })).rejects.toMatchObject({
+      code: 'payout_fee_confirmation_required',
+      message: expect.stringMatching(/--confirm-high-amount/),
+    });
+    await expect(set({ amount: '5.000001' })).rejects.toMatchObject({
+      message: expect.not.stringMatching(/--confirm-high-rate/),
+    });
+    await expect(set({ percent: '3.000001' })).rejects.toMatchObject({
+      code: 'payout_fee_confirmation_required',
+      message: expect.stringMatching(/--confirm-high-rate/),
+    });
+    await expect(set({ percent: '3.000001' })).rejects.toMatchObject({
+      message: expect.not.stringMatching(/--confirm-high-amount/),
+    });
+    await expect(set({ amount: '6', percent: '4' })).rejects.toMatchObject({
+      message: expect.stringMatching(/--confirm-high-amount.*--confirm-high-rate/),
+    });
     // The limits themselves need no confirmation.
     await expect(set({ amount: '5', percent: '3' })).resolves.toMatchObject({ amount: '5', percent: '3' });
-    await expect(set({ amount: '6', percent: '4', confirmHighAmount: true, confirmHighRate: true })).resolves.toMatchObject({ amount: '6', percent: '4' });
+    await expect(
+      set({ amount: '6', percent: '4', confirmHighAmount: true, confirmHighRate: true }),
+    ).resolves.toMatchObject({ amount: '6', percent: '4' });
   });
 
   it('refuses assets that make no payouts with asset_not_payable', async () => {
@@ -38,10 +68,14 @@ describe('payout fees', () => {
   });
 
   it('refuses a start moment in the past and malformed values', async () => {
-    await expect(set({ validFrom: '2026-03-01T09:59:59Z' })).rejects.toMatchObject({ code: 'payout_fee_valid_from_in_past' });
+    await expect(set({ validFrom: '2026-03-01T09:59:59Z' })).rejects.toMatchObject({
+      code: 'payout_fee_valid_from_in_past',
+    });
     await expect(set({ validFrom: 'tomorrow' })).rejects.toMatchObject({ code: 'invalid_argument' });
-    for (const amount of ['-1', '1.0000001', 'x']) await expect(set({ amount })).rejects.toMatchObject({ code: 'invalid_argument' });
-    for (const percent of ['-1', '100', '1.1234567', 'x']) await expect(set({ percent })).rejects.toMatchObject({ code: 'invalid_argument' });
+    for (const amount of ['-1', '1.0000001', 'x'])
+      await expect(set({ amount })).rejects.toMatchObject({ code: 'invalid_argument' });
+    for (const percent of ['-1', '100', '1.1234567', 'x'])
+      await expect(set({ percent })).rejects.toMatchObject({ code: 'invalid_argument' });
   });
 
   it('applies the schedule in force at a moment and audits each change', async () => {

@@ -37,18 +37,32 @@ export async function startPayoutApp(opts: { clock?: ManualClock } = {}): Promis
       await creditMerchant(db, clock, 'test', catalog, merchantId, { asset, amount, memo: 'test funding' });
     },
     async allow(merchantId, address, o = {}) {
-      await addToWhitelist(db, clock, 'test', catalog, merchantId, { asset: o.asset ?? 'USDT_TRON', address, delay: o.delay ?? '0' });
+      await addToWhitelist(db, clock, 'test', catalog, merchantId, {
+        asset: o.asset ?? 'USDT_TRON',
+        address,
+        delay: o.delay ?? '0',
+      });
     },
     async limits(merchantId, autoApprove, daily = null) {
       await setPayoutLimits(db, clock, 'test', merchantId, { autoApproveLimit: autoApprove, dailyLimit: daily });
     },
     async fee(asset, amount, percent) {
-      await setPayoutFee(db, clock, 'test', catalog, { asset, amount, percent, confirmHighAmount: true, confirmHighRate: true });
+      await setPayoutFee(db, clock, 'test', catalog, {
+        asset,
+        amount,
+        percent,
+        confirmHighAmount: true,
+        confirmHighRate: true,
+      });
     },
     async balanceOf(merchantId, asset = 'USDT_TRON') {
       const b = await balance(db, merchantId, asset);
       const d = catalog.get(asset)!.decimals;
-      return { available: formatAmount(b.available, d), reserved: formatAmount(b.reserved, d), total: formatAmount(b.balance, d) };
+      return {
+        available: formatAmount(b.available, d),
+        reserved: formatAmount(b.reserved, d),
+        total: formatAmount(b.balance, d),
+      };
     },
   };
 }
@@ -68,7 +82,10 @@ export const newPayout = (to_address: string, over: Record<string, unknown> = {}
 });
 
 /** A migrated SQLite file in a temp dir, without the HTTP app (for service-level tests). */
-export async function openTempDb(): Promise<{ database: import('../../src/db/database.js').Database; close(): Promise<void> }> {
+export async function openTempDb(): Promise<{
+  database: import('../../src/db/database.js').Database;
+  close(): Promise<void>;
+}> {
   const { mkdtempSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const path = await import('node:path');
@@ -86,7 +103,20 @@ export async function openTempDb(): Promise<{ database: import('../../src/db/dat
   };
 }
 
-export const PAYOUT_KEYS = ['amount', 'asset', 'created_at', 'fees', 'network', 'payout_id', 'reference', 'review_reasons', 'status', 'to_address', 'tx_hash', 'updated_at'];
+export const PAYOUT_KEYS = [
+  'amount',
+  'asset',
+  'created_at',
+  'fees',
+  'network',
+  'payout_id',
+  'reference',
+  'review_reasons',
+  'status',
+  'to_address',
+  'tx_hash',
+  'updated_at',
+];
 
 /**
  * One payout app for the enclosing describe (started in beforeAll, closed in afterAll) and the HTTP
@@ -109,8 +139,15 @@ export function usePayoutApp() {
     db,
     post: (key: string, body: unknown) => api(app().url, '/v1/payouts', { key, body }),
     get: (key: string, id: string) => api(app().url, `/v1/payouts/${id}`, { key }),
-    payoutRows: (merchantId: string) => db().selectFrom('payouts').selectAll().where('merchant_id', '=', merchantId).execute(),
-    reserves: (merchantId: string) => db().selectFrom('ledger_entries').selectAll().where('merchant_id', '=', merchantId).where('kind', '=', 'reserve').execute(),
+    payoutRows: (merchantId: string) =>
+      db().selectFrom('payouts').selectAll().where('merchant_id', '=', merchantId).execute(),
+    reserves: (merchantId: string) =>
+      db()
+        .selectFrom('ledger_entries')
+        .selectAll()
+        .where('merchant_id', '=', merchantId)
+        .where('kind', '=', 'reserve')
+        .execute(),
     /** An approved merchant with `amount` USDT and one usable whitelisted address. */
     async funded(amount = '100') {
       const { merchant, key } = await app().merchant();

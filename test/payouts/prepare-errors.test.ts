@@ -35,13 +35,25 @@ afterAll(async () => {
 
 async function merchantPaying(addresses: string[]) {
   const { merchant, key } = await t.merchant();
-  await creditMerchant(db(), t.clock, 'test', t.app.services.catalog, merchant.merchant_id, { asset: 'USDT_TRON', amount: '1000', memo: 'opening balance' });
-  for (const address of addresses) await addToWhitelist(db(), t.clock, 'test', t.app.services.catalog, merchant.merchant_id, { asset: 'USDT_TRON', address, delay: '0' });
+  await creditMerchant(db(), t.clock, 'test', t.app.services.catalog, merchant.merchant_id, {
+    asset: 'USDT_TRON',
+    amount: '1000',
+    memo: 'opening balance',
+  });
+  for (const address of addresses)
+    await addToWhitelist(db(), t.clock, 'test', t.app.services.catalog, merchant.merchant_id, {
+      asset: 'USDT_TRON',
+      address,
+      delay: '0',
+    });
   return key;
 }
 
 async function request(key: string, to: string, amount: string) {
-  const r = await api(t.url, '/v1/payouts', { key, body: { reference: `r-${Math.random()}`, asset: 'USDT_TRON', to_address: to, amount } });
+  const r = await api(t.url, '/v1/payouts', {
+    key,
+    body: { reference: `r-${Math.random()}`, asset: 'USDT_TRON', to_address: to, amount },
+  });
   expect(r.status).toBe(202);
   if (r.body.status === 'pending_review') await approvePayout(db(), t.clock, 'test', r.body.payout_id);
   return r.body.payout_id as string;
@@ -70,11 +82,17 @@ describe('a payout the node refuses to prepare', () => {
 
     await untilStatus(behind, 'confirmed');
     expect(successfulTransfersTo(devnet, hot, fine)).toHaveLength(1);
-    await vi.waitFor(async () => expect((await row(first)).wait_reason).toMatch(/cannot prepare the transaction: .*REVERT/), { timeout: 10_000 });
+    await vi.waitFor(
+      async () => expect((await row(first)).wait_reason).toMatch(/cannot prepare the transaction: .*REVERT/),
+      { timeout: 10_000 },
+    );
     expect((await row(first)).status).toBe('queued');
     expect(successfulTransfersTo(devnet, hot, refused)).toHaveLength(0);
 
-    const list = await runCli(['payout', 'list', '--status', 'queued', '--json'], { DATABASE_URL: t.app.config.databasePath, TRON_NETWORK: 'devnet' });
+    const list = await runCli(['payout', 'list', '--status', 'queued', '--json'], {
+      DATABASE_URL: t.app.config.databasePath,
+      TRON_NETWORK: 'devnet',
+    });
     expect(list.code, list.stderr).toBe(0);
     expect(list.json.find((p: { payout_id: string }) => p.payout_id === first)?.wait_reason).toMatch(/REVERT/);
 

@@ -10,7 +10,13 @@ import { isAppError } from '../../src/errors.js';
 import { findMerchant } from '../../src/merchants/store.js';
 import { createPayout } from '../../src/payouts/service.js';
 
-const [file, merchantId, toAddress, reference, count] = process.argv.slice(2) as [string, string, string, string, string];
+const [file, merchantId, toAddress, reference, count] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+];
 const database = openDatabase(file);
 const merchant = (await findMerchant(database.db, merchantId))!;
 const deps = { db: database.db, clock: systemClock, catalog: loadCatalog('devnet') };
@@ -18,7 +24,12 @@ const outcomes = await Promise.all(
   Array.from({ length: Number(count) }, async (_, i) => {
     const ref = reference === 'distinct' ? `${process.pid}-${i}` : reference;
     try {
-      const r = await createPayout(deps, merchant, { reference: ref, asset: 'USDT_TRON', to_address: toAddress, amount: '10' });
+      const r = await createPayout(deps, merchant, {
+        reference: ref,
+        asset: 'USDT_TRON',
+        to_address: toAddress,
+        amount: '10',
+      });
       return { created: r.created, payout_id: r.payout.payout_id };
     } catch (e) {
       return { error: isAppError(e) ? e.code : String(e) };

@@ -23,7 +23,9 @@ function child(args: string[]): Promise<Outcome[]> {
     p.stdout.on('data', (d) => (out += d));
     p.stderr.on('data', (d) => (err += d));
     p.on('error', reject);
-    p.on('close', (code) => (code === 0 ? resolve(JSON.parse(out) as Outcome[]) : reject(new Error(`child exited ${code}: ${err}`))));
+    p.on('close', (code) =>
+      code === 0 ? resolve(JSON.parse(out) as Outcome[]) : reject(new Error(`child exited ${code}: ${err}`)),
+    );
   });
 }
 
@@ -46,8 +48,17 @@ describe('payouts across processes', () => {
     expect(outcomes.filter((o) => o.created)).toHaveLength(1);
     expect(new Set(outcomes.map((o) => o.payout_id)).size).toBe(1);
     const db = t.app.services.db;
-    expect(await db.selectFrom('payouts').select('id').where('merchant_id', '=', merchant.merchant_id).execute()).toHaveLength(1);
-    expect(await db.selectFrom('ledger_entries').select('id').where('merchant_id', '=', merchant.merchant_id).where('kind', '=', 'reserve').execute()).toHaveLength(1);
+    expect(
+      await db.selectFrom('payouts').select('id').where('merchant_id', '=', merchant.merchant_id).execute(),
+    ).toHaveLength(1);
+    expect(
+      await db
+        .selectFrom('ledger_entries')
+        .select('id')
+        .where('merchant_id', '=', merchant.merchant_id)
+        .where('kind', '=', 'reserve')
+        .execute(),
+    ).toHaveLength(1);
     expect(await t.balanceOf(merchant.merchant_id)).toEqual({ available: '90', reserved: '10', total: '100' });
   });
 
@@ -89,7 +100,9 @@ describe('payouts across processes', () => {
       updated_at: 'x',
     };
     await insertPayout(t.app.services.db, row);
-    const err = await insertPayout(t.app.services.db, { ...row, id: '4b241101-e2bb-4255-8caf-4136c566a962' }).catch((e: unknown) => e);
+    const err = await insertPayout(t.app.services.db, { ...row, id: '4b241101-e2bb-4255-8caf-4136c566a962' }).catch(
+      (e: unknown) => e,
+    );
     expect(isReferenceConflict(err)).toBe(true);
     const otherErr = await insertPayout(t.app.services.db, { ...row, reference: 'other' }).catch((e: unknown) => e);
     expect(isReferenceConflict(otherErr)).toBe(false);

@@ -38,7 +38,11 @@ describe('a repeated payout reference', () => {
       expect(r.body.error.details).toEqual([{ path: 'body.amount', message: expect.any(String) }]);
     }
     // A well-formed amount in another asset is still a conflict, and an asset unknown to the catalog too.
-    for (const change of [{ asset: 'TRX_TRON', amount: '10' }, { asset: 'FOO_TRON' }, { asset: 'FOO_TRON', amount: 'abc' }]) {
+    for (const change of [
+      { asset: 'TRX_TRON', amount: '10' },
+      { asset: 'FOO_TRON' },
+      { asset: 'FOO_TRON', amount: 'abc' },
+    ]) {
       const r = await post(m.key, { ...body, ...change });
       expect(r.status, JSON.stringify(change)).toBe(409);
       expect(r.body.error.code).toBe('reference_conflict');

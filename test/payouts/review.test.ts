@@ -22,7 +22,8 @@ describe('limits', () => {
     expect(parseLimit('--x', '12.500')).toBe('12.5');
     expect(parseLimit('--x', '0')).toBe('0');
     expect(parseLimit('--x', 'none')).toBeNull();
-    for (const bad of ['-1', '1e3', '', ' 1', '01', 'unlimited']) expect(() => parseLimit('--x', bad), bad).toThrow(/--x must be/);
+    for (const bad of ['-1', '1e3', '', ' 1', '01', 'unlimited'])
+      expect(() => parseLimit('--x', bad), bad).toThrow(/--x must be/);
   });
 
   it('compares base units with a decimal limit exactly', () => {
@@ -37,7 +38,10 @@ describe('limits', () => {
   });
 
   it('puts the UTC day around any moment', () => {
-    expect(utcDay(new Date('2026-03-01T23:59:59.999Z'))).toEqual({ from: '2026-03-01T00:00:00.000Z', to: '2026-03-02T00:00:00.000Z' });
+    expect(utcDay(new Date('2026-03-01T23:59:59.999Z'))).toEqual({
+      from: '2026-03-01T00:00:00.000Z',
+      to: '2026-03-02T00:00:00.000Z',
+    });
     expect(utcDay(new Date('2026-03-02T00:00:00.000Z')).from).toBe('2026-03-02T00:00:00.000Z');
   });
 });
@@ -81,11 +85,19 @@ describe('payout state machine, limits and halts (service level)', () => {
     };
     await writeTx(db(), async (trx) => {
       await insertPayout(trx, row);
-      await post(trx, clock, { merchantId: m, asset: 'USDT_TRON', kind: 'reserve', amount: 11_000_000n, payoutId: row.id, actor: 'test' });
+      await post(trx, clock, {
+        merchantId: m,
+        asset: 'USDT_TRON',
+        kind: 'reserve',
+        amount: 11_000_000n,
+        payoutId: row.id,
+        actor: 'test',
+      });
     });
     return row;
   }
-  const move = (row: PayoutRow, to: PayoutRow['status']) => writeTx(db(), (trx) => transitionPayout(trx, clock, row, { to, actor: 'worker' }));
+  const move = (row: PayoutRow, to: PayoutRow['status']) =>
+    writeTx(db(), (trx) => transitionPayout(trx, clock, row, { to, actor: 'worker' }));
 
   it('debits amount + fee on confirmed and shows the fee as charged', async () => {
     let row = await payoutIn('approved');
@@ -94,8 +106,18 @@ describe('payout state machine, limits and halts (service level)', () => {
     expect(b).toMatchObject({ balance: 89_000_000n, reserved: 0n, available: 89_000_000n });
     const stored = await findPayoutForOperator(db(), row.id);
     expect(stored).toMatchObject({ status: 'confirmed', fee_charged: '1000000' });
-    const events = await db().selectFrom('events').select(['type', 'data']).where('subject_id', '=', row.id).orderBy('seq').execute();
-    expect(events.map((e) => e.type)).toEqual(['payout.queued', 'payout.signing', 'payout.broadcast', 'payout.confirmed']);
+    const events = await db()
+      .selectFrom('events')
+      .select(['type', 'data'])
+      .where('subject_id', '=', row.id)
+      .orderBy('seq')
+      .execute();
+    expect(events.map((e) => e.type)).toEqual([
+      'payout.queued',
+      'payout.signing',
+      'payout.broadcast',
+      'payout.confirmed',
+    ]);
     expect(JSON.parse(events.at(-1)!.data).fees.network).toEqual({ payer: 'merchant', amount: '1', charged: '1' });
     expect(await verifyLedger(db(), row.merchant_id, 'USDT_TRON')).toEqual([]);
   });
@@ -120,10 +142,18 @@ describe('payout state machine, limits and halts (service level)', () => {
   it('stores per-merchant limits with defaults 0 (review everything) and none, audited', async () => {
     const m = (await createMerchant(db(), clock, 'test', { name: 'L' })).merchant_id;
     expect(await payoutLimits(db(), m)).toEqual({ autoApproveLimit: '0', dailyLimit: null });
-    expect(await setPayoutLimits(db(), clock, 'cli:op', m, { dailyLimit: '500' })).toEqual({ payout_auto_approve_limit: '0', payout_daily_limit: '500' });
-    expect(await setPayoutLimits(db(), clock, 'cli:op', m, { autoApproveLimit: null })).toEqual({ payout_auto_approve_limit: 'none', payout_daily_limit: '500' });
+    expect(await setPayoutLimits(db(), clock, 'cli:op', m, { dailyLimit: '500' })).toEqual({
+      payout_auto_approve_limit: '0',
+      payout_daily_limit: '500',
+    });
+    expect(await setPayoutLimits(db(), clock, 'cli:op', m, { autoApproveLimit: null })).toEqual({
+      payout_auto_approve_limit: 'none',
+      payout_daily_limit: '500',
+    });
     expect((await listAudit(db(), 'merchant', m)).filter((a) => a.action === 'merchant.payout_limits')).toHaveLength(2);
-    await expect(setPayoutLimits(db(), clock, 'op', '00000000-0000-4000-8000-000000000000', { dailyLimit: '1' })).rejects.toMatchObject({ code: 'merchant_not_found' });
+    await expect(
+      setPayoutLimits(db(), clock, 'op', '00000000-0000-4000-8000-000000000000', { dailyLimit: '1' }),
+    ).rejects.toMatchObject({ code: 'merchant_not_found' });
   });
 
   it('halts requests per asset or for all; --worker stops the worker too; audited', async () => {
@@ -145,8 +175,15 @@ describe('payout state machine, limits and halts (service level)', () => {
     await setHalt(db(), clock, 'cli:op', catalog, { asset: 'USDT_TRON', halted: false, worker: false });
     await setHalt(db(), clock, 'cli:op', catalog, { halted: false, worker: true });
     expect(await listHalts(db())).toEqual([]);
-    await expect(setHalt(db(), clock, 'op', catalog, { asset: 'FOO_TRON', halted: true, worker: false })).rejects.toMatchObject({ code: 'asset_not_found' });
-    const trail = await db().selectFrom('audit_log').select(['action', 'subject_id', 'details']).where('subject_type', '=', 'payout_halt').orderBy('id').execute();
+    await expect(
+      setHalt(db(), clock, 'op', catalog, { asset: 'FOO_TRON', halted: true, worker: false }),
+    ).rejects.toMatchObject({ code: 'asset_not_found' });
+    const trail = await db()
+      .selectFrom('audit_log')
+      .select(['action', 'subject_id', 'details'])
+      .where('subject_type', '=', 'payout_halt')
+      .orderBy('id')
+      .execute();
     expect(trail.map((a) => `${a.action}:${a.subject_id}:${JSON.parse(a.details).brakes.join('+')}`)).toEqual([
       'payout.halt:USDT_TRON:requests',
       'payout.halt:*:requests+worker',
@@ -160,7 +197,11 @@ describe('payout state machine, limits and halts (service level)', () => {
     const row = await payoutIn('pending_review');
     const pending = await listPayouts(db(), { status: 'pending_review', merchantId: row.merchant_id });
     expect(pending.map((p) => p.payout_id)).toEqual([row.id]);
-    expect(pending[0]).toMatchObject({ merchant_id: row.merchant_id, amount: '10', fees: { network: { amount: '1', charged: '0' } } });
+    expect(pending[0]).toMatchObject({
+      merchant_id: row.merchant_id,
+      amount: '10',
+      fees: { network: { amount: '1', charged: '0' } },
+    });
     await expect(listPayouts(db(), { status: 'done' })).rejects.toMatchObject({ code: 'invalid_argument' });
   });
 });

@@ -34,14 +34,21 @@ beforeAll(async () => {
   await creditMerchant(db, clock, 'test', catalog, merchant.id, { asset: 'USDT_TRON', amount: '50', memo: 'seed' });
   const to = newAddress();
   await addToWhitelist(db, clock, 'test', catalog, merchant.id, { asset: 'USDT_TRON', address: to, delay: '0' });
-  const created = await createPayout({ db, clock, catalog }, merchant, { reference: 'stopped-1', asset: 'USDT_TRON', to_address: to, amount: '10' });
+  const created = await createPayout({ db, clock, catalog }, merchant, {
+    reference: 'stopped-1',
+    asset: 'USDT_TRON',
+    to_address: to,
+    amount: '10',
+  });
   payoutId = created.payout.payout_id;
   if (created.payout.status === 'pending_review') await approvePayout(db, clock, 'test', payoutId);
   deposit = await f.address(0);
   await f.deposit(deposit, 'USDT_TRON', 100n * USDT);
 });
 
-const status = async () => (await f.database.db.selectFrom('payouts').select('status').where('id', '=', payoutId).executeTakeFirstOrThrow()).status;
+const status = async () =>
+  (await f.database.db.selectFrom('payouts').select('status').where('id', '=', payoutId).executeTakeFirstOrThrow())
+    .status;
 const sweeps = () => f.database.db.selectFrom('sweeps').select(['status']).where('address', '=', deposit).execute();
 
 describe('signing stops', () => {
@@ -50,7 +57,14 @@ describe('signing stops', () => {
     const { clock } = f.services;
     const worker = createPayoutWorker(f.services, f.lease);
     const tick = () => worker.tick(new AbortController().signal);
-    await writeTx(db, (trx) => recordWatcherStop(trx, clock, { height: 9, scannedHash: 'aa'.repeat(32), nodeHash: 'bb'.repeat(32), finalHeight: 9 }));
+    await writeTx(db, (trx) =>
+      recordWatcherStop(trx, clock, {
+        height: 9,
+        scannedHash: 'aa'.repeat(32),
+        nodeHash: 'bb'.repeat(32),
+        finalHeight: 9,
+      }),
+    );
     await tick();
     await f.sweeper().tick();
     expect(await status()).toBe('approved');

@@ -39,8 +39,18 @@ async function payout(status: 'approved' | 'signing') {
   await creditMerchant(db, systemClock, 'test', catalog, m.id, { asset: 'USDT_TRON', amount: '50', memo: 'seed' });
   const to = newAddress();
   await addToWhitelist(db, systemClock, 'test', catalog, m.id, { asset: 'USDT_TRON', address: to, delay: '0' });
-  const r = await createPayout({ db, clock: systemClock, catalog }, m, { reference: 'r1', asset: 'USDT_TRON', to_address: to, amount: '10' });
-  if (status === 'signing') await db.updateTable('payouts').set({ status: 'signing', tx_hash: 'ab'.repeat(32) }).where('id', '=', r.payout.payout_id).execute();
+  const r = await createPayout({ db, clock: systemClock, catalog }, m, {
+    reference: 'r1',
+    asset: 'USDT_TRON',
+    to_address: to,
+    amount: '10',
+  });
+  if (status === 'signing')
+    await db
+      .updateTable('payouts')
+      .set({ status: 'signing', tx_hash: 'ab'.repeat(32) })
+      .where('id', '=', r.payout.payout_id)
+      .execute();
   return { merchantId: m.id, id: r.payout.payout_id };
 }
 
@@ -50,9 +60,19 @@ describe('payout worker: operator commands', () => {
     expect((await balance(database.db, p.merchantId, 'USDT_TRON')).reserved).toBe(10_000_000n);
     const ok = await runCli(['payout', 'cancel', p.id, '--reason', 'merchant asked', '--json'], env);
     expect(ok.code).toBe(0);
-    expect(ok.json).toMatchObject({ payout_id: p.id, status: 'rejected', reject_reason: 'merchant asked', fees: { network: { charged: '0' } } });
+    expect(ok.json).toMatchObject({
+      payout_id: p.id,
+      status: 'rejected',
+      reject_reason: 'merchant asked',
+      fees: { network: { charged: '0' } },
+    });
     expect((await balance(database.db, p.merchantId, 'USDT_TRON')).reserved).toBe(0n);
-    const audit = await database.db.selectFrom('audit_log').selectAll().where('subject_id', '=', p.id).where('action', '=', 'payout.cancel').execute();
+    const audit = await database.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('subject_id', '=', p.id)
+      .where('action', '=', 'payout.cancel')
+      .execute();
     expect(audit).toHaveLength(1);
 
     const again = await runCli(['payout', 'cancel', p.id, '--reason', 'twice', '--json'], env);
@@ -67,7 +87,10 @@ describe('payout worker: operator commands', () => {
   }, 120_000);
 
   it('wallet limit sets and shows the hot wallet limits; a bad value changes nothing', async () => {
-    const set = await runCli(['wallet', 'limit', 'USDT_TRON', '--per-payout', '500', '--per-day', '2000.5', '--fee-limit', '40', '--json'], env);
+    const set = await runCli(
+      ['wallet', 'limit', 'USDT_TRON', '--per-payout', '500', '--per-day', '2000.5', '--fee-limit', '40', '--json'],
+      env,
+    );
     expect(set.code).toBe(0);
     expect(set.json).toMatchObject({ asset: 'USDT_TRON', per_payout: '500', per_day: '2000.5', fee_limit: '40' });
     const bad = await runCli(['wallet', 'limit', 'USDT_TRON', '--per-payout', '-3', '--json'], env);
@@ -81,7 +104,12 @@ describe('payout worker: operator commands', () => {
   it('removes WALLET_PASSPHRASE from the environment once the keystore is unlocked', async () => {
     const ks = await newKeystore();
     process.env.WALLET_PASSPHRASE = PASSPHRASE;
-    const config = parseConfig({ ADMIN_PORT: '0', ...env, WALLET_KEYSTORE: ks.keystore, WALLET_PASSPHRASE: PASSPHRASE });
+    const config = parseConfig({
+      ADMIN_PORT: '0',
+      ...env,
+      WALLET_KEYSTORE: ks.keystore,
+      WALLET_PASSPHRASE: PASSPHRASE,
+    });
     const unlocked = await unlockWallet(database.db, systemClock, config);
     expect(unlocked.hotAddress).toBe(ks.hotAddress);
     expect(process.env.WALLET_PASSPHRASE).toBeUndefined();

@@ -20,7 +20,9 @@ export const PASSPHRASE = 'a test passphrase, long enough';
 export const CHEAP_SCRYPT = { N: 2 ** 10, r: 8, p: 1 };
 
 /** A keystore file for a new seed; returns its path and the hot wallet address. */
-export async function newKeystore(dir = tempDir()): Promise<{ keystore: string; hotAddress: string; mnemonic: string }> {
+export async function newKeystore(
+  dir = tempDir(),
+): Promise<{ keystore: string; hotAddress: string; mnemonic: string }> {
   const mnemonic = generateMnemonic();
   const keystore = path.join(dir, 'keystore.json');
   writeKeystore(keystore, await encryptMnemonic(mnemonic, PASSPHRASE, new Date().toISOString(), CHEAP_SCRYPT));
@@ -28,7 +30,8 @@ export async function newKeystore(dir = tempDir()): Promise<{ keystore: string; 
 }
 
 /** A node client that gives up fast (hang faults) and retries little. */
-export const fastClient = (url: string) => createTronClient({ fullHost: url, timeoutMs: 400, retries: 2, backoffMs: 20, maxBackoffMs: 100 });
+export const fastClient = (url: string) =>
+  createTronClient({ fullHost: url, timeoutMs: 400, retries: 2, backoffMs: 20, maxBackoffMs: 100 });
 
 /** AppOptions for startTestApp: the wallet unlocked, only the payout worker, fast node client. */
 export async function workerAppOptions(devnet: Devnet, worker: PayoutWorkerOptions = {}) {
@@ -41,7 +44,11 @@ export async function workerAppOptions(devnet: Devnet, worker: PayoutWorkerOptio
       unlockWallet: true,
       chain: fastClient(devnet.url),
       env: { WALLET_KEYSTORE: ks.keystore, WALLET_PASSPHRASE: PASSPHRASE, TRON_FULL_NODE_URL: devnet.url },
-      workerHost: { renewMs: 200, jobs: [], workers: (s: Services, lease: WorkerLease) => [createPayoutWorker(s, lease, { intervalMs: 30, ...worker })] },
+      workerHost: {
+        renewMs: 200,
+        jobs: [],
+        workers: (s: Services, lease: WorkerLease) => [createPayoutWorker(s, lease, { intervalMs: 30, ...worker })],
+      },
     },
   };
 }
@@ -53,7 +60,10 @@ export async function startTestDevnet(): Promise<Devnet> {
 const hex = (a: string) => TronWeb.address.toHex(a).toLowerCase();
 
 /** Every successful transfer from `from` on the chain (all blocks), as {txid, to (hex), amount, kind}. */
-export function transfersFrom(devnet: Devnet, from: string): { txid: string; to: string; amount: bigint; token: string | null; ret: string }[] {
+export function transfersFrom(
+  devnet: Devnet,
+  from: string,
+): { txid: string; to: string; amount: bigint; token: string | null; ret: string }[] {
   const owner = hex(from);
   const out: { txid: string; to: string; amount: bigint; token: string | null; ret: string }[] = [];
   for (const b of devnet.control.chain.blocks) {
@@ -62,10 +72,24 @@ export function transfersFrom(devnet: Devnet, from: string): { txid: string; to:
       const v = (c?.parameter.value ?? {}) as Record<string, unknown>;
       if (String(v.owner_address ?? '').toLowerCase() !== owner) continue;
       const ret = t.tx.ret?.[0]?.contractRet ?? '';
-      if (c?.type === 'TransferContract') out.push({ txid: t.tx.txID, to: String(v.to_address).toLowerCase(), amount: BigInt(String(v.amount)), token: null, ret });
+      if (c?.type === 'TransferContract')
+        out.push({
+          txid: t.tx.txID,
+          to: String(v.to_address).toLowerCase(),
+          amount: BigInt(String(v.amount)),
+          token: null,
+          ret,
+        });
       if (c?.type === 'TriggerSmartContract') {
         const call = decodeTransferCall(String(v.data ?? ''));
-        if (call) out.push({ txid: t.tx.txID, to: call.to, amount: call.amount, token: String(v.contract_address).toLowerCase(), ret });
+        if (call)
+          out.push({
+            txid: t.tx.txID,
+            to: call.to,
+            amount: call.amount,
+            token: String(v.contract_address).toLowerCase(),
+            ret,
+          });
       }
     }
   }
@@ -85,10 +109,16 @@ export async function ledgerProblems(db: Executor): Promise<string[]> {
   // Every closed payout has its reservation released; every open one still holds it.
   const payouts = await db.selectFrom('payouts').select(['id', 'status', 'amount', 'fee_amount']).execute();
   for (const p of payouts) {
-    const kinds = (await db.selectFrom('ledger_entries').select(['kind', 'amount']).where('payout_id', '=', p.id).execute()).map((e) => e.kind).sort();
+    const kinds = (
+      await db.selectFrom('ledger_entries').select(['kind', 'amount']).where('payout_id', '=', p.id).execute()
+    )
+      .map((e) => e.kind)
+      .sort();
     const closed = ['confirmed', 'failed', 'rejected'].includes(p.status);
-    const want = p.status === 'confirmed' ? ['debit', 'release', 'reserve'] : closed ? ['release', 'reserve'] : ['reserve'];
-    if (kinds.join() !== want.join()) problems.push(`payout ${p.id} (${p.status}): ledger entries ${kinds.join()}, expected ${want.join()}`);
+    const want =
+      p.status === 'confirmed' ? ['debit', 'release', 'reserve'] : closed ? ['release', 'reserve'] : ['reserve'];
+    if (kinds.join() !== want.join())
+      problems.push(`payout ${p.id} (${p.status}): ledger entries ${kinds.join()}, expected ${want.join()}`);
   }
   return problems;
 }

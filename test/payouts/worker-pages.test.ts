@@ -28,9 +28,17 @@ beforeAll(async () => {
   const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
   // Ties of created_at, ids out of insertion order, other statuses in between.
   const rows: Array<[string, PayoutStatus, number]> = [
-    ['p-07', 'queued', 1], ['p-03', 'queued', 1], ['p-05', 'queued', 1], ['p-01', 'confirmed', 1],
-    ['p-09', 'queued', 2], ['p-02', 'queued', 2], ['p-04', 'approved', 2],
-    ['p-08', 'queued', 3], ['p-06', 'queued', 4], ['p-10', 'queued', 4], ['p-11', 'signing', 5],
+    ['p-07', 'queued', 1],
+    ['p-03', 'queued', 1],
+    ['p-05', 'queued', 1],
+    ['p-01', 'confirmed', 1],
+    ['p-09', 'queued', 2],
+    ['p-02', 'queued', 2],
+    ['p-04', 'approved', 2],
+    ['p-08', 'queued', 3],
+    ['p-06', 'queued', 4],
+    ['p-10', 'queued', 4],
+    ['p-11', 'signing', 5],
   ];
   for (const [id, status, s] of rows) insert(id, status, at(s));
 });

@@ -26,7 +26,13 @@ import type { Devnet } from '../../src/devnet/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { api } from '../helpers/http.js';
 import { newAddress } from './fixture.js';
-import { ledgerProblems, startTestDevnet, successfulTransfersTo, transfersFrom, workerAppOptions } from './worker-fixture.js';
+import {
+  ledgerProblems,
+  startTestDevnet,
+  successfulTransfersTo,
+  transfersFrom,
+  workerAppOptions,
+} from './worker-fixture.js';
 
 let devnet: Devnet;
 let t: TestApp;
@@ -59,7 +65,10 @@ async function merchantWith(amount: string, asset = 'USDT_TRON') {
 
 /** POST /v1/payouts; a first payout to an address waits for review, which the operator approves unless `review: false`. */
 async function request(key: string, to: string, amount: string, asset = 'USDT_TRON', review = true) {
-  const r = await api(t.url, '/v1/payouts', { key, body: { reference: `r-${Math.random()}`, asset, to_address: to, amount } });
+  const r = await api(t.url, '/v1/payouts', {
+    key,
+    body: { reference: `r-${Math.random()}`, asset, to_address: to, amount },
+  });
   expect(r.status).toBe(202);
   const id = r.body.payout_id as string;
   if (review && r.body.status === 'pending_review') await approvePayout(db(), t.clock, 'test', id);
@@ -97,12 +106,23 @@ describe('payout worker', () => {
     expect(onChain[0]).toMatchObject({ txid: done.tx_hash, amount: 12_500_000n });
     expect(devnet.control.balances(m.address).tokens.USDT_TRON).toBe(12_500_000n);
     const view = (await api(t.url, `/v1/payouts/${id}`, { key: m.key })).body;
-    expect(view).toMatchObject({ status: 'confirmed', tx_hash: done.tx_hash, fees: { network: { charged: view.fees.network.amount } } });
+    expect(view).toMatchObject({
+      status: 'confirmed',
+      tx_hash: done.tx_hash,
+      fees: { network: { charged: view.fees.network.amount } },
+    });
     const b = await balance(db(), m.id, 'USDT_TRON');
     expect(b.reserved).toBe(0n);
     expect(b.balance).toBe(100_000_000n - 12_500_000n - BigInt(done.fee_amount));
     const events = await db().selectFrom('events').select('type').where('subject_id', '=', id).orderBy('seq').execute();
-    expect(events.map((e) => e.type)).toEqual(['payout.pending_review', 'payout.approved', 'payout.queued', 'payout.signing', 'payout.broadcast', 'payout.confirmed']);
+    expect(events.map((e) => e.type)).toEqual([
+      'payout.pending_review',
+      'payout.approved',
+      'payout.queued',
+      'payout.signing',
+      'payout.broadcast',
+      'payout.confirmed',
+    ]);
     expect(done.network_fee).not.toBeNull();
     expect(await ledgerProblems(db())).toEqual([]);
   });
@@ -118,7 +138,9 @@ describe('payout worker', () => {
   it('keeps a payout queued with a reason while the hot wallet is short, then sends it once funded', async () => {
     const m = await merchantWith('1000000', 'USDC_TRON');
     const id = await request(m.key, m.address, '500', 'USDC_TRON');
-    await vi.waitFor(async () => expect((await row(id)).wait_reason).toMatch(/short of USDC_TRON/), { timeout: 10_000 });
+    await vi.waitFor(async () => expect((await row(id)).wait_reason).toMatch(/short of USDC_TRON/), {
+      timeout: 10_000,
+    });
     expect((await row(id)).status).toBe('queued');
     expect((await listPayouts(db(), { status: 'queued' }))[0]?.wait_reason).toMatch(/short of USDC_TRON/);
     expect((await waitingPayouts(db())).map((w) => w.payout_id)).toContain(id);
@@ -149,7 +171,9 @@ describe('payout worker', () => {
     const m = await merchantWith('100');
     const big = await request(m.key, m.address, '25');
     const other = await request(m.key, m.address, '30');
-    await vi.waitFor(async () => expect((await row(big)).wait_reason).toMatch(/per-payout limit of 20 USDT_TRON/), { timeout: 10_000 });
+    await vi.waitFor(async () => expect((await row(big)).wait_reason).toMatch(/per-payout limit of 20 USDT_TRON/), {
+      timeout: 10_000,
+    });
 
     const cancelled = await cancelPayout(db(), t.clock, 'test', other, 'merchant asked');
     expect(cancelled).toMatchObject({ status: 'rejected', reject_reason: 'merchant asked' });
@@ -168,7 +192,9 @@ describe('payout worker', () => {
     const held = await request(m.key, m.address, '6', 'USDT_TRON', false);
     await changeMerchant(db(), t.clock, 'test', m.id, 'disable');
     await approvePayout(db(), t.clock, 'test', gone);
-    await vi.waitFor(async () => expect((await row(gone)).wait_reason).toMatch(/merchant disabled/), { timeout: 10_000 });
+    await vi.waitFor(async () => expect((await row(gone)).wait_reason).toMatch(/merchant disabled/), {
+      timeout: 10_000,
+    });
     expect((await row(gone)).status).toBe('approved');
     await removeFromWhitelist(db(), t.clock, 'test', catalog(), m.id, { asset: 'USDT_TRON', address: m.address });
     await changeMerchant(db(), t.clock, 'test', m.id, 'enable');
@@ -178,11 +204,13 @@ describe('payout worker', () => {
     expect(audit.map((a) => a.action)).toContain('payout.reject');
     expect(successfulTransfersTo(devnet, hot, m.address)).toHaveLength(0);
     expect((await row(held)).status).toBe('pending_review');
-    await expect(cancelPayout(db(), t.clock, 'test', held, 'address removed')).resolves.toMatchObject({ status: 'rejected' });
+    await expect(cancelPayout(db(), t.clock, 'test', held, 'address removed')).resolves.toMatchObject({
+      status: 'rejected',
+    });
     expect((await balance(db(), m.id, 'USDT_TRON')).reserved).toBe(0n);
   });
 
-  it('an approved payout to an address removed and added again waits for the new entry\'s delay before it is sent', async () => {
+  it("an approved payout to an address removed and added again waits for the new entry's delay before it is sent", async () => {
     fundHot('TRX_TRON', 200_000_000n);
     fundHot('USDT_TRON', 4_000_000n);
     const m = await merchantWith('100');
@@ -191,9 +219,15 @@ describe('payout worker', () => {
     await approvePayout(db(), t.clock, 'test', p);
     await vi.waitFor(async () => expect((await row(p)).wait_reason).toMatch(/merchant disabled/), { timeout: 10_000 });
     await removeFromWhitelist(db(), t.clock, 'test', catalog(), m.id, { asset: 'USDT_TRON', address: m.address });
-    await addToWhitelist(db(), t.clock, 'test', catalog(), m.id, { asset: 'USDT_TRON', address: m.address, delay: '1h' });
+    await addToWhitelist(db(), t.clock, 'test', catalog(), m.id, {
+      asset: 'USDT_TRON',
+      address: m.address,
+      delay: '1h',
+    });
     await changeMerchant(db(), t.clock, 'test', m.id, 'enable');
-    await vi.waitFor(async () => expect((await row(p)).wait_reason).toMatch(/delay before first use; usable from/), { timeout: 10_000 });
+    await vi.waitFor(async () => expect((await row(p)).wait_reason).toMatch(/delay before first use; usable from/), {
+      timeout: 10_000,
+    });
     expect((await row(p)).status).toBe('approved');
     expect(successfulTransfersTo(devnet, hot, m.address)).toHaveLength(0);
     (t.clock as ManualClock).advance(3_600_000);
@@ -239,7 +273,9 @@ describe('payout worker', () => {
     expect(sent.map((x) => x.amount).sort()).toEqual([1_000_000n, 2_000_000n]);
     expect(transfersFrom(devnet, hot).some((x) => x.txid === old)).toBe(false);
     const keys = await db().selectFrom('events').select('dedupe_key').where('subject_id', '=', b).execute();
-    expect(keys.map((k) => k.dedupe_key)).toEqual(expect.arrayContaining([`payout:${b}:signing:1`, `payout:${b}:queued:1`, `payout:${b}:signing:2`]));
+    expect(keys.map((k) => k.dedupe_key)).toEqual(
+      expect.arrayContaining([`payout:${b}:signing:1`, `payout:${b}:queued:1`, `payout:${b}:signing:2`]),
+    );
   });
 
   it('never signs anew on "not found" answers while the blocks show the transaction landed (a lagging backend)', async () => {
@@ -274,13 +310,31 @@ describe('payout worker', () => {
 
   it("rejects a payout to this gateway's own address whitelisted before whitelists refused them", async () => {
     const m = await merchantWith('100');
-    const inv = await api(t.url, '/v1/invoices', { key: m.key, body: { order_id: `own-${Math.random()}`, asset: 'USDT_TRON', amount: '1', expires_in: 600 } });
+    const inv = await api(t.url, '/v1/invoices', {
+      key: m.key,
+      body: { order_id: `own-${Math.random()}`, asset: 'USDT_TRON', amount: '1', expires_in: 600 },
+    });
     expect(inv.status).toBe(201);
     const deposit = inv.body.address as string;
-    await expect(addToWhitelist(db(), t.clock, 'test', catalog(), m.id, { asset: 'USDT_TRON', address: deposit, delay: '0' })).rejects.toMatchObject({ code: 'invalid_argument' });
+    await expect(
+      addToWhitelist(db(), t.clock, 'test', catalog(), m.id, { asset: 'USDT_TRON', address: deposit, delay: '0' }),
+    ).rejects.toMatchObject({ code: 'invalid_argument' });
     // An entry from before that rule, written as the old release did.
     const at = t.clock.now().toISOString();
-    await db().insertInto('whitelist_entries').values({ id: crypto.randomUUID(), merchant_id: m.id, asset: 'USDT_TRON', address: deposit, usable_from: at, created_at: at, created_by: 'test', removed_at: null, removed_by: null }).execute();
+    await db()
+      .insertInto('whitelist_entries')
+      .values({
+        id: crypto.randomUUID(),
+        merchant_id: m.id,
+        asset: 'USDT_TRON',
+        address: deposit,
+        usable_from: at,
+        created_at: at,
+        created_by: 'test',
+        removed_at: null,
+        removed_by: null,
+      })
+      .execute();
     const p = await request(m.key, deposit, '2');
     const done = await untilStatus(p, 'rejected', false);
     expect(done.reject_reason).toMatch(/belongs to this gateway/);
@@ -295,9 +349,25 @@ describe('payout worker', () => {
     const m = await merchantWith('100');
     /** A deposit address of a new invoice, whitelisted as the old release did (whitelists refuse it now). */
     const depositAddress = async () => {
-      const inv = await api(t.url, '/v1/invoices', { key: m.key, body: { order_id: `own-${Math.random()}`, asset: 'USDT_TRON', amount: '1', expires_in: 600 } });
+      const inv = await api(t.url, '/v1/invoices', {
+        key: m.key,
+        body: { order_id: `own-${Math.random()}`, asset: 'USDT_TRON', amount: '1', expires_in: 600 },
+      });
       const at = t.clock.now().toISOString();
-      await db().insertInto('whitelist_entries').values({ id: crypto.randomUUID(), merchant_id: m.id, asset: 'USDT_TRON', address: inv.body.address, usable_from: at, created_at: at, created_by: 'test', removed_at: null, removed_by: null }).execute();
+      await db()
+        .insertInto('whitelist_entries')
+        .values({
+          id: crypto.randomUUID(),
+          merchant_id: m.id,
+          asset: 'USDT_TRON',
+          address: inv.body.address,
+          usable_from: at,
+          created_at: at,
+          created_by: 'test',
+          removed_at: null,
+          removed_by: null,
+        })
+        .execute();
       return inv.body.address as string;
     };
     const held = await depositAddress();
@@ -306,7 +376,10 @@ describe('payout worker', () => {
     const later = await depositAddress();
     for (const to of [held, later]) {
       const done = await untilStatus(await request(m.key, to, '2'), 'rejected', false);
-      expect(done).toMatchObject({ reviewed_by: 'worker:payouts', reject_reason: `${to} belongs to this gateway (a deposit address or the hot wallet): a payout there would be credited to no one` });
+      expect(done).toMatchObject({
+        reviewed_by: 'worker:payouts',
+        reject_reason: `${to} belongs to this gateway (a deposit address or the hot wallet): a payout there would be credited to no one`,
+      });
       expect(successfulTransfersTo(devnet, hot, to)).toHaveLength(0);
     }
     expect((await balance(db(), m.id, 'USDT_TRON')).available).toBe(100_000_000n);
@@ -317,8 +390,16 @@ describe('payout worker', () => {
     // (130,285): the fee_limit with its margin is too low and the call runs out of energy.
     const receiver = devnet.accounts[3]!;
     const { merchant, key } = await t.merchant();
-    await creditMerchant(db(), t.clock, 'test', catalog(), merchant.merchant_id, { asset: 'USDT_TRON', amount: '100', memo: 'seed' });
-    await addToWhitelist(db(), t.clock, 'test', catalog(), merchant.merchant_id, { asset: 'USDT_TRON', address: receiver.address, delay: '0' });
+    await creditMerchant(db(), t.clock, 'test', catalog(), merchant.merchant_id, {
+      asset: 'USDT_TRON',
+      amount: '100',
+      memo: 'seed',
+    });
+    await addToWhitelist(db(), t.clock, 'test', catalog(), merchant.merchant_id, {
+      asset: 'USDT_TRON',
+      address: receiver.address,
+      delay: '0',
+    });
     const refuse = devnet.control.addFault({ kind: 'http', status: 503, path: '/wallet/broadcasttransaction' });
     const id = await request(key, receiver.address, '1');
     await vi.waitFor(async () => expect((await row(id)).status).toBe('signing'), { timeout: 10_000 });
@@ -342,14 +423,28 @@ describe('payout worker', () => {
     fundHot('USDT_TRON', 50_000_000n);
     const receiver = newAddress();
     const { merchant, key } = await t.merchant();
-    await creditMerchant(db(), t.clock, 'test', catalog(), merchant.merchant_id, { asset: 'USDT_TRON', amount: '100', memo: 'seed' });
-    await addToWhitelist(db(), t.clock, 'test', catalog(), merchant.merchant_id, { asset: 'USDT_TRON', address: receiver, delay: '0' });
+    await creditMerchant(db(), t.clock, 'test', catalog(), merchant.merchant_id, {
+      asset: 'USDT_TRON',
+      amount: '100',
+      memo: 'seed',
+    });
+    await addToWhitelist(db(), t.clock, 'test', catalog(), merchant.merchant_id, {
+      asset: 'USDT_TRON',
+      address: receiver,
+      delay: '0',
+    });
     const refuse = devnet.control.addFault({ kind: 'http', status: 503, path: '/wallet/broadcasttransaction' });
     const id = await request(key, receiver, '1');
     await vi.waitFor(async () => expect((await row(id)).status).toBe('signing'), { timeout: 10_000 });
-    const hotKey = { address: hot, hex: TronWeb.address.toHex(hot).toLowerCase(), privateKey: hotWalletPrivateKey(mnemonic) };
+    const hotKey = {
+      address: hot,
+      hex: TronWeb.address.toHex(hot).toLowerCase(),
+      privateKey: hotWalletPrivateKey(mnemonic),
+    };
     const all = devnet.control.balances(hot).tokens.USDT_TRON as bigint;
-    expect(devnet.control.chain.transfer({ from: hotKey, to: devnet.accounts[4]!.address, asset: 'USDT_TRON', amount: all })).toMatchObject({ result: true });
+    expect(
+      devnet.control.chain.transfer({ from: hotKey, to: devnet.accounts[4]!.address, asset: 'USDT_TRON', amount: all }),
+    ).toMatchObject({ result: true });
     devnet.control.mine(1);
     expect(devnet.control.balances(hot).tokens.USDT_TRON ?? 0n).toBe(0n);
     devnet.control.clearFaults(refuse.id);
@@ -357,7 +452,10 @@ describe('payout worker', () => {
     const failed = await untilStatus(id, 'failed');
     expect(failed.fail_reason).toBe('REVERT');
     expect(failed.fee_charged).toBe('0');
-    expect(await balance(db(), merchant.merchant_id, 'USDT_TRON')).toMatchObject({ available: 100_000_000n, reserved: 0n });
+    expect(await balance(db(), merchant.merchant_id, 'USDT_TRON')).toMatchObject({
+      available: 100_000_000n,
+      reserved: 0n,
+    });
     devnet.control.mine(30);
     const onChain = transfersFrom(devnet, hot).filter((x) => x.txid === failed.tx_hash);
     expect(onChain.map((x) => x.ret)).toEqual(['REVERT']);
@@ -384,7 +482,12 @@ describe('payout worker fencing', () => {
     await creditMerchant(db, clock, 'test', catalog, merchant.id, { asset: 'USDT_TRON', amount: '50', memo: 'seed' });
     const to = newAddress();
     await addToWhitelist(db, clock, 'test', catalog, merchant.id, { asset: 'USDT_TRON', address: to, delay: '0' });
-    const created = await createPayout({ db, clock, catalog }, merchant, { reference: 'fenced-1', asset: 'USDT_TRON', to_address: to, amount: '10' });
+    const created = await createPayout({ db, clock, catalog }, merchant, {
+      reference: 'fenced-1',
+      asset: 'USDT_TRON',
+      to_address: to,
+      amount: '10',
+    });
     const id = created.payout.payout_id;
     if (created.payout.status === 'pending_review') await approvePayout(db, clock, 'test', id);
     const payout = () => db.selectFrom('payouts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -412,7 +515,13 @@ describe('payout worker fencing', () => {
     await oldTick;
 
     const after = await payout();
-    expect(after).toMatchObject({ status: 'queued', signed_tx: null, tx_hash: null, sign_attempts: 0, wait_reason: null });
+    expect(after).toMatchObject({
+      status: 'queued',
+      signed_tx: null,
+      tx_hash: null,
+      sign_attempts: 0,
+      wait_reason: null,
+    });
     expect(fx.logs()).toContain('worker lease lost before recording a signed payout');
     fx.devnet.control.mine(3);
     expect(await fx.services.chain.getTransaction(signedByOld[0]!)).toBeNull();
@@ -428,7 +537,9 @@ describe('payout worker fencing', () => {
     const done = await payout();
     expect(done).toMatchObject({ status: 'confirmed', sign_attempts: 1 });
     expect(done.tx_hash).not.toBe(signedByOld[0]);
-    expect(successfulTransfersTo(fx.devnet, fx.hot, to).map((t) => [t.txid, t.amount])).toEqual([[done.tx_hash, 10_000_000n]]);
+    expect(successfulTransfersTo(fx.devnet, fx.hot, to).map((t) => [t.txid, t.amount])).toEqual([
+      [done.tx_hash, 10_000_000n],
+    ]);
     expect(await ledgerProblems(db)).toEqual([]);
   });
 });

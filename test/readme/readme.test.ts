@@ -26,7 +26,12 @@ afterAll(() => {
 });
 
 function sh(command: string, cwd: string): string {
-  return execFileSync('sh', ['-c', command], { cwd, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' }, timeout: 60_000 });
+  return execFileSync('sh', ['-c', command], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, LOG_LEVEL: 'silent' },
+    timeout: 60_000,
+  });
 }
 
 /** The printed commands: `curl …` and `npx paygate …` lines, with backslash continuations joined. */
@@ -46,7 +51,12 @@ describe('the README on a clean clone', () => {
     execFileSync('git', ['clone', '-q', repo, clone]);
     symlinkSync(path.join(repo, 'node_modules'), path.join(clone, 'node_modules'));
 
-    demo = spawn('npm', ['start', '--', '--port', '0', '--block-time', '300ms'], { cwd: clone, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'silent' }, detached: true });
+    demo = spawn('npm', ['start', '--', '--port', '0', '--block-time', '300ms'], {
+      cwd: clone,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LOG_LEVEL: 'silent' },
+      detached: true,
+    });
     let printed = '';
     await new Promise<void>((resolve, reject) => {
       createInterface({ input: demo!.stdout! }).on('line', (l) => {
@@ -63,7 +73,10 @@ describe('the README on a clean clone', () => {
     expect(pay).toBeDefined();
     expect(readInvoice).toBeDefined();
     expect(JSON.parse(sh(`${pay} --json`, clone)).txid).toMatch(/^[0-9a-f]{64}$/);
-    await vi.waitFor(() => expect(JSON.parse(sh(readInvoice, clone)).status).toBe('settled'), { timeout: 60_000, interval: 500 });
+    await vi.waitFor(() => expect(JSON.parse(sh(readInvoice, clone)).status).toBe('settled'), {
+      timeout: 60_000,
+      interval: 500,
+    });
 
     // Every route the demo prints answers without an error (placeholders are left to the reader).
     const routes = commands.filter((x) => x.startsWith('curl ') && !x.includes('<') && !x.includes('|'));
@@ -78,6 +91,8 @@ describe('the README on a clean clone', () => {
     const exited = new Promise<void>((resolve) => demo!.once('exit', () => resolve()));
     process.kill(-(demo.pid as number), 'SIGINT');
     await exited;
-    await vi.waitFor(() => expect(printed).toContain('demo stopped; its temporary files are deleted'), { timeout: 10_000 });
+    await vi.waitFor(() => expect(printed).toContain('demo stopped; its temporary files are deleted'), {
+      timeout: 10_000,
+    });
   }, 240_000);
 });

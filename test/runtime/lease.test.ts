@@ -61,7 +61,9 @@ describe('worker host', () => {
     const { db } = await database();
     const logger = createLogger('silent');
     const ticks = { a: 0, b: 0 };
-    const counting = (who: 'a' | 'b') => (): Worker[] => [{ name: 'count', intervalMs: 10, tick: async () => void ticks[who]++ }];
+    const counting = (who: 'a' | 'b') => (): Worker[] => [
+      { name: 'count', intervalMs: 10, tick: async () => void ticks[who]++ },
+    ];
     const services = { db, clock: systemClock, logger } as unknown as Services;
     const hostA = startWorkerHost(services, { holder: 'a', ttlMs: 400, renewMs: 50, workers: counting('a'), jobs: [] });
     await vi.waitFor(() => expect(ticks.a).toBeGreaterThan(3), { timeout: 5000, interval: 20 });

@@ -20,7 +20,9 @@ describe('scheduled jobs that overlap or throw', () => {
   it('never overlap, run again after a failure, and log to the JSON log only', async () => {
     const console_: string[] = [];
     for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) {
-      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void console_.push(args.map(String).join(' ')));
+      vi.spyOn(console, level).mockImplementation(
+        (...args: unknown[]) => void console_.push(args.map(String).join(' ')),
+      );
     }
     const lines: string[] = [];
     const logs = new Writable({
@@ -67,8 +69,14 @@ describe('scheduled jobs that overlap or throw', () => {
     expect(most).toBe(1);
     expect(slowRuns).toBeGreaterThanOrEqual(1);
     expect(failing).toBeGreaterThanOrEqual(3);
-    const entries = lines.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { level: number; msg: string; job?: string });
-    expect(entries.filter((e) => e.msg === 'scheduled job failed' && e.job === 'failing-job').length).toBeGreaterThanOrEqual(3);
+    const entries = lines
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { level: number; msg: string; job?: string });
+    expect(
+      entries.filter((e) => e.msg === 'scheduled job failed' && e.job === 'failing-job').length,
+    ).toBeGreaterThanOrEqual(3);
     expect(entries.some((e) => e.level === 40 && e.job === 'slow-job')).toBe(true);
     expect(console_.filter((l) => l.includes('NODE-CRON'))).toEqual([]);
   });

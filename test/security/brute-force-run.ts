@@ -49,7 +49,14 @@ export function send(base: string, path: string, key: string, agent: http.Agent)
           code = 'not_json';
         }
         const ra = res.headers['retry-after'];
-        resolve({ status: res.statusCode ?? 0, code, message, retryAfter: typeof ra === 'string' ? ra : null, ms: performance.now() - started, at: Date.now() });
+        resolve({
+          status: res.statusCode ?? 0,
+          code,
+          message,
+          retryAfter: typeof ra === 'string' ? ra : null,
+          ms: performance.now() - started,
+          at: Date.now(),
+        });
       });
     });
     req.on('error', reject);
@@ -161,27 +168,43 @@ function percentile(xs: number[], p: number): number {
 async function verifierCounts(t: Target): Promise<{ total: number; refused: Counts }> {
   const total = (await t.metric('paygate_api_key_verifications_total'))[0]?.value ?? NaN;
   const refused: Counts = {};
-  for (const s of await t.metric('paygate_api_key_verifications_refused_total')) refused[s.labels.reason ?? '?'] = s.value;
+  for (const s of await t.metric('paygate_api_key_verifications_refused_total'))
+    refused[s.labels.reason ?? '?'] = s.value;
   return { total, refused };
 }
 
 export async function runBruteForce(t: Target, opts: BruteForceOptions): Promise<BruteForceReport> {
   const [ownerFresh, ...attackedIds] = t.spareKeys;
-  if (!ownerFresh || attackedIds.length === 0) throw new Error('runBruteForce needs a target with at least 2 spare keys');
+  if (!ownerFresh || attackedIds.length === 0)
+    throw new Error('runBruteForce needs a target with at least 2 spare keys');
   // The owner's fresh key is attacked too: strangers who know its id must not spend its budget.
   const unverified = [ownerFresh, ...attackedIds];
   const cap = opts.hashesPerSecondCap ?? 20;
   const invoicePath = `/v1/invoices/${t.invoiceId}`;
   const ips = Array.from({ length: opts.ips }, (_, i) => `127.0.${Math.floor((i + 2) / 256)}.${(i + 2) % 256}`);
   const report: BruteForceReport = {
-    seconds: opts.seconds, ips: opts.ips, concurrency: opts.concurrency,
-    attack: { answers: 0, byStatus: {}, byKind: { unverified_id: {}, verified_id: {}, unknown_id: {}, malformed: {} }, reasons429: {}, accepted: 0, withoutRetryAfter: 0, byIp: {} },
+    seconds: opts.seconds,
+    ips: opts.ips,
+    concurrency: opts.concurrency,
+    attack: {
+      answers: 0,
+      byStatus: {},
+      byKind: { unverified_id: {}, verified_id: {}, unknown_id: {}, malformed: {} },
+      reasons429: {},
+      accepted: 0,
+      withoutRetryAfter: 0,
+      byIp: {},
+    },
     verifications: { total: 0, perSecondMax: 0, perSecondAvg: 0, cap },
     refused: {},
     cpu: { coresAvg: 0, coresMax: 0, cpuSeconds: 0, bound: opts.cpuBoundCores ?? 3 },
     loopLagMaxMs: 0,
     rss: { startMb: rssMb(t.pid), maxMb: 0 },
-    owner: { verified: { answers: 0, byStatus: {}, p50: 0, p95: 0, max: 0 }, fresh: { answers: 0, byStatus: {}, firstOk: null, maxMs: 0 }, withoutRetryAfter: 0 },
+    owner: {
+      verified: { answers: 0, byStatus: {}, p50: 0, p95: 0, max: 0 },
+      fresh: { answers: 0, byStatus: {}, firstOk: null, maxMs: 0 },
+      withoutRetryAfter: 0,
+    },
     problems: [],
   };
   const owner = await startOwner({ base: t.base, path: invoicePath, key: t.shopKey });
@@ -189,7 +212,14 @@ export async function runBruteForce(t: Target, opts: BruteForceOptions): Promise
   const cpuStart = cpuSeconds(t.pid);
   const started = Date.now();
   const deadline = started + opts.seconds * 1000;
-  owner.go({ base: t.base, path: invoicePath, verifiedKey: t.shopKey, freshKey: ownerFresh, endAt: deadline, freshAfterMs: Math.min(2000, opts.seconds * 200) });
+  owner.go({
+    base: t.base,
+    path: invoicePath,
+    verifiedKey: t.shopKey,
+    freshKey: ownerFresh,
+    endAt: deadline,
+    freshAfterMs: Math.min(2000, opts.seconds * 200),
+  });
   const running = () => Date.now() < deadline;
   let errors = 0;
 
@@ -231,7 +261,14 @@ export async function runBruteForce(t: Target, opts: BruteForceOptions): Promise
       perSecond.push(rate);
       report.cpu.coresMax = Math.max(report.cpu.coresMax, cores);
       report.rss.maxMb = Math.max(report.rss.maxMb, rss);
-      opts.onSecond?.({ second: (now.at - started) / 1000, loopLagMs, verifications: rate, cores, rssMb: rss, attackAnswers: report.attack.answers });
+      opts.onSecond?.({
+        second: (now.at - started) / 1000,
+        loopLagMs,
+        verifications: rate,
+        cores,
+        rssMb: rss,
+        attackAnswers: report.attack.answers,
+      });
       prev = now;
       second = Math.max(second, Math.floor((now.at - started) / 1000));
     }
@@ -259,11 +296,19 @@ export async function runBruteForce(t: Target, opts: BruteForceOptions): Promise
 }
 
 /** The owner's process (owner-child.ts): started and ready before the attack begins. */
-async function startOwner(warmup: { base: string; path: string; key: string }): Promise<{ go(orders: object): void; results: Promise<OwnerResults> }> {
+async function startOwner(warmup: {
+  base: string;
+  path: string;
+  key: string;
+}): Promise<{ go(orders: object): void; results: Promise<OwnerResults> }> {
   const script = path.join(import.meta.dirname, 'owner-child.ts');
-  const child = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify(warmup)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify(warmup)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: child.stdout! });
-  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`owner process exited with ${code}`))));
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`owner process exited with ${code}`))),
+  );
   const next = () => Promise.race([new Promise<string>((resolve) => lines.once('line', resolve)), exited]);
   await next(); // ready
   return {
@@ -280,7 +325,11 @@ function tallyOwner(report: BruteForceReport, results: OwnerResults, started: nu
     if (a.status === 503 && a.retryAfter === null) o.withoutRetryAfter += 1;
   }
   const latencies = results.verified.map((a) => a.ms);
-  Object.assign(o.verified, { p50: percentile(latencies, 50), p95: percentile(latencies, 95), max: Math.max(0, ...latencies) });
+  Object.assign(o.verified, {
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    max: Math.max(0, ...latencies),
+  });
   for (const a of results.fresh) {
     o.fresh.answers += 1;
     o.fresh.maxMs = Math.max(o.fresh.maxMs, a.ms);
@@ -297,14 +346,22 @@ function verdict(r: BruteForceReport, elapsed: number, errors: number): string[]
   if (unexpected.length > 0) p.push(`attack answers other than 401/429/503: ${unexpected.join(', ')}`);
   if (r.attack.withoutRetryAfter > 0) p.push(`${r.attack.withoutRetryAfter} answers 429/503 without Retry-After`);
   // Admissions are counted per calendar second, so a window of T seconds admits at most cap × (T + 1).
-  if (r.verifications.total > r.verifications.cap * (Math.ceil(elapsed) + 1)) p.push(`${r.verifications.total} verifications in ${elapsed.toFixed(1)} s is above the cap of ${r.verifications.cap}/s`);
-  if (r.cpu.coresMax > r.cpu.bound) p.push(`serve used ${r.cpu.coresMax.toFixed(2)} cores, above the bound of ${r.cpu.bound}`);
-  for (const [label, side] of [['verified', r.owner.verified], ['fresh', r.owner.fresh]] as const) {
+  if (r.verifications.total > r.verifications.cap * (Math.ceil(elapsed) + 1))
+    p.push(
+      `${r.verifications.total} verifications in ${elapsed.toFixed(1)} s is above the cap of ${r.verifications.cap}/s`,
+    );
+  if (r.cpu.coresMax > r.cpu.bound)
+    p.push(`serve used ${r.cpu.coresMax.toFixed(2)} cores, above the bound of ${r.cpu.bound}`);
+  for (const [label, side] of [
+    ['verified', r.owner.verified],
+    ['fresh', r.owner.fresh],
+  ] as const) {
     if (side.byStatus['401']) p.push(`the owner's right ${label} key was answered 401 ${side.byStatus['401']} times`);
     const other = Object.keys(side.byStatus).filter((s) => s !== '200' && s !== '503');
     if (other.length > 0) p.push(`the owner's ${label} key got ${other.join(', ')}`);
   }
-  if (r.owner.withoutRetryAfter > 0) p.push(`the owner got ${r.owner.withoutRetryAfter} answers 503 without Retry-After`);
+  if (r.owner.withoutRetryAfter > 0)
+    p.push(`the owner got ${r.owner.withoutRetryAfter} answers 503 without Retry-After`);
   if (r.owner.verified.answers === 0 || r.owner.fresh.answers === 0) p.push('the owner sent no request');
   if (errors > 0) p.push(`${errors} attack requests failed at the socket`);
   return p;
@@ -312,7 +369,11 @@ function verdict(r: BruteForceReport, elapsed: number, errors: number): string[]
 
 /** The figures as the script prints them. */
 export function formatReport(r: BruteForceReport): string {
-  const counts = (c: Counts) => Object.entries(c).sort().map(([k, n]) => `${k}×${n}`).join(' ') || '-';
+  const counts = (c: Counts) =>
+    Object.entries(c)
+      .sort()
+      .map(([k, n]) => `${k}×${n}`)
+      .join(' ') || '-';
   const lines = [
     `brute force: ${r.seconds} s, ${r.ips} attacker addresses × ${r.concurrency} in flight`,
     `attack answers: ${r.attack.answers} (${(r.attack.answers / r.seconds).toFixed(0)}/s) by status: ${counts(r.attack.byStatus)}; 429 by reason: ${counts(r.attack.reasons429)}`,

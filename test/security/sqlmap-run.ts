@@ -67,27 +67,80 @@ export function allTargets(t: Target): SqlmapTarget[] {
   const payout = { reference: t.payoutReference, asset: 'USDT_TRON', to_address: t.payoutAddress, amount: '1' };
   const address = { external_user_id: t.externalUserId, network: 'tron' };
   const targets: SqlmapTarget[] = [
-    { name: 'GET /v1/invoices/{id}: id', kind: 'path', route: '/v1/invoices/:id', url: `${invoiceUrl}*`, headers: [shop] },
-    { name: 'GET /v1/payouts/{id}: id', kind: 'path', route: '/v1/payouts/:id', url: `${t.base}/v1/payouts/${t.payoutId}*`, headers: [shop] },
+    {
+      name: 'GET /v1/invoices/{id}: id',
+      kind: 'path',
+      route: '/v1/invoices/:id',
+      url: `${invoiceUrl}*`,
+      headers: [shop],
+    },
+    {
+      name: 'GET /v1/payouts/{id}: id',
+      kind: 'path',
+      route: '/v1/payouts/:id',
+      url: `${t.base}/v1/payouts/${t.payoutId}*`,
+      headers: [shop],
+    },
     // The API has no query parameters: these show that ones a client adds anyway reach no query.
-    { name: 'GET /v1/invoices/{id}?limit', kind: 'query', route: '/v1/invoices/:id', url: `${invoiceUrl}?limit=10*`, headers: [shop] },
-    { name: 'GET /v1/invoices/{id}?starting_after', kind: 'query', route: '/v1/invoices/:id', url: `${invoiceUrl}?starting_after=${t.invoiceId}*`, headers: [shop] },
-    { name: 'GET /v1/payouts/{id}?status', kind: 'query', route: '/v1/payouts/:id', url: `${t.base}/v1/payouts/${t.payoutId}?status=queued*`, headers: [shop] },
+    {
+      name: 'GET /v1/invoices/{id}?limit',
+      kind: 'query',
+      route: '/v1/invoices/:id',
+      url: `${invoiceUrl}?limit=10*`,
+      headers: [shop],
+    },
+    {
+      name: 'GET /v1/invoices/{id}?starting_after',
+      kind: 'query',
+      route: '/v1/invoices/:id',
+      url: `${invoiceUrl}?starting_after=${t.invoiceId}*`,
+      headers: [shop],
+    },
+    {
+      name: 'GET /v1/payouts/{id}?status',
+      kind: 'query',
+      route: '/v1/payouts/:id',
+      url: `${t.base}/v1/payouts/${t.payoutId}?status=queued*`,
+      headers: [shop],
+    },
   ];
-  const bodyTargets = (route: string, key: string, body: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
+  const bodyTargets = (
+    route: string,
+    key: string,
+    body: Record<string, unknown>,
+    extra: Record<string, unknown> = {},
+  ) => {
     const full = { ...body, ...extra };
     for (const field of Object.keys(full)) {
-      const marked = JSON.stringify(full).replace(`"${field}":${JSON.stringify(full[field])}`, `"${field}":${markValue(full[field])}`);
-      targets.push({ name: `POST ${route}: ${field}`, kind: 'body', route, url: t.base + route, data: marked, headers: [key, json] });
+      const marked = JSON.stringify(full).replace(
+        `"${field}":${JSON.stringify(full[field])}`,
+        `"${field}":${markValue(full[field])}`,
+      );
+      targets.push({
+        name: `POST ${route}: ${field}`,
+        kind: 'body',
+        route,
+        url: t.base + route,
+        data: marked,
+        headers: [key, json],
+      });
     }
   };
   bodyTargets('/v1/invoices', shop, invoice);
   // Optional invoice fields, each on a body of its own order so the replay above is not disturbed.
-  for (const [field, value] of [['external_user_id', 'user-9'], ['return_url', 'https://shop.example/return'], ['cancel_url', 'https://shop.example/cancel']] as const) {
+  for (const [field, value] of [
+    ['external_user_id', 'user-9'],
+    ['return_url', 'https://shop.example/return'],
+    ['cancel_url', 'https://shop.example/cancel'],
+  ] as const) {
     const body = { ...invoice, order_id: `order-${field}`, [field]: value };
     targets.push({
-      name: `POST /v1/invoices: ${field}`, kind: 'body', route: '/v1/invoices', url: `${t.base}/v1/invoices`,
-      data: JSON.stringify(body).replace(`"${field}":"${value}"`, `"${field}":"${value}*"`), headers: [shop, json],
+      name: `POST /v1/invoices: ${field}`,
+      kind: 'body',
+      route: '/v1/invoices',
+      url: `${t.base}/v1/invoices`,
+      data: JSON.stringify(body).replace(`"${field}":"${value}"`, `"${field}":"${value}*"`),
+      headers: [shop, json],
       // A new order_id in every request, so each payload is validated and stored, not answered by
       // the replay of an existing order (which does not compare these fields).
       randomize: 'order_id',
@@ -96,9 +149,28 @@ export function allTargets(t: Target): SqlmapTarget[] {
   bodyTargets('/v1/payouts', shop, payout);
   bodyTargets('/v1/addresses', `X-Api-Key: ${t.usersKey}`, address);
   targets.push(
-    { name: 'GET /v1/invoices/{id}: X-Api-Key', kind: 'header', route: '/v1/invoices/:id', url: invoiceUrl, headers: [`${shop}*`] },
-    { name: 'GET /v1/invoices/{id}: X-Request-Id', kind: 'header', route: '/v1/invoices/:id', url: invoiceUrl, headers: [shop, 'X-Request-Id: req-1*'] },
-    { name: 'POST /v1/invoices: Idempotency-Key', kind: 'header', route: '/v1/invoices', url: `${t.base}/v1/invoices`, data: JSON.stringify(invoice), headers: [shop, json, 'Idempotency-Key: idem-1*'] },
+    {
+      name: 'GET /v1/invoices/{id}: X-Api-Key',
+      kind: 'header',
+      route: '/v1/invoices/:id',
+      url: invoiceUrl,
+      headers: [`${shop}*`],
+    },
+    {
+      name: 'GET /v1/invoices/{id}: X-Request-Id',
+      kind: 'header',
+      route: '/v1/invoices/:id',
+      url: invoiceUrl,
+      headers: [shop, 'X-Request-Id: req-1*'],
+    },
+    {
+      name: 'POST /v1/invoices: Idempotency-Key',
+      kind: 'header',
+      route: '/v1/invoices',
+      url: `${t.base}/v1/invoices`,
+      data: JSON.stringify(invoice),
+      headers: [shop, json, 'Idempotency-Key: idem-1*'],
+    },
   );
   return targets;
 }
@@ -122,7 +194,12 @@ export function representativeTargets(t: Target): SqlmapTarget[] {
 }
 
 /** What sqlmap says when it found an injection (confirmed or by its heuristic). */
-const FINDING = [/identified the following injection point/i, /parameter '[^']+' is vulnerable/i, /parameter '[^']+' appears to be '[^']+' injectable/i, /might be injectable/i];
+const FINDING = [
+  /identified the following injection point/i,
+  /parameter '[^']+' is vulnerable/i,
+  /parameter '[^']+' appears to be '[^']+' injectable/i,
+  /might be injectable/i,
+];
 const TESTED = /parameter '[^']+' does not seem to be injectable|all tested parameters do not appear to be injectable/;
 
 async function requestCounts(t: Target): Promise<Map<string, number>> {
@@ -133,12 +210,30 @@ async function requestCounts(t: Target): Promise<Map<string, number>> {
   return counts;
 }
 
-function runOne(target: SqlmapTarget, level: number, risk: number, outputDir: string, timeoutMs: number): Promise<{ output: string; exitCode: number | null }> {
+function runOne(
+  target: SqlmapTarget,
+  level: number,
+  risk: number,
+  outputDir: string,
+  timeoutMs: number,
+): Promise<{ output: string; exitCode: number | null }> {
   const args = [
-    '-u', target.url, '--batch', '--flush-session', '--disable-coloring', '--output-dir', outputDir,
-    '--level', String(level), '--risk', String(risk), '--threads', '4',
+    '-u',
+    target.url,
+    '--batch',
+    '--flush-session',
+    '--disable-coloring',
+    '--output-dir',
+    outputDir,
+    '--level',
+    String(level),
+    '--risk',
+    String(risk),
+    '--threads',
+    '4',
     // A wrong key is a 401 by design (X-Api-Key target): sqlmap would stop at the first one.
-    '--ignore-code', '401',
+    '--ignore-code',
+    '401',
   ];
   if (target.data !== undefined) args.push('--data', target.data, '--method', 'POST');
   if (target.randomize) args.push('--randomize', target.randomize);
@@ -190,13 +285,28 @@ export async function runSqlmap(t: Target, targets: SqlmapTarget[], opts: Sqlmap
         requests += delta;
         if (route === target.route) routeRequests += delta;
       }
-      const serverErrors = Object.entries(statuses).filter(([s]) => s.startsWith('5')).reduce((a, [, n]) => a + n, 0);
+      const serverErrors = Object.entries(statuses)
+        .filter(([s]) => s.startsWith('5'))
+        .reduce((a, [, n]) => a + n, 0);
       const lines = output.split('\n');
       const findings = lines.filter((l) => FINDING.some((re) => re.test(l)));
       const tested = TESTED.test(output);
       const verdict = findings.length > 0 ? 'INJECTABLE' : tested && routeRequests > 0 ? 'not injectable' : 'error';
-      const codes = lines.flatMap((l, i) => (/HTTP error codes detected/.test(l) ? lines.slice(i + 1).filter((x) => /^\d{3} \(/.test(x)) : []));
-      const result: TargetResult = { target, verdict, requests, routeRequests, statuses, serverErrors, sqlmapErrorCodes: codes, findings, seconds, exitCode };
+      const codes = lines.flatMap((l, i) =>
+        /HTTP error codes detected/.test(l) ? lines.slice(i + 1).filter((x) => /^\d{3} \(/.test(x)) : [],
+      );
+      const result: TargetResult = {
+        target,
+        verdict,
+        requests,
+        routeRequests,
+        statuses,
+        serverErrors,
+        sqlmapErrorCodes: codes,
+        findings,
+        seconds,
+        exitCode,
+      };
       if (verdict === 'error') result.findings = lines.filter((l) => /\[(CRITICAL|ERROR)\]|stopped after/.test(l));
       results.push(result);
       opts.onResult?.(result);
@@ -212,7 +322,10 @@ export async function runSqlmap(t: Target, targets: SqlmapTarget[], opts: Sqlmap
 /** The per-target table and the verdict, as the script prints them. */
 export function formatReport(report: SqlmapReport): string {
   const rows = report.results.map((r) => {
-    const statuses = Object.entries(r.statuses).sort().map(([s, n]) => `${s}×${n}`).join(' ');
+    const statuses = Object.entries(r.statuses)
+      .sort()
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ');
     return `${r.target.name.padEnd(44)} ${r.target.kind.padEnd(6)} ${r.verdict.padEnd(14)} ${String(r.requests).padStart(6)} ${r.seconds.toFixed(1).padStart(6)}  ${statuses}`;
   });
   const total = report.results.reduce((a, r) => a + r.requests, 0);
@@ -221,7 +334,8 @@ export function formatReport(report: SqlmapReport): string {
     `${'target'.padEnd(44)} ${'kind'.padEnd(6)} ${'verdict'.padEnd(14)} ${'reqs'.padStart(6)} ${'secs'.padStart(6)}  answers by status`,
     ...rows,
   ];
-  for (const r of report.results.filter((x) => x.findings.length > 0)) lines.push(`${r.target.name}:`, ...r.findings.map((f) => `  ${f}`));
+  for (const r of report.results.filter((x) => x.findings.length > 0))
+    lines.push(`${r.target.name}:`, ...r.findings.map((f) => `  ${f}`));
   for (const f of report.serveFailures) lines.push(`serve logged a failure: ${JSON.stringify(f)}`);
   const injectable = report.results.filter((r) => r.verdict === 'INJECTABLE').length;
   const errors = report.results.filter((r) => r.verdict === 'error').length;

@@ -78,15 +78,30 @@ async function prepare(env: Record<string, string>, spare: number) {
   try {
     await migrateToLatest(setup.db);
     await initWallet(setup.db, systemClock, 'hostile', config);
-    const shop = await approvedMerchantWithKey(setup.db, systemClock, 'hostile', { name: 'Hostile shop', siteUrl: 'https://shop.example' });
-    const users = await approvedMerchantWithKey(setup.db, systemClock, 'hostile', { name: 'Hostile users', addressMode: 'per_user' });
+    const shop = await approvedMerchantWithKey(setup.db, systemClock, 'hostile', {
+      name: 'Hostile shop',
+      siteUrl: 'https://shop.example',
+    });
+    const users = await approvedMerchantWithKey(setup.db, systemClock, 'hostile', {
+      name: 'Hostile users',
+      addressMode: 'per_user',
+    });
     const catalog = loadCatalog(config.tronNetwork);
     const payoutAddress = TronWeb.address.fromPrivateKey(randomBytes(32).toString('hex')) as string;
     // Plenty of funds: an attack that creates payouts with new references must not drain them.
-    await creditMerchant(setup.db, systemClock, 'hostile', catalog, shop.merchant.merchant_id, { asset: 'USDT_TRON', amount: '1000000000', memo: 'hostile funding' });
-    await addToWhitelist(setup.db, systemClock, 'hostile', catalog, shop.merchant.merchant_id, { asset: 'USDT_TRON', address: payoutAddress, delay: '0' });
+    await creditMerchant(setup.db, systemClock, 'hostile', catalog, shop.merchant.merchant_id, {
+      asset: 'USDT_TRON',
+      amount: '1000000000',
+      memo: 'hostile funding',
+    });
+    await addToWhitelist(setup.db, systemClock, 'hostile', catalog, shop.merchant.merchant_id, {
+      asset: 'USDT_TRON',
+      address: payoutAddress,
+      delay: '0',
+    });
     const spareKeys: string[] = [];
-    for (let i = 0; i < spare; i++) spareKeys.push((await issueKey(setup.db, systemClock, 'hostile', shop.merchant.merchant_id)).api_key);
+    for (let i = 0; i < spare; i++)
+      spareKeys.push((await issueKey(setup.db, systemClock, 'hostile', shop.merchant.merchant_id)).api_key);
     return { shopKey: shop.apiKey, usersKey: users.apiKey, payoutAddress, spareKeys };
   } finally {
     await setup.close();
@@ -94,7 +109,11 @@ async function prepare(env: Record<string, string>, spare: number) {
 }
 
 async function post(base: string, route: string, key: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(base + route, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(base + route, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = (await res.json()) as Record<string, unknown>;
   if (res.status >= 300) throw new Error(`${route}: ${res.status} ${JSON.stringify(json)}`);
   return json;
@@ -136,7 +155,11 @@ export async function startTarget(opts: TargetOptions = {}): Promise<Target> {
     rmSync(dir, { recursive: true, force: true });
     throw e;
   });
-  const child: ChildProcess = spawn(process.execPath, [...SERVE_NODE_FLAGS, DEV_BIN, 'serve'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [...SERVE_NODE_FLAGS, DEV_BIN, 'serve'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const logLines: string[] = [];
   const lines = createInterface({ input: child.stdout! });
   child.stderr!.on('data', (d: Buffer) => logLines.push(d.toString()));
@@ -160,9 +183,19 @@ export async function startTarget(opts: TargetOptions = {}): Promise<Target> {
   };
   try {
     const orderId = 'order-1';
-    const invoice = await post(base, '/v1/invoices', prepared.shopKey, { order_id: orderId, asset: 'USDT_TRON', amount: '10', expires_in: 604800 });
+    const invoice = await post(base, '/v1/invoices', prepared.shopKey, {
+      order_id: orderId,
+      asset: 'USDT_TRON',
+      amount: '10',
+      expires_in: 604800,
+    });
     const payoutReference = 'payout-1';
-    const payout = await post(base, '/v1/payouts', prepared.shopKey, { reference: payoutReference, asset: 'USDT_TRON', to_address: prepared.payoutAddress, amount: '1' });
+    const payout = await post(base, '/v1/payouts', prepared.shopKey, {
+      reference: payoutReference,
+      asset: 'USDT_TRON',
+      to_address: prepared.payoutAddress,
+      amount: '1',
+    });
     const externalUserId = 'user-1';
     await post(base, '/v1/addresses', prepared.usersKey, { external_user_id: externalUserId, network: 'tron' });
     return {

@@ -37,16 +37,31 @@ beforeAll(async () => {
   const config = parseConfig({ ADMIN_PORT: '0', ...env, PORT: '0', LOG_LEVEL: 'silent' });
   const setup = openDatabase(config.databasePath);
   await migrateToLatest(setup.db);
-  const w = await initWallet(setup.db, systemClock, 'test', config, { mnemonic: MNEMONIC, scrypt: { N: 1024, r: 8, p: 1 } });
+  const w = await initWallet(setup.db, systemClock, 'test', config, {
+    mnemonic: MNEMONIC,
+    scrypt: { N: 1024, r: 8, p: 1 },
+  });
   await setup.close();
-  app = await buildApp(config, { unlockWallet: true, workerHost: { workers: (s, lease) => sweeperWorker(s, lease, { intervalMs: 100 }), jobs: [] } });
+  app = await buildApp(config, {
+    unlockWallet: true,
+    workerHost: { workers: (s, lease) => sweeperWorker(s, lease, { intervalMs: 100 }), jobs: [] },
+  });
   await app.start();
   const db = app.services.db;
   const merchant = await createMerchant(db, systemClock, 'test', { name: 'Shop' });
   const keys = new DepositKeyChain(w.deposit_xpub);
   [a, b] = [keys.addressAt(0), keys.addressAt(1)];
   for (const [i, address] of [a, b].entries()) {
-    await db.insertInto('deposit_addresses').values({ address, derivation_index: i, merchant_id: merchant.merchant_id, external_user_id: null, created_at: new Date().toISOString() }).execute();
+    await db
+      .insertInto('deposit_addresses')
+      .values({
+        address,
+        derivation_index: i,
+        merchant_id: merchant.merchant_id,
+        external_user_id: null,
+        created_at: new Date().toISOString(),
+      })
+      .execute();
   }
   devnet.control.fund({ address: w.hot_address, asset: 'TRX_TRON', amount: 1_000n * TRX, mine: true });
   // Below the 20 USDT threshold: the worker leaves both alone until the operator asks.
@@ -76,7 +91,11 @@ describe('paygate sweep', { timeout: 180_000 }, () => {
     expect(r.code, r.stderr + r.stdout).toBe(0);
     expect(r.json.status).toBe('done');
     const usdt = r.json.targets.find((t: { asset: string }) => t.asset === 'USDT_TRON');
-    expect(usdt).toMatchObject({ address: a, state: 'done', sweep: { status: 'done', amount: '5', trigger: 'manual' } });
+    expect(usdt).toMatchObject({
+      address: a,
+      state: 'done',
+      sweep: { status: 'done', amount: '5', trigger: 'manual' },
+    });
     expect(usdt.sweep.transactions.map((t: { step: string }) => t.step)).toEqual(['top_up', 'transfer']);
     // The TRX left from the top-up comes back too.
     expect(r.json.targets.find((t: { asset: string }) => t.asset === 'TRX_TRON').state).toBe('done');
@@ -88,13 +107,19 @@ describe('paygate sweep', { timeout: 180_000 }, () => {
   it('wallet show lists the hot wallet balances and what deposit addresses still hold', async () => {
     const r = await runCli(['wallet', 'show', '--json'], env);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.json.hot_wallet).toMatchObject({ address: app.services.wallet?.hotAddress, tokens: { USDT_TRON: '5', USDC_TRON: '0', USDD_TRON: '0' } });
+    expect(r.json.hot_wallet).toMatchObject({
+      address: app.services.wallet?.hotAddress,
+      tokens: { USDT_TRON: '5', USDC_TRON: '0', USDD_TRON: '0' },
+    });
     expect(Number(r.json.hot_wallet.bandwidth_available)).toBeGreaterThan(0);
     expect(r.json.in_deposit_addresses).toContainEqual({ asset: 'USDT_TRON', amount: '7' });
   });
 
   it('refuses a bad threshold or an unknown address without changing anything', async () => {
-    const bad = await runCli(['asset', 'set', 'USDT_TRON', '--payouts', 'off', '--sweep-threshold', '1.2345678', '--json'], env);
+    const bad = await runCli(
+      ['asset', 'set', 'USDT_TRON', '--payouts', 'off', '--sweep-threshold', '1.2345678', '--json'],
+      env,
+    );
     expect(bad.json.error.code).toBe('invalid_argument');
     expect(await app.services.db.selectFrom('asset_switches').selectAll().execute()).toEqual([]); // --payouts off was not applied
     const unknown = await runCli(['sweep', '--address', 'TQHrDPLxiN4Zjhd7LLQUFDV8VssUr59ZBJ', '--json'], env);

@@ -12,16 +12,32 @@ import { chainWatcher } from '../../src/watcher/watcher.js';
 import { waitForGo } from '../helpers/serve-child.js';
 
 await waitForGo();
-const config = parseConfig({ ADMIN_PORT: '0', ...process.env, TRON_NETWORK: 'devnet', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
+const config = parseConfig({
+  ADMIN_PORT: '0',
+  ...process.env,
+  TRON_NETWORK: 'devnet',
+  PORT: '0',
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'silent',
+});
 const app = await buildApp(config, {
   unlockWallet: true,
   addresses: { pool: { worker: false, ahead: 1 } },
-  chain: createTronClient({ fullHost: config.tronFullNodeUrl as string, timeoutMs: 800, retries: 2, backoffMs: 20, maxBackoffMs: 100 }),
+  chain: createTronClient({
+    fullHost: config.tronFullNodeUrl as string,
+    timeoutMs: 800,
+    retries: 2,
+    backoffMs: 20,
+    maxBackoffMs: 100,
+  }),
   workerHost: {
     ttlMs: 600,
     renewMs: 100,
     jobs: [],
-    workers: (s, lease) => [chainWatcher(s, lease, { intervalMs: 20 }), ...sweeperWorker(s, lease, { intervalMs: 50, maxRetryMs: 500 })],
+    workers: (s, lease) => [
+      chainWatcher(s, lease, { intervalMs: 20 }),
+      ...sweeperWorker(s, lease, { intervalMs: 50, maxRetryMs: 500 }),
+    ],
   },
 });
 await app.start();

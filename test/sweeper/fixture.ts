@@ -54,7 +54,13 @@ export interface SweepFixture {
 export async function sweepFixture(opts: { clock?: Clock } = {}): Promise<SweepFixture> {
   const dir = tempDir('paygate-sweep-');
   const devnet = await startDevnet({ blockTimeMs: 0 });
-  const config = parseConfig({ ADMIN_PORT: '0', DATABASE_URL: path.join(dir, 'paygate.db'), TRON_NETWORK: 'devnet', TRON_FULL_NODE_URL: devnet.url, LOG_LEVEL: 'debug' });
+  const config = parseConfig({
+    ADMIN_PORT: '0',
+    DATABASE_URL: path.join(dir, 'paygate.db'),
+    TRON_NETWORK: 'devnet',
+    TRON_FULL_NODE_URL: devnet.url,
+    LOG_LEVEL: 'debug',
+  });
   const database = openDatabase(config.databasePath);
   await migrateToLatest(database.db);
   let logText = '';
@@ -67,10 +73,24 @@ export async function sweepFixture(opts: { clock?: Clock } = {}): Promise<SweepF
   const logger = createLogger('debug', sink);
   const wallet: UnlockedWallet = { mnemonic: MNEMONIC, ...publicInfoOf(MNEMONIC) };
   const clock = opts.clock ?? systemClock;
-  await insertWallet(database.db, { deposit_xpub: wallet.depositXpub, deposit_path: "m/44'/195'/0'/0", hot_address: wallet.hotAddress, hot_path: "m/44'/195'/1'/0/0", created_at: clock.now().toISOString() });
+  await insertWallet(database.db, {
+    deposit_xpub: wallet.depositXpub,
+    deposit_path: "m/44'/195'/0'/0",
+    hot_address: wallet.hotAddress,
+    hot_path: "m/44'/195'/1'/0/0",
+    created_at: clock.now().toISOString(),
+  });
   const merchant = await createMerchant(database.db, clock, 'test', { name: 'Sweep shop' });
   const chain = createTronClient({ fullHost: devnet.url });
-  const services = { config, clock, logger, db: database.db, catalog: loadCatalog('devnet'), chain, wallet } as unknown as Services;
+  const services = {
+    config,
+    clock,
+    logger,
+    db: database.db,
+    catalog: loadCatalog('devnet'),
+    chain,
+    wallet,
+  } as unknown as Services;
   const lease = new WorkerLease(database.db, clock, { ttlMs: 3_600_000, holder: 'sweeper-test' });
   await lease.acquireOrRenew();
   const keyChain = new DepositKeyChain(wallet.depositXpub);
@@ -86,14 +106,24 @@ export async function sweepFixture(opts: { clock?: Clock } = {}): Promise<SweepF
     hot,
     merchantId: merchant.merchant_id,
     logs: () => logText,
-    secrets: () => [MNEMONIC, hotWalletPrivateKey(MNEMONIC), ...[...usedIndexes].map((i) => depositPrivateKey(MNEMONIC, i))],
+    secrets: () => [
+      MNEMONIC,
+      hotWalletPrivateKey(MNEMONIC),
+      ...[...usedIndexes].map((i) => depositPrivateKey(MNEMONIC, i)),
+    ],
     sweeper: (opts = {}) => new Sweeper(opts.chain ? { ...services, chain: opts.chain } : services, lease, opts),
     async address(index, storedIndex = index) {
       usedIndexes.add(index);
       const address = keyChain.addressAt(index);
       await database.db
         .insertInto('deposit_addresses')
-        .values({ address, derivation_index: storedIndex, merchant_id: merchant.merchant_id, external_user_id: null, created_at: clock.now().toISOString() })
+        .values({
+          address,
+          derivation_index: storedIndex,
+          merchant_id: merchant.merchant_id,
+          external_user_id: null,
+          created_at: clock.now().toISOString(),
+        })
         .execute();
       return address;
     },
@@ -129,10 +159,25 @@ export function balances(f: SweepFixture, address: string) {
 }
 
 /** A customer payment on chain (mined) and the deposits row the watcher writes once it is final. */
-export async function recordDeposit(db: Db, devnet: Devnet, merchantId: string, address: string, asset: string, amount: bigint): Promise<string> {
+export async function recordDeposit(
+  db: Db,
+  devnet: Devnet,
+  merchantId: string,
+  address: string,
+  asset: string,
+  amount: bigint,
+): Promise<string> {
   const { txid } = devnet.control.pay({ to: address, asset, amount, mine: true });
   const head = devnet.control.info().head;
-  await insertFinalDeposit(db, merchantId, { address, asset, amount, txid, block: head.number, blockHash: head.id, blockTime: new Date(head.timestamp).toISOString() });
+  await insertFinalDeposit(db, merchantId, {
+    address,
+    asset,
+    amount,
+    txid,
+    block: head.number,
+    blockHash: head.id,
+    blockTime: new Date(head.timestamp).toISOString(),
+  });
   return txid;
 }
 

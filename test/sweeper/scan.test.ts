@@ -26,7 +26,8 @@ afterEach(() => database.close());
 
 /** Addresses in the order the scan walks them. */
 const addr = (i: number) => `TAddress${String(i).padStart(4, '0')}`;
-const deposit = (address: string, asset = 'USDT_TRON', block = 100) => insertFinalDeposit(database.db, merchantId, { address, asset, amount: 1_000_000n, block });
+const deposit = (address: string, asset = 'USDT_TRON', block = 100) =>
+  insertFinalDeposit(database.db, merchantId, { address, asset, amount: 1_000_000n, block });
 const pairsOf = (ps: { address: string; asset: string }[]) => ps.map((p) => `${p.address} ${p.asset}`);
 
 describe('a slice', () => {
@@ -69,7 +70,13 @@ describe('a slice', () => {
   it('leaves out pairs checked at or above their last final deposit', async () => {
     await deposit(addr(0));
     await deposit(addr(1));
-    await upsertMark(database.db, { address: addr(0), asset: 'USDT_TRON', checked_block: 100, balance: '0', checked_at: new Date().toISOString() });
+    await upsertMark(database.db, {
+      address: addr(0),
+      asset: 'USDT_TRON',
+      checked_block: 100,
+      balance: '0',
+      checked_at: new Date().toISOString(),
+    });
     expect(pairsOf(await allDuePairs(database.db, 100, 1))).toEqual([`${addr(1)} USDT_TRON`]);
   });
 });
@@ -77,7 +84,9 @@ describe('a slice', () => {
 describe('a request for every due pair', () => {
   it('walks every slice, up to its limit', async () => {
     for (let i = 0; i < 7; i++) await deposit(addr(i));
-    expect(pairsOf(await allDuePairs(database.db, 100, 2))).toEqual([0, 1, 2, 3, 4, 5, 6].map((i) => `${addr(i)} USDT_TRON`));
+    expect(pairsOf(await allDuePairs(database.db, 100, 2))).toEqual(
+      [0, 1, 2, 3, 4, 5, 6].map((i) => `${addr(i)} USDT_TRON`),
+    );
     expect(pairsOf(await allDuePairs(database.db, 3, 2))).toEqual([0, 1, 2].map((i) => `${addr(i)} USDT_TRON`));
   });
 });
@@ -85,7 +94,12 @@ describe('a request for every due pair', () => {
 describe('passes', () => {
   it('wait `passMs` from one start to the next, and are paced by the size of the previous pass', async () => {
     for (let i = 0; i < 40; i++) await deposit(addr(i));
-    const scan = new FullScan(database.db, { slice: 2, passMs: 100_000, maxSlicesPerTick: 8, firstPassSlicesPerTick: 8 });
+    const scan = new FullScan(database.db, {
+      slice: 2,
+      passMs: 100_000,
+      maxSlicesPerTick: 8,
+      firstPassSlicesPerTick: 8,
+    });
     const t0 = 1_000_000;
     // The first pass knows no size: its own number of slices a tick (8 here, of 2 deposits).
     expect(await scan.next(t0, 50)).toHaveLength(16);

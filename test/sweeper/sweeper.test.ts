@@ -26,8 +26,10 @@ afterEach(async () => {
   await f.close();
 });
 
-const sweepsOf = (address: string) => f.database.db.selectFrom('sweeps').selectAll().where('address', '=', address).orderBy('created_at').execute();
-const txsOf = (sweepId: string) => f.database.db.selectFrom('sweep_txs').selectAll().where('sweep_id', '=', sweepId).orderBy('seq').execute();
+const sweepsOf = (address: string) =>
+  f.database.db.selectFrom('sweeps').selectAll().where('address', '=', address).orderBy('created_at').execute();
+const txsOf = (sweepId: string) =>
+  f.database.db.selectFrom('sweep_txs').selectAll().where('sweep_id', '=', sweepId).orderBy('seq').execute();
 
 describe('TRC20 sweeps', () => {
   it('tops a fresh address up with TRX from the hot wallet, moves the tokens, and records the cost', async () => {
@@ -42,7 +44,14 @@ describe('TRC20 sweeps', () => {
     expect(balances(f, d).tokens.USDT_TRON).toBe(0n);
     expect(balances(f, f.hot).tokens.USDT_TRON).toBe(hotBefore.tokens.USDT_TRON! + 100n * USDT);
     const [sweep] = await sweepsOf(d);
-    expect(sweep).toMatchObject({ status: 'done', trigger: 'auto', asset: 'USDT_TRON', balance: '100000000', amount: '100000000', delegated: '0' });
+    expect(sweep).toMatchObject({
+      status: 'done',
+      trigger: 'auto',
+      asset: 'USDT_TRON',
+      balance: '100000000',
+      amount: '100000000',
+      delegated: '0',
+    });
     const txs = await txsOf(sweep!.id);
     expect(txs.map((t) => [t.step, t.status])).toEqual([
       ['top_up', 'confirmed'],
@@ -109,7 +118,11 @@ describe('thresholds', () => {
     await f.run(sweeper, 3);
     expect(await sweepsOf(d)).toEqual([]);
     expect(balances(f, d).tokens.USDT_TRON).toBe(1n * USDT);
-    const mark = await f.database.db.selectFrom('sweep_marks').selectAll().where('address', '=', d).executeTakeFirstOrThrow();
+    const mark = await f.database.db
+      .selectFrom('sweep_marks')
+      .selectAll()
+      .where('address', '=', d)
+      .executeTakeFirstOrThrow();
     expect(mark.balance).toBe('1000000');
 
     await f.deposit(d, 'USDT_TRON', 30n * USDT);
@@ -161,8 +174,20 @@ describe('the full scan in slices', () => {
     return out.sort();
   }
   const oldDeposit = (clock: ManualClock, address: string, asset: string, block = 10) =>
-    insertFinalDeposit(f.database.db, f.merchantId, { address, asset, amount: 1n * USDT, block, updatedAt: new Date(clock.now().getTime() - HOUR).toISOString() });
-  const markOf = (address: string, asset: string) => f.database.db.selectFrom('sweep_marks').selectAll().where('address', '=', address).where('asset', '=', asset).executeTakeFirst();
+    insertFinalDeposit(f.database.db, f.merchantId, {
+      address,
+      asset,
+      amount: 1n * USDT,
+      block,
+      updatedAt: new Date(clock.now().getTime() - HOUR).toISOString(),
+    });
+  const markOf = (address: string, asset: string) =>
+    f.database.db
+      .selectFrom('sweep_marks')
+      .selectAll()
+      .where('address', '=', address)
+      .where('asset', '=', asset)
+      .executeTakeFirst();
 
   async function ticks(sweeper: ReturnType<SweepFixture['sweeper']>, asked: string[], n: number): Promise<string[][]> {
     const perTick: string[][] = [];
@@ -191,7 +216,13 @@ describe('the full scan in slices', () => {
     // Behind the cursor now: an old deposit in another asset (only a pass finds it) and a fresh one.
     await oldDeposit(clock, addrs[0]!, 'USDD_TRON');
     down.delete(addrs[1]!);
-    await insertFinalDeposit(f.database.db, f.merchantId, { address: addrs[1]!, asset: 'USDC_TRON', amount: 1n * USDT, block: 12, updatedAt: clock.now().toISOString() });
+    await insertFinalDeposit(f.database.db, f.merchantId, {
+      address: addrs[1]!,
+      asset: 'USDC_TRON',
+      amount: 1n * USDT,
+      block: 12,
+      updatedAt: clock.now().toISOString(),
+    });
     expect(await ticks(sweeper, node.asked, 3)).toEqual([[addrs[1], ...addrs.slice(6)], [], []]); // the fresh one at once
     expect(await markOf(addrs[1]!, 'USDC_TRON')).toMatchObject({ checked_block: 12 });
     expect(await markOf(addrs[0]!, 'USDD_TRON')).toBeUndefined();
@@ -214,7 +245,8 @@ describe('the full scan in slices', () => {
     const sweeper = f.sweeper({ chain: node.chain, dueBatch: 2, scan: { slice: 100, passMs: PASS_MS } });
 
     expect(await ticks(sweeper, node.asked, 4)).toEqual([addrs.slice(0, 2), addrs.slice(2, 4), addrs.slice(4), []]);
-    for (const a of addrs.slice(2)) expect(await markOf(a, 'USDT_TRON')).toMatchObject({ checked_block: 10, balance: '0' });
+    for (const a of addrs.slice(2))
+      expect(await markOf(a, 'USDT_TRON')).toMatchObject({ checked_block: 10, balance: '0' });
     for (const a of addrs.slice(0, 2)) expect(await markOf(a, 'USDT_TRON')).toBeUndefined();
     expect(f.logs()).toContain('sweep check failed; retried on the next pass of the full scan');
 
@@ -230,7 +262,13 @@ describe('the full scan in slices', () => {
     const fresh: string[] = [];
     for (let i = 51; i < 56; i++) {
       const address = await f.address(i);
-      await insertFinalDeposit(f.database.db, f.merchantId, { address, asset: 'USDT_TRON', amount: 1n * USDT, block: 11, updatedAt: clock.now().toISOString() });
+      await insertFinalDeposit(f.database.db, f.merchantId, {
+        address,
+        asset: 'USDT_TRON',
+        amount: 1n * USDT,
+        block: 11,
+        updatedAt: clock.now().toISOString(),
+      });
       fresh.push(address);
     }
     const node = countingNode(new Set(fresh));
@@ -251,7 +289,9 @@ describe('the full scan in slices', () => {
     const req = await f.database.db.selectFrom('sweep_requests').selectAll().executeTakeFirstOrThrow();
     expect(req.status).toBe('done');
     // Nothing on chain at these addresses: each target found, asked for, and empty.
-    expect(JSON.parse(req.targets)).toEqual(addrs.map((address) => ({ address, asset: 'USDT_TRON', state: 'empty', sweep_id: null })));
+    expect(JSON.parse(req.targets)).toEqual(
+      addrs.map((address) => ({ address, asset: 'USDT_TRON', state: 'empty', sweep_id: null })),
+    );
   });
 });
 
@@ -332,7 +372,11 @@ describe('forks', () => {
     let transfer;
     for (let i = 0; i < 10; i++) {
       await sweeper.tick();
-      transfer = await f.database.db.selectFrom('sweep_txs').selectAll().where('status', '=', 'confirmed').executeTakeFirst();
+      transfer = await f.database.db
+        .selectFrom('sweep_txs')
+        .selectAll()
+        .where('status', '=', 'confirmed')
+        .executeTakeFirst();
       if (transfer) break;
       f.devnet.control.mine(1);
     }
@@ -358,7 +402,11 @@ describe('forks', () => {
           ? async (tx: Parameters<TronClient['broadcast']>[0]) => {
               if (lost-- > 0) throw new Error('connection reset');
               const a = await t.broadcast(tx);
-              answers.push({ txid: tx.txID, code: a.ok ? 'SUCCESS' : a.code, head: (await t.getHeadBlock()).timestamp });
+              answers.push({
+                txid: tx.txID,
+                code: a.ok ? 'SUCCESS' : a.code,
+                head: (await t.getHeadBlock()).timestamp,
+              });
               return a;
             }
           : (Reflect.get(t, prop, r) as unknown),
@@ -394,7 +442,8 @@ describe('failed steps', () => {
     // A node that under-estimates energy: the fee limit is too low and the transfer runs out of energy.
     const real = createTronClient({ fullHost: f.devnet.url });
     const lying = new Proxy(real, {
-      get: (t, prop, r) => (prop === 'estimateTrc20TransferEnergy' ? async () => 1_000n : (Reflect.get(t, prop, r) as unknown)),
+      get: (t, prop, r) =>
+        prop === 'estimateTrc20TransferEnergy' ? async () => 1_000n : (Reflect.get(t, prop, r) as unknown),
     });
     await f.run(f.sweeper({ chain: lying }), 6);
     const [sweep] = await sweepsOf(d);
@@ -443,7 +492,11 @@ describe('crash between signing and broadcasting', () => {
     const crashing = f.sweeper({ chain: crashingClient(createTronClient({ fullHost: f.devnet.url })) });
     for (let i = 0; i < 10; i++) {
       await crashing.tick();
-      const signed = await f.database.db.selectFrom('sweep_txs').selectAll().where('step', '=', 'transfer').executeTakeFirst();
+      const signed = await f.database.db
+        .selectFrom('sweep_txs')
+        .selectAll()
+        .where('step', '=', 'transfer')
+        .executeTakeFirst();
       if (signed) return { d, stored: signed.txid };
       f.devnet.control.mine(1);
     }
@@ -494,7 +547,9 @@ describe('crash between signing and broadcasting', () => {
     expect(sweep?.status).toBe('done');
     expect(f.devnet.control.faults()).toEqual([]); // used up: the first broadcast's answer was lost
     const txs = await txsOf(sweep!.id);
-    expect(txs.map((t) => [t.step, t.status, t.broadcast_code])).toEqual([['transfer', 'confirmed', 'DUP_TRANSACTION_ERROR']]);
+    expect(txs.map((t) => [t.step, t.status, t.broadcast_code])).toEqual([
+      ['transfer', 'confirmed', 'DUP_TRANSACTION_ERROR'],
+    ]);
     expect(balances(f, f.hot).trx).toBe(hotBefore + 25n * TRX);
   });
   it('never signs anew on "not found" answers while the blocks hold the transfer (a lagging backend), and reads the blocks again only once the chain moved on', async () => {
@@ -504,7 +559,10 @@ describe('crash between signing and broadcasting', () => {
     await f.deposit(d, 'TRX_TRON', 25n * TRX);
     const hotBefore = balances(f, f.hot).trx;
     // Every txid lookup, full node and solidity, is answered {} as by a backend that lags.
-    const lagging = [f.devnet.control.addFault({ kind: 'not_found', path: '/wallet/gettransaction' }), f.devnet.control.addFault({ kind: 'not_found', path: '/walletsolidity/gettransaction' })];
+    const lagging = [
+      f.devnet.control.addFault({ kind: 'not_found', path: '/wallet/gettransaction' }),
+      f.devnet.control.addFault({ kind: 'not_found', path: '/walletsolidity/gettransaction' }),
+    ];
     // Passes every block read through, counting them (the proof of absence reads blocks this way).
     const blockReads = f.devnet.control.addFault({ kind: 'latency', ms: 0, path: '/wallet/getblockbylimitnext' });
     const reads = () => f.devnet.control.faults().find((x) => x.id === blockReads.id)?.hits ?? 0;

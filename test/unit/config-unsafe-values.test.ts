@@ -25,9 +25,12 @@ describe('TRUST_PROXY', () => {
     },
   );
 
-  it.each(['10.0.0.300', '1.2.3.4/99', '::1/129', '10.0.0.0/', '1.2.3', ':::1'])('refuses the malformed %s naming the variable', (value) => {
-    expect(refusal({ TRUST_PROXY: value })?.variable).toBe('TRUST_PROXY');
-  });
+  it.each(['10.0.0.300', '1.2.3.4/99', '::1/129', '10.0.0.0/', '1.2.3', ':::1'])(
+    'refuses the malformed %s naming the variable',
+    (value) => {
+      expect(refusal({ TRUST_PROXY: value })?.variable).toBe('TRUST_PROXY');
+    },
+  );
 
   // proxy-addr reads any spelling of an IPv4-mapped address as IPv4: each of these is 0.0.0.0/0.
   it.each(['0:0:0:0:0:ffff:0:0/96', '::0:ffff:0:0/96', '0::ffff:0.0.0.0/96', '0:0:0:0:0:FFFF:0:0/96'])(
@@ -40,16 +43,25 @@ describe('TRUST_PROXY', () => {
   );
 
   it('still accepts proxy addresses and ranges', () => {
-    expect(parseConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.10, fd00::/8, ::1' }).trustProxy).toEqual(['10.0.0.0/8', '192.168.1.10', 'fd00::/8', '::1']);
+    expect(parseConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.10, fd00::/8, ::1' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.10',
+      'fd00::/8',
+      '::1',
+    ]);
   });
 });
 
 describe('HOST', () => {
-  it.each(['http://0.0.0.0', '0.0.0.0:8080', 'local host', 'example.com/v1'])('refuses %s naming the variable, as ADMIN_HOST does', (value) => {
-    expect(refusal({ HOST: value })?.variable).toBe('HOST');
-  });
+  it.each(['http://0.0.0.0', '0.0.0.0:8080', 'local host', 'example.com/v1'])(
+    'refuses %s naming the variable, as ADMIN_HOST does',
+    (value) => {
+      expect(refusal({ HOST: value })?.variable).toBe('HOST');
+    },
+  );
 
   it('accepts addresses and host names', () => {
-    for (const host of ['0.0.0.0', '127.0.0.1', '::', '::1', 'localhost', 'api.internal']) expect(parseConfig({ HOST: host }).host).toBe(host);
+    for (const host of ['0.0.0.0', '127.0.0.1', '::', '::1', 'localhost', 'api.internal'])
+      expect(parseConfig({ HOST: host }).host).toBe(host);
   });
 });

@@ -112,6 +112,8 @@ describe('network defaults', () => {
     expect(fullNodeUrl(parseConfig({ TRON_NETWORK: 'mainnet' }))).toBe('https://api.trongrid.io');
     expect(fullNodeUrl(parseConfig({ TRON_NETWORK: 'nile' }))).toBe('https://nile.trongrid.io');
     expect(fullNodeUrl(parseConfig({ TRON_NETWORK: 'devnet' }))).toBe('http://127.0.0.1:8090');
-    expect(fullNodeUrl(parseConfig({ TRON_NETWORK: 'devnet', TRON_FULL_NODE_URL: 'http://127.0.0.1:9999/' }))).toBe('http://127.0.0.1:9999');
+    expect(fullNodeUrl(parseConfig({ TRON_NETWORK: 'devnet', TRON_FULL_NODE_URL: 'http://127.0.0.1:9999/' }))).toBe(
+      'http://127.0.0.1:9999',
+    );
   });
 });

@@ -25,7 +25,7 @@ describe('pooled random bytes', () => {
     fills.length = 0;
   });
 
-  it('hands out each fill\'s bytes in order, once, and starts a new fill for a draw that does not fit', () => {
+  it("hands out each fill's bytes in order, once, and starts a new fill for a draw that does not fit", () => {
     // Sizes that leave a remainder at the end of a 4 KiB fill, so draws meet the boundary often.
     const sizes = Array.from({ length: 3000 }, (_, i) => [16, 12, 13, 7, 100][i % 5] as number);
     const draws = sizes.map((n) => randomBytesPooled(n));

@@ -21,7 +21,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function commandModules(folder = path.join(ROOT, 'commands')): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? commandModules(path.join(folder, e.name)) : e.name.endsWith('.ts') ? [path.join(folder, e.name)] : [],
+    e.isDirectory()
+      ? commandModules(path.join(folder, e.name))
+      : e.name.endsWith('.ts')
+        ? [path.join(folder, e.name)]
+        : [],
   );
 }
 
@@ -35,7 +39,10 @@ register(${JSON.stringify(HOOKS)}, { data: { file: ${JSON.stringify(file)} } });
 for (const m of ${JSON.stringify(modules.map((m) => pathToFileURL(m).href))}) await import(m);
 appendFileSync(${JSON.stringify(file)}, Object.keys(createRequire(import.meta.url).cache).join('\\n') + '\\n');
 `;
-  await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, timeout: 60_000 });
+  await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: ROOT,
+    timeout: 60_000,
+  });
   return readFileSync(file, 'utf8').split('\n').filter(Boolean);
 }
 

@@ -44,7 +44,12 @@ describe('the address pool', () => {
     const exited = startDeriveThread(chain.xpub);
     await exited.stop();
     const told: string[] = [];
-    const pool = new DepositAddressPool(chain, { ahead: 4, batch: 4, deriver: exited, onWorkerFailure: (reason) => told.push(reason) });
+    const pool = new DepositAddressPool(chain, {
+      ahead: 4,
+      batch: 4,
+      deriver: exited,
+      onWorkerFailure: (reason) => told.push(reason),
+    });
     pool.moveFloor(0);
     const created = await burstOfCreations(pool, 12);
     expect(pool.workerFailure).toBe('derivation worker exited');
@@ -66,10 +71,20 @@ describe('the address pool', () => {
 
   it('refuses a worker that answers for other indexes or from another key', async () => {
     const other = new DepositKeyChain(publicInfoOf(generateMnemonic()).depositXpub);
-    const addresses = (c: DepositKeyChain, from: number, count: number) => Array.from({ length: count }, (_, i) => c.addressAt(from + i));
-    const shifted: BatchDeriver = { derive: async (from, count) => ({ from: from + 1, addresses: addresses(chain, from + 1, count) }), stop: async () => {} };
-    const short: BatchDeriver = { derive: async (from, count) => ({ from, addresses: addresses(chain, from, count - 1) }), stop: async () => {} };
-    const foreign: BatchDeriver = { derive: async (from, count) => ({ from, addresses: addresses(other, from, count) }), stop: async () => {} };
+    const addresses = (c: DepositKeyChain, from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => c.addressAt(from + i));
+    const shifted: BatchDeriver = {
+      derive: async (from, count) => ({ from: from + 1, addresses: addresses(chain, from + 1, count) }),
+      stop: async () => {},
+    };
+    const short: BatchDeriver = {
+      derive: async (from, count) => ({ from, addresses: addresses(chain, from, count - 1) }),
+      stop: async () => {},
+    };
+    const foreign: BatchDeriver = {
+      derive: async (from, count) => ({ from, addresses: addresses(other, from, count) }),
+      stop: async () => {},
+    };
     for (const [deriver, failure] of [
       [shifted, /answered indexes 1\+8 for 0\+8/],
       [short, /answered indexes 0\+7 for 0\+8/],
@@ -95,7 +110,10 @@ describe('stored deposit addresses', () => {
       Promise.all([
         ...Array.from({ length: 24 }, () => api(url, '/v1/invoices', { key: perInvoice.key, body: newInvoice() })),
         ...Array.from({ length: 16 }, (_, i) =>
-          api(url, '/v1/addresses', { key: perUser.key, body: { external_user_id: `user-${round}-${i % 12}`, network: 'tron' } }),
+          api(url, '/v1/addresses', {
+            key: perUser.key,
+            body: { external_user_id: `user-${round}-${i % 12}`, network: 'tron' },
+          }),
         ),
       ]);
     for (const r of await burst(t.url, 1)) expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
@@ -103,12 +121,20 @@ describe('stored deposit addresses', () => {
     await t.app.services.addresses.start(t.app.services.db); // a full refill
     const config = t.app.config;
     await t.app.stop();
-    const again = await buildApp(config, { clock: t.clock, workers: false, addresses: { pool: { ahead: 8, batch: 4 } } });
+    const again = await buildApp(config, {
+      clock: t.clock,
+      workers: false,
+      addresses: { pool: { ahead: 8, batch: 4 } },
+    });
     try {
       const url = await again.start();
       for (const r of await burst(url, 2)) expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
       expect(again.services.addresses.stats.workerFailure).toBeNull();
-      const rows = await again.services.db.selectFrom('deposit_addresses').select(['address', 'derivation_index']).orderBy('derivation_index').execute();
+      const rows = await again.services.db
+        .selectFrom('deposit_addresses')
+        .select(['address', 'derivation_index'])
+        .orderBy('derivation_index')
+        .execute();
       // 48 invoices and 24 distinct users (12 per round).
       expect(rows).toHaveLength(72);
       expect(new Set(rows.map((r) => r.address)).size).toBe(rows.length);

@@ -1,7 +1,10 @@
 /** Test helper: `count` concurrent creations against a pool, each as the allocator makes one. */
 import type { DepositAddressPool } from '../../src/wallet/pool.js';
 
-export async function burstOfCreations(pool: DepositAddressPool, count: number): Promise<{ index: number; address: string }[]> {
+export async function burstOfCreations(
+  pool: DepositAddressPool,
+  count: number,
+): Promise<{ index: number; address: string }[]> {
   let next = 0;
   return Promise.all(
     Array.from({ length: count }, async () => {

@@ -30,7 +30,8 @@ const INVALID = 'not a valid BIP39 English mnemonic (12 to 24 words with a corre
 /** src/wallet/hd.ts before, over ethers and TronWeb. */
 const before = {
   /** An uncompressed `0x04…` key, as ethers' signingKey.publicKey is. */
-  addressOfPublicKey: (publicKeyHex: string) => TronWeb.address.fromHex(`41${keccak256(`0x${publicKeyHex.slice(4)}`).slice(-40)}`),
+  addressOfPublicKey: (publicKeyHex: string) =>
+    TronWeb.address.fromHex(`41${keccak256(`0x${publicKeyHex.slice(4)}`).slice(-40)}`),
   normaliseMnemonic(text: string): string {
     const phrase = text.trim().toLowerCase().split(/\s+/).join(' ');
     if (![12, 15, 18, 21, 24].includes(phrase.split(' ').length) || !isValidMnemonic(phrase)) throw new Error(INVALID);
@@ -48,15 +49,21 @@ const before = {
 };
 
 /** Mnemonics made by ethers from fresh entropy: 12 and 24 words mostly, one of each other length. */
-const MNEMONICS = [16, 16, 16, 16, 20, 24, 28, 32, 32, 32, 32].map((bytes) => Mnemonic.fromEntropy(randomBytes(bytes)).phrase);
+const MNEMONICS = [16, 16, 16, 16, 20, 24, 28, 32, 32, 32, 32].map(
+  (bytes) => Mnemonic.fromEntropy(randomBytes(bytes)).phrase,
+);
 
 describe('HD derivation equals ethers', () => {
-  it('the TRON.md vectors: m/44\'/195\'/0\'/0/0, /1, /2 from the seed and from the xpub', () => {
+  it("the TRON.md vectors: m/44'/195'/0'/0/0, /1, /2 from the seed and from the xpub", () => {
     const chain = new DepositKeyChain(publicInfoOf(TEST_MNEMONIC).depositXpub);
     expect([0, 1, 2].map((i) => chain.addressAt(i))).toEqual(VECTORS);
     expect([0, 1, 2].map((i) => tronAddressOfPrivateKey(depositPrivateKey(TEST_MNEMONIC, i)))).toEqual(VECTORS);
     expect([0, 1, 2].map((i) => before.address(TEST_MNEMONIC, `${DEPOSIT_ACCOUNT_PATH}/${i}`))).toEqual(VECTORS);
-    expect(VECTORS).toEqual(['TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH', 'TSeJkUh4Qv67VNFwY8LaAxERygNdy6NQZK', 'TYJPRrdB5APNeRs4R7fYZSwW3TcrTKw2gx']);
+    expect(VECTORS).toEqual([
+      'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH',
+      'TSeJkUh4Qv67VNFwY8LaAxERygNdy6NQZK',
+      'TYJPRrdB5APNeRs4R7fYZSwW3TcrTKw2gx',
+    ]);
   });
 
   it(`publicInfoOf, the private keys and the deposit addresses of ${MNEMONICS.length} random mnemonics (12 to 24 words)`, () => {
@@ -98,14 +105,40 @@ describe('HD derivation equals ethers', () => {
     const anyWord = fc.integer({ min: 0, max: 2047 }).map((i) => words.getWord(i));
     const space = fc.constantFrom(' ', '  ', '\t', '\n', '\u00a0', '\u3000', '\r\n');
     // Letters that NFKD or toLowerCase turn into ASCII, and some that they do not.
-    const oddLetter = fc.constantFrom('ａ', 'Ａ', 'ｂ', 'K' /* Kelvin */, 'ℌ', 'ⓐ', 'é', '¨', 'ﬁ', 'İ', 'ß', '\u0301', '0');
+    const oddLetter = fc.constantFrom(
+      'ａ',
+      'Ａ',
+      'ｂ',
+      'K' /* Kelvin */,
+      'ℌ',
+      'ⓐ',
+      'é',
+      '¨',
+      'ﬁ',
+      'İ',
+      'ß',
+      '\u0301',
+      '0',
+    );
     const mutation = fc.oneof(
       fc.constant((w: string[]) => w),
       fc.constant((w: string[]) => w.map((x) => x.toUpperCase())),
-      fc.tuple(fc.nat(), anyWord).map(([at, word]) => (w: string[]) => w.map((x, i) => (i === at % w.length ? word : x))),
+      fc.tuple(fc.nat(), anyWord).map(
+        ([at, word]) =>
+          (w: string[]) =>
+            w.map((x, i) => (i === at % w.length ? word : x)),
+      ),
       fc.nat().map((at) => (w: string[]) => w.filter((_, i) => i !== at % w.length)),
-      fc.tuple(fc.nat(), fc.nat(), oddLetter).map(([at, pos, c]) => (w: string[]) => w.map((x, i) => (i === at % w.length ? x.slice(0, pos % x.length) + c + x.slice((pos % x.length) + 1) : x))),
-      fc.tuple(fc.nat(), oddLetter).map(([at, c]) => (w: string[]) => w.map((x, i) => (i === at % w.length ? x + c : x))),
+      fc.tuple(fc.nat(), fc.nat(), oddLetter).map(
+        ([at, pos, c]) =>
+          (w: string[]) =>
+            w.map((x, i) => (i === at % w.length ? x.slice(0, pos % x.length) + c + x.slice((pos % x.length) + 1) : x)),
+      ),
+      fc.tuple(fc.nat(), oddLetter).map(
+        ([at, c]) =>
+          (w: string[]) =>
+            w.map((x, i) => (i === at % w.length ? x + c : x)),
+      ),
       fc.nat().map((at) => (w: string[]) => w.map((x, i) => (i === at % w.length ? fullWidth(x) : x))),
       fc.constant((w: string[]) => [...w, ...w.slice(0, 3)]),
     );
@@ -113,30 +146,39 @@ describe('HD derivation equals ethers', () => {
     let accepted = 0;
     let keysCompared = 0;
     fc.assert(
-      fc.property(fc.constantFrom(...seeds), fc.array(mutation, { maxLength: 2 }), fc.array(space, { minLength: 30, maxLength: 30 }), fc.boolean(), (phrase, mutations, spaces, pad) => {
-        const mutated = mutations.reduce((w, m) => m(w), phrase.split(' '));
-        const text = (pad ? ' \n' : '') + mutated.map((w, i) => (i === 0 ? w : spaces[i % spaces.length] + w)).join('') + (pad ? '\t ' : '');
-        let expected: string | Error;
-        try {
-          expected = before.normaliseMnemonic(text);
-        } catch (e) {
-          expected = e as Error;
-        }
-        if (expected instanceof Error) {
-          expect(() => normaliseMnemonic(text), JSON.stringify(text)).toThrow(INVALID);
-          expect(() => publicInfoOf(text)).toThrow(INVALID);
-          return;
-        }
-        accepted++;
-        expect(normaliseMnemonic(text), JSON.stringify(text)).toBe(expected);
-        // Deriving costs PBKDF2s and BIP32 steps: compare the keys of the phrases that differ from
-        // the one they came from, and of a few that do not.
-        if ((expected !== phrase && keysCompared < 60) || keysCompared < 5) {
-          keysCompared++;
-          expect(publicInfoOf(expected)).toEqual(before.publicInfoOf(expected));
-          expect(depositPrivateKey(expected, 7)).toBe(before.privateKey(expected, `${DEPOSIT_ACCOUNT_PATH}/7`));
-        }
-      }),
+      fc.property(
+        fc.constantFrom(...seeds),
+        fc.array(mutation, { maxLength: 2 }),
+        fc.array(space, { minLength: 30, maxLength: 30 }),
+        fc.boolean(),
+        (phrase, mutations, spaces, pad) => {
+          const mutated = mutations.reduce((w, m) => m(w), phrase.split(' '));
+          const text =
+            (pad ? ' \n' : '') +
+            mutated.map((w, i) => (i === 0 ? w : spaces[i % spaces.length] + w)).join('') +
+            (pad ? '\t ' : '');
+          let expected: string | Error;
+          try {
+            expected = before.normaliseMnemonic(text);
+          } catch (e) {
+            expected = e as Error;
+          }
+          if (expected instanceof Error) {
+            expect(() => normaliseMnemonic(text), JSON.stringify(text)).toThrow(INVALID);
+            expect(() => publicInfoOf(text)).toThrow(INVALID);
+            return;
+          }
+          accepted++;
+          expect(normaliseMnemonic(text), JSON.stringify(text)).toBe(expected);
+          // Deriving costs PBKDF2s and BIP32 steps: compare the keys of the phrases that differ from
+          // the one they came from, and of a few that do not.
+          if ((expected !== phrase && keysCompared < 60) || keysCompared < 5) {
+            keysCompared++;
+            expect(publicInfoOf(expected)).toEqual(before.publicInfoOf(expected));
+            expect(depositPrivateKey(expected, 7)).toBe(before.privateKey(expected, `${DEPOSIT_ACCOUNT_PATH}/7`));
+          }
+        },
+      ),
       { numRuns: 600 },
     );
     // Both sides of the comparison ran: valid phrases (some with odd letters) and invalid ones.
@@ -166,9 +208,13 @@ describe('HD derivation equals ethers', () => {
 
   it('the deposit chain refuses an xprv, another depth, and an xpub with a broken checksum', () => {
     const account = HDNodeWallet.fromPhrase(TEST_MNEMONIC, undefined, DEPOSIT_ACCOUNT_PATH);
-    expect(() => new DepositKeyChain(account.extendedKey)).toThrow('the deposit account key must be an xpub, not an xprv');
+    expect(() => new DepositKeyChain(account.extendedKey)).toThrow(
+      'the deposit account key must be an xpub, not an xprv',
+    );
     const master = HDNodeWallet.fromPhrase(TEST_MNEMONIC, undefined, 'm').neuter().extendedKey;
-    expect(() => new DepositKeyChain(master)).toThrow(`the deposit xpub must be at depth 4 (${DEPOSIT_ACCOUNT_PATH}), got 0`);
+    expect(() => new DepositKeyChain(master)).toThrow(
+      `the deposit xpub must be at depth 4 (${DEPOSIT_ACCOUNT_PATH}), got 0`,
+    );
     const xpub = account.neuter().extendedKey;
     // A typo in the checksum characters: ethers read it (it skips the checksum of an 82-byte key).
     const at = xpub.length - 3;

@@ -1,7 +1,15 @@
 /** HD derivation against the vectors of TRON.md, from the seed and from the xpub alone. */
 import { TronWeb } from 'tronweb';
 import { describe, expect, it, vi } from 'vitest';
-import { DepositKeyChain, depositPrivateKey, hotWalletPrivateKey, normaliseMnemonic, publicInfoOf, generateMnemonic, INDEX_SPACE } from '../../src/wallet/hd.js';
+import {
+  DepositKeyChain,
+  depositPrivateKey,
+  hotWalletPrivateKey,
+  normaliseMnemonic,
+  publicInfoOf,
+  generateMnemonic,
+  INDEX_SPACE,
+} from '../../src/wallet/hd.js';
 import { DepositAddressPool } from '../../src/wallet/pool.js';
 import { TEST_MNEMONIC, VECTORS } from '../invoices/fixture.js';
 import { burstOfCreations } from './burst.js';
@@ -18,7 +26,10 @@ describe('HD wallet', () => {
 
   it('matches the seed-side derivation (tronweb) for the signer, across the index range', () => {
     for (const i of [0, 1, 2, 17, 1000, 2 ** 31 - 1]) {
-      const fromSeed = TronWeb.fromMnemonic(TEST_MNEMONIC, `m/44'/195'/0'/0/${i}`) as { address: string; privateKey: string };
+      const fromSeed = TronWeb.fromMnemonic(TEST_MNEMONIC, `m/44'/195'/0'/0/${i}`) as {
+        address: string;
+        privateKey: string;
+      };
       expect(chain.addressAt(i), `index ${i}`).toBe(fromSeed.address);
       expect(depositPrivateKey(TEST_MNEMONIC, i)).toBe(fromSeed.privateKey.slice(2));
     }

@@ -46,7 +46,12 @@ describe('init and unlock', () => {
   let dir: string;
   let database: Database;
   const configFor = (extra: Record<string, string> = {}) =>
-    parseConfig({ DATABASE_URL: path.join(dir, 'p.db'), WALLET_KEYSTORE: path.join(dir, 'ks.json'), WALLET_PASSPHRASE: TEST_PASSPHRASE, ...extra });
+    parseConfig({
+      DATABASE_URL: path.join(dir, 'p.db'),
+      WALLET_KEYSTORE: path.join(dir, 'ks.json'),
+      WALLET_PASSPHRASE: TEST_PASSPHRASE,
+      ...extra,
+    });
 
   beforeAll(async () => {
     dir = tempDir();
@@ -60,32 +65,60 @@ describe('init and unlock', () => {
     const r = await initWallet(database.db, clock, 'test', config, { scrypt: CHEAP_SCRYPT });
     expect(r.mnemonic?.split(' ')).toHaveLength(24);
     expect(statSync(config.walletKeystore).mode & 0o777).toBe(0o600);
-    expect(readFileSync(config.walletKeystore, 'utf8')).not.toContain(r.mnemonic!.split(' ')[0]! + ' ' + r.mnemonic!.split(' ')[1]);
+    expect(readFileSync(config.walletKeystore, 'utf8')).not.toContain(
+      r.mnemonic!.split(' ')[0]! + ' ' + r.mnemonic!.split(' ')[1],
+    );
     const s = await walletSummary(database.db);
-    expect(s).toMatchObject({ hot_address: r.hot_address, deposit_xpub: r.deposit_xpub, deposit_addresses_in_use: 0, next_index: 0 });
+    expect(s).toMatchObject({
+      hot_address: r.hot_address,
+      deposit_xpub: r.deposit_xpub,
+      deposit_addresses_in_use: 0,
+      next_index: 0,
+    });
 
-    await expect(initWallet(database.db, clock, 'test', config, { scrypt: CHEAP_SCRYPT })).rejects.toMatchObject({ code: 'invalid_state' });
+    await expect(initWallet(database.db, clock, 'test', config, { scrypt: CHEAP_SCRYPT })).rejects.toMatchObject({
+      code: 'invalid_state',
+    });
     const unlocked = await unlockWallet(database.db, clock, config);
     expect(unlocked.mnemonic).toBe(r.mnemonic);
-    await expect(unlockWallet(database.db, clock, configFor({ WALLET_PASSPHRASE: 'not the passphrase' }))).rejects.toMatchObject({ code: 'invalid_argument' });
+    await expect(
+      unlockWallet(database.db, clock, configFor({ WALLET_PASSPHRASE: 'not the passphrase' })),
+    ).rejects.toMatchObject({ code: 'invalid_argument' });
   });
 
   it('refuses to bind a database to a second seed, but restores the same seed', async () => {
     const other = configFor({ WALLET_KEYSTORE: path.join(dir, 'other.json') });
-    await expect(initWallet(database.db, clock, 'test', other, { mnemonic: TEST_MNEMONIC, scrypt: CHEAP_SCRYPT })).rejects.toMatchObject({ code: 'invalid_state' });
+    await expect(
+      initWallet(database.db, clock, 'test', other, { mnemonic: TEST_MNEMONIC, scrypt: CHEAP_SCRYPT }),
+    ).rejects.toMatchObject({ code: 'invalid_state' });
     const original = readKeystore(configFor().walletKeystore);
     const unlocked = await decryptKeystore(original, TEST_PASSPHRASE);
-    const restored = await initWallet(database.db, clock, 'test', configFor({ WALLET_KEYSTORE: path.join(dir, 'restored.json') }), {
-      mnemonic: unlocked.mnemonic,
-      scrypt: CHEAP_SCRYPT,
-    });
+    const restored = await initWallet(
+      database.db,
+      clock,
+      'test',
+      configFor({ WALLET_KEYSTORE: path.join(dir, 'restored.json') }),
+      {
+        mnemonic: unlocked.mnemonic,
+        scrypt: CHEAP_SCRYPT,
+      },
+    );
     expect(restored).toMatchObject({ restored: true, mnemonic: null, deposit_xpub: original.deposit_xpub });
   });
 
   it('refuses short passphrases and invalid mnemonics', async () => {
-    await expect(initWallet(database.db, clock, 'test', configFor({ WALLET_PASSPHRASE: 'short', WALLET_KEYSTORE: path.join(dir, 'x.json') }))).rejects.toMatchObject({ code: 'invalid_argument' });
     await expect(
-      initWallet(database.db, clock, 'test', configFor({ WALLET_KEYSTORE: path.join(dir, 'y.json') }), { mnemonic: 'abandon '.repeat(12) }),
+      initWallet(
+        database.db,
+        clock,
+        'test',
+        configFor({ WALLET_PASSPHRASE: 'short', WALLET_KEYSTORE: path.join(dir, 'x.json') }),
+      ),
+    ).rejects.toMatchObject({ code: 'invalid_argument' });
+    await expect(
+      initWallet(database.db, clock, 'test', configFor({ WALLET_KEYSTORE: path.join(dir, 'y.json') }), {
+        mnemonic: 'abandon '.repeat(12),
+      }),
     ).rejects.toMatchObject({ code: 'invalid_argument' });
   });
 });
@@ -93,7 +126,12 @@ describe('init and unlock', () => {
 describe('CLI: init and wallet show', () => {
   it('prints the mnemonic once, restores from --mnemonic-file, and shows the wallet without a passphrase', async () => {
     const dir = tempDir();
-    const env = { DATABASE_URL: path.join(dir, 'p.db'), WALLET_KEYSTORE: path.join(dir, 'ks.json'), WALLET_PASSPHRASE: TEST_PASSPHRASE, TRON_NETWORK: 'devnet' };
+    const env = {
+      DATABASE_URL: path.join(dir, 'p.db'),
+      WALLET_KEYSTORE: path.join(dir, 'ks.json'),
+      WALLET_PASSPHRASE: TEST_PASSPHRASE,
+      TRON_NETWORK: 'devnet',
+    };
     const mnemonicFile = path.join(dir, 'mnemonic.txt');
     writeFileSync(mnemonicFile, `${TEST_MNEMONIC}\n`);
     const init = await runCli(['init', '--mnemonic-file', mnemonicFile, '--json'], env);
@@ -117,7 +155,11 @@ describe('CLI: init and wallet show', () => {
     expect(show.json.hot_wallet).toBeNull();
     expect(show.json.hot_wallet_error).toEqual(expect.any(String));
     expect(show.json.in_deposit_addresses).toContainEqual({ asset: 'USDT_TRON', amount: '0' });
-    const fresh = await runCli(['init'], { ...env, WALLET_KEYSTORE: path.join(dir, 'new.json'), DATABASE_URL: path.join(dir, 'new.db') });
+    const fresh = await runCli(['init'], {
+      ...env,
+      WALLET_KEYSTORE: path.join(dir, 'new.json'),
+      DATABASE_URL: path.join(dir, 'new.db'),
+    });
     expect(fresh.code, fresh.stderr).toBe(0);
     const words = fresh.stdout.split('\n').find((l) => l.trim().split(/\s+/).length === 24);
     expect(words).toBeDefined();
@@ -126,7 +168,12 @@ describe('CLI: init and wallet show', () => {
 
 describe('keystore parameters from the file', () => {
   it('refuses to unlock a keystore that demands excessive scrypt work', async () => {
-    const file = await encryptMnemonic(TEST_MNEMONIC, 'a long enough passphrase', '2026-01-01T00:00:00.000Z', CHEAP_SCRYPT);
+    const file = await encryptMnemonic(
+      TEST_MNEMONIC,
+      'a long enough passphrase',
+      '2026-01-01T00:00:00.000Z',
+      CHEAP_SCRYPT,
+    );
     const greedy = { ...file, kdf: { ...file.kdf, N: 2 ** 24 } };
     await expect(decryptKeystore(greedy, 'a long enough passphrase')).rejects.toMatchObject({ code: 'invalid_state' });
     await expect(decryptKeystore(file, 'a long enough passphrase')).resolves.toMatchObject({ mnemonic: TEST_MNEMONIC });

@@ -50,9 +50,17 @@ describe('the deposit xpub', () => {
     const clock = new ManualClock('2026-03-01T10:00:00Z');
     const database = openDatabase(path.join(dir, 'p.db'));
     await migrateToLatest(database.db);
-    const config = parseConfig({ DATABASE_URL: path.join(dir, 'p.db'), WALLET_KEYSTORE: path.join(dir, 'ks.json'), WALLET_PASSPHRASE: TEST_PASSPHRASE });
+    const config = parseConfig({
+      DATABASE_URL: path.join(dir, 'p.db'),
+      WALLET_KEYSTORE: path.join(dir, 'ks.json'),
+      WALLET_PASSPHRASE: TEST_PASSPHRASE,
+    });
     const r = await initWallet(database.db, clock, 'test', config, { mnemonic: TEST_MNEMONIC, scrypt: CHEAP_SCRYPT });
-    const again = parseConfig({ DATABASE_URL: path.join(dir, 'p.db'), WALLET_KEYSTORE: path.join(dir, 'ks2.json'), WALLET_PASSPHRASE: TEST_PASSPHRASE });
+    const again = parseConfig({
+      DATABASE_URL: path.join(dir, 'p.db'),
+      WALLET_KEYSTORE: path.join(dir, 'ks2.json'),
+      WALLET_PASSPHRASE: TEST_PASSPHRASE,
+    });
     await initWallet(database.db, clock, 'test', again, { mnemonic: TEST_MNEMONIC, scrypt: CHEAP_SCRYPT });
     const audit = await database.db.selectFrom('audit_log').selectAll().execute();
     expect(audit.map((a) => a.action)).toEqual(['wallet.restore', 'wallet.restore']);

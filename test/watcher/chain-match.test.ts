@@ -13,7 +13,14 @@ import type { ScanBlock, ScanTransferLog } from '../../src/chain/client.js';
 import { parseScanBlock, parseScanInfos, UNREADABLE_AMOUNT } from '../../src/chain/parse.js';
 import { ParseWorker } from '../../src/chain/parse-worker.js';
 import { TRANSFER_TOPIC } from '../../src/chain/trc20.js';
-import { base58OrNull, matchBlock, receiversOf, TokenSet, type FoundAddresses, type WatchedAddress } from '../../src/watcher/chain-match.js';
+import {
+  base58OrNull,
+  matchBlock,
+  receiversOf,
+  TokenSet,
+  type FoundAddresses,
+  type WatchedAddress,
+} from '../../src/watcher/chain-match.js';
 
 const catalog = loadCatalog('devnet');
 const tokens = new TokenSet(catalog);
@@ -27,14 +34,38 @@ const deposit = randomHex();
 const twin = lookAlike(deposit);
 const hot = randomHex();
 const payer = randomHex();
-const watched: WatchedAddress = { address: fromHexAddress(deposit), derivationIndex: 0, merchantId: 'm1', externalUserId: null };
+const watched: WatchedAddress = {
+  address: fromHexAddress(deposit),
+  derivationIndex: 0,
+  merchantId: 'm1',
+  externalUserId: null,
+};
 
 function block(p: Partial<ScanBlock> = {}): ScanBlock {
-  return { number: 100, id: '00'.repeat(32), parentHash: '11'.repeat(32), timestamp: 1_700_000_000_000, witness: fromHexAddress(payer), transfers: [], calls: [], unsure: [], ...p };
+  return {
+    number: 100,
+    id: '00'.repeat(32),
+    parentHash: '11'.repeat(32),
+    timestamp: 1_700_000_000_000,
+    witness: fromHexAddress(payer),
+    transfers: [],
+    calls: [],
+    unsure: [],
+    ...p,
+  };
 }
 
 function log(p: Partial<ScanTransferLog> & { to: string }): ScanTransferLog {
-  return { txID: 'aa', blockNumber: 100, index: 0, address: USDT.slice(2), from: word(payer), data: amountWord(5_000_000n), ...p, to: word(p.to) };
+  return {
+    txID: 'aa',
+    blockNumber: 100,
+    index: 0,
+    address: USDT.slice(2),
+    from: word(payer),
+    data: amountWord(5_000_000n),
+    ...p,
+    to: word(p.to),
+  };
 }
 
 /** What the watcher's lookup answers for these receivers: the deposit address only, by its base58 text. */
@@ -104,10 +135,20 @@ describe('receivers and matching', () => {
 
   it('a TRX amount past 2^53 sun stops the scan only when it goes into a deposit address', () => {
     // As the node prints it: JSON.parse has rounded it, so it cannot be booked exactly.
-    const huge = parseScanBlock({ blockID: '00'.repeat(32), block_header: { raw_data: { number: 100, parentHash: '11'.repeat(32), timestamp: 1_700_000_000_000 } }, transfers: [{ txID: 't-huge', to: randomHex(), owner: payer, amount: 2 ** 53 + 2 }], calls: [] });
+    const huge = parseScanBlock({
+      blockID: '00'.repeat(32),
+      block_header: { raw_data: { number: 100, parentHash: '11'.repeat(32), timestamp: 1_700_000_000_000 } },
+      transfers: [{ txID: 't-huge', to: randomHex(), owner: payer, amount: 2 ** 53 + 2 }],
+      calls: [],
+    });
     expect(huge.transfers[0]!.amount).toBe(UNREADABLE_AMOUNT);
     expect(matchBlock(huge, null, found(receiversOf(huge, null, tokens)), tokens)).toEqual([]);
-    const into = parseScanBlock({ blockID: '00'.repeat(32), block_header: { raw_data: { number: 100, parentHash: '11'.repeat(32), timestamp: 1_700_000_000_000 } }, transfers: [{ txID: 't-huge', to: deposit, owner: payer, amount: 2 ** 53 + 2 }], calls: [] });
+    const into = parseScanBlock({
+      blockID: '00'.repeat(32),
+      block_header: { raw_data: { number: 100, parentHash: '11'.repeat(32), timestamp: 1_700_000_000_000 } },
+      transfers: [{ txID: 't-huge', to: deposit, owner: payer, amount: 2 ** 53 + 2 }],
+      calls: [],
+    });
     const receivers = receiversOf(into, null, tokens);
     expect(receivers).toEqual([deposit]);
     expect(() => matchBlock(into, null, found(receivers), tokens)).toThrow(/beyond 2\^53 sun/);
@@ -131,14 +172,43 @@ describe('receivers as the node spells them', () => {
   afterAll(() => worker.close());
   const encode = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
   const ok = [{ contractRet: 'SUCCESS' }];
-  const trx = (txID: string, to: unknown) => ({ txID, ret: ok, raw_data: { contract: [{ type: 'TransferContract', parameter: { value: { to_address: to, owner_address: payer, amount: 5 } } }] } });
-  const call = (txID: string) => ({ txID, ret: ok, raw_data: { contract: [{ type: 'TriggerSmartContract', parameter: { value: {} } }] } });
-  const info = (id: string, to: string) => ({ id, blockNumber: 100, receipt: { result: 'SUCCESS' }, log: [{ address: USDT.slice(2), topics: [TRANSFER_TOPIC, word(payer), to], data: amountWord(7n) }] });
+  const trx = (txID: string, to: unknown) => ({
+    txID,
+    ret: ok,
+    raw_data: {
+      contract: [
+        { type: 'TransferContract', parameter: { value: { to_address: to, owner_address: payer, amount: 5 } } },
+      ],
+    },
+  });
+  const call = (txID: string) => ({
+    txID,
+    ret: ok,
+    raw_data: { contract: [{ type: 'TriggerSmartContract', parameter: { value: {} } }] },
+  });
+  const info = (id: string, to: string) => ({
+    id,
+    blockNumber: 100,
+    receipt: { result: 'SUCCESS' },
+    log: [{ address: USDT.slice(2), topics: [TRANSFER_TOPIC, word(payer), to], data: amountWord(7n) }],
+  });
   async function scanned(receivers: unknown[], logReceivers: string[]) {
     const transactions = [...receivers.map((to, i) => trx(`t${i}`, to)), ...logReceivers.map((_, i) => call(`c${i}`))];
-    const range = { block: [{ blockID: '00'.repeat(32), block_header: { raw_data: { number: 100, parentHash: '11'.repeat(32), timestamp: 1 } }, transactions }] };
-    const b = parseScanBlock(((await worker.parse('blockRange', encode(range))) as { block: unknown[] }).block[0] as never);
-    const infos = parseScanInfos((await worker.parse('transferLogs', encode(logReceivers.map((to, i) => info(`c${i}`, to))))) as never);
+    const range = {
+      block: [
+        {
+          blockID: '00'.repeat(32),
+          block_header: { raw_data: { number: 100, parentHash: '11'.repeat(32), timestamp: 1 } },
+          transactions,
+        },
+      ],
+    };
+    const b = parseScanBlock(
+      ((await worker.parse('blockRange', encode(range))) as { block: unknown[] }).block[0] as never,
+    );
+    const infos = parseScanInfos(
+      (await worker.parse('transferLogs', encode(logReceivers.map((to, i) => info(`c${i}`, to))))) as never,
+    );
     return { b, logs: infos.logs };
   }
   const upper = (hex: string) => `41${hex.slice(2).toUpperCase()}`;

@@ -24,7 +24,11 @@ afterAll(async () => {
 
 /** Three invoices paid in blocks spread over a 150-block stretch scanned while the fault is active. */
 async function scanThrough(faults: FaultSpec[]) {
-  const invoices = [await t.create(shop.key, { amount: '10' }), await t.create(shop.key, { amount: '10' }), await t.create(shop.key, { amount: '10' })];
+  const invoices = [
+    await t.create(shop.key, { amount: '10' }),
+    await t.create(shop.key, { amount: '10' }),
+    await t.create(shop.key, { amount: '10' }),
+  ];
   for (const f of faults) t.devnet.control.addFault(f);
   for (const inv of invoices) {
     await t.pay(inv.address, '10');
@@ -40,7 +44,12 @@ async function scanThrough(faults: FaultSpec[]) {
   // Every injected failure was met by the scan (each fault retires after its `times`).
   expect(t.devnet.control.faults()).toEqual([]);
   await t.mine(1);
-  for (const inv of invoices) expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'settled', amount_received: '10', amount_credited: '9.9' });
+  for (const inv of invoices)
+    expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({
+      status: 'settled',
+      amount_received: '10',
+      amount_credited: '9.9',
+    });
   await t.check(true);
 }
 
@@ -60,7 +69,12 @@ describe('node faults mid-scan', () => {
   it('{"Error"} answers on block ranges and transaction infos', async () => {
     await scanThrough([
       { kind: 'error', path: '/wallet/getblockbylimitnext', times: 4 },
-      { kind: 'error', path: '/wallet/gettransactioninfobyblocknum', times: 6, message: 'class java.lang.NullPointerException' },
+      {
+        kind: 'error',
+        path: '/wallet/gettransactioninfobyblocknum',
+        times: 6,
+        message: 'class java.lang.NullPointerException',
+      },
     ]);
   });
 
@@ -97,10 +111,19 @@ describe('node faults mid-scan', () => {
     const inv = await t.create(shop.key, { amount: '5', asset: 'TRX_TRON' });
     await t.pay(inv.address, '5', 'TRX_TRON');
     t.devnet.control.addFault({ kind: 'omit_field', path: '/wallet/getblockbylimitnext', field: 'amount', times: 2 });
-    t.devnet.control.addFault({ kind: 'omit_field', path: '/wallet/getblockbylimitnext', field: 'to_address', times: 2 });
+    t.devnet.control.addFault({
+      kind: 'omit_field',
+      path: '/wallet/getblockbylimitnext',
+      field: 'to_address',
+      times: 2,
+    });
     await t.mine(20);
     expect(t.devnet.control.faults()).toEqual([]);
-    expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'settled', amount_received: '5', amount_credited: '4.95' });
+    expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({
+      status: 'settled',
+      amount_received: '5',
+      amount_credited: '4.95',
+    });
     await t.check(true);
   });
 
@@ -134,7 +157,11 @@ describe('node faults mid-scan', () => {
       }
       lie = null;
       await t.mine(1);
-      expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'settled', amount_received: '10', amount_credited: '9.9' });
+      expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({
+        status: 'settled',
+        amount_received: '10',
+        amount_credited: '9.9',
+      });
     } finally {
       chain.getSolidBlock = real;
     }
@@ -183,14 +210,30 @@ describe('node faults mid-scan', () => {
       t.app.workers?.wake('chain-watcher');
       // The first range recorded the payment (read from the database: polling the API would spend its rate limit).
       const db = t.app.services.db;
-      await vi.waitFor(async () => expect((await db.selectFrom('deposits').select('status').where('invoice_id', '=', inv.invoice_id).executeTakeFirst())?.status).toBe('confirmed'), { timeout: 10_000, interval: 10 });
+      await vi.waitFor(
+        async () =>
+          expect(
+            (
+              await db
+                .selectFrom('deposits')
+                .select('status')
+                .where('invoice_id', '=', inv.invoice_id)
+                .executeTakeFirst()
+            )?.status,
+          ).toBe('confirmed'),
+        { timeout: 10_000, interval: 10 },
+      );
       const from = liar.lies;
       await vi.waitFor(() => expect(liar.lies).toBeGreaterThan(from + 3), { timeout: 10_000, interval: 10 });
       expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'confirmed', amount_credited: '0' });
       expect(await t.balanceOf(shop.id)).toBe(before);
       liar.lying = false;
       await t.mine(1);
-      expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'settled', amount_received: '10', amount_credited: '9.9' });
+      expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({
+        status: 'settled',
+        amount_received: '10',
+        amount_credited: '9.9',
+      });
     } finally {
       liar.restore();
     }
@@ -256,7 +299,11 @@ describe('node faults mid-scan', () => {
       await t.mine(25);
       expect(lies).toBe(3);
       await t.mine(1);
-      expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'settled', amount_received: '10', amount_credited: '9.9' });
+      expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({
+        status: 'settled',
+        amount_received: '10',
+        amount_credited: '9.9',
+      });
     } finally {
       chain.getScanTransferLogs = real;
     }
@@ -271,13 +318,18 @@ describe('node faults mid-scan', () => {
     // As the parser reduces such answers (test/chain/parse-worker.test.ts): a call whose
     // `contractRet` is missing is not among the block's successful calls but among its unsure ones…
     chain.getScanBlocks = async (from, to) =>
-      (await realBlocks(from, to)).map((b) => (b.calls.length > 0 && lies.result < 2 ? (lies.result++, { ...b, calls: b.calls.slice(1), unsure: b.calls.slice(0, 1) }) : b));
+      (await realBlocks(from, to)).map((b) =>
+        b.calls.length > 0 && lies.result < 2
+          ? (lies.result++, { ...b, calls: b.calls.slice(1), unsure: b.calls.slice(0, 1) })
+          : b,
+      );
     chain.getScanTransferLogs = async (num) => {
       const r = await realLogs(num);
       if (r.logs.length === 0) return r;
       // …an info without `blockNumber` has its logs at block 0, and one without `receipt.result`
       // has no logs kept, its id among the unsure ones.
-      if (lies.blockNumber < 2) return (lies.blockNumber++, { ...r, logs: r.logs.map((l) => ({ ...l, blockNumber: 0 })) });
+      if (lies.blockNumber < 2)
+        return (lies.blockNumber++, { ...r, logs: r.logs.map((l) => ({ ...l, blockNumber: 0 })) });
       if (lies.receipt < 2) return (lies.receipt++, { ...r, logs: [], unsure: r.logs.map((l) => l.txID) });
       return r;
     };
@@ -287,7 +339,11 @@ describe('node faults mid-scan', () => {
       await t.mine(25);
       expect(lies).toEqual({ result: 2, blockNumber: 2, receipt: 2 });
       await t.mine(1);
-      expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'settled', amount_received: '10', amount_credited: '9.9' });
+      expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({
+        status: 'settled',
+        amount_received: '10',
+        amount_credited: '9.9',
+      });
     } finally {
       chain.getScanBlocks = realBlocks;
       chain.getScanTransferLogs = realLogs;

@@ -46,9 +46,10 @@ describe('final in steps', () => {
     }
     // The five payment blocks end 25 blocks under the head: all below the solid height.
     mine(25);
-    const settled = async () => (await Promise.all(invoices.map((id) => t.invoice(shop.key, id)))).filter((i) => i.status === 'settled').length;
+    const settled = async () =>
+      (await Promise.all(invoices.map((id) => t.invoice(shop.key, id)))).filter((i) => i.status === 'settled').length;
     const steps: { settled: number; balance: bigint; more: boolean }[] = [];
-    for (let more = true; more; ) {
+    for (let more = true; more;) {
       more = await w.tick();
       steps.push({ settled: await settled(), balance: await t.balanceOf(shop.id), more });
     }
@@ -88,7 +89,12 @@ describe('final in steps', () => {
     } finally {
       chain.getScanBlocks = real;
     }
-    const deposit = () => t.app.services.db.selectFrom('deposits').select(['status', 'final', 'credited_at']).where('invoice_id', '=', inv.invoice_id).executeTakeFirstOrThrow();
+    const deposit = () =>
+      t.app.services.db
+        .selectFrom('deposits')
+        .select(['status', 'final', 'credited_at'])
+        .where('invoice_id', '=', inv.invoice_id)
+        .executeTakeFirstOrThrow();
     expect(await deposit()).toEqual({ status: 'confirmed', final: 0, credited_at: null });
     expect(await t.balanceOf(shop.id)).toBe(0n);
     while (await w.tick());

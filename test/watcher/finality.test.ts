@@ -24,12 +24,18 @@ afterAll(() => t.close());
 
 const db = () => t.app.services.db;
 const scanned = () => db().selectFrom('scanned_blocks').select(['number', 'hash']).orderBy('number').execute();
-const depositsOf = (invoiceId: string) => db().selectFrom('deposits').select(['tx_hash', 'block_hash', 'status', 'final', 'credited_amount']).where('invoice_id', '=', invoiceId).execute();
+const depositsOf = (invoiceId: string) =>
+  db()
+    .selectFrom('deposits')
+    .select(['tx_hash', 'block_hash', 'status', 'final', 'credited_amount'])
+    .where('invoice_id', '=', invoiceId)
+    .execute();
 const readyz = async () => {
   const r = await fetch(`${t.app.adminUrl}/readyz`);
   return { status: r.status, body: (await r.json()) as any };
 };
-const metric = async () => /^paygate_watcher_finality_stopped (\d)/m.exec(await (await fetch(`${t.app.adminUrl}/metrics`)).text())?.[1];
+const metric = async () =>
+  /^paygate_watcher_finality_stopped (\d)/m.exec(await (await fetch(`${t.app.adminUrl}/metrics`)).text())?.[1];
 
 describe('a node that contradicts finality', () => {
   it('stops the watcher where it is, with the reason in /readyz, a metric and watcher status; watcher resume follows the node, nothing credited twice', async () => {
@@ -42,22 +48,37 @@ describe('a node that contradicts finality', () => {
     const blocks = await scanned();
     const deposits = await depositsOf(inv.invoice_id);
     expect(deposits).toMatchObject([{ tx_hash: txid, final: 1, credited_amount: '9900000' }]);
-    const paidIn = (await db().selectFrom('deposits').select('block_number').where('tx_hash', '=', txid).executeTakeFirstOrThrow()).block_number;
+    const paidIn = (
+      await db().selectFrom('deposits').select('block_number').where('tx_hash', '=', txid).executeTakeFirstOrThrow()
+    ).block_number;
     expect(paidIn).toBeLessThanOrEqual(cursor!.solid_number);
     expect(await metric()).toBe('0');
 
     const head = t.devnet.control.info().head.number;
-    const fork = await fetch(`${t.devnet.url}/devnet/fork`, { method: 'POST', body: JSON.stringify({ depth: head - paidIn + 1, beyond_solid: true }) });
+    const fork = await fetch(`${t.devnet.url}/devnet/fork`, {
+      method: 'POST',
+      body: JSON.stringify({ depth: head - paidIn + 1, beyond_solid: true }),
+    });
     expect(fork.status).toBe(200);
     t.app.workers?.wake('chain-watcher');
 
-    await vi.waitFor(async () => expect((await runCli(['watcher', 'status', '--json'], env)).json?.state).toBe('stopped'), { timeout: 15_000, interval: 50 });
+    await vi.waitFor(
+      async () => expect((await runCli(['watcher', 'status', '--json'], env)).json?.state).toBe('stopped'),
+      { timeout: 15_000, interval: 50 },
+    );
     const status = (await runCli(['watcher', 'status', '--json'], env)).json;
-    expect(status.stop).toMatchObject({ final_height: cursor!.solid_number, resumed_at: null, reason: expect.stringContaining('contradicts finality') });
+    expect(status.stop).toMatchObject({
+      final_height: cursor!.solid_number,
+      resumed_at: null,
+      reason: expect.stringContaining('contradicts finality'),
+    });
     expect(status.stop.height).toBeLessThanOrEqual(cursor!.solid_number);
     const ready = await readyz();
     expect(ready.status).toBe(503);
-    expect(ready.body.checks.finality).toMatchObject({ ok: false, reason: expect.stringContaining('contradicts finality') });
+    expect(ready.body.checks.finality).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('contradicts finality'),
+    });
     expect(await metric()).toBe('1');
     // Where it stopped: the cursor, the blocks kept to find forks, the final and credited deposit.
     expect(await readCursor(db())).toEqual(cursor);
@@ -86,7 +107,9 @@ describe('a node that contradicts finality', () => {
     const inv = await t.create(shop.key, { amount: '4' });
     const txid = await t.pay(inv.address, '4');
     await t.mine(25);
-    const paidIn = (await db().selectFrom('deposits').select('block_number').where('tx_hash', '=', txid).executeTakeFirstOrThrow()).block_number;
+    const paidIn = (
+      await db().selectFrom('deposits').select('block_number').where('tx_hash', '=', txid).executeTakeFirstOrThrow()
+    ).block_number;
     const cursor = await readCursor(db());
     const balance = await t.balanceOf(shop.id);
     t.devnet.control.fork(t.devnet.control.info().head.number - paidIn + 1, 'reinclude', true);
@@ -97,7 +120,10 @@ describe('a node that contradicts finality', () => {
     }
     expect(t.devnet.control.info().solid.number).toBeGreaterThan(cursor!.solid_number);
     t.app.workers?.wake('chain-watcher');
-    await vi.waitFor(async () => expect((await runCli(['watcher', 'status', '--json'], env)).json?.state).toBe('stopped'), { timeout: 15_000, interval: 50 });
+    await vi.waitFor(
+      async () => expect((await runCli(['watcher', 'status', '--json'], env)).json?.state).toBe('stopped'),
+      { timeout: 15_000, interval: 50 },
+    );
     expect(await readCursor(db())).toEqual(cursor);
     expect((await runCli(['watcher', 'resume', '--json'], env)).code).toBe(0);
     await t.mine(1);

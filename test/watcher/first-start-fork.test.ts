@@ -31,6 +31,10 @@ it('finds a payment that a fork moved below the first scan start', async () => {
   await t.mine(1);
   expect((await t.invoice(shop.key, inv.invoice_id)).deposits).toMatchObject([{ tx_hash: tx, amount: '10' }]);
   await t.mine(20);
-  expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'settled', amount_received: '10', amount_credited: '9.9' });
+  expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({
+    status: 'settled',
+    amount_received: '10',
+    amount_credited: '9.9',
+  });
   await t.check(true);
 });

@@ -30,7 +30,11 @@ export interface ChainTestApp extends TestApp {
   pay(to: string, amount: string | bigint, asset?: string, from?: number): Promise<string>;
   invoice(key: string, id: string): Promise<any>;
   create(key: string, body: Record<string, unknown>): Promise<any>;
-  shop(opts?: { feePercent?: string; confirmations?: number; addressMode?: 'per_invoice' | 'per_user' }): Promise<{ id: string; key: string }>;
+  shop(opts?: {
+    feePercent?: string;
+    confirmations?: number;
+    addressMode?: 'per_invoice' | 'per_user';
+  }): Promise<{ id: string; key: string }>;
   balanceOf(merchantId: string, asset?: string): Promise<bigint>;
   events(merchantId: string): Promise<{ type: string; data: any; subject_id: string; dedupe_key: string | null }[]>;
   check(settled?: boolean): Promise<void>;
@@ -45,17 +49,31 @@ export function mineUnwatched(t: ChainTestApp, n: number): void {
 }
 
 /** `watcher: false`: no watcher runs in the app (a test drives its own with tick()); mine() and synced() then wait in vain. */
-export async function startChainApp(opts: { nodeTimeoutMs?: number; env?: Record<string, string>; history?: number; watcher?: boolean } = {}): Promise<ChainTestApp> {
+export async function startChainApp(
+  opts: { nodeTimeoutMs?: number; env?: Record<string, string>; history?: number; watcher?: boolean } = {},
+): Promise<ChainTestApp> {
   const clock = new ManualClock(new Date(Math.floor(Date.now() / 3000) * 3000));
   const devnet = await startDevnet({ blockTimeMs: 0, clock });
   // Blocks the node has before the watcher's first look (its first scan starts at the head).
   if (opts.history) devnet.control.mine(opts.history);
-  const chain = createTronClient({ fullHost: devnet.url, timeoutMs: opts.nodeTimeoutMs ?? 500, retries: 1, backoffMs: 5, maxBackoffMs: 20 });
+  const chain = createTronClient({
+    fullHost: devnet.url,
+    timeoutMs: opts.nodeTimeoutMs ?? 500,
+    retries: 1,
+    backoffMs: 5,
+    maxBackoffMs: 20,
+  });
   const t = await startTestApp({
     clock,
     chain,
     addresses: { pool: { ahead: 4 } },
-    workerHost: { ttlMs: 30 * 86_400_000, renewMs: 50, maxBackoffMs: 100, jobs: [], workers: (s, lease) => (opts.watcher === false ? [] : [chainWatcher(s, lease, { intervalMs: 10 })]) },
+    workerHost: {
+      ttlMs: 30 * 86_400_000,
+      renewMs: 50,
+      maxBackoffMs: 100,
+      jobs: [],
+      workers: (s, lease) => (opts.watcher === false ? [] : [chainWatcher(s, lease, { intervalMs: 10 })]),
+    },
     env: { WALLET_PASSPHRASE: TEST_PASSPHRASE, TRON_FULL_NODE_URL: devnet.url, ...opts.env },
   });
   await initWallet(t.app.services.db, clock, 'test', t.app.config, { mnemonic: TEST_MNEMONIC, scrypt: CHEAP_SCRYPT });
@@ -96,21 +114,31 @@ export async function startChainApp(opts: { nodeTimeoutMs?: number; env?: Record
       return r.body;
     },
     async create(key, body) {
-      const r = await api(t.url, '/v1/invoices', { key, body: { order_id: `o-${Math.random().toString(36).slice(2)}`, asset: 'USDT_TRON', expires_in: 3600, ...body } });
+      const r = await api(t.url, '/v1/invoices', {
+        key,
+        body: { order_id: `o-${Math.random().toString(36).slice(2)}`, asset: 'USDT_TRON', expires_in: 3600, ...body },
+      });
       expect(r.status, JSON.stringify(r.body)).toBe(201);
       return r.body;
     },
     async shop(o = {}) {
       const { merchant, key } = await t.merchant({ name: 'Chain shop', addressMode: o.addressMode ?? 'per_invoice' });
-      if (o.feePercent) await setServiceFee(db, clock, 'test', merchant.merchant_id, { percent: o.feePercent, payer: 'merchant' });
-      if (o.confirmations !== undefined) await updateMerchantSettings(db, clock, 'test', merchant.merchant_id, { confirmations: o.confirmations });
+      if (o.feePercent)
+        await setServiceFee(db, clock, 'test', merchant.merchant_id, { percent: o.feePercent, payer: 'merchant' });
+      if (o.confirmations !== undefined)
+        await updateMerchantSettings(db, clock, 'test', merchant.merchant_id, { confirmations: o.confirmations });
       return { id: merchant.merchant_id, key };
     },
     async balanceOf(merchantId, asset = 'USDT_TRON') {
       return (await balance(db, merchantId, asset)).balance;
     },
     async events(merchantId) {
-      return (await eventsOf(db, merchantId, 0, 1000)).map((e) => ({ type: e.type, data: JSON.parse(e.data), subject_id: e.subject_id, dedupe_key: e.dedupe_key }));
+      return (await eventsOf(db, merchantId, 0, 1000)).map((e) => ({
+        type: e.type,
+        data: JSON.parse(e.data),
+        subject_id: e.subject_id,
+        dedupe_key: e.dedupe_key,
+      }));
     },
     check: (settled = false) => expectLedgerMatchesDeposits(db, { settled }),
     async close() {

@@ -20,7 +20,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const depositRows = (invoiceId: string) => t.app.services.db.selectFrom('deposits').selectAll().where('invoice_id', '=', invoiceId).execute();
+const depositRows = (invoiceId: string) =>
+  t.app.services.db.selectFrom('deposits').selectAll().where('invoice_id', '=', invoiceId).execute();
 
 async function forkCase(shop: { id: string; key: string }, depth: number, mode: 'drop' | 'reinclude') {
   const inv = await t.create(shop.key, { amount: '10' });
@@ -102,7 +103,14 @@ describe('forks', () => {
     expect(await t.invoice(slow.key, inv.invoice_id)).toMatchObject({ status: 'settled', amount_credited: '9.9' });
     // Back to created while the rescan had not reached the payment again, never expired.
     const types = (await t.events(slow.id)).filter((e) => e.subject_id === inv.invoice_id).map((e) => e.type);
-    expect(types).toEqual(['invoice.created', 'invoice.seen', 'invoice.created', 'invoice.seen', 'invoice.confirmed', 'invoice.settled']);
+    expect(types).toEqual([
+      'invoice.created',
+      'invoice.seen',
+      'invoice.created',
+      'invoice.seen',
+      'invoice.confirmed',
+      'invoice.settled',
+    ]);
     await t.check(true);
   });
 });

@@ -7,9 +7,21 @@ import { buildApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
 import { chainWatcher } from '../../src/watcher/watcher.js';
 
-const config = parseConfig({ ADMIN_PORT: '0', ...process.env, TRON_NETWORK: 'devnet', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
+const config = parseConfig({
+  ADMIN_PORT: '0',
+  ...process.env,
+  TRON_NETWORK: 'devnet',
+  PORT: '0',
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'silent',
+});
 const app = await buildApp(config, {
-  workerHost: { ttlMs: 1_000, renewMs: 100, jobs: [], workers: (s, lease) => [chainWatcher(s, lease, { intervalMs: 10, batch: 7 })] },
+  workerHost: {
+    ttlMs: 1_000,
+    renewMs: 100,
+    jobs: [],
+    workers: (s, lease) => [chainWatcher(s, lease, { intervalMs: 10, batch: 7 })],
+  },
 });
 await app.start();
 process.stdout.write('started\n');

@@ -40,12 +40,20 @@ function startChild(): Promise<ChildProcess> {
   });
 }
 
-const killed = (p: ChildProcess) => new Promise<void>((r) => (p.exitCode !== null || p.signalCode !== null ? r() : p.once('exit', () => r())));
+const killed = (p: ChildProcess) =>
+  new Promise<void>((r) => (p.exitCode !== null || p.signalCode !== null ? r() : p.once('exit', () => r())));
 
 beforeAll(async () => {
   devnet = await startDevnet({ blockTimeMs: 0, clock: systemClock });
-  t = await startTestApp({ workers: false, clock: systemClock, env: { WALLET_PASSPHRASE: TEST_PASSPHRASE, TRON_FULL_NODE_URL: devnet.url } });
-  await initWallet(t.app.services.db, systemClock, 'test', t.app.config, { mnemonic: TEST_MNEMONIC, scrypt: CHEAP_SCRYPT });
+  t = await startTestApp({
+    workers: false,
+    clock: systemClock,
+    env: { WALLET_PASSPHRASE: TEST_PASSPHRASE, TRON_FULL_NODE_URL: devnet.url },
+  });
+  await initWallet(t.app.services.db, systemClock, 'test', t.app.config, {
+    mnemonic: TEST_MNEMONIC,
+    scrypt: CHEAP_SCRYPT,
+  });
 });
 afterAll(async () => {
   for (const c of children) c.kill('SIGKILL');
@@ -56,10 +64,16 @@ afterAll(async () => {
 describe('SIGKILL and restart mid-scan', () => {
   it('every payment recorded and credited once after repeated kills', { timeout: 180_000 }, async () => {
     const { merchant, key } = await t.merchant({ name: 'Killed shop' });
-    await setServiceFee(t.app.services.db, systemClock, 'test', merchant.merchant_id, { percent: '1', payer: 'merchant' });
+    await setServiceFee(t.app.services.db, systemClock, 'test', merchant.merchant_id, {
+      percent: '1',
+      payer: 'merchant',
+    });
     const invoices: { invoice_id: string; address: string }[] = [];
     for (let i = 0; i < 12; i++) {
-      const r = await api(t.url, '/v1/invoices', { key, body: { order_id: `k-${i}`, asset: 'USDT_TRON', amount: '10', expires_in: 604800 } });
+      const r = await api(t.url, '/v1/invoices', {
+        key,
+        body: { order_id: `k-${i}`, asset: 'USDT_TRON', amount: '10', expires_in: 604800 },
+      });
       invoices.push(r.body);
     }
     for (const inv of invoices) {
@@ -70,19 +84,28 @@ describe('SIGKILL and restart mid-scan', () => {
     const head = devnet.control.info().head.number;
     // The first watcher starts from about when the oldest deposit address was handed out.
     let child = await startChild();
-    await vi.waitFor(async () => expect(await readCursor(t.app.services.db)).toBeDefined(), { timeout: 15_000, interval: 5 });
+    await vi.waitFor(async () => expect(await readCursor(t.app.services.db)).toBeDefined(), {
+      timeout: 15_000,
+      interval: 5,
+    });
     const start = (await readCursor(t.app.services.db))!.next_block;
     expect(start).toBeLessThan(head - 12 * 25);
     for (const stop of [0.3, 0.65]) {
       if (child.exitCode !== null || child.signalCode !== null) child = await startChild();
       const target = start + Math.floor((head - start) * stop);
-      await vi.waitFor(async () => expect((await readCursor(t.app.services.db))!.next_block).toBeGreaterThan(target), { timeout: 30_000, interval: 5 });
+      await vi.waitFor(async () => expect((await readCursor(t.app.services.db))!.next_block).toBeGreaterThan(target), {
+        timeout: 30_000,
+        interval: 5,
+      });
       child.kill('SIGKILL');
       await killed(child);
       await expectLedgerMatchesDeposits(t.app.services.db);
     }
     child = await startChild();
-    await vi.waitFor(async () => expect((await readCursor(t.app.services.db))!.next_block).toBe(head + 1), { timeout: 60_000, interval: 20 });
+    await vi.waitFor(async () => expect((await readCursor(t.app.services.db))!.next_block).toBe(head + 1), {
+      timeout: 60_000,
+      interval: 20,
+    });
     child.kill('SIGTERM');
     await killed(child);
     for (const inv of invoices) {
@@ -90,7 +113,11 @@ describe('SIGKILL and restart mid-scan', () => {
       expect(r.body).toMatchObject({ status: 'settled', amount_received: '10', amount_credited: '9.9' });
       expect(r.body.deposits).toHaveLength(1);
     }
-    const ledger = await t.app.services.db.selectFrom('ledger_entries').select('amount').where('merchant_id', '=', merchant.merchant_id).execute();
+    const ledger = await t.app.services.db
+      .selectFrom('ledger_entries')
+      .select('amount')
+      .where('merchant_id', '=', merchant.merchant_id)
+      .execute();
     expect(ledger.map((e) => e.amount)).toEqual(invoices.map(() => '9900000'));
     await expectLedgerMatchesDeposits(t.app.services.db, { settled: true });
   });

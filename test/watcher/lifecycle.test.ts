@@ -16,7 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const types = async (invoiceId: string) => (await t.events(shop.id)).filter((e) => e.subject_id === invoiceId).map((e) => e.type);
+const types = async (invoiceId: string) =>
+  (await t.events(shop.id)).filter((e) => e.subject_id === invoiceId).map((e) => e.type);
 
 describe('invoice lifecycle', () => {
   it('exact payment: seen, confirmed at 19 confirmations, settled once final; credited amount less the fee, once', async () => {
@@ -26,7 +27,9 @@ describe('invoice lifecycle', () => {
     await t.mine(1);
     let got = await t.invoice(shop.key, inv.invoice_id);
     expect(got).toMatchObject({ status: 'seen', amount_received: '10', amount_credited: '0' });
-    expect(got.deposits).toEqual([{ tx_hash: tx, amount: '10', confirmations: 1, status: 'seen', block_time: expect.any(String), late: false }]);
+    expect(got.deposits).toEqual([
+      { tx_hash: tx, amount: '10', confirmations: 1, status: 'seen', block_time: expect.any(String), late: false },
+    ]);
     await t.mine(17);
     expect((await t.invoice(shop.key, inv.invoice_id)).status).toBe('seen');
     await t.mine(1);
@@ -39,9 +42,21 @@ describe('invoice lifecycle', () => {
     expect(await t.balanceOf(shop.id)).toBe(before + 9_900_000n);
     await t.mine(3);
     expect(await t.balanceOf(shop.id)).toBe(before + 9_900_000n);
-    expect(await types(inv.invoice_id)).toEqual(['invoice.created', 'invoice.seen', 'invoice.confirmed', 'invoice.settled']);
-    const settled = (await t.events(shop.id)).find((e) => e.subject_id === inv.invoice_id && e.type === 'invoice.settled')!;
-    expect(settled.data).toMatchObject({ status: 'settled', amount_received: '10', amount_credited: '9.9', deposits: [{ tx_hash: tx, status: 'confirmed' }] });
+    expect(await types(inv.invoice_id)).toEqual([
+      'invoice.created',
+      'invoice.seen',
+      'invoice.confirmed',
+      'invoice.settled',
+    ]);
+    const settled = (await t.events(shop.id)).find(
+      (e) => e.subject_id === inv.invoice_id && e.type === 'invoice.settled',
+    )!;
+    expect(settled.data).toMatchObject({
+      status: 'settled',
+      amount_received: '10',
+      amount_credited: '9.9',
+      deposits: [{ tx_hash: tx, status: 'confirmed' }],
+    });
     await t.check(true);
   });
 
@@ -53,7 +68,11 @@ describe('invoice lifecycle', () => {
     await t.pay(inv.address, '4', 'USDT_TRON', 1);
     await t.mine(19);
     // The first deposit has 20 confirmations (final, but not enough alone); the second has 19.
-    expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'confirmed', amount_received: '10', amount_credited: '5.9' });
+    expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({
+      status: 'confirmed',
+      amount_received: '10',
+      amount_credited: '5.9',
+    });
     await t.mine(1);
     const got = await t.invoice(shop.key, inv.invoice_id);
     expect(got).toMatchObject({ status: 'settled', amount_credited: '9.9' });
@@ -65,7 +84,11 @@ describe('invoice lifecycle', () => {
     const inv = await t.create(shop.key, { amount: '10' });
     await t.pay(inv.address, '15');
     await t.mine(20);
-    expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'settled', amount_received: '15', amount_credited: '14.9' });
+    expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({
+      status: 'settled',
+      amount_received: '15',
+      amount_credited: '14.9',
+    });
     await t.check(true);
   });
 
@@ -74,7 +97,11 @@ describe('invoice lifecycle', () => {
     await t.pay(inv.address, '4');
     await t.mine(20);
     // 60 s of blocks: still before expires_at.
-    expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'seen', amount_received: '4', amount_credited: '3.9' });
+    expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({
+      status: 'seen',
+      amount_received: '4',
+      amount_credited: '3.9',
+    });
     // The wall clock passes expires_at, the scan does not yet: nothing expires.
     t.clock.advance(400_000);
     expect((await t.invoice(shop.key, inv.invoice_id)).status).toBe('seen');
@@ -88,7 +115,12 @@ describe('invoice lifecycle', () => {
     await t.mine(19);
     got = await t.invoice(shop.key, inv.invoice_id);
     expect(got).toMatchObject({ status: 'paid_late', amount_credited: '9.9' });
-    expect(await types(inv.invoice_id)).toEqual(['invoice.created', 'invoice.seen', 'invoice.underpaid', 'invoice.paid_late']);
+    expect(await types(inv.invoice_id)).toEqual([
+      'invoice.created',
+      'invoice.seen',
+      'invoice.underpaid',
+      'invoice.paid_late',
+    ]);
     await t.check(true);
   });
 
@@ -124,11 +156,21 @@ describe('invoice lifecycle', () => {
     const inv = await t.create(shop.key, { amount: '10' });
     const usdc = await t.pay(inv.address, '10', 'USDC_TRON');
     await t.mine(20);
-    expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'created', amount_received: '0', deposits: [] });
+    expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({
+      status: 'created',
+      amount_received: '0',
+      deposits: [],
+    });
     expect(await t.balanceOf(shop.id, 'USDC_TRON')).toBe(9_900_000n);
     const ev = (await t.events(shop.id)).filter((e) => e.type.startsWith('deposit.') && e.data.tx_hash === usdc);
     expect(ev.map((e) => e.type)).toEqual(['deposit.seen', 'deposit.confirmed']);
-    expect(ev[1]!.data).toMatchObject({ address: inv.address, asset: 'USDC_TRON', amount: '10', status: 'confirmed', external_user_id: null });
+    expect(ev[1]!.data).toMatchObject({
+      address: inv.address,
+      asset: 'USDC_TRON',
+      amount: '10',
+      status: 'confirmed',
+      external_user_id: null,
+    });
     await t.check(true);
   });
 
@@ -152,7 +194,11 @@ describe('invoice lifecycle', () => {
     const huge = 10n ** 15n;
     await t.pay(inv.address, huge, 'USDT_TRON', 4);
     await t.mine(20);
-    expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({ status: 'created', amount_received: '0', deposits: [] });
+    expect(await t.invoice(shop.key, inv.invoice_id)).toMatchObject({
+      status: 'created',
+      amount_received: '0',
+      deposits: [],
+    });
     await t.check(true);
   });
 });
@@ -176,7 +222,13 @@ describe('permanent addresses', () => {
     await t.mine(20);
     const ev = (await t.events(per.id)).filter((e) => e.data.tx_hash === extra);
     expect(ev.map((e) => e.type)).toEqual(['deposit.seen', 'deposit.confirmed']);
-    expect(ev[0]!.data).toMatchObject({ address: first.address, asset: 'USDT_TRON', external_user_id: 'alice', amount: '50', late: false });
+    expect(ev[0]!.data).toMatchObject({
+      address: first.address,
+      asset: 'USDT_TRON',
+      external_user_id: 'alice',
+      amount: '50',
+      late: false,
+    });
     // 4.9 + 6.86 + 49 (50 less the merchant's 2 percent).
     expect(await t.balanceOf(per.id)).toBe(4_900_000n + 6_860_000n + 49_000_000n);
     await t.check(true);

@@ -22,7 +22,8 @@ const catchUp = async (w: ChainWatcher) => {
   while (await w.tick());
 };
 /** The ranges the watcher fetched ahead, fully answered (private: what this test is about). */
-const prefetched = (w: ChainWatcher) => Promise.all((w as unknown as { prefetched: { promise: Promise<unknown> }[] }).prefetched.map((p) => p.promise));
+const prefetched = (w: ChainWatcher) =>
+  Promise.all((w as unknown as { prefetched: { promise: Promise<unknown> }[] }).prefetched.map((p) => p.promise));
 
 it('never credits a payment from a prefetched range that a fork replaced before it was committed', async () => {
   const shop = await t.shop({ feePercent: '1' });
@@ -48,7 +49,11 @@ it('never credits a payment from a prefetched range that a fork replaced before 
 
   const invoice = await t.invoice(shop.key, inv.invoice_id);
   expect(invoice).toMatchObject({ status: 'created', amount_received: '0', amount_credited: '0', deposits: [] });
-  const rows = await t.app.services.db.selectFrom('deposits').select(['status', 'final', 'credited_at']).where('invoice_id', '=', inv.invoice_id).execute();
+  const rows = await t.app.services.db
+    .selectFrom('deposits')
+    .select(['status', 'final', 'credited_at'])
+    .where('invoice_id', '=', inv.invoice_id)
+    .execute();
   expect(rows).toEqual([{ status: 'orphaned', final: 0, credited_at: null }]);
   expect(await t.balanceOf(shop.id)).toBe(0n);
   // Nor was it ever confirmed: the blocks a stale range saw on top of it were not counted.

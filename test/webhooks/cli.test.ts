@@ -45,7 +45,12 @@ describe('webhook CLI', () => {
     expect(human.stdout).toMatch(/previous_secret_until\s+\d{4}-/);
 
     // The secret is in no audit record.
-    const audit = await w.db.selectFrom('audit_log').select('details').where('merchant_id', '=', m).where('action', '=', 'merchant.webhook').execute();
+    const audit = await w.db
+      .selectFrom('audit_log')
+      .select('details')
+      .where('merchant_id', '=', m)
+      .where('action', '=', 'merchant.webhook')
+      .execute();
     expect(audit.length).toBe(3);
     expect(JSON.stringify(audit)).not.toContain(set.json.secret.slice(6));
     expect(JSON.stringify(audit)).not.toContain((rotated as string).slice(6));
@@ -55,7 +60,11 @@ describe('webhook CLI', () => {
       cli('merchant', 'webhook', m, '--url', 'https://169.254.169.254/latest'),
       cli('merchant', 'webhook', 'nope', '--url', 'https://hooks.example/x'),
     ]);
-    expect(refused.map((x) => x.json.error.code)).toEqual(['invalid_argument', 'invalid_argument', 'merchant_not_found']);
+    expect(refused.map((x) => x.json.error.code)).toEqual([
+      'invalid_argument',
+      'invalid_argument',
+      'merchant_not_found',
+    ]);
   }, 180_000);
 
   it('webhook test sends a signed webhook.test now and prints the answer', async () => {
@@ -65,10 +74,17 @@ describe('webhook CLI', () => {
     const none = await w.merchant();
     const [res, missing] = await Promise.all([cli('webhook', 'test', m), cli('webhook', 'test', none)]);
     expect(res.code, res.stderr).toBe(0);
-    expect(res.json).toMatchObject({ url: r.url, status_code: 200, error: null, response_excerpt: '{"received":true}' });
+    expect(res.json).toMatchObject({
+      url: r.url,
+      status_code: 200,
+      error: null,
+      response_excerpt: '{"received":true}',
+    });
     const got = r.received[before]!;
     expect(got.json).toMatchObject({ id: res.json.event_id, type: 'webhook.test', data: { merchant_id: m } });
-    expect(new Webhook(secret).verify(got.body, got.headers as Record<string, string>)).toMatchObject({ type: 'webhook.test' });
+    expect(new Webhook(secret).verify(got.body, got.headers as Record<string, string>)).toMatchObject({
+      type: 'webhook.test',
+    });
     expect(missing.json.error.code).toBe('invalid_state');
   }, 180_000);
 
@@ -83,7 +99,11 @@ describe('webhook CLI', () => {
     await w.dispatcher().dispatchDue();
     r.answer = answer;
 
-    const [delivered, failedRow] = await Promise.all([ok, bad].map((e) => w.db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', e).executeTakeFirstOrThrow()));
+    const [delivered, failedRow] = await Promise.all(
+      [ok, bad].map((e) =>
+        w.db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', e).executeTakeFirstOrThrow(),
+      ),
+    );
     const id = failedRow!.id;
     const [list, failed, table, shown, unknown, notFailed, malformed] = await Promise.all([
       cli('webhook', 'deliveries', '--merchant', m),
@@ -101,9 +121,15 @@ describe('webhook CLI', () => {
     expect(failed.json.map((d: { delivery_id: string }) => d.delivery_id)).toEqual([id]);
     expect(table.stdout).toMatch(/delivery_id\s+merchant_id\s+type\s+status/);
     expect(table.stdout).toContain('invoice.expired');
-    expect(shown.json.attempts_log).toEqual([expect.objectContaining({ attempt: 1, status_code: 422, outcome: 'failed', response_excerpt: 'unknown invoice' })]);
+    expect(shown.json.attempts_log).toEqual([
+      expect.objectContaining({ attempt: 1, status_code: 422, outcome: 'failed', response_excerpt: 'unknown invoice' }),
+    ]);
     expect(typeof shown.json.attempts_log[0].duration_ms).toBe('number');
-    expect([unknown, notFailed, malformed].map((x) => x.json.error.code)).toEqual(['delivery_not_found', 'delivery_not_failed', 'delivery_not_found']);
+    expect([unknown, notFailed, malformed].map((x) => x.json.error.code)).toEqual([
+      'delivery_not_found',
+      'delivery_not_failed',
+      'delivery_not_found',
+    ]);
 
     const resent = await cli('webhook', 'resend', id);
     expect(resent.json).toMatchObject({ delivery_id: id, status: 'pending' });
@@ -131,15 +157,19 @@ describe('OpenAPI webhooks section', () => {
     expect(Object.keys(doc.webhooks)).toEqual([...EVENT_TYPES]);
     for (const type of EVENT_TYPES) {
       const op = doc.webhooks[type].post;
-      expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+      expect(op.parameters.map((p: { name: string }) => p.name)).toEqual([
+        'webhook-id',
+        'webhook-timestamp',
+        'webhook-signature',
+      ]);
       const schema = op.requestBody.content['application/json'].schema;
       expect(schema.required).toEqual(['id', 'type', 'created_at', 'data']);
       expect(schema.properties.type.const).toBe(type);
       const title = type.startsWith('invoice.') ? 'Invoice' : type.startsWith('payout.') ? 'Payout' : 'Deposit';
       expect(schema.properties.data.title).toBe(title);
     }
-    expect(doc.webhooks['deposit.confirmed'].post.requestBody.content['application/json'].schema.properties.data.required).toEqual(
-      expect.arrayContaining(['tx_hash', 'amount', 'address', 'asset', 'external_user_id']),
-    );
+    expect(
+      doc.webhooks['deposit.confirmed'].post.requestBody.content['application/json'].schema.properties.data.required,
+    ).toEqual(expect.arrayContaining(['tx_hash', 'amount', 'address', 'asset', 'external_user_id']));
   });
 });

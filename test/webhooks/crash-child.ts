@@ -9,7 +9,14 @@ import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { waitForGo } from '../helpers/serve-child.js';
 
 await waitForGo();
-const config = parseConfig({ ADMIN_PORT: '0', ...process.env, TRON_NETWORK: 'devnet', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
+const config = parseConfig({
+  ADMIN_PORT: '0',
+  ...process.env,
+  TRON_NETWORK: 'devnet',
+  PORT: '0',
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'silent',
+});
 const app = await buildApp(config, {
   addresses: { pool: { worker: false, ahead: 1 } },
   workerHost: {

@@ -18,11 +18,20 @@ import { api } from '../helpers/http.js';
 import { startInvoiceApp, type InvoiceTestApp } from '../invoices/fixture.js';
 import { receiverPool, silent } from './fixture.js';
 
-type Schema = { type?: string; properties?: Record<string, Schema>; required?: string[]; additionalProperties?: boolean; anyOf?: Schema[]; enum?: unknown[]; const?: unknown };
+type Schema = {
+  type?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  additionalProperties?: boolean;
+  anyOf?: Schema[];
+  enum?: unknown[];
+  const?: unknown;
+};
 
 /** The JSON Schema subset the OpenAPI document uses (objects, strings, integers, booleans, null, anyOf, enum, const). */
 function problems(schema: Schema, value: unknown, at = 'data'): string[] {
-  if (schema.anyOf) return schema.anyOf.some((s) => problems(s, value, at).length === 0) ? [] : [`${at} matches no alternative`];
+  if (schema.anyOf)
+    return schema.anyOf.some((s) => problems(s, value, at).length === 0) ? [] : [`${at} matches no alternative`];
   if (schema.enum && !schema.enum.includes(value)) return [`${at} is not one of ${JSON.stringify(schema.enum)}`];
   if ('const' in schema && schema.const !== value) return [`${at} is not ${JSON.stringify(schema.const)}`];
   switch (schema.type) {
@@ -71,14 +80,35 @@ describe('deposit events', () => {
     const m = await t.merchant({ addressMode: 'per_user' });
     const merchantId = m.merchant.merchant_id;
     const { secret } = await setEndpoint(db, t.clock, 'test', merchantId, { url: r.url, allowPrivate: true });
-    const address = (await api(t.url, '/v1/addresses', { key: m.key, body: { external_user_id: 'user-77', network: 'tron' } })).body.address as string;
+    const address = (
+      await api(t.url, '/v1/addresses', { key: m.key, body: { external_user_id: 'user-77', network: 'tron' } })
+    ).body.address as string;
 
     // A deposit to the user's permanent address with no open invoice: standalone, deposit.seen;
     // 20 blocks later it has its 19 confirmations: deposit.confirmed.
     const block = { number: 500, hash: randomBytes(32).toString('hex'), time: t.clock.now().toISOString() };
     const derivationIndex = (await findDepositAddresses(db, [address]))[0]!.derivation_index;
-    const transfer = { address, derivationIndex, merchantId, externalUserId: 'user-77', asset: 'USDT_TRON', decimals: 6, amount: 40_000_000n, txHash: randomBytes(32).toString('hex'), logIndex: 0, from: null, block };
-    const progress = (head: number) => ({ clock: t.clock, defaultConfirmations: 19, horizon: block.time, head, solid: 0, scannedTo: head });
+    const transfer = {
+      address,
+      derivationIndex,
+      merchantId,
+      externalUserId: 'user-77',
+      asset: 'USDT_TRON',
+      decimals: 6,
+      amount: 40_000_000n,
+      txHash: randomBytes(32).toString('hex'),
+      logIndex: 0,
+      from: null,
+      block,
+    };
+    const progress = (head: number) => ({
+      clock: t.clock,
+      defaultConfirmations: 19,
+      horizon: block.time,
+      head,
+      solid: 0,
+      scannedTo: head,
+    });
     await writeTx(db, async (trx) => {
       await recordTransfer(trx, { clock: t.clock, head: 500 }, transfer);
       await advanceDeposits(trx, progress(500), new Set());
@@ -103,9 +133,12 @@ describe('deposit events', () => {
 describe('SSRF guard: local-use NAT64', () => {
   // RFC 8215: 64:ff9b:1::/48 is the local-use NAT64 prefix; a NAT64 gateway with it translates to
   // the embedded IPv4 address just like the well-known 64:ff9b::/96.
-  it.each(['64:ff9b:1::7f00:1', '64:ff9b:1::a9fe:a9fe', '64:ff9b:1:ffff::a00:1'])('refuses the local-use NAT64 address %s', (ip) => {
-    expect(blockedReason(ip)).not.toBeNull();
-  });
+  it.each(['64:ff9b:1::7f00:1', '64:ff9b:1::a9fe:a9fe', '64:ff9b:1:ffff::a00:1'])(
+    'refuses the local-use NAT64 address %s',
+    (ip) => {
+      expect(blockedReason(ip)).not.toBeNull();
+    },
+  );
 
   it('refuses a host name whose DNS answer is a local-use NAT64 address of the metadata service', async () => {
     const nat64 = async () => [{ address: '64:ff9b:1::a9fe:a9fe', family: 6 }];

@@ -22,9 +22,19 @@ describe('webhook deliveries', () => {
     expect(got.headers['webhook-id']).toBe(eventId);
     expect(Number(got.headers['webhook-timestamp'])).toBe(Math.floor(w.clock.now().getTime() / 1000));
     const verified = new Webhook(secret as string).verify(got.body, got.headers as Record<string, string>);
-    expect(verified).toEqual({ id: eventId, type: 'invoice.created', created_at: w.clock.now().toISOString(), data: { invoice_id: 'i-1', amount_requested: '10.5' } });
+    expect(verified).toEqual({
+      id: eventId,
+      type: 'invoice.created',
+      created_at: w.clock.now().toISOString(),
+      data: { invoice_id: 'i-1', amount_requested: '10.5' },
+    });
     // A wrong secret does not verify.
-    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(got.body, got.headers as Record<string, string>)).toThrow();
+    expect(() =>
+      new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(
+        got.body,
+        got.headers as Record<string, string>,
+      ),
+    ).toThrow();
     expect((await deliveryOf(w.db, eventId)).status).toBe('delivered');
     expect(await w.dispatcher().dispatchDue()).toBe(0);
   });
@@ -81,7 +91,11 @@ describe('webhook deliveries', () => {
     const r = await receiver(() => ({ status: up ? 200 : 500 }));
     const m = await w.merchant();
     await w.endpoint(m, r.url);
-    const ids = [await w.emit(m, 'invoice.created'), await w.emit(m, 'invoice.seen'), await w.emit(m, 'invoice.confirmed')];
+    const ids = [
+      await w.emit(m, 'invoice.created'),
+      await w.emit(m, 'invoice.seen'),
+      await w.emit(m, 'invoice.confirmed'),
+    ];
     const d = w.dispatcher();
     for (let i = 0; i < 4; i++) {
       await d.dispatchDue();
@@ -108,7 +122,11 @@ describe('webhook deliveries', () => {
     await w.endpoint(a, slow.url);
     await w.endpoint(b, fast.url);
     const aId = await w.emit(a, 'payout.queued');
-    const bIds = [await w.emit(b, 'payout.queued'), await w.emit(b, 'payout.signing'), await w.emit(b, 'payout.broadcast')];
+    const bIds = [
+      await w.emit(b, 'payout.queued'),
+      await w.emit(b, 'payout.signing'),
+      await w.emit(b, 'payout.broadcast'),
+    ];
     const stop = new AbortController();
     const ticking = w.dispatcher({ pollMs: 20 }).worker().tick(stop.signal);
     const { vi } = await import('vitest');
@@ -128,7 +146,9 @@ describe('webhook deliveries', () => {
     const after = await w.emit(m, 'invoice.expired');
     await w.dispatcher().dispatchDue();
     expect(r.received.map((x) => x.json.id)).toEqual([after]);
-    expect(await w.db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', before).executeTakeFirst()).toBeUndefined();
+    expect(
+      await w.db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', before).executeTakeFirst(),
+    ).toBeUndefined();
   });
 
   it('signs with both secrets for 24 h after a rotation, then with the new one only', async () => {
@@ -146,7 +166,10 @@ describe('webhook deliveries', () => {
     const sigs = (got.headers['webhook-signature'] as string).split(' ');
     expect(sigs).toHaveLength(2);
     expect(sigs.every((s) => s.startsWith('v1,'))).toBe(true);
-    for (const secret of [old, fresh]) expect(new Webhook(secret).verify(got.body, got.headers as Record<string, string>)).toMatchObject({ type: 'invoice.created' });
+    for (const secret of [old, fresh])
+      expect(new Webhook(secret).verify(got.body, got.headers as Record<string, string>)).toMatchObject({
+        type: 'invoice.created',
+      });
 
     w.clock.advance(24 * 3_600_000);
     await w.emit(m, 'invoice.seen');
@@ -173,8 +196,18 @@ describe('webhook deliveries', () => {
     // A result the old holder would write late (a paused process that wakes up) is not recorded.
     const at = w.clock.now().toISOString();
     const late = await recordAttempt(w.db, {
-      deliveryId: row.id, merchantId: m, holder: 'crashed-host:123', at, url: r.url, statusCode: 500, durationMs: 1,
-      outcome: 'retry', error: null, excerpt: null, windowStartedAt: at, nextAttemptAt: at,
+      deliveryId: row.id,
+      merchantId: m,
+      holder: 'crashed-host:123',
+      at,
+      url: r.url,
+      statusCode: 500,
+      durationMs: 1,
+      outcome: 'retry',
+      error: null,
+      excerpt: null,
+      windowStartedAt: at,
+      nextAttemptAt: at,
     });
     expect(late).toBe(false);
     expect((await deliveryOf(w.db, id)).status).toBe('delivered');

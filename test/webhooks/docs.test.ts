@@ -35,10 +35,11 @@ describe('docs/webhooks.md', () => {
 
 describe('the node:crypto verification snippet of docs/webhooks.md', () => {
   const code = /```js\n(import \{ createHmac[\s\S]*?)```/.exec(doc)![1]!;
-  const verify = new Function('createHmac', 'timingSafeEqual', `${code.replace(/^import .*$/m, '').replace('export function', 'function')}\nreturn verifyPaygateWebhook;`)(
-    createHmac,
-    timingSafeEqual,
-  ) as (secret: string, headers: Record<string, string>, body: string) => unknown;
+  const verify = new Function(
+    'createHmac',
+    'timingSafeEqual',
+    `${code.replace(/^import .*$/m, '').replace('export function', 'function')}\nreturn verifyPaygateWebhook;`,
+  )(createHmac, timingSafeEqual) as (secret: string, headers: Record<string, string>, body: string) => unknown;
   const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
   const other = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
   const body = exampleBody('payout.confirmed');
@@ -49,8 +50,14 @@ describe('the node:crypto verification snippet of docs/webhooks.md', () => {
   });
 
   it('refuses a wrong secret, a changed body and an old timestamp', () => {
-    expect(() => verify(secret, webhookHeaders([other], 'evt_1', new Date(), body), body)).toThrow(/no matching signature/);
-    expect(() => verify(secret, webhookHeaders([secret], 'evt_1', new Date(), body), body.replace('100', '900'))).toThrow(/no matching signature/);
-    expect(() => verify(secret, webhookHeaders([secret], 'evt_1', new Date(Date.now() - 301_000), body), body)).toThrow(/replay window/);
+    expect(() => verify(secret, webhookHeaders([other], 'evt_1', new Date(), body), body)).toThrow(
+      /no matching signature/,
+    );
+    expect(() =>
+      verify(secret, webhookHeaders([secret], 'evt_1', new Date(), body), body.replace('100', '900')),
+    ).toThrow(/no matching signature/);
+    expect(() => verify(secret, webhookHeaders([secret], 'evt_1', new Date(Date.now() - 301_000), body), body)).toThrow(
+      /replay window/,
+    );
   });
 });

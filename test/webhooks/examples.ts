@@ -42,7 +42,10 @@ const deposit = (status: 'seen' | 'confirmed', late = false): DepositView => ({
   late,
 });
 
-const INVOICE_STATE: Record<(typeof INVOICE_STATUSES)[number], { received: string; credited: string; deposits: DepositView[] }> = {
+const INVOICE_STATE: Record<
+  (typeof INVOICE_STATUSES)[number],
+  { received: string; credited: string; deposits: DepositView[] }
+> = {
   created: { received: '0', credited: '0', deposits: [] },
   seen: { received: '25000000', credited: '0', deposits: [deposit('seen')] },
   confirmed: { received: '25000000', credited: '0', deposits: [deposit('confirmed')] },
@@ -79,11 +82,27 @@ function data(type: EventType): unknown {
   const [resource, status] = type.split('.') as [string, string];
   if (resource === 'invoice') {
     const s = INVOICE_STATE[status as keyof typeof INVOICE_STATE];
-    return invoiceView({ ...invoice, status: status as InvoicesTable['status'], amount_received: s.received, amount_credited: s.credited, updated_at: '2026-11-22T12:05:00.000Z' }, s.deposits);
+    return invoiceView(
+      {
+        ...invoice,
+        status: status as InvoicesTable['status'],
+        amount_received: s.received,
+        amount_credited: s.credited,
+        updated_at: '2026-11-22T12:05:00.000Z',
+      },
+      s.deposits,
+    );
   }
   if (resource === 'deposit') {
     // In the order of deposits/view.ts standaloneDepositView, deposit_id included.
-    return { deposit_id: '01936f2a-5c4e-7b21-9d3a-6e8f0a1b2c3d', ...deposit(status as 'seen' | 'confirmed'), amount: '40', address: 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH', asset: 'USDT_TRON', external_user_id: 'user-77' };
+    return {
+      deposit_id: '01936f2a-5c4e-7b21-9d3a-6e8f0a1b2c3d',
+      ...deposit(status as 'seen' | 'confirmed'),
+      amount: '40',
+      address: 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH',
+      asset: 'USDT_TRON',
+      external_user_id: 'user-77',
+    };
   }
   const sent = ['broadcast', 'confirmed'].includes(status);
   return payoutView({
@@ -97,9 +116,16 @@ function data(type: EventType): unknown {
 
 /** The body exactly as the dispatcher sends it (compact), and pretty-printed for the docs. */
 export function exampleBody(type: EventType): string {
-  return eventBody({ id: 'evt_5f0c2a9e8b7d6c5b4a392817', type, created_at: '2026-11-22T12:05:00.000Z', data: JSON.stringify(data(type)) });
+  return eventBody({
+    id: 'evt_5f0c2a9e8b7d6c5b4a392817',
+    type,
+    created_at: '2026-11-22T12:05:00.000Z',
+    data: JSON.stringify(data(type)),
+  });
 }
 
 export function exampleSection(): string {
-  return EVENT_TYPES.map((t) => `### \`${t}\`\n\n\`\`\`json\n${JSON.stringify(JSON.parse(exampleBody(t)), null, 2)}\n\`\`\`\n`).join('\n');
+  return EVENT_TYPES.map(
+    (t) => `### \`${t}\`\n\n\`\`\`json\n${JSON.stringify(JSON.parse(exampleBody(t)), null, 2)}\n\`\`\`\n`,
+  ).join('\n');
 }

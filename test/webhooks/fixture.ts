@@ -50,10 +50,11 @@ export async function startReceiver(answer: Receiver['answer'] = () => ({ status
     received,
     accepted: () => received.filter((x) => x.status >= 200 && x.status < 300),
     answer,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -81,7 +82,11 @@ export interface WebhookDb {
   clock: ManualClock;
   lease: WorkerLease;
   merchant(): Promise<string>;
-  endpoint(merchantId: string, url: string, opts?: { allowPrivate?: boolean; rotateSecret?: boolean }): Promise<EndpointView>;
+  endpoint(
+    merchantId: string,
+    url: string,
+    opts?: { allowPrivate?: boolean; rotateSecret?: boolean },
+  ): Promise<EndpointView>;
   /** An event as the flows emit it (recordEvent in its own transaction). */
   emit(merchantId: string, type: string, data?: unknown): Promise<string>;
   dispatcher(opts?: DispatcherOptions): WebhookDispatcher;
@@ -104,9 +109,24 @@ export async function openWebhookDb(): Promise<WebhookDb> {
     clock,
     lease,
     merchant: async () => (await createMerchant(db, clock, 'test', { name: `Shop ${++n}` })).merchant_id,
-    endpoint: (merchantId, url, opts = {}) => setEndpoint(db, clock, 'test', merchantId, { url, allowPrivate: opts.allowPrivate ?? true, rotateSecret: opts.rotateSecret ?? false }),
+    endpoint: (merchantId, url, opts = {}) =>
+      setEndpoint(db, clock, 'test', merchantId, {
+        url,
+        allowPrivate: opts.allowPrivate ?? true,
+        rotateSecret: opts.rotateSecret ?? false,
+      }),
     async emit(merchantId, type, data = { n: ++n }) {
-      const e = await db.transaction().execute((trx) => recordEvent(trx, clock, { merchantId, type, subjectId: `s-${n}`, data, key: `test:${merchantId}:${n}:${Math.random()}` }));
+      const e = await db
+        .transaction()
+        .execute((trx) =>
+          recordEvent(trx, clock, {
+            merchantId,
+            type,
+            subjectId: `s-${n}`,
+            data,
+            key: `test:${merchantId}:${n}:${Math.random()}`,
+          }),
+        );
       return e.id;
     },
     dispatcher: (opts = {}) => new WebhookDispatcher(db, clock, lease, silent, { random: () => 0.5, ...opts }),

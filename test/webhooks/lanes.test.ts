@@ -21,7 +21,10 @@ async function emitMany(merchantId: string, n: number): Promise<string[]> {
 /** Runs the worker loop as serve does until `done`, then stops it. */
 async function runWorker(done: () => void | Promise<void>, opts: { concurrency?: number } = {}): Promise<void> {
   const stop = new AbortController();
-  const ticking = w.dispatcher({ pollMs: 20, ...opts }).worker().tick(stop.signal);
+  const ticking = w
+    .dispatcher({ pollMs: 20, ...opts })
+    .worker()
+    .tick(stop.signal);
   try {
     await vi.waitFor(done, { timeout: 20_000, interval: 20 });
   } finally {
@@ -125,10 +128,13 @@ describe('the dispatcher worker with a backlog', () => {
       await w.endpoint(m, rs[i]!.url);
       ids.push(await emitMany(m, 6));
     }
-    await runWorker(async () => {
-      for (const [i, r] of rs.entries()) expect(r.accepted()).toHaveLength(ids[i]!.length);
-      for (const list of ids) expect((await deliveryOf(w.db, list.at(-1)!)).status).toBe('delivered');
-    }, { concurrency: 2 });
+    await runWorker(
+      async () => {
+        for (const [i, r] of rs.entries()) expect(r.accepted()).toHaveLength(ids[i]!.length);
+        for (const list of ids) expect((await deliveryOf(w.db, list.at(-1)!)).status).toBe('delivered');
+      },
+      { concurrency: 2 },
+    );
     expect(most).toBe(2);
     expect(mostOfOne).toBe(1);
     for (const [i, r] of rs.entries()) expect(r.accepted().map((x) => x.json.id)).toEqual(ids[i]);
@@ -136,7 +142,11 @@ describe('the dispatcher worker with a backlog', () => {
 
   it("takes a lane's next delivery through the pending index, without scanning the deliveries", () => {
     const q = nextDueQuery({ merchantId: 'm', now: new Date().toISOString(), holder: 'h' }).compile(w.db);
-    const plan = (w.database.sqlite.prepare(`explain query plan ${q.sql}`).all(...(q.parameters as unknown[])) as { detail: string }[]).map((r) => r.detail);
+    const plan = (
+      w.database.sqlite.prepare(`explain query plan ${q.sql}`).all(...(q.parameters as unknown[])) as {
+        detail: string;
+      }[]
+    ).map((r) => r.detail);
     expect(plan.filter((d) => d.startsWith('SCAN'))).toEqual([]);
     expect(plan).toContain('SEARCH d USING INDEX webhook_deliveries_pending (merchant_id=? AND merchant_seq=?)');
   });

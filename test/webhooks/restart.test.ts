@@ -22,7 +22,8 @@ import { CHEAP_SCRYPT, newInvoice, TEST_MNEMONIC, TEST_PASSPHRASE } from '../inv
 import { startReceiver, type Answer } from './fixture.js';
 
 const dir = tempDir('paygate-webhooks-e2e-');
-const config = parseConfig({ ADMIN_PORT: '0',
+const config = parseConfig({
+  ADMIN_PORT: '0',
   DATABASE_URL: path.join(dir, 'paygate.db'),
   HOST: '127.0.0.1',
   PORT: '0',
@@ -36,7 +37,11 @@ const open: App[] = [];
 
 async function serve(): Promise<{ app: App; url: string }> {
   // Only the dispatcher and no scheduled jobs: the test runs the expiry job itself.
-  const app = await buildApp(config, { clock, addresses: { pool: { ahead: 4 } }, workerHost: { renewMs: 50, jobs: [] } });
+  const app = await buildApp(config, {
+    clock,
+    addresses: { pool: { ahead: 4 } },
+    workerHost: { renewMs: 50, jobs: [] },
+  });
   open.push(app);
   return { app, url: await app.start() };
 }
@@ -91,7 +96,11 @@ describe('webhooks through serve', () => {
     // the move, the next attempt would fall after the advanced clock and never come.
     await vi.waitFor(
       async () => {
-        const d = await db.selectFrom('webhook_deliveries').select(['attempts', 'claimed_by']).where('event_id', '=', expected[0]!.id).executeTakeFirstOrThrow();
+        const d = await db
+          .selectFrom('webhook_deliveries')
+          .select(['attempts', 'claimed_by'])
+          .where('event_id', '=', expected[0]!.id)
+          .executeTakeFirstOrThrow();
         expect(d).toMatchObject({ claimed_by: null });
         expect(d.attempts).toBeGreaterThanOrEqual(1);
       },
@@ -112,13 +121,20 @@ describe('webhooks through serve', () => {
     await vi.waitFor(() => expect(r.accepted()).toHaveLength(4), { timeout: 15_000 });
     expect(r.accepted().map((x) => x.json.id)).toEqual(expected.map((e) => e.id));
     for (const got of r.accepted()) {
-      const body = new Webhook(secret as string).verify(got.body, got.headers as Record<string, string>) as { type: string; data: { invoice_id: string } };
+      const body = new Webhook(secret as string).verify(got.body, got.headers as Record<string, string>) as {
+        type: string;
+        data: { invoice_id: string };
+      };
       expect(body.data.invoice_id).toBe(expected.find((e) => e.id === got.json.id)!.subject_id);
     }
     // The expired invoice's event carries the invoice as the API shows it.
     const shown = await api(second.url, `/v1/invoices/${created[0]}`, { key });
     expect(r.accepted()[3]!.json.data).toEqual(shown.body);
-    const states = await second.app.services.db.selectFrom('webhook_deliveries').select('status').where('merchant_id', '=', merchant.merchant_id).execute();
+    const states = await second.app.services.db
+      .selectFrom('webhook_deliveries')
+      .select('status')
+      .where('merchant_id', '=', merchant.merchant_id)
+      .execute();
     expect(states.map((s) => s.status)).toEqual(['delivered', 'delivered', 'delivered', 'delivered']);
     await r.close();
   });

@@ -23,7 +23,8 @@ describe('durations', () => {
   });
 
   it('refuses anything else and values above the maximum', () => {
-    for (const bad of ['', '1.5h', '-1s', '1w', 'h', '24 h', '1e3', '10sec']) expect(() => parseDuration(bad, DAY), bad).toThrow(/duration/);
+    for (const bad of ['', '1.5h', '-1s', '1w', 'h', '24 h', '1e3', '10sec'])
+      expect(() => parseDuration(bad, DAY), bad).toThrow(/duration/);
     expect(() => parseDuration('2d', DAY)).toThrow(/at most 1d/);
   });
 
@@ -42,8 +43,13 @@ describe('whitelist', () => {
   const catalog = loadCatalog('devnet');
   const merchant = async () => (await createMerchant(database.db, clock, 'test', { name: 'W' })).merchant_id;
   const add = (m: string, address: string, delay?: string, asset = 'USDT_TRON') =>
-    addToWhitelist(database.db, clock, 'cli:op', catalog, m, { asset, address, ...(delay === undefined ? {} : { delay }) });
-  const check = (m: string, address: string, asset = 'USDT_TRON') => assertWhitelisted(database.db, m, asset, address, clock.now());
+    addToWhitelist(database.db, clock, 'cli:op', catalog, m, {
+      asset,
+      address,
+      ...(delay === undefined ? {} : { delay }),
+    });
+  const check = (m: string, address: string, asset = 'USDT_TRON') =>
+    assertWhitelisted(database.db, m, asset, address, clock.now());
 
   beforeAll(async () => {
     h = await openTempDb();
@@ -56,9 +62,18 @@ describe('whitelist', () => {
     const a = newAddress();
     const { entry, created } = await add(m, a);
     expect(created).toBe(true);
-    expect(entry).toMatchObject({ merchant_id: m, asset: 'USDT_TRON', address: a, usable: false, created_by: 'cli:op' });
+    expect(entry).toMatchObject({
+      merchant_id: m,
+      asset: 'USDT_TRON',
+      address: a,
+      usable: false,
+      created_by: 'cli:op',
+    });
     expect(Date.parse(entry.usable_from) - clock.now().getTime()).toBe(DAY);
-    await expect(check(m, a)).rejects.toMatchObject({ code: 'address_not_whitelisted', message: expect.stringMatching(/delay before first use has not passed; usable from/) });
+    await expect(check(m, a)).rejects.toMatchObject({
+      code: 'address_not_whitelisted',
+      message: expect.stringMatching(/delay before first use has not passed; usable from/),
+    });
     clock.advance(DAY - 1);
     await expect(check(m, a)).rejects.toMatchObject({ code: 'address_not_whitelisted' });
     clock.advance(1);
@@ -68,7 +83,14 @@ describe('whitelist', () => {
 
   it('honours --delay in every unit', async () => {
     const m = await merchant();
-    for (const [delay, ms] of [['500ms', 500], ['30s', 30_000], ['15m', 900_000], ['2h', 7_200_000], ['7d', 7 * DAY], ['45', 45_000]] as const) {
+    for (const [delay, ms] of [
+      ['500ms', 500],
+      ['30s', 30_000],
+      ['15m', 900_000],
+      ['2h', 7_200_000],
+      ['7d', 7 * DAY],
+      ['45', 45_000],
+    ] as const) {
       const { entry } = await add(m, newAddress(), delay);
       expect(Date.parse(entry.usable_from) - clock.now().getTime(), delay).toBe(ms);
     }
@@ -76,7 +98,10 @@ describe('whitelist', () => {
 
   it('tells an absent address from one in its delay', async () => {
     const m = await merchant();
-    await expect(check(m, newAddress())).rejects.toMatchObject({ code: 'address_not_whitelisted', message: expect.stringMatching(/is not on the whitelist for USDT_TRON/) });
+    await expect(check(m, newAddress())).rejects.toMatchObject({
+      code: 'address_not_whitelisted',
+      message: expect.stringMatching(/is not on the whitelist for USDT_TRON/),
+    });
   });
 
   it('is per merchant and per asset', async () => {
@@ -100,7 +125,12 @@ describe('whitelist', () => {
     await expect(add(m, good, '0', 'USDD_TRON')).rejects.toMatchObject({ code: 'asset_not_payable' });
     await expect(add(m, good, '3h30m')).rejects.toMatchObject({ code: 'invalid_argument' });
     await expect(add(m, good, '91d')).rejects.toMatchObject({ code: 'invalid_argument' });
-    await expect(addToWhitelist(database.db, clock, 'op', catalog, '00000000-0000-4000-8000-000000000000', { asset: 'USDT_TRON', address: good })).rejects.toMatchObject({
+    await expect(
+      addToWhitelist(database.db, clock, 'op', catalog, '00000000-0000-4000-8000-000000000000', {
+        asset: 'USDT_TRON',
+        address: good,
+      }),
+    ).rejects.toMatchObject({
       code: 'merchant_not_found',
     });
     expect(await listWhitelist(database.db, clock, { merchantId: m })).toEqual([]);
@@ -121,10 +151,15 @@ describe('whitelist', () => {
     const a = newAddress();
     const { entry } = await add(m, a, '0');
     await expect(check(m, a)).resolves.toBeTruthy();
-    const removed = await removeFromWhitelist(database.db, clock, 'cli:op2', catalog, m, { asset: 'USDT_TRON', address: a });
+    const removed = await removeFromWhitelist(database.db, clock, 'cli:op2', catalog, m, {
+      asset: 'USDT_TRON',
+      address: a,
+    });
     expect(removed).toMatchObject({ entry_id: entry.entry_id, removed_by: 'cli:op2', usable: false });
     await expect(check(m, a)).rejects.toMatchObject({ code: 'address_not_whitelisted' });
-    await expect(removeFromWhitelist(database.db, clock, 'op', catalog, m, { asset: 'USDT_TRON', address: a })).rejects.toMatchObject({ code: 'address_not_whitelisted' });
+    await expect(
+      removeFromWhitelist(database.db, clock, 'op', catalog, m, { asset: 'USDT_TRON', address: a }),
+    ).rejects.toMatchObject({ code: 'address_not_whitelisted' });
     const readded = await add(m, a, '1h');
     expect(readded.created).toBe(true);
     await expect(check(m, a)).rejects.toMatchObject({ code: 'address_not_whitelisted' });

@@ -22,7 +22,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('deposit_addresses')
     .addColumn('address', 'text', (c) => c.primaryKey())
-    .addColumn('derivation_index', 'integer', (c) => c.notNull().unique().check(sql`derivation_index >= 0`))
+    .addColumn('derivation_index', 'integer', (c) =>
+      c
+        .notNull()
+        .unique()
+        .check(sql`derivation_index >= 0`),
+    )
     .addColumn('merchant_id', 'text', (c) => c.notNull().references('merchants.id'))
     .addColumn('external_user_id', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())

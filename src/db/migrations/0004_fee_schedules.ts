@@ -14,7 +14,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('merchant_id', 'text', (c) => c.references('merchants.id'))
     .addColumn('asset', 'text')
     .addColumn('percent', 'text')
-    .addColumn('amount', 'text', (c) => c.check(sql`amount is null or (amount glob '[0-9]*' and amount not glob '*[^0-9]*')`))
+    .addColumn('amount', 'text', (c) =>
+      c.check(sql`amount is null or (amount glob '[0-9]*' and amount not glob '*[^0-9]*')`),
+    )
     .addColumn('payer', 'text', (c) => c.check(sql`payer is null or payer in ('merchant', 'customer')`))
     .addColumn('valid_from', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())

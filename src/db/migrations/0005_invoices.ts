@@ -6,14 +6,17 @@ import { sql, type Kysely } from 'kysely';
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   // Base units: digits only, at most 78 of them (2^256, a TRC20 uint256).
-  const units = (col: string) => sql`${sql.ref(col)} glob '[0-9]*' and ${sql.ref(col)} not glob '*[^0-9]*' and length(${sql.ref(col)}) <= 78`;
+  const units = (col: string) =>
+    sql`${sql.ref(col)} glob '[0-9]*' and ${sql.ref(col)} not glob '*[^0-9]*' and length(${sql.ref(col)}) <= 78`;
   await db.schema
     .createTable('invoices')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('merchant_id', 'text', (c) => c.notNull().references('merchants.id'))
     .addColumn('order_id', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) =>
-      c.notNull().check(sql`status in ('created', 'seen', 'confirmed', 'underpaid', 'expired', 'paid_late', 'settled')`),
+      c
+        .notNull()
+        .check(sql`status in ('created', 'seen', 'confirmed', 'underpaid', 'expired', 'paid_late', 'settled')`),
     )
     .addColumn('asset', 'text', (c) => c.notNull())
     .addColumn('network', 'text', (c) => c.notNull())
@@ -24,7 +27,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('amount_expected', 'text', (c) => c.notNull().check(units('amount_expected')))
     .addColumn('amount_received', 'text', (c) => c.notNull().check(units('amount_received')))
     .addColumn('amount_credited', 'text', (c) => c.notNull().check(units('amount_credited')))
-    .addColumn('service_fee_payer', 'text', (c) => c.notNull().check(sql`service_fee_payer in ('merchant', 'customer')`))
+    .addColumn('service_fee_payer', 'text', (c) =>
+      c.notNull().check(sql`service_fee_payer in ('merchant', 'customer')`),
+    )
     .addColumn('service_fee_percent', 'text', (c) => c.notNull())
     .addColumn('service_fee_fixed', 'text', (c) => c.notNull().check(units('service_fee_fixed')))
     .addColumn('service_fee_amount', 'text', (c) => c.notNull().check(units('service_fee_amount')))

@@ -27,7 +27,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('actor', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('ledger_entries_tail').unique().on('ledger_entries').columns(['merchant_id', 'asset', 'seq']).execute();
+  await db.schema
+    .createIndex('ledger_entries_tail')
+    .unique()
+    .on('ledger_entries')
+    .columns(['merchant_id', 'asset', 'seq'])
+    .execute();
   await db.schema
     .createIndex('ledger_entries_payout')
     .unique()

@@ -15,7 +15,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('merchant_id', 'text', (c) => c.notNull().references('merchants.id'))
     .addColumn('reference', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) =>
-      c.notNull().check(sql`status in ('pending_review', 'approved', 'queued', 'signing', 'broadcast', 'confirmed', 'rejected', 'failed')`),
+      c
+        .notNull()
+        .check(
+          sql`status in ('pending_review', 'approved', 'queued', 'signing', 'broadcast', 'confirmed', 'rejected', 'failed')`,
+        ),
     )
     .addColumn('asset', 'text', (c) => c.notNull())
     .addColumn('network', 'text', (c) => c.notNull())
@@ -33,9 +37,22 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('payouts_reference').unique().on('payouts').columns(['merchant_id', 'reference']).execute();
-  await db.schema.createIndex('payouts_merchant_asset_day').on('payouts').columns(['merchant_id', 'asset', 'created_at']).execute();
-  await db.schema.createIndex('payouts_merchant_address').on('payouts').columns(['merchant_id', 'asset', 'to_address']).execute();
+  await db.schema
+    .createIndex('payouts_reference')
+    .unique()
+    .on('payouts')
+    .columns(['merchant_id', 'reference'])
+    .execute();
+  await db.schema
+    .createIndex('payouts_merchant_asset_day')
+    .on('payouts')
+    .columns(['merchant_id', 'asset', 'created_at'])
+    .execute();
+  await db.schema
+    .createIndex('payouts_merchant_address')
+    .on('payouts')
+    .columns(['merchant_id', 'asset', 'to_address'])
+    .execute();
   await db.schema.createIndex('payouts_status').on('payouts').columns(['status', 'created_at']).execute();
 
   // A halt per scope: '*' (every asset) or an asset code. `requests` refuses new payout requests

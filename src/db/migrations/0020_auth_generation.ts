@@ -26,7 +26,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   for (const table of ['merchants', 'api_keys']) {
-    for (const event of ['insert', 'update', 'delete']) await sql.raw(`drop trigger ${table}_${event}_auth_generation`).execute(db);
+    for (const event of ['insert', 'update', 'delete'])
+      await sql.raw(`drop trigger ${table}_${event}_auth_generation`).execute(db);
   }
   await db.schema.dropTable('auth_generation').execute();
 }

@@ -50,7 +50,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('deposits_tx_log').unique().on('deposits').columns(['tx_hash', 'log_index']).execute();
   await db.schema.createIndex('deposits_invoice').on('deposits').columns(['invoice_id', 'block_number']).execute();
-  await db.schema.createIndex('deposits_merchant_address').on('deposits').columns(['merchant_id', 'address', 'created_at']).execute();
+  await db.schema
+    .createIndex('deposits_merchant_address')
+    .on('deposits')
+    .columns(['merchant_id', 'address', 'created_at'])
+    .execute();
   // The watcher's per-block work: deposits not yet final, by block.
   await db.schema
     .createIndex('deposits_open')

@@ -52,7 +52,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('signed', 'text', (c) => c.notNull())
     .addColumn('amount', 'text', (c) => c.notNull())
     .addColumn('expiration', 'integer', (c) => c.notNull())
-    .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('signed', 'broadcast', 'confirmed', 'failed', 'expired')`))
+    .addColumn('status', 'text', (c) =>
+      c.notNull().check(sql`status in ('signed', 'broadcast', 'confirmed', 'failed', 'expired')`),
+    )
     .addColumn('broadcast_code', 'text')
     .addColumn('receipt_result', 'text')
     .addColumn('fee', 'text')
@@ -109,5 +111,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('deposits_final_by_update').execute();
   await db.schema.dropIndex('deposits_final_by_address').execute();
-  for (const t of ['sweep_thresholds', 'sweep_requests', 'sweep_marks', 'sweep_txs', 'sweeps']) await db.schema.dropTable(t).execute();
+  for (const t of ['sweep_thresholds', 'sweep_requests', 'sweep_marks', 'sweep_txs', 'sweeps'])
+    await db.schema.dropTable(t).execute();
 }

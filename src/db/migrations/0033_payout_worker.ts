@@ -11,8 +11,12 @@ import { sql, type Kysely } from 'kysely';
  *   the merchants' review limits): per payout, per UTC day, and the fee_limit cap (sun) of TRC20 sends.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  const add = (name: string, type: 'text' | 'integer', build?: (c: any) => any) => // eslint-disable-line @typescript-eslint/no-explicit-any
-    db.schema.alterTable('payouts').addColumn(name, type, build ?? ((c) => c)).execute();
+  const add = (name: string, type: 'text' | 'integer', build?: (c: any) => any) =>
+    // eslint-disable-line @typescript-eslint/no-explicit-any
+    db.schema
+      .alterTable('payouts')
+      .addColumn(name, type, build ?? ((c) => c))
+      .execute();
   await add('signed_tx', 'text');
   await add('tx_expiration', 'integer');
   await add('sign_attempts', 'integer', (c) => c.notNull().defaultTo(0));
@@ -22,7 +26,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await add('network_fee', 'text');
   await add('fail_reason', 'text');
 
-  const units = (col: string) => sql`${sql.ref(col)} is null or (${sql.ref(col)} glob '[0-9]*' and ${sql.ref(col)} not glob '*[^0-9]*')`;
+  const units = (col: string) =>
+    sql`${sql.ref(col)} is null or (${sql.ref(col)} glob '[0-9]*' and ${sql.ref(col)} not glob '*[^0-9]*')`;
   await db.schema
     .createTable('hot_wallet_limits')
     .addColumn('asset', 'text', (c) => c.primaryKey())
@@ -36,7 +41,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('hot_wallet_limits').execute();
-  for (const col of ['fail_reason', 'network_fee', 'wait_reason', 'fee_limit', 'first_signed_at', 'sign_attempts', 'tx_expiration', 'signed_tx']) {
+  for (const col of [
+    'fail_reason',
+    'network_fee',
+    'wait_reason',
+    'fee_limit',
+    'first_signed_at',
+    'sign_attempts',
+    'tx_expiration',
+    'signed_tx',
+  ]) {
     await db.schema.alterTable('payouts').dropColumn(col).execute();
   }
 }

@@ -66,8 +66,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['merchant_id', 'merchant_seq'])
     .where(sql.ref('status'), '=', 'pending')
     .execute();
-  await db.schema.createIndex('webhook_deliveries_merchant').on('webhook_deliveries').columns(['merchant_id', 'created_at']).execute();
-  await db.schema.createIndex('webhook_deliveries_status').on('webhook_deliveries').columns(['status', 'updated_at']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_merchant')
+    .on('webhook_deliveries')
+    .columns(['merchant_id', 'created_at'])
+    .execute();
+  await db.schema
+    .createIndex('webhook_deliveries_status')
+    .on('webhook_deliveries')
+    .columns(['status', 'updated_at'])
+    .execute();
 
   await db.schema
     .createTable('webhook_attempts')
@@ -83,7 +91,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('error', 'text')
     .addColumn('response_excerpt', 'text')
     .execute();
-  await db.schema.createIndex('webhook_attempts_delivery').on('webhook_attempts').columns(['delivery_id', 'attempt']).execute();
+  await db.schema
+    .createIndex('webhook_attempts_delivery')
+    .on('webhook_attempts')
+    .columns(['delivery_id', 'attempt'])
+    .execute();
   await db.schema.createIndex('webhook_attempts_at').on('webhook_attempts').column('at').execute();
 }
 

@@ -14,7 +14,12 @@ import { sql, type Kysely } from 'kysely';
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('payouts_signed_day').on('payouts').columns(['asset', 'first_signed_at']).execute();
-  await db.schema.createIndex('sweep_marks_held').on('sweep_marks').column('asset').where(sql.ref('balance'), '!=', sql.lit('0')).execute();
+  await db.schema
+    .createIndex('sweep_marks_held')
+    .on('sweep_marks')
+    .column('asset')
+    .where(sql.ref('balance'), '!=', sql.lit('0'))
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -27,11 +27,17 @@ export async function up(outer: Kysely<unknown>): Promise<void> {
           ? sql`insert into status_counts (table_name, status, n) values (${name}, ${sql.raw(status)}.status, 1)
                   on conflict (table_name, status) do update set n = n + 1;`
           : sql`update status_counts set n = n - 1 where table_name = ${name} and status = ${sql.raw(status)}.status;`;
-      await sql`create trigger ${sql.raw(`${t}_count_insert`)} after insert on ${sql.table(t)} begin ${bump('new', 1)} end`.execute(db);
+      await sql`create trigger ${sql.raw(`${t}_count_insert`)} after insert on ${sql.table(t)} begin ${bump('new', 1)} end`.execute(
+        db,
+      );
       await sql`create trigger ${sql.raw(`${t}_count_status`)} after update of status on ${sql.table(t)} when old.status is not new.status
         begin ${bump('old', -1)} ${bump('new', 1)} end`.execute(db);
-      await sql`create trigger ${sql.raw(`${t}_count_delete`)} after delete on ${sql.table(t)} begin ${bump('old', -1)} end`.execute(db);
-      await sql`insert into status_counts (table_name, status, n) select ${name}, status, count(*) from ${sql.table(t)} group by status`.execute(db);
+      await sql`create trigger ${sql.raw(`${t}_count_delete`)} after delete on ${sql.table(t)} begin ${bump('old', -1)} end`.execute(
+        db,
+      );
+      await sql`insert into status_counts (table_name, status, n) select ${name}, status, count(*) from ${sql.table(t)} group by status`.execute(
+        db,
+      );
     }
   });
 }

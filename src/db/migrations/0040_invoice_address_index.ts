@@ -25,20 +25,35 @@ export async function up(outer: Kysely<unknown>): Promise<void> {
     }
     await sql`update invoices set address_index = (select d.derivation_index from deposit_addresses d where d.address = invoices.address)
       where address_index is null`.execute(db);
-    const missing = await sql<{ n: number }>`select count(*) as n from invoices where address_index is null`.execute(db);
-    if (Number(missing.rows[0]?.n ?? 0) > 0) throw new Error(`${missing.rows[0]?.n} invoice(s) have an address that is not a deposit address: the watcher could not find them`);
+    const missing = await sql<{ n: number }>`select count(*) as n from invoices where address_index is null`.execute(
+      db,
+    );
+    if (Number(missing.rows[0]?.n ?? 0) > 0)
+      throw new Error(
+        `${missing.rows[0]?.n} invoice(s) have an address that is not a deposit address: the watcher could not find them`,
+      );
     await sql`create trigger if not exists invoices_address_index_fill after insert on invoices when new.address_index is null
       begin
         update invoices set address_index = (select d.derivation_index from deposit_addresses d where d.address = new.address) where rowid = new.rowid;
       end`.execute(db);
-    await db.schema.createIndex('invoices_address_index').ifNotExists().on('invoices').columns(['address_index', 'status']).execute();
+    await db.schema
+      .createIndex('invoices_address_index')
+      .ifNotExists()
+      .on('invoices')
+      .columns(['address_index', 'status'])
+      .execute();
     await db.schema.dropIndex('invoices_address').ifExists().execute();
   });
 }
 
 export async function down(outer: Kysely<unknown>): Promise<void> {
   await outer.transaction().execute(async (db) => {
-    await db.schema.createIndex('invoices_address').ifNotExists().on('invoices').columns(['address', 'status']).execute();
+    await db.schema
+      .createIndex('invoices_address')
+      .ifNotExists()
+      .on('invoices')
+      .columns(['address', 'status'])
+      .execute();
     await sql`drop trigger if exists invoices_address_index_fill`.execute(db);
     await db.schema.dropIndex('invoices_address_index').ifExists().execute();
     await db.schema.alterTable('invoices').dropColumn('address_index').execute();

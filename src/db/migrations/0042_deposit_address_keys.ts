@@ -20,7 +20,10 @@ import { sql, type Kysely } from 'kysely';
 export async function up(outer: Kysely<unknown>): Promise<void> {
   await outer.transaction().execute(async (db) => {
     const enforced = await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(db);
-    if (Number(enforced.rows[0]?.foreign_keys) !== 0) throw new Error('0042 rebuilds tables: run it through migrateToLatest, which turns foreign key enforcement off for the run');
+    if (Number(enforced.rows[0]?.foreign_keys) !== 0)
+      throw new Error(
+        '0042 rebuilds tables: run it through migrateToLatest, which turns foreign key enforcement off for the run',
+      );
     // The invoices' indexes and triggers of other migrations go with the old table: made again below.
     const kept = await sql<{ sql: string }>`select sql from sqlite_schema
       where tbl_name = 'invoices' and type in ('index', 'trigger') and sql is not null and name not in (${sql.join(ADDRESS_TRIGGERS)})
@@ -36,11 +39,15 @@ export async function up(outer: Kysely<unknown>): Promise<void> {
       "created_at" text not null
     )`.execute(db);
     await sql`insert into deposit_addresses_new (address, derivation_index, merchant_id, external_user_id, created_at)
-      select address, derivation_index, merchant_id, external_user_id, created_at from deposit_addresses order by derivation_index`.execute(db);
+      select address, derivation_index, merchant_id, external_user_id, created_at from deposit_addresses order by derivation_index`.execute(
+      db,
+    );
     await sql`drop table deposit_addresses`.execute(db);
     await sql`alter table deposit_addresses_new rename to deposit_addresses`.execute(db);
     await sql`create unique index deposit_addresses_address on deposit_addresses (address)`.execute(db);
-    await sql`create unique index deposit_addresses_user on deposit_addresses (merchant_id, external_user_id)`.execute(db);
+    await sql`create unique index deposit_addresses_user on deposit_addresses (merchant_id, external_user_id)`.execute(
+      db,
+    );
 
     await sql`create table invoices_new (
       "id" text primary key,
@@ -95,9 +102,29 @@ export async function up(outer: Kysely<unknown>): Promise<void> {
 const ADDRESS_TRIGGERS = ['invoices_address_index_fill', 'invoices_address_matches', 'invoices_address_fixed'];
 
 const INVOICE_COLUMNS = [
-  'id', 'merchant_id', 'order_id', 'status', 'asset', 'network', 'decimals', 'address', 'external_user_id', 'amount_requested', 'amount_expected',
-  'amount_received', 'amount_credited', 'service_fee_payer', 'service_fee_percent', 'service_fee_fixed', 'service_fee_amount', 'return_url', 'cancel_url',
-  'expires_at', 'created_at', 'updated_at', 'address_index',
+  'id',
+  'merchant_id',
+  'order_id',
+  'status',
+  'asset',
+  'network',
+  'decimals',
+  'address',
+  'external_user_id',
+  'amount_requested',
+  'amount_expected',
+  'amount_received',
+  'amount_credited',
+  'service_fee_payer',
+  'service_fee_percent',
+  'service_fee_fixed',
+  'service_fee_amount',
+  'return_url',
+  'cancel_url',
+  'expires_at',
+  'created_at',
+  'updated_at',
+  'address_index',
 ];
 
 /** Base units, as 0005 checks them: digits only, at most 78 of them (2^256, a TRC20 uint256). */

@@ -24,7 +24,9 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   for (const table of TABLES) {
     for (const event of EVENTS) {
       await sql
-        .raw(`create trigger ${table}_${event}_auth_generation after ${event} on ${table} begin update auth_generation set value = value + 1 where id = 1; end`)
+        .raw(
+          `create trigger ${table}_${event}_auth_generation after ${event} on ${table} begin update auth_generation set value = value + 1 where id = 1; end`,
+        )
         .execute(db);
     }
   }

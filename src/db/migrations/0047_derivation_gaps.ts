@@ -38,7 +38,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('detected_at', 'text', (c) => c.notNull())
     .addUniqueConstraint('unattributed_deposits_transfer', ['tx_hash', 'log_index'])
     .execute();
-  await db.schema.createIndex('unattributed_deposits_by_block').on('unattributed_deposits').column('block_number').execute();
+  await db.schema
+    .createIndex('unattributed_deposits_by_block')
+    .on('unattributed_deposits')
+    .column('block_number')
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -54,7 +54,12 @@ export async function signedToday(db: Executor, asset: string, now: Date, except
 }
 
 /** Why `row` may not be signed now under the hot wallet limits; null when it may. */
-export async function limitReason(db: Executor, row: PayoutRow, limits: HotWalletLimits, now: Date): Promise<string | null> {
+export async function limitReason(
+  db: Executor,
+  row: PayoutRow,
+  limits: HotWalletLimits,
+  now: Date,
+): Promise<string | null> {
   const amount = BigInt(row.amount);
   const fmt = (u: bigint) => `${formatAmount(u, row.decimals)} ${row.asset}`;
   if (limits.perPayout !== null && amount > limits.perPayout) {
@@ -87,7 +92,11 @@ export interface SetLimitInput {
   feeLimit?: string;
 }
 
-export async function hotWalletLimitView(db: Executor, catalog: AssetCatalog, code: string): Promise<HotWalletLimitView> {
+export async function hotWalletLimitView(
+  db: Executor,
+  catalog: AssetCatalog,
+  code: string,
+): Promise<HotWalletLimitView> {
   const asset = requireCatalogAsset(catalog, code);
   const row = await db.selectFrom('hot_wallet_limits').selectAll().where('asset', '=', asset.code).executeTakeFirst();
   const units = (v: string | null | undefined) => (v == null ? null : formatUnits(v, asset.decimals));
@@ -112,25 +121,63 @@ function parseLimit(flag: string, text: string, decimals: number, none: string):
   }
 }
 
-export async function setHotWalletLimit(db: Db, clock: Clock, actor: string, catalog: AssetCatalog, code: string, input: SetLimitInput): Promise<HotWalletLimitView> {
+export async function setHotWalletLimit(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  catalog: AssetCatalog,
+  code: string,
+  input: SetLimitInput,
+): Promise<HotWalletLimitView> {
   const asset = requireCatalogAsset(catalog, code);
   const patch: { per_payout?: string | null; per_day?: string | null; fee_limit?: string | null } = {};
-  if (input.perPayout !== undefined) patch.per_payout = parseLimit('--per-payout', input.perPayout, asset.decimals, 'none');
+  if (input.perPayout !== undefined)
+    patch.per_payout = parseLimit('--per-payout', input.perPayout, asset.decimals, 'none');
   if (input.perDay !== undefined) patch.per_day = parseLimit('--per-day', input.perDay, asset.decimals, 'none');
-  if (input.feeLimit !== undefined) patch.fee_limit = parseLimit('--fee-limit', input.feeLimit, TRX_DECIMALS, 'default');
-  if (patch.fee_limit && BigInt(patch.fee_limit) > 15_000_000_000n) throw new AppError('invalid_argument', '--fee-limit: at most 15000 TRX (the network maximum)');
+  if (input.feeLimit !== undefined)
+    patch.fee_limit = parseLimit('--fee-limit', input.feeLimit, TRX_DECIMALS, 'default');
+  if (patch.fee_limit && BigInt(patch.fee_limit) > 15_000_000_000n)
+    throw new AppError('invalid_argument', '--fee-limit: at most 15000 TRX (the network maximum)');
   if (Object.keys(patch).length === 0) return hotWalletLimitView(db, catalog, asset.code);
   return writeTx(db, async (trx) => {
     const now = clock.now().toISOString();
-    const before = await trx.selectFrom('hot_wallet_limits').selectAll().where('asset', '=', asset.code).executeTakeFirst();
-    const row = { asset: asset.code, per_payout: before?.per_payout ?? null, per_day: before?.per_day ?? null, fee_limit: before?.fee_limit ?? null, ...patch, updated_at: now, updated_by: actor };
+    const before = await trx
+      .selectFrom('hot_wallet_limits')
+      .selectAll()
+      .where('asset', '=', asset.code)
+      .executeTakeFirst();
+    const row = {
+      asset: asset.code,
+      per_payout: before?.per_payout ?? null,
+      per_day: before?.per_day ?? null,
+      fee_limit: before?.fee_limit ?? null,
+      ...patch,
+      updated_at: now,
+      updated_by: actor,
+    };
     await trx
       .insertInto('hot_wallet_limits')
       .values(row)
-      .onConflict((oc) => oc.column('asset').doUpdateSet({ per_payout: row.per_payout, per_day: row.per_day, fee_limit: row.fee_limit, updated_at: now, updated_by: actor }))
+      .onConflict((oc) =>
+        oc
+          .column('asset')
+          .doUpdateSet({
+            per_payout: row.per_payout,
+            per_day: row.per_day,
+            fee_limit: row.fee_limit,
+            updated_at: now,
+            updated_by: actor,
+          }),
+      )
       .execute();
     const view = await hotWalletLimitView(trx, catalog, asset.code);
-    await recordAudit(trx, clock, { actor, action: 'wallet.limit', subjectType: 'hot_wallet_limit', subjectId: asset.code, details: { per_payout: view.per_payout, per_day: view.per_day, fee_limit: view.fee_limit } });
+    await recordAudit(trx, clock, {
+      actor,
+      action: 'wallet.limit',
+      subjectType: 'hot_wallet_limit',
+      subjectId: asset.code,
+      details: { per_payout: view.per_payout, per_day: view.per_day, fee_limit: view.fee_limit },
+    });
     return view;
   });
 }

@@ -24,7 +24,9 @@ const trx = (sun: bigint) => `${formatAmount(sun, 6)} TRX`;
 
 /** The TRX (sun) a payout may burn or send at most, once signed. */
 export function trxNeed(row: Pick<PayoutRow, 'amount' | 'fee_limit'>, asset: CatalogAsset): bigint {
-  return asset.type === 'native' ? BigInt(row.amount) + TRX_TRANSFER_ALLOWANCE : BigInt(row.fee_limit ?? 0) + BANDWIDTH_ALLOWANCE;
+  return asset.type === 'native'
+    ? BigInt(row.amount) + TRX_TRANSFER_ALLOWANCE
+    : BigInt(row.fee_limit ?? 0) + BANDWIDTH_ALLOWANCE;
 }
 
 export class HotWalletBudget {
@@ -40,7 +42,12 @@ export class HotWalletBudget {
     private readonly inFlight: Map<string, bigint>,
   ) {}
 
-  static async read(chain: TronClient, db: Executor, address: string, assetOf: (code: string) => CatalogAsset | undefined): Promise<HotWalletBudget> {
+  static async read(
+    chain: TronClient,
+    db: Executor,
+    address: string,
+    assetOf: (code: string) => CatalogAsset | undefined,
+  ): Promise<HotWalletBudget> {
     const [account, resources, flying] = await Promise.all([
       chain.getAccount(address),
       chain.getAccountResources(address),
@@ -61,7 +68,9 @@ export class HotWalletBudget {
   private async tokenLeft(asset: CatalogAsset): Promise<bigint> {
     let left = this.tokens.get(asset.code);
     if (left === undefined) {
-      left = (await this.chain.getTrc20Balance(asset.contract as string, this.address)) - (this.inFlight.get(asset.code) ?? 0n);
+      left =
+        (await this.chain.getTrc20Balance(asset.contract as string, this.address)) -
+        (this.inFlight.get(asset.code) ?? 0n);
       this.tokens.set(asset.code, left);
     }
     return left;
@@ -72,28 +81,48 @@ export class HotWalletBudget {
    * fee_limit (estimate plus margin, at most `feeLimitCap`). On success the payout's share is taken
    * from the budget; otherwise `wait` says what is short, for the operator.
    */
-  async reserve(row: PayoutRow, asset: CatalogAsset, feeLimitCap: bigint): Promise<{ ok: true; feeLimit: bigint | null } | { ok: false; wait: string }> {
+  async reserve(
+    row: PayoutRow,
+    asset: CatalogAsset,
+    feeLimitCap: bigint,
+  ): Promise<{ ok: true; feeLimit: bigint | null } | { ok: false; wait: string }> {
     const amount = BigInt(row.amount);
     if (asset.type === 'native') {
       const need = amount + TRX_TRANSFER_ALLOWANCE;
-      if (this.trxLeft < need) return { ok: false, wait: `hot wallet short of TRX: needs ${trx(need)} (amount + network fees), has ${trx(this.trxLeft)} spendable` };
+      if (this.trxLeft < need)
+        return {
+          ok: false,
+          wait: `hot wallet short of TRX: needs ${trx(need)} (amount + network fees), has ${trx(this.trxLeft)} spendable`,
+        };
       this.trxLeft -= need;
       return { ok: true, feeLimit: null };
     }
     const tokens = await this.tokenLeft(asset);
     if (tokens < amount) {
-      return { ok: false, wait: `hot wallet short of ${asset.code}: needs ${formatAmount(amount, asset.decimals)}, has ${formatAmount(tokens > 0n ? tokens : 0n, asset.decimals)} spendable` };
+      return {
+        ok: false,
+        wait: `hot wallet short of ${asset.code}: needs ${formatAmount(amount, asset.decimals)}, has ${formatAmount(tokens > 0n ? tokens : 0n, asset.decimals)} spendable`,
+      };
     }
-    const energy = await this.chain.estimateTrc20TransferEnergy(asset.contract as string, this.address, row.to_address, amount);
+    const energy = await this.chain.estimateTrc20TransferEnergy(
+      asset.contract as string,
+      this.address,
+      row.to_address,
+      amount,
+    );
     // fee_limit caps all the energy a call may use, staked or burned: it must cover the estimate.
     const required = energy * SUN_PER_ENERGY;
     if (required > feeLimitCap) {
-      return { ok: false, wait: `fee limit cap too low: the transfer needs ${energy} energy, a fee_limit of ${trx(required)}, above the cap of ${trx(feeLimitCap)}; raise --fee-limit` };
+      return {
+        ok: false,
+        wait: `fee limit cap too low: the transfer needs ${energy} energy, a fee_limit of ${trx(required)}, above the cap of ${trx(feeLimitCap)}; raise --fee-limit`,
+      };
     }
     const wanted = (required * ENERGY_MARGIN_PERCENT) / 100n;
     const feeLimit = wanted < feeLimitCap ? wanted : feeLimitCap;
     // TRX burned for the energy the stake does not cover (at most the fee_limit), plus bandwidth.
-    const burn = ((energy > this.energyLeft ? energy - this.energyLeft : 0n) * SUN_PER_ENERGY * ENERGY_MARGIN_PERCENT) / 100n;
+    const burn =
+      ((energy > this.energyLeft ? energy - this.energyLeft : 0n) * SUN_PER_ENERGY * ENERGY_MARGIN_PERCENT) / 100n;
     const need = (burn < feeLimit ? burn : feeLimit) + BANDWIDTH_ALLOWANCE;
     if (this.trxLeft < need) {
       return {

@@ -10,33 +10,56 @@ export interface PageCursor {
 }
 
 /** Oldest first, after `after` (the last row of the previous page): waiting payouts never starve the rest. */
-export async function payoutsIn(db: Executor, status: PayoutStatus, limit: number, after: PageCursor | null = null): Promise<PayoutRow[]> {
+export async function payoutsIn(
+  db: Executor,
+  status: PayoutStatus,
+  limit: number,
+  after: PageCursor | null = null,
+): Promise<PayoutRow[]> {
   let q = db.selectFrom('payouts').selectAll().where('status', '=', status);
   if (after) {
     // `created_at >=` repeats what the OR implies: SQLite seeks payouts_status there, instead of
     // reading the status's payouts from the oldest for every page of a backlog.
     q = q
       .where('created_at', '>=', after.created_at)
-      .where((eb) => eb.or([eb('created_at', '>', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '>', after.id)])]));
+      .where((eb) =>
+        eb.or([
+          eb('created_at', '>', after.created_at),
+          eb.and([eb('created_at', '=', after.created_at), eb('id', '>', after.id)]),
+        ]),
+      );
   }
   return q.orderBy('created_at').orderBy('id').limit(limit).execute();
 }
 
 /** Payouts signed and not yet settled: what the hot wallet has on its way (HotWalletBudget). */
 export async function inFlightPayouts(db: Executor): Promise<Pick<PayoutRow, 'asset' | 'amount' | 'fee_limit'>[]> {
-  return db.selectFrom('payouts').select(['asset', 'amount', 'fee_limit']).where('status', 'in', ['signing', 'broadcast']).execute();
+  return db
+    .selectFrom('payouts')
+    .select(['asset', 'amount', 'fee_limit'])
+    .where('status', 'in', ['signing', 'broadcast'])
+    .execute();
 }
 
 /** Payouts waiting for the payout worker (approved or queued), for /metrics. */
 export async function queuedPayoutCount(db: Executor): Promise<number> {
-  const row = await db.selectFrom('payouts').select((eb) => eb.fn.countAll<number>().as('n')).where('status', 'in', ['approved', 'queued']).executeTakeFirst();
+  const row = await db
+    .selectFrom('payouts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', 'in', ['approved', 'queued'])
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
 /** Records why a payout waits (only when it changed, so a waiting payout costs no write per tick). */
 export async function setWaitReason(db: Executor, row: PayoutRow, reason: string | null): Promise<boolean> {
   if (row.wait_reason === reason) return false;
-  const r = await db.updateTable('payouts').set({ wait_reason: reason }).where('id', '=', row.id).where('status', '=', row.status).executeTakeFirst();
+  const r = await db
+    .updateTable('payouts')
+    .set({ wait_reason: reason })
+    .where('id', '=', row.id)
+    .where('status', '=', row.status)
+    .executeTakeFirst();
   return r.numUpdatedRows > 0n;
 }
 
@@ -58,5 +81,11 @@ export async function waitingPayouts(db: Executor, limit = 20): Promise<WaitingP
     .orderBy('created_at')
     .limit(limit)
     .execute();
-  return rows.map((r) => ({ payout_id: r.id, status: r.status, asset: r.asset, amount: formatUnits(r.amount, r.decimals), reason: r.wait_reason as string }));
+  return rows.map((r) => ({
+    payout_id: r.id,
+    status: r.status,
+    asset: r.asset,
+    amount: formatUnits(r.amount, r.decimals),
+    reason: r.wait_reason as string,
+  }));
 }

@@ -66,7 +66,10 @@ export function payoutWorkers(s: Services, lease: WorkerLease): Worker[] {
   return s.wallet ? [createPayoutWorker(s, lease)] : [];
 }
 
-type Fate = { kind: 'landed'; outcome: Extract<TxOutcome, { state: 'success' | 'failed' }> } | { kind: 'pending' } | { kind: 'dead' };
+type Fate =
+  | { kind: 'landed'; outcome: Extract<TxOutcome, { state: 'success' | 'failed' }> }
+  | { kind: 'pending' }
+  | { kind: 'dead' };
 
 export function createPayoutWorker(s: Services, lease: WorkerLease, opts: PayoutWorkerOptions = {}): Worker {
   if (!s.wallet) throw new Error('the payout worker needs the unlocked wallet');
@@ -134,7 +137,11 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
         if (!cur || cur.status !== 'approved') return false;
         const merchant = await findMerchant(trx, cur.merchant_id);
         if (!merchant || merchant.enabled !== 1) {
-          await setWaitReason(trx, cur, 'merchant disabled: the payout waits until the merchant is enabled again (or payout cancel)');
+          await setWaitReason(
+            trx,
+            cur,
+            'merchant disabled: the payout waits until the merchant is enabled again (or payout cancel)',
+          );
           return false;
         }
         const own = await isOwnAddress(trx, cur.to_address);
@@ -142,7 +149,11 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
         if (!own && entry && entry.usable_from > clock.now().toISOString()) {
           // Removed and added again since the approval: the new entry's delay before first use
           // holds for this payout too (else re-adding an address skipped it for approved payouts).
-          await setWaitReason(trx, cur, `whitelist entry of ${cur.to_address} is in its delay before first use; usable from ${entry.usable_from}`);
+          await setWaitReason(
+            trx,
+            cur,
+            `whitelist entry of ${cur.to_address} is in its delay before first use; usable from ${entry.usable_from}`,
+          );
           return false;
         }
         if (own || !entry) {
@@ -151,8 +162,19 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
             ? `${cur.to_address} belongs to this gateway (a deposit address or the hot wallet): a payout there would be credited to no one`
             : `whitelist entry of ${cur.to_address} was removed before sending`;
           const at = clock.now().toISOString();
-          await transitionPayout(trx, clock, cur, { to: 'rejected', actor: WORKER_ACTOR, patch: { reject_reason: reason, reviewed_by: WORKER_ACTOR, reviewed_at: at, wait_reason: null } });
-          await recordAudit(trx, clock, { actor: WORKER_ACTOR, action: 'payout.reject', subjectType: 'payout', subjectId: cur.id, merchantId: cur.merchant_id, details: { reason } });
+          await transitionPayout(trx, clock, cur, {
+            to: 'rejected',
+            actor: WORKER_ACTOR,
+            patch: { reject_reason: reason, reviewed_by: WORKER_ACTOR, reviewed_at: at, wait_reason: null },
+          });
+          await recordAudit(trx, clock, {
+            actor: WORKER_ACTOR,
+            action: 'payout.reject',
+            subjectType: 'payout',
+            subjectId: cur.id,
+            merchantId: cur.merchant_id,
+            details: { reason },
+          });
           return true;
         }
         await transitionPayout(trx, clock, cur, { to: 'queued', actor: WORKER_ACTOR, patch: { wait_reason: null } });
@@ -277,7 +299,10 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
 
   const resign = (row: PayoutRow) => {
     log.warn({ payout: row.id, txid: row.tx_hash }, 'payout transaction expired unsent; it will be signed anew');
-    return move(row, { to: 'queued', patch: { signed_tx: null, tx_hash: null, tx_expiration: null, fee_limit: null, wait_reason: null } });
+    return move(row, {
+      to: 'queued',
+      patch: { signed_tx: null, tx_hash: null, tx_expiration: null, fee_limit: null, wait_reason: null },
+    });
   };
 
   /** Step 3. */
@@ -307,7 +332,8 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
       try {
         solid ??= await chain.getSolidBlock();
         const fate = await fateOf(row, solid);
-        if (fate.kind === 'landed') moved = (await move(row, { to: 'broadcast', patch: { wait_reason: null } })) || moved;
+        if (fate.kind === 'landed')
+          moved = (await move(row, { to: 'broadcast', patch: { wait_reason: null } })) || moved;
         else if (fate.kind === 'dead') moved = (await resign(row)) || moved;
       } catch (err) {
         log.warn({ err, payout: row.id }, 'could not look the transaction up');
@@ -316,14 +342,24 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
     return moved;
   }
 
-  async function settle(row: PayoutRow, outcome: Extract<TxOutcome, { state: 'success' | 'failed' }>): Promise<boolean> {
+  async function settle(
+    row: PayoutRow,
+    outcome: Extract<TxOutcome, { state: 'success' | 'failed' }>,
+  ): Promise<boolean> {
     checkedAt.delete(row.id);
     polls.delete(row.id);
     proofs.forget(row.id);
     const fee = outcome.info.fee.toString();
-    if (outcome.state === 'success') return move(row, { to: 'confirmed', patch: { network_fee: fee, wait_reason: null, hold_reason: null } });
-    log.error({ payout: row.id, txid: row.tx_hash, receipt: outcome.reason }, 'payout transaction failed on chain; reservation released, not re-sent');
-    return move(row, { to: 'failed', patch: { network_fee: fee, fail_reason: outcome.reason, wait_reason: null, hold_reason: null } });
+    if (outcome.state === 'success')
+      return move(row, { to: 'confirmed', patch: { network_fee: fee, wait_reason: null, hold_reason: null } });
+    log.error(
+      { payout: row.id, txid: row.tx_hash, receipt: outcome.reason },
+      'payout transaction failed on chain; reservation released, not re-sent',
+    );
+    return move(row, {
+      to: 'failed',
+      patch: { network_fee: fee, fail_reason: outcome.reason, wait_reason: null, hold_reason: null },
+    });
   }
 
   /** Step 4. */

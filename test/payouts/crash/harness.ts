@@ -69,7 +69,9 @@ function prewarm(env: Record<string, string>, killAfterSign: number): Warm {
     env: { ...process.env, ...env, CRASH_CHILD_WAIT: '1', PAYGATE_TEST_KILL_AFTER_SIGN: String(killAfterSign) },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ? -1 : code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code, signal) => resolve(signal ? -1 : code)),
+  );
   return { child, killAfterSign, exited };
 }
 
@@ -78,7 +80,9 @@ async function go(warm: Warm): Promise<Running | null> {
   let stderr = '';
   child.stderr?.on('data', (d) => (stderr += d));
   const lines = createInterface({ input: child.stdout! });
-  const ready = new Promise<string>((resolve) => lines.on('line', (l) => l.startsWith('READY ') && resolve(l.slice(6).trim())));
+  const ready = new Promise<string>((resolve) =>
+    lines.on('line', (l) => l.startsWith('READY ') && resolve(l.slice(6).trim())),
+  );
   child.stdin?.end('go\n');
   const url = await Promise.race([ready, exited.then(() => null)]);
   if (url === null) {
@@ -90,7 +94,11 @@ async function go(warm: Warm): Promise<Running | null> {
 }
 
 async function post(url: string, key: string, body: unknown): Promise<{ status: number; body: any }> {
-  const r = await fetch(`${url}/v1/payouts`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) });
+  const r = await fetch(`${url}/v1/payouts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify(body),
+  });
   return { status: r.status, body: await r.json() };
 }
 
@@ -118,11 +126,19 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashReport> {
     await migrateToLatest(db);
     const { merchant, apiKey } = await approvedMerchantWithKey(db, systemClock, 'test', { name: 'Crash shop' });
     const mid = merchant.merchant_id;
-    await creditMerchant(db, systemClock, 'test', catalog, mid, { asset: 'USDT_TRON', amount: '1000000', memo: 'seed' });
+    await creditMerchant(db, systemClock, 'test', catalog, mid, {
+      asset: 'USDT_TRON',
+      amount: '1000000',
+      memo: 'seed',
+    });
     await creditMerchant(db, systemClock, 'test', catalog, mid, { asset: 'TRX_TRON', amount: '100000', memo: 'seed' });
-    const addresses = Array.from({ length: 8 }, () => TronWeb.address.fromPrivateKey(randomBytes(32).toString('hex')) as string);
+    const addresses = Array.from(
+      { length: 8 },
+      () => TronWeb.address.fromPrivateKey(randomBytes(32).toString('hex')) as string,
+    );
     for (const address of addresses) {
-      for (const asset of ['USDT_TRON', 'TRX_TRON']) await addToWhitelist(db, systemClock, 'test', catalog, mid, { asset, address, delay: '0' });
+      for (const asset of ['USDT_TRON', 'TRX_TRON'])
+        await addToWhitelist(db, systemClock, 'test', catalog, mid, { asset, address, delay: '0' });
     }
     devnet.control.fund({ address: ks.hotAddress, asset: 'TRX_TRON', amount: 1_000_000_000_000n });
     devnet.control.fund({ address: ks.hotAddress, asset: 'USDT_TRON', amount: 1_000_000_000_000n, mine: true });
@@ -165,9 +181,11 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashReport> {
         if (!running) continue;
         try {
           const r = await post(running.url, apiKey, body);
-          if (r.status !== 200 && r.status !== 202) throw new Error(`payout ${body.reference}: ${r.status} ${JSON.stringify(r.body)}`);
+          if (r.status !== 200 && r.status !== 202)
+            throw new Error(`payout ${body.reference}: ${r.status} ${JSON.stringify(r.body)}`);
           ids.push(r.body.payout_id as string);
-          if (r.body.status === 'pending_review') await approvePayout(db, systemClock, 'test', r.body.payout_id as string);
+          if (r.body.status === 'pending_review')
+            await approvePayout(db, systemClock, 'test', r.body.payout_id as string);
           break;
         } catch (e) {
           if (e instanceof Error && e.message.startsWith('payout ')) throw e;
@@ -183,7 +201,10 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashReport> {
       running ??= await start(opts.killAfterSign);
       if (!running) continue;
       const r: Running = running;
-      const outcome = await Promise.race([sleep(300 + Math.random() * 1500).then(() => 'timer' as const), r.exited.then(() => 'exited' as const)]);
+      const outcome = await Promise.race([
+        sleep(300 + Math.random() * 1500).then(() => 'timer' as const),
+        r.exited.then(() => 'exited' as const),
+      ]);
       if (outcome === 'timer') {
         r.child.kill('SIGKILL');
         testKills++;
@@ -192,7 +213,8 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashReport> {
       running = null;
       if (opts.cancelEvery && testKills === Math.floor(opts.kills / 2)) {
         for (const [i, id] of ids.entries()) {
-          if (i % opts.cancelEvery === 0) await cancelPayout(db, systemClock, 'test', id, 'crash test cancel').catch(() => undefined);
+          if (i % opts.cancelEvery === 0)
+            await cancelPayout(db, systemClock, 'test', id, 'crash test cancel').catch(() => undefined);
         }
       }
       log(`kill ${testKills}/${opts.kills} (self-kills ${selfKills})`);
@@ -225,24 +247,36 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashReport> {
     const onChain = transfersFrom(devnet, ks.hotAddress);
     const byTxid = new Map(onChain.map((t) => [t.txid, t]));
     const ours = new Set(rows.map((r) => r.tx_hash).filter(Boolean));
-    for (const t of onChain) if (!ours.has(t.txid)) problems.push(`transaction ${t.txid} from the hot wallet belongs to no payout`);
+    for (const t of onChain)
+      if (!ours.has(t.txid)) problems.push(`transaction ${t.txid} from the hot wallet belongs to no payout`);
     const succeeded = onChain.filter((t) => t.ret === 'SUCCESS');
     for (const r of rows) {
       const t = r.tx_hash ? byTxid.get(r.tx_hash) : undefined;
       if (r.status === 'confirmed') {
         if (!t || t.ret !== 'SUCCESS') problems.push(`confirmed payout ${r.id} has no successful transfer on chain`);
-        else if (t.amount !== BigInt(r.amount) || t.to !== TronWeb.address.toHex(r.to_address).toLowerCase()) problems.push(`payout ${r.id}: chain sent ${t.amount} to ${t.to}`);
+        else if (t.amount !== BigInt(r.amount) || t.to !== TronWeb.address.toHex(r.to_address).toLowerCase())
+          problems.push(`payout ${r.id}: chain sent ${t.amount} to ${t.to}`);
       }
-      if (r.status === 'failed' && t?.ret === 'SUCCESS') problems.push(`failed payout ${r.id} has a successful transfer`);
+      if (r.status === 'failed' && t?.ret === 'SUCCESS')
+        problems.push(`failed payout ${r.id} has a successful transfer`);
       if (r.status === 'rejected' && t) problems.push(`rejected payout ${r.id} has a transaction on chain`);
     }
     const confirmed = rows.filter((r) => r.status === 'confirmed').length;
-    if (succeeded.length !== confirmed) problems.push(`${succeeded.length} successful transfers on chain for ${confirmed} confirmed payouts`);
+    if (succeeded.length !== confirmed)
+      problems.push(`${succeeded.length} successful transfers on chain for ${confirmed} confirmed payouts`);
     const byStatus: Record<string, number> = {};
     for (const r of rows) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
     for (const asset of ['USDT_TRON', 'TRX_TRON']) {
-      const b = await db.selectFrom('ledger_entries').select('reserved_after').where('merchant_id', '=', mid).where('asset', '=', asset).orderBy('seq', 'desc').limit(1).executeTakeFirst();
-      if (b && b.reserved_after !== '0') problems.push(`${asset}: ${b.reserved_after} still reserved with every payout final`);
+      const b = await db
+        .selectFrom('ledger_entries')
+        .select('reserved_after')
+        .where('merchant_id', '=', mid)
+        .where('asset', '=', asset)
+        .orderBy('seq', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      if (b && b.reserved_after !== '0')
+        problems.push(`${asset}: ${b.reserved_after} still reserved with every payout final`);
     }
     return { payouts: rows.length, testKills, selfKills, starts, byStatus, problems };
   } finally {

@@ -21,8 +21,19 @@ const app = await buildApp(config, {
   unlockWallet: true,
   // No deposit addresses are handed out here: no address-deriving thread competing for the CPU.
   addresses: { pool: { worker: false, ahead: 1 } },
-  chain: createTronClient({ fullHost: config.tronFullNodeUrl as string, timeoutMs: 800, retries: 2, backoffMs: 20, maxBackoffMs: 100 }),
-  workerHost: { ttlMs: 600, renewMs: 150, jobs: [], workers: (s, lease) => [createPayoutWorker(s, lease, { intervalMs: 50 })] },
+  chain: createTronClient({
+    fullHost: config.tronFullNodeUrl as string,
+    timeoutMs: 800,
+    retries: 2,
+    backoffMs: 20,
+    maxBackoffMs: 100,
+  }),
+  workerHost: {
+    ttlMs: 600,
+    renewMs: 150,
+    jobs: [],
+    workers: (s, lease) => [createPayoutWorker(s, lease, { intervalMs: 50 })],
+  },
 });
 const url = await app.start();
 process.stdout.write(`READY ${url}\n`);

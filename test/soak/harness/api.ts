@@ -32,10 +32,16 @@ export class SoakApi {
     let res: Response;
     let text: string;
     try {
-      res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+      res = await fetch(base + path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(30_000),
+      });
       text = await res.text();
     } catch (e) {
-      if ((e as Error).name === 'TimeoutError') this.unanswered.push(`${method} ${path}: no answer within 30 s (${new Date().toISOString()})`);
+      if ((e as Error).name === 'TimeoutError')
+        this.unanswered.push(`${method} ${path}: no answer within 30 s (${new Date().toISOString()})`);
       else this.down += 1;
       return null;
     }
@@ -52,7 +58,13 @@ export class SoakApi {
   }
 
   /** Repeats an idempotent request until `serve` answers it (or `give up` passes). */
-  async until(method: 'GET' | 'POST', path: string, key: string, body: unknown, giveUpAt: number): Promise<ApiAnswer | null> {
+  async until(
+    method: 'GET' | 'POST',
+    path: string,
+    key: string,
+    body: unknown,
+    giveUpAt: number,
+  ): Promise<ApiAnswer | null> {
     for (;;) {
       const r = await this.call(method, path, key, body);
       if (r) return r;

@@ -29,7 +29,19 @@ export interface ChaosLog {
 }
 
 export function newChaosLog(): ChaosLog {
-  return { faults: {}, faultIds: [], forks: {}, forksPastConfirmation: 0, forkedTxs: { dropped: 0, reincluded: 0 }, forkedPayouts: { dropped: 0, reincluded: 0 }, forksBelowWatcher: 0, forkedDeposits: { seen: 0, confirmed: 0 }, restarts: { SIGTERM: 0, SIGKILL: 0, midPayout: 0 }, badStops: [], downMs: 0 };
+  return {
+    faults: {},
+    faultIds: [],
+    forks: {},
+    forksPastConfirmation: 0,
+    forkedTxs: { dropped: 0, reincluded: 0 },
+    forkedPayouts: { dropped: 0, reincluded: 0 },
+    forksBelowWatcher: 0,
+    forkedDeposits: { seen: 0, confirmed: 0 },
+    restarts: { SIGTERM: 0, SIGKILL: 0, midPayout: 0 },
+    badStops: [],
+    downMs: 0,
+  };
 }
 
 interface Ctx {
@@ -39,10 +51,29 @@ interface Ctx {
   running: () => boolean;
 }
 
-const NODE_PATHS = ['/wallet', '/walletsolidity', '/wallet/getnowblock', '/wallet/getblock', '/wallet/gettransactioninfobyblocknum', '/wallet/broadcasttransaction', '/wallet/gettransactioninfobyid', '/walletsolidity/gettransactioninfobyid'];
+const NODE_PATHS = [
+  '/wallet',
+  '/walletsolidity',
+  '/wallet/getnowblock',
+  '/wallet/getblock',
+  '/wallet/gettransactioninfobyblocknum',
+  '/wallet/broadcasttransaction',
+  '/wallet/gettransactioninfobyid',
+  '/walletsolidity/gettransactioninfobyid',
+];
 
 function randomFault(rng: Rng): FaultSpec {
-  const kind = rng.pick(['error', 'error', 'http', 'http', 'latency', 'latency', 'hang', 'busy', 'lost_answer'] as const);
+  const kind = rng.pick([
+    'error',
+    'error',
+    'http',
+    'http',
+    'latency',
+    'latency',
+    'hang',
+    'busy',
+    'lost_answer',
+  ] as const);
   const path = rng.pick(NODE_PATHS);
   switch (kind) {
     case 'error':
@@ -89,8 +120,17 @@ export async function forkLoop(ctx: Ctx, rng: Rng, watchedTxs: () => Set<string>
     // fork at once (no await between), so blocks made meanwhile cannot shift the fork's base.
     const db = ctx.world.database.db;
     const cursor = await readCursor(db);
-    const recent = await db.selectFrom('deposits').select(['status', 'block_number']).where('block_number', '>', ctx.world.devnet.control.info().head.number - 40).where('status', '!=', 'orphaned').execute();
-    const payoutTxs = new Set((await db.selectFrom('payouts').select('tx_hash').where('tx_hash', 'is not', null).execute()).map((p) => p.tx_hash));
+    const recent = await db
+      .selectFrom('deposits')
+      .select(['status', 'block_number'])
+      .where('block_number', '>', ctx.world.devnet.control.info().head.number - 40)
+      .where('status', '!=', 'orphaned')
+      .execute();
+    const payoutTxs = new Set(
+      (await db.selectFrom('payouts').select('tx_hash').where('tx_hash', 'is not', null).execute()).map(
+        (p) => p.tx_hash,
+      ),
+    );
     const info = ctx.world.devnet.control.info();
     if (info.head.number - info.solid.number < depth) continue;
     const base = info.head.number - depth;
@@ -114,7 +154,12 @@ export async function forkLoop(ctx: Ctx, rng: Rng, watchedTxs: () => Set<string>
 async function waitForPayoutInFlight(ctx: Ctx, ms: number): Promise<boolean> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
-    const row = await ctx.world.database.db.selectFrom('payouts').select('id').where('status', 'in', ['signing', 'broadcast']).limit(1).executeTakeFirst();
+    const row = await ctx.world.database.db
+      .selectFrom('payouts')
+      .select('id')
+      .where('status', 'in', ['signing', 'broadcast'])
+      .limit(1)
+      .executeTakeFirst();
     if (row) return true;
     await sleep(10);
   }
@@ -126,7 +171,8 @@ export async function restart(ctx: Ctx, signal: 'SIGTERM' | 'SIGKILL'): Promise<
   const exit = await ctx.serve.stop(signal);
   if (exit) {
     ctx.log.restarts[signal] += 1;
-    if (signal === 'SIGTERM' && exit.code !== 0) ctx.log.badStops.push(`SIGTERM ended serve with code ${exit.code}, signal ${exit.signal}`);
+    if (signal === 'SIGTERM' && exit.code !== 0)
+      ctx.log.badStops.push(`SIGTERM ended serve with code ${exit.code}, signal ${exit.signal}`);
   }
   // A start that fails (it prints why) is a violation; the soak tries again so the run can finish.
   for (let attempt = 1; ; attempt++) {

@@ -30,7 +30,8 @@ export interface SoakFacts {
   refusedWebhooks: string[];
 }
 
-const base58 = (hex: string) => TronWeb.address.fromHex(hex.startsWith('41') ? hex : `41${hex.replace(/^0x/, '')}`) as string;
+const base58 = (hex: string) =>
+  TronWeb.address.fromHex(hex.startsWith('41') ? hex : `41${hex.replace(/^0x/, '')}`) as string;
 
 export function chainTransfers(devnet: Devnet): ChainTransfer[] {
   const tokens = new Map(DEVNET_TOKENS.map((t) => [t.hex.toLowerCase(), t.asset]));
@@ -42,19 +43,38 @@ export function chainTransfers(devnet: Devnet): ChainTransfer[] {
       const ret = t.tx.ret?.[0]?.contractRet ?? '';
       const base = { txid: t.tx.txID, block: b.number, from: base58(String(v.owner_address ?? '')) };
       if (c?.type === 'TransferContract') {
-        out.push({ ...base, to: base58(String(v.to_address)), asset: 'TRX_TRON', amount: String(v.amount), success: ret === 'SUCCESS' });
+        out.push({
+          ...base,
+          to: base58(String(v.to_address)),
+          asset: 'TRX_TRON',
+          amount: String(v.amount),
+          success: ret === 'SUCCESS',
+        });
       } else if (c?.type === 'TriggerSmartContract') {
         const asset = tokens.get(String(v.contract_address ?? '').toLowerCase());
         const call = decodeTransferCall(String(v.data ?? ''));
         const receipt = (t.info as { receipt?: { result?: string } } | undefined)?.receipt?.result;
-        if (asset && call) out.push({ ...base, to: base58(call.to), asset, amount: call.amount.toString(), success: ret === 'SUCCESS' && (receipt ?? 'SUCCESS') === 'SUCCESS' });
+        if (asset && call)
+          out.push({
+            ...base,
+            to: base58(call.to),
+            asset,
+            amount: call.amount.toString(),
+            success: ret === 'SUCCESS' && (receipt ?? 'SUCCESS') === 'SUCCESS',
+          });
       }
     }
   }
   return out;
 }
 
-export function collectFacts(devnet: Devnet, world: { hotAddress: string; payoutTargets: string[] }, payments: Payment[], received: Received[], refused: string[]): SoakFacts {
+export function collectFacts(
+  devnet: Devnet,
+  world: { hotAddress: string; payoutTargets: string[] },
+  payments: Payment[],
+  received: Received[],
+  refused: string[],
+): SoakFacts {
   return {
     hotAddress: world.hotAddress,
     payoutTargets: world.payoutTargets,

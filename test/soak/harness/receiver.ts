@@ -46,8 +46,11 @@ export class WebhookReceiver {
     const id = String(headers['webhook-id'] ?? '');
     const timestamp = String(headers['webhook-timestamp'] ?? '');
     if (!secret) return `delivery to an unknown path ${url}`;
-    if (!/^[0-9]+$/.test(timestamp) || Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return `${id}: timestamp ${timestamp} outside the window`;
-    const expected = createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64')).update(`${id}.${timestamp}.${raw}`).digest();
+    if (!/^[0-9]+$/.test(timestamp) || Math.abs(Date.now() / 1000 - Number(timestamp)) > 300)
+      return `${id}: timestamp ${timestamp} outside the window`;
+    const expected = createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64'))
+      .update(`${id}.${timestamp}.${raw}`)
+      .digest();
     const ok = String(headers['webhook-signature'] ?? '')
       .split(' ')
       .some((entry) => {

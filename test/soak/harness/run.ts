@@ -52,7 +52,12 @@ export interface SoakSummary {
   watcher_lag_blocks: { median: number; p95: number; max: number };
   faults: { by_kind: Record<string, number>; hit: number };
   restarts: ChaosLog['restarts'] & { down_s: number; starts: number };
-  payouts: { requested: number; answers: Record<string, number>; by_status: Record<string, number>; operator: TrafficLog['operator'] };
+  payouts: {
+    requested: number;
+    answers: Record<string, number>;
+    by_status: Record<string, number>;
+    operator: TrafficLog['operator'];
+  };
   webhooks: { events: number; received: number; distinct: number; deliveries: Record<string, number> };
   api: { requests: number; by_status: Record<string, number>; no_answer: number; unanswered: number };
   violations: Record<string, string[]>;
@@ -85,7 +90,10 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
     const watched = () => new Set(traffic.payments.map((p) => p.txid));
     const stream = (k: number) => seededRng(opts.seed * 1000 + k);
     const lags: number[] = [];
-    const progress = setInterval(() => log(`${progressLine(traffic, chaos, api)}, watcher lag ${lags[lags.length - 1] ?? '?'} blocks`), 15_000);
+    const progress = setInterval(
+      () => log(`${progressLine(traffic, chaos, api)}, watcher lag ${lags[lags.length - 1] ?? '?'} blocks`),
+      15_000,
+    );
     const lagSampler = sampleLag(world, lags);
     await Promise.all([
       invoiceLoop(tctx, stream(1)),
@@ -113,7 +121,19 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
       serve: [...api.serverErrors, ...api.unanswered, ...serve.crashes, ...chaos.badStops],
       settle: unsettled ? [unsettled] : [],
     };
-    const summary = await summarise(world, { opts, started, settle_s, traffic, chaos, api, serve, facts, violations, hitFaults, lags });
+    const summary = await summarise(world, {
+      opts,
+      started,
+      settle_s,
+      traffic,
+      chaos,
+      api,
+      serve,
+      facts,
+      violations,
+      hitFaults,
+      lags,
+    });
     return summary;
   } finally {
     await serve.stop('SIGKILL');
@@ -133,7 +153,12 @@ function progressLine(t: TrafficLog, c: ChaosLog, api: SoakApi): string {
 
 /** Faults added that answered at least one request (the ones still live with no hit never fired). */
 function countHitFaults(world: SoakWorld, chaos: ChaosLog): number {
-  const unfired = new Set(world.devnet.control.faults().filter((f) => f.hits === 0).map((f) => f.id));
+  const unfired = new Set(
+    world.devnet.control
+      .faults()
+      .filter((f) => f.hits === 0)
+      .map((f) => f.id),
+  );
   return chaos.faultIds.filter((id) => !unfired.has(id)).length;
 }
 
@@ -142,7 +167,12 @@ function countHitFaults(world: SoakWorld, chaos: ChaosLog): number {
  * scanned past the solid height of the last payment, every payout is final and every webhook
  * delivery is done, twice in a row. `serve` is restarted if it is not running.
  */
-async function settle(world: SoakWorld, serve: ServeProcess, chaos: ChaosLog, log: (line: string) => void): Promise<string | null> {
+async function settle(
+  world: SoakWorld,
+  serve: ServeProcess,
+  chaos: ChaosLog,
+  log: (line: string) => void,
+): Promise<string | null> {
   const db = world.database.db;
   if (!serve.running) await restart({ world, serve, log: chaos, running: () => false }, 'SIGKILL');
   const target = world.devnet.control.info().head.number + SOLID_LAG + 2;
@@ -158,10 +188,20 @@ async function settle(world: SoakWorld, serve: ServeProcess, chaos: ChaosLog, lo
     if (Date.now() > deadline) return `not settled ${SETTLE_TIMEOUT_MS / 1000} s after the load: ${state}`;
     await sleep(500);
     const cursor = await readCursor(db);
-    const openPayouts = await db.selectFrom('payouts').select('id').where('status', 'not in', ['confirmed', 'failed', 'rejected']).execute();
+    const openPayouts = await db
+      .selectFrom('payouts')
+      .select('id')
+      .where('status', 'not in', ['confirmed', 'failed', 'rejected'])
+      .execute();
     const pending = await db.selectFrom('webhook_deliveries').select('id').where('status', '=', 'pending').execute();
-    const unfinal = await db.selectFrom('deposits').select('id').where('status', '!=', 'orphaned').where((eb) => eb.or([eb('final', '=', 0), eb('credited_at', 'is', null)])).execute();
-    const done = (cursor?.next_block ?? 0) > target && openPayouts.length === 0 && pending.length === 0 && unfinal.length === 0;
+    const unfinal = await db
+      .selectFrom('deposits')
+      .select('id')
+      .where('status', '!=', 'orphaned')
+      .where((eb) => eb.or([eb('final', '=', 0), eb('credited_at', 'is', null)]))
+      .execute();
+    const done =
+      (cursor?.next_block ?? 0) > target && openPayouts.length === 0 && pending.length === 0 && unfinal.length === 0;
     calm = done ? calm + 1 : 0;
     state = `watcher at ${cursor?.next_block ?? 'none'} (target ${target}), ${openPayouts.length} open payouts, ${pending.length} pending deliveries, ${unfinal.length} deposits not final or not credited`;
   }
@@ -224,7 +264,11 @@ async function summarise(world: SoakWorld, p: Parts): Promise<SoakSummary> {
     settle_s: Math.round(p.settle_s * 10) / 10,
     invoices: { created: p.traffic.invoices.length, by_status: await count('invoices') },
     permanent_address_requests: p.traffic.permanentAddresses,
-    payments: { made: p.traffic.payments.length, on_chain: onChainPayments, dropped_by_forks: p.traffic.payments.length - onChainPayments },
+    payments: {
+      made: p.traffic.payments.length,
+      on_chain: onChainPayments,
+      dropped_by_forks: p.traffic.payments.length - onChainPayments,
+    },
     deposits: { by_status: await count('deposits'), credited: credited.length },
     forks: {
       total: Object.values(byMode).reduce((a, b) => a + b, 0),
@@ -240,9 +284,24 @@ async function summarise(world: SoakWorld, p: Parts): Promise<SoakSummary> {
     },
     faults: { by_kind: p.chaos.faults, hit: p.hitFaults },
     restarts: { ...p.chaos.restarts, down_s: Math.round(p.chaos.downMs / 100) / 10, starts: p.serve.starts },
-    payouts: { requested: p.traffic.payouts.length, answers: p.traffic.payoutRequests, by_status: await count('payouts'), operator: p.traffic.operator },
-    webhooks: { events: events.length, received: p.facts.received.length, distinct: new Set(p.facts.received.map((r) => r.eventId)).size, deliveries: await count('webhook_deliveries') },
-    api: { requests: p.api.requests, by_status: p.api.statuses, no_answer: p.api.down, unanswered: p.api.unanswered.length },
+    payouts: {
+      requested: p.traffic.payouts.length,
+      answers: p.traffic.payoutRequests,
+      by_status: await count('payouts'),
+      operator: p.traffic.operator,
+    },
+    webhooks: {
+      events: events.length,
+      received: p.facts.received.length,
+      distinct: new Set(p.facts.received.map((r) => r.eventId)).size,
+      deliveries: await count('webhook_deliveries'),
+    },
+    api: {
+      requests: p.api.requests,
+      by_status: p.api.statuses,
+      no_answer: p.api.down,
+      unanswered: p.api.unanswered.length,
+    },
     watcher_lag_blocks: quantiles(p.lags),
     violations: p.violations,
     ok: !violated,

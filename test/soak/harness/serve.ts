@@ -33,7 +33,10 @@ export class ServeProcess {
   /** `logPath`: every `serve`'s stdout and stderr are appended there (for a failure's diagnosis). */
   private readonly reportDir: string | null;
 
-  constructor(private readonly env: Record<string, string>, logPath?: string) {
+  constructor(
+    private readonly env: Record<string, string>,
+    logPath?: string,
+  ) {
     this.logFile = logPath ? createWriteStream(logPath, { flags: 'a' }) : null;
     this.reportDir = logPath ? path.dirname(logPath) : null;
   }
@@ -51,8 +54,13 @@ export class ServeProcess {
   }
 
   async start(): Promise<string> {
-    const report = this.reportDir ? ['--report-on-signal', '--report-signal=SIGUSR2', `--report-directory=${this.reportDir}`] : [];
-    const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, ...report, DEV_BIN, 'serve'], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const report = this.reportDir
+      ? ['--report-on-signal', '--report-signal=SIGUSR2', `--report-directory=${this.reportDir}`]
+      : [];
+    const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, ...report, DEV_BIN, 'serve'], {
+      env: { ...process.env, ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.child = child;
     this.stopping = false;
     this.stderrTail = '';
@@ -65,7 +73,10 @@ export class ServeProcess {
     child.stdout?.on('data', (d) => this.logFile?.write(d));
     this.exited = new Promise<ServeExit>((resolve) =>
       child.once('exit', (code, signal) => {
-        if (!this.stopping) this.crashes.push(`serve (pid ${child.pid}) exited by itself: code ${code}, signal ${signal}; stderr: ${this.stderrTail}`);
+        if (!this.stopping)
+          this.crashes.push(
+            `serve (pid ${child.pid}) exited by itself: code ${code}, signal ${signal}; stderr: ${this.stderrTail}`,
+          );
         if (this.child === child) {
           this.child = null;
           this.url = null;
@@ -75,7 +86,9 @@ export class ServeProcess {
     );
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', () => undefined); // keep the pipe drained
-    const banner = new Promise<string>((resolve) => lines.on('line', (l) => l.startsWith('paygate serving') && resolve(l)));
+    const banner = new Promise<string>((resolve) =>
+      lines.on('line', (l) => l.startsWith('paygate serving') && resolve(l)),
+    );
     const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), START_TIMEOUT_MS).unref());
     const line = await Promise.race([banner, this.exited.then(() => null), timeout]);
     if (line === null) {
@@ -97,7 +110,9 @@ export class ServeProcess {
     if (signal === 'SIGKILL') return exited;
     // Past the grace period: a diagnostic report (JS stack, open handles) first, then SIGKILL.
     const late = setTimeout(() => {
-      this.logFile?.write(`--- serve (pid ${child.pid}) still running ${SIGTERM_GRACE_MS} ms after SIGTERM: diagnostic report, then SIGKILL\n`);
+      this.logFile?.write(
+        `--- serve (pid ${child.pid}) still running ${SIGTERM_GRACE_MS} ms after SIGTERM: diagnostic report, then SIGKILL\n`,
+      );
       child.kill('SIGUSR2');
       setTimeout(() => child.kill('SIGKILL'), 3_000).unref();
     }, SIGTERM_GRACE_MS);

@@ -47,7 +47,12 @@ export interface SoakWorld {
   payoutTargets: string[];
 }
 
-export async function buildWorld(dir: string, rng: Rng, receiver: WebhookReceiver, blockTimeMs: number): Promise<SoakWorld> {
+export async function buildWorld(
+  dir: string,
+  rng: Rng,
+  receiver: WebhookReceiver,
+  blockTimeMs: number,
+): Promise<SoakWorld> {
   const devnet = await startDevnet({ blockTimeMs, solidLag: SOLID_LAG });
   const env: Record<string, string> = {
     DATABASE_URL: path.join(dir, 'paygate.db'),
@@ -69,22 +74,32 @@ export async function buildWorld(dir: string, rng: Rng, receiver: WebhookReceive
   const database = openDatabase(env.DATABASE_URL as string);
   const db = database.db;
   await migrateToLatest(db);
-  const wallet = await initWallet(db, systemClock, 'soak', parseConfig(env), { mnemonic: MNEMONIC, scrypt: { N: 1024, r: 8, p: 1 } });
+  const wallet = await initWallet(db, systemClock, 'soak', parseConfig(env), {
+    mnemonic: MNEMONIC,
+    scrypt: { N: 1024, r: 8, p: 1 },
+  });
   const catalog = loadCatalog('devnet');
   const payoutTargets = Array.from({ length: 6 }, () => TronWeb.address.fromPrivateKey(randomKey(rng)) as string);
   const merchants: SoakMerchant[] = [];
-  for (const [name, mode] of [['Soak shop', 'per_invoice'], ['Soak exchange', 'per_user']] as const) {
+  for (const [name, mode] of [
+    ['Soak shop', 'per_invoice'],
+    ['Soak exchange', 'per_user'],
+  ] as const) {
     const { merchant, apiKey } = await approvedMerchantWithKey(db, systemClock, 'soak', { name, addressMode: mode });
     const id = merchant.merchant_id;
     // The endpoint first: every event of this merchant is then due to the receiver.
-    const endpoint = await setEndpoint(db, systemClock, 'soak', id, { url: `${receiver.url}/hooks/${id}`, allowPrivate: true });
+    const endpoint = await setEndpoint(db, systemClock, 'soak', id, {
+      url: `${receiver.url}/hooks/${id}`,
+      allowPrivate: true,
+    });
     receiver.addMerchant(id, endpoint.secret as string);
     if (mode === 'per_invoice') await setServiceFee(db, systemClock, 'soak', id, { percent: '1', payer: 'merchant' });
     // The exchange's small payouts go straight to the queue; the shop's all wait for the operator.
     else await setPayoutLimits(db, systemClock, 'soak', id, { autoApproveLimit: '2' });
     for (const asset of ASSETS) {
       await creditMerchant(db, systemClock, 'soak', catalog, id, { asset, amount: SEED_CREDIT, memo: 'soak seed' });
-      for (const address of payoutTargets) await addToWhitelist(db, systemClock, 'soak', catalog, id, { asset, address, delay: '0' });
+      for (const address of payoutTargets)
+        await addToWhitelist(db, systemClock, 'soak', catalog, id, { asset, address, delay: '0' });
     }
     merchants.push({ id, key: apiKey, mode });
   }

@@ -34,7 +34,14 @@ export function toBaseUnits(decimal: string): bigint {
 }
 
 export function newTrafficLog(): TrafficLog {
-  return { invoices: [], permanentAddresses: 0, payments: [], payouts: [], payoutRequests: {}, operator: { approved: 0, rejected: 0, cancelled: 0 } };
+  return {
+    invoices: [],
+    permanentAddresses: 0,
+    payments: [],
+    payouts: [],
+    payoutRequests: {},
+    operator: { approved: 0, rejected: 0, cancelled: 0 },
+  };
 }
 
 interface Ctx {
@@ -56,7 +63,13 @@ export async function invoiceLoop(ctx: Ctx, rng: Rng): Promise<void> {
   for (let n = 0; ctx.running(); n++) {
     const asset = rng.pick(ASSETS);
     const amount = `${rng.int(1, 40)}.${rng.int(0, 99)}`;
-    const r = await ctx.api.until('POST', '/v1/invoices', m.key, { order_id: `soak-${n}`, asset, amount, expires_in: 7200 }, Date.now() + 60_000);
+    const r = await ctx.api.until(
+      'POST',
+      '/v1/invoices',
+      m.key,
+      { order_id: `soak-${n}`, asset, amount, expires_in: 7200 },
+      Date.now() + 60_000,
+    );
     if (r && (r.status === 201 || r.status === 200)) {
       ctx.log.invoices.push(r.body.invoice_id as string);
       const due = toBaseUnits(r.body.amount_expected as string);
@@ -79,7 +92,13 @@ export async function addressLoop(ctx: Ctx, rng: Rng): Promise<void> {
   const m = ctx.world.merchants.find((x) => x.mode === 'per_user')!;
   while (ctx.running()) {
     const user = `user-${rng.int(1, 40)}`;
-    const r = await ctx.api.until('POST', '/v1/addresses', m.key, { external_user_id: user, network: 'tron' }, Date.now() + 60_000);
+    const r = await ctx.api.until(
+      'POST',
+      '/v1/addresses',
+      m.key,
+      { external_user_id: user, network: 'tron' },
+      Date.now() + 60_000,
+    );
     if (r && r.status === 200) {
       ctx.log.permanentAddresses += 1;
       pay(ctx, rng, r.body.address as string, rng.pick(ASSETS), BigInt(rng.int(1, 50_000)) * 1000n);
@@ -93,7 +112,12 @@ export async function payoutLoop(ctx: Ctx, rng: Rng): Promise<void> {
   const db: Db = ctx.world.database.db;
   for (let n = 0; ctx.running(); n++) {
     const m = rng.pick(ctx.world.merchants);
-    const body = { reference: `soak-payout-${n}`, asset: rng.pick(ASSETS), to_address: rng.pick(ctx.world.payoutTargets), amount: `${rng.int(0, 3)}.${rng.int(1, 99)}` };
+    const body = {
+      reference: `soak-payout-${n}`,
+      asset: rng.pick(ASSETS),
+      to_address: rng.pick(ctx.world.payoutTargets),
+      amount: `${rng.int(0, 3)}.${rng.int(1, 99)}`,
+    };
     const r = await ctx.api.until('POST', '/v1/payouts', m.key, body, Date.now() + 60_000);
     if (r) ctx.log.payoutRequests[r.status] = (ctx.log.payoutRequests[r.status] ?? 0) + 1;
     if (r && (r.status === 202 || r.status === 200)) {
@@ -109,7 +133,10 @@ export async function payoutLoop(ctx: Ctx, rng: Rng): Promise<void> {
         }
       } else if (rng.chance(0.05)) {
         // Cancelling races the worker: refused once signing began, which is the point.
-        const ok = await cancelPayout(db, systemClock, 'soak', id, 'soak cancel').then(() => true, () => false);
+        const ok = await cancelPayout(db, systemClock, 'soak', id, 'soak cancel').then(
+          () => true,
+          () => false,
+        );
         if (ok) ctx.log.operator.cancelled += 1;
       }
     }
@@ -122,10 +149,23 @@ export async function readLoop(ctx: Ctx, rng: Rng): Promise<void> {
   while (ctx.running()) {
     const m = rng.pick(ctx.world.merchants);
     const what = rng.int(0, 5);
-    if (what === 0 && ctx.log.invoices.length > 0) await ctx.api.call('GET', `/v1/invoices/${rng.pick(ctx.log.invoices)}`, m.key);
-    else if (what === 1 && ctx.log.payouts.length > 0) await ctx.api.call('GET', `/v1/payouts/${rng.pick(ctx.log.payouts)}`, m.key);
-    else if (what === 2) await ctx.api.call('GET', `/v1/invoices/00000000-0000-4000-8000-${String(rng.int(0, 999999)).padStart(12, '0')}`, m.key);
-    else if (what === 3) await ctx.api.call('POST', '/v1/payouts', m.key, { reference: 'bad', asset: 'USDT_TRON', to_address: 'T-not-an-address', amount: '-1' });
+    if (what === 0 && ctx.log.invoices.length > 0)
+      await ctx.api.call('GET', `/v1/invoices/${rng.pick(ctx.log.invoices)}`, m.key);
+    else if (what === 1 && ctx.log.payouts.length > 0)
+      await ctx.api.call('GET', `/v1/payouts/${rng.pick(ctx.log.payouts)}`, m.key);
+    else if (what === 2)
+      await ctx.api.call(
+        'GET',
+        `/v1/invoices/00000000-0000-4000-8000-${String(rng.int(0, 999999)).padStart(12, '0')}`,
+        m.key,
+      );
+    else if (what === 3)
+      await ctx.api.call('POST', '/v1/payouts', m.key, {
+        reference: 'bad',
+        asset: 'USDT_TRON',
+        to_address: 'T-not-an-address',
+        amount: '-1',
+      });
     else if (what === 4) await ctx.api.call('POST', '/v1/invoices', m.key, { order_id: '', amount: 'lots' });
     else await ctx.api.call('GET', '/v1/payouts/not-a-payout', m.key);
     await sleep(rng.int(50, 250));
