@@ -114,9 +114,7 @@ async function heapOf(adminPort: number): Promise<string> {
 }
 
 /** `paygate serve` from dist/ on the seeded database, under load; its peak and final RSS. */
-async function serveRss(
-  s: Seeded,
-): Promise<{
+async function serveRss(s: Seeded): Promise<{
   watching: number;
   underLoad: number;
   startPeak: number;

@@ -15,13 +15,11 @@ export async function upsertOperatorSwitch(db: Executor, row: AssetSwitchesTable
     .insertInto('asset_switches')
     .values(row)
     .onConflict((oc) =>
-      oc
-        .column('asset')
-        .doUpdateSet({
-          payments_enabled: row.payments_enabled,
-          payouts_enabled: row.payouts_enabled,
-          updated_at: row.updated_at,
-        }),
+      oc.column('asset').doUpdateSet({
+        payments_enabled: row.payments_enabled,
+        payouts_enabled: row.payouts_enabled,
+        updated_at: row.updated_at,
+      }),
     )
     .execute();
 }

@@ -95,13 +95,11 @@ export async function setPayoutLimits(
         updated_at: updatedAt,
       })
       .onConflict((oc) =>
-        oc
-          .column('merchant_id')
-          .doUpdateSet({
-            auto_approve_limit: next.autoApproveLimit,
-            daily_limit: next.dailyLimit,
-            updated_at: updatedAt,
-          }),
+        oc.column('merchant_id').doUpdateSet({
+          auto_approve_limit: next.autoApproveLimit,
+          daily_limit: next.dailyLimit,
+          updated_at: updatedAt,
+        }),
       )
       .execute();
     const view = limitsView(next);

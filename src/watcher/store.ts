@@ -45,13 +45,11 @@ export async function storeScanned(db: Executor, rows: ScannedBlocksTable[]): Pr
     .insertInto('scanned_blocks')
     .values(rows)
     .onConflict((oc) =>
-      oc
-        .column('number')
-        .doUpdateSet((eb) => ({
-          hash: eb.ref('excluded.hash'),
-          parent_hash: eb.ref('excluded.parent_hash'),
-          timestamp: eb.ref('excluded.timestamp'),
-        })),
+      oc.column('number').doUpdateSet((eb) => ({
+        hash: eb.ref('excluded.hash'),
+        parent_hash: eb.ref('excluded.parent_hash'),
+        timestamp: eb.ref('excluded.timestamp'),
+      })),
     )
     .execute();
 }

@@ -55,17 +55,15 @@ describe('webhook delivery under SIGKILL of serve', () => {
       const emit = async (count: number) => {
         for (let i = 0; i < count; i++) {
           n++;
-          await db
-            .transaction()
-            .execute((trx) =>
-              recordEvent(trx, systemClock, {
-                merchantId,
-                type: 'invoice.created',
-                subjectId: `inv-${n}`,
-                data: { n },
-                key: `crash:${n}`,
-              }),
-            );
+          await db.transaction().execute((trx) =>
+            recordEvent(trx, systemClock, {
+              merchantId,
+              type: 'invoice.created',
+              subjectId: `inv-${n}`,
+              data: { n },
+              key: `crash:${n}`,
+            }),
+          );
         }
       };
       await emit(10);

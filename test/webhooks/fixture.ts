@@ -116,17 +116,15 @@ export async function openWebhookDb(): Promise<WebhookDb> {
         rotateSecret: opts.rotateSecret ?? false,
       }),
     async emit(merchantId, type, data = { n: ++n }) {
-      const e = await db
-        .transaction()
-        .execute((trx) =>
-          recordEvent(trx, clock, {
-            merchantId,
-            type,
-            subjectId: `s-${n}`,
-            data,
-            key: `test:${merchantId}:${n}:${Math.random()}`,
-          }),
-        );
+      const e = await db.transaction().execute((trx) =>
+        recordEvent(trx, clock, {
+          merchantId,
+          type,
+          subjectId: `s-${n}`,
+          data,
+          key: `test:${merchantId}:${n}:${Math.random()}`,
+        }),
+      );
       return e.id;
     },
     dispatcher: (opts = {}) => new WebhookDispatcher(db, clock, lease, silent, { random: () => 0.5, ...opts }),

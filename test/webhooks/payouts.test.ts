@@ -37,15 +37,13 @@ describe('payout events', () => {
     const lease = { holder: 'test', held: () => true, assertHeld: async () => {} };
     const d = new WebhookDispatcher(t.app.services.db, t.clock, lease, silent);
     while ((await d.dispatchDue()) > 0);
-    const got = r
-      .accepted()
-      .map(
-        (x) =>
-          new Webhook(secret as string).verify(x.body, x.headers as Record<string, string>) as {
-            type: string;
-            data: { payout_id: string };
-          },
-      );
+    const got = r.accepted().map(
+      (x) =>
+        new Webhook(secret as string).verify(x.body, x.headers as Record<string, string>) as {
+          type: string;
+          data: { payout_id: string };
+        },
+    );
     expect(got.map((e) => [e.type, e.data.payout_id])).toEqual([
       ['payout.pending_review', a.payout_id],
       ['payout.pending_review', b.payout_id],

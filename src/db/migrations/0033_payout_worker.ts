@@ -11,8 +11,8 @@ import { sql, type Kysely } from 'kysely';
  *   the merchants' review limits): per payout, per UTC day, and the fee_limit cap (sun) of TRC20 sends.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const add = (name: string, type: 'text' | 'integer', build?: (c: any) => any) =>
-    // eslint-disable-line @typescript-eslint/no-explicit-any
     db.schema
       .alterTable('payouts')
       .addColumn(name, type, build ?? ((c) => c))

@@ -159,15 +159,13 @@ export async function setHotWalletLimit(
       .insertInto('hot_wallet_limits')
       .values(row)
       .onConflict((oc) =>
-        oc
-          .column('asset')
-          .doUpdateSet({
-            per_payout: row.per_payout,
-            per_day: row.per_day,
-            fee_limit: row.fee_limit,
-            updated_at: now,
-            updated_by: actor,
-          }),
+        oc.column('asset').doUpdateSet({
+          per_payout: row.per_payout,
+          per_day: row.per_day,
+          fee_limit: row.fee_limit,
+          updated_at: now,
+          updated_by: actor,
+        }),
       )
       .execute();
     const view = await hotWalletLimitView(trx, catalog, asset.code);
