@@ -69,7 +69,7 @@ export function registerWalletRoutes(app: FastifyInstance, chain: DevnetChain, c
       if (b) parts.push(parts.length === 0 ? RANGE_OPEN : COMMA, ...cache.blockBytes(b, visibleOf(p)));
     }
     // Sent as its parts: one 35 MB Buffer.concat per answer was most of the devnet's CPU in
-    // bench/watcher.ts on a machine where first-touched memory is slow (docs/decisions.md).
+    // bench/watcher.ts on a machine where first-touched memory is slow.
     return parts.length === 0 ? {} : raw([...parts, RANGE_CLOSE]);
   };
 

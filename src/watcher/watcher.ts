@@ -1,5 +1,5 @@
 /**
- * The chain watcher (DESIGN §7): scans blocks in order from the stored cursor (up to 100 per
+ * The chain watcher (docs/adr/0024-watcher-finality-rules.md): scans blocks in order from the stored cursor (up to 100 per
  * request while behind, one at a time at the head), records the transfers into deposit addresses
  * as deposits and moves the cursor in the same transaction. Every network call happens before the
  * write transaction; a node error, `{"Error"}` answer or timeout throws out of the tick, which the

@@ -1,5 +1,5 @@
 /**
- * The payout worker (DESIGN §6, docs/payouts.md): takes payouts from `approved` to `confirmed` or
+ * The payout worker (docs/payouts.md, docs/adr/0021-exactly-once-by-stored-signed-bytes.md): takes payouts from `approved` to `confirmed` or
  * `failed` on chain, exactly once. A payout held since a restore (`hold_reason`, payouts/restore.ts)
  * is never signed until the operator approves or cancels it. One tick runs four steps, each over a
  * bounded batch:
