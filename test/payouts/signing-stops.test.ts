@@ -6,17 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTx } from '../../src/db/database.js';
-import { approvedMerchantWithKey } from '../../src/keys/service.js';
-import { creditMerchant } from '../../src/ledger/operator.js';
-import { findMerchant } from '../../src/merchants/store.js';
 import { setHalt } from '../../src/payouts/halts.js';
-import { approvePayout } from '../../src/payouts/operator.js';
-import { createPayout } from '../../src/payouts/service.js';
 import { createPayoutWorker } from '../../src/payouts/worker/worker.js';
-import { addToWhitelist } from '../../src/whitelist/service.js';
 import { recordWatcherStop, resumeWatcher } from '../../src/watcher/stop.js';
-import { sweepFixture, TRX, USDT, type SweepFixture } from '../sweeper/fixture.js';
-import { newAddress } from './fixture.js';
+import { sweepFixture, USDT, type SweepFixture } from '../sweeper/fixture.js';
+import { approvedPayoutOnFixture } from './worker-fixture.js';
 
 let f: SweepFixture;
 let deposit: string;
@@ -25,23 +19,7 @@ afterAll(() => f?.close());
 
 beforeAll(async () => {
   f = await sweepFixture();
-  const db = f.database.db;
-  const { clock, catalog } = f.services;
-  f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 1_000n * TRX, mine: true });
-  f.devnet.control.fund({ address: f.hot, asset: 'USDT_TRON', amount: 100n * USDT, mine: true });
-  const { merchant: view } = await approvedMerchantWithKey(db, clock, 'test', { name: 'Stopped shop' });
-  const merchant = (await findMerchant(db, view.merchant_id))!;
-  await creditMerchant(db, clock, 'test', catalog, merchant.id, { asset: 'USDT_TRON', amount: '50', memo: 'seed' });
-  const to = newAddress();
-  await addToWhitelist(db, clock, 'test', catalog, merchant.id, { asset: 'USDT_TRON', address: to, delay: '0' });
-  const created = await createPayout({ db, clock, catalog }, merchant, {
-    reference: 'stopped-1',
-    asset: 'USDT_TRON',
-    to_address: to,
-    amount: '10',
-  });
-  payoutId = created.payout.payout_id;
-  if (created.payout.status === 'pending_review') await approvePayout(db, clock, 'test', payoutId);
+  ({ payoutId } = await approvedPayoutOnFixture(f, 'Stopped shop', 'stopped-1'));
   deposit = await f.address(0);
   await f.deposit(deposit, 'USDT_TRON', 100n * USDT);
 });

@@ -15,6 +15,14 @@ import { encryptMnemonic, writeKeystore } from '../../src/wallet/keystore.js';
 import type { Services } from '../../src/services.js';
 import type { WorkerLease } from '../../src/runtime/lease.js';
 import { tempDir } from '../helpers/app.js';
+import { approvedMerchantWithKey } from '../../src/keys/service.js';
+import { creditMerchant } from '../../src/ledger/operator.js';
+import { findMerchant, type MerchantRow } from '../../src/merchants/store.js';
+import { approvePayout } from '../../src/payouts/operator.js';
+import { createPayout } from '../../src/payouts/service.js';
+import { addToWhitelist } from '../../src/whitelist/service.js';
+import type { SweepFixture } from '../sweeper/fixture.js';
+import { newAddress } from './fixture.js';
 
 export const PASSPHRASE = 'a test passphrase, long enough';
 export const CHEAP_SCRYPT = { N: 2 ** 10, r: 8, p: 1 };
@@ -121,4 +129,33 @@ export async function ledgerProblems(db: Executor): Promise<string[]> {
       problems.push(`payout ${p.id} (${p.status}): ledger entries ${kinds.join()}, expected ${want.join()}`);
   }
   return problems;
+}
+
+/**
+ * On a sweep fixture: a funded hot wallet (1,000 TRX, 100 USDT), an approved merchant credited
+ * 50 USDT, and its approved payout of 10 USDT to a whitelisted address.
+ */
+export async function approvedPayoutOnFixture(
+  f: SweepFixture,
+  shop: string,
+  reference: string,
+): Promise<{ merchant: MerchantRow; payoutId: string; to: string }> {
+  const db = f.database.db;
+  const { clock, catalog } = f.services;
+  f.devnet.control.fund({ address: f.hot, asset: 'TRX_TRON', amount: 1_000_000_000n, mine: true });
+  f.devnet.control.fund({ address: f.hot, asset: 'USDT_TRON', amount: 100_000_000n, mine: true });
+  const { merchant: view } = await approvedMerchantWithKey(db, clock, 'test', { name: shop });
+  const merchant = (await findMerchant(db, view.merchant_id))!;
+  await creditMerchant(db, clock, 'test', catalog, merchant.id, { asset: 'USDT_TRON', amount: '50', memo: 'seed' });
+  const to = newAddress();
+  await addToWhitelist(db, clock, 'test', catalog, merchant.id, { asset: 'USDT_TRON', address: to, delay: '0' });
+  const created = await createPayout({ db, clock, catalog }, merchant, {
+    reference,
+    asset: 'USDT_TRON',
+    to_address: to,
+    amount: '10',
+  });
+  const payoutId = created.payout.payout_id;
+  if (created.payout.status === 'pending_review') await approvePayout(db, clock, 'test', payoutId);
+  return { merchant, payoutId, to };
 }

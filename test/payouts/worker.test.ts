@@ -6,9 +6,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TronClient } from '../../src/chain/client.js';
 import { ManualClock } from '../../src/clock.js';
-import { approvedMerchantWithKey } from '../../src/keys/service.js';
-import { findMerchant } from '../../src/merchants/store.js';
-import { createPayout } from '../../src/payouts/service.js';
 import { createPayoutWorker } from '../../src/payouts/worker/worker.js';
 import { WorkerLease } from '../../src/runtime/lease.js';
 import { sweepFixture, type SweepFixture } from '../sweeper/fixture.js';
@@ -32,6 +29,7 @@ import {
   successfulTransfersTo,
   transfersFrom,
   workerAppOptions,
+  approvedPayoutOnFixture,
 } from './worker-fixture.js';
 
 let devnet: Devnet;
@@ -474,22 +472,7 @@ describe('payout worker fencing', () => {
     f = await sweepFixture({ clock });
     const fx = f;
     const db = fx.database.db;
-    const catalog = fx.services.catalog;
-    fx.devnet.control.fund({ address: fx.hot, asset: 'TRX_TRON', amount: 1_000_000_000n, mine: true });
-    fx.devnet.control.fund({ address: fx.hot, asset: 'USDT_TRON', amount: 100_000_000n, mine: true });
-    const { merchant: view } = await approvedMerchantWithKey(db, clock, 'test', { name: 'Fenced shop' });
-    const merchant = (await findMerchant(db, view.merchant_id))!;
-    await creditMerchant(db, clock, 'test', catalog, merchant.id, { asset: 'USDT_TRON', amount: '50', memo: 'seed' });
-    const to = newAddress();
-    await addToWhitelist(db, clock, 'test', catalog, merchant.id, { asset: 'USDT_TRON', address: to, delay: '0' });
-    const created = await createPayout({ db, clock, catalog }, merchant, {
-      reference: 'fenced-1',
-      asset: 'USDT_TRON',
-      to_address: to,
-      amount: '10',
-    });
-    const id = created.payout.payout_id;
-    if (created.payout.status === 'pending_review') await approvePayout(db, clock, 'test', id);
+    const { payoutId: id, to } = await approvedPayoutOnFixture(fx, 'Fenced shop', 'fenced-1');
     const payout = () => db.selectFrom('payouts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
     // The old holder (fixture lease, token 1) pauses right after signing, before it stores the bytes.
