@@ -51,6 +51,15 @@ export interface Config {
   adminHost: string;
   /** 0 = any free port (tests); must differ from PORT. */
   adminPort: number;
+  /** The merchant cabinet's listener (/cabinet/v1 and its web page): loopback by default. */
+  cabinetHost: string;
+  /** 0 = any free port (tests); must differ from PORT and ADMIN_PORT. */
+  cabinetPort: number;
+  /**
+   * Where owners reach the cabinet (CABINET_PUBLIC_URL: the VPN or proxy address), for the setup
+   * links `paygate owner create` prints; null: the listener's own address.
+   */
+  cabinetPublicUrl: string | null;
 }
 
 export class ConfigError extends Error {
@@ -214,6 +223,23 @@ function adminPort(env: Env, port: number): number {
   return admin;
 }
 
+function cabinetPort(env: Env, port: number, admin: number): number {
+  const cabinet = integer(env, 'CABINET_PORT', 9091, 0, 65535);
+  if (cabinet !== 0 && (cabinet === port || cabinet === admin))
+    throw new ConfigError(
+      'CABINET_PORT',
+      `must differ from PORT (${port}) and ADMIN_PORT (${admin}): the cabinet has a listener of its own`,
+    );
+  return cabinet;
+}
+
+/** The cabinet's address as owners use it: CABINET_PUBLIC_URL, else its listener's. */
+export function cabinetUrl(config: Config): string {
+  if (config.cabinetPublicUrl) return config.cabinetPublicUrl;
+  const host = config.cabinetHost.includes(':') ? `[${config.cabinetHost}]` : config.cabinetHost;
+  return `http://${host}:${config.cabinetPort}`;
+}
+
 export function parseConfig(env: Env = process.env): Config {
   const databaseUrl = text(env, 'DATABASE_URL') ?? './paygate.db';
   return {
@@ -238,5 +264,8 @@ export function parseConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: durationMs(env, 'SHUTDOWN_TIMEOUT', 20_000, 1_000, 600_000),
     adminHost: listenHost(env, 'ADMIN_HOST', '127.0.0.1'),
     adminPort: adminPort(env, integer(env, 'PORT', 8080, 0, 65535)),
+    cabinetHost: listenHost(env, 'CABINET_HOST', '127.0.0.1'),
+    cabinetPort: cabinetPort(env, integer(env, 'PORT', 8080, 0, 65535), integer(env, 'ADMIN_PORT', 9090, 0, 65535)),
+    cabinetPublicUrl: httpUrl(env, 'CABINET_PUBLIC_URL'),
   };
 }

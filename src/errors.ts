@@ -16,6 +16,10 @@ export const ERROR_STATUS = {
   api_key_not_found: 404,
   delivery_not_found: 404,
   asset_not_found: 404,
+  /** CLI only: no owner account has this email. */
+  owner_not_found: 404,
+  /** Cabinet only: a change sent with the session cookie lacks the session's X-CSRF-Token. */
+  csrf_token_invalid: 403,
   delivery_not_failed: 409,
   asset_flag_locked: 409,
   address_mode_mismatch: 409,
@@ -51,7 +55,10 @@ export const ERROR_STATUS = {
   network_fee_quote_unavailable: 503,
   /** CLI only: a flag or argument is malformed (the API uses validation_failed with details). */
   invalid_argument: 400,
-  /** CLI only: the operation does not fit the record's current state (e.g. approving a rejected payout). */
+  /**
+   * CLI and cabinet: the operation does not fit the record's current state (e.g. approving a
+   * rejected payout, confirming a TOTP enrolment that was never started).
+   */
   invalid_state: 409,
   /**
    * CLI and start only: the node serves another chain than the one this database belongs to

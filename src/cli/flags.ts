@@ -32,7 +32,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * upper-case spelling names the same record), an upper-case copy finds the record instead of
  * answering not_found. Anything else is passed on as given, for the command's own error.
  */
-const lowerUuid = async (input: string): Promise<string> => (UUID.test(input) ? input.toLowerCase() : input);
+export const lowerUuid = async (input: string): Promise<string> => (UUID.test(input) ? input.toLowerCase() : input);
 export const idArg = (description: string) => Args.string({ required: true, description, parse: lowerUuid });
 export const optionalIdArg = (description: string) => Args.string({ required: false, description, parse: lowerUuid });
 export const idFlag = (description: string) => Flags.string({ description, parse: lowerUuid });
+/** A required, repeatable id flag (`--merchant A --merchant B`), each spelled as idFlag takes it. */
+export const idsFlag = (description: string) =>
+  Flags.string({ description, required: true, multiple: true, parse: lowerUuid });

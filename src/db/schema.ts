@@ -4,6 +4,7 @@
  * converted to bigint in the stores. Booleans are INTEGER 0/1.
  */
 import type { Generated } from 'kysely';
+import type { CabinetTables } from './tables/cabinet.js';
 import type { DerivationGapTables } from './tables/derivation-gaps.js';
 import type { PayoutWorkerTables } from './tables/payout-worker.js';
 import type { SweeperTables } from './tables/sweeper.js';
@@ -310,7 +311,8 @@ export interface StatusCountsTable {
   n: number;
 }
 
-export interface DB extends WatcherTables, SweeperTables, PayoutWorkerTables, WebhookTables, DerivationGapTables {
+export interface DB
+  extends WatcherTables, SweeperTables, PayoutWorkerTables, WebhookTables, DerivationGapTables, CabinetTables {
   worker_lease: WorkerLeaseTable;
   deposits: DepositsTable;
   events: EventsTable;

@@ -1,0 +1,3 @@
+import { ownerSwitchCommand } from '../../src/cli/owner-switch.js';
+
+export default ownerSwitchCommand('disable');

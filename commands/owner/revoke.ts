@@ -1,0 +1,3 @@
+import { ownerAccessCommand } from '../../src/cli/owner-access.js';
+
+export default ownerAccessCommand('revoke');

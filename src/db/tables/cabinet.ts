@@ -1,0 +1,59 @@
+/** Row types of the merchant cabinet's tables (migration 0049), joined into DB in ../schema.ts. */
+
+/** A merchant owner's account. Emails are stored in lower case. */
+export interface OwnersTable {
+  id: string;
+  email: string;
+  /** argon2id encoded hash; null until the owner has used the setup link. */
+  password_hash: string | null;
+  /** Base32 TOTP secret in force (it must verify codes, so it is not hashed). */
+  totp_secret: string | null;
+  /** 1 once a first code confirmed the secret: sign-in then needs a code. */
+  totp_enabled: number;
+  /** A secret handed out by an enrolment and not yet confirmed by a code. */
+  totp_pending_secret: string | null;
+  /** The time step of the last code accepted, so a code is never accepted twice. */
+  totp_last_counter: number | null;
+  disabled_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Which merchants an account sees. */
+export interface OwnerMerchantsTable {
+  owner_id: string;
+  merchant_id: string;
+  granted_at: string;
+}
+
+/** One-time setup links: SHA-256 (hex) of the token, never the token. */
+export interface OwnerSetupTokensTable {
+  token_hash: string;
+  owner_id: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export type SessionTransport = 'bearer' | 'cookie';
+
+/** Signed-in sessions: SHA-256 (hex) of the session token, never the token. */
+export interface OwnerSessionsTable {
+  token_hash: string;
+  owner_id: string;
+  /** `bearer` (the API) or `cookie` (the web page: state changes need the CSRF token). */
+  transport: SessionTransport;
+  created_at: string;
+  /** Last request seen (recorded at most once a minute); the idle expiry counts from it. */
+  last_seen_at: string;
+  expires_at: string;
+  /** Set at sign-out, or when the operator disables or resets the account. */
+  ended_at: string | null;
+}
+
+export interface CabinetTables {
+  owners: OwnersTable;
+  owner_merchants: OwnerMerchantsTable;
+  owner_setup_tokens: OwnerSetupTokensTable;
+  owner_sessions: OwnerSessionsTable;
+}

@@ -1,0 +1,203 @@
+/** SQL for owner accounts, their merchants and their one-time setup links. */
+import type { Executor } from '../db/database.js';
+import type { OwnerSessionsTable, OwnerSetupTokensTable, OwnersTable } from '../db/tables/cabinet.js';
+import type { MerchantRow } from '../merchants/store.js';
+
+export type OwnerRow = OwnersTable;
+export type SetupTokenRow = OwnerSetupTokensTable;
+
+export async function insertOwner(db: Executor, row: OwnerRow): Promise<void> {
+  await db.insertInto('owners').values(row).execute();
+}
+
+export async function findOwnerByEmail(db: Executor, email: string): Promise<OwnerRow | undefined> {
+  return db.selectFrom('owners').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+export async function findOwner(db: Executor, id: string): Promise<OwnerRow | undefined> {
+  return db.selectFrom('owners').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listOwners(db: Executor): Promise<OwnerRow[]> {
+  return db.selectFrom('owners').selectAll().orderBy('email').execute();
+}
+
+export async function updateOwner(
+  db: Executor,
+  id: string,
+  patch: Partial<Omit<OwnerRow, 'id' | 'email' | 'created_at'>>,
+): Promise<void> {
+  await db.updateTable('owners').set(patch).where('id', '=', id).execute();
+}
+
+/**
+ * Records the time step of an accepted TOTP code; false when a code of that step or a later one
+ * was accepted already (a replayed code, or two sign-ins racing with one code).
+ */
+export async function advanceTotpCounter(db: Executor, id: string, counter: number, at: string): Promise<boolean> {
+  const r = await db
+    .updateTable('owners')
+    .set({ totp_last_counter: counter, updated_at: at })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('totp_last_counter', 'is', null), eb('totp_last_counter', '<', counter)]))
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
+export async function grantMerchant(db: Executor, ownerId: string, merchantId: string, at: string): Promise<boolean> {
+  const r = await db
+    .insertInto('owner_merchants')
+    .values({ owner_id: ownerId, merchant_id: merchantId, granted_at: at })
+    .onConflict((oc) => oc.columns(['owner_id', 'merchant_id']).doNothing())
+    .executeTakeFirst();
+  return (r.numInsertedOrUpdatedRows ?? 0n) > 0n;
+}
+
+export async function revokeMerchant(db: Executor, ownerId: string, merchantId: string): Promise<boolean> {
+  const r = await db
+    .deleteFrom('owner_merchants')
+    .where('owner_id', '=', ownerId)
+    .where('merchant_id', '=', merchantId)
+    .executeTakeFirst();
+  return r.numDeletedRows > 0n;
+}
+
+/** The merchant ids of each owner, for lists (one query for all owners). */
+export async function merchantIdsByOwner(db: Executor): Promise<Map<string, string[]>> {
+  const rows = await db
+    .selectFrom('owner_merchants')
+    .select(['owner_id', 'merchant_id'])
+    .orderBy('owner_id')
+    .orderBy('merchant_id')
+    .execute();
+  const out = new Map<string, string[]>();
+  for (const r of rows) out.set(r.owner_id, [...(out.get(r.owner_id) ?? []), r.merchant_id]);
+  return out;
+}
+
+/** The merchants an owner sees, oldest first. */
+export async function merchantsOfOwner(db: Executor, ownerId: string): Promise<MerchantRow[]> {
+  return db
+    .selectFrom('owner_merchants as om')
+    .innerJoin('merchants as m', 'm.id', 'om.merchant_id')
+    .selectAll('m')
+    .where('om.owner_id', '=', ownerId)
+    .orderBy('m.created_at')
+    .orderBy('m.id')
+    .execute();
+}
+
+/** The merchant `merchantId` when the owner sees it; undefined for an absent one and another account's alike. */
+export async function ownedMerchant(
+  db: Executor,
+  ownerId: string,
+  merchantId: string,
+): Promise<MerchantRow | undefined> {
+  return db
+    .selectFrom('owner_merchants as om')
+    .innerJoin('merchants as m', 'm.id', 'om.merchant_id')
+    .selectAll('m')
+    .where('om.owner_id', '=', ownerId)
+    .where('om.merchant_id', '=', merchantId)
+    .executeTakeFirst();
+}
+
+export async function insertSetupToken(db: Executor, row: SetupTokenRow): Promise<void> {
+  await db.insertInto('owner_setup_tokens').values(row).execute();
+}
+
+export async function findSetupToken(db: Executor, tokenHash: string): Promise<SetupTokenRow | undefined> {
+  return db.selectFrom('owner_setup_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+/** Uses a setup token; false when it was used already (the compare-and-set makes it single use). */
+export async function useSetupToken(db: Executor, tokenHash: string, at: string): Promise<boolean> {
+  const r = await db
+    .updateTable('owner_setup_tokens')
+    .set({ used_at: at })
+    .where('token_hash', '=', tokenHash)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
+/** Ends every unused setup link of an owner (a new one replaces them). */
+export async function expireSetupTokens(db: Executor, ownerId: string, at: string): Promise<void> {
+  await db
+    .updateTable('owner_setup_tokens')
+    .set({ used_at: at })
+    .where('owner_id', '=', ownerId)
+    .where('used_at', 'is', null)
+    .execute();
+}
+
+export type SessionRow = OwnerSessionsTable;
+
+export async function insertSession(db: Executor, row: SessionRow): Promise<void> {
+  await db.insertInto('owner_sessions').values(row).execute();
+}
+
+/** A session with its owner, read on every cabinet request (so a disabled account stops at once). */
+export async function findSessionWithOwner(
+  db: Executor,
+  tokenHash: string,
+): Promise<{ session: SessionRow; owner: OwnerRow } | undefined> {
+  const row = await db
+    .selectFrom('owner_sessions as s')
+    .innerJoin('owners as o', 'o.id', 's.owner_id')
+    .selectAll('o')
+    .select([
+      's.token_hash',
+      's.transport',
+      's.created_at as session_created_at',
+      's.last_seen_at',
+      's.expires_at',
+      's.ended_at',
+    ])
+    .where('s.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { token_hash, transport, session_created_at, last_seen_at, expires_at, ended_at, ...owner } = row;
+  return {
+    session: {
+      token_hash,
+      owner_id: owner.id,
+      transport,
+      created_at: session_created_at,
+      last_seen_at,
+      expires_at,
+      ended_at,
+    },
+    owner,
+  };
+}
+
+/** Moves the idle expiry of a live session forward. */
+export async function touchSession(db: Executor, tokenHash: string, at: string, expiresAt: string): Promise<void> {
+  await db
+    .updateTable('owner_sessions')
+    .set({ last_seen_at: at, expires_at: expiresAt })
+    .where('token_hash', '=', tokenHash)
+    .where('ended_at', 'is', null)
+    .execute();
+}
+
+export async function endSession(db: Executor, tokenHash: string, at: string): Promise<void> {
+  await db
+    .updateTable('owner_sessions')
+    .set({ ended_at: at })
+    .where('token_hash', '=', tokenHash)
+    .where('ended_at', 'is', null)
+    .execute();
+}
+
+/** Ends every live session of an owner; returns how many. */
+export async function endOwnerSessions(db: Executor, ownerId: string, at: string): Promise<number> {
+  const r = await db
+    .updateTable('owner_sessions')
+    .set({ ended_at: at })
+    .where('owner_id', '=', ownerId)
+    .where('ended_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
