@@ -191,6 +191,7 @@ async function main(): Promise<number> {
       TRON_NETWORK: 'devnet',
       PORT: '0',
       ADMIN_PORT: '0',
+      CABINET_PORT: '0',
       LOG_LEVEL: 'warn',
     };
     let t = performance.now();

@@ -42,6 +42,7 @@ async function main(): Promise<void> {
     devnet.control.fund({ address: hot, asset: 'USDT_TRON', amount: 10_000_000_000_000n, mine: true });
     const config = parseConfig({
       ADMIN_PORT: '0',
+      CABINET_PORT: '0',
       DATABASE_URL: path.join(dir, 'bench.db'),
       PORT: '0',
       LOG_LEVEL: 'silent',

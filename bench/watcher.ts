@@ -61,6 +61,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'paygate-bench-watcher-'));
   const config = parseConfig({
     ADMIN_PORT: '0',
+    CABINET_PORT: '0',
     DATABASE_URL: path.join(dir, 'db'),
     TRON_NETWORK: 'devnet',
     LOG_LEVEL: 'silent',

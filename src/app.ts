@@ -23,6 +23,7 @@ import { DepositAddressAllocator, type AllocatorOptions } from './addresses/allo
 import type { UnlockedWallet } from './wallet/keystore.js';
 import { unlockWallet } from './wallet/service.js';
 import { buildAdminServer, type AdminOptions } from './operations/admin.js';
+import { buildCabinetServer, type CabinetOptions } from './cabinet/server.js';
 import { createMetrics, httpLatency, instrumentHttp, type AppMetrics } from './operations/metrics.js';
 import './operations/wiring.js';
 
@@ -54,6 +55,8 @@ export interface AppOptions {
   extraRoutes?: (app: ApiServer, services: Services) => Promise<void>;
   /** The admin listener (/healthz, /readyz, /metrics on ADMIN_HOST:ADMIN_PORT); false: none. */
   admin?: false | AdminOptions;
+  /** The cabinet listener (/cabinet/v1 and its page on CABINET_HOST:CABINET_PORT); false: none. */
+  cabinet?: false | CabinetOptions;
 }
 
 export interface App {
@@ -67,6 +70,10 @@ export interface App {
   metrics: AppMetrics;
   /** Base URL of the admin listener once started (null before start or with admin: false). */
   readonly adminUrl: string | null;
+  /** The cabinet listener's server (null with cabinet: false). */
+  cabinet: ApiServer | null;
+  /** Base URL of the cabinet listener once started (null before start or with cabinet: false). */
+  readonly cabinetUrl: string | null;
   /** Starts listening and the worker host; resolves to the base URL. */
   start(): Promise<string>;
   stop(): Promise<void>;
@@ -123,6 +130,9 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     if (opts.extraRoutes) await opts.extraRoutes(app, services);
   });
 
+  const cabinet = opts.cabinet === false ? null : await buildCabinetServer(services, opts.cabinet);
+  let cabinetUrl: string | null = null;
+
   let stopped = false;
   return {
     config,
@@ -136,6 +146,10 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     get adminUrl() {
       return adminUrl;
     },
+    cabinet,
+    get cabinetUrl() {
+      return cabinetUrl;
+    },
     async start() {
       if (opts.admin !== false) {
         admin = await buildAdminServer(services, metrics, opts.admin);
@@ -144,6 +158,11 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
           '127.0.0.1',
         );
       }
+      if (cabinet)
+        cabinetUrl = (await cabinet.listen({ host: config.cabinetHost, port: config.cabinetPort })).replace(
+          '[::1]',
+          '127.0.0.1',
+        );
       void addresses
         .start(database.db)
         .catch((err: unknown) => logger.error({ err }, 'deposit address pool failed to start'));
@@ -169,6 +188,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       // Workers stop at a safe point while fastify lets in-flight requests finish (new ones: 503).
       await Promise.all([step('workers', () => workers?.stop()), step('api listener', () => http.close())]);
       await step('admin listener', () => admin?.close());
+      await step('cabinet listener', () => cabinet?.close());
       await step('address pool', () => addresses.stop());
       // A client passed in belongs to the caller (tests share one between apps).
       if (!opts.chain) await step('chain client', () => chain.close?.());

@@ -13,6 +13,7 @@ export async function startAuthBenchApp(): Promise<{ app: App; url: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'paygate-bench-'));
   const config = parseConfig({
     ADMIN_PORT: '0',
+    CABINET_PORT: '0',
     DATABASE_URL: path.join(dir, 'bench.db'),
     PORT: '0',
     LOG_LEVEL: 'silent',

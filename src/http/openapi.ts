@@ -36,7 +36,7 @@ const COMMON_HEADERS = {
   'x-ratelimit-reset': integerHeader('Seconds until the window resets'),
 };
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** The operation groups; every operation names one of them in its schema's `tags`. */
 const TAGS = [
@@ -92,16 +92,24 @@ export function swaggerOptions(config: Config): FastifyDynamicSwaggerOptions {
 
 function decorate(doc: Json): Json {
   doc.webhooks = openApiWebhooks();
+  describeResponses(doc, DESCRIPTIONS);
+  for (const part of DOCUMENT_PARTS) part(doc);
+  return doc;
+}
+
+/**
+ * Every response of `doc`: a readable description by status where fastify left its default, the
+ * headers every answer carries, and Retry-After on a 429 (the cabinet's document uses it too).
+ */
+export function describeResponses(doc: Json, descriptions: Record<string, string>): void {
   for (const operations of Object.values<Json>(doc.paths ?? {})) {
     for (const op of Object.values<Json>(operations)) {
       for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
         if (!response.description || response.description === 'Default Response')
-          response.description = DESCRIPTIONS[status] ?? 'Response';
+          response.description = descriptions[status] ?? 'Response';
         response.headers = { ...COMMON_HEADERS, ...(response.headers ?? {}) };
         if (status === '429') response.headers['Retry-After'] = integerHeader('Seconds to wait before retrying');
       }
     }
   }
-  for (const part of DOCUMENT_PARTS) part(doc);
-  return doc;
 }

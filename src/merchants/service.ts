@@ -127,20 +127,54 @@ export async function changeMerchant(
   id: string,
   action: MerchantAction,
 ): Promise<MerchantView> {
-  return writeTx(db, async (trx) => {
-    const before = await requireMerchant(trx, id);
-    const patch = { ...ACTION_PATCH[action], updated_at: clock.now().toISOString() };
-    await updateMerchant(trx, id, patch);
-    await recordAudit(trx, clock, {
-      actor,
-      action: `merchant.${action}`,
-      subjectType: 'merchant',
-      subjectId: id,
-      merchantId: id,
-      details: { approval_before: before.approval, enabled_before: before.enabled === 1 },
-    });
-    return merchantView({ ...before, ...patch });
+  return writeTx(db, (trx) => applyMerchantAction(trx, clock, actor, id, action));
+}
+
+/** changeMerchant inside the caller's transaction (the cabinet changes more than one setting at once). */
+export async function applyMerchantAction(
+  trx: Executor,
+  clock: Clock,
+  actor: string,
+  id: string,
+  action: MerchantAction,
+): Promise<MerchantView> {
+  const before = await requireMerchant(trx, id);
+  const patch = { ...ACTION_PATCH[action], updated_at: clock.now().toISOString() };
+  await updateMerchant(trx, id, patch);
+  await recordAudit(trx, clock, {
+    actor,
+    action: `merchant.${action}`,
+    subjectType: 'merchant',
+    subjectId: id,
+    merchantId: id,
+    details: { approval_before: before.approval, enabled_before: before.enabled === 1 },
   });
+  return merchantView({ ...before, ...patch });
+}
+
+/**
+ * Clears the legacy setting that the customer pays the network fee (with it, invoice creation
+ * answers 503 network_fee_quote_unavailable); nothing is written when it is not set.
+ */
+export async function clearLegacyNetworkFeePayer(
+  trx: Executor,
+  clock: Clock,
+  actor: string,
+  id: string,
+): Promise<MerchantView> {
+  const before = await requireMerchant(trx, id);
+  if (before.legacy_network_fee_payer === null) return merchantView(before);
+  const patch = { legacy_network_fee_payer: null, updated_at: clock.now().toISOString() };
+  await updateMerchant(trx, id, patch);
+  await recordAudit(trx, clock, {
+    actor,
+    action: 'merchant.network_fee_payer',
+    subjectType: 'merchant',
+    subjectId: id,
+    merchantId: id,
+    details: { before: before.legacy_network_fee_payer, after: 'merchant' },
+  });
+  return merchantView({ ...before, ...patch });
 }
 
 export interface UpdateMerchantInput {

@@ -24,6 +24,7 @@ describe('a database newer than the code', () => {
     LOG_LEVEL: 'silent',
     PORT: '0',
     ADMIN_PORT: '0',
+    CABINET_PORT: '0',
   };
   const merchants = () => {
     const db = new Sqlite(env.DATABASE_URL, { readonly: true });

@@ -206,10 +206,13 @@ describe('upgrades with data', () => {
         enabled: true,
       });
 
-      const app = await buildApp(parseConfig({ ADMIN_PORT: '0', ...env, PORT: '0', LOG_LEVEL: 'silent' }), {
-        clock: new ManualClock('2026-03-01T10:00:00Z'),
-        workers: false,
-      });
+      const app = await buildApp(
+        parseConfig({ ADMIN_PORT: '0', CABINET_PORT: '0', ...env, PORT: '0', LOG_LEVEL: 'silent' }),
+        {
+          clock: new ManualClock('2026-03-01T10:00:00Z'),
+          workers: false,
+        },
+      );
       try {
         const url = await app.start();
         // The old key still authenticates.

@@ -23,6 +23,7 @@ const env = {
   PORT: '0',
   WORKER_LEASE_TTL: '2s',
   ADMIN_PORT: '0',
+  CABINET_PORT: '0',
 };
 const children: ChildProcess[] = [];
 afterAll(() => {

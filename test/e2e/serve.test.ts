@@ -17,6 +17,7 @@ const env = {
   TRON_NETWORK: 'devnet',
   PORT: '0',
   ADMIN_PORT: '0',
+  CABINET_PORT: '0',
 };
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

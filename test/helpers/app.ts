@@ -59,6 +59,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     HOST: '127.0.0.1',
     PORT: '0',
     ADMIN_PORT: '0',
+    CABINET_PORT: '0',
     LOG_LEVEL: 'silent',
     TRON_NETWORK: 'devnet',
     WALLET_KEYSTORE: path.join(dir, 'keystore.json'),

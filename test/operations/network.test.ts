@@ -44,6 +44,7 @@ function envFor(dir: string, node: string, network = 'devnet') {
     TRON_FULL_NODE_URL: node,
     PORT: '0',
     ADMIN_PORT: '0',
+    CABINET_PORT: '0',
   };
 }
 

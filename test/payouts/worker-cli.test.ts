@@ -106,6 +106,7 @@ describe('payout worker: operator commands', () => {
     process.env.WALLET_PASSPHRASE = PASSPHRASE;
     const config = parseConfig({
       ADMIN_PORT: '0',
+      CABINET_PORT: '0',
       ...env,
       WALLET_KEYSTORE: ks.keystore,
       WALLET_PASSPHRASE: PASSPHRASE,

@@ -147,6 +147,7 @@ export async function startTarget(opts: TargetOptions = {}): Promise<Target> {
     PORT: '0',
     ADMIN_HOST: '127.0.0.1',
     ADMIN_PORT: String(adminPort),
+    CABINET_PORT: '0',
     LOG_LEVEL: opts.logLevel ?? 'warn',
     ...opts.env,
   };

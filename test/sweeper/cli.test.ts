@@ -34,7 +34,7 @@ beforeAll(async () => {
     WALLET_KEYSTORE: path.join(dir, 'ks.json'),
     WALLET_PASSPHRASE: 'a long test passphrase',
   };
-  const config = parseConfig({ ADMIN_PORT: '0', ...env, PORT: '0', LOG_LEVEL: 'silent' });
+  const config = parseConfig({ ADMIN_PORT: '0', CABINET_PORT: '0', ...env, PORT: '0', LOG_LEVEL: 'silent' });
   const setup = openDatabase(config.databasePath);
   await migrateToLatest(setup.db);
   const w = await initWallet(setup.db, systemClock, 'test', config, {

@@ -56,6 +56,7 @@ export async function sweepFixture(opts: { clock?: Clock } = {}): Promise<SweepF
   const devnet = await startDevnet({ blockTimeMs: 0 });
   const config = parseConfig({
     ADMIN_PORT: '0',
+    CABINET_PORT: '0',
     DATABASE_URL: path.join(dir, 'paygate.db'),
     TRON_NETWORK: 'devnet',
     TRON_FULL_NODE_URL: devnet.url,

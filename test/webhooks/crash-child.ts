@@ -11,6 +11,7 @@ import { waitForGo } from '../helpers/serve-child.js';
 await waitForGo();
 const config = parseConfig({
   ADMIN_PORT: '0',
+  CABINET_PORT: '0',
   ...process.env,
   TRON_NETWORK: 'devnet',
   PORT: '0',

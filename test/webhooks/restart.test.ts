@@ -24,6 +24,7 @@ import { startReceiver, type Answer } from './fixture.js';
 const dir = tempDir('paygate-webhooks-e2e-');
 const config = parseConfig({
   ADMIN_PORT: '0',
+  CABINET_PORT: '0',
   DATABASE_URL: path.join(dir, 'paygate.db'),
   HOST: '127.0.0.1',
   PORT: '0',

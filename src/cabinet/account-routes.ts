@@ -1,0 +1,55 @@
+/** The signed-in owner's account: `GET /cabinet/v1/account` and the TOTP enrolment. */
+import { errorResponses } from '../http/schemas.js';
+import type { ApiServer } from '../http/server.js';
+import { confirmTotp, startTotpEnrolment } from '../owners/credentials.js';
+import { sessionOf, type CabinetDeps } from './context.js';
+import { accountView } from './service.js';
+import { AccountSchema, TotpConfirmBody, TotpEnrolmentSchema } from './schema.js';
+
+export async function accountRoutes(app: ApiServer, deps: CabinetDeps): Promise<void> {
+  const { db, clock } = deps.services;
+
+  app.get(
+    '/cabinet/v1/account',
+    {
+      schema: {
+        operationId: 'getAccount',
+        tags: ['account'],
+        summary: "The owner's email, second factor on or off, and merchants",
+        response: { 200: AccountSchema, ...errorResponses(401, 429) },
+      },
+    },
+    async (req) => accountView(db, sessionOf(req).owner),
+  );
+
+  app.post(
+    '/cabinet/v1/account/totp',
+    {
+      schema: {
+        operationId: 'startTotpEnrolment',
+        tags: ['account'],
+        summary: 'Start the TOTP enrolment: a secret and its otpauth:// URI',
+        description:
+          'The secret is kept aside until POST /cabinet/v1/account/totp/confirm proves the authenticator has it; asking again replaces it. 409 invalid_state when the second factor is on already.',
+        response: { 200: TotpEnrolmentSchema, ...errorResponses(401, 403, 409, 429) },
+      },
+    },
+    async (req) => startTotpEnrolment(db, clock, sessionOf(req).owner.id),
+  );
+
+  app.post(
+    '/cabinet/v1/account/totp/confirm',
+    {
+      schema: {
+        operationId: 'confirmTotp',
+        tags: ['account'],
+        summary: "Turn the second factor on with the authenticator's first code",
+        description:
+          'A code that does not match is 400 validation_failed at body.code; without an enrolment under way, 409 invalid_state. From then on sign-in needs a code.',
+        body: TotpConfirmBody,
+        response: { 200: AccountSchema, ...errorResponses(400, 401, 403, 409, 429) },
+      },
+    },
+    async (req) => accountView(db, await confirmTotp(db, clock, sessionOf(req).owner.id, req.body.code)),
+  );
+}

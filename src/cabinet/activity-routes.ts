@@ -1,0 +1,139 @@
+/** A merchant's invoices, payouts, deposits and webhook deliveries, as its owner sees them. */
+import { InvoiceSchema } from '../invoices/schema.js';
+import { getInvoice } from '../invoices/service.js';
+import { Page } from '../http/pagination.js';
+import { errorResponses } from '../http/schemas.js';
+import type { ApiServer } from '../http/server.js';
+import { PayoutSchema } from '../payouts/schema.js';
+import { getPayout } from '../payouts/service.js';
+import { listDeliveries, listDeposits, listInvoices, listPayouts, showDelivery } from './activity.js';
+import { sessionOf, type CabinetDeps } from './context.js';
+import {
+  DeliveryDetailSchema,
+  DeliveryListQuery,
+  DeliveryParams,
+  DeliverySchema,
+  DepositListQuery,
+  InvoiceListQuery,
+  InvoiceParams,
+  MerchantParams,
+  PayoutListQuery,
+  PayoutParams,
+  StandaloneDepositSchema,
+} from './schema.js';
+import { ownedMerchantOf } from './service.js';
+
+const LIST_ERRORS = errorResponses(400, 401, 404, 429);
+
+export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise<void> {
+  const { db } = deps.services;
+  const owned = (req: Parameters<typeof sessionOf>[0], id: string) => ownedMerchantOf(db, sessionOf(req), id);
+
+  app.get(
+    '/cabinet/v1/merchants/:merchant_id/invoices',
+    {
+      schema: {
+        operationId: 'listInvoices',
+        tags: ['invoices'],
+        summary: 'Invoices, newest first, as /v1 shows them',
+        description: '`from` and `to` bound the creation time, [from, to).',
+        params: MerchantParams,
+        querystring: InvoiceListQuery,
+        response: { 200: Page(InvoiceSchema, 'InvoicePage'), ...LIST_ERRORS },
+      },
+    },
+    async (req) => listInvoices(db, (await owned(req, req.params.merchant_id)).id, req.query),
+  );
+
+  app.get(
+    '/cabinet/v1/merchants/:merchant_id/invoices/:invoice_id',
+    {
+      schema: {
+        operationId: 'getInvoice',
+        tags: ['invoices'],
+        summary: 'An invoice as GET /v1/invoices/{id} shows it, with its deposits',
+        description: "404 invoice_not_found also for another merchant's invoice.",
+        params: InvoiceParams,
+        response: { 200: InvoiceSchema, ...LIST_ERRORS },
+      },
+    },
+    async (req) => getInvoice({ db }, (await owned(req, req.params.merchant_id)).id, req.params.invoice_id),
+  );
+
+  app.get(
+    '/cabinet/v1/merchants/:merchant_id/payouts',
+    {
+      schema: {
+        operationId: 'listPayouts',
+        tags: ['payouts'],
+        summary: 'Payouts, newest first, as /v1 shows them',
+        description: '`from` and `to` bound the creation time, [from, to).',
+        params: MerchantParams,
+        querystring: PayoutListQuery,
+        response: { 200: Page(PayoutSchema, 'PayoutPage'), ...LIST_ERRORS },
+      },
+    },
+    async (req) => listPayouts(db, (await owned(req, req.params.merchant_id)).id, req.query),
+  );
+
+  app.get(
+    '/cabinet/v1/merchants/:merchant_id/payouts/:payout_id',
+    {
+      schema: {
+        operationId: 'getPayout',
+        tags: ['payouts'],
+        summary: 'A payout as GET /v1/payouts/{id} shows it',
+        description: "404 payout_not_found also for another merchant's payout.",
+        params: PayoutParams,
+        response: { 200: PayoutSchema, ...LIST_ERRORS },
+      },
+    },
+    async (req) => getPayout({ db }, (await owned(req, req.params.merchant_id)).id, req.params.payout_id),
+  );
+
+  app.get(
+    '/cabinet/v1/merchants/:merchant_id/deposits',
+    {
+      schema: {
+        operationId: 'listDeposits',
+        tags: ['invoices'],
+        summary: 'Deposits seen for the merchant, newest first; `unattached=true`: only standalone ones',
+        params: MerchantParams,
+        querystring: DepositListQuery,
+        response: { 200: Page(StandaloneDepositSchema, 'DepositPage'), ...LIST_ERRORS },
+      },
+    },
+    async (req) => listDeposits(db, (await owned(req, req.params.merchant_id)).id, req.query),
+  );
+
+  app.get(
+    '/cabinet/v1/merchants/:merchant_id/deliveries',
+    {
+      schema: {
+        operationId: 'listDeliveries',
+        tags: ['webhooks'],
+        summary: 'The webhook delivery log, newest first',
+        description: 'Resending a failed delivery stays with the operator.',
+        params: MerchantParams,
+        querystring: DeliveryListQuery,
+        response: { 200: Page(DeliverySchema, 'DeliveryPage'), ...LIST_ERRORS },
+      },
+    },
+    async (req) => listDeliveries(db, (await owned(req, req.params.merchant_id)).id, req.query),
+  );
+
+  app.get(
+    '/cabinet/v1/merchants/:merchant_id/deliveries/:delivery_id',
+    {
+      schema: {
+        operationId: 'getDelivery',
+        tags: ['webhooks'],
+        summary: 'A webhook delivery with every attempt (status, duration, response excerpt)',
+        description: "404 delivery_not_found also for another merchant's delivery.",
+        params: DeliveryParams,
+        response: { 200: DeliveryDetailSchema, ...LIST_ERRORS },
+      },
+    },
+    async (req) => showDelivery(db, (await owned(req, req.params.merchant_id)).id, req.params.delivery_id),
+  );
+}

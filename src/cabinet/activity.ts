@@ -1,0 +1,172 @@
+/**
+ * An owner's view of a merchant's activity: invoices and payouts exactly as /v1 shows them (its
+ * view functions, and for one record its very service function), deposits, and the webhook log.
+ * The caller has checked the merchant belongs to the session's account.
+ */
+import type { Db } from '../db/database.js';
+import type { InvoiceStatus, PayoutStatus } from '../db/schema.js';
+import type { DeliveryStatus } from '../db/tables/webhooks.js';
+import { depositView, liveDepositViews } from '../deposits/view.js';
+import { AppError, validationFailed } from '../errors.js';
+import { decodeCursor, DEFAULT_PAGE_LIMIT, toPage } from '../http/pagination.js';
+import { invoiceView } from '../invoices/view.js';
+import type { DepositRow } from '../deposits/store.js';
+import { payoutView } from '../payouts/view.js';
+import { attemptsOf } from '../webhooks/store.js';
+import {
+  findDeliveryOf,
+  findKeyOf,
+  liveDepositsOfInvoices,
+  pageDeliveries,
+  pageDeposits,
+  pageInvoices,
+  pageKeys,
+  pagePayouts,
+  type Period,
+} from './store.js';
+
+export interface PageParams {
+  limit?: number;
+  cursor?: string;
+}
+
+/** `from`/`to` as stored (toISOString), so text comparison is time order; `to` must be after `from`. */
+function period(q: { from?: string; to?: string }): Period {
+  const at = (v: string | undefined) => (v === undefined ? undefined : new Date(v).toISOString());
+  const p = { from: at(q.from), to: at(q.to) };
+  if (p.from && p.to && p.from >= p.to) throw validationFailed('query.to', 'must be after from');
+  return p;
+}
+
+const byCreated = (r: { created_at: string; id: string }) => ({ at: r.created_at, id: r.id });
+
+export async function listInvoices(
+  db: Db,
+  merchantId: string,
+  q: PageParams & { status?: InvoiceStatus; from?: string; to?: string },
+) {
+  const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
+  const page = toPage(
+    await pageInvoices(db, merchantId, { ...period(q), status: q.status }, decodeCursor(q.cursor), limit),
+    limit,
+    byCreated,
+  );
+  // As GET /v1/invoices/{id}: an invoice still `created` shows no deposits.
+  const deposits = await liveDepositsOfInvoices(
+    db,
+    page.data.filter((r) => r.status !== 'created').map((r) => r.id),
+  );
+  const byInvoice = new Map<string, DepositRow[]>();
+  for (const d of deposits)
+    byInvoice.set(d.invoice_id as string, [...(byInvoice.get(d.invoice_id as string) ?? []), d]);
+  return {
+    data: page.data.map((r) =>
+      invoiceView(r, r.status === 'created' ? [] : liveDepositViews(byInvoice.get(r.id) ?? [])),
+    ),
+    next_cursor: page.next_cursor,
+  };
+}
+
+export async function listPayouts(
+  db: Db,
+  merchantId: string,
+  q: PageParams & { status?: PayoutStatus; from?: string; to?: string },
+) {
+  const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
+  const page = toPage(
+    await pagePayouts(db, merchantId, { ...period(q), status: q.status }, decodeCursor(q.cursor), limit),
+    limit,
+    byCreated,
+  );
+  return { data: page.data.map(payoutView), next_cursor: page.next_cursor };
+}
+
+export async function listDeposits(db: Db, merchantId: string, q: PageParams & { unattached?: 'true' | 'false' }) {
+  const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
+  const rows = await pageDeposits(
+    db,
+    merchantId,
+    { unattached: q.unattached === 'true' },
+    decodeCursor(q.cursor),
+    limit,
+  );
+  const page = toPage(rows, limit, byCreated);
+  return {
+    data: page.data.map((r) => ({
+      deposit_id: r.id,
+      invoice_id: r.invoice_id,
+      address: r.address,
+      asset: r.asset,
+      external_user_id: r.external_user_id,
+      ...depositView(r),
+    })),
+    next_cursor: page.next_cursor,
+  };
+}
+
+function deliveryView(d: Awaited<ReturnType<typeof findDeliveryOf>> & object) {
+  return {
+    delivery_id: d.id,
+    event_id: d.event_id,
+    type: d.type,
+    status: d.status,
+    attempts: d.attempts,
+    next_attempt_at: d.status === 'pending' ? d.next_attempt_at : null,
+    last_attempt_at: d.last_attempt_at,
+    last_status_code: d.last_status_code,
+    last_error: d.last_error,
+    created_at: d.created_at,
+    updated_at: d.updated_at,
+  };
+}
+
+export async function listDeliveries(db: Db, merchantId: string, q: PageParams & { status?: DeliveryStatus }) {
+  const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
+  const page = toPage(await pageDeliveries(db, merchantId, q, decodeCursor(q.cursor), limit), limit, byCreated);
+  return { data: page.data.map(deliveryView), next_cursor: page.next_cursor };
+}
+
+/** A delivery with its attempts; another merchant's is delivery_not_found, as an absent one. */
+export async function showDelivery(db: Db, merchantId: string, id: string) {
+  const d = await findDeliveryOf(db, merchantId, id);
+  if (!d) throw new AppError('delivery_not_found', `Webhook delivery ${id} does not exist`);
+  const attempts = await attemptsOf(db, d.id);
+  return {
+    ...deliveryView(d),
+    attempts_log: attempts.map((a) => ({
+      attempt: a.attempt,
+      at: a.at,
+      url: a.url,
+      status_code: a.status_code,
+      duration_ms: a.duration_ms,
+      outcome: a.outcome,
+      error: a.error,
+      response_excerpt: a.response_excerpt,
+    })),
+  };
+}
+
+function keyView(k: { key_id: string; created_at: string; revoked_at: string | null }) {
+  return {
+    key_id: k.key_id,
+    status: k.revoked_at ? ('revoked' as const) : ('active' as const),
+    created_at: k.created_at,
+    revoked_at: k.revoked_at,
+    // Keys do not record their use yet.
+    last_used_at: null,
+  };
+}
+
+export async function listKeys(db: Db, merchantId: string, q: PageParams) {
+  const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
+  const rows = await pageKeys(db, merchantId, decodeCursor(q.cursor), limit);
+  const page = toPage(rows, limit, (k) => ({ at: k.created_at, id: k.key_id }));
+  return { data: page.data.map(keyView), next_cursor: page.next_cursor };
+}
+
+/** A key of this merchant; another merchant's is api_key_not_found, as an absent one. Never a secret. */
+export async function showKey(db: Db, merchantId: string, keyId: string) {
+  const k = await findKeyOf(db, merchantId, keyId);
+  if (!k) throw new AppError('api_key_not_found', `API key ${keyId} does not exist`);
+  return keyView(k);
+}

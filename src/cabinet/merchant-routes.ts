@@ -1,0 +1,158 @@
+/** The account's merchants: list, one, the owner's switches, balances and API keys. */
+import { Page } from '../http/pagination.js';
+import { errorResponses } from '../http/schemas.js';
+import type { ApiServer } from '../http/server.js';
+import { listKeys, showKey } from './activity.js';
+import { sessionOf, type CabinetDeps } from './context.js';
+import {
+  AssetParams,
+  AssetSwitchBody,
+  BalancesSchema,
+  KeyParams,
+  KeySchema,
+  MerchantAssetSchema,
+  MerchantParams,
+  MerchantPatchBody,
+  MerchantSchema,
+  PageOnlyQuery,
+} from './schema.js';
+import {
+  merchantOwnerView,
+  ownedBalances,
+  ownedMerchantOf,
+  setOwnedMerchantAsset,
+  updateOwnedMerchant,
+} from './service.js';
+import { merchantsOfOwner } from '../owners/store.js';
+import { toPage, decodeCursor, DEFAULT_PAGE_LIMIT } from '../http/pagination.js';
+
+export async function merchantRoutes(app: ApiServer, deps: CabinetDeps): Promise<void> {
+  const s = deps.services;
+  const { db } = s;
+
+  app.get(
+    '/cabinet/v1/merchants',
+    {
+      schema: {
+        operationId: 'listMerchants',
+        tags: ['merchants'],
+        summary: "The account's merchants, newest first",
+        querystring: PageOnlyQuery,
+        response: { 200: Page(MerchantSchema, 'MerchantPage'), ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (req) => {
+      const limit = req.query.limit ?? DEFAULT_PAGE_LIMIT;
+      const key = decodeCursor(req.query.cursor);
+      // An account has a handful of merchants: paged in memory, in the order every list has.
+      const all = (await merchantsOfOwner(db, sessionOf(req).owner.id)).reverse();
+      const after = key ? all.filter((m) => m.created_at < key.at || (m.created_at === key.at && m.id < key.id)) : all;
+      const page = toPage(after.slice(0, limit + 1), limit, (m) => ({ at: m.created_at, id: m.id }));
+      return { data: await Promise.all(page.data.map((m) => merchantOwnerView(s, m))), next_cursor: page.next_cursor };
+    },
+  );
+
+  app.get(
+    '/cabinet/v1/merchants/:merchant_id',
+    {
+      schema: {
+        operationId: 'getMerchant',
+        tags: ['merchants'],
+        summary: 'A merchant: approval, enabled, address mode, settings and asset switches',
+        description: "404 merchant_not_found also for another account's merchant.",
+        params: MerchantParams,
+        response: { 200: MerchantSchema, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (req) => merchantOwnerView(s, await ownedMerchantOf(db, sessionOf(req), req.params.merchant_id)),
+  );
+
+  app.patch(
+    '/cabinet/v1/merchants/:merchant_id',
+    {
+      schema: {
+        operationId: 'updateMerchant',
+        tags: ['merchants'],
+        summary: "The owner's switches: enabled, network fee payer",
+        description:
+          '`enabled: false` makes every API key of the merchant answer 403 merchant_disabled from the next request. `network_fee_payer: "merchant"` clears the legacy setting that makes invoice creation answer 503 network_fee_quote_unavailable; `"customer"` is 422 network_fee_payer_not_supported and nothing of the request is written.',
+        params: MerchantParams,
+        body: MerchantPatchBody,
+        response: { 200: MerchantSchema, ...errorResponses(400, 401, 403, 404, 422, 429) },
+      },
+    },
+    async (req) => updateOwnedMerchant(s, sessionOf(req), req.params.merchant_id, req.body),
+  );
+
+  app.put(
+    '/cabinet/v1/merchants/:merchant_id/assets/:asset',
+    {
+      schema: {
+        operationId: 'setMerchantAsset',
+        tags: ['merchants'],
+        summary: "The merchant's own switch for receiving an asset",
+        description:
+          'Off: invoice creation in this asset answers 422 asset_disabled_by_merchant. An unknown asset, or one never received: 422 asset_not_supported.',
+        params: AssetParams,
+        body: AssetSwitchBody,
+        response: { 200: MerchantAssetSchema, ...errorResponses(400, 401, 403, 404, 422, 429) },
+      },
+    },
+    async (req) =>
+      setOwnedMerchantAsset(s, sessionOf(req), req.params.merchant_id, req.params.asset, req.body.payments),
+  );
+
+  app.get(
+    '/cabinet/v1/merchants/:merchant_id/balances',
+    {
+      schema: {
+        operationId: 'getBalances',
+        tags: ['merchants'],
+        summary: 'Balances per asset: available, reserved for payouts, total',
+        params: MerchantParams,
+        response: { 200: BalancesSchema, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (req) => {
+      const m = await ownedMerchantOf(db, sessionOf(req), req.params.merchant_id);
+      return ownedBalances(s, m.id);
+    },
+  );
+
+  app.get(
+    '/cabinet/v1/merchants/:merchant_id/keys',
+    {
+      schema: {
+        operationId: 'listKeys',
+        tags: ['keys'],
+        summary: "The merchant's API keys (never a secret), newest first",
+        description: 'Keys are issued and revoked by the operator.',
+        params: MerchantParams,
+        querystring: PageOnlyQuery,
+        response: { 200: Page(KeySchema, 'ApiKeyPage'), ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (req) => {
+      const m = await ownedMerchantOf(db, sessionOf(req), req.params.merchant_id);
+      return listKeys(db, m.id, req.query);
+    },
+  );
+
+  app.get(
+    '/cabinet/v1/merchants/:merchant_id/keys/:key_id',
+    {
+      schema: {
+        operationId: 'getKey',
+        tags: ['keys'],
+        summary: 'One API key (never its secret)',
+        description: "404 api_key_not_found also for another merchant's key.",
+        params: KeyParams,
+        response: { 200: KeySchema, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (req) => {
+      const m = await ownedMerchantOf(db, sessionOf(req), req.params.merchant_id);
+      return showKey(db, m.id, req.params.key_id);
+    },
+  );
+}

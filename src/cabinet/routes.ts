@@ -1,0 +1,21 @@
+/**
+ * Every /cabinet/v1 route group, registered in one place. A group lives in its own file and takes
+ * the cabinet's dependencies; every merchant-scoped handler starts with `ownedMerchantOf`.
+ */
+import type { ApiServer } from '../http/server.js';
+import { accountRoutes } from './account-routes.js';
+import { activityRoutes } from './activity-routes.js';
+import type { CabinetDeps } from './context.js';
+import { merchantRoutes } from './merchant-routes.js';
+import { sessionRoutes } from './session-routes.js';
+
+export async function registerCabinetRoutes(app: ApiServer, deps: CabinetDeps): Promise<void> {
+  await sessionRoutes(app, deps);
+  await accountRoutes(app, deps);
+  await merchantRoutes(app, deps);
+  await activityRoutes(app, deps);
+  // Reports, `GET /cabinet/v1/merchants/{merchant_id}/reports/{invoices,payouts,deposits,ledger}`,
+  // register here as one more group: each handler calls ownedMerchantOf(db, sessionOf(req), id)
+  // first, then the report service for that one merchant. The page shows its Reports view as soon
+  // as this document lists those paths.
+}

@@ -1,0 +1,334 @@
+/** TypeBox schemas of /cabinet/v1: they validate requests and generate its OpenAPI document. */
+import { Type, type Static } from '@sinclair/typebox';
+import { PageQuery } from '../http/pagination.js';
+import { AssetCode, StringEnum } from '../http/schemas.js';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../owners/service.js';
+
+const Uuid = (description: string) =>
+  Type.String({
+    format: 'uuid',
+    pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+    description,
+  });
+const DateTime = (description: string) => Type.String({ format: 'date-time', description });
+const Token43 = (description: string) =>
+  Type.String({ minLength: 43, maxLength: 43, pattern: '^[A-Za-z0-9_-]+$', description });
+
+// Sessions and the account.
+
+export const SetupBody = Type.Object(
+  {
+    setup_token: Token43('The token of the setup link (after `#setup=`)'),
+    password: Type.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX, description: 'The new password' }),
+  },
+  { additionalProperties: false, title: 'AccountSetupRequest' },
+);
+
+export const SessionBody = Type.Object(
+  {
+    email: Type.String({ minLength: 1, maxLength: 254, description: 'The email the operator gave the account' }),
+    password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX }),
+    totp: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 10,
+        description: "The authenticator's code, when the second factor is on",
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'SessionRequest' },
+);
+
+export const SessionQuery = Type.Object(
+  {
+    transport: Type.Optional(
+      StringEnum(
+        ['bearer', 'cookie'],
+        '`bearer` (default): the token is in the answer, for `Authorization: Bearer`. `cookie` (the web page): the token goes into an HttpOnly cookie and the answer carries the CSRF token instead',
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const SessionSchema = Type.Object(
+  {
+    token: Type.Optional(Type.String({ description: 'Bearer token (transport bearer only); shown once' })),
+    expires_at: DateTime('When the session ends unless a request comes first (12 h idle)'),
+    csrf_token: Type.Optional(
+      Type.String({ description: 'Send as X-CSRF-Token with every change (transport cookie only)' }),
+    ),
+  },
+  { additionalProperties: false, title: 'Session' },
+);
+
+export const CurrentSessionSchema = Type.Object(
+  {
+    transport: StringEnum(['bearer', 'cookie']),
+    expires_at: DateTime('When the session ends unless a request comes first (12 h idle)'),
+    csrf_token: Type.Union([Type.String(), Type.Null()], {
+      description: 'Send as X-CSRF-Token with every change; null for a bearer session',
+    }),
+  },
+  { additionalProperties: false, title: 'CurrentSession' },
+);
+
+const MerchantSummary = Type.Object(
+  {
+    merchant_id: Uuid('Merchant id'),
+    name: Type.String(),
+    approval: StringEnum(['pending', 'approved', 'rejected']),
+    enabled: Type.Boolean(),
+  },
+  { additionalProperties: false, title: 'MerchantSummary' },
+);
+
+export const AccountSchema = Type.Object(
+  {
+    email: Type.String(),
+    totp: Type.Boolean({ description: 'The second factor is on: sign-in needs a code' }),
+    merchants: Type.Array(MerchantSummary),
+  },
+  { additionalProperties: false, title: 'Account' },
+);
+
+export const TotpEnrolmentSchema = Type.Object(
+  {
+    secret: Type.String({ description: 'Base32 secret to type into an authenticator app' }),
+    otpauth_uri: Type.String({ description: 'The same secret as an otpauth:// URI' }),
+  },
+  { additionalProperties: false, title: 'TotpEnrolment' },
+);
+
+export const TotpConfirmBody = Type.Object(
+  { code: Type.String({ pattern: '^[0-9]{6}$', description: "The authenticator's current 6-digit code" }) },
+  { additionalProperties: false, title: 'TotpConfirmRequest' },
+);
+
+// Merchants.
+
+export const MerchantParams = Type.Object({ merchant_id: Uuid('Merchant id') }, { additionalProperties: false });
+
+export const MerchantAssetSchema = Type.Object(
+  {
+    asset: Type.String(),
+    name: Type.String(),
+    payments: Type.Boolean({
+      description: "The merchant's own switch: off refuses invoices (asset_disabled_by_merchant)",
+    }),
+    offered: Type.Boolean({ description: 'The operator receives this asset now (else asset_payments_disabled)' }),
+  },
+  { additionalProperties: false, title: 'MerchantAsset' },
+);
+
+export const MerchantSchema = Type.Object(
+  {
+    merchant_id: Uuid('Merchant id'),
+    name: Type.String(),
+    approval: StringEnum(
+      ['pending', 'approved', 'rejected'],
+      'The operator review: only approved merchants take payments',
+    ),
+    enabled: Type.Boolean({ description: 'Off: every API key answers 403 merchant_disabled' }),
+    address_mode: StringEnum(['per_invoice', 'per_user']),
+    settings: Type.Object(
+      {
+        site_url: Type.Union([Type.String(), Type.Null()]),
+        return_url: Type.Union([Type.String(), Type.Null()]),
+        cancel_url: Type.Union([Type.String(), Type.Null()]),
+        confirmations: Type.Integer({ description: 'Confirmations before an invoice is confirmed' }),
+        network_fee_payer: StringEnum(
+          ['merchant', 'customer'],
+          '`customer` is the legacy setting that makes invoice creation answer 503 network_fee_quote_unavailable',
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    assets: Type.Array(MerchantAssetSchema),
+    created_at: DateTime('When the operator created the merchant'),
+  },
+  { additionalProperties: false, title: 'Merchant' },
+);
+export type MerchantSchema = Static<typeof MerchantSchema>;
+
+export const MerchantPatchBody = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean({ description: 'false: every API key answers 403 merchant_disabled' })),
+    network_fee_payer: Type.Optional(
+      StringEnum(['merchant', 'customer'], '`merchant` clears the legacy setting; `customer` is refused (422)'),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1, title: 'MerchantUpdateRequest' },
+);
+
+export const AssetParams = Type.Object(
+  { merchant_id: Uuid('Merchant id'), asset: AssetCode },
+  { additionalProperties: false },
+);
+
+export const AssetSwitchBody = Type.Object(
+  { payments: Type.Boolean({ description: 'Receive this asset (true) or refuse new invoices in it (false)' }) },
+  { additionalProperties: false, title: 'MerchantAssetRequest' },
+);
+
+export const BalancesSchema = Type.Object(
+  {
+    merchant_id: Uuid('Merchant id'),
+    balances: Type.Array(
+      Type.Object(
+        {
+          asset: Type.String(),
+          available: Type.String({ description: 'What payouts can use' }),
+          reserved: Type.String({ description: 'Held for payouts under way' }),
+          total: Type.String({ description: 'available + reserved' }),
+        },
+        { additionalProperties: false, title: 'Balance' },
+      ),
+    ),
+  },
+  { additionalProperties: false, title: 'Balances' },
+);
+
+export const KeyParams = Type.Object(
+  { merchant_id: Uuid('Merchant id'), key_id: Type.String({ pattern: '^[0-9a-fA-F]{16}$', description: 'Key id' }) },
+  { additionalProperties: false },
+);
+
+export const KeySchema = Type.Object(
+  {
+    key_id: Type.String({ description: 'The public part of the key (sk_<key_id>_…)' }),
+    status: StringEnum(['active', 'revoked']),
+    created_at: DateTime('Issued at'),
+    revoked_at: Type.Union([DateTime('Revoked at'), Type.Null()]),
+    last_used_at: Type.Union([DateTime('Last request with this key'), Type.Null()], {
+      description: 'Null while no use is recorded',
+    }),
+  },
+  { additionalProperties: false, title: 'ApiKey' },
+);
+
+// Lists.
+
+const Period = {
+  from: Type.Optional(DateTime('Only records created at or after this time')),
+  to: Type.Optional(DateTime('Only records created before this time')),
+};
+
+export const InvoiceListQuery = Type.Object(
+  {
+    status: Type.Optional(
+      StringEnum(['created', 'seen', 'confirmed', 'underpaid', 'expired', 'paid_late', 'settled'] as const),
+    ),
+    ...Period,
+    ...PageQuery,
+  },
+  { additionalProperties: false },
+);
+
+export const PayoutListQuery = Type.Object(
+  {
+    status: Type.Optional(
+      StringEnum([
+        'pending_review',
+        'approved',
+        'queued',
+        'signing',
+        'broadcast',
+        'confirmed',
+        'rejected',
+        'failed',
+      ] as const),
+    ),
+    ...Period,
+    ...PageQuery,
+  },
+  { additionalProperties: false },
+);
+
+export const DepositListQuery = Type.Object(
+  {
+    unattached: Type.Optional(StringEnum(['true', 'false'], 'true: only standalone deposits (not paying an invoice)')),
+    ...PageQuery,
+  },
+  { additionalProperties: false },
+);
+
+export const DeliveryListQuery = Type.Object(
+  { status: Type.Optional(StringEnum(['pending', 'delivered', 'failed'] as const)), ...PageQuery },
+  { additionalProperties: false },
+);
+
+export const PageOnlyQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });
+
+export const InvoiceParams = Type.Object(
+  { merchant_id: Uuid('Merchant id'), invoice_id: Uuid('Invoice id') },
+  { additionalProperties: false },
+);
+export const PayoutParams = Type.Object(
+  { merchant_id: Uuid('Merchant id'), payout_id: Uuid('Payout id') },
+  { additionalProperties: false },
+);
+export const DeliveryParams = Type.Object(
+  {
+    merchant_id: Uuid('Merchant id'),
+    delivery_id: Type.String({ pattern: '^dlv_[0-9a-f]{24}$', description: 'Delivery id (dlv_…)' }),
+  },
+  { additionalProperties: false },
+);
+
+export const StandaloneDepositSchema = Type.Object(
+  {
+    deposit_id: Type.String(),
+    invoice_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description: 'The invoice it pays; null for a standalone deposit',
+    }),
+    address: Type.String(),
+    asset: Type.String(),
+    external_user_id: Type.Union([Type.String(), Type.Null()]),
+    tx_hash: Type.String(),
+    amount: Type.String(),
+    confirmations: Type.Integer(),
+    status: StringEnum(['seen', 'confirmed']),
+    block_time: DateTime('Time of the block holding the deposit'),
+    late: Type.Boolean(),
+  },
+  { additionalProperties: false, title: 'MerchantDeposit' },
+);
+
+const DeliveryFields = {
+  delivery_id: Type.String(),
+  event_id: Type.String({ description: 'The webhook-id header of every attempt' }),
+  type: Type.String({ description: 'Event type, e.g. invoice.settled' }),
+  status: StringEnum(['pending', 'delivered', 'failed']),
+  attempts: Type.Integer(),
+  next_attempt_at: Type.Union([DateTime('Next try (pending only)'), Type.Null()]),
+  last_attempt_at: Type.Union([DateTime('Last try'), Type.Null()]),
+  last_status_code: Type.Union([Type.Integer(), Type.Null()]),
+  last_error: Type.Union([Type.String(), Type.Null()]),
+  created_at: DateTime('When the event was queued'),
+  updated_at: DateTime('Last change'),
+};
+
+export const DeliverySchema = Type.Object(DeliveryFields, { additionalProperties: false, title: 'Delivery' });
+
+export const DeliveryDetailSchema = Type.Object(
+  {
+    ...DeliveryFields,
+    attempts_log: Type.Array(
+      Type.Object(
+        {
+          attempt: Type.Integer(),
+          at: DateTime('When the attempt started'),
+          url: Type.String(),
+          status_code: Type.Union([Type.Integer(), Type.Null()]),
+          duration_ms: Type.Integer(),
+          outcome: StringEnum(['delivered', 'retry', 'failed']),
+          error: Type.Union([Type.String(), Type.Null()]),
+          response_excerpt: Type.Union([Type.String(), Type.Null()]),
+        },
+        { additionalProperties: false, title: 'DeliveryAttempt' },
+      ),
+    ),
+  },
+  { additionalProperties: false, title: 'DeliveryDetail' },
+);

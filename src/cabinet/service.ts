@@ -1,0 +1,135 @@
+/**
+ * What an owner sees and changes of their merchants. Isolation is here: every merchant-scoped
+ * answer starts with `ownedMerchantOf`, and another account's merchant is `merchant_not_found`
+ * exactly as an absent one. Changes go through the merchants' and assets' own service functions
+ * (the ones `paygate merchant …` runs), with the owner as the audit log's actor.
+ */
+import { effective } from '../assets/service.js';
+import { merchantSwitches, operatorSwitches } from '../assets/store.js';
+import { setMerchantAsset } from '../assets/service.js';
+import { writeTx, type Db } from '../db/database.js';
+import { AppError } from '../errors.js';
+import { balanceView } from '../ledger/operator.js';
+import { balances } from '../ledger/service.js';
+import { applyMerchantAction, clearLegacyNetworkFeePayer } from '../merchants/service.js';
+import type { MerchantRow } from '../merchants/store.js';
+import { merchantsOfOwner, ownedMerchant, type OwnerRow } from '../owners/store.js';
+import type { Services } from '../services.js';
+import { ownerActor } from './context.js';
+import type { MerchantSchema } from './schema.js';
+import type { CabinetSession } from './sessions.js';
+
+export const merchantNotFound = (id: string) => new AppError('merchant_not_found', `Merchant ${id} does not exist`);
+
+export async function accountView(db: Db, owner: OwnerRow) {
+  const merchants = await merchantsOfOwner(db, owner.id);
+  return {
+    email: owner.email,
+    totp: owner.totp_enabled === 1,
+    merchants: merchants.map((m) => ({
+      merchant_id: m.id,
+      name: m.name,
+      approval: m.approval,
+      enabled: m.enabled === 1,
+    })),
+  };
+}
+
+/** The merchant when the session's account sees it; for any other id, merchant_not_found. */
+export async function ownedMerchantOf(db: Db, session: CabinetSession, merchantId: string): Promise<MerchantRow> {
+  const m = await ownedMerchant(db, session.owner.id, merchantId);
+  if (!m) throw merchantNotFound(merchantId);
+  return m;
+}
+
+type AssetDeps = Pick<Services, 'db' | 'catalog' | 'config'>;
+
+/** The catalog's receivable assets with the merchant's own switch and the operator's. */
+async function merchantAssets(deps: AssetDeps, merchantId: string): Promise<MerchantSchema['assets']> {
+  const operator = new Map((await operatorSwitches(deps.db)).map((s) => [s.asset, s]));
+  const mine = new Map((await merchantSwitches(deps.db, merchantId)).map((s) => [s.asset, s.payments_enabled]));
+  return deps.catalog.assets
+    .filter((a) => !(a.locked.has('payments') && !a.payments))
+    .map((a) => ({
+      asset: a.code,
+      name: a.name,
+      payments: mine.get(a.code) !== 0,
+      offered: effective(a, operator.get(a.code), 'payments'),
+    }));
+}
+
+export async function merchantOwnerView(deps: AssetDeps, m: MerchantRow): Promise<MerchantSchema> {
+  return {
+    merchant_id: m.id,
+    name: m.name,
+    approval: m.approval,
+    enabled: m.enabled === 1,
+    address_mode: m.address_mode,
+    settings: {
+      site_url: m.site_url,
+      return_url: m.return_url,
+      cancel_url: m.cancel_url,
+      confirmations: m.confirmations ?? deps.config.confirmations,
+      network_fee_payer: m.legacy_network_fee_payer === 'customer' ? 'customer' : 'merchant',
+    },
+    assets: await merchantAssets(deps, m.id),
+    created_at: m.created_at,
+  };
+}
+
+export interface MerchantPatch {
+  enabled?: boolean;
+  network_fee_payer?: 'merchant' | 'customer';
+}
+
+/**
+ * The owner's switches, in one transaction: `enabled` (keys answer 403 merchant_disabled while
+ * off) and `network_fee_payer: "merchant"` (clears the legacy setting). `"customer"` is refused
+ * before anything of the request is written.
+ */
+export async function updateOwnedMerchant(
+  deps: Pick<Services, 'db' | 'clock' | 'catalog' | 'config'>,
+  session: CabinetSession,
+  merchantId: string,
+  patch: MerchantPatch,
+): Promise<MerchantSchema> {
+  await ownedMerchantOf(deps.db, session, merchantId);
+  if (patch.network_fee_payer === 'customer')
+    throw new AppError(
+      'network_fee_payer_not_supported',
+      'network_fee_payer "customer" is not supported: an invoice has no network fee for the customer; nothing was changed',
+    );
+  const actor = ownerActor(session);
+  await writeTx(deps.db, async (trx) => {
+    if (!(await ownedMerchant(trx, session.owner.id, merchantId))) throw merchantNotFound(merchantId);
+    if (patch.enabled !== undefined)
+      await applyMerchantAction(trx, deps.clock, actor, merchantId, patch.enabled ? 'enable' : 'disable');
+    if (patch.network_fee_payer === 'merchant') await clearLegacyNetworkFeePayer(trx, deps.clock, actor, merchantId);
+  });
+  return merchantOwnerView(deps, await ownedMerchantOf(deps.db, session, merchantId));
+}
+
+/** The merchant's own receiving switch of an asset; unknown or never receivable: asset_not_supported. */
+export async function setOwnedMerchantAsset(
+  deps: Pick<Services, 'db' | 'clock' | 'catalog' | 'config'>,
+  session: CabinetSession,
+  merchantId: string,
+  asset: string,
+  payments: boolean,
+): Promise<MerchantSchema['assets'][number]> {
+  await ownedMerchantOf(deps.db, session, merchantId);
+  const a = deps.catalog.get(asset);
+  if (!a || (a.locked.has('payments') && !a.payments))
+    throw new AppError('asset_not_supported', `Asset ${asset} is not accepted for payment`);
+  await setMerchantAsset(deps.db, deps.clock, ownerActor(session), deps.catalog, merchantId, asset, payments);
+  return (await merchantAssets(deps, merchantId)).find((x) => x.asset === asset) as MerchantSchema['assets'][number];
+}
+
+export async function ownedBalances(deps: Pick<Services, 'db' | 'catalog'>, merchantId: string) {
+  const rows = await balances(deps.db, merchantId);
+  return {
+    merchant_id: merchantId,
+    // An asset dropped from the catalog keeps its money; base units rather than a guess.
+    balances: rows.map((b) => balanceView(b, deps.catalog.get(b.asset)?.decimals ?? 0)),
+  };
+}
