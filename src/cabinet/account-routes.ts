@@ -16,6 +16,7 @@ export async function accountRoutes(app: ApiServer, deps: CabinetDeps): Promise<
         operationId: 'getAccount',
         tags: ['account'],
         summary: "The owner's email, second factor on or off, and merchants",
+        description: 'The merchants are those the operator gave this account (`paygate owner grant`).',
         response: { 200: AccountSchema, ...errorResponses(401, 429) },
       },
     },

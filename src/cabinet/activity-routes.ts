@@ -98,6 +98,8 @@ export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise
         operationId: 'listDeposits',
         tags: ['invoices'],
         summary: 'Deposits seen for the merchant, newest first; `unattached=true`: only standalone ones',
+        description:
+          'Standalone deposits are payments to a permanent address with no open invoice, or in another asset than the invoice’s; they are credited too.',
         params: MerchantParams,
         querystring: DepositListQuery,
         response: { 200: Page(StandaloneDepositSchema, 'DepositPage'), ...LIST_ERRORS },

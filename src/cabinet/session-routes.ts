@@ -86,6 +86,8 @@ export async function sessionRoutes(app: ApiServer, deps: CabinetDeps): Promise<
         operationId: 'getSession',
         tags: ['sessions'],
         summary: 'The current session: its expiry and, for the cookie, its CSRF token',
+        description:
+          'The web page reads its CSRF token here after a reload. Every request of the session moves its end 12 h ahead.',
         response: { 200: CurrentSessionSchema, ...errorResponses(401, 429) },
       },
     },
@@ -102,6 +104,7 @@ export async function sessionRoutes(app: ApiServer, deps: CabinetDeps): Promise<
         operationId: 'signOut',
         tags: ['sessions'],
         summary: 'Sign out: the session ends now',
+        description: 'The token (or cookie) is refused from now on; the cookie is cleared.',
         response: { 204: { type: 'null', description: 'Signed out' }, ...errorResponses(401, 403, 429) },
       },
     },

@@ -211,6 +211,20 @@ export async function createJsonServer(deps: { config: Config; logger: Logger })
     return reply.code(e.status).send(e.toBody());
   });
 
+  // A query string is text: parameters its schema types as integers (`?limit=`) are read as
+  // numbers before validation. Nothing else is coerced: a body's "10" stays a string, and fails.
+  app.addHook('preValidation', async (req) => {
+    const schema = req.routeOptions.schema?.querystring as
+      { properties?: Record<string, { type?: unknown }> } | undefined;
+    const query = req.query as Record<string, unknown> | undefined;
+    if (!schema?.properties || !query) return;
+    for (const [name, prop] of Object.entries(schema.properties)) {
+      const value = query[name];
+      if (prop.type === 'integer' && typeof value === 'string' && /^-?[0-9]{1,15}$/.test(value))
+        query[name] = Number(value);
+    }
+  });
+
   // Normally answered by frontChecks already (before the body is read).
   app.setNotFoundHandler((_req, reply) => reply.code(404).send(notFound().toBody()));
 

@@ -67,7 +67,11 @@ const HTTP_FAULTS: Record<string, string> = {
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   const e = err as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
-  if (Array.isArray(e?.validation)) return validationError(e.validationContext ?? 'body', e.validation);
+  if (Array.isArray(e?.validation)) {
+    // `query.limit`, as the lists' own checks name query parameters (pagination.ts).
+    const context = e.validationContext === 'querystring' ? 'query' : (e.validationContext ?? 'body');
+    return validationError(context, e.validation);
+  }
   if (isDatabaseUnavailable(err))
     return new AppError('service_unavailable', 'The service is temporarily unavailable; retry with backoff');
   const status = typeof e?.statusCode === 'number' ? e.statusCode : 500;

@@ -12,14 +12,18 @@ import { parseConfig } from '../config.js';
 
 export type OpenApiDocument = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
+/** Which listener's document: the merchant API (/v1) or the cabinet (/cabinet/v1). */
+export type OpenApiSurface = 'v1' | 'cabinet';
+
+export async function buildOpenApiDocument(surface: OpenApiSurface = 'v1'): Promise<OpenApiDocument> {
   const dir = mkdtempSync(path.join(tmpdir(), 'paygate-openapi-'));
   try {
     const config = parseConfig({ DATABASE_URL: path.join(dir, 'paygate.db'), LOG_LEVEL: 'silent' });
-    const app = await buildApp(config, { workers: false });
+    const app = await buildApp(config, { workers: false, cabinet: surface === 'cabinet' ? {} : false });
     try {
-      await app.http.ready();
-      return app.http.swagger() as OpenApiDocument;
+      const server = surface === 'cabinet' ? app.cabinet! : app.http;
+      await server.ready();
+      return server.swagger() as OpenApiDocument;
     } finally {
       await app.stop();
     }

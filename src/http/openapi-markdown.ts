@@ -108,6 +108,7 @@ function operation(doc: Json, method: string, route: string, op: Json, level = '
   const lines = [`${level} ${method.toUpperCase()} ${route}`, '', op.summary ? `${op.summary}.` : '', ''];
   if (op.description) lines.push(op.description, '');
   if (op.operationId) lines.push(`Operation id: \`${op.operationId}\`.`, '');
+  if (Array.isArray(op.security) && op.security.length === 0) lines.push('No credentials needed.', '');
   const params = (op.parameters ?? []) as Json[];
   if (params.length > 0) {
     lines.push('Parameters:', '', '| Name | In | Type | Required | Description |', '| --- | --- | --- | --- | --- |');
@@ -136,12 +137,44 @@ function operation(doc: Json, method: string, route: string, op: Json, level = '
   return lines;
 }
 
-function header(doc: Json): string[] {
+/** Where the document is served and how its credentials are named, per listener. */
+export interface MarkdownOptions {
+  documentPath: string;
+  /** What the reader needs to fetch the document ("no key needed"). */
+  documentAccess: string;
+  /** Joins the authentication schemes of the document ("or" when any one of them will do). */
+  schemesJoin: string;
+}
+
+const V1_MARKDOWN: MarkdownOptions = {
+  documentPath: '/v1/openapi.json',
+  documentAccess: 'no key needed',
+  schemesJoin: ', ',
+};
+
+export const CABINET_MARKDOWN: MarkdownOptions = {
+  documentPath: '/cabinet/v1/openapi.json',
+  documentAccess: 'no session needed',
+  schemesJoin: ' or ',
+};
+
+function schemeText(s: Json): string {
+  if (s.type === 'http')
+    return `\`Authorization: ${String(s.scheme)[0]?.toUpperCase()}${String(s.scheme).slice(1)} <token>\``;
+  return `the \`${s.name}\` ${s.in} (${s.type})`;
+}
+
+/** Whether some operation needs no credentials (`security: []`). */
+function publicOps(doc: Json): boolean {
+  return Object.values<Json>(doc.paths ?? {}).some((item) =>
+    METHODS.some((m) => Array.isArray(item[m]?.security) && item[m].security.length === 0),
+  );
+}
+
+function header(doc: Json, o: MarkdownOptions): string[] {
   const info = doc.info ?? {};
   const servers = ((doc.servers ?? []) as Json[]).map((s) => `\`${s.url}\``).join(', ');
-  const schemes = Object.entries<Json>(doc.components?.securitySchemes ?? {}).map(
-    ([, s]) => `the \`${s.name}\` ${s.in} (${s.type})`,
-  );
+  const schemes = Object.values<Json>(doc.components?.securitySchemes ?? {}).map(schemeText);
   return [
     `# ${info.title} (version ${info.version})`,
     '',
@@ -149,9 +182,11 @@ function header(doc: Json): string[] {
     '',
     info.description ?? '',
     '',
-    `OpenAPI ${doc.openapi}; the document itself is served at \`GET /v1/openapi.json\` (no key needed).`,
+    `OpenAPI ${doc.openapi}; the document itself is served at \`GET ${o.documentPath}\` (${o.documentAccess}).`,
     servers ? `Servers: ${servers}.` : '',
-    schemes.length > 0 ? `Authentication: ${schemes.join(', ')} on every operation.` : '',
+    schemes.length > 0
+      ? `Authentication: ${schemes.join(o.schemesJoin)} on every operation${publicOps(doc) ? ' not marked “No credentials needed”' : ''}.`
+      : '',
     '',
   ];
 }
@@ -228,9 +263,9 @@ function schemasSection(doc: Json): string[] {
   return lines;
 }
 
-export function renderApiMarkdown(doc: Json): string {
+export function renderApiMarkdown(doc: Json, options: MarkdownOptions = V1_MARKDOWN): string {
   const lines = [
-    ...header(doc),
+    ...header(doc, options),
     ...headersSection(doc),
     ...operationsSection(doc),
     ...webhooksSection(doc),

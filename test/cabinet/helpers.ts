@@ -6,6 +6,8 @@
 import { expect } from 'vitest';
 import { cabinetUrl } from '../../src/config.js';
 import { createOwner } from '../../src/owners/service.js';
+import { initWallet } from '../../src/wallet/service.js';
+import { CHEAP_SCRYPT, TEST_MNEMONIC, TEST_PASSPHRASE } from '../invoices/fixture.js';
 import { startTestApp, type TestApp, type TestAppOptions } from '../helpers/app.js';
 import { api, type ApiRequest, type ApiResponse } from '../helpers/http.js';
 
@@ -22,7 +24,14 @@ export interface CabinetTestApp extends TestApp {
 export const PASSWORD = 'correct horse battery staple';
 
 export async function startCabinetApp(opts: TestAppOptions = {}): Promise<CabinetTestApp> {
-  const t = await startTestApp({ cabinet: { loginPerIp: 1000, loginPerAccount: 1000 }, ...opts });
+  const t = await startTestApp({
+    cabinet: { loginPerIp: 1000, loginPerAccount: 1000 },
+    addresses: { pool: { ahead: 4 } },
+    ...opts,
+    env: { WALLET_PASSPHRASE: TEST_PASSPHRASE, ...opts.env },
+  });
+  // A wallet, so /v1 can hand out deposit addresses.
+  await initWallet(t.app.services.db, t.clock, 'test', t.app.config, { mnemonic: TEST_MNEMONIC, scrypt: CHEAP_SCRYPT });
   const cabinet = t.app.cabinetUrl as string;
   const call = (path: string, token: string | null, req: ApiRequest = {}) =>
     api(cabinet, path, { ...req, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...req.headers } });

@@ -1,0 +1,186 @@
+/**
+ * Isolation is the cabinet's contract: account B gets, for account A's merchant, invoice, payout,
+ * key and delivery, exactly the answers an absent id gets, and no list ever shows A's rows. Real
+ * HTTP on both listeners, real SQLite, the /v1 API making the records.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { creditMerchant } from '../../src/ledger/operator.js';
+import { revokeOwnerMerchant } from '../../src/owners/service.js';
+import { setEndpoint } from '../../src/webhooks/endpoints.js';
+import { addToWhitelist } from '../../src/whitelist/service.js';
+import { api } from '../helpers/http.js';
+import { newAddress } from '../payouts/fixture.js';
+import { startCabinetApp, type CabinetTestApp } from './helpers.js';
+
+let t: CabinetTestApp;
+const PAYOUT_TO = newAddress();
+
+interface Records {
+  merchantId: string;
+  key: string;
+  keyId: string;
+  invoiceId: string;
+  payoutId: string;
+  deliveryId: string;
+  deliveryIds: string[];
+  token: string;
+}
+
+/** A merchant of its own account, with an invoice, a payout, a key and a webhook delivery. */
+async function account(email: string, name: string): Promise<Records> {
+  const { merchant, key } = await t.merchant({ name, siteUrl: 'https://shop.example' });
+  const id = merchant.merchant_id;
+  const { db, catalog } = t.app.services;
+  await setEndpoint(db, t.clock, 'test', id, { url: 'http://127.0.0.1:9/hook', allowPrivate: true });
+  await creditMerchant(db, t.clock, 'test', catalog, id, { asset: 'USDT_TRON', amount: '100', memo: 'test' });
+  await addToWhitelist(db, t.clock, 'test', catalog, id, { asset: 'USDT_TRON', address: PAYOUT_TO, delay: '0' });
+  const invoice = await api(t.url, '/v1/invoices', {
+    key,
+    body: { order_id: `${name}-1`, asset: 'USDT_TRON', amount: '10', expires_in: 600 },
+  });
+  expect(invoice.status).toBe(201);
+  const payout = await api(t.url, '/v1/payouts', {
+    key,
+    body: { reference: `${name}-p1`, asset: 'USDT_TRON', to_address: PAYOUT_TO, amount: '5' },
+  });
+  expect(payout.status).toBe(202);
+  // invoice.created and payout.pending_review.
+  const deliveries = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('merchant_id', '=', id)
+    .orderBy('merchant_seq')
+    .execute();
+  expect(deliveries).toHaveLength(2);
+  const owner = await t.owner(email, [id]);
+  return {
+    merchantId: id,
+    key,
+    keyId: key.slice(3, 19),
+    invoiceId: invoice.body.invoice_id,
+    payoutId: payout.body.payout_id,
+    deliveryId: deliveries[1]!.id,
+    deliveryIds: deliveries.map((d) => d.id),
+    token: await t.signIn(owner.email, owner.password),
+  };
+}
+
+let a: Records;
+let b: Records;
+
+beforeAll(async () => {
+  t = await startCabinetApp({ clock: new ManualClock(new Date()), workers: false });
+  a = await account('a@shop.example', 'shop-a');
+  b = await account('b@games.example', 'games-b');
+});
+afterAll(() => t.close());
+
+/** The body with every id of `ids` written as ID: an absent id and another account's must read the same. */
+const masked = (body: unknown, ...ids: string[]) =>
+  ids.reduce((text, id) => text.split(id).join('ID'), JSON.stringify(body));
+
+describe("account B and account A's records", () => {
+  it("A's merchant answers as an absent merchant on every merchant route, reads and changes alike", async () => {
+    const absent = randomUUID();
+    const routes: Array<[string, string, unknown?]> = [
+      ['GET', ''],
+      ['PATCH', '', { enabled: false }],
+      ['PUT', '/assets/USDT_TRON', { payments: false }],
+      ['GET', '/balances'],
+      ['GET', '/invoices'],
+      ['GET', '/payouts'],
+      ['GET', '/deposits?unattached=true'],
+      ['GET', '/keys'],
+      ['GET', '/deliveries'],
+      ['GET', `/invoices/${a.invoiceId}`],
+      ['GET', `/payouts/${a.payoutId}`],
+      ['GET', `/keys/${a.keyId}`],
+      ['GET', `/deliveries/${a.deliveryId}`],
+    ];
+    for (const [method, tail, body] of routes) {
+      const theirs = await t.call(`/cabinet/v1/merchants/${a.merchantId}${tail}`, b.token, { method, body });
+      const none = await t.call(`/cabinet/v1/merchants/${absent}${tail}`, b.token, { method, body });
+      expect(theirs.status, `${method} ${tail}`).toBe(404);
+      expect(theirs.body.error.code).toBe('merchant_not_found');
+      expect(masked(theirs.body, a.merchantId), `${method} ${tail}`).toBe(masked(none.body, absent));
+    }
+    // Nothing changed: A's merchant is enabled and receives USDT.
+    const mine = await t.call(`/cabinet/v1/merchants/${a.merchantId}`, a.token);
+    expect(mine.body.enabled).toBe(true);
+    expect(mine.body.assets.find((x: { asset: string }) => x.asset === 'USDT_TRON').payments).toBe(true);
+  });
+
+  it("A's invoice, payout, key and delivery under B's own merchant answer as absent ones", async () => {
+    const base = `/cabinet/v1/merchants/${b.merchantId}`;
+    const cases: Array<[string, string, string, string]> = [
+      ['invoices', a.invoiceId, randomUUID(), 'invoice_not_found'],
+      ['payouts', a.payoutId, randomUUID(), 'payout_not_found'],
+      ['keys', a.keyId, '0123456789abcdef', 'api_key_not_found'],
+      ['deliveries', a.deliveryId, `dlv_${'0'.repeat(24)}`, 'delivery_not_found'],
+    ];
+    for (const [kind, theirId, absentId, code] of cases) {
+      const theirs = await t.call(`${base}/${kind}/${theirId}`, b.token);
+      const none = await t.call(`${base}/${kind}/${absentId}`, b.token);
+      expect(theirs.status, kind).toBe(404);
+      expect(theirs.body.error.code, kind).toBe(code);
+      expect(masked(theirs.body, theirId), kind).toBe(masked(none.body, absentId));
+      // An upper-case spelling of the id is the same record, and the same refusal.
+      const upper = await t.call(`${base}/${kind}/${theirId.toUpperCase()}`, b.token);
+      expect(upper.body.error?.code, kind).toBe(code);
+    }
+  });
+
+  it("no list shows A's rows to B, and B's account names only B's merchant", async () => {
+    const base = `/cabinet/v1/merchants/${b.merchantId}`;
+    const ids = (r: { body: { data: Record<string, unknown>[] } }, field: string) => r.body.data.map((x) => x[field]);
+    expect(ids(await t.call('/cabinet/v1/merchants', b.token), 'merchant_id')).toEqual([b.merchantId]);
+    expect(ids(await t.call(`${base}/invoices`, b.token), 'invoice_id')).toEqual([b.invoiceId]);
+    expect(ids(await t.call(`${base}/payouts`, b.token), 'payout_id')).toEqual([b.payoutId]);
+    expect(ids(await t.call(`${base}/keys`, b.token), 'key_id')).toEqual([b.keyId]);
+    expect(ids(await t.call(`${base}/deliveries`, b.token), 'delivery_id').sort()).toEqual([...b.deliveryIds].sort());
+    expect(ids(await t.call(`${base}/deposits`, b.token), 'deposit_id')).toEqual([]);
+    const account = await t.call('/cabinet/v1/account', b.token);
+    expect(account.body.merchants.map((m: { merchant_id: string }) => m.merchant_id)).toEqual([b.merchantId]);
+    const everything = JSON.stringify(
+      await Promise.all(
+        ['', '/invoices', '/payouts', '/keys', '/deliveries', '/balances'].map((x) => t.call(`${base}${x}`, b.token)),
+      ),
+    );
+    for (const id of [a.merchantId, a.invoiceId, a.payoutId, a.keyId, a.deliveryId])
+      expect(everything).not.toContain(id);
+  });
+
+  it('A sees its own records, invoices and payouts exactly as /v1 shows them, and never a key secret', async () => {
+    const base = `/cabinet/v1/merchants/${a.merchantId}`;
+    const v1Invoice = await api(t.url, `/v1/invoices/${a.invoiceId}`, { key: a.key });
+    const invoice = await t.call(`${base}/invoices/${a.invoiceId}`, a.token);
+    expect(invoice.status).toBe(200);
+    expect(invoice.body).toEqual(v1Invoice.body);
+    expect((await t.call(`${base}/invoices`, a.token)).body.data).toEqual([v1Invoice.body]);
+    const v1Payout = await api(t.url, `/v1/payouts/${a.payoutId}`, { key: a.key });
+    expect((await t.call(`${base}/payouts/${a.payoutId}`, a.token)).body).toEqual(v1Payout.body);
+    expect((await t.call(`${base}/payouts`, a.token)).body.data).toEqual([v1Payout.body]);
+    const keys = await t.call(`${base}/keys`, a.token);
+    expect(keys.body.data).toEqual([
+      { key_id: a.keyId, status: 'active', created_at: expect.any(String), revoked_at: null, last_used_at: null },
+    ]);
+    expect(keys.text).not.toContain(a.key.slice(20));
+    const delivery = await t.call(`${base}/deliveries/${a.deliveryId}`, a.token);
+    expect(delivery.body).toMatchObject({
+      delivery_id: a.deliveryId,
+      type: 'payout.pending_review',
+      status: 'pending',
+      attempts_log: [],
+    });
+  });
+
+  it('the operator revoking access is seen on the next request', async () => {
+    await revokeOwnerMerchant(t.app.services.db, t.clock, 'test', 'a@shop.example', a.merchantId);
+    const r = await t.call(`/cabinet/v1/merchants/${a.merchantId}/invoices`, a.token);
+    expect(r.status).toBe(404);
+    expect(r.body.error.code).toBe('merchant_not_found');
+    expect((await t.call('/cabinet/v1/merchants', a.token)).body.data).toEqual([]);
+  });
+});
