@@ -1,0 +1,252 @@
+// Settings (the merchant's switches, its assets, the network fee payer, the second factor), the API
+// keys, and report downloads when the installation serves them.
+import { call, explain, get, withQuery } from '../api.js';
+import { announce, badge, errorBox, h, showError, table, time } from '../dom.js';
+
+function section(id, title, ...content) {
+  return h('section', { class: 'card', 'aria-labelledby': id }, h('h2', { id }, title), ...content);
+}
+
+function merchantSection(ctx, m, redraw) {
+  const error = errorBox();
+  const toggle = async () => {
+    showError(error, '');
+    try {
+      await call('PATCH', ctx.base, { enabled: !m.enabled });
+      await ctx.reloadAccount();
+      announce(m.enabled ? 'The merchant is disabled: its API keys are refused.' : 'The merchant is enabled again.');
+      await redraw();
+    } catch (e) {
+      showError(error, explain(e));
+    }
+  };
+  const payer = async () => {
+    showError(error, '');
+    try {
+      await call('PATCH', ctx.base, { network_fee_payer: 'merchant' });
+      announce('The merchant pays the network fee: invoices can be created again.');
+      await redraw();
+    } catch (e) {
+      showError(error, explain(e));
+    }
+  };
+  return section(
+    'merchant-h',
+    'Merchant',
+    h(
+      'dl',
+      { class: 'fields' },
+      h('dt', {}, 'API'),
+      h(
+        'dd',
+        {},
+        badge(m.enabled ? 'enabled' : 'disabled'),
+        m.enabled ? '' : ' (every API key answers 403 merchant_disabled)',
+      ),
+      h('dt', {}, 'Approval by the operator'),
+      h('dd', {}, badge(m.approval)),
+      h('dt', {}, 'Address mode'),
+      h('dd', {}, m.address_mode === 'per_user' ? 'one permanent address per user' : 'a new address per invoice'),
+      h('dt', {}, 'Confirmations'),
+      h('dd', {}, String(m.settings.confirmations)),
+      h('dt', {}, 'Site'),
+      h('dd', {}, m.settings.site_url ?? '—'),
+      h('dt', {}, 'Network fee'),
+      h(
+        'dd',
+        {},
+        m.settings.network_fee_payer === 'merchant'
+          ? 'paid by the merchant (included in the service fee)'
+          : 'legacy: the customer (invoices are refused)',
+      ),
+    ),
+    error,
+    h(
+      'div',
+      { class: 'actions' },
+      h(
+        'button',
+        { type: 'button', class: m.enabled ? 'danger' : '', onclick: toggle },
+        m.enabled ? 'Disable the merchant' : 'Enable the merchant',
+      ),
+      m.settings.network_fee_payer === 'customer'
+        ? h('button', { type: 'button', onclick: payer }, 'Let the merchant pay the network fee')
+        : null,
+    ),
+  );
+}
+
+function assetsSection(ctx, m) {
+  const error = errorBox();
+  const rows = m.assets.map((a) => {
+    const id = `asset-${a.asset}`;
+    const box = h('input', { type: 'checkbox', id, checked: a.payments });
+    box.addEventListener('change', async () => {
+      showError(error, '');
+      try {
+        const r = await call('PUT', `${ctx.base}/assets/${a.asset}`, { payments: box.checked });
+        announce(`${a.asset}: ${r.payments ? 'received' : 'refused for new invoices'}.`);
+      } catch (e) {
+        box.checked = !box.checked;
+        showError(error, explain(e));
+      }
+    });
+    return [
+      h('span', { class: 'check' }, box, h('label', { for: id }, `Receive ${a.asset}`)),
+      a.name,
+      a.offered ? 'yes' : 'no (switched off by the operator)',
+    ];
+  });
+  return section(
+    'assets-h',
+    'Assets',
+    h('p', {}, 'An asset switched off here refuses new invoices with asset_disabled_by_merchant.'),
+    error,
+    table('Receiving per asset', ['Receive', 'Name', 'Offered by the operator'], rows, 'no asset.'),
+  );
+}
+
+function totpSection(ctx, account, redraw) {
+  const error = errorBox();
+  const area = h('div', { class: 'stack' });
+  const start = async () => {
+    showError(error, '');
+    try {
+      const e = await call('POST', '/account/totp');
+      const code = h('input', {
+        id: 'totp-code',
+        name: 'code',
+        inputmode: 'numeric',
+        autocomplete: 'one-time-code',
+        pattern: '[0-9]{6}',
+        maxlength: 6,
+        required: true,
+      });
+      const form = h(
+        'form',
+        {},
+        h(
+          'p',
+          {},
+          'Add this secret to your authenticator app (type it, or open the otpauth link on the phone), then enter the code it shows.',
+        ),
+        h(
+          'dl',
+          { class: 'fields' },
+          h('dt', {}, 'Secret'),
+          h('dd', {}, h('code', { id: 'totp-secret' }, e.secret)),
+          h('dt', {}, 'Link'),
+          h('dd', {}, h('code', { class: 'wrap' }, e.otpauth_uri)),
+        ),
+        h('div', { class: 'field' }, h('label', { for: 'totp-code' }, 'Code from the app'), code),
+        h('button', { type: 'submit' }, 'Turn the second factor on'),
+      );
+      form.addEventListener('submit', async (ev) => {
+        ev.preventDefault();
+        showError(error, '');
+        try {
+          await call('POST', '/account/totp/confirm', { code: code.value.trim() });
+          await ctx.reloadAccount();
+          announce('The second factor is on: sign-in now asks for a code.');
+          await redraw();
+        } catch (err) {
+          showError(error, explain(err));
+        }
+      });
+      area.replaceChildren(form);
+      code.focus();
+    } catch (err) {
+      showError(error, explain(err));
+    }
+  };
+  return section(
+    'totp-h',
+    'Second factor (your account)',
+    h(
+      'p',
+      {},
+      'Account ',
+      h('strong', {}, account.email),
+      ': ',
+      account.totp ? 'the second factor (TOTP) is on.' : 'the second factor is off.',
+    ),
+    error,
+    account.totp ? null : h('button', { type: 'button', onclick: start }, 'Set up a second factor'),
+    area,
+  );
+}
+
+export async function settingsView(ctx) {
+  const redraw = async () => {
+    const m = await get(ctx.base);
+    const account = await get('/account');
+    ctx.show('Settings', merchantSection(ctx, m, redraw), assetsSection(ctx, m), totpSection(ctx, account, redraw));
+  };
+  await redraw();
+}
+
+export async function keysView(ctx) {
+  const page = await get(withQuery(`${ctx.base}/keys`, { cursor: ctx.query.cursor, limit: 50 }));
+  ctx.show(
+    'API keys',
+    h('p', {}, 'The operator issues and revokes keys; a secret is shown once, at issue, and never here.'),
+    table(
+      'API keys, newest first',
+      ['Key id', 'Status', 'Created', 'Revoked', 'Last used'],
+      page.data.map((k) => [
+        h('code', {}, k.key_id),
+        badge(k.status),
+        time(k.created_at),
+        time(k.revoked_at),
+        time(k.last_used_at),
+      ]),
+      'no key yet.',
+    ),
+  );
+}
+
+export async function reportsView(ctx) {
+  const kind = h(
+    'select',
+    { id: 'r-kind', name: 'kind' },
+    ['invoices', 'payouts', 'deposits', 'ledger'].map((k) => h('option', { value: k }, k)),
+  );
+  const from = h('input', { id: 'r-from', name: 'from', type: 'date', required: true });
+  const to = h('input', { id: 'r-to', name: 'to', type: 'date', required: true });
+  const format = h(
+    'select',
+    { id: 'r-format', name: 'format' },
+    h('option', { value: 'csv' }, 'CSV'),
+    h('option', { value: 'json' }, 'JSON'),
+  );
+  const error = errorBox();
+  const form = h(
+    'form',
+    { class: 'filters' },
+    h('div', { class: 'field' }, h('label', { for: 'r-kind' }, 'Report'), kind),
+    h('div', { class: 'field' }, h('label', { for: 'r-from' }, 'From (UTC day)'), from),
+    h('div', { class: 'field' }, h('label', { for: 'r-to' }, 'To (UTC day, excluded)'), to),
+    h('div', { class: 'field' }, h('label', { for: 'r-format' }, 'Format'), format),
+    h('button', { type: 'submit' }, 'Download'),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    if (!from.value || !to.value) return showError(error, 'Choose both days.');
+    showError(error, '');
+    const href = withQuery(`/cabinet/v1${ctx.base}/reports/${kind.value}`, {
+      from: `${from.value}T00:00:00Z`,
+      to: `${to.value}T00:00:00Z`,
+      format: format.value,
+    });
+    const a = h('a', { href, download: `${kind.value}-${from.value}-${to.value}.${format.value}` });
+    document.body.append(a);
+    a.click();
+    a.remove();
+  });
+  ctx.show(
+    'Reports',
+    h('p', {}, 'Every record of the period [from, to), one row each, for this merchant.'),
+    form,
+    error,
+  );
+}
