@@ -26,20 +26,25 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
     ADMIN_HOST=127.0.0.1 \
-    ADMIN_PORT=9090
+    ADMIN_PORT=9090 \
+    CABINET_HOST=127.0.0.1 \
+    CABINET_PORT=9091
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/bin ./bin
 COPY --from=build /app/config ./config
+# The merchant cabinet's web page, served as it is (no build step).
+COPY web ./web
 COPY deploy/healthcheck.mjs ./deploy/healthcheck.mjs
 USER paygate
 # The database and the keystore. Back the database up with `paygate backup` (online), the keystore once.
 VOLUME ["/data"]
 # /v1 only; put the HTTPS proxy of deploy/nginx in front. The admin listener (/healthz, /readyz,
 # /metrics) stays on the container's loopback unless ADMIN_HOST=0.0.0.0 is set for a scraper on
-# a private network; never publish it.
+# a private network; never publish it. The merchant cabinet (CABINET_PORT) likewise: owners reach
+# it through a VPN or an authenticating proxy of the operator's (CABINET_HOST=0.0.0.0 for that).
 EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 CMD ["node", "deploy/healthcheck.mjs"]
 # The passphrase: mount a secret file and set WALLET_PASSPHRASE_FILE=/run/secrets/paygate_passphrase.
