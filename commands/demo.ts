@@ -8,7 +8,7 @@ import { AppError } from '../src/errors.js';
 
 export default class Demo extends PaygateCommand {
   static override description =
-    'Start a throwaway instance: temporary database and wallet, embedded simulated TRON node, two demo merchants with keys, a funded hot wallet, a webhook receiver; --tour runs the whole story by itself';
+    "Start a throwaway instance: temporary database and wallet, embedded simulated TRON node, two demo merchants with keys, a funded hot wallet, a webhook receiver, the owners' cabinet with a login; --tour runs the whole story by itself";
   static override examples = [
     '<%= config.bin %> demo',
     '<%= config.bin %> demo --tour',
@@ -16,6 +16,11 @@ export default class Demo extends PaygateCommand {
   ];
   static override flags = {
     port: Flags.integer({ description: 'API port (0 = any free port)', default: 8080, min: 0, max: 65535 }),
+    'cabinet-port': Flags.integer({
+      description: "the owners' cabinet port (default 9091, or any free port when --port is 0)",
+      min: 0,
+      max: 65535,
+    }),
     'block-time': durationFlag({ description: 'devnet time between blocks', default: '1s', maxMs: 3_600_000 }),
     tour: Flags.boolean({
       description:
@@ -31,6 +36,7 @@ export default class Demo extends PaygateCommand {
     const { startDemo } = await import('../src/demo/index.js');
     const demo = await startDemo({
       port: flags.tour ? 0 : flags.port,
+      cabinetPort: flags.tour || flags.port === 0 ? (flags['cabinet-port'] ?? 0) : (flags['cabinet-port'] ?? 9091),
       blockTimeMs: flags['block-time'],
       logLevel: 'warn',
       onEvent: (e) =>
@@ -42,7 +48,7 @@ export default class Demo extends PaygateCommand {
       try {
         const steps = await runTour(demo, (line) => this.say(line));
         const failed = steps.filter((s) => !s.ok);
-        if (failed.length > 0 || steps.length < 6)
+        if (failed.length > 0 || steps.length < 7)
           throw new AppError(
             'invalid_state',
             `the tour did not complete: ${failed.map((s) => s.step).join(', ') || 'a step did not run'}`,

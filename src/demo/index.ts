@@ -3,8 +3,8 @@
  * TRON_NETWORK=devnet. In a temporary folder: an embedded devnet (the simulated TRON node), the
  * database and an encrypted wallet; two approved merchants (one per address mode) with API keys and
  * webhook endpoints on a local receiver that verifies and prints every event; a funded hot wallet;
- * a whitelisted payout address past its delay and an opening balance; and a first invoice ready to
- * be paid. Everything is deleted on stop.
+ * a whitelisted payout address past its delay and an opening balance; a first invoice ready to be
+ * paid; and the owners' cabinet with one account for both merchants. Everything is deleted on stop.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,6 +22,7 @@ import { approvedMerchantWithKey } from '../keys/service.js';
 import { creditMerchant } from '../ledger/operator.js';
 import { createLogger } from '../logger.js';
 import { updateMerchantSettings } from '../merchants/service.js';
+import { completeSetup, createOwner } from '../owners/service.js';
 import { loadCatalog } from '../assets/catalog.js';
 import { initWallet } from '../wallet/service.js';
 import { setEndpoint } from '../webhooks/endpoints.js';
@@ -30,6 +31,8 @@ import { startWebhookReceiver, type ReceivedEvent, type WebhookReceiver } from '
 
 export interface DemoOptions {
   port: number;
+  /** The cabinet listener's port (0 = any free port). */
+  cabinetPort?: number;
   blockTimeMs: number;
   logLevel: LogLevel;
   /** Called for every verified webhook event the receiver gets. */
@@ -43,8 +46,16 @@ export interface DemoMerchant {
   address_mode: 'per_invoice' | 'per_user';
 }
 
+/** The merchant owner's cabinet of the demo: its page and the owner's sign-in (a throwaway password). */
+export interface DemoCabinet {
+  url: string;
+  email: string;
+  password: string;
+}
+
 export interface DemoInfo {
   api_url: string;
+  cabinet: DemoCabinet;
   /** The per_invoice merchant's key (the one the printed commands use). */
   api_key: string;
   merchant_id: string;
@@ -88,6 +99,7 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
       HOST: '127.0.0.1',
       PORT: String(opts.port),
       ADMIN_PORT: '0',
+      CABINET_PORT: String(opts.cabinetPort ?? 0),
       TRON_NETWORK: 'devnet',
       TRON_FULL_NODE_URL: devnet.url,
       WALLET_KEYSTORE: path.join(dir, 'keystore.json'),
@@ -106,11 +118,13 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
     const app = await buildApp(config, { unlockWallet: true, logger: createLogger(opts.logLevel, process.stderr) });
     closers.push(() => app.stop());
     const url = await app.start();
+    const cabinet = await ownerAccount(app, seeded.merchants);
     const shop = seeded.merchants[0] as DemoMerchant;
     const invoice = await firstInvoice(`${url}/v1`, shop.api_key);
     const customer = devnet.accounts[0] as { address: string; privateKey: string };
     const info: DemoInfo = {
       api_url: `${url}/v1`,
+      cabinet,
       api_key: shop.api_key,
       merchant_id: shop.merchant_id,
       merchants: seeded.merchants,
@@ -158,6 +172,25 @@ async function seed(db: Db, config: ReturnType<typeof parseConfig>, devnet: Devn
   devnet.control.fund({ address: hotWallet, asset: 'TRX_TRON', amount: 5_000_000_000n });
   devnet.control.fund({ address: hotWallet, asset: 'USDT_TRON', amount: 1_000_000_000n, mine: true });
   return { hotWallet, merchants, payoutAddress };
+}
+
+export const DEMO_OWNER = 'owner@demo.example';
+
+/**
+ * The merchants' owner account, made as the operator makes one (`paygate owner create`), its setup
+ * link used at once with a generated password: a throwaway instance prints it, once.
+ */
+async function ownerAccount(app: App, merchants: DemoMerchant[]): Promise<DemoCabinet> {
+  const { db, clock } = app.services;
+  const url = app.cabinetUrl as string;
+  const owner = await createOwner(db, clock, 'demo', {
+    email: DEMO_OWNER,
+    merchantIds: merchants.map((m) => m.merchant_id),
+    cabinetUrl: url,
+  });
+  const password = randomBytes(12).toString('base64url');
+  await completeSetup(db, clock, owner.setup_token, password);
+  return { url, email: DEMO_OWNER, password };
 }
 
 async function firstInvoice(api: string, key: string): Promise<DemoInfo['invoice']> {

@@ -121,5 +121,52 @@ export async function runTour(demo: RunningDemo, say: (line: string) => void): P
     wanted.every((t) => got.includes(t)) && demo.receiver.refused === 0,
     `${got.length} verified deliveries: ${got.join(', ')}`,
   );
+
+  await ownersView(demo, String(payout.payout_id), say, record, at);
   return steps;
+}
+
+/** The end of the story as the merchant's owner sees it: the same invoice and payout through /cabinet/v1. */
+async function ownersView(
+  demo: RunningDemo,
+  payoutId: string,
+  say: (line: string) => void,
+  record: (step: string, ok: boolean, detail: string) => boolean,
+  at: () => string,
+): Promise<void> {
+  const { cabinet, merchant_id: merchantId, invoice } = demo.info;
+  const cab = async (method: string, route: string, token?: string, body?: Json) => {
+    const res = await fetch(`${cabinet.url}/cabinet/v1${route}`, {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: res.status === 204 ? {} : ((await res.json()) as Json) };
+  };
+  const session = await cab('POST', '/sessions', undefined, { email: cabinet.email, password: cabinet.password });
+  const token = String(session.body.token);
+  const base = `/merchants/${merchantId}`;
+  const [seenInvoice, seenPayout, balances] = await Promise.all([
+    cab('GET', `${base}/invoices/${invoice.invoice_id}`, token),
+    cab('GET', `${base}/payouts/${payoutId}`, token),
+    cab('GET', `${base}/balances`, token),
+  ]);
+  await cab('DELETE', '/sessions/current', token);
+  const usdt = (balances.body.balances as Json[] | undefined)?.find((b) => b.asset === 'USDT_TRON');
+  say(`${at()} The owner signs in to the cabinet (${cabinet.url}) as ${cabinet.email}:`);
+  say(
+    `${at()}   invoice ${invoice.invoice_id}: ${String(seenInvoice.body.status)}, received ${String(seenInvoice.body.amount_received)}, credited ${String(seenInvoice.body.amount_credited)}, ${(seenInvoice.body.deposits as Json[] | undefined)?.length ?? 0} deposit(s)`,
+  );
+  say(
+    `${at()}   payout ${payoutId}: ${String(seenPayout.body.status)}, ${String(seenPayout.body.amount)} ${String(seenPayout.body.asset)} to ${String(seenPayout.body.to_address)}, tx ${String(seenPayout.body.tx_hash)}`,
+  );
+  say(`${at()}   balance: ${String(usdt?.available ?? '0')} USDT available`);
+  record(
+    "owner's cabinet",
+    session.status === 201 && seenInvoice.body.status === 'settled' && seenPayout.body.status === 'confirmed',
+    'the owner sees the settled invoice and the confirmed payout through /cabinet/v1',
+  );
 }

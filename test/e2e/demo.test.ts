@@ -18,6 +18,17 @@ describe('paygate demo', () => {
       });
       expect(r.status).toBe(201);
       expect(r.body.status).toBe('created');
+      // The owners' cabinet: the printed login opens both demo merchants.
+      const { cabinet } = demo.info;
+      const session = await api(cabinet.url, '/cabinet/v1/sessions', {
+        body: { email: cabinet.email, password: cabinet.password },
+      });
+      expect(session.status).toBe(201);
+      const merchants = await api(cabinet.url, '/cabinet/v1/merchants', {
+        headers: { authorization: `Bearer ${session.body.token}` },
+      });
+      expect(merchants.body.data.map((m: { name: string }) => m.name).sort()).toEqual(['Demo games', 'Demo shop']);
+      expect((await fetch(`${cabinet.url}/`)).status).toBe(200);
       const node = await fetch(`${demo.info.devnet_url}/wallet/getnowblock`, { method: 'POST', body: '{}' });
       expect(((await node.json()) as { blockID: string }).blockID).toMatch(/^[0-9a-f]{64}$/);
     } finally {
@@ -39,6 +50,8 @@ describe('paygate demo', () => {
     expect(out).toMatch(
       /✔ webhooks: \d+ verified deliveries: .*invoice\.seen.*invoice\.confirmed.*invoice\.settled.*payout\.confirmed/,
     );
+    expect(out).toMatch(/The owner signs in to the cabinet \(http:\/\/127\.0\.0\.1:\d+\) as owner@demo\.example/);
+    expect(out).toContain("✔ owner's cabinet: the owner sees the settled invoice and the confirmed payout");
     expect(out).toContain('The tour is complete');
     expect(code).toBe(0);
   }, 120_000);
