@@ -71,7 +71,7 @@ export async function deliveryView(ctx) {
         a.status_code ? `HTTP ${a.status_code}` : (a.error ?? '—'),
         `${a.duration_ms} ms`,
         badge(a.outcome),
-        a.response_excerpt ?? '—',
+        a.response_excerpt || '—',
       ]),
       'none yet.',
     ),
