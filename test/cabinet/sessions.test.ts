@@ -278,6 +278,20 @@ describe('the listeners', () => {
     const onPublic = await fetch(`${t.url}/cabinet/v1/openapi.json`);
     expect(onPublic.status).toBe(404);
     expect(((await onPublic.json()) as { error: { code: string } }).error.code).toBe('route_not_found');
+    // Sign-in takes JSON only: no form of another site can sign a browser in.
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+      const form = await t.call('/cabinet/v1/sessions?transport=cookie', null, {
+        rawBody: JSON.stringify({ email: 'ann@shop.example', password: PASSWORD }),
+        headers: { 'content-type': type },
+      });
+      expect(form.status).toBe(415);
+      expect(form.body.error.code).toBe('bad_request');
+      expect(form.headers.get('set-cookie')).toBeNull();
+    }
+    const big = await t.call('/cabinet/v1/sessions', null, {
+      body: { email: 'a@b.example', password: 'x'.repeat(17_000) },
+    });
+    expect(big.status).toBe(413);
     const unknown = await t.call('/cabinet/v1/nothing', null, { body: { a: 1 } });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('route_not_found');
