@@ -13,7 +13,7 @@ export default class Serve extends PaygateCommand {
     'PORT=8081 ADMIN_PORT=9091 <%= config.bin %> serve   # a second process on the same database: /v1 only until it takes the worker lease',
   ];
 
-  async run(): Promise<{ url: string; admin_url: string | null }> {
+  async run(): Promise<{ url: string; admin_url: string | null; cabinet_url: string | null }> {
     await this.parse(Serve);
     loadDotEnv();
     // Migrates, then refuses to start without the keystore or with a wrong passphrase: better now
@@ -41,6 +41,7 @@ export default class Serve extends PaygateCommand {
       {
         url,
         admin: app.adminUrl,
+        cabinet: app.cabinetUrl,
         network: config.tronNetwork,
         database: config.databasePath,
         sqlite: app.database.settings(),
@@ -49,6 +50,7 @@ export default class Serve extends PaygateCommand {
     );
     this.say(`paygate serving ${url}/v1 (database ${config.databasePath})`);
     if (app.adminUrl) this.say(`admin listener ${app.adminUrl} (/healthz, /readyz, /metrics)`);
+    if (app.cabinetUrl) this.say(`merchant cabinet ${app.cabinetUrl} (/cabinet/v1 and its web page)`);
     const signal = await new Promise<string>((resolve) => {
       process.once('SIGINT', () => resolve('SIGINT'));
       process.once('SIGTERM', () => resolve('SIGTERM'));
@@ -69,6 +71,6 @@ export default class Serve extends PaygateCommand {
     logger.info('stopped');
     // Everything is closed; a node request abandoned by a stopping worker must not hold the process.
     setTimeout(() => process.exit(0), 1_000).unref();
-    return { url, admin_url: app.adminUrl };
+    return { url, admin_url: app.adminUrl, cabinet_url: app.cabinetUrl };
   }
 }
