@@ -1,7 +1,8 @@
 /** The account's merchants: list, one, the owner's switches, balances and API keys. */
-import { Page } from '../http/pagination.js';
+import { decodeCursor, DEFAULT_PAGE_LIMIT, Page, toPage } from '../http/pagination.js';
 import { errorResponses } from '../http/schemas.js';
 import type { ApiServer } from '../http/server.js';
+import { merchantsOfOwner } from '../owners/store.js';
 import { listKeys, showKey } from './activity.js';
 import { sessionOf, type CabinetDeps } from './context.js';
 import {
@@ -23,8 +24,6 @@ import {
   setOwnedMerchantAsset,
   updateOwnedMerchant,
 } from './service.js';
-import { merchantsOfOwner } from '../owners/store.js';
-import { toPage, decodeCursor, DEFAULT_PAGE_LIMIT } from '../http/pagination.js';
 
 export async function merchantRoutes(app: ApiServer, deps: CabinetDeps): Promise<void> {
   const s = deps.services;
