@@ -54,6 +54,17 @@ async function axe(view: string): Promise<void> {
   expect(await violations(), view).toEqual([]);
 }
 
+/** Waits until the detail view's status badge reads `status` (the page redraws it by itself). */
+function statusBecomes(status: string) {
+  type Doc = { querySelector(selector: string): { textContent: string | null } | null };
+  // A function, not text: text would be compiled in the page, which its CSP refuses.
+  return page.waitForFunction(
+    (s) => (globalThis as unknown as { document: Doc }).document.querySelector('dl.fields .badge')?.textContent === s,
+    status,
+    { timeout: 15_000 },
+  );
+}
+
 const heading = (name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
 
 async function signIn(password: string, code?: string): Promise<void> {
@@ -148,15 +159,11 @@ describe.skipIf(!present)('the cabinet page in Chromium', () => {
 
     await t.pay(invoice.address, '12.5');
     await t.mine(1);
-    await page.waitForFunction("document.querySelector('dl.fields .badge')?.textContent === 'seen'", null, {
-      timeout: 15_000,
-    });
+    await statusBecomes('seen');
     const txRow = page.getByRole('row').filter({ hasText: /[0-9a-f]{64}/ });
     await txRow.waitFor();
     await t.mine(22);
-    await page.waitForFunction("document.querySelector('dl.fields .badge')?.textContent === 'settled'", null, {
-      timeout: 15_000,
-    });
+    await statusBecomes('settled');
     expect(await page.evaluate('window.stillHere')).toBe(true);
     expect(await txRow.textContent()).toMatch(/12\.5\d+confirmed/);
     expect(
