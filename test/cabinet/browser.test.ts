@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOwner } from '../../src/owners/service.js';
+import { createOwner, grantOwnerMerchant } from '../../src/owners/service.js';
 import { totpCode } from '../../src/owners/totp.js';
 import { creditMerchant } from '../../src/ledger/operator.js';
 import { setEndpoint } from '../../src/webhooks/endpoints.js';
@@ -18,7 +18,7 @@ import { api } from '../helpers/http.js';
 import { newAddress } from '../payouts/fixture.js';
 import { startChainApp, type ChainTestApp } from '../watcher/fixture.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 const present = existsSync(CHROMIUM);
 if (!present)
   console.warn(
@@ -192,6 +192,16 @@ describe.skipIf(!present)('the cabinet page in Chromium', () => {
     await heading('Payout');
     expect(await page.locator('dl.fields .badge').first().textContent()).toBe('pending review');
     await axe('payout');
+    // The switcher moves to another merchant of the account (granted by the operator meanwhile).
+    const other = await t.merchant({ name: 'Second shop' });
+    await grantOwnerMerchant(t.app.services.db, t.clock, 'test', EMAIL, other.merchant.merchant_id);
+    await page.reload();
+    await heading('Payout');
+    await page.getByLabel('Merchant', { exact: true }).selectOption({ label: 'Second shop' });
+    await page.getByRole('button', { name: 'Switch' }).click();
+    await page.waitForURL(new RegExp(`#/m/${other.merchant.merchant_id}/payouts$`));
+    await heading('Payouts');
+    await page.getByText('no payout matches').waitFor();
     // The filter form puts its choice in the address; the list follows it.
     await page.goto(`${cabinet}/#/m/${shop.id}/invoices`);
     await heading('Invoices');

@@ -54,17 +54,26 @@ function renderNav(merchantId, current) {
   nav.hidden = !state.account || !merchantId;
   if (nav.hidden) return;
   const merchants = state.account.merchants;
+  // A form with its own button: choosing in the list moves nothing until the reader says so.
   const select = h(
     'select',
-    {
-      id: 'merchant-switch',
-      onchange: (e) => (location.hash = `#/m/${e.target.value}${current === 'dashboard' ? '' : `/${current}`}`),
-    },
+    { id: 'merchant-switch', name: 'merchant' },
     merchants.map((m) => h('option', { value: m.merchant_id, selected: m.merchant_id === merchantId }, m.name)),
   );
+  const switcher = h(
+    'form',
+    { class: 'switcher', 'aria-label': 'Merchant switcher' },
+    h('label', { for: 'merchant-switch' }, 'Merchant'),
+    select,
+    h('button', { type: 'submit', class: 'small' }, 'Switch'),
+  );
+  switcher.addEventListener('submit', (e) => {
+    e.preventDefault();
+    location.hash = `#/m/${select.value}${current === 'dashboard' ? '' : `/${current.split('/')[0]}`}`;
+  });
   const sections = [...SECTIONS, ...(state.reports ? [['/reports', 'Reports']] : [])];
   nav.append(
-    h('div', { class: 'switcher' }, h('label', { for: 'merchant-switch' }, 'Merchant'), select),
+    switcher,
     h(
       'ul',
       {},
