@@ -124,7 +124,10 @@ export async function setMerchantAsset(
   code: string,
   payments: boolean,
 ): Promise<MerchantAssetView> {
-  requireCatalogAsset(catalog, code);
+  const a = catalog.get(code);
+  // The merchant's switch exists only for what can be received: as invoice creation answers.
+  if (!a || (a.locked.has('payments') && !a.payments))
+    throw new AppError('asset_not_supported', `Asset ${code} is not accepted for payment`);
   return writeTx(db, async (trx) => {
     await requireMerchant(trx, merchantId);
     await upsertMerchantSwitch(trx, {
