@@ -12,6 +12,7 @@ import type { Services } from '../services.js';
 import { consoleError } from './errors.js';
 import { keyRoutes } from './routes/keys.js';
 import { merchantRoutes } from './routes/merchants.js';
+import { moneyRoutes } from './routes/money.js';
 import type { ConsoleServer } from './context.js';
 import type { OperatorTokenVerifier } from './verifier.js';
 
@@ -48,4 +49,5 @@ export async function operatorConsole(app: ConsoleServer, deps: ConsoleDeps): Pr
   const s = deps.services;
   await merchantRoutes(app, s);
   await keyRoutes(app, s);
+  await moneyRoutes(app, s);
 }

@@ -6,14 +6,20 @@
 import { issueOperatorToken } from '../../src/operators/service.js';
 import { startTestApp, TEST_HASH_COST, type TestApp, type TestAppOptions } from './app.js';
 import { api, type ApiRequest, type ApiResponse } from './http.js';
+import { ResponseChecker } from './openapi-check.js';
 
 export interface ConsoleTestApp extends TestApp {
   /** Base URL of the admin listener. */
   admin: string;
   token: string;
   tokenId: string;
-  /** A console request with `token` (default: the app's token; null: none). */
+  /**
+   * A console request with `token` (default: the app's token; null: none). Every answer is checked
+   * against the served OpenAPI document: a documented status, a body of its response schema.
+   */
   call(path: string, req?: ApiRequest & { token?: string | null }): Promise<ApiResponse>;
+  /** The served OpenAPI document's checker. */
+  checker: ResponseChecker;
   issueToken(name?: string): Promise<{ token: string; tokenId: string }>;
 }
 
@@ -25,17 +31,23 @@ export async function startConsoleApp(opts: TestAppOptions = {}): Promise<Consol
   };
   const { token, tokenId } = await issueToken();
   const admin = t.app.adminUrl as string;
+  const checker = new ResponseChecker((await api(admin, '/admin/v1/openapi.json')).body);
   return {
     ...t,
     admin,
     token,
     tokenId,
     issueToken,
-    call(path, req = {}) {
+    checker,
+    async call(path, req = {}) {
       const { token: given, ...rest } = req;
       const bearer = given === undefined ? token : given;
       const headers = { ...(rest.headers ?? {}), ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) };
-      return api(admin, path, { ...rest, headers });
+      const r = await api(admin, path, { ...rest, headers });
+      const method = rest.method ?? (rest.body === undefined && rest.rawBody === undefined ? 'GET' : 'POST');
+      if (path.startsWith('/admin/v1/') && path !== '/admin/v1/openapi.json')
+        checker.check(method, path, r.status, r.body);
+      return r;
     },
   };
 }
