@@ -6,7 +6,7 @@
  */
 import Ajv from 'ajv';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
