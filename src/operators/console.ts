@@ -10,6 +10,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { replyWithError } from '../http/conventions.js';
 import type { Services } from '../services.js';
 import { consoleError } from './errors.js';
+import { assetRoutes } from './routes/assets.js';
 import { keyRoutes } from './routes/keys.js';
 import { merchantRoutes } from './routes/merchants.js';
 import { moneyRoutes } from './routes/money.js';
@@ -50,4 +51,5 @@ export async function operatorConsole(app: ConsoleServer, deps: ConsoleDeps): Pr
   await merchantRoutes(app, s);
   await keyRoutes(app, s);
   await moneyRoutes(app, s);
+  await assetRoutes(app, s);
 }
