@@ -11,9 +11,12 @@ import { replyWithError } from '../http/conventions.js';
 import type { Services } from '../services.js';
 import { consoleError } from './errors.js';
 import { assetRoutes } from './routes/assets.js';
+import { deliveryRoutes } from './routes/deliveries.js';
 import { keyRoutes } from './routes/keys.js';
 import { merchantRoutes } from './routes/merchants.js';
 import { moneyRoutes } from './routes/money.js';
+import { payoutRoutes } from './routes/payouts.js';
+import { walletRoutes } from './routes/wallet.js';
 import type { ConsoleServer } from './context.js';
 import type { OperatorTokenVerifier } from './verifier.js';
 
@@ -41,6 +44,9 @@ export async function operatorConsole(app: ConsoleServer, deps: ConsoleDeps): Pr
   app.addHook('preValidation', async (req) => {
     const schema = req.routeOptions.schema?.querystring as TSchema | undefined;
     if (schema && req.query && typeof req.query === 'object') req.query = Value.Convert(schema, req.query);
+    // A request without a body where every field is optional (`POST /payouts/halt`) is `{}`.
+    const body = req.routeOptions.schema?.body as { required?: string[] } | undefined;
+    if (body && req.body === undefined && !body.required?.length) req.body = {};
   });
 
   app.setErrorHandler((err, req, reply) => replyWithError(err, req, reply, consoleError(err, req)));
@@ -52,4 +58,7 @@ export async function operatorConsole(app: ConsoleServer, deps: ConsoleDeps): Pr
   await keyRoutes(app, s);
   await moneyRoutes(app, s);
   await assetRoutes(app, s);
+  await payoutRoutes(app, s);
+  await deliveryRoutes(app, s);
+  await walletRoutes(app, s);
 }

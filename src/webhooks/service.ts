@@ -9,6 +9,7 @@ import type { Clock } from '../clock.js';
 import { writeTx, type Db, type Tx } from '../db/database.js';
 import type { DeliveryStatus } from '../db/tables/webhooks.js';
 import { AppError } from '../errors.js';
+import type { PageRequest } from '../http/pagination.js';
 import { requireMerchant } from '../merchants/service.js';
 import { eventBody } from './dispatcher.js';
 import { findEndpoint, signingSecrets } from './endpoints.js';
@@ -91,9 +92,10 @@ function attemptView(a: AttemptRow): AttemptView {
   };
 }
 
+/** Newest first: at most `limit` (the CLI), or one page (the console). */
 export async function deliveries(
   db: Db,
-  f: { merchantId?: string; status?: DeliveryStatus; limit?: number },
+  f: { merchantId?: string; status?: DeliveryStatus; limit?: number; page?: PageRequest },
 ): Promise<DeliveryView[]> {
   if (f.merchantId) await requireMerchant(db, f.merchantId);
   const rows = await listDeliveries(db, { ...f, limit: f.limit ?? 100 });
