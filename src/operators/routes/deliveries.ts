@@ -40,6 +40,7 @@ export async function deliveryRoutes(app: ConsoleServer, s: Services): Promise<v
         operationId: 'getDelivery',
         tags,
         summary: 'A webhook delivery with every attempt: time, status code, duration, response excerpt (webhook show)',
+        description: 'By its delivery id (dlv_…) or its event id (evt_…, the webhook-id header the receiver saw).',
         params: DeliveryParams,
         response: { 200: DeliveryDetailsSchema, ...errors(404) },
       },

@@ -17,6 +17,7 @@ export async function keyRoutes(app: ConsoleServer, s: Services): Promise<void> 
         operationId: 'listApiKeys',
         tags,
         summary: "A merchant's API keys, newest first: ids and states, never a secret (key list)",
+        description: 'Pages with limit and cursor, as every list.',
         params: MerchantParams,
         querystring: Type.Object(PageQuery, { additionalProperties: false }),
         response: { 200: Page(ApiKeySchema, 'ApiKeyPage'), ...errors(404) },

@@ -56,6 +56,8 @@ export async function moneyRoutes(app: ConsoleServer, s: Services): Promise<void
         operationId: 'listWhitelist',
         tags,
         summary: "A merchant's whitelist entries, newest first, with when each becomes usable (whitelist list)",
+        description:
+          'Live entries only unless include_removed=true; asset narrows to one asset. Pages with limit and cursor.',
         params: MerchantParams,
         querystring: Type.Object({ ...WhitelistQuery.properties, ...PageQuery }, { additionalProperties: false }),
         response: { 200: Page(WhitelistEntrySchema, 'WhitelistEntryPage'), ...errors(404) },

@@ -50,6 +50,7 @@ export async function payoutRoutes(app: ConsoleServer, s: Services): Promise<voi
         operationId: 'getPayout',
         tags,
         summary: 'One payout as the operator sees it (payout list)',
+        description: 'With its review, wait, failure and hold reasons. 404 payout_not_found for an unknown id.',
         params: PayoutParams,
         response: { 200: OperatorPayoutSchema, ...errors(404) },
       },
