@@ -46,8 +46,6 @@ export interface VerifierOptions {
   hashesPerSecond?: number;
   /** Client addresses whose budgets are counted per minute (bounded maps; oldest dropped first). */
   maxClients?: number;
-  /** How long a verified secret is trusted without hashing; at most VERIFIED_FOR_MS (tests shorten it). */
-  verifiedForMs?: number;
 }
 
 interface Verified {
@@ -88,7 +86,6 @@ export class ApiKeyVerifier {
   private readonly hashing: LimitFunction;
   private readonly maxQueue: number;
   private readonly maxQueueWaitMs: number;
-  private readonly verifiedForMs: number;
   /** Count of argon2 verifications done; read by tests, benchmarks and /metrics. */
   hashCount = 0;
   /** Keys left unchecked because the client spent its hashing budget (429) or the server its capacity (503). */
@@ -105,7 +102,6 @@ export class ApiKeyVerifier {
     this.hashing = pLimit(opts.maxConcurrentHashes ?? 2);
     this.maxQueue = opts.maxQueue ?? 64;
     this.maxQueueWaitMs = opts.maxQueueWaitMs ?? 2_000;
-    this.verifiedForMs = Math.min(opts.verifiedForMs ?? VERIFIED_FOR_MS, VERIFIED_FOR_MS);
   }
 
   /**
@@ -130,7 +126,7 @@ export class ApiKeyVerifier {
   async checkSecret(keyId: string, secret: string, secretHash: string, clientIp: string): Promise<void> {
     const digest = digestOf(secret);
     const known = this.verified.get(keyId);
-    if (known && known.secretHash === secretHash && this.clock.now().getTime() - known.at < this.verifiedForMs) {
+    if (known && known.secretHash === secretHash && this.clock.now().getTime() - known.at < VERIFIED_FOR_MS) {
       // One key has one secret: another digest is a wrong secret, refused without hashing.
       if (!timingSafeEqual(known.digest, digest)) throw unauthorized();
       return;

@@ -35,7 +35,7 @@ export interface AdminOptions {
   maxWatcherLagBlocks?: number;
   /** Node call timeout and caching of the probes (tests shorten them). */
   probe?: ChainProbeOptions;
-  /** Verification of operator tokens (tests shorten the verified-token lifetime). */
+  /** Hashing budgets of operator token verification (the API keys' defaults otherwise). */
   operatorTokens?: VerifierOptions;
 }
 
