@@ -5,6 +5,7 @@
  */
 import type { Generated } from 'kysely';
 import type { DerivationGapTables } from './tables/derivation-gaps.js';
+import type { OperatorTokenTables } from './tables/operator-tokens.js';
 import type { PayoutWorkerTables } from './tables/payout-worker.js';
 import type { SweeperTables } from './tables/sweeper.js';
 import type { WatcherTables } from './tables/watcher.js';
@@ -42,7 +43,10 @@ export interface ApiKeysTable {
 export interface AuditLogTable {
   id: Generated<number>;
   at: string;
-  /** Who acted: the operating-system user of a CLI command, or `system`. */
+  /**
+   * Who acted: `cli:<user>` for a CLI command (the operating-system user), the token id (16 hex)
+   * for a change through the operator console, or `system`.
+   */
   actor: string;
   action: string;
   subject_type: string;
@@ -310,7 +314,8 @@ export interface StatusCountsTable {
   n: number;
 }
 
-export interface DB extends WatcherTables, SweeperTables, PayoutWorkerTables, WebhookTables, DerivationGapTables {
+export interface DB
+  extends WatcherTables, SweeperTables, PayoutWorkerTables, WebhookTables, DerivationGapTables, OperatorTokenTables {
   worker_lease: WorkerLeaseTable;
   deposits: DepositsTable;
   events: EventsTable;

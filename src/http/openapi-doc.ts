@@ -1,29 +1,51 @@
 /**
- * The OpenAPI document outside a running server (`paygate openapi`, `npm run docs`,
+ * The OpenAPI documents outside a running server (`paygate openapi [--admin]`, `npm run docs`,
  * `npm run lint:openapi`): the real app is built over a throwaway database, exactly as `serve`
- * builds it, so the document is the one `GET /v1/openapi.json` serves. No PUBLIC_BASE_URL: the
- * published reference names the relative server `/`.
+ * builds it, so the document is the one `GET /v1/openapi.json` (or, with the admin listener's
+ * console, `GET /admin/v1/openapi.json`) serves. No PUBLIC_BASE_URL: the published reference names
+ * the relative server `/`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildApp } from '../app.js';
+import { buildApp, type App } from '../app.js';
 import { parseConfig } from '../config.js';
+import { buildAdminServer } from '../operations/admin.js';
 
 export type OpenApiDocument = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
+async function withApp<T>(read: (app: App) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(path.join(tmpdir(), 'paygate-openapi-'));
   try {
     const config = parseConfig({ DATABASE_URL: path.join(dir, 'paygate.db'), LOG_LEVEL: 'silent' });
     const app = await buildApp(config, { workers: false });
     try {
-      await app.http.ready();
-      return app.http.swagger() as OpenApiDocument;
+      return await read(app);
     } finally {
       await app.stop();
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The document of /v1 (the public listener). */
+export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
+  return withApp(async (app) => {
+    await app.http.ready();
+    return app.http.swagger() as OpenApiDocument;
+  });
+}
+
+/** The document of the operator console /admin/v1 (the admin listener), built without listening. */
+export async function buildAdminOpenApiDocument(): Promise<OpenApiDocument> {
+  return withApp(async (app) => {
+    const admin = await buildAdminServer(app.services, app.metrics);
+    try {
+      await admin.ready();
+      return admin.swagger() as OpenApiDocument;
+    } finally {
+      await admin.close();
+    }
+  });
 }

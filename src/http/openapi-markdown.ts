@@ -136,12 +136,27 @@ function operation(doc: Json, method: string, route: string, op: Json, level = '
   return lines;
 }
 
+/** A security scheme in words: the `X-Api-Key` header (apiKey), `Authorization: Bearer …` (op_…). */
+function schemeText(s: Json): string {
+  if (s.type === 'http')
+    return `the \`Authorization: ${s.scheme[0].toUpperCase()}${s.scheme.slice(1)} …\` header${s.bearerFormat ? ` (\`${s.bearerFormat}\`)` : ''}`;
+  return `the \`${s.name}\` ${s.in} (${s.type})`;
+}
+
+/** Where the document itself is served: the common prefix of its paths, then /openapi.json. */
+function documentPath(doc: Json): string {
+  const first = Object.keys(doc.paths ?? {})[0] ?? '/v1/';
+  const prefix = /^\/(admin\/|cabinet\/)?v\d+\//.exec(first)?.[0] ?? '/v1/';
+  return `${prefix}openapi.json`;
+}
+
 function header(doc: Json): string[] {
   const info = doc.info ?? {};
   const servers = ((doc.servers ?? []) as Json[]).map((s) => `\`${s.url}\``).join(', ');
-  const schemes = Object.entries<Json>(doc.components?.securitySchemes ?? {}).map(
-    ([, s]) => `the \`${s.name}\` ${s.in} (${s.type})`,
-  );
+  const schemes = Object.values<Json>(doc.components?.securitySchemes ?? {}).map(schemeText);
+  const credential = Object.values<Json>(doc.components?.securitySchemes ?? {}).some((s) => s.type === 'http')
+    ? 'token'
+    : 'key';
   return [
     `# ${info.title} (version ${info.version})`,
     '',
@@ -149,7 +164,7 @@ function header(doc: Json): string[] {
     '',
     info.description ?? '',
     '',
-    `OpenAPI ${doc.openapi}; the document itself is served at \`GET /v1/openapi.json\` (no key needed).`,
+    `OpenAPI ${doc.openapi}; the document itself is served at \`GET ${documentPath(doc)}\` (no ${credential} needed).`,
     servers ? `Servers: ${servers}.` : '',
     schemes.length > 0 ? `Authentication: ${schemes.join(', ')} on every operation.` : '',
     '',

@@ -13,17 +13,23 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
-import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { keyIdOf } from '../keys/format.js';
 import { unauthorized, type ApiKeyVerifier } from '../keys/verifier.js';
 import type { MerchantRow } from '../merchants/store.js';
+import {
+  acceptJsonBodies,
+  BODY_LIMIT,
+  replyWithError,
+  requestIdOf,
+  routeNotFound as notFound,
+  STRICT_AJV,
+  writeClientError,
+} from './conventions.js';
 import { toAppError } from './errors.js';
-import { parseJsonBody } from './json-body.js';
 import { swaggerOptions } from './openapi.js';
 import { ErrorBody } from './schemas.js';
 
@@ -46,18 +52,12 @@ export type ApiServer = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
-export const BODY_LIMIT = 16 * 1024;
+export { BODY_LIMIT, requestIdOf };
 
 /** The authenticated merchant of a non-public route (the onRequest hook has set it). */
 export function merchantOf(req: FastifyRequest): MerchantRow {
   if (!req.merchant) throw unauthorized();
   return req.merchant;
-}
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-export function requestIdOf(req: IncomingMessage): string {
-  const given = req.headers['x-request-id'];
-  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
 export interface HttpDeps {
@@ -112,8 +112,6 @@ function setRateHeaders(reply: FastifyReply, s: RateState): void {
     .header('x-ratelimit-reset', s.reset);
 }
 
-const notFound = () => new AppError('route_not_found', 'No route for this method and path');
-
 /** Requests whose `Expect` header Node refused (not 100-continue): answered 417 by the onRequest hook. */
 const unmetExpectation = new WeakSet<IncomingMessage>();
 
@@ -121,21 +119,6 @@ function rateLimited(s: RateState): AppError {
   return new AppError('rate_limited', `Too many requests; retry in ${s.reset} s`, {
     headers: { 'retry-after': String(s.reset) },
   });
-}
-
-function writeClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const message =
-    status === 431 ? 'Request headers are too large' : status === 408 ? 'Request timed out' : 'Malformed HTTP request';
-  const body = JSON.stringify(new AppError('bad_request', message, { status }).toBody());
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
-  );
 }
 
 /**
@@ -167,7 +150,7 @@ export async function buildHttpServer(
     // A child logger per request costs a pino child (bindings serialized, redaction applied) on
     // every request; without request lines our own log calls carry reqId themselves.
     ...(requestLines ? {} : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
-    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: false } },
+    ajv: STRICT_AJV,
     // Faults found before routing (a malformed URL, an over-long parameter) skip the hooks, so the
     // headers every response carries are set here too.
     frameworkErrors: (err, req, reply) => {
@@ -184,8 +167,7 @@ export async function buildHttpServer(
         )
         .finally(send);
     },
-    // Faults found by Node's HTTP parser (malformed request line or header, headers too large)
-    // never reach fastify: answer them in the spec's error shape on the socket.
+    // Faults found by Node's HTTP parser never reach fastify (conventions.ts).
     clientErrorHandler: (err, socket) => writeClientError(err, socket),
     // fastify's own answer while closing is `{"error":"Service Unavailable",…}` without
     // X-Request-Id: a request on a busy keep-alive connection during a restart is refused by the
@@ -209,14 +191,7 @@ export async function buildHttpServer(
     app.server.emit('request', req, res);
   });
 
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    try {
-      done(null, parseJsonBody(req, body as string));
-    } catch (e) {
-      done(e as Error, undefined);
-    }
-  });
+  acceptJsonBodies(app);
   app.decorateRequest('merchant', null);
   app.addSchema(ErrorBody);
 
@@ -263,18 +238,8 @@ export async function buildHttpServer(
     if (key.exceeded) throw rateLimited(key);
   });
 
-  app.setErrorHandler((err, req, reply) => {
-    const e = toAppError(err);
-    // Bugs and outages are errors with a stack; a business 503 (payouts halted…) is a warning, and
-    // so is load shedding (a 503 with Retry-After: key verification capacity spent), which a brute
-    // force would otherwise turn into a flood of error stacks (it is counted on /metrics).
-    const shed = e.code === 'service_unavailable' && e.headers?.['retry-after'] !== undefined;
-    if (e.code === 'internal_error' || (e.code === 'service_unavailable' && !shed))
-      req.log.error({ err, reqId: req.id }, `request failed: ${e.code}`);
-    else if (e.status >= 500) req.log.warn({ reqId: req.id, code: e.code }, `request refused: ${e.code}`);
-    if (e.headers) void reply.headers(e.headers);
-    return reply.code(e.status).send(e.toBody());
-  });
+  // Load shedding is counted on /metrics; conventions.ts says what is logged.
+  app.setErrorHandler((err, req, reply) => replyWithError(err, req, reply));
 
   // Normally answered by the onRequest hook already (before the body is read).
   app.setNotFoundHandler((_req, reply) => reply.code(404).send(notFound().toBody()));

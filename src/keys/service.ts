@@ -89,15 +89,27 @@ export async function issueKey(
   return { ...keyView(row), api_key: key.apiKey };
 }
 
-/** Revokes a key; the API stops accepting it within 60 s (the verified-key cache lifetime). */
-export async function revokeKey(db: Db, clock: Clock, actor: string, given: string): Promise<KeyView> {
+/**
+ * Revokes a key; the API stops accepting it within 60 s (the verified-key cache lifetime). With
+ * `merchantId` (the console names the merchant in the path) a key of another merchant is
+ * api_key_not_found, as an absent one.
+ */
+export async function revokeKey(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  given: string,
+  merchantId?: string,
+): Promise<KeyView> {
   // Key ids are stored in lower case: an upper-case copy names the same key (as merchant and
   // payout ids do); refusing it left a key the operator meant to revoke working.
   const keyId = /^[0-9a-fA-F]{16}$/.test(given) ? given.toLowerCase() : given;
   if (!isKeyId(keyId)) throw new AppError('api_key_not_found', `API key ${keyId} does not exist`);
   return writeTx(db, async (trx) => {
+    if (merchantId !== undefined) await requireMerchant(trx, merchantId);
     const row = await findKey(trx, keyId);
-    if (!row) throw new AppError('api_key_not_found', `API key ${keyId} does not exist`);
+    if (!row || (merchantId !== undefined && row.merchant_id !== merchantId))
+      throw new AppError('api_key_not_found', `API key ${keyId} does not exist`);
     const at = clock.now().toISOString();
     if (!row.revoked_at) {
       await markRevoked(trx, keyId, at);

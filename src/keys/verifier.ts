@@ -118,8 +118,12 @@ export class ApiKeyVerifier {
     return found.merchant;
   }
 
-  /** Resolves when `secret` is the secret of `keyId` (stored as `secretHash`); 401 otherwise. */
-  private async checkSecret(keyId: string, secret: string, secretHash: string, clientIp: string): Promise<void> {
+  /**
+   * Resolves when `secret` is the secret of `keyId` (stored as `secretHash`); 401 otherwise. The
+   * bounded hashing of every credential shaped `<prefix>_<id>_<secret>`: the operator console's
+   * tokens are checked through it too, on an instance of their own (src/operators/verifier.ts).
+   */
+  async checkSecret(keyId: string, secret: string, secretHash: string, clientIp: string): Promise<void> {
     const digest = digestOf(secret);
     const known = this.verified.get(keyId);
     if (known && known.secretHash === secretHash && this.clock.now().getTime() - known.at < VERIFIED_FOR_MS) {
