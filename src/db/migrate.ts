@@ -35,6 +35,7 @@ import * as m0044 from './migrations/0044_chain_identity.js';
 import * as m0045 from './migrations/0045_payout_holds.js';
 import * as m0046 from './migrations/0046_watcher_stop.js';
 import * as m0047 from './migrations/0047_derivation_gaps.js';
+import * as m0050 from './migrations/0050_accounting.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -64,6 +65,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0045_payout_holds': m0045,
   '0046_watcher_stop': m0046,
   '0047_derivation_gaps': m0047,
+  '0050_accounting': m0050,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

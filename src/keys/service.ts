@@ -74,6 +74,10 @@ export async function issueKey(
     secret_hash: secretHash,
     created_at: clock.now().toISOString(),
     revoked_at: null,
+    label: null,
+    expires_at: null,
+    allowed_networks: null,
+    last_used_at: null,
   };
   await writeTx(db, async (trx) => {
     await requireMerchant(trx, merchantId);
