@@ -2,13 +2,15 @@
  * Each feature's contribution to /metrics and /readyz, registered once when the app module loads
  * (see registry.ts): the watcher's cursor (lag and readiness), a stop of the watcher because the
  * node contradicted finality (readiness and a metric), failed webhook deliveries, the
- * sweeps still open (what the treasury has not consolidated yet) and the deposit addresses derived
- * ahead (creations that outrun derivation wait for it once this reaches zero).
+ * sweeps still open (what the treasury has not consolidated yet), the deposit addresses derived
+ * ahead (creations that outrun derivation wait for it once this reaches zero) and the latest
+ * reserves check.
  */
 import { sql } from 'kysely';
 import { failedDeliveryCount } from '../webhooks/store.js';
 import { readCursor } from '../watcher/store.js';
 import { finalityStop } from '../watcher/stop.js';
+import { RESERVES_METRICS, RESERVES_READINESS } from '../reserves/operations.js';
 import { registerMetricSource, registerReadinessCheck, registerWatcherProgress } from './registry.js';
 
 registerWatcherProgress(async (s) => {
@@ -58,3 +60,7 @@ registerMetricSource({
     return ready === null ? [] : [{ value: ready }];
   },
 });
+
+// The latest reserves check (src/reserves): figures per asset, and a /readyz detail with the alert.
+for (const source of RESERVES_METRICS) registerMetricSource(source);
+registerReadinessCheck(RESERVES_READINESS);
