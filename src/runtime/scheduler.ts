@@ -8,6 +8,7 @@ import { expireInvoices } from '../invoices/expiry.js';
 import { scanHorizon } from '../watcher/store.js';
 import { pruneDeliveryLog } from '../webhooks/service.js';
 import { reservesJob } from '../reserves/operations.js';
+import { keyExpiryJob } from '../keys/operations.js';
 
 export interface Job {
   name: string;
@@ -31,6 +32,7 @@ export function defaultJobs(s: Services): Job[] {
     { name: 'invoice-expiry', schedule: '*/5 * * * * *', run: expiry },
     { name: 'webhook-log-prune', schedule: '0 17 3 * * *', run: () => pruneDeliveryLog(s.db, s.clock) },
     reservesJob(s),
+    keyExpiryJob(s),
   ];
 }
 

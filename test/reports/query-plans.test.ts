@@ -180,6 +180,8 @@ describe('query plans of the reports', () => {
     const { db, captured } = capturing();
     await q.run(db);
     expect(captured.length).toBeGreaterThan(0);
+    // Authentication reads a key's terms in the query that reads the key: never a second one.
+    if (q.name.startsWith('authentication')) expect(captured).toHaveLength(1);
     for (const c of captured) {
       const steps = (
         database.sqlite.prepare(`explain query plan ${c.sql}`).all(...(c.parameters as unknown[])) as {

@@ -15,7 +15,7 @@ import { sql, type Kysely } from 'kysely';
  *   the `/readyz` detail.
  * - API key governance: `label`, `expires_at` (a key is refused from then on), `allowed_networks`
  *   (JSON array of CIDRs; null: any client address) and `last_used_at` (written at most once a
- *   minute per key).
+ *   minute per key); `api_keys_expiring` finds the active keys about to expire.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('invoices_period').on('invoices').columns(['created_at', 'id', 'merchant_id']).execute();
@@ -37,9 +37,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   for (const column of ['label', 'expires_at', 'allowed_networks', 'last_used_at'])
     await db.schema.alterTable('api_keys').addColumn(column, 'text').execute();
+  // The daily look for keys about to expire, and its metric, search this rather than every key.
+  await db.schema
+    .createIndex('api_keys_expiring')
+    .on('api_keys')
+    .column('expires_at')
+    .where(sql.ref('revoked_at'), 'is', null)
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex('api_keys_expiring').execute();
   for (const column of ['last_used_at', 'allowed_networks', 'expires_at', 'label'])
     await db.schema.alterTable('api_keys').dropColumn(column).execute();
   await db.schema.dropTable('reserve_checks').execute();
