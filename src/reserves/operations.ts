@@ -5,7 +5,7 @@
  *
  * The readiness detail never makes the process unready: a shortfall is not this process's fault
  * and taking every replica out of the load balancer would stop payments too
- * (docs/adr/0043-reserves-alert-without-unready.md). Alerting is the metric's and the log's.
+ * (docs/adr/0043-the-reserves-check.md). Alerting is the metric's and the log's.
  */
 import type { MetricSource, ReadinessCheck, Sample } from '../operations/registry.js';
 import type { Services } from '../services.js';
