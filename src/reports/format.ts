@@ -17,26 +17,31 @@ export const CONTENT_TYPES: Record<ReportFormat, string> = {
   json: 'application/json; charset=utf-8',
 };
 
-export function csvOptions(columns: readonly string[], header: boolean): Options {
-  return {
-    header,
-    columns: [...columns],
-    record_delimiter: 'windows',
-    escape_formulas: true,
-    cast: {
-      boolean: (v) => (v ? 'true' : 'false'),
-      // A list (an invoice's transaction hashes) is one cell, space-separated.
-      object: (v) => (Array.isArray(v) ? v.join(' ') : JSON.stringify(v)),
-    },
-  };
-}
+/** csv-stringify's options for every report: RFC 4180 line ends and quoting, formulas neutralised. */
+export const CSV_OPTIONS: Options = {
+  record_delimiter: 'windows',
+  escape_formulas: true,
+  cast: {
+    boolean: (v) => (v ? 'true' : 'false'),
+    // A list (an invoice's transaction hashes) is one cell, space-separated.
+    object: (v) => (Array.isArray(v) ? v.join(' ') : JSON.stringify(v)),
+  },
+};
 
 export function csvHeader(columns: readonly string[]): string {
-  return stringify([], csvOptions(columns, true));
+  return stringify([columns], CSV_OPTIONS);
 }
 
+/**
+ * Rows as CSV records in column order. They are handed to csv-stringify as arrays: with objects
+ * and its `columns` option it resolves each column's key path per cell, a third of a report's time.
+ */
 export function csvRows(columns: readonly string[], rows: readonly object[]): string {
-  return rows.length === 0 ? '' : stringify(rows as Record<string, unknown>[], csvOptions(columns, false));
+  if (rows.length === 0) return '';
+  return stringify(
+    rows.map((row) => columns.map((c) => (row as Record<string, unknown>)[c])),
+    CSV_OPTIONS,
+  );
 }
 
 /**

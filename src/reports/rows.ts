@@ -4,7 +4,8 @@
  * its values under a header of its keys. Amounts are decimal text of the row's asset
  * (`formatUnits`, never a float); a value that does not apply is null (an empty CSV cell).
  */
-import type { DepositsTable, InvoicesTable, LedgerKind, PayoutsTable } from '../db/schema.js';
+import type { LedgerKind } from '../db/schema.js';
+import type { DepositReportRow, InvoiceReportRow, PayoutReportRow } from './store.js';
 import { formatAmount, formatUnits } from '../money.js';
 
 export const INVOICE_COLUMNS = [
@@ -29,7 +30,7 @@ export const INVOICE_COLUMNS = [
 
 export type InvoiceRecord = Record<(typeof INVOICE_COLUMNS)[number], string | string[] | null>;
 
-export function invoiceRecord(r: InvoicesTable, txHashes: string[]): InvoiceRecord {
+export function invoiceRecord(r: InvoiceReportRow, txHashes: string[]): InvoiceRecord {
   const amount = (units: string) => formatUnits(units, r.decimals);
   return {
     invoice_id: r.id,
@@ -68,7 +69,7 @@ export const PAYOUT_COLUMNS = [
 
 export type PayoutRecord = Record<(typeof PAYOUT_COLUMNS)[number], string | null>;
 
-export function payoutRecord(r: PayoutsTable): PayoutRecord {
+export function payoutRecord(r: PayoutReportRow): PayoutRecord {
   const amount = (units: string) => formatUnits(units, r.decimals);
   return {
     payout_id: r.id,
@@ -108,7 +109,7 @@ export const DEPOSIT_COLUMNS = [
 
 export type DepositRecord = Record<(typeof DEPOSIT_COLUMNS)[number], string | number | boolean | null>;
 
-export function depositRecord(r: DepositsTable): DepositRecord {
+export function depositRecord(r: DepositReportRow): DepositRecord {
   const amount = (units: string) => formatUnits(units, r.decimals);
   const credited = r.credited_amount;
   return {

@@ -132,9 +132,10 @@ async function* batches(
     let last: After | null;
     if (kind === 'invoices') {
       const rows = await invoiceBatch(db, q);
+      // Only an invoice that received something has live deposits to name.
       const hashes = await invoiceTxHashes(
         db,
-        rows.map((r) => r.id),
+        rows.filter((r) => r.amount_received !== '0').map((r) => r.id),
       );
       records = rows.map((r) => invoiceRecord(r, hashes.get(r.id) ?? []));
       last = rows.length ? { at: rows[rows.length - 1]!.created_at, id: rows[rows.length - 1]!.id } : null;

@@ -30,8 +30,67 @@ export interface BatchQuery {
   limit: number;
 }
 
-export async function invoiceBatch(db: Executor, q: BatchQuery): Promise<InvoicesTable[]> {
-  let query = db.selectFrom('invoices').selectAll().where('created_at', '<', q.period.to);
+/** The columns a report row shows (and its asset's decimals): no more is read. */
+const INVOICE_READ = [
+  'id',
+  'created_at',
+  'merchant_id',
+  'order_id',
+  'status',
+  'asset',
+  'decimals',
+  'amount_requested',
+  'amount_expected',
+  'amount_received',
+  'amount_credited',
+  'service_fee_payer',
+  'service_fee_percent',
+  'service_fee_amount',
+  'address',
+  'external_user_id',
+  'expires_at',
+] as const satisfies readonly (keyof InvoicesTable)[];
+export type InvoiceReportRow = Pick<InvoicesTable, (typeof INVOICE_READ)[number]>;
+
+const PAYOUT_READ = [
+  'id',
+  'created_at',
+  'merchant_id',
+  'reference',
+  'status',
+  'asset',
+  'decimals',
+  'amount',
+  'fee_amount',
+  'fee_charged',
+  'to_address',
+  'tx_hash',
+] as const satisfies readonly (keyof PayoutsTable)[];
+export type PayoutReportRow = Pick<PayoutsTable, (typeof PAYOUT_READ)[number]>;
+
+const DEPOSIT_READ = [
+  'id',
+  'block_time',
+  'merchant_id',
+  'asset',
+  'decimals',
+  'amount',
+  'tx_hash',
+  'log_index',
+  'block_number',
+  'from_address',
+  'address',
+  'invoice_id',
+  'external_user_id',
+  'status',
+  'late',
+  'credited_amount',
+  'credited_at',
+] as const satisfies readonly (keyof DepositsTable)[];
+export type DepositReportRow = Pick<DepositsTable, (typeof DEPOSIT_READ)[number]>;
+
+export async function invoiceBatch(db: Executor, q: BatchQuery): Promise<InvoiceReportRow[]> {
+  let query = db.selectFrom('invoices').select(INVOICE_READ).where('created_at', '<', q.period.to);
   const after = q.after;
   query = after
     ? query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)))
@@ -62,8 +121,8 @@ export async function invoiceTxHashes(db: Executor, invoiceIds: string[]): Promi
   return byInvoice;
 }
 
-export async function payoutBatch(db: Executor, q: BatchQuery): Promise<PayoutsTable[]> {
-  let query = db.selectFrom('payouts').selectAll().where('created_at', '<', q.period.to);
+export async function payoutBatch(db: Executor, q: BatchQuery): Promise<PayoutReportRow[]> {
+  let query = db.selectFrom('payouts').select(PAYOUT_READ).where('created_at', '<', q.period.to);
   const after = q.after;
   query = after
     ? query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)))
@@ -73,10 +132,10 @@ export async function payoutBatch(db: Executor, q: BatchQuery): Promise<PayoutsT
 }
 
 /** Deposits by block time; orphaned ones (their block left the chain) are not money received. */
-export async function depositBatch(db: Executor, q: BatchQuery): Promise<DepositsTable[]> {
+export async function depositBatch(db: Executor, q: BatchQuery): Promise<DepositReportRow[]> {
   let query = db
     .selectFrom('deposits')
-    .selectAll()
+    .select(DEPOSIT_READ)
     .where('block_time', '<', q.period.to)
     .where(byValue('status'), '!=', 'orphaned');
   const after = q.after;
