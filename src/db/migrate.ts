@@ -36,6 +36,7 @@ import * as m0045 from './migrations/0045_payout_holds.js';
 import * as m0046 from './migrations/0046_watcher_stop.js';
 import * as m0047 from './migrations/0047_derivation_gaps.js';
 import * as m0048 from './migrations/0048_operator_tokens.js';
+import * as m0050 from './migrations/0050_accounting.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -66,6 +67,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0046_watcher_stop': m0046,
   '0047_derivation_gaps': m0047,
   '0048_operator_tokens': m0048,
+  '0050_accounting': m0050,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

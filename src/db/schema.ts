@@ -4,6 +4,7 @@
  * converted to bigint in the stores. Booleans are INTEGER 0/1.
  */
 import type { Generated } from 'kysely';
+import type { AccountingTables } from './tables/accounting.js';
 import type { DerivationGapTables } from './tables/derivation-gaps.js';
 import type { OperatorTokenTables } from './tables/operator-tokens.js';
 import type { PayoutWorkerTables } from './tables/payout-worker.js';
@@ -38,6 +39,14 @@ export interface ApiKeysTable {
   secret_hash: string;
   created_at: string;
   revoked_at: string | null;
+  /** The operator's name for the key (migration 0050); null: none. */
+  label: string | null;
+  /** From this moment the key is refused (401); null: it does not expire. */
+  expires_at: string | null;
+  /** JSON array of the CIDRs requests may come from (normalised); null: any client address. */
+  allowed_networks: string | null;
+  /** The last authenticated request, written at most once a minute per key. */
+  last_used_at: string | null;
 }
 
 export interface AuditLogTable {
@@ -315,7 +324,14 @@ export interface StatusCountsTable {
 }
 
 export interface DB
-  extends WatcherTables, SweeperTables, PayoutWorkerTables, WebhookTables, DerivationGapTables, OperatorTokenTables {
+  extends
+    WatcherTables,
+    SweeperTables,
+    PayoutWorkerTables,
+    WebhookTables,
+    DerivationGapTables,
+    OperatorTokenTables,
+    AccountingTables {
   worker_lease: WorkerLeaseTable;
   deposits: DepositsTable;
   events: EventsTable;

@@ -16,6 +16,7 @@ import { keyRoutes } from './routes/keys.js';
 import { merchantRoutes } from './routes/merchants.js';
 import { moneyRoutes } from './routes/money.js';
 import { payoutRoutes } from './routes/payouts.js';
+import { reportRoutes } from './routes/reports.js';
 import { walletRoutes } from './routes/wallet.js';
 import type { ConsoleServer } from './context.js';
 import type { OperatorTokenVerifier } from './verifier.js';
@@ -61,4 +62,5 @@ export async function operatorConsole(app: ConsoleServer, deps: ConsoleDeps): Pr
   await payoutRoutes(app, s);
   await deliveryRoutes(app, s);
   await walletRoutes(app, s);
+  await reportRoutes(app, s);
 }

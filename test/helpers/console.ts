@@ -45,8 +45,10 @@ export async function startConsoleApp(opts: TestAppOptions = {}): Promise<Consol
       const headers = { ...(rest.headers ?? {}), ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) };
       const r = await api(admin, path, { ...rest, headers });
       const method = rest.method ?? (rest.body === undefined && rest.rawBody === undefined ? 'GET' : 'POST');
-      if (path.startsWith('/admin/v1/') && path !== '/admin/v1/openapi.json')
-        checker.check(method, path, r.status, r.body);
+      if (path.startsWith('/admin/v1/') && path !== '/admin/v1/openapi.json') {
+        const mediaType = (r.headers.get('content-type') ?? 'application/json').split(';')[0] as string;
+        checker.check(method, path, r.status, mediaType === 'application/json' ? r.body : r.text, mediaType);
+      }
       return r;
     },
   };

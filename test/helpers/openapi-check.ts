@@ -58,8 +58,11 @@ export class ResponseChecker {
 
   constructor(readonly doc: Json) {}
 
-  /** Throws when the answer is not what the document says this operation answers. */
-  check(method: string, url: string, status: number, body: unknown): void {
+  /**
+   * Throws when the answer is not what the document says this operation answers. `mediaType`: the
+   * answer's content type without parameters (default JSON); a text answer is checked as a string.
+   */
+  check(method: string, url: string, status: number, body: unknown, mediaType = 'application/json'): void {
     const o = operationOf(this.doc, method, url);
     if (!o) {
       if (status !== 404) throw new Error(`${method} ${url}: no operation in the document, answered ${status}`);
@@ -67,9 +70,11 @@ export class ResponseChecker {
     }
     const response = o.op.responses?.[String(status)];
     if (!response) throw new Error(`${method} ${o.template}: status ${status} is not documented`);
-    const schema = response.content?.['application/json']?.schema;
+    if (response.content && !response.content[mediaType])
+      throw new Error(`${method} ${o.template}: ${status} answered ${mediaType}, which is not documented`);
+    const schema = response.content?.[mediaType]?.schema;
     if (!schema) return;
-    const key = `${o.method} ${o.template} ${status}`;
+    const key = `${o.method} ${o.template} ${status} ${mediaType}`;
     let validate = this.compiled.get(key);
     if (!validate) {
       validate = this.ajv.compile(inline(this.doc, schema) as object);

@@ -291,6 +291,40 @@ describe('API keys', () => {
   });
 });
 
+describe('API key terms over the console', () => {
+  it('issues a key with a label, an expiry and client networks, as key issue does; /v1 refuses it from elsewhere', async () => {
+    const id = await create('Terms');
+    await t.call(`/admin/v1/merchants/${id}/approve`, { method: 'POST' });
+    const r = await t.call(`/admin/v1/merchants/${id}/keys`, {
+      body: { label: 'billing server', expires_in: '90d', allow_ip: ['10.0.0.0/8'] },
+    });
+    expect(r.status, r.text).toBe(201);
+    expect(r.body).toMatchObject({ label: 'billing server', allowed_networks: ['10.0.0.0/8'], status: 'active' });
+    expect(Date.parse(r.body.expires_at) - t.clock.now().getTime()).toBe(90 * 86_400_000);
+    // The test client connects from 127.0.0.1: outside 10.0.0.0/8, the same 401 as any bad key.
+    expect((await v1(r.body.api_key)).status).toBe(401);
+    const local = await t.call(`/admin/v1/merchants/${id}/keys`, { body: { allow_ip: ['127.0.0.0/8'] } });
+    expect((await v1(local.body.api_key)).body.error.code).toBe('invoice_not_found');
+  });
+
+  it('refuses malformed terms with validation_failed naming the field, and issues nothing', async () => {
+    const id = await create('Bad terms');
+    for (const [body, path] of [
+      [{ expires_in: 'soon' }, 'body.expires_in'],
+      [{ allow_ip: ['10.0.0.1/8'] }, 'body.allow_ip'],
+      [{ label: 'x', colour: 'red' }, 'body.colour'],
+    ] as const) {
+      const r = await t.call(`/admin/v1/merchants/${id}/keys`, { body });
+      expectError(r, 400, 'validation_failed');
+      expect(
+        r.body.error.details.map((d: { path: string }) => d.path),
+        r.text,
+      ).toContain(path);
+    }
+    expect((await t.call(`/admin/v1/merchants/${id}/keys`)).body.data).toEqual([]);
+  });
+});
+
 describe('the audit log', () => {
   it('records every console change with the token id as the actor', async () => {
     const id = await create('Audited');

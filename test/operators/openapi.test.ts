@@ -49,6 +49,11 @@ const ROUTES = [
   'GET /admin/v1/wallet',
   'PUT /admin/v1/wallet/limits/{asset}',
   'POST /admin/v1/sweeps',
+  'GET /admin/v1/reports/invoices',
+  'GET /admin/v1/reports/payouts',
+  'GET /admin/v1/reports/deposits',
+  'GET /admin/v1/reports/ledger',
+  'GET /admin/v1/reserves',
 ];
 
 let t: ConsoleTestApp;

@@ -1,11 +1,14 @@
 /** The console's API keys: `key list|issue|revoke`. */
 import { Type } from '@sinclair/typebox';
+import { AppError } from '../../errors.js';
 import { issueKey, listKeys, revokeKey } from '../../keys/service.js';
+import { EXPIRES_IN_MAX_MS } from '../../keys/terms.js';
+import { DurationError, parseDuration } from '../../whitelist/duration.js';
 import type { Services } from '../../services.js';
 import { actorOf, type ConsoleServer } from '../context.js';
 import { pageOfRows } from '../paging.js';
 import { errors, MerchantParams, Page, PageQuery } from '../schemas/common.js';
-import { ApiKeySchema, IssuedApiKeySchema, KeyParams } from '../schemas/keys.js';
+import { ApiKeySchema, IssueKeyBody, IssuedApiKeySchema, KeyParams } from '../schemas/keys.js';
 
 const tags = ['keys'];
 
@@ -36,12 +39,22 @@ export async function keyRoutes(app: ConsoleServer, s: Services): Promise<void> 
         operationId: 'issueApiKey',
         tags,
         summary: 'Issue an API key for a merchant (key issue)',
-        description: 'The whole key is in this answer only (api_key); it cannot be shown again. No body.',
+        description:
+          'The whole key is in this answer only (api_key); it cannot be shown again. The body (optional) sets the terms: label, expiry, client networks.',
         params: MerchantParams,
-        response: { 201: IssuedApiKeySchema, ...errors(404) },
+        body: Type.Optional(IssueKeyBody),
+        response: { 201: IssuedApiKeySchema, ...errors(400, 404) },
       },
     },
-    async (req, reply) => reply.code(201).send(await issueKey(s.db, s.clock, actorOf(req), req.params.merchant_id)),
+    async (req, reply) => {
+      const body = req.body ?? {};
+      const key = await issueKey(s.db, s.clock, actorOf(req), req.params.merchant_id, undefined, {
+        label: body.label ?? null,
+        expiresInMs: body.expires_in === undefined ? null : expiresIn(body.expires_in),
+        allowedNetworks: body.allow_ip ?? null,
+      });
+      return reply.code(201).send(key);
+    },
   );
 
   app.delete(
@@ -58,4 +71,14 @@ export async function keyRoutes(app: ConsoleServer, s: Services): Promise<void> 
     },
     async (req) => revokeKey(s.db, s.clock, actorOf(req), req.params.key_id, req.params.merchant_id),
   );
+}
+
+/** `expires_in` as `key issue --expires-in` reads it; a malformed one names the flag, as the CLI does. */
+function expiresIn(text: string): number {
+  try {
+    return parseDuration(text, EXPIRES_IN_MAX_MS);
+  } catch (e) {
+    if (e instanceof DurationError) throw new AppError('invalid_argument', `--expires-in ${e.message}`);
+    throw e;
+  }
 }
