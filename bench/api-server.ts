@@ -166,7 +166,13 @@ async function real(): Promise<void> {
     payouts = (await pendingReview()).map((r) => r.id);
   }
   const profile = await profileFromHere();
-  const control = http.createServer((_req, res) => res.end(String(app.services.addresses.ready ?? 0)));
+  // The control port tops the address pool up (serve refills only below half) and answers its size.
+  const control = http.createServer((_req, res) => {
+    void app.services.addresses.start(db).then(
+      () => res.end(String(app.services.addresses.ready ?? 0)),
+      () => res.end('0'),
+    );
+  });
   await new Promise<void>((r) => control.listen(0, '127.0.0.1', r));
   const controlUrl = `http://127.0.0.1:${(control.address() as AddressInfo).port}`;
   process.stdout.write(JSON.stringify({ url, key, invoices, payouts, pid: process.pid, control: controlUrl }) + '\n');

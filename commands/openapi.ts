@@ -2,30 +2,41 @@ import { Flags } from '@oclif/core';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PaygateCommand } from '../src/cli/base.js';
-import { buildOpenApiDocument } from '../src/http/openapi-doc.js';
-import { CABINET_MARKDOWN, renderApiMarkdown } from '../src/http/openapi-markdown.js';
+import {
+  buildAdminOpenApiDocument,
+  buildCabinetOpenApiDocument,
+  buildOpenApiDocument,
+} from '../src/http/openapi-doc.js';
+import { renderApiMarkdown } from '../src/http/openapi-markdown.js';
 
 export default class OpenApi extends PaygateCommand {
   static override description =
-    'Print the OpenAPI 3.1 document of /v1 (the one GET /v1/openapi.json serves), or its Markdown reference; needs no database or wallet';
+    'Print the OpenAPI 3.1 document of /v1 (the one GET /v1/openapi.json serves) or, with --admin, of the operator console /admin/v1 (GET /admin/v1/openapi.json), with --cabinet of the merchant cabinet /cabinet/v1, or its Markdown reference; needs no database or wallet';
   static override examples = [
     '<%= config.bin %> openapi > openapi.json',
     '<%= config.bin %> openapi --output dist/openapi.json',
     '<%= config.bin %> openapi --markdown --output docs/api.md',
+    '<%= config.bin %> openapi --admin --markdown --output docs/admin-api.md',
     '<%= config.bin %> openapi --cabinet --markdown --output docs/cabinet-api.md',
   ];
   static override flags = {
+    admin: Flags.boolean({ description: 'the operator console /admin/v1 instead of /v1' }),
     markdown: Flags.boolean({ description: 'the Markdown reference (docs/api.md) instead of the JSON document' }),
     output: Flags.string({ char: 'o', description: 'write to this file instead of stdout' }),
-    cabinet: Flags.boolean({ description: "the merchant cabinet's document (GET /cabinet/v1/openapi.json) instead" }),
+    cabinet: Flags.boolean({
+      description: 'the merchant cabinet /cabinet/v1 instead of /v1',
+      exclusive: ['admin'],
+    }),
   };
 
   async run(): Promise<{ output: string | null; bytes: number } | Record<string, unknown>> {
     const { flags } = await this.parse(OpenApi);
-    const doc = await buildOpenApiDocument(flags.cabinet ? 'cabinet' : 'v1');
-    const text = flags.markdown
-      ? renderApiMarkdown(doc, flags.cabinet ? CABINET_MARKDOWN : undefined)
-      : `${JSON.stringify(doc, null, 2)}\n`;
+    const doc = flags.admin
+      ? await buildAdminOpenApiDocument()
+      : flags.cabinet
+        ? await buildCabinetOpenApiDocument()
+        : await buildOpenApiDocument();
+    const text = flags.markdown ? renderApiMarkdown(doc) : `${JSON.stringify(doc, null, 2)}\n`;
     if (flags.output) {
       mkdirSync(path.dirname(path.resolve(flags.output)), { recursive: true });
       writeFileSync(flags.output, text);

@@ -55,6 +55,8 @@ export const ERROR_STATUS = {
   network_fee_quote_unavailable: 503,
   /** CLI only: a flag or argument is malformed (the API uses validation_failed with details). */
   invalid_argument: 400,
+  /** CLI only: `operator token revoke` of a token id that was never issued. */
+  operator_token_not_found: 404,
   /**
    * CLI and cabinet: the operation does not fit the record's current state (e.g. approving a
    * rejected payout, confirming a TOTP enrolment that was never started).

@@ -80,7 +80,7 @@ const invoicePost = (info: ServerInfo, prefix: string): Route => ({
   body: createBody(prefix),
 });
 
-/** Waits (at most 60 s) until the app server's deposit address pool is full again (short of less than a batch, which it leaves for later). */
+/** Tops the app server's deposit address pool up and waits (at most 60 s) until it is full. */
 async function addressesReady(info: ServerInfo, log: (line: string) => void): Promise<void> {
   if (!info.control) return;
   const deadline = Date.now() + 60_000;

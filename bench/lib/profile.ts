@@ -1,6 +1,7 @@
 /**
- * Profiles the app server under one kind of load: starts bench/api-server.ts with --cpu-prof,
- * drives one route closed-loop, stops the server (which writes the profile).
+ * Profiles the app server's main thread under one kind of load: starts bench/api-server.ts with
+ * BENCH_CPU_PROF (the load only, not the setup), drives one route closed-loop, stops the server
+ * (which writes DIR/main.cpuprofile).
  *   npx tsx bench/lib/profile.ts get|payout|post [seconds=5] [dir=/tmp/paygate-prof]
  */
 import type { ServerInfo } from '../api-server.js';
@@ -12,7 +13,8 @@ const kind = process.argv[2] ?? 'get';
 const seconds = Number(process.argv[3] ?? 5);
 const dir = process.argv[4] ?? '/tmp/paygate-prof';
 const { info, child } = await startChild<ServerInfo>('api-server.ts', {
-  nodeArgs: [...SERVE_NODE_FLAGS, '--cpu-prof', `--cpu-prof-dir=${dir}`],
+  nodeArgs: [...SERVE_NODE_FLAGS],
+  env: { BENCH_CPU_PROF: `${dir}/main.cpuprofile` },
 });
 const auth = { 'x-api-key': info.key };
 let n = 0;

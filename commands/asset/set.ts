@@ -2,9 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { PaygateCommand } from '../../src/cli/base.js';
 import { record } from '../../src/cli/format.js';
 import { loadCatalog } from '../../src/assets/catalog.js';
-import { listAssets, requireCatalogAsset, setAssetFlags, type AssetView } from '../../src/assets/service.js';
-import { AppError } from '../../src/errors.js';
-import { parseSweepThreshold, setSweepThreshold } from '../../src/sweeper/thresholds.js';
+import { updateAsset, type AssetDetails } from '../../src/assets/settings.js';
 
 const onOff = (description: string) => Flags.string({ options: ['on', 'off'], description });
 const flag = (v: string | undefined) => (v === undefined ? undefined : v === 'on');
@@ -26,34 +24,21 @@ export default class AssetSet extends PaygateCommand {
     }),
   };
 
-  async run(): Promise<AssetView & { sweep_threshold?: string }> {
+  async run(): Promise<AssetDetails> {
     const { args, flags } = await this.parse(AssetSet);
     const ctx = await this.context();
-    const catalog = loadCatalog(ctx.config.tronNetwork);
-    const threshold = flags['sweep-threshold'];
-    if (flags.payments === undefined && flags.payouts === undefined && threshold === undefined) {
-      requireCatalogAsset(catalog, args.asset);
-      throw new AppError('invalid_argument', 'Give --payments on|off, --payouts on|off and/or --sweep-threshold X');
-    }
-    // A bad threshold refuses the whole command before anything changes.
-    if (threshold !== undefined) parseSweepThreshold(requireCatalogAsset(catalog, args.asset), threshold);
-    let v: AssetView & { sweep_threshold?: string };
-    if (flags.payments !== undefined || flags.payouts !== undefined) {
-      v = await setAssetFlags(ctx.database.db, ctx.clock, ctx.actor, catalog, args.asset, {
+    const v = await updateAsset(
+      ctx.database.db,
+      ctx.clock,
+      ctx.actor,
+      loadCatalog(ctx.config.tronNetwork),
+      args.asset,
+      {
         payments: flag(flags.payments),
         payouts: flag(flags.payouts),
-      });
-    } else {
-      requireCatalogAsset(catalog, args.asset);
-      v = (await listAssets(ctx.database.db, catalog)).find((a) => a.asset === args.asset) as AssetView;
-    }
-    if (threshold !== undefined)
-      v = {
-        ...v,
-        sweep_threshold: (
-          await setSweepThreshold(ctx.database.db, ctx.clock, ctx.actor, catalog, args.asset, threshold)
-        ).sweep_threshold,
-      };
+        sweepThreshold: flags['sweep-threshold'],
+      },
+    );
     this.say(record({ ...v }));
     return v;
   }

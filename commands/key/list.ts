@@ -4,16 +4,20 @@ import { table } from '../../src/cli/format.js';
 import { listKeys, type KeyView } from '../../src/keys/service.js';
 
 export default class KeyList extends PaygateCommand {
-  static override description = "List a merchant's API keys (ids and states; secrets are never shown)";
+  static override description =
+    "List a merchant's API keys: ids, labels, states, expiry, allowed client networks and last use (secrets are never shown)";
   static override examples = ['<%= config.bin %> key list 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21'];
   static override args = { merchant: idArg('merchant id') };
 
   async run(): Promise<{ keys: KeyView[] }> {
     const { args } = await this.parse(KeyList);
     const ctx = await this.context();
-    const keys = await listKeys(ctx.database.db, args.merchant);
+    const keys = await listKeys(ctx.database.db, args.merchant, ctx.clock);
     this.say(
-      table(keys as unknown as Array<Record<string, unknown>>, ['key_id', 'status', 'created_at', 'revoked_at']),
+      table(
+        keys.map((k) => ({ ...k, allowed_networks: k.allowed_networks?.join(' ') ?? 'any' })),
+        ['key_id', 'label', 'status', 'created_at', 'expires_at', 'allowed_networks', 'last_used_at', 'revoked_at'],
+      ),
     );
     return { keys };
   }

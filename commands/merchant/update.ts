@@ -3,19 +3,7 @@ import { PaygateCommand } from '../../src/cli/base.js';
 import { idArg } from '../../src/cli/flags.js';
 import { record } from '../../src/cli/format.js';
 import { AppError } from '../../src/errors.js';
-import {
-  showMerchant,
-  updateMerchantSettings,
-  type MerchantView,
-  type UpdateMerchantInput,
-} from '../../src/merchants/service.js';
-import {
-  limitsView,
-  parseLimitsInput,
-  payoutLimits,
-  setPayoutLimits,
-  type PayoutLimitsView,
-} from '../../src/payouts/limits.js';
+import { updateMerchant, type MerchantChanges, type MerchantDetails } from '../../src/merchants/settings.js';
 
 export default class MerchantUpdate extends PaygateCommand {
   static override description =
@@ -41,35 +29,24 @@ export default class MerchantUpdate extends PaygateCommand {
     }),
   };
 
-  async run(): Promise<MerchantView & PayoutLimitsView> {
+  async run(): Promise<MerchantDetails> {
     const { args, flags } = await this.parse(MerchantUpdate);
-    const input: UpdateMerchantInput = {};
-    if (flags['site-url'] !== undefined) input.siteUrl = flags['site-url'];
-    if (flags['return-url'] !== undefined) input.returnUrl = flags['return-url'];
-    if (flags['cancel-url'] !== undefined) input.cancelUrl = flags['cancel-url'];
+    const changes: MerchantChanges = {
+      siteUrl: flags['site-url'],
+      returnUrl: flags['return-url'],
+      cancelUrl: flags['cancel-url'],
+      payoutAutoApproveLimit: flags['payout-auto-approve-limit'],
+      payoutDailyLimit: flags['payout-daily-limit'],
+    };
     if (flags.confirmations !== undefined) {
       const c = flags.confirmations;
       if (c !== 'default' && !/^[0-9]+$/.test(c))
         throw new AppError('invalid_argument', '--confirmations must be a whole number from 1 to 1000, or "default"');
-      input.confirmations = c === 'default' ? null : Number(c);
+      changes.confirmations = c === 'default' ? null : Number(c);
     }
-    const limits = parseLimitsInput({
-      autoApproveLimit: flags['payout-auto-approve-limit'],
-      dailyLimit: flags['payout-daily-limit'],
-    });
-    if (Object.keys(input).length === 0 && Object.keys(limits).length === 0)
-      throw new AppError('invalid_argument', 'Nothing to update: give at least one flag');
     const ctx = await this.context();
-    const db = ctx.database.db;
-    const m =
-      Object.keys(input).length > 0
-        ? await updateMerchantSettings(db, ctx.clock, ctx.actor, args.id, input)
-        : await showMerchant(db, args.id);
-    const payout =
-      Object.keys(limits).length > 0
-        ? await setPayoutLimits(db, ctx.clock, ctx.actor, args.id, limits)
-        : limitsView(await payoutLimits(db, args.id));
-    this.say(record({ ...m, ...payout }));
-    return { ...m, ...payout };
+    const m = await updateMerchant(ctx.database.db, ctx.clock, ctx.actor, args.id, changes);
+    this.say(record({ ...m }));
+    return m;
   }
 }

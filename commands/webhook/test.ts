@@ -12,7 +12,7 @@ export default class WebhookTest extends PaygateCommand {
   async run(): Promise<TestResult> {
     const { args } = await this.parse(WebhookTest);
     const ctx = await this.context();
-    const r = await sendTestEvent(ctx.database.db, ctx.clock, args.merchant);
+    const r = await sendTestEvent(ctx.database.db, ctx.clock, args.merchant, { actor: ctx.actor });
     this.say(record(r as unknown as Record<string, unknown>));
     return r;
   }

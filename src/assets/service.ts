@@ -63,6 +63,12 @@ export async function listAssets(db: Executor, catalog: AssetCatalog): Promise<A
   return catalog.assets.map((a) => view(a, switches.get(a.code)));
 }
 
+/** One asset of the catalog with the switches in force; asset_not_found outside the catalog. */
+export async function showAsset(db: Executor, catalog: AssetCatalog, code: string): Promise<AssetView> {
+  const a = requireCatalogAsset(catalog, code);
+  return view(a, await operatorSwitch(db, code));
+}
+
 export function requireCatalogAsset(catalog: AssetCatalog, code: string): CatalogAsset {
   const a = catalog.get(code);
   if (!a) throw new AppError('asset_not_found', `Asset ${code} is not in the ${catalog.network} catalog`);
@@ -124,7 +130,10 @@ export async function setMerchantAsset(
   code: string,
   payments: boolean,
 ): Promise<MerchantAssetView> {
-  requireCatalogAsset(catalog, code);
+  const a = catalog.get(code);
+  // The merchant's switch exists only for what can be received: as invoice creation answers.
+  if (!a || (a.locked.has('payments') && !a.payments))
+    throw new AppError('asset_not_supported', `Asset ${code} is not accepted for payment`);
   return writeTx(db, async (trx) => {
     await requireMerchant(trx, merchantId);
     await upsertMerchantSwitch(trx, {

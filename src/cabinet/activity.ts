@@ -12,6 +12,8 @@ import { decodeCursor, DEFAULT_PAGE_LIMIT, toPage } from '../http/pagination.js'
 import { invoiceView } from '../invoices/view.js';
 import type { DepositRow } from '../deposits/store.js';
 import { payoutView } from '../payouts/view.js';
+import { keyView } from '../keys/service.js';
+import type { ApiKeyRow } from '../keys/store.js';
 import { attemptsOf } from '../webhooks/store.js';
 import {
   findDeliveryOf,
@@ -146,27 +148,30 @@ export async function showDelivery(db: Db, merchantId: string, id: string) {
   };
 }
 
-function keyView(k: { key_id: string; created_at: string; revoked_at: string | null }) {
+/** A key as its owner sees it: the operator's view of it (keys/service.ts) without the merchant id. */
+function ownerKeyView(k: ApiKeyRow, now: Date) {
+  const v = keyView(k, now);
   return {
-    key_id: k.key_id,
-    status: k.revoked_at ? ('revoked' as const) : ('active' as const),
-    created_at: k.created_at,
-    revoked_at: k.revoked_at,
-    // Keys do not record their use yet.
-    last_used_at: null,
+    key_id: v.key_id,
+    label: v.label,
+    status: v.status,
+    created_at: v.created_at,
+    expires_at: v.expires_at,
+    revoked_at: v.revoked_at,
+    last_used_at: v.last_used_at,
   };
 }
 
-export async function listKeys(db: Db, merchantId: string, q: PageParams) {
+export async function listKeys(db: Db, now: Date, merchantId: string, q: PageParams) {
   const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
   const rows = await pageKeys(db, merchantId, decodeCursor(q.cursor), limit);
   const page = toPage(rows, limit, (k) => ({ at: k.created_at, id: k.key_id }));
-  return { data: page.data.map(keyView), next_cursor: page.next_cursor };
+  return { data: page.data.map((k) => ownerKeyView(k, now)), next_cursor: page.next_cursor };
 }
 
 /** A key of this merchant; another merchant's is api_key_not_found, as an absent one. Never a secret. */
-export async function showKey(db: Db, merchantId: string, keyId: string) {
+export async function showKey(db: Db, now: Date, merchantId: string, keyId: string) {
   const k = await findKeyOf(db, merchantId, keyId);
   if (!k) throw new AppError('api_key_not_found', `API key ${keyId} does not exist`);
-  return keyView(k);
+  return ownerKeyView(k, now);
 }

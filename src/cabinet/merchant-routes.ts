@@ -135,7 +135,7 @@ export async function merchantRoutes(app: ApiServer, deps: CabinetDeps): Promise
     },
     async (req) => {
       const m = await ownedMerchantOf(db, sessionOf(req), req.params.merchant_id);
-      return listKeys(db, m.id, req.query);
+      return listKeys(db, s.clock.now(), m.id, req.query);
     },
   );
 
@@ -153,7 +153,7 @@ export async function merchantRoutes(app: ApiServer, deps: CabinetDeps): Promise
     },
     async (req) => {
       const m = await ownedMerchantOf(db, sessionOf(req), req.params.merchant_id);
-      return showKey(db, m.id, req.params.key_id);
+      return showKey(db, s.clock.now(), m.id, req.params.key_id);
     },
   );
 }

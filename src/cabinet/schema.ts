@@ -197,11 +197,15 @@ export const KeyParams = Type.Object(
 export const KeySchema = Type.Object(
   {
     key_id: Type.String({ description: 'The public part of the key (sk_<key_id>_…)' }),
-    status: StringEnum(['active', 'revoked']),
+    label: Type.Union([Type.String(), Type.Null()], { description: "The operator's name for the key" }),
+    status: StringEnum(['active', 'revoked', 'expired']),
     created_at: DateTime('Issued at'),
+    expires_at: Type.Union([DateTime('Refused from this moment'), Type.Null()], {
+      description: 'Null: the key does not expire',
+    }),
     revoked_at: Type.Union([DateTime('Revoked at'), Type.Null()]),
-    last_used_at: Type.Union([DateTime('Last request with this key'), Type.Null()], {
-      description: 'Null while no use is recorded',
+    last_used_at: Type.Union([DateTime('Last authenticated request (recorded at most once a minute)'), Type.Null()], {
+      description: 'Null while the key has not been used',
     }),
   },
   { additionalProperties: false, title: 'ApiKey' },

@@ -35,7 +35,9 @@ import * as m0044 from './migrations/0044_chain_identity.js';
 import * as m0045 from './migrations/0045_payout_holds.js';
 import * as m0046 from './migrations/0046_watcher_stop.js';
 import * as m0047 from './migrations/0047_derivation_gaps.js';
+import * as m0048 from './migrations/0048_operator_tokens.js';
 import * as m0049 from './migrations/0049_cabinet.js';
+import * as m0050 from './migrations/0050_accounting.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -65,7 +67,9 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0045_payout_holds': m0045,
   '0046_watcher_stop': m0046,
   '0047_derivation_gaps': m0047,
+  '0048_operator_tokens': m0048,
   '0049_cabinet': m0049,
+  '0050_accounting': m0050,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

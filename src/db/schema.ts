@@ -4,8 +4,10 @@
  * converted to bigint in the stores. Booleans are INTEGER 0/1.
  */
 import type { Generated } from 'kysely';
+import type { AccountingTables } from './tables/accounting.js';
 import type { CabinetTables } from './tables/cabinet.js';
 import type { DerivationGapTables } from './tables/derivation-gaps.js';
+import type { OperatorTokenTables } from './tables/operator-tokens.js';
 import type { PayoutWorkerTables } from './tables/payout-worker.js';
 import type { SweeperTables } from './tables/sweeper.js';
 import type { WatcherTables } from './tables/watcher.js';
@@ -38,12 +40,23 @@ export interface ApiKeysTable {
   secret_hash: string;
   created_at: string;
   revoked_at: string | null;
+  /** The operator's name for the key (migration 0050); null: none. */
+  label: string | null;
+  /** From this moment the key is refused (401); null: it does not expire. */
+  expires_at: string | null;
+  /** JSON array of the CIDRs requests may come from (normalised); null: any client address. */
+  allowed_networks: string | null;
+  /** The last authenticated request, written at most once a minute per key. */
+  last_used_at: string | null;
 }
 
 export interface AuditLogTable {
   id: Generated<number>;
   at: string;
-  /** Who acted: the operating-system user of a CLI command, or `system`. */
+  /**
+   * Who acted: `cli:<user>` for a CLI command (the operating-system user), the token id (16 hex)
+   * for a change through the operator console, or `system`.
+   */
   actor: string;
   action: string;
   subject_type: string;
@@ -312,7 +325,15 @@ export interface StatusCountsTable {
 }
 
 export interface DB
-  extends WatcherTables, SweeperTables, PayoutWorkerTables, WebhookTables, DerivationGapTables, CabinetTables {
+  extends
+    WatcherTables,
+    SweeperTables,
+    PayoutWorkerTables,
+    WebhookTables,
+    DerivationGapTables,
+    OperatorTokenTables,
+    AccountingTables,
+    CabinetTables {
   worker_lease: WorkerLeaseTable;
   deposits: DepositsTable;
   events: EventsTable;

@@ -1,8 +1,9 @@
 /**
- * What every JSON listener shares (the public /v1 one and the cabinet's): request ids, the 16 KiB
- * JSON-only body parser, the spec's error body for every fault (fastify's, Node's parser's, ours),
- * `404 route_not_found` before the body is read, the per-IP limit with its `x-ratelimit-*`
- * headers, and 503 while closing. A listener adds its own authentication after `frontChecks`.
+ * A JSON listener with the public one's front door (the public /v1 one and the cabinet's): the
+ * conventions every listener shares (conventions.ts: request ids, the 16 KiB JSON-only body, the
+ * error body), answers for faults found before routing, `404 route_not_found` before the body is
+ * read, the per-IP limit with its `x-ratelimit-*` headers on every answer, and 503 while closing.
+ * A listener adds its own authentication after `frontChecks`.
  */
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -13,14 +14,22 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
-import { randomUUID } from 'node:crypto';
+import type { TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
+import {
+  acceptJsonBodies,
+  BODY_LIMIT,
+  replyWithError,
+  requestIdOf,
+  routeNotFound as notFound,
+  STRICT_AJV,
+  writeClientError,
+} from './conventions.js';
 import { toAppError } from './errors.js';
-import { parseJsonBody } from './json-body.js';
 import { ErrorBody } from './schemas.js';
 
 export type ApiServer = FastifyInstance<
@@ -31,14 +40,7 @@ export type ApiServer = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
-export const BODY_LIMIT = 16 * 1024;
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-export function requestIdOf(req: IncomingMessage): string {
-  const given = req.headers['x-request-id'];
-  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-}
+export { BODY_LIMIT, requestIdOf };
 
 /** Where a client or a key stands in its window of a minute. */
 export interface RateState {
@@ -80,8 +82,6 @@ export function setRateHeaders(reply: FastifyReply, s: RateState): void {
     .header('x-ratelimit-reset', s.reset);
 }
 
-const notFound = () => new AppError('route_not_found', 'No route for this method and path');
-
 /** Requests whose `Expect` header Node refused (not 100-continue): answered 417 by frontChecks. */
 const unmetExpectation = new WeakSet<IncomingMessage>();
 
@@ -89,21 +89,6 @@ export function rateLimited(s: RateState): AppError {
   return new AppError('rate_limited', `Too many requests; retry in ${s.reset} s`, {
     headers: { 'retry-after': String(s.reset) },
   });
-}
-
-function writeClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const message =
-    status === 431 ? 'Request headers are too large' : status === 408 ? 'Request timed out' : 'Malformed HTTP request';
-  const body = JSON.stringify(new AppError('bad_request', message, { status }).toBody());
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
-  );
 }
 
 /**
@@ -140,7 +125,7 @@ export async function createJsonServer(deps: { config: Config; logger: Logger })
     // A child logger per request costs a pino child (bindings serialized, redaction applied) on
     // every request; without request lines our own log calls carry reqId themselves.
     ...(requestLines ? {} : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
-    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: false } },
+    ajv: STRICT_AJV,
     // Faults found before routing (a malformed URL, an over-long parameter) skip the hooks, so the
     // headers every response carries are set here too.
     frameworkErrors: (err, req, reply) => {
@@ -157,8 +142,7 @@ export async function createJsonServer(deps: { config: Config; logger: Logger })
         )
         .finally(send);
     },
-    // Faults found by Node's HTTP parser (malformed request line or header, headers too large)
-    // never reach fastify: answer them in the spec's error shape on the socket.
+    // Faults found by Node's HTTP parser never reach fastify (conventions.ts).
     clientErrorHandler: (err, socket) => writeClientError(err, socket),
     // fastify's own answer while closing is `{"error":"Service Unavailable",…}` without
     // X-Request-Id: a request on a busy keep-alive connection during a restart is refused by
@@ -182,14 +166,7 @@ export async function createJsonServer(deps: { config: Config; logger: Logger })
     app.server.emit('request', req, res);
   });
 
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    try {
-      done(null, parseJsonBody(req, body as string));
-    } catch (e) {
-      done(e as Error, undefined);
-    }
-  });
+  acceptJsonBodies(app);
   app.addSchema(ErrorBody);
 
   // Counted in this process. The plugin's `redis` option here would share the counts between
@@ -198,31 +175,14 @@ export async function createJsonServer(deps: { config: Config; logger: Logger })
   const perIp = rateCheck(app, deps.config.rateLimitPerIp);
   limits.perIp = perIp;
 
-  app.setErrorHandler((err, req, reply) => {
-    const e = toAppError(err);
-    // Bugs and outages are errors with a stack; a business 503 (payouts halted…) is a warning, and
-    // so is load shedding (a 503 with Retry-After: key verification capacity spent), which a brute
-    // force would otherwise turn into a flood of error stacks (it is counted on /metrics).
-    const shed = e.code === 'service_unavailable' && e.headers?.['retry-after'] !== undefined;
-    if (e.code === 'internal_error' || (e.code === 'service_unavailable' && !shed))
-      req.log.error({ err, reqId: req.id }, `request failed: ${e.code}`);
-    else if (e.status >= 500) req.log.warn({ reqId: req.id, code: e.code }, `request refused: ${e.code}`);
-    if (e.headers) void reply.headers(e.headers);
-    return reply.code(e.status).send(e.toBody());
-  });
+  // Load shedding is counted on /metrics; conventions.ts says what is logged.
+  app.setErrorHandler((err, req, reply) => replyWithError(err, req, reply));
 
-  // A query string is text: parameters its schema types as integers (`?limit=`) are read as
-  // numbers before validation. Nothing else is coerced: a body's "10" stays a string, and fails.
+  // A query string is text: `?limit=20` is read as the number its schema asks for (bodies are
+  // JSON and validated without any coercion).
   app.addHook('preValidation', async (req) => {
-    const schema = req.routeOptions.schema?.querystring as
-      { properties?: Record<string, { type?: unknown }> } | undefined;
-    const query = req.query as Record<string, unknown> | undefined;
-    if (!schema?.properties || !query) return;
-    for (const [name, prop] of Object.entries(schema.properties)) {
-      const value = query[name];
-      if (prop.type === 'integer' && typeof value === 'string' && /^-?[0-9]{1,15}$/.test(value))
-        query[name] = Number(value);
-    }
+    const schema = req.routeOptions.schema?.querystring as TSchema | undefined;
+    if (schema && req.query && typeof req.query === 'object') req.query = Value.Convert(schema, req.query);
   });
 
   // Normally answered by frontChecks already (before the body is read).

@@ -137,31 +137,18 @@ function operation(doc: Json, method: string, route: string, op: Json, level = '
   return lines;
 }
 
-/** Where the document is served and how its credentials are named, per listener. */
-export interface MarkdownOptions {
-  documentPath: string;
-  /** What the reader needs to fetch the document ("no key needed"). */
-  documentAccess: string;
-  /** Joins the authentication schemes of the document ("or" when any one of them will do). */
-  schemesJoin: string;
-}
-
-const V1_MARKDOWN: MarkdownOptions = {
-  documentPath: '/v1/openapi.json',
-  documentAccess: 'no key needed',
-  schemesJoin: ', ',
-};
-
-export const CABINET_MARKDOWN: MarkdownOptions = {
-  documentPath: '/cabinet/v1/openapi.json',
-  documentAccess: 'no session needed',
-  schemesJoin: ' or ',
-};
-
+/** A security scheme in words: the `X-Api-Key` header (apiKey), `Authorization: Bearer …` (op_…). */
 function schemeText(s: Json): string {
   if (s.type === 'http')
-    return `\`Authorization: ${String(s.scheme)[0]?.toUpperCase()}${String(s.scheme).slice(1)} <token>\``;
+    return `the \`Authorization: ${s.scheme[0].toUpperCase()}${s.scheme.slice(1)} …\` header${s.bearerFormat ? ` (\`${s.bearerFormat}\`)` : ''}`;
   return `the \`${s.name}\` ${s.in} (${s.type})`;
+}
+
+/** Where the document itself is served: the common prefix of its paths, then /openapi.json. */
+function documentPath(doc: Json): string {
+  const first = Object.keys(doc.paths ?? {})[0] ?? '/v1/';
+  const prefix = /^\/(admin\/|cabinet\/)?v\d+\//.exec(first)?.[0] ?? '/v1/';
+  return `${prefix}openapi.json`;
 }
 
 /** Whether some operation needs no credentials (`security: []`). */
@@ -171,10 +158,13 @@ function publicOps(doc: Json): boolean {
   );
 }
 
-function header(doc: Json, o: MarkdownOptions): string[] {
+function header(doc: Json): string[] {
   const info = doc.info ?? {};
   const servers = ((doc.servers ?? []) as Json[]).map((s) => `\`${s.url}\``).join(', ');
   const schemes = Object.values<Json>(doc.components?.securitySchemes ?? {}).map(schemeText);
+  const credential = Object.values<Json>(doc.components?.securitySchemes ?? {}).some((s) => s.type === 'http')
+    ? 'token'
+    : 'key';
   return [
     `# ${info.title} (version ${info.version})`,
     '',
@@ -182,10 +172,11 @@ function header(doc: Json, o: MarkdownOptions): string[] {
     '',
     info.description ?? '',
     '',
-    `OpenAPI ${doc.openapi}; the document itself is served at \`GET ${o.documentPath}\` (${o.documentAccess}).`,
+    `OpenAPI ${doc.openapi}; the document itself is served at \`GET ${documentPath(doc)}\` (no ${credential} needed).`,
     servers ? `Servers: ${servers}.` : '',
     schemes.length > 0
-      ? `Authentication: ${schemes.join(o.schemesJoin)} on every operation${publicOps(doc) ? ' not marked “No credentials needed”' : ''}.`
+      ? // Entries of the document's `security` are alternatives: any one of them will do.
+        `Authentication: ${schemes.join((doc.security ?? []).length > 1 ? ' or ' : ', ')} on every operation${publicOps(doc) ? ' not marked “No credentials needed”' : ''}.`
       : '',
     '',
   ];
@@ -263,9 +254,9 @@ function schemasSection(doc: Json): string[] {
   return lines;
 }
 
-export function renderApiMarkdown(doc: Json, options: MarkdownOptions = V1_MARKDOWN): string {
+export function renderApiMarkdown(doc: Json): string {
   const lines = [
-    ...header(doc, options),
+    ...header(doc),
     ...headersSection(doc),
     ...operationsSection(doc),
     ...webhooksSection(doc),

@@ -71,3 +71,9 @@ export function toPage<T>(
   const data = rows.slice(0, limit);
   return { data, next_cursor: encodeCursor(keyOf(data[data.length - 1]!)) };
 }
+
+/** What a store reads for a page: at most `limit` rows strictly after `after` in (time, id) descending order. */
+export interface PageRequest {
+  limit: number;
+  after: PageKey | null;
+}

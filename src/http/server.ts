@@ -72,8 +72,9 @@ export async function buildHttpServer(
     const ip = await frontChecks(server, req, reply);
     if (req.routeOptions.config.public) return;
     const given = req.headers['x-api-key'];
-    // IPv6 clients spend the hashing budgets of their /64, as they do the per-IP limit.
-    req.merchant = await deps.verifier.authenticate(typeof given === 'string' ? given : undefined, ip.key);
+    // IPv6 clients spend the hashing budgets of their /64, as they do the per-IP limit; the key's
+    // allowed networks are held against the client's own address (TRUST_PROXY decides which).
+    req.merchant = await deps.verifier.authenticate(typeof given === 'string' ? given : undefined, ip.key, req.ip);
     const key = await perKey(req);
     setRateHeaders(reply, tighter(ip, key));
     if (key.exceeded) throw rateLimited(key);

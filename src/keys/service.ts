@@ -1,8 +1,8 @@
 /** Operator tasks on API keys: issue (shown once), revoke, list. The clear key is never stored. */
 import argon2 from 'argon2';
 import { recordAudit } from '../audit/store.js';
-import type { Clock } from '../clock.js';
-import { writeTx, type Db } from '../db/database.js';
+import { systemClock, type Clock } from '../clock.js';
+import { writeTx, type Db, type Executor } from '../db/database.js';
 import { AppError } from '../errors.js';
 import {
   changeMerchant,
@@ -12,7 +12,8 @@ import {
   type MerchantView,
 } from '../merchants/service.js';
 import { generateApiKey, isKeyId } from './format.js';
-import { findKey, insertKey, listKeysOf, markRevoked, type ApiKeyRow } from './store.js';
+import { findKey, insertKey, keysExpiringBetween, listKeysOf, markRevoked, type ApiKeyRow } from './store.js';
+import { parseKeyTerms, type KeyTermsInput } from './terms.js';
 
 /**
  * argon2id at OWASP's first recommended setting (19 MiB, t=2, p=1), paid once per key and process.
@@ -26,8 +27,16 @@ export const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeC
 export interface KeyView {
   key_id: string;
   merchant_id: string;
-  status: 'active' | 'revoked';
+  /** expired: past expires_at (refused like a revoked key); revoked wins over expired. */
+  status: 'active' | 'expired' | 'revoked';
+  label: string | null;
   created_at: string;
+  /** From this moment the key is refused; null: it does not expire. */
+  expires_at: string | null;
+  /** CIDRs requests may come from; null: any client address. */
+  allowed_networks: string[] | null;
+  /** The last authenticated request, to the minute (written at most once a minute); null: never used. */
+  last_used_at: string | null;
   revoked_at: string | null;
 }
 
@@ -36,12 +45,17 @@ export interface IssuedKey extends KeyView {
   api_key: string;
 }
 
-function keyView(k: ApiKeyRow): KeyView {
+export function keyView(k: ApiKeyRow, now: Date): KeyView {
+  const expired = k.expires_at !== null && k.expires_at <= now.toISOString();
   return {
     key_id: k.key_id,
     merchant_id: k.merchant_id,
-    status: k.revoked_at ? 'revoked' : 'active',
+    status: k.revoked_at ? 'revoked' : expired ? 'expired' : 'active',
+    label: k.label,
     created_at: k.created_at,
+    expires_at: k.expires_at,
+    allowed_networks: k.allowed_networks === null ? null : (JSON.parse(k.allowed_networks) as string[]),
+    last_used_at: k.last_used_at,
     revoked_at: k.revoked_at,
   };
 }
@@ -54,8 +68,10 @@ export interface HashCost {
 }
 
 /**
- * Issues a key. `cost` exists for tests only (cheap keys keep the suite fast; the verifier reads
- * the parameters from the stored hash): the CLI and the server always use ARGON2_OPTIONS.
+ * Issues a key with its terms (label, expiry, allowed networks; `invalid_argument` for bad ones,
+ * before anything is written). `cost` exists for tests only (cheap keys keep the suite fast; the
+ * verifier reads the parameters from the stored hash): the CLI and the server always use
+ * ARGON2_OPTIONS.
  */
 export async function issueKey(
   db: Db,
@@ -63,7 +79,10 @@ export async function issueKey(
   actor: string,
   merchantId: string,
   cost?: HashCost,
+  terms: KeyTermsInput = {},
 ): Promise<IssuedKey> {
+  const now = clock.now();
+  const t = parseKeyTerms(terms, now);
   await requireMerchant(db, merchantId);
   const key = generateApiKey();
   // Hash before the transaction: no slow work while holding the write lock.
@@ -72,8 +91,12 @@ export async function issueKey(
     key_id: key.keyId,
     merchant_id: merchantId,
     secret_hash: secretHash,
-    created_at: clock.now().toISOString(),
+    created_at: now.toISOString(),
     revoked_at: null,
+    label: t.label,
+    expires_at: t.expires_at,
+    allowed_networks: t.allowed_networks === null ? null : JSON.stringify(t.allowed_networks),
+    last_used_at: null,
   };
   await writeTx(db, async (trx) => {
     await requireMerchant(trx, merchantId);
@@ -84,20 +107,33 @@ export async function issueKey(
       subjectType: 'api_key',
       subjectId: key.keyId,
       merchantId,
+      details: { label: t.label, expires_at: t.expires_at, allowed_networks: t.allowed_networks },
     });
   });
-  return { ...keyView(row), api_key: key.apiKey };
+  return { ...keyView(row, now), api_key: key.apiKey };
 }
 
-/** Revokes a key; the API stops accepting it within 60 s (the verified-key cache lifetime). */
-export async function revokeKey(db: Db, clock: Clock, actor: string, given: string): Promise<KeyView> {
+/**
+ * Revokes a key; the API stops accepting it within 60 s (the verified-key cache lifetime). With
+ * `merchantId` (the console names the merchant in the path) a key of another merchant is
+ * api_key_not_found, as an absent one.
+ */
+export async function revokeKey(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  given: string,
+  merchantId?: string,
+): Promise<KeyView> {
   // Key ids are stored in lower case: an upper-case copy names the same key (as merchant and
   // payout ids do); refusing it left a key the operator meant to revoke working.
   const keyId = /^[0-9a-fA-F]{16}$/.test(given) ? given.toLowerCase() : given;
   if (!isKeyId(keyId)) throw new AppError('api_key_not_found', `API key ${keyId} does not exist`);
   return writeTx(db, async (trx) => {
+    if (merchantId !== undefined) await requireMerchant(trx, merchantId);
     const row = await findKey(trx, keyId);
-    if (!row) throw new AppError('api_key_not_found', `API key ${keyId} does not exist`);
+    if (!row || (merchantId !== undefined && row.merchant_id !== merchantId))
+      throw new AppError('api_key_not_found', `API key ${keyId} does not exist`);
     const at = clock.now().toISOString();
     if (!row.revoked_at) {
       await markRevoked(trx, keyId, at);
@@ -109,13 +145,25 @@ export async function revokeKey(db: Db, clock: Clock, actor: string, given: stri
         merchantId: row.merchant_id,
       });
     }
-    return keyView({ ...row, revoked_at: row.revoked_at ?? at });
+    return keyView({ ...row, revoked_at: row.revoked_at ?? at }, clock.now());
   });
 }
 
-export async function listKeys(db: Db, merchantId: string): Promise<KeyView[]> {
+/** A merchant's keys, oldest first; `clock` says which have expired (default: the system clock). */
+export async function listKeys(db: Db, merchantId: string, clock: Clock = systemClock): Promise<KeyView[]> {
   await requireMerchant(db, merchantId);
-  return (await listKeysOf(db, merchantId)).map(keyView);
+  const now = clock.now();
+  return (await listKeysOf(db, merchantId)).map((k) => keyView(k, now));
+}
+
+/** How far ahead a key's expiry is announced: a warning in the log and the metric. */
+export const EXPIRY_NOTICE_MS = 7 * 86_400_000;
+
+/** Active keys that expire within the notice period (EXPIRY_NOTICE_MS), soonest first. */
+export async function keysExpiringSoon(db: Executor, clock: Clock): Promise<KeyView[]> {
+  const now = clock.now();
+  const until = new Date(now.getTime() + EXPIRY_NOTICE_MS).toISOString();
+  return (await keysExpiringBetween(db, now.toISOString(), until)).map((k) => keyView(k, now));
 }
 
 /** An approved merchant with one API key: what the demo, the benchmarks and tests start from. */

@@ -14,6 +14,11 @@
  * never stated); a key that could not be checked is never a 401, since it may be right: a client
  * past its own budget gets 429 rate_limited, and when the server's hashing capacity is spent the
  * answer is 503 service_unavailable (the client's budget is not charged); both carry Retry-After.
+ *
+ * A key's terms are read with it (same query): past its expiry, or from a client address outside
+ * its allowed networks, it is the same 401 as any bad key, decided before any hashing. Its last use
+ * is stamped at most once a minute per key (an in-memory throttle, and a conditional write that
+ * other processes' stamps also hold back), after the answer's path: never a write per request.
  */
 import argon2 from 'argon2';
 import { hash, timingSafeEqual } from 'node:crypto';
@@ -24,10 +29,15 @@ import { AppError } from '../errors.js';
 import type { MerchantRow } from '../merchants/store.js';
 import { parseApiKey } from './format.js';
 import { HashBudget } from './hash-budget.js';
-import { findKeyWithMerchant } from './store.js';
+import { findKeyWithMerchant, touchLastUsed } from './store.js';
+import { allowedFrom } from './terms.js';
 
 /** How long a secret that passed argon2id is recognised by its digest, without hashing again. */
 export const VERIFIED_FOR_MS = 60_000;
+/** A key's last use is written at most this often. */
+export const LAST_USED_EVERY_MS = 60_000;
+/** Keys whose last stamp time is remembered (bounded; forgetting one costs one conditional write). */
+const LAST_USED_TRACKED = 100_000;
 
 export interface VerifierOptions {
   /** argon2 verifications allowed per client address and key id per minute. */
@@ -80,6 +90,8 @@ export class ApiKeyVerifier {
   private readonly failed = new Map<string, Set<string>>();
   /** Verifications under way, so concurrent first requests with one key share one hash. */
   private readonly inflight = new Map<string, Promise<void>>();
+  /** When this process last stamped each key's last use (ms). */
+  private readonly stamped = new Map<string, number>();
   private readonly budgetPerKey: HashBudget;
   private readonly budgetPerIp: HashBudget;
   private readonly hashRate: HashBudget;
@@ -106,20 +118,46 @@ export class ApiKeyVerifier {
 
   /**
    * The merchant of a valid key; 401 unauthorized or 403 merchant_disabled otherwise. `clientIp`
-   * is the client's rate-limit bucket (an IPv6 client's /64), whose hashing budget is spent.
+   * is the client's rate-limit bucket (an IPv6 client's /64), whose hashing budget is spent;
+   * `clientAddress` the client's own address, held against the key's allowed networks (a key
+   * with networks is refused when it is unknown).
    */
-  async authenticate(header: string | undefined, clientIp = 'local'): Promise<MerchantRow> {
+  async authenticate(header: string | undefined, clientIp = 'local', clientAddress?: string): Promise<MerchantRow> {
     const parsed = parseApiKey(header);
     if (!parsed) throw unauthorized();
     const found = await findKeyWithMerchant(this.db, parsed.keyId);
     if (!found || found.revoked_at !== null) throw unauthorized();
+    const now = this.clock.now();
+    if (found.expires_at !== null && found.expires_at <= now.toISOString()) throw unauthorized();
+    if (found.allowed_networks !== null && !allowedFrom(found.allowed_networks, clientAddress)) throw unauthorized();
     await this.checkSecret(parsed.keyId, parsed.secret, found.secret_hash, clientIp);
     if (found.merchant.enabled !== 1) throw new AppError('merchant_disabled', 'The merchant is disabled');
+    this.stampLastUse(parsed.keyId, found.last_used_at, now);
     return found.merchant;
   }
 
-  /** Resolves when `secret` is the secret of `keyId` (stored as `secretHash`); 401 otherwise. */
-  private async checkSecret(keyId: string, secret: string, secretHash: string, clientIp: string): Promise<void> {
+  /**
+   * Stamps the key's last use when a minute has passed since the stored stamp and since this
+   * process last wrote one. The write is not awaited: the request never waits for it, and a
+   * failed one (the database busy) is tried again by the next request.
+   */
+  private stampLastUse(keyId: string, stored: string | null, now: Date): void {
+    const ms = now.getTime();
+    if (stored !== null && ms - Date.parse(stored) < LAST_USED_EVERY_MS) return;
+    const mine = this.stamped.get(keyId);
+    if (mine !== undefined && ms - mine < LAST_USED_EVERY_MS) return;
+    if (this.stamped.size >= LAST_USED_TRACKED) this.stamped.clear();
+    this.stamped.set(keyId, ms);
+    const olderThan = new Date(ms - LAST_USED_EVERY_MS + 1).toISOString();
+    touchLastUsed(this.db, keyId, now.toISOString(), olderThan).catch(() => this.stamped.delete(keyId));
+  }
+
+  /**
+   * Resolves when `secret` is the secret of `keyId` (stored as `secretHash`); 401 otherwise. The
+   * bounded hashing of every credential shaped `<prefix>_<id>_<secret>`: the operator console's
+   * tokens are checked through it too, on an instance of their own (src/operators/verifier.ts).
+   */
+  async checkSecret(keyId: string, secret: string, secretHash: string, clientIp: string): Promise<void> {
     const digest = digestOf(secret);
     const known = this.verified.get(keyId);
     if (known && known.secretHash === secretHash && this.clock.now().getTime() - known.at < VERIFIED_FOR_MS) {

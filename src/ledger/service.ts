@@ -88,6 +88,11 @@ export async function post(trx: Executor, clock: Clock, p: Posting): Promise<Led
     // Releases and payout debits only ever consume a reservation made earlier; reaching here is a bug.
     throw new Error(`ledger: ${p.kind} of ${p.amount} would leave ${p.merchantId}/${p.asset} negative`);
   }
+  // Never dated before the entry it follows (a clock stepped back, another process's clock): an
+  // account's entries of any period are then one unbroken run of seq, which the ledger report's
+  // opening + entries = closing rests on (src/reports/ledger.ts).
+  const now = clock.now().toISOString();
+  const at = last !== undefined && last.created_at > now ? last.created_at : now;
   return insertEntry(trx, {
     merchant_id: p.merchantId,
     asset: p.asset,
@@ -100,7 +105,7 @@ export async function post(trx: Executor, clock: Clock, p: Posting): Promise<Led
     source_ref: p.sourceRef ?? null,
     memo: p.memo ?? null,
     actor: p.actor,
-    created_at: clock.now().toISOString(),
+    created_at: at,
   });
 }
 

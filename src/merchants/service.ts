@@ -9,6 +9,7 @@ import type { Clock } from '../clock.js';
 import { writeTx, type Db, type Executor } from '../db/database.js';
 import type { AddressMode, MerchantApproval } from '../db/schema.js';
 import { AppError } from '../errors.js';
+import type { PageRequest } from '../http/pagination.js';
 import { findMerchant, insertMerchant, listMerchants, updateMerchant, type MerchantRow } from './store.js';
 
 export interface MerchantView {
@@ -224,6 +225,7 @@ export async function showMerchant(db: Db, id: string): Promise<MerchantView> {
   return merchantView(await requireMerchant(db, id));
 }
 
-export async function allMerchants(db: Db): Promise<MerchantView[]> {
-  return (await listMerchants(db)).map(merchantView);
+/** Every merchant (`merchant list`), or one page of them, newest first (the console). */
+export async function allMerchants(db: Db, page?: PageRequest): Promise<MerchantView[]> {
+  return (await listMerchants(db, page)).map(merchantView);
 }

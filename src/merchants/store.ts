@@ -1,6 +1,7 @@
 /** SQL for merchants. Operator-level: merchant rows are not owned by another merchant. */
 import type { Executor } from '../db/database.js';
 import type { MerchantsTable } from '../db/schema.js';
+import type { PageRequest } from '../http/pagination.js';
 
 export type MerchantRow = MerchantsTable;
 
@@ -12,8 +13,16 @@ export async function findMerchant(db: Executor, id: string): Promise<MerchantRo
   return db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function listMerchants(db: Executor): Promise<MerchantRow[]> {
-  return db.selectFrom('merchants').selectAll().orderBy('created_at').orderBy('id').execute();
+/** Every merchant, oldest first; or one page of them, newest first (the console's lists). */
+export async function listMerchants(db: Executor, page?: PageRequest): Promise<MerchantRow[]> {
+  if (!page) return db.selectFrom('merchants').selectAll().orderBy('created_at').orderBy('id').execute();
+  const after = page.after;
+  let q = db.selectFrom('merchants').selectAll();
+  if (after)
+    q = q.where((eb) =>
+      eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '<', after.id)])]),
+    );
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
 }
 
 export async function updateMerchant(

@@ -1,11 +1,28 @@
 /**
  * The admin listener (ADMIN_HOST:ADMIN_PORT, loopback by default): `/healthz`, `/readyz` and
- * `/metrics` for the orchestrator and Prometheus. It is a separate server on its own port, so the
- * public listener (and the HTTPS proxy in front of it) can never expose these.
+ * `/metrics` for the orchestrator and Prometheus, and the operator console `/admin/v1`
+ * (src/operators/console.ts). It is a separate server on its own port, so the public listener (and
+ * the HTTPS proxy in front of it) can never expose these.
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { sql } from 'kysely';
-import { AppError } from '../errors.js';
+import {
+  acceptJsonBodies,
+  BODY_LIMIT,
+  replyWithError,
+  requestIdOf,
+  routeNotFound,
+  STRICT_AJV,
+  writeClientError,
+} from '../http/conventions.js';
+import { toAppError } from '../http/errors.js';
+import { ErrorBody } from '../http/schemas.js';
+import type { VerifierOptions } from '../keys/verifier.js';
+import { operatorConsole, type ConsoleServer } from '../operators/console.js';
+import { consoleSwaggerOptions } from '../operators/openapi.js';
+import { OperatorTokenVerifier } from '../operators/verifier.js';
 import type { Services } from '../services.js';
 import type { AppMetrics } from './metrics.js';
 import type { ChainProbeOptions } from './probes.js';
@@ -18,6 +35,8 @@ export interface AdminOptions {
   maxWatcherLagBlocks?: number;
   /** Node call timeout and caching of the probes (tests shorten them). */
   probe?: ChainProbeOptions;
+  /** Hashing budgets of operator token verification (the API keys' defaults otherwise). */
+  operatorTokens?: VerifierOptions;
 }
 
 interface Check {
@@ -77,11 +96,34 @@ export async function buildAdminServer(
   const app = Fastify({
     loggerInstance: s.logger.child({ component: 'admin' }) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
+    genReqId: requestIdOf,
+    bodyLimit: BODY_LIMIT,
+    routerOptions: { maxParamLength: 2048 },
+    ajv: STRICT_AJV,
+    frameworkErrors: (err, req, reply) => {
+      const e = toAppError(err);
+      void (reply as FastifyReply)
+        .header('x-request-id', req.id ?? requestIdOf(req.raw))
+        .code(e.status)
+        .send(e.toBody());
+    },
+    clientErrorHandler: (err, socket) => writeClientError(err, socket),
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as ConsoleServer;
+
+  acceptJsonBodies(app);
+  app.addSchema(ErrorBody);
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+    // Before the body is read: an unknown route is 404 whatever its body or credentials.
+    if (req.is404) throw routeNotFound();
   });
+  app.setErrorHandler((err, req, reply) => replyWithError(err, req, reply));
+  await app.register(swagger, consoleSwaggerOptions());
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  const hide = { schema: { hide: true } };
+  app.get('/healthz', hide, async () => ({ status: 'ok' }));
 
-  app.get('/readyz', async (_req, reply) => {
+  app.get('/readyz', hide, async (_req, reply) => {
     const [database, node, features] = await Promise.all([checkDatabase(s), checkNode(metrics), checkFeatures(s)]);
     const watcher = node.ok
       ? await checkWatcher(metrics, maxLag)
@@ -96,13 +138,15 @@ export async function buildAdminServer(
       .send({ status: ready ? 'ready' : 'not_ready', checks: { database, node, watcher, ...features } });
   });
 
-  app.get('/metrics', async (_req, reply) => {
+  app.get('/metrics', hide, async (_req, reply) => {
     const text = await metrics.registry.metrics();
     return reply.header('content-type', metrics.registry.contentType).send(text);
   });
 
-  app.setNotFoundHandler((_req, reply) =>
-    reply.code(404).send(new AppError('route_not_found', 'No route for this method and path').toBody()),
-  );
+  const verifier = new OperatorTokenVerifier(s.db, s.clock, opts.operatorTokens);
+  await app.register(async (scope) => operatorConsole(scope as ConsoleServer, { services: s, verifier }));
+
+  // Normally answered by the onRequest hook already (before the body is read).
+  app.setNotFoundHandler((_req, reply) => reply.code(404).send(routeNotFound().toBody()));
   return app;
 }

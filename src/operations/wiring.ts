@@ -2,13 +2,16 @@
  * Each feature's contribution to /metrics and /readyz, registered once when the app module loads
  * (see registry.ts): the watcher's cursor (lag and readiness), a stop of the watcher because the
  * node contradicted finality (readiness and a metric), failed webhook deliveries, the
- * sweeps still open (what the treasury has not consolidated yet) and the deposit addresses derived
- * ahead (creations that outrun derivation wait for it once this reaches zero).
+ * sweeps still open (what the treasury has not consolidated yet), the deposit addresses derived
+ * ahead (creations that outrun derivation wait for it once this reaches zero), the latest
+ * reserves check and the API keys about to expire.
  */
 import { sql } from 'kysely';
 import { failedDeliveryCount } from '../webhooks/store.js';
 import { readCursor } from '../watcher/store.js';
 import { finalityStop } from '../watcher/stop.js';
+import { KEY_EXPIRY_METRIC } from '../keys/operations.js';
+import { RESERVES_METRICS, RESERVES_READINESS } from '../reserves/operations.js';
 import { registerMetricSource, registerReadinessCheck, registerWatcherProgress } from './registry.js';
 
 registerWatcherProgress(async (s) => {
@@ -58,3 +61,10 @@ registerMetricSource({
     return ready === null ? [] : [{ value: ready }];
   },
 });
+
+// The latest reserves check (src/reserves): figures per asset, and a /readyz detail with the alert.
+for (const source of RESERVES_METRICS) registerMetricSource(source);
+registerReadinessCheck(RESERVES_READINESS);
+
+// API keys about to expire (src/keys): replaced before their clients get 401s.
+registerMetricSource(KEY_EXPIRY_METRIC);

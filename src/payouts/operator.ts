@@ -10,6 +10,7 @@ import type { Clock } from '../clock.js';
 import { writeTx, type Db, type Tx } from '../db/database.js';
 import type { PayoutStatus } from '../db/schema.js';
 import { AppError } from '../errors.js';
+import type { PageKey } from '../http/pagination.js';
 import { requireMerchant } from '../merchants/service.js';
 import { assertWhitelisted } from '../whitelist/service.js';
 import { PAYOUT_STATUSES, type PayoutView } from './schema.js';
@@ -194,6 +195,8 @@ export interface ListInput {
   status?: string;
   merchantId?: string;
   limit?: number;
+  /** Strictly after this (created_at, id), newest first: the console's next page. */
+  after?: PageKey | null;
 }
 
 export async function listPayouts(db: Db, input: ListInput): Promise<OperatorPayoutView[]> {
@@ -205,6 +208,12 @@ export async function listPayouts(db: Db, input: ListInput): Promise<OperatorPay
     ...(input.status ? { status: input.status as PayoutStatus } : {}),
     ...(input.merchantId ? { merchantId: input.merchantId } : {}),
     limit: input.limit ?? 100,
+    after: input.after ?? null,
   });
   return rows.map(operatorView);
+}
+
+/** One payout as the operator sees it; payout_not_found otherwise. */
+export async function showPayout(db: Db, id: string): Promise<OperatorPayoutView> {
+  return operatorView(await requirePayout(db, id));
 }

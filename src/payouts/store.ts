@@ -4,6 +4,7 @@
  */
 import type { Executor } from '../db/database.js';
 import type { PayoutsTable, PayoutStatus } from '../db/schema.js';
+import type { PageKey } from '../http/pagination.js';
 
 export type PayoutRow = PayoutsTable;
 
@@ -58,6 +59,8 @@ export interface OperatorListFilter {
   status?: PayoutStatus;
   merchantId?: string;
   limit: number;
+  /** Strictly after this (created_at, id) in the list's order (the console's next page). */
+  after?: PageKey | null;
 }
 
 /** Operator only: newest first. */
@@ -65,6 +68,11 @@ export async function listPayoutsForOperator(db: Executor, f: OperatorListFilter
   let q = db.selectFrom('payouts').selectAll();
   if (f.status) q = q.where('status', '=', f.status);
   if (f.merchantId) q = q.where('merchant_id', '=', f.merchantId);
+  const after = f.after;
+  if (after)
+    q = q.where((eb) =>
+      eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '<', after.id)])]),
+    );
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit).execute();
 }
 

@@ -7,6 +7,8 @@ import type { Services } from '../services.js';
 import { expireInvoices } from '../invoices/expiry.js';
 import { scanHorizon } from '../watcher/store.js';
 import { pruneDeliveryLog } from '../webhooks/service.js';
+import { reservesJob } from '../reserves/operations.js';
+import { keyExpiryJob } from '../keys/operations.js';
 
 export interface Job {
   name: string;
@@ -29,6 +31,8 @@ export function defaultJobs(s: Services): Job[] {
   return [
     { name: 'invoice-expiry', schedule: '*/5 * * * * *', run: expiry },
     { name: 'webhook-log-prune', schedule: '0 17 3 * * *', run: () => pruneDeliveryLog(s.db, s.clock) },
+    reservesJob(s),
+    keyExpiryJob(s),
   ];
 }
 

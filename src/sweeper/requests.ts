@@ -87,7 +87,7 @@ export async function requestSweep(db: Db, clock: Clock, actor: string, address:
   if (address !== null) {
     if (!isTronAddress(address)) throw new AppError('invalid_argument', `--address is not a TRON address: ${address}`);
     if ((await depositIndexOf(db, address)) === undefined)
-      throw new AppError('invalid_argument', `${address} is not a deposit address of this wallet`);
+      throw new AppError('invalid_argument', `--address ${address} is not a deposit address of this wallet`);
   }
   const id = `swr_${randomUUID().replaceAll('-', '')}`;
   await writeTx(db, async (trx) => {

@@ -17,6 +17,12 @@ export interface PoolOptions {
   ahead?: number;
   /** Addresses per worker request. */
   batch?: number;
+  /**
+   * The pool refills (up to `ahead`) once no more than this many are ready (default: `ahead`
+   * less one batch). `serve` refills at half, so a burst of creations meets no derivation beside
+   * it, and derivation runs after the burst.
+   */
+  lowWater?: number;
   /** Derive on a worker thread (default true); without one every address is derived on demand. */
   worker?: boolean;
   /** Never derive at or past this index (the allocator's limit). */
@@ -36,11 +42,21 @@ export interface PoolOptions {
  */
 export const SERVE_POOL_AHEAD = 16384;
 
-/** Addresses per worker request in `serve`; the pool refills once this many are missing. */
+/** Addresses per worker request in `serve`. */
 export const SERVE_POOL_BATCH = 256;
 
+/**
+ * `serve` refills once half the pool is used: derivation (a core's worth while it runs) then
+ * competes with requests only after a burst of 8,192 creations, not from the first one.
+ */
+export const SERVE_POOL_LOW_WATER = SERVE_POOL_AHEAD / 2;
+
 /** The pool as `serve` runs it (and the benchmarks that stand for serve). */
-export const SERVE_POOL: PoolOptions = { ahead: SERVE_POOL_AHEAD, batch: SERVE_POOL_BATCH };
+export const SERVE_POOL: PoolOptions = {
+  ahead: SERVE_POOL_AHEAD,
+  batch: SERVE_POOL_BATCH,
+  lowWater: SERVE_POOL_LOW_WATER,
+};
 
 /** One creation's hold on a ready address (reserve()); used up by addressAt or released. */
 export interface AddressClaim {
@@ -112,6 +128,7 @@ export class DepositAddressPool {
   private readonly ready = new Map<number, string>();
   private readonly ahead: number;
   private readonly batch: number;
+  private readonly lowWater: number;
   private readonly limit: number;
   private deriver: BatchDeriver | null = null;
   /** Lowest index still wanted (the database's next index as last seen). */
@@ -136,6 +153,7 @@ export class DepositAddressPool {
   ) {
     this.ahead = opts.ahead ?? 1024;
     this.batch = opts.batch ?? SERVE_POOL_BATCH;
+    this.lowWater = opts.lowWater ?? this.ahead - Math.min(this.batch, this.ahead);
     this.limit = opts.limit ?? INDEX_SPACE;
     this.workerTimeoutMs = opts.workerTimeoutMs ?? 10_000;
     this.onWorkerFailure = opts.onWorkerFailure;
@@ -211,8 +229,8 @@ export class DepositAddressPool {
     } else {
       for (let i = from; i < nextIndex; i++) this.ready.delete(i);
     }
-    // A whole batch at a time: each costs the main thread one derivation for its check.
-    if (this.ready.size <= this.ahead - Math.min(this.batch, this.ahead)) void this.fill();
+    // At least a whole batch at a time: each costs the main thread one derivation for its check.
+    if (this.ready.size <= this.lowWater) void this.fill();
   }
 
   /** Derives until full; resolves when the pool is full (or stopped, or without a worker). */

@@ -9,6 +9,7 @@ import type { Clock } from '../clock.js';
 import { writeTx, type Db, type Tx } from '../db/database.js';
 import type { DeliveryStatus } from '../db/tables/webhooks.js';
 import { AppError } from '../errors.js';
+import type { PageRequest } from '../http/pagination.js';
 import { requireMerchant } from '../merchants/service.js';
 import { eventBody } from './dispatcher.js';
 import { findEndpoint, signingSecrets } from './endpoints.js';
@@ -91,9 +92,10 @@ function attemptView(a: AttemptRow): AttemptView {
   };
 }
 
+/** Newest first: at most `limit` (the CLI), or one page (the console). */
 export async function deliveries(
   db: Db,
-  f: { merchantId?: string; status?: DeliveryStatus; limit?: number },
+  f: { merchantId?: string; status?: DeliveryStatus; limit?: number; page?: PageRequest },
 ): Promise<DeliveryView[]> {
   if (f.merchantId) await requireMerchant(db, f.merchantId);
   const rows = await listDeliveries(db, { ...f, limit: f.limit ?? 100 });
@@ -151,12 +153,15 @@ export interface TestResult {
   response_excerpt: string | null;
 }
 
-/** Sends a signed `webhook.test` event now, outside the merchant's ordered queue and the log. */
+/**
+ * Sends a signed `webhook.test` event now, outside the merchant's ordered queue and the delivery
+ * log. With an `actor`, the audit log records who sent it and what the receiver answered.
+ */
 export async function sendTestEvent(
   db: Db,
   clock: Clock,
   merchantId: string,
-  opts: Pick<PostOptions, 'timeoutMs' | 'resolve'> = {},
+  opts: Pick<PostOptions, 'timeoutMs' | 'resolve'> & { actor?: string } = {},
 ): Promise<TestResult> {
   await requireMerchant(db, merchantId);
   const endpoint = await findEndpoint(db, merchantId);
@@ -173,8 +178,9 @@ export async function sendTestEvent(
   });
   const body = eventBody({ id, type: TEST_EVENT_TYPE, created_at: now.toISOString(), data });
   const headers = webhookHeaders(signingSecrets(endpoint, now), id, now, body);
-  const r = await postWebhook(endpoint.url, headers, body, { allowPrivate: endpoint.allow_private === 1, ...opts });
-  return {
+  const { actor, ...post } = opts;
+  const r = await postWebhook(endpoint.url, headers, body, { allowPrivate: endpoint.allow_private === 1, ...post });
+  const result: TestResult = {
     event_id: id,
     url: endpoint.url,
     status_code: r.kind === 'response' ? r.status : null,
@@ -182,6 +188,19 @@ export async function sendTestEvent(
     error: r.kind === 'error' ? r.error : null,
     response_excerpt: r.kind === 'response' ? r.excerpt : null,
   };
+  if (actor !== undefined) {
+    await writeTx(db, (trx) =>
+      recordAudit(trx, clock, {
+        actor,
+        action: 'webhook.test',
+        subjectType: 'merchant',
+        subjectId: merchantId,
+        merchantId,
+        details: { event_id: id, url: endpoint.url, status_code: result.status_code },
+      }),
+    );
+  }
+  return result;
 }
 
 /** Rows the retention job deletes per transaction. */

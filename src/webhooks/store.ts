@@ -7,6 +7,7 @@ import type {
   WebhookAttemptsTable,
   WebhookDeliveriesTable,
 } from '../db/tables/webhooks.js';
+import type { PageRequest } from '../http/pagination.js';
 
 export type DeliveryRow = WebhookDeliveriesTable;
 export type AttemptRow = Omit<WebhookAttemptsTable, 'id'> & { id: number };
@@ -196,9 +197,13 @@ export interface DeliveryListRow extends DeliveryRow {
   type: string;
 }
 
+/**
+ * Newest first. A page of the console (`page`) is keyed on (created_at, id), so its ties break by
+ * id; the CLI's one list breaks them by the merchant's event order.
+ */
 export async function listDeliveries(
   db: Executor,
-  f: { merchantId?: string; status?: DeliveryStatus; limit: number },
+  f: { merchantId?: string; status?: DeliveryStatus; limit: number; page?: PageRequest },
 ): Promise<DeliveryListRow[]> {
   let q = db
     .selectFrom('webhook_deliveries as d')
@@ -207,7 +212,16 @@ export async function listDeliveries(
     .select('e.type');
   if (f.merchantId) q = q.where('d.merchant_id', '=', f.merchantId);
   if (f.status) q = q.where('d.status', '=', f.status);
-  return q.orderBy('d.created_at', 'desc').orderBy('d.merchant_seq', 'desc').limit(f.limit).execute();
+  if (!f.page) return q.orderBy('d.created_at', 'desc').orderBy('d.merchant_seq', 'desc').limit(f.limit).execute();
+  const after = f.page.after;
+  if (after)
+    q = q.where((eb) =>
+      eb.or([
+        eb('d.created_at', '<', after.at),
+        eb.and([eb('d.created_at', '=', after.at), eb('d.id', '<', after.id)]),
+      ]),
+    );
+  return q.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(f.page.limit).execute();
 }
 
 /** Back to pending with a fresh retry window; only from `failed` (the caller checked, the WHERE guards). */

@@ -1,6 +1,7 @@
 /** SQL for whitelist entries. Merchant-facing reads are scoped by merchant_id. */
 import type { Executor } from '../db/database.js';
 import type { WhitelistEntriesTable } from '../db/schema.js';
+import type { PageRequest } from '../http/pagination.js';
 
 export type WhitelistEntryRow = WhitelistEntriesTable;
 
@@ -38,6 +39,8 @@ export interface ListFilter {
   merchantId?: string;
   asset?: string;
   includeRemoved?: boolean;
+  /** One page, newest first (the console); without it every entry, oldest first. */
+  page?: PageRequest;
 }
 
 export async function listEntries(db: Executor, f: ListFilter): Promise<WhitelistEntryRow[]> {
@@ -45,5 +48,11 @@ export async function listEntries(db: Executor, f: ListFilter): Promise<Whitelis
   if (f.merchantId) q = q.where('merchant_id', '=', f.merchantId);
   if (f.asset) q = q.where('asset', '=', f.asset);
   if (!f.includeRemoved) q = q.where('removed_at', 'is', null);
-  return q.orderBy('created_at').orderBy('id').execute();
+  if (!f.page) return q.orderBy('created_at').orderBy('id').execute();
+  const after = f.page.after;
+  if (after)
+    q = q.where((eb) =>
+      eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '<', after.id)])]),
+    );
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.page.limit).execute();
 }

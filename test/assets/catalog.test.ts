@@ -144,7 +144,7 @@ describe('asset switches', () => {
       setMerchantAsset(db, clock, 'op', catalog, 'no-such-merchant', 'USDT_TRON', false),
     ).rejects.toMatchObject({ code: 'merchant_not_found' });
     await expect(setMerchantAsset(db, clock, 'op', catalog, mid, 'NOPE_TRON', false)).rejects.toMatchObject({
-      code: 'asset_not_found',
+      code: 'asset_not_supported',
     });
   });
 });

@@ -163,8 +163,17 @@ describe("account B and account A's records", () => {
     expect((await t.call(`${base}/payouts/${a.payoutId}`, a.token)).body).toEqual(v1Payout.body);
     expect((await t.call(`${base}/payouts`, a.token)).body.data).toEqual([v1Payout.body]);
     const keys = await t.call(`${base}/keys`, a.token);
+    // The key was used by the /v1 requests above: its last use is shown, never its secret.
     expect(keys.body.data).toEqual([
-      { key_id: a.keyId, status: 'active', created_at: expect.any(String), revoked_at: null, last_used_at: null },
+      {
+        key_id: a.keyId,
+        label: null,
+        status: 'active',
+        created_at: expect.any(String),
+        expires_at: null,
+        revoked_at: null,
+        last_used_at: expect.any(String),
+      },
     ]);
     expect(keys.text).not.toContain(a.key.slice(20));
     const delivery = await t.call(`${base}/deliveries/${a.deliveryId}`, a.token);

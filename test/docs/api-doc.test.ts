@@ -1,11 +1,12 @@
-/** docs/api.md is generated from the OpenAPI document (npm run docs) and must match it. */
+/** docs/api.md and docs/admin-api.md are generated from the OpenAPI documents (npm run docs) and must match them. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../src/http/openapi-doc.js';
+import { buildAdminOpenApiDocument, buildOpenApiDocument } from '../../src/http/openapi-doc.js';
 import { renderApiMarkdown } from '../../src/http/openapi-markdown.js';
 
 const API_MD = path.resolve(import.meta.dirname, '../../docs/api.md');
+const ADMIN_API_MD = path.resolve(import.meta.dirname, '../../docs/admin-api.md');
 
 describe('docs/api.md', () => {
   it('is what npm run docs generates from the current OpenAPI document (else: run npm run docs)', async () => {
@@ -55,5 +56,20 @@ describe('docs/api.md', () => {
     expect(hooked).toContain('## Webhook events');
     expect(hooked).toContain('### POST `invoice.settled`');
     expect(hooked).toContain('| `id` | string | yes | Event id |');
+  });
+
+  it('docs/admin-api.md is what npm run docs generates from the console document (else: run npm run docs)', async () => {
+    const doc = await buildAdminOpenApiDocument();
+    const fresh = renderApiMarkdown(doc);
+    const committed = readFileSync(ADMIN_API_MD, 'utf8');
+    expect(committed === fresh, 'docs/admin-api.md is stale: run `npm run docs` and commit it').toBe(true);
+    expect(fresh).toContain('served at `GET /admin/v1/openapi.json` (no token needed)');
+    expect(fresh).toContain('`Authorization: Bearer …` header');
+    for (const [route, item] of Object.entries<Record<string, { operationId: string }>>(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        expect(fresh).toContain(`### ${method.toUpperCase()} ${route}`);
+        expect(fresh).toContain(`Operation id: \`${op.operationId}\``);
+      }
+    }
   });
 });

@@ -137,4 +137,22 @@ describe('HD wallet', () => {
       await pool.stop();
     }
   });
+
+  it('with a low-water mark the pool derives nothing until half is used, then tops up to full', async () => {
+    const pool = new DepositAddressPool(chain, { ahead: 8, batch: 2, lowWater: 4 });
+    try {
+      pool.moveFloor(0);
+      await pool.fill();
+      expect(pool.size).toBe(8);
+      for (let i = 0; i < 3; i++) pool.addressAt(i);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(pool.size).toBe(5); // a burst below the mark meets no derivation beside it
+      pool.addressAt(3);
+      await vi.waitFor(() => expect(pool.size).toBe(8), { timeout: 5000 });
+      for (let i = 4; i < 12; i++) expect(pool.addressAt(i), `index ${i}`).toBe(chain.addressAt(i));
+      expect(pool.misses).toBe(0);
+    } finally {
+      await pool.stop();
+    }
+  });
 });

@@ -192,11 +192,13 @@ export async function keysView(ctx) {
     h('p', {}, 'The operator issues and revokes keys; a secret is shown once, at issue, and never here.'),
     table(
       'API keys, newest first',
-      ['Key id', 'Status', 'Created', 'Revoked', 'Last used'],
+      ['Key id', 'Label', 'Status', 'Created', 'Expires', 'Revoked', 'Last used'],
       page.data.map((k) => [
         h('code', {}, k.key_id),
+        k.label ?? '—',
         badge(k.status),
         time(k.created_at),
+        k.expires_at ? time(k.expires_at) : 'never',
         time(k.revoked_at),
         time(k.last_used_at),
       ]),

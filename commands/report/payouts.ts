@@ -1,0 +1,3 @@
+import { reportCommand } from '../../src/cli/report-command.js';
+
+export default reportCommand('payouts');

@@ -1,0 +1,76 @@
+/** Console schemas of payouts and halts: the fields of `payout list|approve|reject|cancel|halt|resume --json`. */
+import { Type } from '@sinclair/typebox';
+import { StringEnum } from '../../http/schemas.js';
+import { PAYOUT_STATUSES, PayoutSchema } from '../../payouts/schema.js';
+import { AssetParam, Nullable, PageQuery, Time, Uuid } from './common.js';
+
+export const OperatorPayoutSchema = Type.Object(
+  {
+    ...PayoutSchema.properties,
+    merchant_id: Uuid('The merchant'),
+    reviewed_by: Nullable(Type.String(), 'The actor that approved, rejected or cancelled it'),
+    reviewed_at: Nullable(Time()),
+    reject_reason: Nullable(Type.String()),
+    wait_reason: Nullable(Type.String(), 'Why a queued payout waits (hot wallet short, a hot wallet limit…)'),
+    fail_reason: Nullable(Type.String(), 'Receipt result of a failed payout'),
+    hold_reason: Nullable(
+      Type.String(),
+      'Why the worker will not sign it until it is approved or cancelled (set by paygate restore)',
+    ),
+  },
+  { additionalProperties: false, title: 'OperatorPayout' },
+);
+
+export const PayoutListQuery = Type.Object(
+  {
+    status: Type.Optional(StringEnum(PAYOUT_STATUSES, 'Only payouts in this status')),
+    merchant_id: Type.Optional(Uuid('Only payouts of this merchant')),
+    ...PageQuery,
+  },
+  { additionalProperties: false },
+);
+
+export const PayoutParams = Type.Object({ payout_id: Uuid('The payout') }, { additionalProperties: false });
+
+export const ReasonBody = Type.Object(
+  {
+    reason: Type.String({
+      minLength: 1,
+      maxLength: 500,
+      description: 'Why (kept for the audit; not sent to the merchant)',
+    }),
+  },
+  { additionalProperties: false, title: 'PayoutReasonRequest' },
+);
+
+export const HaltBody = Type.Object(
+  {
+    asset: Type.Optional(AssetParam),
+    worker: Type.Optional(
+      Type.Boolean({ description: 'Also the payout worker (halt) / resume it too (resume); default false' }),
+    ),
+    reason: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 500, description: 'Note for the audit log (never shown to merchants)' }),
+    ),
+  },
+  { additionalProperties: false, title: 'PayoutHaltRequest' },
+);
+
+export const HaltsSchema = Type.Object(
+  {
+    halts: Type.Array(
+      Type.Object(
+        {
+          scope: Type.String({ description: 'An asset code, or "*" for every asset' }),
+          requests_halted: Type.Boolean(),
+          worker_halted: Type.Boolean(),
+          updated_at: Time(),
+          updated_by: Type.String(),
+        },
+        { additionalProperties: false, title: 'PayoutHalt' },
+      ),
+      { description: 'Every halt in force after the change' },
+    ),
+  },
+  { additionalProperties: false, title: 'PayoutHalts' },
+);
