@@ -23,6 +23,7 @@ import { loadCatalog } from '../src/assets/catalog.js';
 import { openDatabase, writeTx } from '../src/db/database.js';
 import { MIGRATIONS, migrateToLatest } from '../src/db/migrate.js';
 import { openReport, REPORT_KINDS, type ReportFormat, type ReportKind } from '../src/reports/service.js';
+import { statusMb } from './lib/child.js';
 import { seededIn } from './lib/seed.js';
 
 const arg = (name: string, dflt: string) => {
@@ -72,7 +73,9 @@ async function child(): Promise<void> {
     bytes,
     seconds: (performance.now() - t0) / 1000,
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
-    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    // This process's own high-water mark: getrusage's maxRSS would carry the parent's over the
+    // fork and exec that started it.
+    peakRssMb: statusMb(process.pid, 'VmHWM'),
   };
   await database.close();
   process.stdout.write(`${JSON.stringify(measured)}\n`);

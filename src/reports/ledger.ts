@@ -84,8 +84,14 @@ export async function* ledgerChunks(input: LedgerReportInput): AsyncIterable<str
       ...l,
     });
     if (json) {
-      const head = { merchant_id: account.merchant_id, asset: account.asset };
-      yield `${accounts === 0 ? '\n' : ',\n'}${JSON.stringify(head).slice(0, -1)},"opening":${JSON.stringify(fmt(bounds.opening))},"closing":${JSON.stringify(fmt(bounds.closing))},"entries":[`;
+      // The account's object up to its entries, which follow batch by batch.
+      const head = JSON.stringify({
+        merchant_id: account.merchant_id,
+        asset: account.asset,
+        opening: fmt(bounds.opening),
+        closing: fmt(bounds.closing),
+      });
+      yield `${accounts === 0 ? '\n' : ',\n'}${head.slice(0, -1)},"entries":[`;
     } else {
       const opening = fmt(bounds.opening);
       yield csvRows(LEDGER_CSV_COLUMNS, [

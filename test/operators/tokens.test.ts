@@ -170,7 +170,7 @@ describe('console authentication', () => {
   });
 
   it('answers unknown console routes 404 route_not_found before the token, with X-Request-Id', async () => {
-    for (const p of ['/admin/v1/nope', '/admin/v1/reports/invoices', '/admin/v1/reserves', '/admin/v2/merchants']) {
+    for (const p of ['/admin/v1/nope', '/admin/v1/reports/bookings', '/admin/v1/reserve', '/admin/v2/merchants']) {
       const r = await t.call(p, { token: null, headers: { 'x-request-id': 'trace-1.2:3' } });
       expect(r.status, p).toBe(404);
       expect(r.body.error.code).toBe('route_not_found');

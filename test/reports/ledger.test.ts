@@ -138,6 +138,32 @@ describe('the ledger report', () => {
   });
 });
 
+describe('a clock stepped back', () => {
+  it('never dates an entry before the one it follows, so the periods still hold every entry once', async () => {
+    const shop = await books.shop();
+    const before = t.clock.now().toISOString();
+    books.tick(60_000);
+    await books.credit(shop, '10');
+    const first = t.clock.now().toISOString();
+    // The clock goes an hour back (NTP, another process's clock): the next entry keeps the date.
+    books.tick(-3_600_000);
+    await books.credit(shop, '5');
+    books.tick(3_600_000 + 60_000);
+    const after = t.clock.now().toISOString();
+    const body = JSON.parse(await report({ from: before, to: after, merchantId: shop.id }));
+    expect(body.accounts[0].entries.map((e: any) => [e.amount, e.at])).toEqual([
+      ['10', first],
+      ['5', first],
+    ]);
+    const split = JSON.parse(await report({ from: before, to: first, merchantId: shop.id })).accounts;
+    expect(split).toEqual([]);
+    expect(JSON.parse(await report({ from: first, to: after, merchantId: shop.id })).accounts[0]).toMatchObject({
+      opening: '0',
+      closing: '15',
+    });
+  });
+});
+
 type Step =
   | { kind: 'invoice'; amount: number; parts: number; final: boolean[] }
   | { kind: 'standalone'; amount: number }

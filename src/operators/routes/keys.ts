@@ -7,7 +7,7 @@ import { DurationError, parseDuration } from '../../whitelist/duration.js';
 import type { Services } from '../../services.js';
 import { actorOf, type ConsoleServer } from '../context.js';
 import { pageOfRows } from '../paging.js';
-import { errors, MerchantParams, Page, PageQuery } from '../schemas/common.js';
+import { bodyErrors, errors, MerchantParams, Page, PageQuery } from '../schemas/common.js';
 import { ApiKeySchema, IssueKeyBody, IssuedApiKeySchema, KeyParams } from '../schemas/keys.js';
 
 const tags = ['keys'];
@@ -43,7 +43,7 @@ export async function keyRoutes(app: ConsoleServer, s: Services): Promise<void> 
           'The whole key is in this answer only (api_key); it cannot be shown again. The body (optional) sets the terms: label, expiry, client networks.',
         params: MerchantParams,
         body: Type.Optional(IssueKeyBody),
-        response: { 201: IssuedApiKeySchema, ...errors(400, 404) },
+        response: { 201: IssuedApiKeySchema, ...bodyErrors(404) },
       },
     },
     async (req, reply) => {
