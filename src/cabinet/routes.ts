@@ -7,6 +7,7 @@ import { accountRoutes } from './account-routes.js';
 import { activityRoutes } from './activity-routes.js';
 import type { CabinetDeps } from './context.js';
 import { merchantRoutes } from './merchant-routes.js';
+import { reportRoutes } from './report-routes.js';
 import { sessionRoutes } from './session-routes.js';
 
 export async function registerCabinetRoutes(app: ApiServer, deps: CabinetDeps): Promise<void> {
@@ -14,8 +15,6 @@ export async function registerCabinetRoutes(app: ApiServer, deps: CabinetDeps): 
   await accountRoutes(app, deps);
   await merchantRoutes(app, deps);
   await activityRoutes(app, deps);
-  // Reports, `GET /cabinet/v1/merchants/{merchant_id}/reports/{invoices,payouts,deposits,ledger}`,
-  // register here as one more group: each handler calls ownedMerchantOf(db, sessionOf(req), id)
-  // first, then the report service for that one merchant. The page shows its Reports view as soon
-  // as this document lists those paths.
+  // The page shows its Reports view because the served document lists these paths.
+  await reportRoutes(app, deps);
 }

@@ -98,6 +98,8 @@ describe("account B and account A's records", () => {
       ['GET', `/payouts/${a.payoutId}`],
       ['GET', `/keys/${a.keyId}`],
       ['GET', `/deliveries/${a.deliveryId}`],
+      ['GET', '/reports/invoices?from=2020-01-01&to=2100-01-01'],
+      ['GET', '/reports/ledger?from=2020-01-01&to=2100-01-01&format=json'],
     ];
     for (const [method, tail, body] of routes) {
       const theirs = await t.call(`/cabinet/v1/merchants/${a.merchantId}${tail}`, b.token, { method, body });
@@ -191,5 +193,34 @@ describe("account B and account A's records", () => {
     expect(r.status).toBe(404);
     expect(r.body.error.code).toBe('merchant_not_found');
     expect((await t.call('/cabinet/v1/merchants', a.token)).body.data).toEqual([]);
+  });
+});
+
+describe("an owner's reports", () => {
+  it("downloads the merchant's own ledger and invoices, never another merchant's rows", async () => {
+    const ledger = await t.call(
+      `/cabinet/v1/merchants/${b.merchantId}/reports/ledger?from=2020-01-01&to=2100-01-01&format=json`,
+      b.token,
+    );
+    expect(ledger.status, ledger.text).toBe(200);
+    expect(ledger.headers.get('content-disposition')).toContain(b.merchantId);
+    expect(ledger.body.accounts.map((x: { merchant_id: string }) => x.merchant_id)).toEqual([b.merchantId]);
+    expect(ledger.body.accounts[0]).toMatchObject({ asset: 'USDT_TRON', opening: '0', closing: '100' });
+    const invoices = await t.call(
+      `/cabinet/v1/merchants/${b.merchantId}/reports/invoices?from=2020-01-01&to=2100-01-01`,
+      b.token,
+    );
+    expect(invoices.status).toBe(200);
+    expect(invoices.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(invoices.text).toContain(b.invoiceId);
+    expect(invoices.text).not.toContain(a.invoiceId);
+    const bad = await t.call(`/cabinet/v1/merchants/${b.merchantId}/reports/invoices?from=x&to=2100-01-01`, b.token);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details[0].path).toBe('query.from');
+    const anonymous = await t.call(
+      `/cabinet/v1/merchants/${b.merchantId}/reports/invoices?from=2020-01-01&to=2100-01-01`,
+      null,
+    );
+    expect(anonymous.status).toBe(401);
   });
 });

@@ -1,73 +1,19 @@
 /** The console's accounting: `report invoices|payouts|deposits|ledger` and `reserves`. */
-import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import { AppError, validationFailed } from '../../errors.js';
-import { StringEnum } from '../../http/schemas.js';
-import { openReport, REPORT_FORMATS, REPORT_KINDS, type Report, type ReportKind } from '../../reports/service.js';
+import { openReportFor, ReportPeriodQuery, reportBody, reportResponse } from '../../reports/http.js';
+import { REPORT_KINDS } from '../../reports/service.js';
 import { checkReserves } from '../../reserves/service.js';
 import type { Services } from '../../services.js';
 import type { ConsoleServer } from '../context.js';
 import { errors, Uuid } from '../schemas/common.js';
+
+const ReportQuery = Type.Object(
+  { ...ReportPeriodQuery, merchant_id: Type.Optional(Uuid('Only this merchant; absent: every merchant')) },
+  { additionalProperties: false },
+);
 import { ReservesSchema } from '../schemas/reports.js';
 
 const tags = ['accounting'];
-
-export const ReportQuery = Type.Object(
-  {
-    from: Type.String({
-      minLength: 1,
-      maxLength: 40,
-      description:
-        'Start of the half-open UTC period, inclusive: a date (2026-03-01) or an ISO 8601 time with its zone',
-    }),
-    to: Type.String({ minLength: 1, maxLength: 40, description: 'End of the period, exclusive; same forms' }),
-    merchant_id: Type.Optional(Uuid('Only this merchant; absent: every merchant')),
-    format: Type.Optional(StringEnum(REPORT_FORMATS, 'csv (RFC 4180, the default) or json')),
-  },
-  { additionalProperties: false },
-);
-
-/**
- * Opens the report or refuses before any byte is sent: a malformed period is 400 validation_failed
- * at `query.from` / `query.to`, an unknown merchant 404 merchant_not_found.
- */
-export async function openReportFor(
-  s: Services,
-  kind: ReportKind,
-  q: { from: string; to: string; merchant_id?: string; format?: 'csv' | 'json' },
-): Promise<Report> {
-  try {
-    return await openReport(
-      { db: s.scans ?? s.db, catalog: s.catalog },
-      { kind, from: q.from, to: q.to, merchantId: q.merchant_id ?? null, format: q.format ?? 'csv' },
-    );
-  } catch (e) {
-    if (e instanceof AppError && e.code === 'invalid_argument') {
-      const field = /^(from|to)\b/.exec(e.message)?.[1] ?? 'from';
-      throw validationFailed(`query.${field}`, e.message.replace(/^(from|to)\s+/, ''));
-    }
-    throw e;
-  }
-}
-
-/** The report as a download: its content type, a file name, the text streamed as it is read. */
-export function reportBody(report: Report): { headers: Record<string, string>; body: Readable } {
-  return {
-    headers: {
-      'content-type': report.contentType,
-      'content-disposition': `attachment; filename="${report.filename}"`,
-    },
-    body: Readable.from(report.chunks),
-  };
-}
-
-export const reportResponse = {
-  description: 'The report: CSV with a header row, or JSON (docs/reports.md gives the columns)',
-  content: {
-    'text/csv': { schema: { type: 'string' } },
-    'application/json': { schema: { type: 'object' } },
-  },
-};
 
 export async function reportRoutes(app: ConsoleServer, s: Services): Promise<void> {
   for (const kind of REPORT_KINDS) {
@@ -85,7 +31,7 @@ export async function reportRoutes(app: ConsoleServer, s: Services): Promise<voi
         },
       },
       async (req, reply) => {
-        const { headers, body } = reportBody(await openReportFor(s, kind, req.query));
+        const { headers, body } = reportBody(await openReportFor(s, kind, req.query, req.query.merchant_id ?? null));
         return reply.headers(headers).send(body);
       },
     );
