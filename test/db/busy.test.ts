@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { recordAudit } from '../../src/audit/store.js';
 import { systemClock } from '../../src/clock.js';
-import { openDatabase, writeTx } from '../../src/db/database.js';
+import { openSqlite, writeTx } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { api } from '../helpers/http.js';
 import { startTestApp, tempDir, type TestApp } from '../helpers/app.js';
@@ -30,7 +30,7 @@ describe('a write lock held by another process', () => {
 
   it('makes a write wait without blocking the event loop, then succeed when released', async () => {
     const file = path.join(tempDir(), 'busy.db');
-    const database = openDatabase(file);
+    const database = openSqlite(file);
     await migrateToLatest(database.db);
     const other = holdLock(file);
     let ticks = 0;
@@ -62,7 +62,7 @@ describe('a write lock held by another process', () => {
     });
     const { key } = await t.merchant();
     expect((await api(t.url, '/v1/probe-write', { key, body: {} })).status).toBe(200);
-    const other = holdLock(t.app.config.databasePath);
+    const other = holdLock(t.app.config.databasePath!);
     try {
       const order: string[] = [];
       const write = api(t.url, '/v1/probe-write', { key, body: {} }).then((r) => (order.push('write'), r));

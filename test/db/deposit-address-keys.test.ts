@@ -10,7 +10,7 @@ import type Sqlite from 'better-sqlite3';
 import { Migrator } from 'kysely';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import { openSqlite, type SqliteDatabase } from '../../src/db/database.js';
 import { MIGRATIONS, migrateToLatest } from '../../src/db/migrate.js';
 import { tempDir } from '../helpers/app.js';
 
@@ -71,14 +71,14 @@ function asTheEarlier0041Left(sqlite: Sqlite.Database): void {
 }
 
 describe('deposit addresses held to their keys (0042)', () => {
-  const open: Database[] = [];
+  const open: SqliteDatabase[] = [];
   afterEach(async () => {
     await Promise.all(open.splice(0).map((d) => d.close()));
   });
 
   /** A database at 0040 with a merchant, two deposit addresses and an invoice on each. */
-  async function at0040(): Promise<Database> {
-    const database = openDatabase(path.join(tempDir(), 'keys.db'));
+  async function at0040(): Promise<SqliteDatabase> {
+    const database = openSqlite(path.join(tempDir(), 'keys.db'));
     open.push(database);
     const { error } = await new Migrator({
       db: database.db,
@@ -98,9 +98,9 @@ describe('deposit addresses held to their keys (0042)', () => {
     return database;
   }
 
-  const schema = (d: Database) =>
+  const schema = (d: SqliteDatabase) =>
     d.sqlite.prepare('select type, name, tbl_name, sql from sqlite_schema order by name').all();
-  const rows = (d: Database) => [
+  const rows = (d: SqliteDatabase) => [
     d.sqlite.prepare('select * from deposit_addresses order by derivation_index').all(),
     d.sqlite.prepare('select * from invoices order by id').all(),
   ];

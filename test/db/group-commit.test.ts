@@ -4,13 +4,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordAudit } from '../../src/audit/store.js';
 import { ManualClock } from '../../src/clock.js';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import { openSqlite, type SqliteDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { GroupCommit } from '../../src/db/group-commit.js';
 import { tempDir } from '../helpers/app.js';
 
 describe('group commit', () => {
-  let database: Database;
+  let database: SqliteDatabase;
   const clock = new ManualClock('2026-03-01T10:00:00Z');
   const write = (subjectId: string) => (trx: Parameters<Parameters<GroupCommit['run']>[0]>[0]) =>
     recordAudit(trx, clock, { actor: 't', action: 'a', subjectType: 'x', subjectId });
@@ -18,7 +18,7 @@ describe('group commit', () => {
     (await database.db.selectFrom('audit_log').select('subject_id').orderBy('id').execute()).map((r) => r.subject_id);
 
   beforeAll(async () => {
-    database = openDatabase(path.join(tempDir(), 'b.db'));
+    database = openSqlite(path.join(tempDir(), 'b.db'));
     await migrateToLatest(database.db);
   });
   afterAll(() => database.close());

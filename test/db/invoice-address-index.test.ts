@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import { openSqlite, type SqliteDatabase } from '../../src/db/database.js';
 import { MIGRATIONS, migrateToLatest } from '../../src/db/migrate.js';
 import { invoiceOfAddress } from '../../src/invoices/store.js';
 import { tempDir } from '../helpers/app.js';
@@ -14,9 +14,9 @@ const AT = '2026-01-01T00:00:00.000Z';
 const ADDRESS = 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH';
 
 describe('invoices by the derivation index of their address', () => {
-  let database: Database;
+  let database: SqliteDatabase;
   beforeEach(async () => {
-    database = openDatabase(path.join(tempDir(), 'ai.db'));
+    database = openSqlite(path.join(tempDir(), 'ai.db'));
     await migrateToLatest(database.db);
     // Rows of these two tables only: the merchant is not what is tested.
     database.sqlite.pragma('foreign_keys = OFF');

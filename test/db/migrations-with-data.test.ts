@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { ManualClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
-import { openDatabase } from '../../src/db/database.js';
+import { openSqlite } from '../../src/db/database.js';
 import { MIGRATIONS, migrateUpTo } from '../../src/db/migrate.js';
 import { invoiceOfAddress } from '../../src/invoices/store.js';
 import { publicInfoOf } from '../../src/wallet/hd.js';
@@ -155,7 +155,7 @@ async function rows(): Promise<Array<[table: string, row: Record<string, unknown
 
 /** A database file at schema version `name`, filled with every row that version can hold. */
 async function databaseAt(name: string, file: string): Promise<Set<string>> {
-  const database = openDatabase(file);
+  const database = openSqlite(file);
   await migrateUpTo(database.db, name);
   const filled = new Set<string>();
   for (const [table, row] of await rows()) {

@@ -21,7 +21,7 @@ import {
 } from 'kysely';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database, type Db } from '../../src/db/database.js';
+import { openSqlite, type SqliteDatabase, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { DB } from '../../src/db/schema.js';
 import { findDepositAddresses, findUserAddress, hotWalletAddress } from '../../src/addresses/store.js';
@@ -435,9 +435,9 @@ function capturing(): { db: Db; captured: CompiledQuery[] } {
 }
 
 describe('query plans of the hot queries', () => {
-  let database: Database;
+  let database: SqliteDatabase;
   beforeAll(async () => {
-    database = openDatabase(path.join(tempDir(), 'plans.db'));
+    database = openSqlite(path.join(tempDir(), 'plans.db'));
     await migrateToLatest(database.db);
   });
   afterAll(() => database.close());

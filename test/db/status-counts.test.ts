@@ -6,7 +6,7 @@
 import { Migrator } from 'kysely';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import { openSqlite, type SqliteDatabase } from '../../src/db/database.js';
 import { MIGRATIONS, migrateToLatest } from '../../src/db/migrate.js';
 import { countByStatus } from '../../src/operations/metrics.js';
 import { tempDir } from '../helpers/app.js';
@@ -30,7 +30,7 @@ function prng(seed: number): () => number {
   };
 }
 
-let database: Database;
+let database: SqliteDatabase;
 let next = 0;
 const random = prng(12);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
@@ -133,7 +133,7 @@ async function expectCountsMatch(): Promise<void> {
 }
 
 beforeAll(async () => {
-  database = openDatabase(path.join(tempDir(), 'counts.db'));
+  database = openSqlite(path.join(tempDir(), 'counts.db'));
   // Rows of these tables only: their merchants, addresses and invoices are not what is counted.
   database.sqlite.pragma('foreign_keys = OFF');
   const names = Object.keys(MIGRATIONS).sort();

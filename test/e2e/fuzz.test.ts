@@ -143,7 +143,7 @@ describe('mutated requests on the real routes change nothing when refused', () =
   let perUserKey: string;
   let allowed: string;
   let posts: string[];
-  const changes = () => w.app.database.sqlite.prepare('select total_changes() as n').get() as { n: number };
+  const changes = () => w.app.database.sqlite!.prepare('select total_changes() as n').get() as { n: number };
 
   beforeAll(async () => {
     w = await startInvoiceApp({ env: { API_RATE_LIMIT_PER_IP: '1000000', API_RATE_LIMIT_PER_KEY: '1000000' } });

@@ -306,7 +306,7 @@ describe('database unavailable', () => {
     const t2 = await startTestApp({ extraRoutes: probeRoutes });
     const { key: k } = await t2.merchant();
     expect((await api(t2.url, '/v1/probe', { key: k, body: goodBody })).status).toBe(200);
-    t2.app.database.sqlite.close();
+    t2.app.database.sqlite!.close();
     // A creation needs the writer, which is gone.
     const r = await api(t2.url, '/v1/invoices', { key: k, body: { ...goodBody, order_id: 'o-unavailable' } });
     expect(r.status).toBe(503);

@@ -116,7 +116,7 @@ describe('invoice expiry', () => {
     t.clock.advance(62_000);
     // ...and, once the job has started, a fork sends it back to a block from before the expiry
     // (the paying block is orphaned; the rescan will find the payment again).
-    const raw = new Sqlite(t.app.config.databasePath);
+    const raw = new Sqlite(t.app.config.databasePath!);
     let rolledBack = false;
     const clock: Clock = {
       now: () => {

@@ -14,8 +14,8 @@ import { tempDir } from '../helpers/app.js';
 
 let database: Database;
 const insert = (id: string, status: PayoutStatus, createdAt: string) =>
-  database.sqlite
-    .prepare(
+  database
+    .sqlite!.prepare(
       `insert into payouts (id, merchant_id, reference, status, asset, network, decimals, to_address, amount, fee_amount, fee_charged, review_reasons, created_at, updated_at)
        values (?, 'm', ?, ?, 'USDT_TRON', 'tron', 6, 'T', '1', '0', '0', '[]', ?, ?)`,
     )
@@ -24,7 +24,7 @@ const insert = (id: string, status: PayoutStatus, createdAt: string) =>
 beforeAll(async () => {
   database = openDatabase(path.join(tempDir(), 'pages.db'));
   await migrateToLatest(database.db);
-  database.sqlite.pragma('foreign_keys = OFF'); // payouts only: their merchant is not the point
+  database.sqlite!.pragma('foreign_keys = OFF'); // payouts only: their merchant is not the point
   const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
   // Ties of created_at, ids out of insertion order, other statuses in between.
   const rows: Array<[string, PayoutStatus, number]> = [

@@ -35,7 +35,7 @@ beforeAll(async () => {
     WALLET_PASSPHRASE: 'a long test passphrase',
   };
   const config = parseConfig({ ADMIN_PORT: '0', ...env, PORT: '0', LOG_LEVEL: 'silent' });
-  const setup = openDatabase(config.databasePath);
+  const setup = openDatabase(config.database);
   await migrateToLatest(setup.db);
   const w = await initWallet(setup.db, systemClock, 'test', config, {
     mnemonic: MNEMONIC,

@@ -61,7 +61,7 @@ export async function sweepFixture(opts: { clock?: Clock } = {}): Promise<SweepF
     TRON_FULL_NODE_URL: devnet.url,
     LOG_LEVEL: 'debug',
   });
-  const database = openDatabase(config.databasePath);
+  const database = openDatabase(config.database);
   await migrateToLatest(database.db);
   let logText = '';
   const sink = new Writable({

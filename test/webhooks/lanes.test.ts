@@ -143,7 +143,7 @@ describe('the dispatcher worker with a backlog', () => {
   it("takes a lane's next delivery through the pending index, without scanning the deliveries", () => {
     const q = nextDueQuery({ merchantId: 'm', now: new Date().toISOString(), holder: 'h' }).compile(w.db);
     const plan = (
-      w.database.sqlite.prepare(`explain query plan ${q.sql}`).all(...(q.parameters as unknown[])) as {
+      w.database.sqlite!.prepare(`explain query plan ${q.sql}`).all(...(q.parameters as unknown[])) as {
         detail: string;
       }[]
     ).map((r) => r.detail);
