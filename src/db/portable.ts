@@ -20,3 +20,15 @@ export function byValue<T = unknown>(db: Executor, column: string): RawBuilder<T
 export function indexedBy(db: Executor, index: string): RawBuilder<unknown> {
   return engineOf(db) === 'sqlite' ? sql`indexed by ${sql.raw(index)}` : sql``;
 }
+
+/** Whether a table of this name exists (in the connection's schema, on PostgreSQL). */
+export async function tableExists(db: Executor, name: string): Promise<boolean> {
+  const r =
+    engineOf(db) === 'sqlite'
+      ? await sql<{
+          n: number;
+        }>`select count(*) as n from sqlite_master where type = 'table' and name = ${name}`.execute(db)
+      : await sql<{ n: number }>`select count(*) as n from information_schema.tables
+          where table_schema = current_schema() and table_name = ${name}`.execute(db);
+  return Number(r.rows[0]?.n ?? 0) > 0;
+}

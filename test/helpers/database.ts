@@ -1,0 +1,110 @@
+/**
+ * Which engine the tests run on, and fresh databases of it. `PAYGATE_TEST_DATABASE=postgres` runs
+ * them on PostgreSQL (docs/database.md, "Tests on PostgreSQL"): every test app and every database a
+ * test opens is a database of its own, `paygate_t_<pid>_<random>`, created on the server that
+ * `PAYGATE_TEST_POSTGRES_URL` names (default: the local server as user postgres) and dropped when
+ * it is closed or, at the latest, when the test process exits. Test files then run in parallel
+ * without sharing anything.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import pg from 'pg';
+import { openDatabase, type Database, type Engine } from '../../src/db/database.js';
+
+export const TEST_ENGINE: Engine = process.env.PAYGATE_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
+export const ON_POSTGRES = TEST_ENGINE === 'postgres';
+
+/** The maintenance database of the test server; new databases are created through it. */
+export const POSTGRES_ADMIN_URL =
+  process.env.PAYGATE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** The URL of database `name` on the test server. */
+export function postgresUrl(name: string): string {
+  const u = new URL(POSTGRES_ADMIN_URL);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+const created = new Set<string>();
+// Databases a test left behind (a crash, a test that never closed its app) go when the worker
+// exits. 'exit' handlers must be synchronous: psql does it in a child process.
+process.once('exit', () => {
+  if (created.size === 0) return;
+  const drops = [...created].map((name) => `drop database if exists "${name}" with (force);`).join('\n');
+  spawnSync('psql', ['-q', '-v', 'ON_ERROR_STOP=0', POSTGRES_ADMIN_URL], {
+    input: drops,
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
+});
+
+async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  try {
+    await client.connect();
+  } catch (e) {
+    throw new Error(
+      `PostgreSQL is not reachable at ${POSTGRES_ADMIN_URL} (${(e as Error).message}): start it (.ci/run does) or set PAYGATE_TEST_POSTGRES_URL`,
+    );
+  }
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface TestPostgres {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A new, empty PostgreSQL database on the test server. */
+export async function createPostgresDatabase(): Promise<TestPostgres> {
+  const name = `paygate_t_${process.pid}_${randomBytes(6).toString('hex')}`;
+  await admin((c) => c.query(`create database "${name}"`));
+  created.add(name);
+  let dropped = false;
+  return {
+    name,
+    url: postgresUrl(name),
+    async drop() {
+      if (dropped) return;
+      dropped = true;
+      await admin((c) => c.query(`drop database if exists "${name}" with (force)`));
+      created.delete(name);
+    },
+  };
+}
+
+/**
+ * DATABASE_URL for a test app or CLI run: a SQLite file in `dir`, or a fresh PostgreSQL database.
+ * `drop` removes the PostgreSQL database (nothing for SQLite: the directory goes with the test).
+ */
+export async function testDatabaseUrl(
+  dir: string,
+  file = 'paygate.db',
+): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (!ON_POSTGRES) return { url: path.join(dir, file), drop: async () => {} };
+  const db = await createPostgresDatabase();
+  return { url: db.url, drop: () => db.drop() };
+}
+
+/**
+ * A database of the test engine opened as serve opens it (not migrated): a SQLite file in `dir`, or
+ * a fresh PostgreSQL database, dropped when it is closed.
+ */
+export async function openTestDatabase(dir: string, file = 'paygate.db'): Promise<Database> {
+  const { url, drop } = await testDatabaseUrl(dir, file);
+  const database = openDatabase(url);
+  const close = database.close.bind(database);
+  database.close = async () => {
+    try {
+      await close();
+    } finally {
+      await drop();
+    }
+  };
+  return database;
+}
