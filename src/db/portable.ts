@@ -32,3 +32,11 @@ export async function tableExists(db: Executor, name: string): Promise<boolean> 
           where table_schema = current_schema() and table_name = ${name}`.execute(db);
   return Number(r.rows[0]?.n ?? 0) > 0;
 }
+
+/**
+ * The order rows of a table were inserted in: SQLite's rowid; on PostgreSQL, which has none, the
+ * table's time-ordered key (`key`, a UUIDv7 or prefixed time-ordered id, ids.ts).
+ */
+export function insertionOrder(db: Executor, key: string): RawBuilder<unknown> {
+  return engineOf(db) === 'sqlite' ? sql`rowid` : sql`${sql.ref(key)}`;
+}

@@ -9,6 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { openDatabase, type Database, type Engine } from '../../src/db/database.js';
 
@@ -107,4 +108,23 @@ export async function openTestDatabase(dir: string, file = 'paygate.db'): Promis
     }
   };
   return database;
+}
+
+/**
+ * Runs `statement` (SQL with its values written in) and commits it through a connection of its
+ * own, synchronously: what another process committing at that very moment looks like, from inside
+ * a synchronous callback (a clock read). `databaseUrl`: the app's DATABASE_URL.
+ */
+export function commitElsewhereSync(databaseUrl: string, statement: string): void {
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    const r = spawnSync('psql', ['-q', '-v', 'ON_ERROR_STOP=1', '-c', statement, databaseUrl], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`psql failed: ${r.stderr}`);
+    return;
+  }
+  const raw = new Sqlite(databaseUrl);
+  try {
+    raw.exec(statement);
+  } finally {
+    raw.close();
+  }
 }

@@ -141,7 +141,7 @@ describe('the dispatcher worker with a backlog', () => {
   });
 
   it("takes a lane's next delivery through the pending index, without scanning the deliveries", () => {
-    const q = nextDueQuery({ merchantId: 'm', now: new Date().toISOString(), holder: 'h' }).compile(w.db);
+    const q = nextDueQuery(w.db, { merchantId: 'm', now: new Date().toISOString(), holder: 'h' }).compile(w.db);
     const plan = (
       w.database.sqlite!.prepare(`explain query plan ${q.sql}`).all(...(q.parameters as unknown[])) as {
         detail: string;
