@@ -5,13 +5,14 @@
  */
 import Sqlite from 'better-sqlite3';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { recordAudit } from '../../src/audit/store.js';
 import { systemClock } from '../../src/clock.js';
 import { openSqlite, writeTx } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { api } from '../helpers/http.js';
 import { startTestApp, tempDir, type TestApp } from '../helpers/app.js';
+import { describeSqliteOnly } from '../helpers/database.js';
 
 const audit = { actor: 'test', action: 'probe.write', subjectType: 'probe', subjectId: 'x' };
 
@@ -21,7 +22,9 @@ function holdLock(file: string): Sqlite.Database {
   return other;
 }
 
-describe('a write lock held by another process', () => {
+describeSqliteOnly(
+  "SQLite's file lock and the driver's asynchronous busy wait; PostgreSQL locks rows, not the database",
+)('a write lock held by another process', () => {
   let t: TestApp | null = null;
   afterEach(async () => {
     await t?.close();

@@ -8,7 +8,7 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import {
   BUSY_TIMEOUT_MS,
   openSqlite,
@@ -19,10 +19,11 @@ import {
 } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { tempDir } from '../helpers/app.js';
+import { describeSqliteOnly } from '../helpers/database.js';
 
 const DURABLE = { journal_mode: 'wal', synchronous: 2, foreign_keys: 1, busy_timeout: BUSY_TIMEOUT_MS };
 
-describe('durability settings', () => {
+describeSqliteOnly("SQLite's PRAGMAs and WAL file")('durability settings', () => {
   let database: SqliteDatabase;
   afterEach(() => database?.close());
 

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
+import { describe } from 'vitest';
 import { openDatabase, type Database, type Engine } from '../../src/db/database.js';
 
 export const TEST_ENGINE: Engine = process.env.PAYGATE_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
@@ -127,4 +128,12 @@ export function commitElsewhereSync(databaseUrl: string, statement: string): voi
   } finally {
     raw.close();
   }
+}
+
+/**
+ * `describe` for a test of SQLite's own mechanics: on PostgreSQL the block is skipped, its name
+ * saying why (the list of skipped tests is the list of what PostgreSQL does not share).
+ */
+export function describeSqliteOnly(reason: string): (name: string, fn: () => void) => void {
+  return (name, fn) => (ON_POSTGRES ? describe.skip(`${name} [SQLite only: ${reason}]`, fn) : describe(name, fn));
 }
