@@ -11,13 +11,14 @@ import {
 } from '../../src/assets/service.js';
 import { ManualClock } from '../../src/clock.js';
 import { TRON_NETWORKS } from '../../src/config.js';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import type { Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { DEVNET_TOKENS } from '../../src/devnet/keys.js';
 import { createMerchant } from '../../src/merchants/service.js';
 import { listAudit } from '../../src/audit/store.js';
 import { tempDir } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
+import { openTestDatabase } from '../helpers/database.js';
 
 const entry = (over: Record<string, unknown> = {}) => ({
   code: 'USDT_TRON',
@@ -96,7 +97,7 @@ describe('asset switches', () => {
     ],
   });
   beforeAll(async () => {
-    database = openDatabase(path.join(tempDir(), 'a.db'));
+    database = await openTestDatabase(path.join(tempDir(), 'a.db'));
     await migrateToLatest(database.db);
   });
   afterAll(() => database.close());

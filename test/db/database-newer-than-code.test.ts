@@ -5,6 +5,7 @@
  * must be refused the same way, not used (routine commands) or called "corrupted" (serve, migrate).
  */
 import { sql } from 'kysely';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { buildApp } from '../../src/app.js';
@@ -42,7 +43,7 @@ describe('a database newer than the code', () => {
   };
 
   beforeAll(async () => {
-    ({ url: env.DATABASE_URL, drop } = await testDatabaseUrl(tempDir('paygate-newer-')));
+    ({ url: env.DATABASE_URL, drop } = await testDatabaseUrl(path.join(tempDir('paygate-newer-'), 'paygate.db')));
     const setup = openDatabase(env.DATABASE_URL);
     await migrateToLatest(setup.db);
     // What the next release's migration leaves behind.

@@ -7,6 +7,7 @@
  * database at once both succeed with each migration applied once.
  */
 import { sql } from 'kysely';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   isDatabaseUnavailable,
@@ -41,7 +42,7 @@ let drop: () => Promise<void>;
 let database: Database;
 
 beforeAll(async () => {
-  ({ url, drop } = await testDatabaseUrl(tempDir(), 'engines.db'));
+  ({ url, drop } = await testDatabaseUrl(path.join(tempDir(), 'engines.db')));
   database = openDatabase(url);
   await migrateToLatest(database.db);
   await database.db.insertInto('merchants').values(merchant('m')).execute();

@@ -5,6 +5,7 @@
  * invoice's derivation index is filled in from its address, must name its address, and neither
  * changes afterwards.
  */
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
@@ -137,7 +138,7 @@ async function expectCountsMatch(): Promise<void> {
 }
 
 beforeAll(async () => {
-  database = await openTestDatabase(tempDir(), 'triggers.db');
+  database = await openTestDatabase(path.join(tempDir(), 'triggers.db'));
   await migrateToLatest(database.db);
   await database.db
     .insertInto('merchants')

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/assets/catalog.js';
 import { ManualClock } from '../../src/clock.js';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import type { Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import {
   invoiceAmounts,
@@ -16,6 +16,7 @@ import {
 import { createMerchant } from '../../src/merchants/service.js';
 import { tempDir } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
+import { openTestDatabase } from '../helpers/database.js';
 
 describe('fee schedules', () => {
   let database: Database;
@@ -24,7 +25,7 @@ describe('fee schedules', () => {
   const catalog = loadCatalog('devnet');
   const at = (iso: string) => new Date(iso).toISOString();
   beforeAll(async () => {
-    database = openDatabase(path.join(tempDir(), 'f.db'));
+    database = await openTestDatabase(path.join(tempDir(), 'f.db'));
     await migrateToLatest(database.db);
     mid = (await createMerchant(database.db, clock, 'op', { name: 'M' })).merchant_id;
   });

@@ -56,7 +56,7 @@ export function tempDir(prefix = 'paygate-test-'): string {
 
 export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const dir = tempDir();
-  const database = opts.env?.DATABASE_URL ? null : await testDatabaseUrl(dir);
+  const database = opts.env?.DATABASE_URL ? null : await testDatabaseUrl(path.join(dir, 'paygate.db'));
   const config = parseConfig({
     DATABASE_URL: database?.url ?? path.join(dir, 'paygate.db'),
     HOST: '127.0.0.1',

@@ -8,7 +8,6 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { describe } from 'vitest';
@@ -81,24 +80,21 @@ export async function createPostgresDatabase(): Promise<TestPostgres> {
 }
 
 /**
- * DATABASE_URL for a test app or CLI run: a SQLite file in `dir`, or a fresh PostgreSQL database.
- * `drop` removes the PostgreSQL database (nothing for SQLite: the directory goes with the test).
+ * DATABASE_URL for a test app or CLI run: the SQLite file `file`, or a fresh PostgreSQL database.
+ * `drop` removes the PostgreSQL database (nothing for SQLite: the file goes with its directory).
  */
-export async function testDatabaseUrl(
-  dir: string,
-  file = 'paygate.db',
-): Promise<{ url: string; drop: () => Promise<void> }> {
-  if (!ON_POSTGRES) return { url: path.join(dir, file), drop: async () => {} };
+export async function testDatabaseUrl(file: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (!ON_POSTGRES) return { url: file, drop: async () => {} };
   const db = await createPostgresDatabase();
   return { url: db.url, drop: () => db.drop() };
 }
 
 /**
- * A database of the test engine opened as serve opens it (not migrated): a SQLite file in `dir`, or
- * a fresh PostgreSQL database, dropped when it is closed.
+ * A database of the test engine opened as serve opens it (not migrated): the SQLite file `file`,
+ * or a fresh PostgreSQL database, dropped when it is closed.
  */
-export async function openTestDatabase(dir: string, file = 'paygate.db'): Promise<Database> {
-  const { url, drop } = await testDatabaseUrl(dir, file);
+export async function openTestDatabase(file: string): Promise<Database> {
+  const { url, drop } = await testDatabaseUrl(file);
   const database = openDatabase(url);
   const close = database.close.bind(database);
   database.close = async () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import type { Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { generateMnemonic } from '../../src/wallet/hd.js';
 import { decryptKeystore, encryptMnemonic, readKeystore, type KeystoreFile } from '../../src/wallet/keystore.js';
@@ -12,6 +12,7 @@ import { initWallet, unlockWallet, walletSummary } from '../../src/wallet/servic
 import { tempDir } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
 import { CHEAP_SCRYPT, TEST_MNEMONIC, TEST_PASSPHRASE } from '../invoices/fixture.js';
+import { openTestDatabase } from '../helpers/database.js';
 
 const clock = new ManualClock('2026-03-01T10:00:00Z');
 
@@ -55,7 +56,7 @@ describe('init and unlock', () => {
 
   beforeAll(async () => {
     dir = tempDir();
-    database = openDatabase(path.join(dir, 'p.db'));
+    database = await openTestDatabase(path.join(dir, 'p.db'));
     await migrateToLatest(database.db);
   });
   afterAll(() => database.close());
