@@ -91,11 +91,11 @@ export async function testDatabaseUrl(file: string): Promise<{ url: string; drop
 
 /**
  * A database of the test engine opened as serve opens it (not migrated): the SQLite file `file`,
- * or a fresh PostgreSQL database, dropped when it is closed.
+ * or a fresh PostgreSQL database, dropped when it is closed. `url`: its DATABASE_URL, for the CLI.
  */
-export async function openTestDatabase(file: string): Promise<Database> {
+export async function openTestDatabase(file: string): Promise<Database & { url: string }> {
   const { url, drop } = await testDatabaseUrl(file);
-  const database = openDatabase(url);
+  const database = Object.assign(openDatabase(url), { url });
   const close = database.close.bind(database);
   database.close = async () => {
     try {

@@ -78,7 +78,7 @@ export async function startReceiver(answer: Receiver['answer'] = () => ({ status
 export const silent = pino({ level: 'silent' });
 
 export interface WebhookDb {
-  database: Database;
+  database: Database & { url: string };
   db: Database['db'];
   clock: ManualClock;
   lease: WorkerLease;
