@@ -18,7 +18,7 @@ import { createMerchant } from '../../src/merchants/service.js';
 import { listAudit } from '../../src/audit/store.js';
 import { tempDir } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
-import { openTestDatabase } from '../helpers/database.js';
+import { openTestDatabase, testDatabaseUrl } from '../helpers/database.js';
 
 const entry = (over: Record<string, unknown> = {}) => ({
   code: 'USDT_TRON',
@@ -153,7 +153,7 @@ describe('asset switches', () => {
 describe('CLI: asset list, asset set, merchant asset, merchant update', () => {
   it('works end to end with the error codes of the spec', async () => {
     const dir = tempDir();
-    const env = { DATABASE_URL: path.join(dir, 'p.db'), TRON_NETWORK: 'devnet' };
+    const env = { DATABASE_URL: (await testDatabaseUrl(path.join(dir, 'p.db'))).url, TRON_NETWORK: 'devnet' };
     const set = await runCli(['asset', 'set', 'USDT_TRON', '--payouts', 'off', '--json'], env);
     expect(set.code, set.stderr).toBe(0);
     expect(set.json).toMatchObject({ asset: 'USDT_TRON', payments: true, payouts: false });

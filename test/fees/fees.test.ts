@@ -16,7 +16,7 @@ import {
 import { createMerchant } from '../../src/merchants/service.js';
 import { tempDir } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
-import { openTestDatabase } from '../helpers/database.js';
+import { openTestDatabase, testDatabaseUrl } from '../helpers/database.js';
 
 describe('fee schedules', () => {
   let database: Database;
@@ -121,7 +121,7 @@ describe('CLI: fee service and fee invoice', () => {
   // The other refusals are covered above at the service level; this checks the commands' wiring.
   it('set fees and print the spec error codes', async () => {
     const dir = tempDir();
-    const env = { DATABASE_URL: path.join(dir, 'p.db'), TRON_NETWORK: 'devnet' };
+    const env = { DATABASE_URL: (await testDatabaseUrl(path.join(dir, 'p.db'))).url, TRON_NETWORK: 'devnet' };
     const m = await runCli(['merchant', 'create', '--name', 'Shop', '--json'], env);
     const id = m.json.merchant_id as string;
     const cases: Array<[string[], string]> = [

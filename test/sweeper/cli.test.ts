@@ -17,6 +17,7 @@ import { sweeperWorker } from '../../src/sweeper/worker.js';
 import { tempDir } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
 import { MNEMONIC, recordDeposit, TRX, USDT } from './fixture.js';
+import { testDatabaseUrl } from '../helpers/database.js';
 
 let devnet: Devnet;
 let app: App;
@@ -28,7 +29,7 @@ beforeAll(async () => {
   devnet = await startDevnet({ blockTimeMs: 0 });
   const dir = tempDir();
   env = {
-    DATABASE_URL: path.join(dir, 'paygate.db'),
+    DATABASE_URL: (await testDatabaseUrl(path.join(dir, 'paygate.db'))).url,
     TRON_NETWORK: 'devnet',
     TRON_FULL_NODE_URL: devnet.url,
     WALLET_KEYSTORE: path.join(dir, 'ks.json'),
