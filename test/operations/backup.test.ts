@@ -5,12 +5,13 @@
 import Sqlite from 'better-sqlite3';
 import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { backupDatabase, restoreDatabase } from '../../src/operations/backup.js';
 import { tempDir } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
 import { api } from '../helpers/http.js';
 import { newInvoice, startInvoiceApp, type InvoiceTestApp } from '../invoices/fixture.js';
+import { describeSqliteOnly } from '../helpers/database.js';
 
 const count = (file: string, table: string) => {
   const db = new Sqlite(file, { readonly: true });
@@ -30,7 +31,9 @@ const refusal = async (work: Promise<unknown>) => {
   throw new Error('not refused');
 };
 
-describe('paygate backup and restore', () => {
+describeSqliteOnly(
+  'paygate backup and restore copy a SQLite file; on PostgreSQL they refuse (test/operations/backup-postgres.test.ts)',
+)('paygate backup and restore', () => {
   let t: InvoiceTestApp;
   let key: string;
   let env: Record<string, string>;
