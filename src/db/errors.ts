@@ -29,6 +29,8 @@ const PG_UNAVAILABLE = /^(08|53|57P0[1-5]|58|25006$|40001$|40P01$)/;
 const NODE_NET = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)$/;
 const PG_CLIENT_GONE =
   /Connection terminated|timeout exceeded when trying to connect|not queryable|Cannot use a pool after calling end|driver has already been destroyed|Client was closed/;
+/** 55000 is also other things; on connecting it is a database closed to connections (maintenance). */
+const PG_NOT_ACCEPTING = /is not currently accepting connections/;
 
 /** True for errors that mean "the database cannot serve now" (503), not a bug (500). */
 export function isDatabaseUnavailable(e: unknown): boolean {
@@ -36,6 +38,7 @@ export function isDatabaseUnavailable(e: unknown): boolean {
   const code = err?.code;
   if (typeof code === 'string' && (SQLITE_UNAVAILABLE.test(code) || NODE_NET.test(code))) return true;
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && PG_UNAVAILABLE.test(code)) return true;
+  if (code === '55000' && e instanceof Error && PG_NOT_ACCEPTING.test(e.message)) return true;
   if (e instanceof TypeError && /database connection is not open/.test(e.message)) return true;
   return e instanceof Error && typeof code !== 'string' && PG_CLIENT_GONE.test(e.message);
 }

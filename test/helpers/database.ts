@@ -9,6 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import Sqlite from 'better-sqlite3';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { describe } from 'vitest';
 import { openDatabase, type Database, type Engine } from '../../src/db/database.js';
@@ -39,7 +40,8 @@ process.once('exit', () => {
   });
 });
 
-async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+/** Runs `fn` with a connection to the test server's maintenance database. */
+export async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
   try {
     await client.connect();
@@ -132,4 +134,22 @@ export function commitElsewhereSync(databaseUrl: string, statement: string): voi
  */
 export function describeSqliteOnly(reason: string): (name: string, fn: () => void) => void {
   return (name, fn) => (ON_POSTGRES ? describe.skip(`${name} [SQLite only: ${reason}]`, fn) : describe(name, fn));
+}
+
+/**
+ * PostgreSQL: a digest of every row of every table of the database, to tell whether anything was
+ * written between two reads (SQLite's tests ask the connection's total_changes() instead).
+ */
+export async function postgresDigest(database: Database): Promise<string> {
+  const tables = await sql<{ name: string }>`select table_name as name from information_schema.tables
+    where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name`.execute(database.db);
+  const parts = tables.rows.map(
+    (t) =>
+      sql`select ${t.name} || ':' || coalesce(md5(string_agg(r::text, ',' order by r::text)), '') as x from ${sql.table(t.name)} r`,
+  );
+  const r = await sql<{ digest: string }>`select md5(string_agg(x, '|' order by x)) as digest from (${sql.join(
+    parts,
+    sql` union all `,
+  )}) s`.execute(database.db);
+  return r.rows[0]?.digest ?? '';
 }
