@@ -77,7 +77,7 @@ async function real(): Promise<void> {
     rateLimitPerKey: Number.MAX_SAFE_INTEGER,
   };
   // Operator setup, as the CLI does it, before serve starts.
-  const setup = openDatabase(config.databasePath);
+  const setup = openDatabase(config.database);
   await migrateToLatest(setup.db);
   if (!existsSync(config.walletKeystore)) await initWallet(setup.db, systemClock, 'bench', config);
   const merchantId = process.env.BENCH_MERCHANT_ID;

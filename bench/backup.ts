@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openDatabase } from '../src/db/database.js';
+import { openSqlite } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { backupDatabase } from '../src/operations/backup.js';
 
@@ -15,7 +15,7 @@ const rows = Number(process.argv[2] ?? 100_000);
 const dir = mkdtempSync(path.join(tmpdir(), 'paygate-bench-backup-'));
 const file = path.join(dir, 'paygate.db');
 try {
-  const database = openDatabase(file);
+  const database = openSqlite(file);
   await migrateToLatest(database.db);
   const insert = database.sqlite.prepare(
     'insert into audit_log (at, actor, action, subject_type, subject_id, merchant_id, details) values (?, ?, ?, ?, ?, ?, ?)',

@@ -163,7 +163,7 @@ async function main(): Promise<void> {
   const config = parseConfig({ ADMIN_PORT: '0', CABINET_PORT: '0', ...env });
 
   // Operator setup, as the CLI would do it: schema, wallet, an approved merchant and its key.
-  const database = openDatabase(config.databasePath);
+  const database = openDatabase(config.database);
   await migrateToLatest(database.db);
   await initWallet(database.db, systemClock, 'bench', config);
   const key = (await approvedMerchantWithKey(database.db, systemClock, 'bench', { name: 'Bench shop' })).apiKey;

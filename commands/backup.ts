@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { PaygateCommand, loadDotEnv } from '../src/cli/base.js';
 import { record } from '../src/cli/format.js';
 import { parseConfig } from '../src/config.js';
-import { backupDatabase, type BackupResult } from '../src/operations/backup.js';
+import { backupDatabase, sqliteFile, type BackupResult } from '../src/operations/backup.js';
 
 export default class Backup extends PaygateCommand {
   static override description =
@@ -20,12 +20,16 @@ export default class Backup extends PaygateCommand {
     loadDotEnv();
     const config = parseConfig(process.env);
     let shown = -1;
-    const result = await backupDatabase(config.databasePath, args.file, ({ totalPages, remainingPages }) => {
-      const percent = totalPages === 0 ? 100 : Math.floor(((totalPages - remainingPages) / totalPages) * 100);
-      if (this.jsonEnabled() || (percent < 100 && percent - shown < 10) || percent === shown) return;
-      shown = percent;
-      process.stderr.write(`backup: ${percent}% (${totalPages - remainingPages}/${totalPages} pages)\n`);
-    });
+    const result = await backupDatabase(
+      sqliteFile(config.database, 'backup'),
+      args.file,
+      ({ totalPages, remainingPages }) => {
+        const percent = totalPages === 0 ? 100 : Math.floor(((totalPages - remainingPages) / totalPages) * 100);
+        if (this.jsonEnabled() || (percent < 100 && percent - shown < 10) || percent === shown) return;
+        shown = percent;
+        process.stderr.write(`backup: ${percent}% (${totalPages - remainingPages}/${totalPages} pages)\n`);
+      },
+    );
     this.say(record({ ...result }));
     return result;
   }

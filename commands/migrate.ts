@@ -1,4 +1,5 @@
 import { PaygateCommand } from '../src/cli/base.js';
+import { databaseLabel } from '../src/config.js';
 import { migrateToLatest, type MigrationReport } from '../src/db/migrate.js';
 
 export default class Migrate extends PaygateCommand {
@@ -14,7 +15,8 @@ export default class Migrate extends PaygateCommand {
     const ctx = await this.context();
     // context() applied the pending migrations; report those (a second run would list none).
     const report = this.migrationReport ?? (await migrateToLatest(ctx.database.db));
-    this.say(`Database ${ctx.config.databasePath} is at ${report.current ?? 'no migration'}`);
-    return { database: ctx.config.databasePath, ...report };
+    const database = databaseLabel(ctx.config.database);
+    this.say(`Database ${database} is at ${report.current ?? 'no migration'}`);
+    return { database, ...report };
   }
 }

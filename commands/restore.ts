@@ -3,7 +3,7 @@ import { PaygateCommand, cliActor, loadDotEnv } from '../src/cli/base.js';
 import { record } from '../src/cli/format.js';
 import { parseConfig } from '../src/config.js';
 import { RESTORE_GAP } from '../src/addresses/gaps.js';
-import { restoreDatabase, type RestoreResult } from '../src/operations/backup.js';
+import { restoreDatabase, sqliteFile, type RestoreResult } from '../src/operations/backup.js';
 
 export default class Restore extends PaygateCommand {
   static override description =
@@ -29,7 +29,7 @@ export default class Restore extends PaygateCommand {
     // Tests restore with a small gap: deriving RESTORE_GAP addresses takes tens of seconds.
     const testGap = Number(process.env.PAYGATE_TEST_RESTORE_GAP ?? 0);
     let shown = -1;
-    const result = await restoreDatabase(config.databasePath, args.file, new Date(), cliActor(), {
+    const result = await restoreDatabase(sqliteFile(config.database, 'restore'), args.file, new Date(), cliActor(), {
       gap: testGap > 0 ? testGap : flags.gap,
       onGapProgress: (done, total) => {
         const percent = Math.floor((done / total) * 100);

@@ -1,7 +1,7 @@
 import { buildApp } from '../src/app.js';
 import { checkChainAtStart } from '../src/chain/identity.js';
 import { PaygateCommand, loadDotEnv } from '../src/cli/base.js';
-import { parseConfig } from '../src/config.js';
+import { databaseLabel, parseConfig } from '../src/config.js';
 import { heapLimitNotSet, SERVE_NODE_FLAGS } from '../src/operations/heap.js';
 import { SERVE_POOL } from '../src/wallet/pool.js';
 
@@ -37,18 +37,21 @@ export default class Serve extends PaygateCommand {
         `started without ${SERVE_NODE_FLAGS.join(' ')}: on a large machine memory under load may grow ~50 MB past what it needs (docs/operations.md, "Memory")`,
       );
     }
+    const database = databaseLabel(config.database);
     logger.info(
       {
         url,
         admin: app.adminUrl,
         cabinet: app.cabinetUrl,
         network: config.tronNetwork,
-        database: config.databasePath,
-        sqlite: app.database.settings(),
+        database,
+        ...(app.database.engine === 'sqlite'
+          ? { sqlite: app.database.settings() }
+          : { postgres: await app.database.settings() }),
       },
       'paygate serving /v1',
     );
-    this.say(`paygate serving ${url}/v1 (database ${config.databasePath})`);
+    this.say(`paygate serving ${url}/v1 (database ${database})`);
     if (app.adminUrl) this.say(`admin listener ${app.adminUrl} (/healthz, /readyz, /metrics)`);
     if (app.cabinetUrl) this.say(`merchant cabinet ${app.cabinetUrl} (/cabinet/v1 and its web page)`);
     const signal = await new Promise<string>((resolve) => {

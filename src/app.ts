@@ -84,7 +84,7 @@ export interface App {
 export async function buildApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger(config.logLevel);
-  const database = openDatabase(config.databasePath, { busy: opts.busy });
+  const database = openDatabase(config.database, { busy: opts.busy });
   await migrateToLatest(database.db);
   const verifier = new ApiKeyVerifier(database.db, clock, opts.verifier);
   let wallet: UnlockedWallet | null = null;

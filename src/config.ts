@@ -15,8 +15,13 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export interface Config {
   /** The DATABASE_URL as given. */
   databaseUrl: string;
-  /** Filesystem path of the SQLite database (`:memory:` is refused: other processes must share it). */
-  databasePath: string;
+  /** What `openDatabase` opens: a SQLite file or a PostgreSQL database (docs/database.md). */
+  database: DatabaseTarget;
+  /**
+   * Filesystem path of the SQLite database (`:memory:` is refused: other processes must share it);
+   * null on PostgreSQL, whose files are the server's.
+   */
+  databasePath: string | null;
   host: string;
   port: number;
   publicBaseUrl: string | null;
@@ -61,6 +66,11 @@ export interface Config {
    */
   cabinetPublicUrl: string | null;
 }
+
+export type DatabaseTarget =
+  | { engine: 'sqlite'; path: string }
+  /** `poolSize`: connections this process keeps open at most (DATABASE_POOL_SIZE, default 10). */
+  | { engine: 'postgres'; url: string; poolSize: number };
 
 export class ConfigError extends Error {
   constructor(
@@ -110,14 +120,38 @@ function httpUrl(env: Env, name: string): string | null {
   return v.replace(/\/+$/, '');
 }
 
-/** `sqlite:path`, `sqlite://path`, `file:path` or a plain path. PostgreSQL is a later step. */
-function databasePath(url: string): string {
-  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    throw new ConfigError('DATABASE_URL', 'PostgreSQL is not supported yet; use a SQLite path');
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
+/**
+ * `postgres://…` or `postgresql://…` (libpq's URL form: user, password, host, port, database and
+ * parameters such as `sslmode`), else a SQLite file: `sqlite:path`, `sqlite://path`, `file:path` or
+ * a plain path.
+ */
+function databaseTarget(env: Env, url: string): DatabaseTarget {
+  if (isPostgresUrl(url)) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new ConfigError('DATABASE_URL', 'is not a valid postgres:// URL');
+    }
+    if (parsed.pathname.replace(/^\//, '') === '')
+      throw new ConfigError('DATABASE_URL', 'must name the database (postgres://user@host:5432/paygate)');
+    return { engine: 'postgres', url, poolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000) };
   }
   const p = url.replace(/^sqlite:(\/\/)?/, '').replace(/^file:(\/\/)?/, '');
   if (p === '' || p === ':memory:') throw new ConfigError('DATABASE_URL', 'must name a database file');
-  return path.resolve(p);
+  return { engine: 'sqlite', path: path.resolve(p) };
+}
+
+/** The database for messages and logs: a PostgreSQL URL without its password. */
+export function databaseLabel(target: DatabaseTarget): string {
+  if (target.engine === 'sqlite') return target.path;
+  const u = new URL(target.url);
+  if (u.password) u.password = '***';
+  return u.toString();
 }
 
 function passphrase(env: Env): string | null {
@@ -242,9 +276,11 @@ export function cabinetUrl(config: Config): string {
 
 export function parseConfig(env: Env = process.env): Config {
   const databaseUrl = text(env, 'DATABASE_URL') ?? './paygate.db';
+  const database = databaseTarget(env, databaseUrl);
   return {
     databaseUrl,
-    databasePath: databasePath(databaseUrl),
+    database,
+    databasePath: database.engine === 'sqlite' ? database.path : null,
     // Checked like ADMIN_HOST: "http://0.0.0.0" or "0.0.0.0:8080" used to fail only at listen,
     // with a resolver error that does not name the variable.
     host: listenHost(env, 'HOST', '127.0.0.1'),

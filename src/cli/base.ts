@@ -69,7 +69,7 @@ export abstract class PaygateCommand extends Command {
   protected async context(): Promise<CliContext> {
     loadDotEnv();
     const config = parseConfig(process.env);
-    const database = openDatabase(config.databasePath);
+    const database = openDatabase(config.database);
     this.opened = database;
     if ((this.constructor as typeof PaygateCommand).appliesMigrations) {
       // Never under a running serve: it would go on with the old schema, or with another wallet.

@@ -1,5 +1,8 @@
 /**
- * Opens the SQLite file with the settings every process (serve and CLI commands alike) must share:
+ * Opens the database: a SQLite file, or a PostgreSQL database when DATABASE_URL is a postgres://
+ * URL (postgres.ts; docs/database.md). Everything below is the SQLite side unless it says so.
+ *
+ * The SQLite file is opened with the settings every process (serve and CLI commands alike) must share:
  * WAL so readers never block the writer, synchronous=FULL because a committed payout must survive a
  * power cut, a short busy_timeout plus asynchronous retries (driver.ts) so a CLI write waits for
  * `serve` (and the reverse) without freezing the event loop, foreign keys on.
@@ -8,15 +11,26 @@ import Sqlite from 'better-sqlite3';
 import { Kysely, type Transaction } from 'kysely';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
+import type { DatabaseTarget } from '../config.js';
 import { PaygateSqliteDialect, StatementRunner, type BusyPolicy } from './driver.js';
+import { engineOf } from './engine.js';
+import { isSerializationFailure } from './errors.js';
+import { openPostgres, type PostgresDatabase } from './postgres.js';
 import type { DB } from './schema.js';
+
+export { isDatabaseUnavailable, isUniqueViolation } from './errors.js';
+export { engineOf, type Engine } from './engine.js';
 
 export type Db = Kysely<DB>;
 export type Tx = Transaction<DB>;
 /** Store functions take either the database or an open transaction. */
 export type Executor = Db | Tx;
 
-export interface Database {
+/** The same interface on both engines; `engine` tells them apart where it must (only in src/db and tests). */
+export type Database = SqliteDatabase | PostgresDatabase;
+
+export interface SqliteDatabase {
+  engine: 'sqlite';
   db: Db;
   /**
    * Reads for the scheduled scans that walk far more pages than they return (the sweeper's full
@@ -63,7 +77,10 @@ export const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 export const DEFAULT_BUSY: BusyPolicy = { deadlineMs: 10_000, pauseMs: 5, maxPauseMs: 200 };
 
 export interface OpenOptions {
+  /** SQLite: how long a statement waits for a lock held by another process. */
   busy?: BusyPolicy;
+  /** PostgreSQL: the pool's size (DATABASE_POOL_SIZE). */
+  poolSize?: number;
 }
 
 /**
@@ -110,7 +127,24 @@ export function writerConnection(db: Db): Sqlite.Database | undefined {
   return writers.get(db);
 }
 
-export function openDatabase(file: string, opts: OpenOptions = {}): Database {
+/**
+ * Opens `target`: the configuration's database, or a string (a SQLite file path, or a postgres://
+ * URL) for tools and tests.
+ */
+export function openDatabase(target: string | DatabaseTarget, opts: OpenOptions = {}): Database {
+  const t = typeof target === 'string' ? targetOf(target, opts) : target;
+  if (t.engine === 'postgres') return openPostgres(t.url, { poolSize: opts.poolSize ?? t.poolSize });
+  return openSqlite(t.path, opts);
+}
+
+function targetOf(s: string, opts: OpenOptions): DatabaseTarget {
+  return /^postgres(ql)?:\/\//i.test(s)
+    ? { engine: 'postgres', url: s, poolSize: opts.poolSize ?? 10 }
+    : { engine: 'sqlite', path: s };
+}
+
+/** A SQLite file, whatever DATABASE_URL says (backups, and the tests of SQLite's own behaviour). */
+export function openSqlite(file: string, opts: OpenOptions = {}): SqliteDatabase {
   const busy = opts.busy ?? DEFAULT_BUSY;
   mkdirSync(path.dirname(file), { recursive: true });
   restrictFileModes(file);
@@ -139,6 +173,7 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database {
   writers.set(db, sqlite);
   let closed = false;
   return {
+    engine: 'sqlite',
     db,
     scans,
     sqlite,
@@ -158,19 +193,33 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Database {
 }
 
 /**
- * Runs `fn` in a write transaction (BEGIN IMMEDIATE). Never make a network call inside `fn`:
- * the single SQLite connection is held for its whole duration. Side effects belong after commit.
+ * Runs `fn` in a write transaction. Never make a network call inside `fn`: on SQLite the single
+ * writer connection is held for its whole duration. Side effects belong after commit.
+ *
+ * SQLite: BEGIN IMMEDIATE, one writer at a time across every process, so what `fn` reads stays
+ * true until it commits. PostgreSQL: a SERIALIZABLE transaction gives `fn` the same guarantee
+ * among concurrent transactions of any process; one that loses a race fails with a serialization
+ * failure (or a deadlock) and runs again from the start, so `fn` must do nothing but database
+ * work (it may run more than once). Past SERIALIZABLE_ATTEMPTS the failure stands (503).
  */
 export function writeTx<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
-  return db.transaction().execute(fn);
+  if (engineOf(db) === 'sqlite') return db.transaction().execute(fn);
+  return serializable(db, fn);
 }
 
-/** True for SQLite errors that mean "the database cannot serve now" (503), not a bug (500). */
-export function isDatabaseUnavailable(e: unknown): boolean {
-  const code = (e as { code?: unknown })?.code;
-  return (
-    (typeof code === 'string' &&
-      /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|READONLY|NOTADB|CORRUPT|PROTOCOL)/.test(code)) ||
-    (e instanceof TypeError && /database connection is not open/.test(e.message))
-  );
+/** Tries of one PostgreSQL write transaction that keeps losing races, with a growing random pause. */
+export const SERIALIZABLE_ATTEMPTS = 30;
+
+async function serializable<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
+  let pause = 2;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().setIsolationLevel('serializable').execute(fn);
+    } catch (e) {
+      if (!isSerializationFailure(e) || attempt >= SERIALIZABLE_ATTEMPTS) throw e;
+      // Random, so the transactions that collided do not collide again in step.
+      await new Promise((r) => setTimeout(r, Math.random() * pause));
+      pause = Math.min(pause * 2, 200);
+    }
+  }
 }

@@ -6,9 +6,12 @@
  * and no caller hears "done" before the COMMIT that made its write durable. Units see the writes
  * of earlier units of the group, so two requests for one order_id in the same group still yield
  * one invoice. Users: invoice creation, the webhook dispatcher's attempt results.
+ *
+ * On PostgreSQL each unit is simply its own transaction (writeTx): the server commits concurrent
+ * transactions of many connections together, and there is no single writer to queue behind.
  */
 import { CompiledQuery } from 'kysely';
-import { isDatabaseUnavailable, writeTx, type Db, type Tx } from './database.js';
+import { engineOf, isDatabaseUnavailable, writeTx, type Db, type Tx } from './database.js';
 
 const SAVEPOINT = CompiledQuery.raw('savepoint group_unit');
 const RELEASE = CompiledQuery.raw('release group_unit');
@@ -41,9 +44,14 @@ export class GroupCommit {
     private readonly db: Db,
     private readonly maxBatch = 256,
     private readonly yieldEvery = 8,
-  ) {}
+  ) {
+    this.perUnit = engineOf(db) === 'postgres';
+  }
+
+  private readonly perUnit: boolean;
 
   run<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
+    if (this.perUnit) return writeTx(this.db, fn);
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
       if (!this.draining) void this.drain();

@@ -3,11 +3,18 @@
  * statically (not read from a folder at run time) so the built dist/ and the TypeScript sources
  * behave the same. A feature adds its migration file here under the next number; never edit one
  * that has shipped.
+ *
+ * Both engines share the list and the names recorded in `kysely_migration` (docs/database.md,
+ * "Writing a migration for both engines"). On PostgreSQL, one baseline (postgres-baseline.ts)
+ * creates the schema the SQLite migrations up to POSTGRES_BASELINE build, and those are recorded
+ * as applied; every later migration runs its `postgres` step when it has one, else its `up`.
  */
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { performance } from 'node:perf_hooks';
 import { AppError } from '../errors.js';
-import { WRITER_CACHE_KB, writeTx, type Db, type Executor, type Tx } from './database.js';
+import { engineOf, WRITER_CACHE_KB, writeTx, type Db, type Executor, type Tx } from './database.js';
+import { createPostgresBaseline } from './postgres-baseline.js';
+import { tableExists } from './portable.js';
 import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_wallet_addresses.js';
 import * as m0003 from './migrations/0003_assets.js';
@@ -39,7 +46,18 @@ import * as m0048 from './migrations/0048_operator_tokens.js';
 import * as m0049 from './migrations/0049_cabinet.js';
 import * as m0050 from './migrations/0050_accounting.js';
 
-export const MIGRATIONS: Record<string, Migration> = {
+/**
+ * A migration: `up` on SQLite, and on PostgreSQL too unless it has a `postgres` step (a migration
+ * written with kysely's schema builder in portable terms needs none).
+ */
+export interface EngineMigration extends Migration {
+  postgres?: (db: Kysely<unknown>) => Promise<void>;
+}
+
+/** The last migration that PostgreSQL's baseline covers: its schema is SQLite's after this one. */
+export const POSTGRES_BASELINE = '0047_derivation_gaps';
+
+export const MIGRATIONS: Record<string, EngineMigration> = {
   '0001_foundation': m0001,
   '0002_wallet_addresses': m0002,
   '0003_assets': m0003,
@@ -92,10 +110,7 @@ function newerError(unknown: readonly string[]): AppError {
 }
 
 async function executedMigrations(db: Executor): Promise<string[] | null> {
-  const table = await sql<{
-    n: number;
-  }>`select count(*) as n from sqlite_master where type = 'table' and name = 'kysely_migration'`.execute(db);
-  if (Number(table.rows[0]?.n ?? 0) === 0) return null;
+  if (!(await tableExists(db, 'kysely_migration'))) return null;
   const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
   return rows.rows.map((r) => r.name);
 }
@@ -179,6 +194,44 @@ export async function migrateToLatest(db: Db): Promise<MigrationReport> {
   return migrateUpTo(db, null);
 }
 
+/** PostgreSQL's lock of a migration run (pg_advisory_xact_lock): two processes migrating take turns. */
+const MIGRATION_LOCK = 0x7061_7967;
+
+/**
+ * The PostgreSQL run: one transaction (PostgreSQL's DDL is transactional) under an advisory lock,
+ * READ COMMITTED so that a run that waited for the lock reads what the other run recorded.
+ */
+async function migratePostgres(db: Db, names: string[]): Promise<string[]> {
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(trx);
+    await sql`create table if not exists kysely_migration (name varchar(255) not null primary key, timestamp varchar(255) not null)`.execute(
+      trx,
+    );
+    const executed = (await executedMigrations(trx)) ?? [];
+    const unknown = newerThanCode(executed);
+    if (unknown.length > 0) throw newerError(unknown);
+    const done = new Set(executed);
+    const pending = names.filter((name) => !done.has(name));
+    const covered = pending.filter((name) => name <= POSTGRES_BASELINE);
+    if (covered.length > 0) {
+      if (executed.length > 0)
+        throw new AppError(
+          'invalid_state',
+          `Migration(s) ${covered.join(', ')} are missing from a PostgreSQL database that has others: its history does not match this paygate`,
+        );
+      await createPostgresBaseline(trx as unknown as Kysely<unknown>);
+    }
+    for (const name of pending) {
+      const m = MIGRATIONS[name] as EngineMigration;
+      if (name > POSTGRES_BASELINE) await (m.postgres ?? m.up)(nestable(trx));
+      await sql`insert into kysely_migration (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(
+        trx,
+      );
+    }
+    return pending;
+  });
+}
+
 /**
  * migrateToLatest up to and including `upTo` (null: every migration). Tests build a database at an
  * earlier version with it, through the same single transaction as a real run.
@@ -187,6 +240,11 @@ export async function migrateUpTo(db: Db, upTo: string | null): Promise<Migratio
   const names = Object.keys(MIGRATIONS)
     .sort()
     .filter((name) => upTo === null || name <= upTo);
+  if (engineOf(db) === 'postgres') {
+    if (upTo !== null && upTo < POSTGRES_BASELINE)
+      throw new Error(`A PostgreSQL database starts at ${POSTGRES_BASELINE}: it has no earlier schema`);
+    return { applied: await migratePostgres(db, names), current: names.at(-1) ?? null };
+  }
   // A migration that rewrites a table (0040) journals every page it changes: in a temporary file,
   // not in memory as the writer's savepoints do (database.ts), ~220 MB a million invoices.
   // Its backfills walk whole tables: the 16 MB page cache they were measured with (23 s for 0040's

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildApp, type App } from '../app.js';
 import { systemClock } from '../clock.js';
-import { parseConfig, type LogLevel } from '../config.js';
+import { databaseLabel, parseConfig, type LogLevel } from '../config.js';
 import { openDatabase, type Db } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { startDevnet, type Devnet } from '../devnet/index.js';
@@ -106,7 +106,7 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
       WALLET_PASSPHRASE: randomBytes(24).toString('base64url'),
       LOG_LEVEL: opts.logLevel,
     });
-    const setup = openDatabase(config.databasePath);
+    const setup = openDatabase(config.database);
     let seeded: Awaited<ReturnType<typeof seed>>;
     try {
       await migrateToLatest(setup.db);
@@ -129,7 +129,7 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
       merchant_id: shop.merchant_id,
       merchants: seeded.merchants,
       devnet_url: devnet.url,
-      database: config.databasePath,
+      database: databaseLabel(config.database),
       hot_wallet: seeded.hotWallet,
       payout_address: seeded.payoutAddress,
       invoice,

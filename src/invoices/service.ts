@@ -15,7 +15,7 @@ import { assertApproved, userAddress } from '../addresses/service.js';
 import type { AssetCatalog } from '../assets/catalog.js';
 import { assertReceivable } from '../assets/service.js';
 import type { Clock } from '../clock.js';
-import { writeTx, type Db, type Executor, type Tx } from '../db/database.js';
+import { isUniqueViolation, writeTx, type Db, type Executor, type Tx } from '../db/database.js';
 import { uuidv7 } from '../db/ids.js';
 import type { GroupCommit } from '../db/group-commit.js';
 import { AppError, validationFailed } from '../errors.js';
@@ -73,10 +73,7 @@ async function replay(db: Executor, existing: InvoiceRow, req: Request): Promise
 }
 
 function isOrderConflict(e: unknown): boolean {
-  const err = e as { code?: string; message?: string };
-  return (
-    err?.code === 'SQLITE_CONSTRAINT_UNIQUE' && /invoices\.merchant_id, invoices\.order_id/.test(err.message ?? '')
-  );
+  return isUniqueViolation(e, 'invoices', ['merchant_id', 'order_id']);
 }
 
 export async function createInvoice(

@@ -1,6 +1,6 @@
 /** SQL for invoices. Every read a merchant can trigger is scoped by merchant_id. */
-import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
+import { byValue, insertionOrder } from '../db/portable.js';
 import type { InvoicesTable, InvoiceStatus } from '../db/schema.js';
 
 export type InvoiceRow = InvoicesTable;
@@ -90,7 +90,8 @@ export async function invoiceOfAddress(
 
 /**
  * The oldest open invoice in `asset` of a permanent address not expired at `at` (by insertion
- * order, SQLite's rowid, among equal created_at): what a deposit to it pays.
+ * order among equal created_at: SQLite's rowid, PostgreSQL's time-ordered id): what a deposit to it
+ * pays.
  */
 export async function oldestOpenOfAddress(
   db: Executor,
@@ -110,9 +111,9 @@ export async function oldestOpenOfAddress(
       // Compared by value (SQLite's unary +, which keeps no index on the column for this term):
       // serve runs no ANALYZE, and without its statistics SQLite reads invoices_expiry, every open
       // invoice of every merchant, rather than this address's in invoices_address_index.
-      .where(sql<string>`+expires_at`, '>=', at)
+      .where(byValue<string>(db, 'expires_at'), '>=', at)
       .orderBy('created_at')
-      .orderBy(sql`rowid`)
+      .orderBy(insertionOrder(db, 'id'))
       .executeTakeFirst()
   );
 }

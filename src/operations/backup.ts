@@ -20,10 +20,23 @@
 import Sqlite from 'better-sqlite3';
 import { closeSync, existsSync, linkSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { AppError } from '../errors.js';
-import { openDatabase, writeTx } from '../db/database.js';
+import { openSqlite, writeTx } from '../db/database.js';
+import type { DatabaseTarget } from '../config.js';
 import { MIGRATIONS, migrateToLatest } from '../db/migrate.js';
 import { holdAfterRestore } from '../payouts/restore.js';
 import { RESTORE_GAP, skipDerivationRange, type DerivationGap } from '../addresses/gaps.js';
+
+/**
+ * The SQLite file that `paygate backup`/`restore` copy. A PostgreSQL database is backed up by its
+ * server's own tools (docs/operations.md, "Backups"): the commands refuse it instead of copying.
+ */
+export function sqliteFile(target: DatabaseTarget, command: 'backup' | 'restore'): string {
+  if (target.engine === 'sqlite') return target.path;
+  throw new AppError(
+    'invalid_argument',
+    `paygate ${command} copies a SQLite file; DATABASE_URL names a PostgreSQL database: use pg_dump, or base backups with WAL archiving (docs/operations.md, "Backups")`,
+  );
+}
 
 export interface Progress {
   totalPages: number;
@@ -206,7 +219,7 @@ async function makeSafe(
   actor: string,
   opts: RestoreOptions,
 ): Promise<{ held: number; gap: DerivationGap | null }> {
-  const restored = openDatabase(copy);
+  const restored = openSqlite(copy);
   try {
     await migrateToLatest(restored.db);
     const { held } = await writeTx(restored.db, (trx) => holdAfterRestore(trx, { now: () => now }, actor, backup));

@@ -29,7 +29,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AssetCatalog, CatalogAsset } from '../assets/catalog.js';
 import type { Clock } from '../clock.js';
-import { writeTx, type Db, type Executor } from '../db/database.js';
+import { isUniqueViolation, writeTx, type Db, type Executor } from '../db/database.js';
 import { AppError, validationFailed } from '../errors.js';
 import { payoutFeeAt, payoutFeeFor } from '../fees/payout.js';
 import { post } from '../ledger/service.js';
@@ -107,8 +107,7 @@ function replay(existing: PayoutRow, body: CreatePayoutBody, catalog: AssetCatal
 }
 
 export function isReferenceConflict(e: unknown): boolean {
-  const err = e as { code?: string; message?: string };
-  return err?.code === 'SQLITE_CONSTRAINT_UNIQUE' && /payouts\.merchant_id, payouts\.reference/.test(err.message ?? '');
+  return isUniqueViolation(e, 'payouts', ['merchant_id', 'reference']);
 }
 
 export async function createPayout(

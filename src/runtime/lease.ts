@@ -14,6 +14,7 @@ import { hostname } from 'node:os';
 import { sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import { writeTx, type Db, type Executor } from '../db/database.js';
+import { tableExists } from '../db/portable.js';
 import { AppError } from '../errors.js';
 
 export interface LeaseOptions {
@@ -140,10 +141,7 @@ export async function currentLease(db: Executor): Promise<LeaseRow | undefined> 
  * lease (no such table yet) has none.
  */
 export async function assertNoLiveLease(db: Executor, now: Date): Promise<void> {
-  const table = await sql<{
-    n: number;
-  }>`select count(*) as n from sqlite_master where type = 'table' and name = 'worker_lease'`.execute(db);
-  if (Number(table.rows[0]?.n ?? 0) === 0) return;
+  if (!(await tableExists(db, 'worker_lease'))) return;
   const lease = await currentLease(db);
   if (lease && lease.expires_at > now.toISOString()) {
     throw new AppError(

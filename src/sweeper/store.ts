@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import { findDepositAddresses } from '../addresses/store.js';
 import type { Executor } from '../db/database.js';
+import { byValue } from '../db/portable.js';
 import type {
   SweepMarksTable,
   SweepRequestsTable,
@@ -42,7 +43,7 @@ export async function duePairsSince(db: Executor, since: string, limit: number):
   // deposits_final_by_address to spare a sort of a few rows.
   return dueQuery(db)
     .where('d.updated_at', '>=', since)
-    .groupBy([sql`+d.address`, sql`+d.asset`])
+    .groupBy([byValue(db, 'd.address'), byValue(db, 'd.asset')])
     .orderBy('d.address')
     .limit(limit)
     .execute();
@@ -101,7 +102,7 @@ export async function upsertMark(db: Executor, m: SweepMarksTable): Promise<void
     .values(m)
     .onConflict((oc) =>
       oc.columns(['address', 'asset']).doUpdateSet({
-        checked_block: sql<number>`max(checked_block, excluded.checked_block)`,
+        checked_block: sql<number>`case when sweep_marks.checked_block > excluded.checked_block then sweep_marks.checked_block else excluded.checked_block end`,
         balance: m.balance,
         checked_at: m.checked_at,
       }),

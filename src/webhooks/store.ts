@@ -1,6 +1,7 @@
 /** SQL of webhook deliveries and their attempts (the delivery log). Operator-level reads. */
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
+import { indexedBy } from '../db/portable.js';
 import type {
   AttemptOutcome,
   DeliveryStatus,
@@ -46,19 +47,20 @@ export async function dueHeads(
   o: { now: string; holder: string; limit: number; exclude: readonly string[] },
 ): Promise<ClaimedDelivery[]> {
   const excluded = o.exclude.length > 0 ? sql`and d.merchant_id not in (${sql.join([...o.exclude])})` : sql``;
+  const pending = indexedBy(trx, 'webhook_deliveries_pending');
   const r = await sql<ClaimedDelivery>`
     with recursive m(id) as (
-      select min(merchant_id) from webhook_deliveries indexed by webhook_deliveries_pending where status = 'pending'
+      select min(merchant_id) from webhook_deliveries ${pending} where status = 'pending'
       union all
-      select (select min(merchant_id) from webhook_deliveries indexed by webhook_deliveries_pending where status = 'pending' and merchant_id > m.id)
+      select (select min(merchant_id) from webhook_deliveries ${pending} where status = 'pending' and merchant_id > m.id)
       from m where m.id is not null
     )
     select d.id, d.event_id, d.merchant_id, d.merchant_seq, d.attempts, d.window_attempts, d.window_started_at,
            e.type, e.created_at as event_created_at, e.data,
            w.url, w.secret, w.previous_secret, w.previous_secret_until, w.allow_private
     from m
-    join webhook_deliveries d indexed by webhook_deliveries_pending on d.merchant_id = m.id and d.status = 'pending'
-      and d.merchant_seq = (select min(merchant_seq) from webhook_deliveries indexed by webhook_deliveries_pending where status = 'pending' and merchant_id = m.id)
+    join webhook_deliveries d ${pending} on d.merchant_id = m.id and d.status = 'pending'
+      and d.merchant_seq = (select min(merchant_seq) from webhook_deliveries ${pending} where status = 'pending' and merchant_id = m.id)
     join events e on e.id = d.event_id
     left join webhook_endpoints w on w.merchant_id = d.merchant_id
     where d.next_attempt_at <= ${o.now}
@@ -75,7 +77,7 @@ export async function dueHeads(
  * attempt (dispatcher.ts), so a busy merchant's deliveries cost no claim transaction of their own.
  */
 export async function nextDue(trx: Executor, o: NextDueQuery): Promise<ClaimedDelivery | undefined> {
-  return (await nextDueQuery(o).execute(trx)).rows[0];
+  return (await nextDueQuery(trx, o).execute(trx)).rows[0];
 }
 
 interface NextDueQuery {
@@ -85,16 +87,17 @@ interface NextDueQuery {
 }
 
 /** The SQL of nextDue (exported for its query-plan test). */
-export function nextDueQuery(o: NextDueQuery) {
+export function nextDueQuery(db: Executor, o: NextDueQuery) {
+  const pending = indexedBy(db, 'webhook_deliveries_pending');
   return sql<ClaimedDelivery>`
     select d.id, d.event_id, d.merchant_id, d.merchant_seq, d.attempts, d.window_attempts, d.window_started_at,
            e.type, e.created_at as event_created_at, e.data,
            w.url, w.secret, w.previous_secret, w.previous_secret_until, w.allow_private
-    from webhook_deliveries d indexed by webhook_deliveries_pending
+    from webhook_deliveries d ${pending}
     join events e on e.id = d.event_id
     left join webhook_endpoints w on w.merchant_id = d.merchant_id
     where d.merchant_id = ${o.merchantId} and d.status = 'pending'
-      and d.merchant_seq = (select min(merchant_seq) from webhook_deliveries indexed by webhook_deliveries_pending where status = 'pending' and merchant_id = ${o.merchantId})
+      and d.merchant_seq = (select min(merchant_seq) from webhook_deliveries ${pending} where status = 'pending' and merchant_id = ${o.merchantId})
       and d.next_attempt_at <= ${o.now}
       and (d.claimed_by is null or d.claimed_by != ${o.holder} or d.claimed_until <= ${o.now})`;
 }

@@ -11,13 +11,14 @@ import {
 } from '../../src/assets/service.js';
 import { ManualClock } from '../../src/clock.js';
 import { TRON_NETWORKS } from '../../src/config.js';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import type { Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { DEVNET_TOKENS } from '../../src/devnet/keys.js';
 import { createMerchant } from '../../src/merchants/service.js';
 import { listAudit } from '../../src/audit/store.js';
 import { tempDir } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
+import { openTestDatabase, testDatabaseUrl } from '../helpers/database.js';
 
 const entry = (over: Record<string, unknown> = {}) => ({
   code: 'USDT_TRON',
@@ -96,7 +97,7 @@ describe('asset switches', () => {
     ],
   });
   beforeAll(async () => {
-    database = openDatabase(path.join(tempDir(), 'a.db'));
+    database = await openTestDatabase(path.join(tempDir(), 'a.db'));
     await migrateToLatest(database.db);
   });
   afterAll(() => database.close());
@@ -152,7 +153,7 @@ describe('asset switches', () => {
 describe('CLI: asset list, asset set, merchant asset, merchant update', () => {
   it('works end to end with the error codes of the spec', async () => {
     const dir = tempDir();
-    const env = { DATABASE_URL: path.join(dir, 'p.db'), TRON_NETWORK: 'devnet' };
+    const env = { DATABASE_URL: (await testDatabaseUrl(path.join(dir, 'p.db'))).url, TRON_NETWORK: 'devnet' };
     const set = await runCli(['asset', 'set', 'USDT_TRON', '--payouts', 'off', '--json'], env);
     expect(set.code, set.stderr).toBe(0);
     expect(set.json).toMatchObject({ asset: 'USDT_TRON', payments: true, payouts: false });

@@ -5,13 +5,14 @@
  */
 import Sqlite from 'better-sqlite3';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { recordAudit } from '../../src/audit/store.js';
 import { systemClock } from '../../src/clock.js';
-import { openDatabase, writeTx } from '../../src/db/database.js';
+import { openSqlite, writeTx } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { api } from '../helpers/http.js';
 import { startTestApp, tempDir, type TestApp } from '../helpers/app.js';
+import { describeSqliteOnly } from '../helpers/database.js';
 
 const audit = { actor: 'test', action: 'probe.write', subjectType: 'probe', subjectId: 'x' };
 
@@ -21,7 +22,9 @@ function holdLock(file: string): Sqlite.Database {
   return other;
 }
 
-describe('a write lock held by another process', () => {
+describeSqliteOnly(
+  "SQLite's file lock and the driver's asynchronous busy wait; PostgreSQL locks rows, not the database",
+)('a write lock held by another process', () => {
   let t: TestApp | null = null;
   afterEach(async () => {
     await t?.close();
@@ -30,7 +33,7 @@ describe('a write lock held by another process', () => {
 
   it('makes a write wait without blocking the event loop, then succeed when released', async () => {
     const file = path.join(tempDir(), 'busy.db');
-    const database = openDatabase(file);
+    const database = openSqlite(file);
     await migrateToLatest(database.db);
     const other = holdLock(file);
     let ticks = 0;
@@ -62,7 +65,7 @@ describe('a write lock held by another process', () => {
     });
     const { key } = await t.merchant();
     expect((await api(t.url, '/v1/probe-write', { key, body: {} })).status).toBe(200);
-    const other = holdLock(t.app.config.databasePath);
+    const other = holdLock(t.app.config.databasePath!);
     try {
       const order: string[] = [];
       const write = api(t.url, '/v1/probe-write', { key, body: {} }).then((r) => (order.push('write'), r));

@@ -6,11 +6,11 @@
  */
 import argon2 from 'argon2';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { ManualClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
-import { openDatabase } from '../../src/db/database.js';
+import { openSqlite } from '../../src/db/database.js';
 import { MIGRATIONS, migrateUpTo } from '../../src/db/migrate.js';
 import { invoiceOfAddress } from '../../src/invoices/store.js';
 import { publicInfoOf } from '../../src/wallet/hd.js';
@@ -18,6 +18,7 @@ import { tempDir, TEST_HASH_COST } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
 import { api } from '../helpers/http.js';
 import { TEST_MNEMONIC, VECTORS } from '../invoices/fixture.js';
+import { describeSqliteOnly } from '../helpers/database.js';
 
 const NAMES = Object.keys(MIGRATIONS).sort();
 const AT = '2026-02-01T10:00:00.000Z';
@@ -155,7 +156,7 @@ async function rows(): Promise<Array<[table: string, row: Record<string, unknown
 
 /** A database file at schema version `name`, filled with every row that version can hold. */
 async function databaseAt(name: string, file: string): Promise<Set<string>> {
-  const database = openDatabase(file);
+  const database = openSqlite(file);
   await migrateUpTo(database.db, name);
   const filled = new Set<string>();
   for (const [table, row] of await rows()) {
@@ -182,91 +183,94 @@ async function databaseAt(name: string, file: string): Promise<Set<string>> {
   return filled;
 }
 
-describe('upgrades with data', () => {
-  it.each(NAMES.slice(0, -1))(
-    'a database at %s is upgraded by `paygate migrate` and served unchanged',
-    async (name) => {
-      const dir = tempDir();
-      const file = path.join(dir, 'paygate.db');
-      const filled = await databaseAt(name, file);
-      const env = { DATABASE_URL: file, TRON_NETWORK: 'devnet', WALLET_KEYSTORE: path.join(dir, 'ks.json') };
+describeSqliteOnly("SQLite's migration history from 0001; a PostgreSQL database starts at the baseline")(
+  'upgrades with data',
+  () => {
+    it.each(NAMES.slice(0, -1))(
+      'a database at %s is upgraded by `paygate migrate` and served unchanged',
+      async (name) => {
+        const dir = tempDir();
+        const file = path.join(dir, 'paygate.db');
+        const filled = await databaseAt(name, file);
+        const env = { DATABASE_URL: file, TRON_NETWORK: 'devnet', WALLET_KEYSTORE: path.join(dir, 'ks.json') };
 
-      // A routine command refuses the old schema; migrate upgrades it.
-      expect((await runCli(['merchant', 'list', '--json'], env)).json.error.code).toBe('invalid_state');
-      const migrated = await runCli(['migrate', '--json'], env);
-      expect(migrated.code, migrated.stdout + migrated.stderr).toBe(0);
-      expect(migrated.json.current).toBe(NAMES.at(-1));
-      expect(migrated.json.applied).toEqual(NAMES.slice(NAMES.indexOf(name) + 1));
+        // A routine command refuses the old schema; migrate upgrades it.
+        expect((await runCli(['merchant', 'list', '--json'], env)).json.error.code).toBe('invalid_state');
+        const migrated = await runCli(['migrate', '--json'], env);
+        expect(migrated.code, migrated.stdout + migrated.stderr).toBe(0);
+        expect(migrated.json.current).toBe(NAMES.at(-1));
+        expect(migrated.json.applied).toEqual(NAMES.slice(NAMES.indexOf(name) + 1));
 
-      const shown = await runCli(['merchant', 'show', MERCHANT, '--json'], env);
-      expect(shown.json).toMatchObject({
-        merchant_id: MERCHANT,
-        name: 'Old shop',
-        approval: 'approved',
-        enabled: true,
-      });
+        const shown = await runCli(['merchant', 'show', MERCHANT, '--json'], env);
+        expect(shown.json).toMatchObject({
+          merchant_id: MERCHANT,
+          name: 'Old shop',
+          approval: 'approved',
+          enabled: true,
+        });
 
-      const app = await buildApp(
-        parseConfig({ ADMIN_PORT: '0', CABINET_PORT: '0', ...env, PORT: '0', LOG_LEVEL: 'silent' }),
-        {
-          clock: new ManualClock('2026-03-01T10:00:00Z'),
-          workers: false,
-        },
-      );
-      try {
-        const url = await app.start();
-        // The old key still authenticates.
-        expect(
-          (await api(url, `/v1/invoices/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`, { key: API_KEY })).body
-            .error.code,
-        ).toBe('invoice_not_found');
-        if (filled.has('invoices')) {
-          const inv = await api(url, `/v1/invoices/${INVOICE}`, { key: API_KEY });
-          expect(inv.status, inv.text).toBe(200);
-          expect(inv.body).toMatchObject({
-            invoice_id: INVOICE,
-            order_id: 'order-old',
-            status: 'created',
-            asset: 'USDT_TRON',
-            address: VECTORS[0],
-            amount_requested: '10.5',
-          });
-          // The watcher still finds it from its address: a payment to it pays it (0040's backfill).
-          expect(await invoiceOfAddress(app.services.db, VECTORS[0] as string, 0)).toMatchObject({
-            id: INVOICE,
-            asset: 'USDT_TRON',
-          });
+        const app = await buildApp(
+          parseConfig({ ADMIN_PORT: '0', CABINET_PORT: '0', ...env, PORT: '0', LOG_LEVEL: 'silent' }),
+          {
+            clock: new ManualClock('2026-03-01T10:00:00Z'),
+            workers: false,
+          },
+        );
+        try {
+          const url = await app.start();
+          // The old key still authenticates.
+          expect(
+            (await api(url, `/v1/invoices/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`, { key: API_KEY })).body
+              .error.code,
+          ).toBe('invoice_not_found');
+          if (filled.has('invoices')) {
+            const inv = await api(url, `/v1/invoices/${INVOICE}`, { key: API_KEY });
+            expect(inv.status, inv.text).toBe(200);
+            expect(inv.body).toMatchObject({
+              invoice_id: INVOICE,
+              order_id: 'order-old',
+              status: 'created',
+              asset: 'USDT_TRON',
+              address: VECTORS[0],
+              amount_requested: '10.5',
+            });
+            // The watcher still finds it from its address: a payment to it pays it (0040's backfill).
+            expect(await invoiceOfAddress(app.services.db, VECTORS[0] as string, 0)).toMatchObject({
+              id: INVOICE,
+              asset: 'USDT_TRON',
+            });
+          }
+          if (filled.has('wallet')) {
+            // The index counter carried over: a new invoice gets the next address, never a used one.
+            const fresh = await api(url, '/v1/invoices', {
+              key: API_KEY,
+              body: { order_id: 'order-new', asset: 'USDT_TRON', amount: '1', expires_in: 900 },
+            });
+            expect(fresh.status, fresh.text).toBe(201);
+            expect(fresh.body.address).toBe(VECTORS[1]);
+          }
+          if (filled.has('payouts')) {
+            const p = await api(url, `/v1/payouts/${PAYOUT}`, { key: API_KEY });
+            expect(p.status, p.text).toBe(200);
+            expect(p.body).toMatchObject({
+              payout_id: PAYOUT,
+              reference: 'ref-old',
+              status: 'pending_review',
+              amount: '20',
+              to_address: TO,
+            });
+          }
+        } finally {
+          await app.stop();
         }
-        if (filled.has('wallet')) {
-          // The index counter carried over: a new invoice gets the next address, never a used one.
-          const fresh = await api(url, '/v1/invoices', {
-            key: API_KEY,
-            body: { order_id: 'order-new', asset: 'USDT_TRON', amount: '1', expires_in: 900 },
-          });
-          expect(fresh.status, fresh.text).toBe(201);
-          expect(fresh.body.address).toBe(VECTORS[1]);
+        if (filled.has('ledger_entries')) {
+          const balance = await runCli(['merchant', 'balance', MERCHANT, '--json'], env);
+          const reserved = filled.has('payouts') ? '20' : '0';
+          expect(balance.json.balances).toEqual([
+            { asset: 'USDT_TRON', available: String(100 - Number(reserved)), reserved, total: '100' },
+          ]);
         }
-        if (filled.has('payouts')) {
-          const p = await api(url, `/v1/payouts/${PAYOUT}`, { key: API_KEY });
-          expect(p.status, p.text).toBe(200);
-          expect(p.body).toMatchObject({
-            payout_id: PAYOUT,
-            reference: 'ref-old',
-            status: 'pending_review',
-            amount: '20',
-            to_address: TO,
-          });
-        }
-      } finally {
-        await app.stop();
-      }
-      if (filled.has('ledger_entries')) {
-        const balance = await runCli(['merchant', 'balance', MERCHANT, '--json'], env);
-        const reserved = filled.has('payouts') ? '20' : '0';
-        expect(balance.json.balances).toEqual([
-          { asset: 'USDT_TRON', available: String(100 - Number(reserved)), reserved, total: '100' },
-        ]);
-      }
-    },
-  );
-});
+      },
+    );
+  },
+);

@@ -20,8 +20,8 @@ import {
   type QueryResult,
 } from 'kysely';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database, type Db } from '../../src/db/database.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openSqlite, type SqliteDatabase, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { DB } from '../../src/db/schema.js';
 import { findDepositAddresses, findUserAddress, hotWalletAddress } from '../../src/addresses/store.js';
@@ -67,6 +67,7 @@ import {
 } from '../../src/webhooks/store.js';
 import { dropScannedAbove, lowestScanned, pruneScanned, scannedBlock, scannedFrom } from '../../src/watcher/store.js';
 import { tempDir } from '../helpers/app.js';
+import { describeSqliteOnly } from '../helpers/database.js';
 
 interface HotQuery {
   name: string;
@@ -434,10 +435,10 @@ function capturing(): { db: Db; captured: CompiledQuery[] } {
   return { db, captured };
 }
 
-describe('query plans of the hot queries', () => {
-  let database: Database;
+describeSqliteOnly("SQLite's query planner (EXPLAIN QUERY PLAN)")('query plans of the hot queries', () => {
+  let database: SqliteDatabase;
   beforeAll(async () => {
-    database = openDatabase(path.join(tempDir(), 'plans.db'));
+    database = openSqlite(path.join(tempDir(), 'plans.db'));
     await migrateToLatest(database.db);
   });
   afterAll(() => database.close());

@@ -4,12 +4,13 @@
  * transaction's own writes, and a rollback undoes them.
  */
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { recordAudit } from '../../src/audit/store.js';
 import { systemClock } from '../../src/clock.js';
 import { openDatabase, writeTx, type Database, type Executor } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { tempDir } from '../helpers/app.js';
+import { describeSqliteOnly } from '../helpers/database.js';
 
 const probes = (db: Executor) =>
   db.selectFrom('audit_log').select(['subject_id', 'action']).where('action', '=', 'probe').orderBy('id');
@@ -17,7 +18,7 @@ const subjects = async (db: Executor) => (await probes(db).execute()).map((r) =>
 const countProbes = async (db: Database['db']) =>
   (await db.selectFrom('audit_log').select('id').where('action', '=', 'probe').execute()).length;
 
-describe('the read connection', () => {
+describeSqliteOnly("SQLite's separate read connection; PostgreSQL's pool serves reads")('the read connection', () => {
   let database: Database;
   beforeEach(async () => {
     database = openDatabase(path.join(tempDir(), 'r.db'));

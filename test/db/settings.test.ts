@@ -8,28 +8,29 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import {
   BUSY_TIMEOUT_MS,
-  openDatabase,
+  openSqlite,
   WAL_SIZE_LIMIT,
   writeTx,
   WRITER_CACHE_KB,
-  type Database,
+  type SqliteDatabase,
 } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { tempDir } from '../helpers/app.js';
+import { describeSqliteOnly } from '../helpers/database.js';
 
 const DURABLE = { journal_mode: 'wal', synchronous: 2, foreign_keys: 1, busy_timeout: BUSY_TIMEOUT_MS };
 
-describe('durability settings', () => {
-  let database: Database;
+describeSqliteOnly("SQLite's PRAGMAs and WAL file")('durability settings', () => {
+  let database: SqliteDatabase;
   afterEach(() => database?.close());
 
   it('are WAL, synchronous=FULL, foreign keys on and the short busy_timeout on both live connections', async () => {
     const file = path.join(tempDir(), 'settings.db');
     // As buildApp (serve) and the CLI open it.
-    database = openDatabase(file);
+    database = openSqlite(file);
     await migrateToLatest(database.db);
 
     expect(database.settings()).toEqual({ writer: DURABLE, reader: DURABLE });
@@ -65,7 +66,7 @@ describe('durability settings', () => {
 
   it("copy the WAL into the database file with SQLite's automatic checkpoints, so the WAL stays small", async () => {
     const file = path.join(tempDir(), 'wal.db');
-    database = openDatabase(file);
+    database = openSqlite(file);
     await migrateToLatest(database.db);
     expect(database.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
     expect(database.sqlite.pragma('journal_size_limit', { simple: true })).toBe(WAL_SIZE_LIMIT);

@@ -197,9 +197,11 @@ describe('bounded hashing', () => {
     const first = v.authenticate(key, '192.0.2.30');
     await new Promise((r) => setImmediate(r));
     // `key revoke` commits now (in another process, as far as the verifier can tell)…
-    t.app.database.sqlite
-      .prepare('update api_keys set revoked_at = ? where key_id = ?')
-      .run(clock.now().toISOString(), keyIdOf(key));
+    await t.app.database.db
+      .updateTable('api_keys')
+      .set({ revoked_at: clock.now().toISOString() })
+      .where('key_id', '=', keyIdOf(key))
+      .execute();
     // …and a request that starts after it must not ride on the check that began before it.
     await expect(v.authenticate(key, '192.0.2.30')).rejects.toMatchObject({ code: 'unauthorized' });
     await first.catch(() => undefined);
@@ -298,7 +300,7 @@ describe('revocation from another process', () => {
       })();
       await new Promise((r) => setTimeout(r, 50));
       const revoked = await runCliProcess(['key', 'revoke', keyIdOf(key), '--json'], {
-        DATABASE_URL: t.app.config.databasePath,
+        DATABASE_URL: t.app.config.databaseUrl,
         TRON_NETWORK: 'devnet',
       });
       exitedAt = performance.now();

@@ -77,9 +77,11 @@ describe('merchants and keys through the CLI', () => {
     expect(key).toMatch(/^sk_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
     expect(key.slice(3, 19)).toBe(issued.json.key_id);
     // Never stored in clear.
-    const stored = app.database.sqlite
-      .prepare('select * from api_keys where key_id = ?')
-      .get(issued.json.key_id) as Record<string, string>;
+    const stored = (await app.database.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('key_id', '=', issued.json.key_id as string)
+      .executeTakeFirstOrThrow()) as unknown as Record<string, string>;
     expect(JSON.stringify(stored)).not.toContain(key.slice(20));
     // Production parameters (tests elsewhere issue cheap keys; the verifier reads them from the hash).
     expect(stored.secret_hash).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);

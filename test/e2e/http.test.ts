@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, isErrorBody, rawRequest as rawTo } from '../helpers/http.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { probeRoutes } from '../helpers/probe-routes.js';
+import { admin, ON_POSTGRES } from '../helpers/database.js';
 
 let t: TestApp;
 let key: string;
@@ -302,17 +303,42 @@ describe('OpenAPI', () => {
 });
 
 describe('database unavailable', () => {
-  it('answers 503 service_unavailable, not 500', async () => {
+  it.skipIf(ON_POSTGRES)('answers 503 service_unavailable, not 500', async () => {
     const t2 = await startTestApp({ extraRoutes: probeRoutes });
     const { key: k } = await t2.merchant();
     expect((await api(t2.url, '/v1/probe', { key: k, body: goodBody })).status).toBe(200);
-    t2.app.database.sqlite.close();
+    t2.app.database.sqlite!.close();
     // A creation needs the writer, which is gone.
     const r = await api(t2.url, '/v1/invoices', { key: k, body: { ...goodBody, order_id: 'o-unavailable' } });
     expect(r.status).toBe(503);
     expect(r.body.error.code).toBe('service_unavailable');
     // Reads have a connection of their own, still open: a request that only reads (its key
     // row, here) is still answered.
+    expect((await api(t2.url, '/v1/probe', { key: k, body: goodBody })).status).toBe(200);
+    await t2.close();
+  });
+
+  // PostgreSQL closed to connections (maintenance) and its connections ended: every request that
+  // needs the database is answered 503, and the app serves again once the server does.
+  it.skipIf(!ON_POSTGRES)('answers 503 service_unavailable on PostgreSQL, not 500, and recovers', async () => {
+    const t2 = await startTestApp({ extraRoutes: probeRoutes });
+    const { key: k } = await t2.merchant();
+    expect((await api(t2.url, '/v1/probe', { key: k, body: goodBody })).status).toBe(200);
+    const name = new URL(t2.app.config.databaseUrl).pathname.slice(1);
+    const allow = (on: boolean) =>
+      admin(async (c) => {
+        await c.query(`alter database "${name}" allow_connections ${on}`);
+        if (!on) await c.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [name]);
+      });
+    await allow(false);
+    try {
+      const r = await api(t2.url, '/v1/invoices', { key: k, body: { ...goodBody, order_id: 'o-unavailable' } });
+      expect(r.status, r.text).toBe(503);
+      expect(r.body.error.code).toBe('service_unavailable');
+      expect((await api(t2.url, '/v1/probe', { key: k, body: goodBody })).status).toBe(503);
+    } finally {
+      await allow(true);
+    }
     expect((await api(t2.url, '/v1/probe', { key: k, body: goodBody })).status).toBe(200);
     await t2.close();
   });

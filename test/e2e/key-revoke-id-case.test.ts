@@ -23,7 +23,7 @@ describe('key revoke with an upper-case key id', () => {
     expect((await api(t.url, '/v1/probe', { key, body })).status).toBe(200);
     const keyId = key.slice(3, 19);
     const env = {
-      DATABASE_URL: t.app.config.databasePath,
+      DATABASE_URL: t.app.config.databaseUrl,
       TRON_NETWORK: 'devnet',
       WALLET_KEYSTORE: path.join(t.dir, 'ks.json'),
     };
@@ -38,7 +38,7 @@ describe('key revoke with an upper-case key id', () => {
 
   it('still refuses what is not a key id', async () => {
     const env = {
-      DATABASE_URL: t.app.config.databasePath,
+      DATABASE_URL: t.app.config.databaseUrl,
       TRON_NETWORK: 'devnet',
       WALLET_KEYSTORE: path.join(t.dir, 'ks.json'),
     };

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/assets/catalog.js';
 import { ManualClock } from '../../src/clock.js';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import type { Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import {
   invoiceAmounts,
@@ -16,6 +16,7 @@ import {
 import { createMerchant } from '../../src/merchants/service.js';
 import { tempDir } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
+import { openTestDatabase, testDatabaseUrl } from '../helpers/database.js';
 
 describe('fee schedules', () => {
   let database: Database;
@@ -24,7 +25,7 @@ describe('fee schedules', () => {
   const catalog = loadCatalog('devnet');
   const at = (iso: string) => new Date(iso).toISOString();
   beforeAll(async () => {
-    database = openDatabase(path.join(tempDir(), 'f.db'));
+    database = await openTestDatabase(path.join(tempDir(), 'f.db'));
     await migrateToLatest(database.db);
     mid = (await createMerchant(database.db, clock, 'op', { name: 'M' })).merchant_id;
   });
@@ -120,7 +121,7 @@ describe('CLI: fee service and fee invoice', () => {
   // The other refusals are covered above at the service level; this checks the commands' wiring.
   it('set fees and print the spec error codes', async () => {
     const dir = tempDir();
-    const env = { DATABASE_URL: path.join(dir, 'p.db'), TRON_NETWORK: 'devnet' };
+    const env = { DATABASE_URL: (await testDatabaseUrl(path.join(dir, 'p.db'))).url, TRON_NETWORK: 'devnet' };
     const m = await runCli(['merchant', 'create', '--name', 'Shop', '--json'], env);
     const id = m.json.merchant_id as string;
     const cases: Array<[string[], string]> = [

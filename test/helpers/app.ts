@@ -1,5 +1,6 @@
 /**
- * Builds the real app (src/app.ts) over a SQLite file in a temp dir, listening on 127.0.0.1 with
+ * Builds the real app (src/app.ts) over a SQLite file in a temp dir (or a fresh PostgreSQL
+ * database with PAYGATE_TEST_DATABASE=postgres, helpers/database.ts), listening on 127.0.0.1 with
  * an ephemeral port, and offers the operator tasks tests need (merchants and real argon2 keys).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,6 +16,7 @@ import {
   type CreateMerchantInput,
   type MerchantView,
 } from '../../src/merchants/service.js';
+import { testDatabaseUrl } from './database.js';
 
 export interface TestApp {
   app: App;
@@ -54,8 +56,9 @@ export function tempDir(prefix = 'paygate-test-'): string {
 
 export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const dir = tempDir();
+  const database = opts.env?.DATABASE_URL ? null : await testDatabaseUrl(path.join(dir, 'paygate.db'));
   const config = parseConfig({
-    DATABASE_URL: path.join(dir, 'paygate.db'),
+    DATABASE_URL: database?.url ?? path.join(dir, 'paygate.db'),
     HOST: '127.0.0.1',
     PORT: '0',
     ADMIN_PORT: '0',
@@ -84,6 +87,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     },
     async close() {
       await app.stop();
+      await database?.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,5 +1,5 @@
 /** The expiry job: created → expired past expires_at, with its event in the same transaction. */
-import Sqlite from 'better-sqlite3';
+import { commitElsewhereSync } from '../helpers/database.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/clock.js';
 import { writeTx } from '../../src/db/database.js';
@@ -116,25 +116,21 @@ describe('invoice expiry', () => {
     t.clock.advance(62_000);
     // ...and, once the job has started, a fork sends it back to a block from before the expiry
     // (the paying block is orphaned; the rescan will find the payment again).
-    const raw = new Sqlite(t.app.config.databasePath);
     let rolledBack = false;
     const clock: Clock = {
       now: () => {
         if (!rolledBack) {
           rolledBack = true;
-          raw
-            .prepare('update chain_cursor set next_block = 91, last_block_time = ? where id = 1')
-            .run(new Date(created + 30_000).toISOString());
+          commitElsewhereSync(
+            t.app.config.databaseUrl,
+            `update chain_cursor set next_block = 91, last_block_time = '${new Date(created + 30_000).toISOString()}' where id = 1`,
+          );
         }
         return t.clock.now();
       },
     };
-    try {
-      const expiry = defaultJobs({ ...t.app.services, clock }).find((j) => j.name === 'invoice-expiry');
-      await expiry?.run();
-    } finally {
-      raw.close();
-    }
+    const expiry = defaultJobs({ ...t.app.services, clock }).find((j) => j.name === 'invoice-expiry');
+    await expiry?.run();
     expect(rolledBack).toBe(true);
     expect((await api(t.url, `/v1/invoices/${inv.invoice_id}`, { key: m.key })).body.status).toBe('created');
   });

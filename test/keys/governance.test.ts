@@ -82,7 +82,7 @@ describe('a key with an expiry', () => {
 describe('last use', () => {
   it('is stamped at most once a minute per key, with no write for the requests in between', async () => {
     const k = await key({});
-    const watcher = new Sqlite(t.app.config.databasePath, { readonly: true });
+    const watcher = new Sqlite(t.app.config.databasePath!, { readonly: true });
     try {
       const stamp = async () =>
         (await db().selectFrom('api_keys').select('last_used_at').where('key_id', '=', k.key_id).executeTakeFirst())
@@ -113,7 +113,7 @@ describe('last use', () => {
 });
 
 describe('paygate key issue and key list', () => {
-  const env = () => ({ DATABASE_URL: t.app.config.databasePath, TRON_NETWORK: 'devnet' });
+  const env = () => ({ DATABASE_URL: t.app.config.databasePath!, TRON_NETWORK: 'devnet' });
 
   it('issues a key with a label, an expiry and networks, and lists them', async () => {
     const r = await runCli(
@@ -194,7 +194,7 @@ describe('keys about to expire', () => {
     await issueKey(db(), clock, 'test', other, TEST_HASH_COST, { expiresInMs: 30 * 86_400_000 });
     const revoked = await issueKey(db(), clock, 'test', other, TEST_HASH_COST, { expiresInMs: 86_400_000 });
     await runCli(['key', 'revoke', revoked.key_id], {
-      DATABASE_URL: t.app.config.databasePath,
+      DATABASE_URL: t.app.config.databasePath!,
       TRON_NETWORK: 'devnet',
     });
 

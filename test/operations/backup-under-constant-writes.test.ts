@@ -6,11 +6,12 @@
  */
 import Sqlite from 'better-sqlite3';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { backupDatabase } from '../../src/operations/backup.js';
 import { tempDir } from '../helpers/app.js';
+import { describeSqliteOnly } from '../helpers/database.js';
 
-describe('paygate backup under constant writes', () => {
+describeSqliteOnly("SQLite's online backup API")('paygate backup under constant writes', () => {
   it('finishes when a write lands between every two steps, with the state of one moment', async () => {
     const dir = tempDir('paygate-backup-busy-');
     const file = path.join(dir, 'paygate.db');

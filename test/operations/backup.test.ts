@@ -5,12 +5,13 @@
 import Sqlite from 'better-sqlite3';
 import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { backupDatabase, restoreDatabase } from '../../src/operations/backup.js';
 import { tempDir } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
 import { api } from '../helpers/http.js';
 import { newInvoice, startInvoiceApp, type InvoiceTestApp } from '../invoices/fixture.js';
+import { describeSqliteOnly } from '../helpers/database.js';
 
 const count = (file: string, table: string) => {
   const db = new Sqlite(file, { readonly: true });
@@ -30,7 +31,9 @@ const refusal = async (work: Promise<unknown>) => {
   throw new Error('not refused');
 };
 
-describe('paygate backup and restore', () => {
+describeSqliteOnly(
+  'paygate backup and restore copy a SQLite file; on PostgreSQL they refuse (test/operations/backup-postgres.test.ts)',
+)('paygate backup and restore', () => {
   let t: InvoiceTestApp;
   let key: string;
   let env: Record<string, string>;
@@ -41,7 +44,7 @@ describe('paygate backup and restore', () => {
     t = await startInvoiceApp();
     key = (await t.merchant()).key;
     // A small derivation gap: the full one derives tens of thousands of addresses (restore-gap.test.ts).
-    env = { DATABASE_URL: t.app.config.databasePath, PAYGATE_TEST_RESTORE_GAP: '20' };
+    env = { DATABASE_URL: t.app.config.databaseUrl, PAYGATE_TEST_RESTORE_GAP: '20' };
     for (let i = 0; i < 5; i++)
       expect((await api(t.url, '/v1/invoices', { key, body: newInvoice() })).status).toBe(201);
   });
@@ -57,7 +60,7 @@ describe('paygate backup and restore', () => {
         written++;
       }
     })();
-    const before = count(t.app.config.databasePath, 'invoices');
+    const before = count(t.app.config.databasePath!, 'invoices');
     const r = await runCli(['backup', backup, '--json'], env);
     writing = false;
     await writer;
@@ -82,7 +85,7 @@ describe('paygate backup and restore', () => {
     expect(r.stdout).toMatch(/integrity\s+ok/);
 
     writeFileSync(path.join(out, 'taken.db'), 'keep me');
-    const e = await refusal(backupDatabase(t.app.config.databasePath, path.join(out, 'taken.db')));
+    const e = await refusal(backupDatabase(t.app.config.databasePath!, path.join(out, 'taken.db')));
     expect(e.code).toBe('invalid_argument');
     expect(e.message).toMatch(/already exists/);
     expect(readFileSync(path.join(out, 'taken.db'), 'utf8')).toBe('keep me');
@@ -146,7 +149,7 @@ describe('paygate backup and restore', () => {
   });
 
   it('restores once the server is stopped: the data of the backup, the old database kept aside, ready to serve', async () => {
-    const file = t.app.config.databasePath;
+    const file = t.app.config.databasePath!;
     const inBackup = count(backup, 'invoices');
     await t.app.stop();
     expect(count(file, 'invoices')).toBeGreaterThan(inBackup);

@@ -17,6 +17,7 @@ import { startDevnet, type Devnet } from '../../src/devnet/index.js';
 import { readCursor } from '../../src/watcher/store.js';
 import { startTestApp, tempDir } from '../helpers/app.js';
 import { DEV_BIN, runCli } from '../helpers/cli.js';
+import { testDatabaseUrl } from '../helpers/database.js';
 
 const MAINNET_GENESIS = '00000000000000001ebf88508a03865c71d452e25f4d51194196a1d22b6653dc';
 
@@ -35,9 +36,9 @@ afterAll(async () => {
   await other?.close();
 });
 
-function envFor(dir: string, node: string, network = 'devnet') {
+async function envFor(dir: string, node: string, network = 'devnet') {
   return {
-    DATABASE_URL: path.join(dir, 'paygate.db'),
+    DATABASE_URL: (await testDatabaseUrl(path.join(dir, 'paygate.db'))).url,
     WALLET_KEYSTORE: path.join(dir, 'keystore.json'),
     WALLET_PASSPHRASE: 'correct horse battery staple',
     TRON_NETWORK: network,
@@ -70,7 +71,7 @@ function serveOnce(env: Record<string, string>): Promise<{ started: boolean; cod
 
 describe('the chain a database belongs to', () => {
   it('init records the devnet genesis block at first contact; serve then refuses a node of another chain, naming both ids', async () => {
-    const env = envFor(tempDir(), ours.url);
+    const env = await envFor(tempDir(), ours.url);
     const init = await runCli(['init', '--json'], env);
     expect(init.code, init.stdout + init.stderr).toBe(0);
     expect(init.json.genesis_block_id).toBe(genesisOf(ours));
@@ -87,7 +88,7 @@ describe('the chain a database belongs to', () => {
   });
 
   it("a mainnet database refuses a node whose genesis block is not mainnet's, before writing the keystore", async () => {
-    const env = envFor(tempDir(), ours.url, 'mainnet');
+    const env = await envFor(tempDir(), ours.url, 'mainnet');
     const r = await runCli(['init', '--json'], env);
     expect(r.code).toBe(1);
     expect(r.json.error.code).toBe('wrong_network');
@@ -98,7 +99,7 @@ describe('the chain a database belongs to', () => {
 
   it('the workers of a serve that could not reach the node at start check it before they use it', async () => {
     const dir = tempDir();
-    const env = envFor(dir, ours.url);
+    const env = await envFor(dir, ours.url);
     expect((await runCli(['init', '--json'], env)).code).toBe(0);
     const lines: string[] = [];
     const logger = pino(

@@ -6,7 +6,7 @@
  * listed by `paygate deposit list --unattributed`, credited to no merchant, attached to no invoice.
  */
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { TronClient } from '../../src/chain/client.js';
 import { createTronClient } from '../../src/chain/tronweb-client.js';
 import { ManualClock } from '../../src/clock.js';
@@ -21,6 +21,7 @@ import { startTestApp, tempDir, type TestApp } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
 import { api } from '../helpers/http.js';
 import { CHEAP_SCRYPT, TEST_MNEMONIC, TEST_PASSPHRASE } from '../invoices/fixture.js';
+import { describeSqliteOnly } from '../helpers/database.js';
 
 const GAP = 50;
 const clock = new ManualClock(new Date(Math.floor(Date.now() / 3000) * 3000));
@@ -69,7 +70,7 @@ async function userAddress(t: TestApp, key: string, user: string): Promise<strin
   return r.body.address as string;
 }
 
-describe('paygate restore and deposit addresses', () => {
+describeSqliteOnly('paygate restore replaces a SQLite file')('paygate restore and deposit addresses', () => {
   it('hands out addresses past the gap after a restore, and a payment into the gap credits no one', async () => {
     const first = await start();
     await initWallet(first.app.services.db, clock, 'test', first.app.config, {

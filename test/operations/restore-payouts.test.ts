@@ -6,7 +6,7 @@
  * backup, `payout approve` for the one that was not. The chain shows each sent exactly once.
  */
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { Devnet } from '../../src/devnet/index.js';
 import { creditMerchant } from '../../src/ledger/operator.js';
 import { changeMerchant } from '../../src/merchants/service.js';
@@ -19,6 +19,7 @@ import { runCli } from '../helpers/cli.js';
 import { api } from '../helpers/http.js';
 import { newAddress } from '../payouts/fixture.js';
 import { ledgerProblems, startTestDevnet, successfulTransfersTo, workerAppOptions } from '../payouts/worker-fixture.js';
+import { describeSqliteOnly } from '../helpers/database.js';
 
 let devnet: Devnet;
 let options: TestAppOptions;
@@ -46,7 +47,7 @@ async function start(): Promise<TestApp> {
   return t;
 }
 
-describe('paygate restore', () => {
+describeSqliteOnly('paygate restore replaces a SQLite file')('paygate restore', () => {
   it('halts payouts and sweeps, holds the unfinished payouts for the operator, and never pays one twice', async () => {
     const first = await start();
     const db = first.app.services.db;

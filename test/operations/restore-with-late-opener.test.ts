@@ -11,11 +11,12 @@ import { copyFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { restoreDatabase } from '../../src/operations/backup.js';
 import { tempDir } from '../helpers/app.js';
+import { describeSqliteOnly } from '../helpers/database.js';
 
 const BETTER_SQLITE3 = createRequire(import.meta.url).resolve('better-sqlite3');
 
@@ -47,65 +48,68 @@ console.log('watching');
 require('node:readline').createInterface({ input: process.stdin }).on('line', (tag) => write(tag));
 `;
 
-describe('paygate restore while another process opens the database', () => {
-  it('loses no committed write of a process that opened the database during the copy', async () => {
-    const dir = tempDir('paygate-restore-race-');
-    const file = path.join(dir, 'paygate.db');
-    const setup = openDatabase(file);
-    await migrateToLatest(setup.db);
-    await setup.close();
-    // A large backup of this database: its copy takes long enough for a process to come in.
-    const backup = path.join(dir, 'backup.db');
-    copyFileSync(file, backup);
-    const big = new Sqlite(backup);
-    big.pragma('journal_mode = DELETE');
-    big.exec('create table filler (b blob)');
-    const fill = big.prepare('insert into filler values (randomblob(3000))');
-    big.transaction(() => {
-      for (let i = 0; i < 40_000; i++) fill.run();
-    })();
-    big.close();
-    const live = new Sqlite(file);
-    live.exec('create table probe (tag text not null)');
-    live.close();
+describeSqliteOnly('paygate restore replaces a SQLite file')(
+  'paygate restore while another process opens the database',
+  () => {
+    it('loses no committed write of a process that opened the database during the copy', async () => {
+      const dir = tempDir('paygate-restore-race-');
+      const file = path.join(dir, 'paygate.db');
+      const setup = openDatabase(file);
+      await migrateToLatest(setup.db);
+      await setup.close();
+      // A large backup of this database: its copy takes long enough for a process to come in.
+      const backup = path.join(dir, 'backup.db');
+      copyFileSync(file, backup);
+      const big = new Sqlite(backup);
+      big.pragma('journal_mode = DELETE');
+      big.exec('create table filler (b blob)');
+      const fill = big.prepare('insert into filler values (randomblob(3000))');
+      big.transaction(() => {
+        for (let i = 0; i < 40_000; i++) fill.run();
+      })();
+      big.close();
+      const live = new Sqlite(file);
+      live.exec('create table probe (tag text not null)');
+      live.close();
 
-    const child = spawn(process.execPath, ['-e', OPENER], {
-      env: { ...process.env, DB: file, BETTER_SQLITE3 },
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    const answers: string[] = [];
-    const waiting: Array<() => void> = [];
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      answers.push(line);
-      waiting.splice(0).forEach((w) => w());
-    });
-    const answered = async (n: number) => {
-      while (answers.length < n) await new Promise<void>((r) => waiting.push(r));
-    };
-    try {
-      await answered(1); // watching
-      const result = await restoreDatabase(file, backup, new Date());
-      await answered(2); // its write during the copy
-      child.stdin!.write('after-restore\n');
-      await answered(3);
-
-      const committed = answers.filter((a) => a.startsWith('ok ')).map((a) => a.slice(3));
-      const found = (f: string) => {
-        const db = new Sqlite(f, { readonly: true });
-        try {
-          const has = db.prepare("select 1 from sqlite_master where name = 'probe'").get();
-          return has ? (db.prepare('select tag from probe').pluck().all() as string[]) : [];
-        } finally {
-          db.close();
-        }
+      const child = spawn(process.execPath, ['-e', OPENER], {
+        env: { ...process.env, DB: file, BETTER_SQLITE3 },
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
+      const answers: string[] = [];
+      const waiting: Array<() => void> = [];
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        answers.push(line);
+        waiting.splice(0).forEach((w) => w());
+      });
+      const answered = async (n: number) => {
+        while (answers.length < n) await new Promise<void>((r) => waiting.push(r));
       };
-      const kept = [...found(file), ...(result.previous ? found(result.previous) : [])];
-      for (const tag of committed)
-        expect(kept, `${tag} was committed (${answers.join('; ')}); files: ${readdirSync(dir).join(', ')}`).toContain(
-          tag,
-        );
-    } finally {
-      child.kill('SIGKILL');
-    }
-  });
-});
+      try {
+        await answered(1); // watching
+        const result = await restoreDatabase(file, backup, new Date());
+        await answered(2); // its write during the copy
+        child.stdin!.write('after-restore\n');
+        await answered(3);
+
+        const committed = answers.filter((a) => a.startsWith('ok ')).map((a) => a.slice(3));
+        const found = (f: string) => {
+          const db = new Sqlite(f, { readonly: true });
+          try {
+            const has = db.prepare("select 1 from sqlite_master where name = 'probe'").get();
+            return has ? (db.prepare('select tag from probe').pluck().all() as string[]) : [];
+          } finally {
+            db.close();
+          }
+        };
+        const kept = [...found(file), ...(result.previous ? found(result.previous) : [])];
+        for (const tag of committed)
+          expect(kept, `${tag} was committed (${answers.join('; ')}); files: ${readdirSync(dir).join(', ')}`).toContain(
+            tag,
+          );
+      } finally {
+        child.kill('SIGKILL');
+      }
+    });
+  },
+);

@@ -17,10 +17,11 @@ import { initWallet } from '../../src/wallet/service.js';
 import { tempDir } from '../helpers/app.js';
 import { DEV_BIN } from '../helpers/cli.js';
 import { CHEAP_SCRYPT, TEST_MNEMONIC, TEST_PASSPHRASE } from '../invoices/fixture.js';
+import { testDatabaseUrl } from '../helpers/database.js';
 
 const dir = tempDir();
 const env = {
-  DATABASE_URL: path.join(dir, 'paygate.db'),
+  DATABASE_URL: (await testDatabaseUrl(path.join(dir, 'paygate.db'))).url,
   WALLET_KEYSTORE: path.join(dir, 'keystore.json'),
   WALLET_PASSPHRASE: TEST_PASSPHRASE,
   TRON_NETWORK: 'devnet',

@@ -135,8 +135,8 @@ describe('asset fees', () => {
   });
 
   it('audits the switches, the threshold and the fees under the token id', async () => {
-    const rows = t.app.database.sqlite
-      .prepare("select action from audit_log where subject_type = 'asset' and actor = ?")
+    const rows = t.app.database
+      .sqlite!.prepare("select action from audit_log where subject_type = 'asset' and actor = ?")
       .all(t.tokenId) as Array<{ action: string }>;
     expect(new Set(rows.map((r) => r.action))).toEqual(
       new Set(['asset.set', 'asset.sweep_threshold', 'fee.payout', 'fee.invoice']),

@@ -53,11 +53,11 @@ describe('docs/operations.md, "Operator console"', () => {
     expect(stdout).toContain('"requests_halted":true');
     expect(stdout).toContain('"enabled":false');
 
-    const token = t.app.database.sqlite
-      .prepare("select token_id from operator_tokens where name = 'deploy bot'")
+    const token = t.app.database
+      .sqlite!.prepare("select token_id from operator_tokens where name = 'deploy bot'")
       .get() as { token_id: string };
-    const actions = t.app.database.sqlite
-      .prepare('select action from audit_log where actor = ? order by id')
+    const actions = t.app.database
+      .sqlite!.prepare('select action from audit_log where actor = ? order by id')
       .all(token.token_id) as Array<{ action: string }>;
     expect(actions.map((a) => a.action)).toEqual([
       'merchant.create',

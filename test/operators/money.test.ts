@@ -151,8 +151,10 @@ describe('ledger corrections', () => {
   });
 
   it('audits every correction, fee and whitelist change under the token id', async () => {
-    const rows = t.app.database.sqlite
-      .prepare("select action from audit_log where merchant_id = ? and actor = ? and action <> 'merchant.create'")
+    const rows = t.app.database
+      .sqlite!.prepare(
+        "select action from audit_log where merchant_id = ? and actor = ? and action <> 'merchant.create'",
+      )
       .all(merchant, t.tokenId) as Array<{ action: string }>;
     expect(new Set(rows.map((r) => r.action))).toEqual(
       new Set(['fee.service', 'whitelist.add', 'whitelist.remove', 'ledger.credit', 'ledger.debit']),

@@ -162,8 +162,8 @@ describe('webhook deliveries', () => {
   });
 
   it('audits the payout decisions, halts and resends under the token id', async () => {
-    const rows = t.app.database.sqlite
-      .prepare('select distinct action from audit_log where actor = ?')
+    const rows = t.app.database
+      .sqlite!.prepare('select distinct action from audit_log where actor = ?')
       .all(t.tokenId) as Array<{ action: string }>;
     expect(rows.map((r) => r.action)).toEqual(
       expect.arrayContaining([

@@ -40,8 +40,8 @@ describe('paygate operator token', () => {
     expect(TOKEN_SHAPE.exec(token)?.[1]).toBe(issued.json.token_id);
     expect(issued.json).toMatchObject({ name: 'deploy bot', status: 'active', revoked_at: null });
 
-    const stored = t.app.database.sqlite
-      .prepare('select * from operator_tokens where token_id = ?')
+    const stored = t.app.database
+      .sqlite!.prepare('select * from operator_tokens where token_id = ?')
       .get(issued.json.token_id) as Record<string, string>;
     expect(JSON.stringify(stored)).not.toContain(token.slice(20));
     expect(stored.secret_hash).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
@@ -85,8 +85,8 @@ describe('paygate operator token', () => {
     // Revoking again changes nothing.
     const again = await runCli(['operator', 'token', 'revoke', tokenId, '--json'], env);
     expect(again.json.revoked_at).toBe(revoked.json.revoked_at);
-    const audit = t.app.database.sqlite
-      .prepare("select action from audit_log where subject_type = 'operator_token' and subject_id = ?")
+    const audit = t.app.database
+      .sqlite!.prepare("select action from audit_log where subject_type = 'operator_token' and subject_id = ?")
       .all(tokenId) as Array<{ action: string }>;
     expect(audit.map((a) => a.action)).toEqual(['operator_token.issue', 'operator_token.revoke']);
   });

@@ -16,7 +16,7 @@ describe('payout CLI', () => {
   beforeAll(async () => {
     // The CLI runs on the system clock; the app's clock starts now and is moved past CLI delays.
     t = await startPayoutApp({ clock: new ManualClock(new Date()) });
-    env = { DATABASE_URL: t.app.config.databasePath, TRON_NETWORK: 'devnet' };
+    env = { DATABASE_URL: t.app.config.databaseUrl, TRON_NETWORK: 'devnet' };
   });
   afterAll(() => t.close());
 

@@ -89,10 +89,10 @@ export async function openTempDb(): Promise<{
   const { mkdtempSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const path = await import('node:path');
-  const { openDatabase } = await import('../../src/db/database.js');
+  const { openTestDatabase } = await import('../helpers/database.js');
   const { migrateToLatest } = await import('../../src/db/migrate.js');
   const dir = mkdtempSync(path.join(tmpdir(), 'paygate-payouts-'));
-  const database = openDatabase(path.join(dir, 'paygate.db'));
+  const database = await openTestDatabase(path.join(dir, 'paygate.db'));
   await migrateToLatest(database.db);
   return {
     database,

@@ -90,7 +90,7 @@ describe('a payout the node refuses to prepare', () => {
     expect(successfulTransfersTo(devnet, hot, refused)).toHaveLength(0);
 
     const list = await runCli(['payout', 'list', '--status', 'queued', '--json'], {
-      DATABASE_URL: t.app.config.databasePath,
+      DATABASE_URL: t.app.config.databaseUrl,
       TRON_NETWORK: 'devnet',
     });
     expect(list.code, list.stderr).toBe(0);

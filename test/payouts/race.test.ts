@@ -42,7 +42,7 @@ describe('payouts across processes', () => {
     const address = newAddress();
     await t.fund(merchant.merchant_id, '100');
     await t.allow(merchant.merchant_id, address);
-    const args = [t.app.config.databasePath, merchant.merchant_id, address, 'same-ref', '5'];
+    const args = [t.app.config.databaseUrl, merchant.merchant_id, address, 'same-ref', '5'];
     const outcomes = (await Promise.all([child(args), child(args), child(args), child(args)])).flat();
     expect(outcomes.filter((o) => o.error)).toEqual([]);
     expect(outcomes.filter((o) => o.created)).toHaveLength(1);
@@ -67,7 +67,7 @@ describe('payouts across processes', () => {
     const address = newAddress();
     await t.fund(merchant.merchant_id, '55');
     await t.allow(merchant.merchant_id, address);
-    const args = [t.app.config.databasePath, merchant.merchant_id, address, 'distinct', '4'];
+    const args = [t.app.config.databaseUrl, merchant.merchant_id, address, 'distinct', '4'];
     const outcomes = (await Promise.all([child(args), child(args), child(args), child(args)])).flat();
     expect(outcomes.filter((o) => o.created)).toHaveLength(5);
     expect(outcomes.filter((o) => !o.created).map((o) => o.error)).toEqual(Array(11).fill('insufficient_balance'));

@@ -6,25 +6,56 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import type { Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { PayoutStatus } from '../../src/db/schema.js';
 import { payoutsIn, type PageCursor } from '../../src/payouts/worker/store.js';
 import { tempDir } from '../helpers/app.js';
+import { openTestDatabase } from '../helpers/database.js';
 
 let database: Database;
 const insert = (id: string, status: PayoutStatus, createdAt: string) =>
-  database.sqlite
-    .prepare(
-      `insert into payouts (id, merchant_id, reference, status, asset, network, decimals, to_address, amount, fee_amount, fee_charged, review_reasons, created_at, updated_at)
-       values (?, 'm', ?, ?, 'USDT_TRON', 'tron', 6, 'T', '1', '0', '0', '[]', ?, ?)`,
-    )
-    .run(id, `ref-${id}`, status, createdAt, createdAt);
+  database.db
+    .insertInto('payouts')
+    .values({
+      id,
+      merchant_id: 'm',
+      reference: `ref-${id}`,
+      status,
+      asset: 'USDT_TRON',
+      network: 'tron',
+      decimals: 6,
+      to_address: 'T',
+      amount: '1',
+      fee_amount: '0',
+      fee_charged: '0',
+      review_reasons: '[]',
+      sign_attempts: 0,
+      created_at: createdAt,
+      updated_at: createdAt,
+    })
+    .execute();
 
 beforeAll(async () => {
-  database = openDatabase(path.join(tempDir(), 'pages.db'));
+  database = await openTestDatabase(path.join(tempDir(), 'pages.db'));
   await migrateToLatest(database.db);
-  database.sqlite.pragma('foreign_keys = OFF'); // payouts only: their merchant is not the point
+  await database.db
+    .insertInto('merchants')
+    .values({
+      id: 'm',
+      name: 'Shop',
+      address_mode: 'per_invoice',
+      approval: 'approved',
+      enabled: 1,
+      site_url: null,
+      return_url: null,
+      cancel_url: null,
+      legacy_network_fee_payer: null,
+      confirmations: null,
+      created_at: '',
+      updated_at: '',
+    })
+    .execute();
   const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
   // Ties of created_at, ids out of insertion order, other statuses in between.
   const rows: Array<[string, PayoutStatus, number]> = [
@@ -40,7 +71,7 @@ beforeAll(async () => {
     ['p-10', 'queued', 4],
     ['p-11', 'signing', 5],
   ];
-  for (const [id, status, s] of rows) insert(id, status, at(s));
+  for (const [id, status, s] of rows) await insert(id, status, at(s));
 });
 afterAll(() => database.close());
 

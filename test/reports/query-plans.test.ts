@@ -184,7 +184,7 @@ describe('query plans of the reports', () => {
     if (q.name.startsWith('authentication')) expect(captured).toHaveLength(1);
     for (const c of captured) {
       const steps = (
-        database.sqlite.prepare(`explain query plan ${c.sql}`).all(...(c.parameters as unknown[])) as {
+        database.sqlite!.prepare(`explain query plan ${c.sql}`).all(...(c.parameters as unknown[])) as {
           detail: string;
         }[]
       ).map((p) => p.detail);
@@ -202,8 +202,8 @@ describe('query plans of the reports', () => {
       const { db, captured } = capturing();
       await q.run(db);
       const steps = (
-        database.sqlite
-          .prepare(`explain query plan ${captured[0]!.sql}`)
+        database
+          .sqlite!.prepare(`explain query plan ${captured[0]!.sql}`)
           .all(...(captured[0]!.parameters as unknown[])) as {
           detail: string;
         }[]

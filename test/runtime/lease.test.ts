@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock, systemClock } from '../../src/clock.js';
-import { openDatabase, writeTx, type Database } from '../../src/db/database.js';
+import { writeTx, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
 import type { Services } from '../../src/services.js';
@@ -10,6 +10,7 @@ import { startWorkerHost } from '../../src/runtime/host.js';
 import type { Worker } from '../../src/runtime/worker.js';
 import { currentLease, LeaseLostError, WorkerLease } from '../../src/runtime/lease.js';
 import { tempDir } from '../helpers/app.js';
+import { openTestDatabase } from '../helpers/database.js';
 
 const open: Database[] = [];
 afterEach(async () => {
@@ -17,7 +18,7 @@ afterEach(async () => {
 });
 
 async function database(): Promise<Database> {
-  const d = openDatabase(path.join(tempDir(), 'lease.db'));
+  const d = await openTestDatabase(path.join(tempDir(), 'lease.db'));
   await migrateToLatest(d.db);
   open.push(d);
   return d;

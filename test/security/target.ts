@@ -74,7 +74,7 @@ export async function freePort(): Promise<number> {
 
 async function prepare(env: Record<string, string>, spare: number) {
   const config = parseConfig(env);
-  const setup = openDatabase(config.databasePath);
+  const setup = openDatabase(config.database);
   try {
     await migrateToLatest(setup.db);
     await initWallet(setup.db, systemClock, 'hostile', config);

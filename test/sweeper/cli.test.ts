@@ -17,6 +17,7 @@ import { sweeperWorker } from '../../src/sweeper/worker.js';
 import { tempDir } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
 import { MNEMONIC, recordDeposit, TRX, USDT } from './fixture.js';
+import { testDatabaseUrl } from '../helpers/database.js';
 
 let devnet: Devnet;
 let app: App;
@@ -28,14 +29,14 @@ beforeAll(async () => {
   devnet = await startDevnet({ blockTimeMs: 0 });
   const dir = tempDir();
   env = {
-    DATABASE_URL: path.join(dir, 'paygate.db'),
+    DATABASE_URL: (await testDatabaseUrl(path.join(dir, 'paygate.db'))).url,
     TRON_NETWORK: 'devnet',
     TRON_FULL_NODE_URL: devnet.url,
     WALLET_KEYSTORE: path.join(dir, 'ks.json'),
     WALLET_PASSPHRASE: 'a long test passphrase',
   };
   const config = parseConfig({ ADMIN_PORT: '0', CABINET_PORT: '0', ...env, PORT: '0', LOG_LEVEL: 'silent' });
-  const setup = openDatabase(config.databasePath);
+  const setup = openDatabase(config.database);
   await migrateToLatest(setup.db);
   const w = await initWallet(setup.db, systemClock, 'test', config, {
     mnemonic: MNEMONIC,

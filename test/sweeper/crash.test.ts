@@ -28,7 +28,7 @@ let devnet: Devnet;
 let t: TestApp;
 let miner: NodeJS.Timeout | undefined;
 const serves = new ServeChildren(new URL('./crash-child.ts', import.meta.url).pathname, () => ({
-  DATABASE_URL: t.app.config.databasePath,
+  DATABASE_URL: t.app.config.databaseUrl,
   WALLET_KEYSTORE: path.join(t.dir, 'keystore.json'),
   WALLET_PASSPHRASE: TEST_PASSPHRASE,
   TRON_FULL_NODE_URL: devnet.url,

@@ -23,6 +23,7 @@ import type { UnlockedWallet } from '../../src/wallet/keystore.js';
 import { insertWallet } from '../../src/wallet/store.js';
 import { WorkerLease } from '../../src/runtime/lease.js';
 import { tempDir } from '../helpers/app.js';
+import { testDatabaseUrl } from '../helpers/database.js';
 
 export const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 export const TRX = 1_000_000n;
@@ -57,12 +58,12 @@ export async function sweepFixture(opts: { clock?: Clock } = {}): Promise<SweepF
   const config = parseConfig({
     ADMIN_PORT: '0',
     CABINET_PORT: '0',
-    DATABASE_URL: path.join(dir, 'paygate.db'),
+    DATABASE_URL: (await testDatabaseUrl(path.join(dir, 'paygate.db'))).url,
     TRON_NETWORK: 'devnet',
     TRON_FULL_NODE_URL: devnet.url,
     LOG_LEVEL: 'debug',
   });
-  const database = openDatabase(config.databasePath);
+  const database = openDatabase(config.database);
   await migrateToLatest(database.db);
   let logText = '';
   const sink = new Writable({

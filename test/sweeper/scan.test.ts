@@ -6,19 +6,20 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import type { Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createMerchant } from '../../src/merchants/service.js';
 import { allDuePairs, FullScan, scanSlice } from '../../src/sweeper/scan.js';
 import { upsertMark } from '../../src/sweeper/store.js';
 import { tempDir } from '../helpers/app.js';
 import { insertFinalDeposit } from './fixture.js';
+import { openTestDatabase } from '../helpers/database.js';
 
 let database: Database;
 let merchantId: string;
 
 beforeEach(async () => {
-  database = openDatabase(path.join(tempDir('paygate-scan-'), 'paygate.db'));
+  database = await openTestDatabase(path.join(tempDir('paygate-scan-'), 'paygate.db'));
   await migrateToLatest(database.db);
   merchantId = (await createMerchant(database.db, systemClock, 'test', { name: 'Scan shop' })).merchant_id;
 });

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../../src/config.js';
+import { ConfigError, databaseLabel, parseConfig } from '../../src/config.js';
 import { tempDir } from '../helpers/app.js';
 
 describe('parseConfig', () => {
@@ -57,6 +57,24 @@ describe('parseConfig', () => {
     });
   });
 
+  it('reads a PostgreSQL URL and its pool size, and shows it without the password', () => {
+    const c = parseConfig({
+      DATABASE_URL: 'postgresql://pay:s3cret@db.internal:5433/paygate',
+      DATABASE_POOL_SIZE: '4',
+    });
+    expect(c.database).toEqual({
+      engine: 'postgres',
+      url: 'postgresql://pay:s3cret@db.internal:5433/paygate',
+      poolSize: 4,
+    });
+    expect(c.databasePath).toBeNull();
+    expect(databaseLabel(c.database)).toBe('postgresql://pay:***@db.internal:5433/paygate');
+    expect(parseConfig({ DATABASE_URL: 'postgres://db/paygate' }).database).toMatchObject({ poolSize: 10 });
+    expect(() => parseConfig({ DATABASE_URL: 'postgres://db/paygate', DATABASE_POOL_SIZE: '0' })).toThrow(
+      /DATABASE_POOL_SIZE/,
+    );
+  });
+
   it('reads the passphrase from a file', () => {
     const f = path.join(tempDir(), 'pass');
     writeFileSync(f, 'secret words\n');
@@ -77,7 +95,8 @@ describe('parseConfig', () => {
     ['LOG_LEVEL', 'loud'],
     ['PUBLIC_BASE_URL', 'ftp://x'],
     ['TRON_FULL_NODE_URL', 'not a url'],
-    ['DATABASE_URL', 'postgres://db/paygate'],
+    ['DATABASE_URL', 'postgres://db'],
+    ['DATABASE_URL', 'postgresql://db:port/paygate'],
     ['DATABASE_URL', ':memory:'],
     ['WALLET_PASSPHRASE_FILE', '/nonexistent/pass'],
     ['TRUST_PROXY', 'maybe'],

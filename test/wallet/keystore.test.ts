@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import type { Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { generateMnemonic } from '../../src/wallet/hd.js';
 import { decryptKeystore, encryptMnemonic, readKeystore, type KeystoreFile } from '../../src/wallet/keystore.js';
@@ -12,6 +12,7 @@ import { initWallet, unlockWallet, walletSummary } from '../../src/wallet/servic
 import { tempDir } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
 import { CHEAP_SCRYPT, TEST_MNEMONIC, TEST_PASSPHRASE } from '../invoices/fixture.js';
+import { openTestDatabase, testDatabaseUrl } from '../helpers/database.js';
 
 const clock = new ManualClock('2026-03-01T10:00:00Z');
 
@@ -55,7 +56,7 @@ describe('init and unlock', () => {
 
   beforeAll(async () => {
     dir = tempDir();
-    database = openDatabase(path.join(dir, 'p.db'));
+    database = await openTestDatabase(path.join(dir, 'p.db'));
     await migrateToLatest(database.db);
   });
   afterAll(() => database.close());
@@ -127,7 +128,7 @@ describe('CLI: init and wallet show', () => {
   it('prints the mnemonic once, restores from --mnemonic-file, and shows the wallet without a passphrase', async () => {
     const dir = tempDir();
     const env = {
-      DATABASE_URL: path.join(dir, 'p.db'),
+      DATABASE_URL: (await testDatabaseUrl(path.join(dir, 'p.db'))).url,
       WALLET_KEYSTORE: path.join(dir, 'ks.json'),
       WALLET_PASSPHRASE: TEST_PASSPHRASE,
       TRON_NETWORK: 'devnet',
@@ -158,7 +159,7 @@ describe('CLI: init and wallet show', () => {
     const fresh = await runCli(['init'], {
       ...env,
       WALLET_KEYSTORE: path.join(dir, 'new.json'),
-      DATABASE_URL: path.join(dir, 'new.db'),
+      DATABASE_URL: (await testDatabaseUrl(path.join(dir, 'new.db'))).url,
     });
     expect(fresh.code, fresh.stderr).toBe(0);
     const words = fresh.stdout.split('\n').find((l) => l.trim().split(/\s+/).length === 24);

@@ -12,10 +12,11 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { initWallet } from '../../src/wallet/service.js';
 import { tempDir } from '../helpers/app.js';
 import { CHEAP_SCRYPT, TEST_MNEMONIC, TEST_PASSPHRASE } from '../invoices/fixture.js';
+import { describeSqliteOnly, openTestDatabase } from '../helpers/database.js';
 
 const modeOf = (f: string) => statSync(f).mode & 0o777;
 
-describe('database files', () => {
+describeSqliteOnly("the SQLite file's own modes; PostgreSQL's files are the server's")('database files', () => {
   it('are created 0600 (database, WAL, SHM) whatever the umask', async () => {
     const file = path.join(tempDir(), 'fresh', 'paygate.db');
     const umask = process.umask(0o022);
@@ -48,7 +49,7 @@ describe('the deposit xpub', () => {
   it('is never an audit subject or in audit details (restore, and restore again)', async () => {
     const dir = tempDir();
     const clock = new ManualClock('2026-03-01T10:00:00Z');
-    const database = openDatabase(path.join(dir, 'p.db'));
+    const database = await openTestDatabase(path.join(dir, 'p.db'));
     await migrateToLatest(database.db);
     const config = parseConfig({
       DATABASE_URL: path.join(dir, 'p.db'),

@@ -17,7 +17,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   t = await startChainApp();
   shop = await t.shop({ feePercent: '1' });
-  env = { DATABASE_URL: t.app.config.databasePath, TRON_NETWORK: 'devnet' };
+  env = { DATABASE_URL: t.app.config.databaseUrl, TRON_NETWORK: 'devnet' };
   await t.mine(5);
 });
 afterAll(() => t.close());

@@ -25,7 +25,7 @@ const children: ChildProcess[] = [];
 function startChild(): Promise<ChildProcess> {
   const env = {
     ...process.env,
-    DATABASE_URL: t.app.config.databasePath,
+    DATABASE_URL: t.app.config.databaseUrl,
     WALLET_KEYSTORE: path.join(t.dir, 'keystore.json'),
     WALLET_PASSPHRASE: TEST_PASSPHRASE,
     TRON_FULL_NODE_URL: devnet.url,

@@ -19,7 +19,7 @@ const cli = (...args: string[]) => runCli([...args, '--json'], env);
 beforeAll(async () => {
   w = await openWebhookDb();
   r = await startReceiver(() => ({ status: 200, body: '{"received":true}' }));
-  env = { DATABASE_URL: w.database.sqlite.name, TRON_NETWORK: 'devnet' };
+  env = { DATABASE_URL: w.database.url, TRON_NETWORK: 'devnet' };
 });
 afterAll(async () => {
   await r.close();

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import type { Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createMerchant } from '../../src/merchants/service.js';
 import { WebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.js';
@@ -17,6 +17,7 @@ import { setEndpoint, type EndpointView } from '../../src/webhooks/endpoints.js'
 import { recordEvent } from '../../src/webhooks/outbox.js';
 import { WorkerLease } from '../../src/runtime/lease.js';
 import { tempDir } from '../helpers/app.js';
+import { openTestDatabase } from '../helpers/database.js';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -77,7 +78,7 @@ export async function startReceiver(answer: Receiver['answer'] = () => ({ status
 export const silent = pino({ level: 'silent' });
 
 export interface WebhookDb {
-  database: Database;
+  database: Database & { url: string };
   db: Database['db'];
   clock: ManualClock;
   lease: WorkerLease;
@@ -95,7 +96,7 @@ export interface WebhookDb {
 
 export async function openWebhookDb(): Promise<WebhookDb> {
   const dir = tempDir('paygate-webhooks-');
-  const database = openDatabase(path.join(dir, 'paygate.db'));
+  const database = await openTestDatabase(path.join(dir, 'paygate.db'));
   await migrateToLatest(database.db);
   const db = database.db;
   const clock = new ManualClock(new Date());

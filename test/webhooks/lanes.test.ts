@@ -8,6 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { LANE_RUN } from '../../src/webhooks/dispatcher.js';
 import { attemptsOf, nextDueQuery } from '../../src/webhooks/store.js';
 import { deliveryOf, webhookSuite, type WebhookDb } from './fixture.js';
+import { ON_POSTGRES } from '../helpers/database.js';
 
 let w: WebhookDb;
 const receiver = webhookSuite((opened) => (w = opened));
@@ -140,14 +141,18 @@ describe('the dispatcher worker with a backlog', () => {
     for (const [i, r] of rs.entries()) expect(r.accepted().map((x) => x.json.id)).toEqual(ids[i]);
   });
 
-  it("takes a lane's next delivery through the pending index, without scanning the deliveries", () => {
-    const q = nextDueQuery({ merchantId: 'm', now: new Date().toISOString(), holder: 'h' }).compile(w.db);
-    const plan = (
-      w.database.sqlite.prepare(`explain query plan ${q.sql}`).all(...(q.parameters as unknown[])) as {
-        detail: string;
-      }[]
-    ).map((r) => r.detail);
-    expect(plan.filter((d) => d.startsWith('SCAN'))).toEqual([]);
-    expect(plan).toContain('SEARCH d USING INDEX webhook_deliveries_pending (merchant_id=? AND merchant_seq=?)');
-  });
+  // SQLite's query plan (EXPLAIN QUERY PLAN); PostgreSQL plans from statistics of its own.
+  it.skipIf(ON_POSTGRES)(
+    "takes a lane's next delivery through the pending index, without scanning the deliveries",
+    () => {
+      const q = nextDueQuery(w.db, { merchantId: 'm', now: new Date().toISOString(), holder: 'h' }).compile(w.db);
+      const plan = (
+        w.database.sqlite!.prepare(`explain query plan ${q.sql}`).all(...(q.parameters as unknown[])) as {
+          detail: string;
+        }[]
+      ).map((r) => r.detail);
+      expect(plan.filter((d) => d.startsWith('SCAN'))).toEqual([]);
+      expect(plan).toContain('SEARCH d USING INDEX webhook_deliveries_pending (merchant_id=? AND merchant_seq=?)');
+    },
+  );
 });

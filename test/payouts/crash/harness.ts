@@ -22,6 +22,7 @@ import { approvePayout, cancelPayout } from '../../../src/payouts/operator.js';
 import { addToWhitelist } from '../../../src/whitelist/service.js';
 import { tempDir } from '../../helpers/app.js';
 import { ledgerProblems, newKeystore, PASSPHRASE, transfersFrom } from '../worker-fixture.js';
+import { testDatabaseUrl } from '../../helpers/database.js';
 
 const CHILD = path.resolve(import.meta.dirname, 'serve-child.ts');
 const FINAL: PayoutStatus[] = ['confirmed', 'failed', 'rejected'];
@@ -109,7 +110,7 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashReport> {
   const catalog = loadCatalog('devnet');
   const ks = await newKeystore(dir);
   const env = {
-    DATABASE_URL: path.join(dir, 'paygate.db'),
+    DATABASE_URL: (await testDatabaseUrl(path.join(dir, 'paygate.db'))).url,
     WALLET_KEYSTORE: ks.keystore,
     WALLET_PASSPHRASE: PASSPHRASE,
     TRON_NETWORK: 'devnet',

@@ -1,0 +1,13 @@
+import { sql } from 'kysely';
+import { openDatabase } from './src/db/database.js';
+import { migrateToLatest } from './src/db/migrate.js';
+import pg from 'pg';
+const admin = new pg.Client('postgres://postgres@127.0.0.1:5432/postgres');
+await admin.connect();
+await admin.query('drop database if exists paygate_try with (force)');
+await admin.query('create database paygate_try');
+const d = openDatabase('postgres://postgres@127.0.0.1:5432/paygate_try');
+console.log(await migrateToLatest(d.db));
+console.log(await migrateToLatest(d.db));
+await d.close();
+await admin.end();

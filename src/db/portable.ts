@@ -1,0 +1,42 @@
+/**
+ * SQL fragments whose spelling differs between the engines (docs/database.md). Each takes the
+ * executor the query runs on and gives the same meaning on both: SQLite's planner hints where
+ * SQLite needs them, nothing on PostgreSQL, whose planner keeps statistics of its own.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import { engineOf } from './engine.js';
+import type { Executor } from './database.js';
+
+/**
+ * `column` compared or grouped by value. On SQLite the unary `+` keeps its index out of the plan
+ * (serve runs no ANALYZE, and without statistics SQLite would pick the wrong index); PostgreSQL
+ * has no unary plus on text and needs no hint.
+ */
+export function byValue<T = unknown>(db: Executor, column: string): RawBuilder<T> {
+  return engineOf(db) === 'sqlite' ? sql<T>`+${sql.ref(column)}` : sql<T>`${sql.ref(column)}`;
+}
+
+/** `indexed by <index>` on SQLite (the plan the query was measured with), nothing on PostgreSQL. */
+export function indexedBy(db: Executor, index: string): RawBuilder<unknown> {
+  return engineOf(db) === 'sqlite' ? sql`indexed by ${sql.raw(index)}` : sql``;
+}
+
+/** Whether a table of this name exists (in the connection's schema, on PostgreSQL). */
+export async function tableExists(db: Executor, name: string): Promise<boolean> {
+  const r =
+    engineOf(db) === 'sqlite'
+      ? await sql<{
+          n: number;
+        }>`select count(*) as n from sqlite_master where type = 'table' and name = ${name}`.execute(db)
+      : await sql<{ n: number }>`select count(*) as n from information_schema.tables
+          where table_schema = current_schema() and table_name = ${name}`.execute(db);
+  return Number(r.rows[0]?.n ?? 0) > 0;
+}
+
+/**
+ * The order rows of a table were inserted in: SQLite's rowid; on PostgreSQL, which has none, the
+ * table's time-ordered key (`key`, a UUIDv7 or prefixed time-ordered id, ids.ts).
+ */
+export function insertionOrder(db: Executor, key: string): RawBuilder<unknown> {
+  return engineOf(db) === 'sqlite' ? sql`rowid` : sql`${sql.ref(key)}`;
+}

@@ -1,0 +1,155 @@
+/**
+ * Which engine the tests run on, and fresh databases of it. `PAYGATE_TEST_DATABASE=postgres` runs
+ * them on PostgreSQL (docs/database.md, "Tests on PostgreSQL"): every test app and every database a
+ * test opens is a database of its own, `paygate_t_<pid>_<random>`, created on the server that
+ * `PAYGATE_TEST_POSTGRES_URL` names (default: the local server as user postgres) and dropped when
+ * it is closed or, at the latest, when the test process exits. Test files then run in parallel
+ * without sharing anything.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import Sqlite from 'better-sqlite3';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { describe } from 'vitest';
+import { openDatabase, type Database, type Engine } from '../../src/db/database.js';
+
+export const TEST_ENGINE: Engine = process.env.PAYGATE_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
+export const ON_POSTGRES = TEST_ENGINE === 'postgres';
+
+/** The maintenance database of the test server; new databases are created through it. */
+export const POSTGRES_ADMIN_URL =
+  process.env.PAYGATE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** The URL of database `name` on the test server. */
+export function postgresUrl(name: string): string {
+  const u = new URL(POSTGRES_ADMIN_URL);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+const created = new Set<string>();
+// Databases a test left behind (a crash, a test that never closed its app) go when the worker
+// exits. 'exit' handlers must be synchronous: psql does it in a child process.
+process.once('exit', () => {
+  if (created.size === 0) return;
+  const drops = [...created].map((name) => `drop database if exists "${name}" with (force);`).join('\n');
+  spawnSync('psql', ['-q', '-v', 'ON_ERROR_STOP=0', POSTGRES_ADMIN_URL], {
+    input: drops,
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
+});
+
+/** Runs `fn` with a connection to the test server's maintenance database. */
+export async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  try {
+    await client.connect();
+  } catch (e) {
+    throw new Error(
+      `PostgreSQL is not reachable at ${POSTGRES_ADMIN_URL} (${(e as Error).message}): start it (.ci/run does) or set PAYGATE_TEST_POSTGRES_URL`,
+    );
+  }
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface TestPostgres {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A new, empty PostgreSQL database on the test server. */
+export async function createPostgresDatabase(): Promise<TestPostgres> {
+  const name = `paygate_t_${process.pid}_${randomBytes(6).toString('hex')}`;
+  await admin((c) => c.query(`create database "${name}"`));
+  created.add(name);
+  let dropped = false;
+  return {
+    name,
+    url: postgresUrl(name),
+    async drop() {
+      if (dropped) return;
+      dropped = true;
+      await admin((c) => c.query(`drop database if exists "${name}" with (force)`));
+      created.delete(name);
+    },
+  };
+}
+
+/**
+ * DATABASE_URL for a test app or CLI run: the SQLite file `file`, or a fresh PostgreSQL database.
+ * `drop` removes the PostgreSQL database (nothing for SQLite: the file goes with its directory).
+ */
+export async function testDatabaseUrl(file: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (!ON_POSTGRES) return { url: file, drop: async () => {} };
+  const db = await createPostgresDatabase();
+  return { url: db.url, drop: () => db.drop() };
+}
+
+/**
+ * A database of the test engine opened as serve opens it (not migrated): the SQLite file `file`,
+ * or a fresh PostgreSQL database, dropped when it is closed. `url`: its DATABASE_URL, for the CLI.
+ */
+export async function openTestDatabase(file: string): Promise<Database & { url: string }> {
+  const { url, drop } = await testDatabaseUrl(file);
+  const database = Object.assign(openDatabase(url), { url });
+  const close = database.close.bind(database);
+  database.close = async () => {
+    try {
+      await close();
+    } finally {
+      await drop();
+    }
+  };
+  return database;
+}
+
+/**
+ * Runs `statement` (SQL with its values written in) and commits it through a connection of its
+ * own, synchronously: what another process committing at that very moment looks like, from inside
+ * a synchronous callback (a clock read). `databaseUrl`: the app's DATABASE_URL.
+ */
+export function commitElsewhereSync(databaseUrl: string, statement: string): void {
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    const r = spawnSync('psql', ['-q', '-v', 'ON_ERROR_STOP=1', '-c', statement, databaseUrl], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`psql failed: ${r.stderr}`);
+    return;
+  }
+  const raw = new Sqlite(databaseUrl);
+  try {
+    raw.exec(statement);
+  } finally {
+    raw.close();
+  }
+}
+
+/**
+ * `describe` for a test of SQLite's own mechanics: on PostgreSQL the block is skipped, its name
+ * saying why (the list of skipped tests is the list of what PostgreSQL does not share).
+ */
+export function describeSqliteOnly(reason: string): (name: string, fn: () => void) => void {
+  return (name, fn) => (ON_POSTGRES ? describe.skip(`${name} [SQLite only: ${reason}]`, fn) : describe(name, fn));
+}
+
+/**
+ * PostgreSQL: a digest of every row of every table of the database, to tell whether anything was
+ * written between two reads (SQLite's tests ask the connection's total_changes() instead).
+ */
+export async function postgresDigest(database: Database): Promise<string> {
+  const tables = await sql<{ name: string }>`select table_name as name from information_schema.tables
+    where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name`.execute(database.db);
+  const parts = tables.rows.map(
+    (t) =>
+      sql`select ${t.name} || ':' || coalesce(md5(string_agg(r::text, ',' order by r::text)), '') as x from ${sql.table(t.name)} r`,
+  );
+  const r = await sql<{ digest: string }>`select md5(string_agg(x, '|' order by x)) as digest from (${sql.join(
+    parts,
+    sql` union all `,
+  )}) s`.execute(database.db);
+  return r.rows[0]?.digest ?? '';
+}
