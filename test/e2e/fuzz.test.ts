@@ -2,8 +2,9 @@
  * Property tests: random bodies, headers, paths and methods never produce a 500 and never a body
  * outside the error shape. Runs against the real routes (and the probe routes) over HTTP.
  */
+import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { api, isErrorBody, type ApiResponse } from '../helpers/http.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { probeRoutes } from '../helpers/probe-routes.js';
@@ -166,6 +167,14 @@ describe('mutated requests on the real routes change nothing when refused', () =
       asset: 'USDT_TRON',
       address: allowed,
       delay: '0',
+    });
+    // A key's last use is stamped once a minute by the first request it authenticates, refused or
+    // not (the test clock stands still): stamped here first, so the meter below counts only what
+    // the requests themselves would write.
+    for (const key of [wKey, perUserKey]) await api(w.url, `/v1/invoices/${randomUUID()}`, { key });
+    await vi.waitFor(async () => {
+      const unstamped = await db.selectFrom('api_keys').select('key_id').where('last_used_at', 'is', null).execute();
+      expect(unstamped).toEqual([]);
     });
     const doc = (await api(w.url, '/v1/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
     posts = Object.entries(doc.paths)
