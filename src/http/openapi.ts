@@ -26,11 +26,16 @@ const DESCRIPTIONS: Record<string, string> = {
 
 const integerHeader = (description: string) => ({ description, schema: { type: 'integer' } });
 
-const COMMON_HEADERS = {
+/** The header every answer of every listener carries. */
+export const REQUEST_ID_HEADER = {
   'X-Request-Id': {
     description: "The request id: the client's when well-formed, else a new UUID",
     schema: { type: 'string' },
   },
+};
+
+const COMMON_HEADERS = {
+  ...REQUEST_ID_HEADER,
   'x-ratelimit-limit': integerHeader('Requests allowed in the current one-minute window'),
   'x-ratelimit-remaining': integerHeader('Requests left in the window'),
   'x-ratelimit-reset': integerHeader('Seconds until the window resets'),
@@ -99,16 +104,25 @@ function decorate(doc: Json): Json {
 
 /**
  * Every response of `doc`: a readable description by status where fastify left its default, the
- * headers every answer carries, and Retry-After on a 429 (the cabinet's document uses it too).
+ * headers every answer carries (`headers`: the /v1 set by default), and Retry-After on the
+ * statuses that send it (`retryAfter`: 429 by default). The cabinet's and the console's documents
+ * use it too.
  */
-export function describeResponses(doc: Json, descriptions: Record<string, string>): void {
+export function describeResponses(
+  doc: Json,
+  descriptions: Record<string, string>,
+  opts: { headers?: Json; retryAfter?: readonly string[] } = {},
+): void {
+  const headers = opts.headers ?? COMMON_HEADERS;
+  const retryAfter = opts.retryAfter ?? ['429'];
   for (const operations of Object.values<Json>(doc.paths ?? {})) {
     for (const op of Object.values<Json>(operations)) {
       for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
         if (!response.description || response.description === 'Default Response')
           response.description = descriptions[status] ?? 'Response';
-        response.headers = { ...COMMON_HEADERS, ...(response.headers ?? {}) };
-        if (status === '429') response.headers['Retry-After'] = integerHeader('Seconds to wait before retrying');
+        response.headers = { ...headers, ...(response.headers ?? {}) };
+        if (retryAfter.includes(status))
+          response.headers['Retry-After'] = integerHeader('Seconds to wait before retrying');
       }
     }
   }

@@ -5,8 +5,7 @@
  * response descriptions, the tags, and the bearer token scheme.
  */
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
-
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+import { describeResponses, REQUEST_ID_HEADER, type Json } from '../http/openapi.js';
 
 const DESCRIPTIONS: Record<string, string> = {
   '200': 'OK',
@@ -21,13 +20,6 @@ const DESCRIPTIONS: Record<string, string> = {
   '422': 'A business rule refused the request (see error.code)',
   '429': 'rate_limited: too many tokens tried from this address; retry after Retry-After seconds',
   '503': 'Temporarily unavailable (see error.code); retry with backoff',
-};
-
-const REQUEST_ID_HEADER = {
-  'X-Request-Id': {
-    description: "The request id: the client's when well-formed, else a new UUID",
-    schema: { type: 'string' },
-  },
 };
 
 /** The operation groups; every operation names one of them in its schema's `tags`. */
@@ -73,24 +65,11 @@ export function consoleSwaggerOptions(): FastifyDynamicSwaggerOptions {
       buildLocalReference: (json: Json, _base: unknown, _fragment: unknown, i: number) =>
         String(json.$id ?? `def-${i}`),
     },
-    transformObject: (doc) => decorate((doc as { openapiObject: Json }).openapiObject),
+    transformObject: (doc) => {
+      const api = (doc as { openapiObject: Json }).openapiObject;
+      // The admin listener counts no request rate (no x-ratelimit-*); its 429 and 503 say when to retry.
+      describeResponses(api, DESCRIPTIONS, { headers: REQUEST_ID_HEADER, retryAfter: ['429', '503'] });
+      return api;
+    },
   };
-}
-
-function decorate(doc: Json): Json {
-  for (const operations of Object.values<Json>(doc.paths ?? {})) {
-    for (const op of Object.values<Json>(operations)) {
-      for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
-        if (!response.description || response.description === 'Default Response')
-          response.description = DESCRIPTIONS[status] ?? 'Response';
-        response.headers = { ...REQUEST_ID_HEADER, ...(response.headers ?? {}) };
-        if (status === '429' || status === '503')
-          response.headers['Retry-After'] = {
-            description: 'Seconds to wait before retrying',
-            schema: { type: 'integer' },
-          };
-      }
-    }
-  }
-  return doc;
 }
