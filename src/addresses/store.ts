@@ -1,12 +1,15 @@
 /** SQL for handed-out deposit addresses. Reads are scoped by merchant. */
 import type { Executor } from '../db/database.js';
+import { reusableQuery } from '../db/reusable.js';
 import { findUnattributedAddresses } from './gaps.js';
 import type { DepositAddressesTable } from '../db/schema.js';
 
 export type DepositAddressRow = DepositAddressesTable;
 
+const insert = reusableQuery((db, row: DepositAddressRow) => db.insertInto('deposit_addresses').values(row));
+
 export async function insertDepositAddress(db: Executor, row: DepositAddressRow): Promise<void> {
-  await db.insertInto('deposit_addresses').values(row).execute();
+  await insert(db, row);
 }
 
 export async function findUserAddress(

@@ -4,6 +4,7 @@
  * with kind 'payout'.
  */
 import type { Executor } from '../db/database.js';
+import { reusableQuery } from '../db/reusable.js';
 import type { FeeKind, FeeSchedulesTable } from '../db/schema.js';
 import type { Insertable, Selectable } from 'kysely';
 
@@ -19,21 +20,21 @@ export async function insertFee(db: Executor, row: Insertable<FeeSchedulesTable>
   return db.insertInto('fee_schedules').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-function scoped(db: Executor, s: FeeScope) {
+function scoped(db: Executor, s: { kind: FeeKind; merchantId?: string | null; asset?: string | null }) {
   let q = db.selectFrom('fee_schedules').selectAll().where('kind', '=', s.kind);
   q = s.merchantId ? q.where('merchant_id', '=', s.merchantId) : q.where('merchant_id', 'is', null);
   q = s.asset ? q.where('asset', '=', s.asset) : q.where('asset', 'is', null);
   return q;
 }
 
+// The scope's null tests shape the query (a null merchant or asset compiles one of its own).
+const inForce = reusableQuery((db, p: { kind: FeeKind; merchantId: string | null; asset: string | null; at: string }) =>
+  scoped(db, p).where('valid_from', '<=', p.at).orderBy('valid_from', 'desc').orderBy('id', 'desc').limit(1),
+);
+
 /** The row in force at `at` (ISO text), or undefined when none has started yet. */
 export async function feeInForce(db: Executor, s: FeeScope, at: string): Promise<FeeRow | undefined> {
-  return scoped(db, s)
-    .where('valid_from', '<=', at)
-    .orderBy('valid_from', 'desc')
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  return (await inForce(db, { kind: s.kind, merchantId: s.merchantId || null, asset: s.asset || null, at }))[0];
 }
 
 /** The rows starting after `at`, soonest first. */
