@@ -1,7 +1,7 @@
 import { buildApp } from '../src/app.js';
 import { checkChainAtStart } from '../src/chain/identity.js';
 import { PaygateCommand, loadDotEnv } from '../src/cli/base.js';
-import { databaseLabel, parseConfig } from '../src/config.js';
+import { databaseLabel, parseConfig, redisLabel } from '../src/config.js';
 import { heapLimitNotSet, SERVE_NODE_FLAGS } from '../src/operations/heap.js';
 import { SERVE_POOL } from '../src/wallet/pool.js';
 
@@ -45,6 +45,8 @@ export default class Serve extends PaygateCommand {
         cabinet: app.cabinetUrl,
         network: config.tronNetwork,
         database,
+        // Where the rate limits count: Redis shared by the replicas, or this process alone.
+        rate_limits: config.redisUrl ? redisLabel(config.redisUrl) : 'this process',
         ...(app.database.engine === 'sqlite'
           ? { sqlite: app.database.settings() }
           : { postgres: await app.database.settings() }),

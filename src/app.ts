@@ -16,6 +16,7 @@ import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { registerV1Routes } from './http/routes.js';
 import { buildHttpServer, type ApiServer } from './http/server.js';
+import { openSharedRateCounts } from './http/rate-counts.js';
 import { ApiKeyVerifier, type VerifierOptions } from './keys/verifier.js';
 import { createLogger } from './logger.js';
 import { loadCatalog } from './assets/catalog.js';
@@ -124,13 +125,14 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   let adminUrl: string | null = null;
   const stopping = new Set<string>();
   const latency = httpLatency(metrics.registry);
-  const http = await buildHttpServer({ config, logger, verifier }, async (app) => {
+  const rateCounts = await openSharedRateCounts(config, logger);
+  const http = await buildHttpServer({ config, logger, verifier, rateCounts }, async (app) => {
     instrumentHttp(app, latency);
     await registerV1Routes(app, services);
     if (opts.extraRoutes) await opts.extraRoutes(app, services);
   });
 
-  const cabinet = opts.cabinet === false ? null : await buildCabinetServer(services, opts.cabinet);
+  const cabinet = opts.cabinet === false ? null : await buildCabinetServer(services, opts.cabinet, rateCounts);
   let cabinetUrl: string | null = null;
 
   let stopped = false;
@@ -189,6 +191,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       await Promise.all([step('workers', () => workers?.stop()), step('api listener', () => http.close())]);
       await step('admin listener', () => admin?.close());
       await step('cabinet listener', () => cabinet?.close());
+      await step('rate limit counters', () => rateCounts?.close());
       await step('address pool', () => addresses.stop());
       // A client passed in belongs to the caller (tests share one between apps).
       if (!opts.chain) await step('chain client', () => chain.close?.());

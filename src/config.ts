@@ -34,6 +34,13 @@ export interface Config {
   walletPassphrase: string | null;
   rateLimitPerIp: number;
   rateLimitPerKey: number;
+  /**
+   * Where the rate-limit counters are shared between `serve` replicas (REDIS_URL, `redis://` or
+   * `rediss://`); null: each process counts its own requests (docs/adr/0050-rate-limits-across-replicas.md).
+   */
+  redisUrl: string | null;
+  /** The start of every key paygate writes to Redis (REDIS_KEY_PREFIX, default `paygate:`). */
+  redisKeyPrefix: string;
   confirmations: number;
   logLevel: LogLevel;
   /**
@@ -144,6 +151,41 @@ function databaseTarget(env: Env, url: string): DatabaseTarget {
   const p = url.replace(/^sqlite:(\/\/)?/, '').replace(/^file:(\/\/)?/, '');
   if (p === '' || p === ':memory:') throw new ConfigError('DATABASE_URL', 'must name a database file');
   return { engine: 'sqlite', path: path.resolve(p) };
+}
+
+/** `redis://[user:password@]host[:port][/db]` or `rediss://…` (TLS), as ioredis reads it. */
+function redisUrl(env: Env): string | null {
+  const v = text(env, 'REDIS_URL');
+  if (v === null) return null;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL (redis://host:6379)');
+  }
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:')
+    throw new ConfigError('REDIS_URL', `must use redis or rediss, got "${u.protocol}"`);
+  if (u.hostname === '') throw new ConfigError('REDIS_URL', 'must name the host (redis://host:6379)');
+  const db = u.pathname.replace(/^\//, '');
+  if (db !== '' && !/^[0-9]{1,2}$/.test(db))
+    throw new ConfigError('REDIS_URL', `the path is the database number (redis://host:6379/0), got "/${db}"`);
+  return v;
+}
+
+/** Printable key prefix: letters, digits and `:_-.`, up to 64 characters. */
+function redisKeyPrefix(env: Env): string {
+  const v = text(env, 'REDIS_KEY_PREFIX');
+  if (v === null) return 'paygate:';
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(v))
+    throw new ConfigError('REDIS_KEY_PREFIX', `must be 1 to 64 letters, digits or ":_.-", got "${v}"`);
+  return v;
+}
+
+/** A Redis URL for messages and logs: without its password. */
+export function redisLabel(url: string): string {
+  const u = new URL(url);
+  if (u.password) u.password = '***';
+  return u.toString();
 }
 
 /** The database for messages and logs: a PostgreSQL URL without its password. */
@@ -293,6 +335,8 @@ export function parseConfig(env: Env = process.env): Config {
     walletPassphrase: passphrase(env),
     rateLimitPerIp: integer(env, 'API_RATE_LIMIT_PER_IP', 600, 1, 1_000_000),
     rateLimitPerKey: integer(env, 'API_RATE_LIMIT_PER_KEY', 300, 1, 1_000_000),
+    redisUrl: redisUrl(env),
+    redisKeyPrefix: redisKeyPrefix(env),
     confirmations: integer(env, 'CONFIRMATIONS', 19, 1, 1000),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     trustProxy: trustProxy(env),

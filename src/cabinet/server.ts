@@ -10,6 +10,7 @@ import swagger from '@fastify/swagger';
 import type {} from '@fastify/cookie';
 import { HashBudget } from '../keys/hash-budget.js';
 import { createJsonServer, frontChecks, type ApiServer } from '../http/base.js';
+import type { SharedRateCounts } from '../http/rate-counts.js';
 import type { Services } from '../services.js';
 import type { CabinetDeps } from './context.js';
 import { cabinetSwaggerOptions } from './openapi.js';
@@ -26,10 +27,15 @@ export interface CabinetOptions {
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const BEARER = /^Bearer ([^\s]+)$/i;
 
-export async function buildCabinetServer(services: Services, opts: CabinetOptions = {}): Promise<ApiServer> {
+export async function buildCabinetServer(
+  services: Services,
+  opts: CabinetOptions = {},
+  rateCounts: SharedRateCounts | null = null,
+): Promise<ApiServer> {
   const server = await createJsonServer({
     config: services.config,
     logger: services.logger.child({ component: 'cabinet' }),
+    rateStore: rateCounts?.store('cabinet'),
   });
   const { app } = server;
   const deps: CabinetDeps = {

@@ -5,7 +5,7 @@
  * read, the per-IP limit with its `x-ratelimit-*` headers on every answer, and 503 while closing.
  * A listener adds its own authentication after `frontChecks`.
  */
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
   LogController,
@@ -108,7 +108,14 @@ export interface JsonServer {
   closing(): boolean;
 }
 
-export async function createJsonServer(deps: { config: Config; logger: Logger }): Promise<JsonServer> {
+export interface JsonServerDeps {
+  config: Config;
+  logger: Logger;
+  /** Where the limits count (rate-counts.ts: Redis shared by the replicas); default: in this process. */
+  rateStore?: FastifyRateLimitStoreCtor;
+}
+
+export async function createJsonServer(deps: JsonServerDeps): Promise<JsonServer> {
   // The per-IP limit, made once the plugin is registered; framework errors (below) come only once
   // the server listens.
   const limits: { perIp?: RateCheck } = {};
@@ -169,9 +176,9 @@ export async function createJsonServer(deps: { config: Config; logger: Logger })
   acceptJsonBodies(app);
   app.addSchema(ErrorBody);
 
-  // Counted in this process. The plugin's `redis` option here would share the counts between
-  // processes (every limiter made on this server uses the store it sets).
-  await app.register(rateLimit, { global: false });
+  // Every limiter made on this server counts in the store set here: this process's memory, or
+  // Redis shared by the replicas (REDIS_URL).
+  await app.register(rateLimit, { global: false, ...(deps.rateStore ? { store: deps.rateStore } : {}) });
   const perIp = rateCheck(app, deps.config.rateLimitPerIp);
   limits.perIp = perIp;
 

@@ -20,6 +20,7 @@ import {
   type RateState,
 } from './base.js';
 import { swaggerOptions } from './openapi.js';
+import type { SharedRateCounts } from './rate-counts.js';
 
 export { BODY_LIMIT, requestIdOf, type ApiServer } from './base.js';
 
@@ -44,6 +45,8 @@ export interface HttpDeps {
   config: Config;
   logger: Logger;
   verifier: ApiKeyVerifier;
+  /** The counters shared by the replicas (REDIS_URL); null: counted in this process. */
+  rateCounts?: SharedRateCounts | null;
 }
 
 /** The limit an authenticated client is shown: the key's once it is past it, else the nearer one. */
@@ -56,7 +59,7 @@ export async function buildHttpServer(
   deps: HttpDeps,
   registerRoutes: (app: ApiServer) => Promise<void>,
 ): Promise<ApiServer> {
-  const server = await createJsonServer(deps);
+  const server = await createJsonServer({ ...deps, rateStore: deps.rateCounts?.store('v1') });
   const { app } = server;
   app.decorateRequest('merchant', null);
   const perKey = rateCheck(

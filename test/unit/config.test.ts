@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, databaseLabel, parseConfig } from '../../src/config.js';
+import { ConfigError, databaseLabel, parseConfig, redisLabel } from '../../src/config.js';
 import { tempDir } from '../helpers/app.js';
 
 describe('parseConfig', () => {
@@ -18,6 +18,8 @@ describe('parseConfig', () => {
       trustProxy: false,
       walletPassphrase: null,
       workerLeaseTtlMs: 15_000,
+      redisUrl: null,
+      redisKeyPrefix: 'paygate:',
     });
     expect(c.databasePath).toBe(path.resolve('./paygate.db'));
   });
@@ -75,6 +77,13 @@ describe('parseConfig', () => {
     );
   });
 
+  it('reads the Redis of the rate limits, and shows it without the password', () => {
+    const c = parseConfig({ REDIS_URL: 'rediss://:s3cret@cache.internal:6380/2', REDIS_KEY_PREFIX: 'pay-eu:' });
+    expect(c).toMatchObject({ redisUrl: 'rediss://:s3cret@cache.internal:6380/2', redisKeyPrefix: 'pay-eu:' });
+    expect(redisLabel(c.redisUrl as string)).toBe('rediss://:***@cache.internal:6380/2');
+    expect(parseConfig({ REDIS_URL: 'redis://127.0.0.1' }).redisUrl).toBe('redis://127.0.0.1');
+  });
+
   it('reads the passphrase from a file', () => {
     const f = path.join(tempDir(), 'pass');
     writeFileSync(f, 'secret words\n');
@@ -104,6 +113,10 @@ describe('parseConfig', () => {
     ['WORKER_LEASE_TTL', 'soon'],
     ['TRUST_PROXY', 'true'],
     ['TRUST_PROXY', 'TRUE'],
+    ['REDIS_URL', 'http://cache:6379'],
+    ['REDIS_URL', 'redis://'],
+    ['REDIS_URL', 'redis://cache:6379/rate'],
+    ['REDIS_KEY_PREFIX', 'pay gate'],
   ])('refuses %s=%s naming the variable', (name, value) => {
     let err: unknown;
     try {
