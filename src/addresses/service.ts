@@ -6,7 +6,7 @@
 import type { AssetCatalog } from '../assets/catalog.js';
 import { receivableAssets } from '../assets/service.js';
 import type { Clock } from '../clock.js';
-import { writeTx, type Db, type Executor } from '../db/database.js';
+import { isUniqueViolation, writeTx, type Db, type Executor } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { MerchantRow } from '../merchants/store.js';
 import type { DepositAddressAllocator } from './allocator.js';
@@ -79,9 +79,18 @@ async function createUserAddress(
 ): Promise<DepositAddressRow> {
   const claim = await deps.allocator.claim(deps.db);
   try {
-    return await writeTx(deps.db, (trx) =>
-      userAddress(trx, deps.allocator, merchantId, externalUserId, deps.clock.now().toISOString(), claim),
+    // As an invoice creation: the unique (merchant, user) index decides a race, the index counter
+    // is an atomic update (writeTx rowLocks); the loser of a race reads the winner's address.
+    return await writeTx(
+      deps.db,
+      (trx) => userAddress(trx, deps.allocator, merchantId, externalUserId, deps.clock.now().toISOString(), claim),
+      { rowLocks: true },
     );
+  } catch (e) {
+    if (!isUniqueViolation(e, 'deposit_addresses', ['merchant_id', 'external_user_id'])) throw e;
+    const winner = await findUserAddress(deps.db, merchantId, externalUserId);
+    if (!winner) throw e;
+    return winner;
   } finally {
     claim.release();
   }

@@ -201,20 +201,35 @@ export function openSqlite(file: string, opts: OpenOptions = {}): SqliteDatabase
  * among concurrent transactions of any process; one that loses a race fails with a serialization
  * failure (or a deadlock) and runs again from the start, so `fn` must do nothing but database
  * work (it may run more than once). Past SERIALIZABLE_ATTEMPTS the failure stands (503).
+ *
+ * `rowLocks`: for a transaction whose correctness rests on unique constraints and on atomic
+ * updates of counter rows (`set n = n + 1 … returning`), not on what it read staying true: an
+ * invoice creation. PostgreSQL runs it at READ COMMITTED, where transactions updating the same
+ * counter row (the deposit index, a merchant's event sequence) queue on the row's lock instead of
+ * failing serialization and running again; a lost unique race still fails with the violation.
+ * SQLite has one writer and ignores it.
  */
-export function writeTx<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
+export interface WriteTxOptions {
+  rowLocks?: boolean;
+}
+
+export function writeTx<T>(db: Db, fn: (trx: Tx) => Promise<T>, opts: WriteTxOptions = {}): Promise<T> {
   if (engineOf(db) === 'sqlite') return db.transaction().execute(fn);
-  return serializable(db, fn);
+  return retried(db, fn, opts.rowLocks ? 'read committed' : 'serializable');
 }
 
 /** Tries of one PostgreSQL write transaction that keeps losing races, with a growing random pause. */
 export const SERIALIZABLE_ATTEMPTS = 30;
 
-async function serializable<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
+async function retried<T>(
+  db: Db,
+  fn: (trx: Tx) => Promise<T>,
+  isolation: 'serializable' | 'read committed',
+): Promise<T> {
   let pause = 2;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction().setIsolationLevel('serializable').execute(fn);
+      return await db.transaction().setIsolationLevel(isolation).execute(fn);
     } catch (e) {
       if (!isSerializationFailure(e) || attempt >= SERIALIZABLE_ATTEMPTS) throw e;
       // Random, so the transactions that collided do not collide again in step.

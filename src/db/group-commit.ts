@@ -11,7 +11,7 @@
  * transactions of many connections together, and there is no single writer to queue behind.
  */
 import { CompiledQuery } from 'kysely';
-import { engineOf, isDatabaseUnavailable, writeTx, type Db, type Tx } from './database.js';
+import { engineOf, isDatabaseUnavailable, writeTx, type Db, type Tx, type WriteTxOptions } from './database.js';
 
 const SAVEPOINT = CompiledQuery.raw('savepoint group_unit');
 const RELEASE = CompiledQuery.raw('release group_unit');
@@ -50,8 +50,9 @@ export class GroupCommit {
 
   private readonly perUnit: boolean;
 
-  run<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
-    if (this.perUnit) return writeTx(this.db, fn);
+  /** `opts`: the unit's transaction on PostgreSQL (writeTx); a SQLite group runs every unit alike. */
+  run<T>(fn: (trx: Tx) => Promise<T>, opts: WriteTxOptions = {}): Promise<T> {
+    if (this.perUnit) return writeTx(this.db, fn, opts);
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
       if (!this.draining) void this.drain();

@@ -72,6 +72,12 @@ async function replay(db: Executor, existing: InvoiceRow, req: Request): Promise
   return { invoice: await currentView(db, existing), created: false };
 }
 
+const ROW_LOCKS = { rowLocks: true };
+
+function isUserAddressConflict(e: unknown): boolean {
+  return isUniqueViolation(e, 'deposit_addresses', ['merchant_id', 'external_user_id']);
+}
+
 function isOrderConflict(e: unknown): boolean {
   return isUniqueViolation(e, 'invoices', ['merchant_id', 'order_id']);
 }
@@ -102,8 +108,17 @@ export async function createInvoice(
   };
   // Waits here, not inside the write transaction, when creations outrun address derivation.
   req.claim = await deps.allocator.claim(deps.db);
+  // Unique constraints decide every race here (the order id, a user's permanent address) and the
+  // counters are taken by atomic updates: on PostgreSQL concurrent creations queue on those rows.
+  const run = () => (deps.groupCommit ? deps.groupCommit.run(unit, ROW_LOCKS) : writeTx(deps.db, unit, ROW_LOCKS));
   try {
-    return await (deps.groupCommit ? deps.groupCommit.run(unit) : writeTx(deps.db, unit));
+    try {
+      return await run();
+    } catch (e) {
+      // Another creation gave the user a permanent address meanwhile: run again, it finds it.
+      if (!isUserAddressConflict(e)) throw e;
+      return await run();
+    }
   } catch (e) {
     // Another process won the race between our lookup and insert: its invoice is the answer.
     if (!isOrderConflict(e)) throw e;
