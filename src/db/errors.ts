@@ -19,11 +19,11 @@ const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|READONLY|NO
 /**
  * PostgreSQL SQLSTATEs that say the server cannot serve now, not that the statement is wrong:
  * connection exceptions (08), insufficient resources (53: disk full, too many connections),
- * operator intervention (57P01-57P05: shutdown, crash recovery, "cannot connect now"), system
- * errors (58), a read-only server (25006: a standby after a failover) and a serialization failure
+ * operator intervention (57P01-57P05: shutdown, crash recovery, "cannot connect now"; 57014: a
+ * statement cancelled, by the role's statement_timeout or by an operator), system errors (58), a read-only server (25006: a standby after a failover) and a serialization failure
  * or deadlock that outlived writeTx's retries.
  */
-const PG_UNAVAILABLE = /^(08|53|57P0[1-5]|58|25006$|40001$|40P01$)/;
+const PG_UNAVAILABLE = /^(08|53|57P0[1-5]|57014$|58|25006$|40001$|40P01$)/;
 
 /** Socket errors of the client and pg's own wording for a lost or closed connection. */
 const NODE_NET = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)$/;

@@ -103,6 +103,18 @@ describe('errors by meaning', () => {
     }
   });
 
+  it.skipIf(!ON_POSTGRES)('calls a statement stopped by statement_timeout unavailable (503), not a bug', async () => {
+    const err = await database.db
+      .transaction()
+      .execute(async (trx) => {
+        await sql`set local statement_timeout = 50`.execute(trx);
+        await sql`select pg_sleep(2)`.execute(trx);
+      })
+      .catch((e: unknown) => e);
+    expect((err as { code?: string }).code).toBe('57014');
+    expect(isDatabaseUnavailable(err)).toBe(true);
+  });
+
   it('calls a CHECK refusal a bug of the caller, not unavailability', async () => {
     const err = await database.db
       .updateTable('merchants')
