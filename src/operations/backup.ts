@@ -34,7 +34,7 @@ export function sqliteFile(target: DatabaseTarget, command: 'backup' | 'restore'
   if (target.engine === 'sqlite') return target.path;
   throw new AppError(
     'invalid_argument',
-    `paygate ${command} copies a SQLite file; DATABASE_URL names a PostgreSQL database: use pg_dump, or base backups with WAL archiving (docs/operations.md, "PostgreSQL")`,
+    `paygate ${command} copies a SQLite file; DATABASE_URL names a PostgreSQL database: use pg_dump, or base backups with WAL archiving${command === 'restore' ? ', then paygate restore --in-place' : ''} (docs/operations.md, "PostgreSQL")`,
   );
 }
 
