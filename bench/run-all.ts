@@ -6,6 +6,8 @@
  *
  *   npm run bench                 every benchmark
  *   npm run bench -- api scale    only these (file names without .ts)
+ *
+ * `replicas` needs a PostgreSQL server (BENCH_POSTGRES_URL, default the local one as postgres).
  */
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';

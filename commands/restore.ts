@@ -3,16 +3,19 @@ import { PaygateCommand, cliActor, loadDotEnv } from '../src/cli/base.js';
 import { record } from '../src/cli/format.js';
 import { parseConfig } from '../src/config.js';
 import { RESTORE_GAP } from '../src/addresses/gaps.js';
+import { AppError } from '../src/errors.js';
 import { restoreDatabase, sqliteFile, type RestoreResult } from '../src/operations/backup.js';
+import { secureRestoredDatabase, type InPlaceResult } from '../src/operations/restore-in-place.js';
 
 export default class Restore extends PaygateCommand {
   static override description =
-    "Replace the database with a backup made by paygate backup. Refuses while the database is in use (a live worker lease or any process holding it open: stop every serve first) and checks the backup's integrity before touching anything; the replaced database is kept beside it as <db>.before-restore-<time>. The restored database is migrated and left halted: payouts and sweeps wait for paygate payout resume --worker, and each payout it shows unfinished is held until paygate payout approve or cancel. The next deposit index is raised past every index that may have been handed out since the backup (a recorded gap of --gap indexes): no address is handed to two users. The gap's addresses are derived (tens of seconds, progress on stderr) and stay watched; a payment to one shows in paygate deposit list --unattributed and is credited to no one.";
+    "Replace the database with a backup made by paygate backup. Refuses while the database is in use (a live worker lease or any process holding it open: stop every serve first) and checks the backup's integrity before touching anything; the replaced database is kept beside it as <db>.before-restore-<time>. The restored database is migrated and left halted: payouts and sweeps wait for paygate payout resume --worker, and each payout it shows unfinished is held until paygate payout approve or cancel. The next deposit index is raised past every index that may have been handed out since the backup (a recorded gap of --gap indexes): no address is handed to two users. The gap's addresses are derived (tens of seconds, progress on stderr) and stay watched; a payment to one shows in paygate deposit list --unattributed and is credited to no one. With --in-place instead of a file: the database DATABASE_URL names was restored by other means (PostgreSQL: pg_restore, point-in-time recovery), and is migrated, halted, held and given its gap where it is.";
   static override examples = [
     'systemctl stop paygate && <%= config.bin %> restore /var/backups/paygate/paygate-20260301T0300Z.db && systemctl start paygate',
+    'pg_restore --dbname=paygate paygate.dump && <%= config.bin %> restore --in-place   # PostgreSQL, every serve stopped',
   ];
   static override args = {
-    file: Args.string({ required: true, description: 'the backup file to restore' }),
+    file: Args.string({ required: false, description: 'the backup file to restore (not with --in-place)' }),
   };
   static override flags = {
     gap: Flags.integer({
@@ -20,24 +23,38 @@ export default class Restore extends PaygateCommand {
       min: RESTORE_GAP,
       description: 'deposit indexes to skip: more than were handed out since the backup',
     }),
+    'in-place': Flags.boolean({
+      default: false,
+      description:
+        'the database was already restored by other means (PostgreSQL: pg_restore, point-in-time recovery): make it safe where it is',
+    }),
   };
 
-  async run(): Promise<RestoreResult> {
+  async run(): Promise<RestoreResult | InPlaceResult> {
     const { args, flags } = await this.parse(Restore);
     loadDotEnv();
+    if (flags['in-place'] === (args.file !== undefined))
+      throw new AppError(
+        'invalid_argument',
+        'Give the backup file to restore, or --in-place for a database already restored by other means (not both)',
+      );
     const config = parseConfig(process.env);
     // Tests restore with a small gap: deriving RESTORE_GAP addresses takes tens of seconds.
     const testGap = Number(process.env.PAYGATE_TEST_RESTORE_GAP ?? 0);
     let shown = -1;
-    const result = await restoreDatabase(sqliteFile(config.database, 'restore'), args.file, new Date(), cliActor(), {
+    const opts = {
       gap: testGap > 0 ? testGap : flags.gap,
-      onGapProgress: (done, total) => {
+      onGapProgress: (done: number, total: number) => {
         const percent = Math.floor((done / total) * 100);
         if (this.jsonEnabled() || (percent < 100 && percent - shown < 10) || percent === shown) return;
         shown = percent;
         process.stderr.write(`restore: deriving the skipped addresses ${percent}% (${done}/${total})\n`);
       },
-    });
+    };
+    const result =
+      args.file === undefined
+        ? await secureRestoredDatabase(config.database, new Date(), cliActor(), opts)
+        : await restoreDatabase(sqliteFile(config.database, 'restore'), args.file, new Date(), cliActor(), opts);
     const gap = result.derivation_gap;
     this.say(
       record({

@@ -1,11 +1,15 @@
-/** deploy/paygate.service: systemd accepts it, and it keeps the hardening the docs promise. */
+/**
+ * deploy/paygate.service: systemd accepts it, and it keeps the hardening the docs promise; so does
+ * the template the replicas' drop-in (deploy/replicas/replica.conf) makes of it.
+ */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/app.js';
 
 const UNIT = path.resolve(import.meta.dirname, '../../deploy/paygate.service');
+const REPLICA_DROP_IN = path.resolve(import.meta.dirname, '../../deploy/replicas/replica.conf');
 const analyze = (() => {
   try {
     execFileSync('systemd-analyze', ['--version'], { stdio: 'ignore' });
@@ -15,9 +19,15 @@ const analyze = (() => {
   }
 })();
 
-/** Everything systemd-analyze complains about (it warns about unknown or bad values on stderr with exit 0). */
-function verify(file: string): string {
-  const r = spawnSync('systemd-analyze', ['verify', file], { encoding: 'utf8' });
+/**
+ * Everything systemd-analyze complains about (it warns about unknown or bad values on stderr with
+ * exit 0). `unitPath`: a directory searched first for the unit and its drop-ins.
+ */
+function verify(file: string, unitPath?: string): string {
+  const r = spawnSync('systemd-analyze', ['verify', file], {
+    encoding: 'utf8',
+    ...(unitPath ? { cwd: unitPath, env: { ...process.env, SYSTEMD_UNIT_PATH: `${unitPath}:` } } : {}),
+  });
   return `${r.status === 0 ? '' : `exit ${r.status} `}${r.stderr}`.trim();
 }
 
@@ -51,4 +61,28 @@ describe('deploy/paygate.service', () => {
     writeFileSync(broken, readFileSync(UNIT, 'utf8').replace('ProtectSystem=strict', 'ProtectSystem=sometimes'));
     expect(verify(broken)).toMatch(/protect system value/i);
   });
+
+  it('replicas: the drop-in gives each instance its own environment file and keeps the hardening', () => {
+    const dropIn = readFileSync(REPLICA_DROP_IN, 'utf8');
+    // The empty assignment clears the unit's file: otherwise every instance would read both.
+    expect(dropIn).toMatch(/^EnvironmentFile=\nEnvironmentFile=\/etc\/paygate\/paygate-%i\.env$/m);
+    expect(dropIn).not.toMatch(/^(User|NoNewPrivileges|ProtectSystem|LoadCredential|ExecStart)=/m);
+  });
+
+  it.skipIf(!analyze)(
+    'replicas: paygate@1 (the unit as a template with the drop-in) passes systemd-analyze verify',
+    () => {
+      const dir = tempDir();
+      copyFileSync(UNIT, path.join(dir, 'paygate@.service'));
+      mkdirSync(path.join(dir, 'paygate@.service.d'));
+      copyFileSync(REPLICA_DROP_IN, path.join(dir, 'paygate@.service.d', 'replica.conf'));
+      expect(verify('paygate@1.service', dir)).toBe('');
+      // The drop-in is read: a bad value in it is reported against it.
+      writeFileSync(
+        path.join(dir, 'paygate@.service.d', 'replica.conf'),
+        `${readFileSync(REPLICA_DROP_IN, 'utf8')}ProtectSystem=sometimes\n`,
+      );
+      expect(verify('paygate@1.service', dir)).toMatch(/replica\.conf.*protect system value/i);
+    },
+  );
 });
