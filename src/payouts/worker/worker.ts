@@ -46,6 +46,7 @@ import { transitionPayout, type TransitionInput } from '../transitions.js';
 import { hotWalletLimits, limitReason } from './limits.js';
 import { HotWalletBudget } from './resources.js';
 import { payoutsIn, setWaitReason, type PageCursor } from './store.js';
+import { testHooks } from './test-hooks.js';
 
 export const WORKER_ACTOR = 'worker:payouts';
 export const PAYOUT_WORKER = 'payouts';
@@ -58,12 +59,6 @@ export interface PayoutWorkerOptions {
   /** Transaction validity after its reference block (default 60 s, as tronweb). */
   expirationMs?: number;
 }
-
-/**
- * Test hook of the crash test (never set in production): the probability, 0..1, that the process
- * kills itself with SIGKILL right after a signed transaction was stored and before its broadcast.
- */
-const KILL_AFTER_SIGN = Number(process.env.PAYGATE_TEST_KILL_AFTER_SIGN ?? 0);
 
 /** The payout worker of `serve`; none without an unlocked wallet (nothing could be signed). */
 export function payoutWorkers(s: Services, lease: WorkerLease): Worker[] {
@@ -258,9 +253,10 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
         // Known lost (a pause overran the grant): nothing is signed; the new holder signs it.
         if (!lease.held()) throw new LeaseLostError(lease.holder);
         const signed = await build(row, asset, r.feeLimit);
+        testHooks.signed(log, row.id, signed.txID);
         if (await storeSigned(row, signed, r.feeLimit)) {
           signedAny = true;
-          if (KILL_AFTER_SIGN > 0 && Math.random() < KILL_AFTER_SIGN) process.kill(process.pid, 'SIGKILL');
+          testHooks.stored();
         }
       } catch (err) {
         if (err instanceof LeaseLostError) {
