@@ -96,6 +96,12 @@ export function startWorkerHost(
             log.warn({ worker: w.name }, 'worker lease lost: this worker stops, its write was not committed');
             break;
           }
+          // Failed after this process's grant lapsed by its own clock: most likely a pause, during
+          // which the database ended the tick's transaction (lease.ts, idleLimitMs).
+          if (!lease.held()) {
+            log.warn({ err, worker: w.name }, 'worker tick failed after the worker lease lapsed (paused?); it stops');
+            break;
+          }
           failures++;
           log.error({ err, worker: w.name, failures }, 'worker tick failed');
         }

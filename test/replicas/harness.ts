@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { TronWeb } from 'tronweb';
 import { systemClock } from '../../src/clock.js';
 import { openDatabase, type Database, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
@@ -18,7 +19,7 @@ import { approvedMerchantWithKey, issueKey } from '../../src/keys/service.js';
 import { liveLease } from '../../src/runtime/lease.js';
 import { TEST_HASH_COST, tempDir } from '../helpers/app.js';
 import { createPostgresDatabase, type TestPostgres } from '../helpers/database.js';
-import { newKeystore, PASSPHRASE } from '../payouts/worker-fixture.js';
+import { newKeystore, PASSPHRASE, transfersFrom } from '../payouts/worker-fixture.js';
 
 const CHILD = path.resolve(import.meta.dirname, 'replica-child.ts');
 export const LEASE_TTL_MS = 2_000;
@@ -193,4 +194,28 @@ export function logged(replica: Replica, text: string): Record<string, unknown>[
 export async function holdsLease(replica: Replica): Promise<boolean> {
   const text = await (await fetch(`${replica.adminUrl}/metrics`)).text();
   return /^paygate_worker_lease_held 1$/m.test(text);
+}
+
+/**
+ * What the chain holds against the payouts (empty = exactly once): every transaction of the hot
+ * wallet on chain belongs to a payout, every confirmed payout has one successful transfer of its
+ * amount to its address, and there are as many successful transfers as confirmed payouts.
+ */
+export async function payoutsAgainstChain(c: Cluster): Promise<string[]> {
+  const rows = await c.db.selectFrom('payouts').selectAll().execute();
+  const onChain = transfersFrom(c.devnet, c.hotAddress);
+  const byTxid = new Map(onChain.map((t) => [t.txid, t]));
+  const ours = new Set(rows.map((r) => r.tx_hash));
+  const problems: string[] = [];
+  for (const t of onChain) if (!ours.has(t.txid)) problems.push(`transaction ${t.txid} belongs to no payout`);
+  for (const r of rows.filter((x) => x.status === 'confirmed')) {
+    const t = r.tx_hash ? byTxid.get(r.tx_hash) : undefined;
+    if (!t || t.ret !== 'SUCCESS') problems.push(`confirmed payout ${r.id} has no successful transfer`);
+    else if (t.amount !== BigInt(r.amount) || t.to !== TronWeb.address.toHex(r.to_address).toLowerCase())
+      problems.push(`payout ${r.id}: the chain sent ${t.amount} to ${t.to}`);
+  }
+  const succeeded = onChain.filter((t) => t.ret === 'SUCCESS').length;
+  const confirmed = rows.filter((x) => x.status === 'confirmed').length;
+  if (succeeded !== confirmed) problems.push(`${succeeded} successful transfers for ${confirmed} confirmed payouts`);
+  return problems;
 }
