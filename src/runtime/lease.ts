@@ -110,7 +110,9 @@ export class WorkerLease {
    * by the time its grant lapses and another process takes over.
    */
   private get idleLimitMs(): number {
-    return Math.max(500, Math.floor(this.ttlMs / 3));
+    // At most a minute: no healthy transaction idles that long, and grants of days (tests) would
+    // ask the server for more than it takes.
+    return Math.min(60_000, Math.max(500, Math.floor(this.ttlMs / 3)));
   }
 
   /** Takes the lease if it is free, lapsed or already ours; renews it if ours. True when held. */
