@@ -64,7 +64,7 @@ const sleep = (ms: number, signal: AbortSignal, wakeups: Set<() => void>) =>
 
 /** The services as the background work gets them: the same, with every write fenced by `lease`. */
 export function underLease(s: Services, lease: WorkerLease): Services {
-  return { ...s, db: lease.fenced(s.db) };
+  return { ...s, db: lease.fenced(s.db), ...(s.scans ? { scans: lease.fenced(s.scans) } : {}) };
 }
 
 export function startWorkerHost(
