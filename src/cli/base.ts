@@ -73,7 +73,7 @@ export abstract class PaygateCommand extends Command {
     this.opened = database;
     if ((this.constructor as typeof PaygateCommand).appliesMigrations) {
       // Never under a running serve: it would go on with the old schema, or with another wallet.
-      await assertNoLiveLease(database.db, new Date());
+      await assertNoLiveLease(database.db, systemClock);
       this.migrationReport = await migrateToLatest(database.db);
     } else await assertMigrated(database.db);
     return { config, database, clock: systemClock, actor: cliActor() };

@@ -15,10 +15,12 @@ import type { DatabaseTarget } from '../config.js';
 import { PaygateSqliteDialect, StatementRunner, type BusyPolicy } from './driver.js';
 import { engineOf } from './engine.js';
 import { isSerializationFailure } from './errors.js';
+import { RefuseUnfencedWrites } from './fence.js';
 import { openPostgres, type PostgresDatabase } from './postgres.js';
 import type { DB } from './schema.js';
 
 export { isDatabaseUnavailable, isUniqueViolation } from './errors.js';
+export { UnfencedWriteError } from './fence.js';
 export { engineOf, type Engine } from './engine.js';
 
 export type Db = Kysely<DB>;
@@ -214,8 +216,35 @@ export interface WriteTxOptions {
 }
 
 export function writeTx<T>(db: Db, fn: (trx: Tx) => Promise<T>, opts: WriteTxOptions = {}): Promise<T> {
+  const fence = fences.get(db);
+  if (fence)
+    return writeTx(
+      fence.base,
+      async (trx) => {
+        await fence.check(trx);
+        return fn(trx);
+      },
+      opts,
+    );
   if (engineOf(db) === 'sqlite') return db.transaction().execute(fn);
   return retried(db, fn, opts.rowLocks ? 'read committed' : 'serializable');
+}
+
+/** What a fenced handle runs first in each of its write transactions, and the handle it wraps. */
+const fences = new WeakMap<Db, { base: Db; check: (trx: Tx) => Promise<void> }>();
+
+/**
+ * `db` for code that must write only under a condition checked in the same transaction (the
+ * background work under the worker lease, docs/adr/0049-the-lease-across-hosts.md): every
+ * `writeTx` on the returned handle runs `check(trx)` first, inside the transaction, and aborts it
+ * when `check` throws; a write issued on the handle outside `writeTx` throws UnfencedWriteError
+ * (fence.ts). Reads go through as on `db`.
+ */
+export function fencedDb(db: Db, check: (trx: Tx) => Promise<void>): Db {
+  const base = fences.get(db)?.base ?? db;
+  const fenced = base.withPlugin(new RefuseUnfencedWrites());
+  fences.set(fenced, { base, check });
+  return fenced;
 }
 
 /** Tries of one PostgreSQL write transaction that keeps losing races, with a growing random pause. */

@@ -40,3 +40,25 @@ export async function tableExists(db: Executor, name: string): Promise<boolean> 
 export function insertionOrder(db: Executor, key: string): RawBuilder<unknown> {
   return engineOf(db) === 'sqlite' ? sql`rowid` : sql`${sql.ref(key)}`;
 }
+
+/**
+ * The database's clock as milliseconds since the epoch, read by the statement that uses it: on
+ * PostgreSQL the server's (one clock for processes on several hosts), on SQLite the host's.
+ */
+export function databaseClockMs(db: Executor): RawBuilder<number> {
+  return engineOf(db) === 'sqlite'
+    ? sql<number>`cast(round((julianday('now') - 2440587.5) * 86400000) as integer)`
+    : sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+}
+
+/**
+ * A select-list term that, on PostgreSQL, ends this transaction's session if it is left idle
+ * inside the transaction longer than `ms` (a process stopped mid-transaction: its row locks go
+ * with it instead of blocking every other process); nothing on SQLite, whose writer lock is held
+ * by one host's process and released when that process dies.
+ */
+export function idleTransactionLimit(db: Executor, ms: number): RawBuilder<unknown> {
+  return engineOf(db) === 'sqlite'
+    ? sql`null`
+    : sql`set_config('idle_in_transaction_session_timeout', ${String(Math.round(ms))}, true)`;
+}

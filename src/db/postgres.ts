@@ -75,6 +75,12 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): PostgresD
   // An idle connection that breaks emits here; without a listener the process would exit. The
   // pool drops it and opens another on the next checkout.
   pool.on('error', (err) => opts.onIdleError?.(err));
+  // A connection in use can be ended by the server between two statements (a restart, or
+  // idle_in_transaction_session_timeout ending the transaction of a process that was stopped).
+  // pg then emits 'error' on the client, which the pool listens to only while the client is idle:
+  // without a listener of its own the event would end the process. The statement that runs on it
+  // next fails instead, and the pool drops the connection on release.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   let closed = false;
   return {

@@ -114,9 +114,9 @@ export async function issueKey(
 }
 
 /**
- * Revokes a key; the API stops accepting it within 60 s (the verified-key cache lifetime). With
- * `merchantId` (the console names the merchant in the path) a key of another merchant is
- * api_key_not_found, as an absent one.
+ * Revokes a key; every process refuses it from its next request (the key row is read with each
+ * request, keys/verifier.ts). With `merchantId` (the console names the merchant in the path) a
+ * key of another merchant is api_key_not_found, as an absent one.
  */
 export async function revokeKey(
   db: Db,

@@ -12,7 +12,7 @@ import type { ApiServer } from '../http/server.js';
 import { queuedPayoutCount } from '../payouts/worker/store.js';
 import type { Services } from '../services.js';
 import type { WorkerHost } from '../runtime/host.js';
-import { currentLease } from '../runtime/lease.js';
+import { liveLease } from '../runtime/lease.js';
 import { ChainProbe, type ChainProbeOptions } from './probes.js';
 import { operations, type MetricSource, type Sample } from './registry.js';
 
@@ -97,9 +97,9 @@ function builtinSources(
       help: 'The worker lease row: 1 for the current holder while unexpired, 0 once lapsed',
       labelNames: ['holder'],
       collect: async () => {
-        const lease = await currentLease(s.db);
+        const lease = await liveLease(s.db, s.clock);
         if (!lease) return [];
-        return [{ labels: { holder: lease.holder }, value: lease.expires_at > s.clock.now().toISOString() ? 1 : 0 }];
+        return [{ labels: { holder: lease.row.holder }, value: lease.live ? 1 : 0 }];
       },
     },
     {

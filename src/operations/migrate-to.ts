@@ -137,7 +137,7 @@ export async function migrateToPostgres(
     // No other process can write to the source from here to the end of the copy.
     from.sqlite.exec('BEGIN IMMEDIATE');
     frozen = true;
-    await assertNoLiveLease(from.db, now);
+    await assertNoLiveLease(from.db, { now: () => now });
     const raw = from.sqlite;
     const tables = await tablesInKeyOrder(to.db, raw);
     const merchantIds = raw.prepare('select id from merchants order by id').pluck().all() as string[];

@@ -35,7 +35,7 @@ export async function secureRestoredDatabase(
   try {
     // The restored rows name the lease holder of the restore point; it has lapsed unless a serve
     // runs on this database now, and one that runs would hand out indexes inside the gap.
-    await assertNoLiveLease(database.db, now);
+    await assertNoLiveLease(database.db, { now: () => now });
     await migrateToLatest(database.db);
     const { held } = await writeTx(database.db, (trx) =>
       holdAfterRestore(trx, { now: () => now }, actor, '--in-place'),

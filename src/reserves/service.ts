@@ -25,7 +25,7 @@ import type { TronClient } from '../chain/client.js';
 import { checkChain } from '../chain/identity.js';
 import type { Clock } from '../clock.js';
 import type { TronNetwork } from '../config.js';
-import type { Db, Executor } from '../db/database.js';
+import { writeTx, type Db, type Executor } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { formatAmount } from '../money.js';
 import { findWallet } from '../wallet/store.js';
@@ -279,14 +279,16 @@ export async function checkReserves(deps: ReservesDeps, opts: CheckOptions = {})
     assets,
   };
   if (opts.record !== false)
-    await insertCheck(
-      deps.db,
-      assets.map((a) => ({
-        checked_at: checkedAt,
-        asset: a.asset,
-        covered: a.covered ? 1 : 0,
-        figures: JSON.stringify(a),
-      })),
+    await writeTx(deps.db, (trx) =>
+      insertCheck(
+        trx,
+        assets.map((a) => ({
+          checked_at: checkedAt,
+          asset: a.asset,
+          covered: a.covered ? 1 : 0,
+          figures: JSON.stringify(a),
+        })),
+      ),
     );
   return report;
 }

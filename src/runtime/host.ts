@@ -7,9 +7,14 @@
  * A worker is a loop of `tick`s. A tick does one bounded unit of work and reports whether more is
  * waiting (tick again at once) or not (sleep `intervalMs`). A tick that throws is logged and
  * retried after a backoff that grows to `maxBackoffMs`; it never crashes the process.
+ *
+ * The workers and the scheduled jobs get the services with the lease's fenced database
+ * (`underLease`): none of their writes commits unless the lease is still this process's. A tick
+ * that meets LeaseLostError ends its loop at once; the next renewal finds the lease gone and stops
+ * the rest.
  */
 import type { Services } from '../services.js';
-import { WorkerLease, type LeaseOptions } from './lease.js';
+import { LeaseLostError, WorkerLease, type LeaseOptions } from './lease.js';
 import { defaultJobs, startScheduler, type Job, type Scheduler } from './scheduler.js';
 import type { Worker } from './worker.js';
 
@@ -57,6 +62,11 @@ const sleep = (ms: number, signal: AbortSignal, wakeups: Set<() => void>) =>
     wakeups.add(finish);
   });
 
+/** The services as the background work gets them: the same, with every write fenced by `lease`. */
+export function underLease(s: Services, lease: WorkerLease): Services {
+  return { ...s, db: lease.fenced(s.db), ...(s.scans ? { scans: lease.fenced(s.scans) } : {}) };
+}
+
 export function startWorkerHost(
   s: Services,
   opts: WorkerHostOptions & Required<Pick<WorkerHostOptions, 'workers'>>,
@@ -65,7 +75,8 @@ export function startWorkerHost(
   const renewMs = opts.renewMs ?? 3_000;
   const maxBackoffMs = opts.maxBackoffMs ?? 30_000;
   const stopGraceMs = opts.stopGraceMs ?? 5_000;
-  const workers = opts.workers(s, lease);
+  const fenced = underLease(s, lease);
+  const workers = opts.workers(fenced, lease);
   const log = s.logger.child({ component: 'workers', holder: lease.holder });
   let running: { abort: AbortController; loops: Map<string, Loop>; scheduler: Scheduler } | null = null;
   let stopped = false;
@@ -81,6 +92,16 @@ export function startWorkerHost(
           more = (await w.tick(signal)) === true;
           failures = 0;
         } catch (err) {
+          if (err instanceof LeaseLostError) {
+            log.warn({ worker: w.name }, 'worker lease lost: this worker stops, its write was not committed');
+            break;
+          }
+          // Failed after this process's grant lapsed by its own clock: most likely a pause, during
+          // which the database ended the tick's transaction (lease.ts, idleLimitMs).
+          if (!lease.held()) {
+            log.warn({ err, worker: w.name }, 'worker tick failed after the worker lease lapsed (paused?); it stops');
+            break;
+          }
           failures++;
           log.error({ err, worker: w.name, failures }, 'worker tick failed');
         }
@@ -99,7 +120,7 @@ export function startWorkerHost(
   const startAll = () => {
     const abort = new AbortController();
     const loops = new Map(workers.map((w) => [w.name, runLoop(w, abort.signal)]));
-    const scheduler = startScheduler(s, opts.jobs ?? defaultJobs(s));
+    const scheduler = startScheduler(fenced, opts.jobs ?? defaultJobs(fenced));
     running = { abort, loops, scheduler };
     log.info({ workers: workers.map((w) => w.name) }, 'worker lease acquired; background work started');
   };

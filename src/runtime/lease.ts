@@ -1,27 +1,36 @@
 /**
- * The worker lease (docs/adr/0023-the-worker-lease.md): one row that says which process runs the
- * background work (watcher, sweeper, payout worker, webhook dispatcher, scheduled jobs) and until
- * when. A process takes it when it is free or lapsed and renews it every few seconds; a second
- * `serve` on the same database serves /v1 only and takes over once the holder stops renewing.
+ * The worker lease (docs/adr/0023-the-worker-lease.md, docs/adr/0049-the-lease-across-hosts.md):
+ * one row that says which process runs the background work (watcher, sweeper, payout worker,
+ * webhook dispatcher, scheduled jobs) and until when. A process takes it when it is free or lapsed
+ * and renews it every few seconds; another `serve` on the same database serves /v1 only and takes
+ * over once the holder stops renewing.
  *
- * Every acquisition increments `token` (a fencing token). A worker about to do something that must
- * not happen twice (signing a payout, booking a sweep) calls `assertHeld(trx)` inside the write
- * transaction that records it: a process that lost the lease while paused (GC, SIGSTOP, a slow
- * disk) finds out there, before it acts, instead of racing the new holder.
+ * Every acquisition increments `token` (a fencing token). The background work writes only through
+ * `fenced(db)`: each of its write transactions checks, inside itself, that the row still names
+ * this grant (`assertHeld`), so a process that lost the lease while paused (GC, SIGSTOP, a slow
+ * disk, a partition) finds out at its next write and writes nothing. What leaves the database (a
+ * broadcast) comes after a fenced record of it and a fresh check (`confirm`).
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { sql } from 'kysely';
-import type { Clock } from '../clock.js';
-import { writeTx, type Db, type Executor } from '../db/database.js';
-import { tableExists } from '../db/portable.js';
+import { systemClock, type Clock } from '../clock.js';
+import { engineOf, fencedDb, writeTx, type Db, type Executor } from '../db/database.js';
+import { databaseClockMs, idleTransactionLimit, tableExists } from '../db/portable.js';
 import { AppError } from '../errors.js';
+
+export type LeaseTime = 'database' | 'process';
 
 export interface LeaseOptions {
   /** How long a grant lasts without renewal (default 15 s). */
   ttlMs?: number;
   /** Identifies this process in the lease row and in logs. */
   holder?: string;
+  /**
+   * Whose clock times the grants: 'database' (the PostgreSQL server's, one clock for every host)
+   * or 'process' (this process's Clock). Default: leaseTimeOf (lease-time rule below).
+   */
+  time?: LeaseTime;
 }
 
 export interface LeaseRow {
@@ -43,11 +52,46 @@ export function defaultHolder(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 }
 
+/**
+ * The lease-time rule (docs/adr/0049-the-lease-across-hosts.md): on PostgreSQL, where replicas on
+ * several hosts share the lease, its times are the database server's; a process on the system
+ * clock would otherwise grant itself whatever its own clock's error says. A SQLite file is shared
+ * by processes of one host, which share its clock: the process's Clock. A process given another
+ * Clock (a test's ManualClock) times the lease with it on both engines, so moving that clock
+ * moves the lease.
+ */
+export function leaseTimeOf(db: Executor, clock: Clock): LeaseTime {
+  return engineOf(db) === 'postgres' && clock === systemClock ? 'database' : 'process';
+}
+
+/** The lease row and the lease's time, read in one statement (the time even before any row). */
+async function readLease(
+  db: Executor,
+  clock: Clock,
+  time: LeaseTime,
+  idleLimitMs: number | null,
+): Promise<{ row: LeaseRow | undefined; now: Date }> {
+  const idle = idleLimitMs === null ? sql`null` : idleTransactionLimit(db, idleLimitMs);
+  const r = await sql<LeaseRow & { now_ms: number; idle: unknown }>`
+    select l.holder, l.token, l.acquired_at, l.renewed_at, l.expires_at,
+           ${time === 'database' ? databaseClockMs(db) : sql`null`} as now_ms, ${idle} as idle
+    from (select 1 as one) t left join worker_lease l on l.id = 1`.execute(db);
+  const x = r.rows[0];
+  const now = time === 'database' ? new Date(Number(x?.now_ms)) : clock.now();
+  if (!x || x.holder === null) return { row: undefined, now };
+  const { holder, token, acquired_at, renewed_at, expires_at } = x;
+  return { row: { holder, token: Number(token), acquired_at, renewed_at, expires_at }, now };
+}
+
 export class WorkerLease {
   readonly holder: string;
   readonly ttlMs: number;
+  readonly time: LeaseTime;
   private token = 0;
-  /** Until when this process may believe it holds the lease (its own clock, with no margin lost). */
+  /**
+   * Until when this process may believe it holds the lease, by its own clock: the grant's length
+   * from a moment before the grant was asked for, so it ends no later than the grant itself.
+   */
   private heldUntil = 0;
 
   constructor(
@@ -57,15 +101,27 @@ export class WorkerLease {
   ) {
     this.holder = opts.holder ?? defaultHolder();
     this.ttlMs = opts.ttlMs ?? 15_000;
+    this.time = opts.time ?? leaseTimeOf(db, clock);
+  }
+
+  /**
+   * How long a transaction of the lease holder may sit idle (its process stopped) before the
+   * PostgreSQL server ends it: well inside a grant, so the row locks of a stopped holder are gone
+   * by the time its grant lapses and another process takes over.
+   */
+  private get idleLimitMs(): number {
+    // At most a minute: no healthy transaction idles that long, and grants of days (tests) would
+    // ask the server for more than it takes.
+    return Math.min(60_000, Math.max(500, Math.floor(this.ttlMs / 3)));
   }
 
   /** Takes the lease if it is free, lapsed or already ours; renews it if ours. True when held. */
   async acquireOrRenew(): Promise<boolean> {
-    const now = this.clock.now();
-    const expires = new Date(now.getTime() + this.ttlMs).toISOString();
-    const at = now.toISOString();
+    const asked = this.clock.now().getTime();
     const row = await writeTx(this.db, async (trx) => {
-      const cur = await currentLease(trx);
+      const { row: cur, now } = await readLease(trx, this.clock, this.time, this.idleLimitMs);
+      const at = now.toISOString();
+      const expires = new Date(now.getTime() + this.ttlMs).toISOString();
       if (cur && cur.holder !== this.holder && cur.expires_at > at) return null;
       if (cur && cur.holder === this.holder && cur.token === this.token && cur.expires_at > at) {
         await trx
@@ -91,7 +147,7 @@ export class WorkerLease {
       return false;
     }
     this.token = row.token;
-    this.heldUntil = now.getTime() + this.ttlMs;
+    this.heldUntil = asked + this.ttlMs;
     return true;
   }
 
@@ -100,12 +156,34 @@ export class WorkerLease {
     return this.token > 0 && this.clock.now().getTime() < this.heldUntil;
   }
 
-  /** Inside a write transaction: throws LeaseLostError unless the row still names this grant. */
+  /**
+   * The fencing check, inside a write transaction: throws LeaseLostError unless the row still
+   * names this grant (holder and token) unexpired by the lease's time. A transaction that passes
+   * it commits before any takeover or not at all: SQLite has one writer; on PostgreSQL the read of
+   * the row joins the SERIALIZABLE transaction's conflict checks (database.md), and the server
+   * ends the transaction if its process stops inside it past idleLimitMs.
+   */
   async assertHeld(trx: Executor): Promise<void> {
-    const cur = await currentLease(trx);
-    const now = this.clock.now().toISOString();
-    if (!cur || cur.holder !== this.holder || cur.token !== this.token || cur.expires_at <= now)
+    const { row: cur, now } = await readLease(trx, this.clock, this.time, this.idleLimitMs);
+    if (!cur || cur.holder !== this.holder || cur.token !== this.token || cur.expires_at <= now.toISOString()) {
+      // Every loop stops at its next look at held(), not at its next write.
+      this.heldUntil = 0;
       throw new LeaseLostError(this.holder);
+    }
+  }
+
+  /**
+   * Before a step that leaves the database (a broadcast): throws LeaseLostError unless this
+   * process believes it holds the lease and the row, read in a transaction of its own, agrees.
+   */
+  async confirm(): Promise<void> {
+    if (!this.held()) throw new LeaseLostError(this.holder);
+    await writeTx(this.db, (trx) => this.assertHeld(trx));
+  }
+
+  /** `db` for the background work: every write transaction on it runs assertHeld first. */
+  fenced(db: Db): Db {
+    return fencedDb(db, (trx) => this.assertHeld(trx));
   }
 
   /** Gives the lease up at once (clean shutdown) so another process need not wait for the TTL. */
@@ -135,18 +213,24 @@ export async function currentLease(db: Executor): Promise<LeaseRow | undefined> 
     .executeTakeFirst();
 }
 
+/** The lease row and whether it is live by the lease's time (the lease-time rule above). */
+export async function liveLease(db: Executor, clock: Clock): Promise<{ row: LeaseRow; live: boolean } | undefined> {
+  const { row, now } = await readLease(db, clock, leaseTimeOf(db, clock), null);
+  return row && { row, live: row.expires_at > now.toISOString() };
+}
+
 /**
  * For the commands that change what a running `serve` relies on (`migrate`, `init`; `restore` checks
  * the same with its own lock): refuses while a worker lease is live. A database older than the
  * lease (no such table yet) has none.
  */
-export async function assertNoLiveLease(db: Executor, now: Date): Promise<void> {
+export async function assertNoLiveLease(db: Executor, clock: Clock): Promise<void> {
   if (!(await tableExists(db, 'worker_lease'))) return;
-  const lease = await currentLease(db);
-  if (lease && lease.expires_at > now.toISOString()) {
+  const lease = await liveLease(db, clock);
+  if (lease?.live) {
     throw new AppError(
       'invalid_state',
-      `The database is in use: the worker lease is held by ${lease.holder} until ${lease.expires_at}. Stop every paygate serve first`,
+      `The database is in use: the worker lease is held by ${lease.row.holder} until ${lease.row.expires_at}. Stop every paygate serve first`,
     );
   }
 }

@@ -9,6 +9,7 @@ import { scanHorizon } from '../watcher/store.js';
 import { pruneDeliveryLog } from '../webhooks/service.js';
 import { reservesJob } from '../reserves/operations.js';
 import { keyExpiryJob } from '../keys/operations.js';
+import { LeaseLostError } from './lease.js';
 
 export interface Job {
   name: string;
@@ -67,7 +68,9 @@ export function startScheduler(s: Services, jobs: Job[] = defaultJobs(s)): Sched
           try {
             await job.run();
           } catch (err) {
-            s.logger.error({ err, job: job.name }, 'scheduled job failed');
+            if (err instanceof LeaseLostError)
+              s.logger.warn({ job: job.name }, 'worker lease lost: scheduled job stopped, its write was not committed');
+            else s.logger.error({ err, job: job.name }, 'scheduled job failed');
           }
         })();
         running.add(run);

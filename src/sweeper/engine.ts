@@ -117,13 +117,18 @@ export class Sweeper {
     // Nothing is signed while the operator's brake on every asset holds (`payout halt --worker`,
     // which `paygate restore` sets) or while the node contradicts finality.
     if ((await isWorkerHalted(this.db, ALL_ASSETS)) || (await finalityStop(this.db))) return false;
-    await this.serveRequest();
-    if (signal?.aborted) return false;
-    await this.checkDue();
-    const sweeps = await activeSweeps(this.db, this.now(), this.batch);
-    for (const sweep of sweeps) {
+    try {
+      await this.serveRequest();
       if (signal?.aborted) return false;
-      await this.advanceSafely(sweep);
+      await this.checkDue();
+      const sweeps = await activeSweeps(this.db, this.now(), this.batch);
+      for (const sweep of sweeps) {
+        if (signal?.aborted) return false;
+        await this.advanceSafely(sweep);
+      }
+    } catch (err) {
+      if (!(err instanceof LeaseLostError)) throw err;
+      this.log.warn('worker lease lost: the sweeper stops; nothing more is written, signed or sent');
     }
     return false;
   }
@@ -211,6 +216,7 @@ export class Sweeper {
       try {
         await this.checkPair(p);
       } catch (err) {
+        if (err instanceof LeaseLostError) throw err;
         // One address the node cannot answer for must not hold up the others or the open sweeps;
         // it stays unchecked and the full scan's next pass finds it again.
         this.log.warn(
@@ -291,6 +297,7 @@ export class Sweeper {
       try {
         await this.serveTarget(req, t);
       } catch (err) {
+        if (err instanceof LeaseLostError) throw err;
         this.log.warn(
           { err, request: req.id, address: t.address, asset: t.asset },
           'sweep request target failed; retried on the next tick',
@@ -338,11 +345,8 @@ export class Sweeper {
       if (e instanceof SweepConflictError) return;
       if (e instanceof LeaseLostError) {
         // Another process holds the lease now: it carries the sweep on; nothing was stored or sent.
-        this.log.warn(
-          { sweep: sweep.id },
-          'worker lease lost before recording a signed sweep transaction; dropped unsent',
-        );
-        return;
+        this.log.warn({ sweep: sweep.id }, 'worker lease lost before recording a sweep step; dropped unsent');
+        throw e;
       }
       if (e instanceof KeyMismatchError) {
         await updateSweep(this.db, sweep.id, {

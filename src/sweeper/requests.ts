@@ -12,7 +12,7 @@ import type { SweepRequestTarget } from '../db/tables/sweeper.js';
 import { AppError } from '../errors.js';
 import { formatUnits } from '../money.js';
 import { recordAudit } from '../audit/store.js';
-import { currentLease } from '../runtime/lease.js';
+import { liveLease } from '../runtime/lease.js';
 import { depositIndexOf, findRequest, findSweep, insertRequest, txsOf } from './store.js';
 
 export interface SweepTxView {
@@ -91,8 +91,8 @@ export async function requestSweep(db: Db, clock: Clock, actor: string, address:
   }
   const id = `swr_${randomUUID().replaceAll('-', '')}`;
   await writeTx(db, async (trx) => {
-    const lease = await currentLease(trx);
-    if (!lease || lease.expires_at <= clock.now().toISOString()) {
+    const lease = await liveLease(trx, clock);
+    if (!lease?.live) {
       throw new AppError(
         'invalid_state',
         'No running `paygate serve` holds the worker lease; sweeps are signed only there. Start serve and try again',

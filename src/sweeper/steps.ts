@@ -13,11 +13,11 @@ import type { ProofThrottle } from '../chain/absence.js';
 import { transactionOutcome } from '../chain/outcome.js';
 import type { CatalogAsset } from '../assets/catalog.js';
 import { writeTx, type Db } from '../db/database.js';
-import type { WorkerLease } from '../runtime/lease.js';
+import { LeaseLostError, type WorkerLease } from '../runtime/lease.js';
 import type { UnlockedWallet } from '../wallet/keystore.js';
 import { withDepositKey, withHotKey } from './keys.js';
 import type { Plan } from './plan.js';
-import { findSweep, insertTx, txsOf, updateSweep, updateTx, type SweepRow, type SweepTxRow } from './store.js';
+import { findSweep, insertTx, txsOf, updateOpenSweep, updateTx, type SweepRow, type SweepTxRow } from './store.js';
 
 export interface StepContext {
   db: Db;
@@ -127,6 +127,7 @@ export async function signAndSend(
   try {
     await broadcast(c, stored);
   } catch (err) {
+    if (err instanceof LeaseLostError) throw err;
     // Stored: the next tick resolves it (broadcasts the same bytes again, or finds them in a block).
     c.logger.warn(
       { err, sweep: sweep.id, txid: row.txid },
@@ -136,7 +137,14 @@ export async function signAndSend(
   return stored;
 }
 
+/**
+ * Sends the stored bytes, only while the lease is still this process's (checked in the database
+ * just before): a holder that resumes after a takeover sends nothing. The same bytes sent twice
+ * are one transaction on chain, so the check's remaining window (between it and the send) risks
+ * nothing but a duplicate answer.
+ */
 export async function broadcast(c: StepContext, tx: SweepTxRow): Promise<void> {
+  await c.lease.confirm();
   const answer = await c.chain.broadcast(JSON.parse(tx.signed) as TronTransactionJson);
   const at = c.clock.now().toISOString();
   if (answer.ok) {
@@ -200,25 +208,27 @@ export async function resolve(c: StepContext, tx: SweepTxRow): Promise<Resolutio
   return 'expired';
 }
 
-/** The sweep's money columns, recomputed from its transactions. */
-export async function refreshTotals(db: Db, sweepId: string, at: string): Promise<void> {
-  const txs = await txsOf(db, sweepId);
-  let fee = 0n;
-  let topUp = 0n;
-  let delegated = 0n;
-  let amount: string | null = null;
-  for (const t of txs) {
-    if (t.fee) fee += BigInt(t.fee);
-    if (t.status !== 'confirmed') continue;
-    if (t.step === 'top_up') topUp += BigInt(t.amount);
-    if (t.step === 'delegate_energy') delegated += BigInt(t.amount);
-    if (t.step === 'transfer') amount = t.amount;
-  }
-  await updateSweep(db, sweepId, {
-    fee: fee.toString(),
-    top_up: topUp.toString(),
-    delegated: delegated.toString(),
-    amount,
-    updated_at: at,
+/** The sweep's money columns, recomputed from its transactions (read and written in one transaction). */
+export function refreshTotals(db: Db, sweepId: string, at: string): Promise<void> {
+  return writeTx(db, async (trx) => {
+    const txs = await txsOf(trx, sweepId);
+    let fee = 0n;
+    let topUp = 0n;
+    let delegated = 0n;
+    let amount: string | null = null;
+    for (const t of txs) {
+      if (t.fee) fee += BigInt(t.fee);
+      if (t.status !== 'confirmed') continue;
+      if (t.step === 'top_up') topUp += BigInt(t.amount);
+      if (t.step === 'delegate_energy') delegated += BigInt(t.amount);
+      if (t.step === 'transfer') amount = t.amount;
+    }
+    await updateOpenSweep(trx, sweepId, {
+      fee: fee.toString(),
+      top_up: topUp.toString(),
+      delegated: delegated.toString(),
+      amount,
+      updated_at: at,
+    });
   });
 }

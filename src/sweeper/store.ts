@@ -1,7 +1,11 @@
-/** SQL of the sweeper: sweeps, their transactions, per-address marks, requests and thresholds. */
+/**
+ * SQL of the sweeper: sweeps, their transactions, per-address marks, requests and thresholds.
+ * The sweeper's own writes take the database (its fenced handle under the worker lease) and are
+ * each a write transaction of their own, so each is checked against the lease.
+ */
 import { sql } from 'kysely';
 import { findDepositAddresses } from '../addresses/store.js';
-import type { Executor } from '../db/database.js';
+import { writeTx, type Db, type Executor } from '../db/database.js';
 import { byValue } from '../db/portable.js';
 import type {
   SweepMarksTable,
@@ -96,33 +100,37 @@ export async function nonEmptyMarks(db: Executor): Promise<SweepMarksTable[]> {
   return db.selectFrom('sweep_marks').selectAll().where('balance', '!=', sql.lit('0')).execute();
 }
 
-export async function upsertMark(db: Executor, m: SweepMarksTable): Promise<void> {
-  await db
-    .insertInto('sweep_marks')
-    .values(m)
-    .onConflict((oc) =>
-      oc.columns(['address', 'asset']).doUpdateSet({
-        checked_block: sql<number>`case when sweep_marks.checked_block > excluded.checked_block then sweep_marks.checked_block else excluded.checked_block end`,
-        balance: m.balance,
-        checked_at: m.checked_at,
-      }),
-    )
-    .execute();
+export async function upsertMark(db: Db, m: SweepMarksTable): Promise<void> {
+  await writeTx(db, (trx) =>
+    trx
+      .insertInto('sweep_marks')
+      .values(m)
+      .onConflict((oc) =>
+        oc.columns(['address', 'asset']).doUpdateSet({
+          checked_block: sql<number>`case when sweep_marks.checked_block > excluded.checked_block then sweep_marks.checked_block else excluded.checked_block end`,
+          balance: m.balance,
+          checked_at: m.checked_at,
+        }),
+      )
+      .execute(),
+  );
 }
 
 export async function setMarkBalance(
-  db: Executor,
+  db: Db,
   address: string,
   asset: string,
   balance: string,
   at: string,
 ): Promise<void> {
-  await db
-    .updateTable('sweep_marks')
-    .set({ balance, checked_at: at })
-    .where('address', '=', address)
-    .where('asset', '=', asset)
-    .execute();
+  await writeTx(db, (trx) =>
+    trx
+      .updateTable('sweep_marks')
+      .set({ balance, checked_at: at })
+      .where('address', '=', address)
+      .where('asset', '=', asset)
+      .execute(),
+  );
 }
 
 /** The derivation index of a deposit address. */
@@ -130,8 +138,8 @@ export async function depositIndexOf(db: Executor, address: string): Promise<num
   return (await findDepositAddresses(db, [address]))[0]?.derivation_index;
 }
 
-export async function insertSweep(db: Executor, row: SweepRow): Promise<void> {
-  await db.insertInto('sweeps').values(row).execute();
+export async function insertSweep(db: Db, row: SweepRow): Promise<void> {
+  await writeTx(db, (trx) => trx.insertInto('sweeps').values(row).execute());
 }
 
 export async function findSweep(db: Executor, id: string): Promise<SweepRow | undefined> {
@@ -159,8 +167,13 @@ export async function activeSweeps(db: Executor, now: string, limit: number): Pr
     .execute();
 }
 
-export async function updateSweep(db: Executor, id: string, set: Partial<SweepRow>): Promise<boolean> {
-  const r = await db
+export async function updateSweep(db: Db, id: string, set: Partial<SweepRow>): Promise<boolean> {
+  return writeTx(db, (trx) => updateOpenSweep(trx, id, set));
+}
+
+/** Within a transaction: `set` on the sweep while it is open; false once it is not. */
+export async function updateOpenSweep(trx: Executor, id: string, set: Partial<SweepRow>): Promise<boolean> {
+  const r = await trx
     .updateTable('sweeps')
     .set(set)
     .where('id', '=', id)
@@ -188,17 +201,14 @@ export async function insertTx(db: Executor, row: Omit<SweepTxRow, 'id'>): Promi
 
 /** Compare-and-set on the transaction's status: a second resolver changes nothing. */
 export async function updateTx(
-  db: Executor,
+  db: Db,
   id: number,
   from: SweepTxRow['status'][],
   set: Partial<Omit<SweepTxRow, 'id'>>,
 ): Promise<boolean> {
-  const r = await db
-    .updateTable('sweep_txs')
-    .set(set)
-    .where('id', '=', id)
-    .where('status', 'in', from)
-    .executeTakeFirst();
+  const r = await writeTx(db, (trx) =>
+    trx.updateTable('sweep_txs').set(set).where('id', '=', id).where('status', 'in', from).executeTakeFirst(),
+  );
   return Number(r.numUpdatedRows) === 1;
 }
 
@@ -220,17 +230,19 @@ export async function insertRequest(db: Executor, row: SweepRequestRow): Promise
 }
 
 export async function updateRequest(
-  db: Executor,
+  db: Db,
   id: string,
   status: SweepRequestRow['status'],
   targets: SweepRequestTarget[],
   at: string,
 ): Promise<void> {
-  await db
-    .updateTable('sweep_requests')
-    .set({ status, targets: JSON.stringify(targets), updated_at: at })
-    .where('id', '=', id)
-    .execute();
+  await writeTx(db, (trx) =>
+    trx
+      .updateTable('sweep_requests')
+      .set({ status, targets: JSON.stringify(targets), updated_at: at })
+      .where('id', '=', id)
+      .execute(),
+  );
 }
 
 export async function storedThreshold(db: Executor, asset: string): Promise<bigint | undefined> {

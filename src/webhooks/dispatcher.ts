@@ -107,7 +107,9 @@ export class WebhookDispatcher {
   private start(c: ClaimedDelivery, signal: AbortSignal): void {
     const p = this.slots(() => this.lane(c, signal))
       .catch((err: unknown) =>
-        this.logger.error({ err, merchant: c.merchant_id }, 'webhook delivery could not be recorded'),
+        err instanceof LeaseLostError
+          ? this.logger.warn({ merchant: c.merchant_id }, 'worker lease lost: webhook attempt not recorded')
+          : this.logger.error({ err, merchant: c.merchant_id }, 'webhook delivery could not be recorded'),
       )
       .finally(() => this.inflight.delete(c.merchant_id));
     this.inflight.set(c.merchant_id, p);
@@ -181,10 +183,19 @@ export class WebhookDispatcher {
 
   /** One attempt and its record; with `chain`, returns the merchant's next delivery, claimed. */
   private async deliver(c: ClaimedDelivery, signal: AbortSignal, chain: boolean): Promise<ClaimedDelivery | null> {
+    // Claimed under the fence; not sent once this process knows the lease gone (a pause overran
+    // the grant): the claim is dead and the new holder delivers it.
+    if (!this.lease.held()) {
+      this.logger.warn({ delivery: c.id, event: c.event_id }, 'worker lease lost: webhook not sent');
+      return null;
+    }
     const started = this.clock.now();
     const result = await this.post(c, started, signal);
     if (result.kind === 'aborted') {
-      await writeTx(this.db, (trx) => releaseClaim(trx, c.id, this.lease.holder));
+      await writeTx(this.db, (trx) => releaseClaim(trx, c.id, this.lease.holder)).catch((err: unknown) => {
+        // A lost lease: the claim is dead anyway.
+        if (!(err instanceof LeaseLostError)) throw err;
+      });
       return null;
     }
     const at = this.clock.now();

@@ -22,6 +22,7 @@ import { DepositKeyChain, depositPrivateKey, hotWalletPrivateKey, publicInfoOf }
 import type { UnlockedWallet } from '../../src/wallet/keystore.js';
 import { insertWallet } from '../../src/wallet/store.js';
 import { WorkerLease } from '../../src/runtime/lease.js';
+import { underLease } from '../../src/runtime/host.js';
 import { tempDir } from '../helpers/app.js';
 import { testDatabaseUrl } from '../helpers/database.js';
 
@@ -113,7 +114,8 @@ export async function sweepFixture(opts: { clock?: Clock } = {}): Promise<SweepF
       hotWalletPrivateKey(MNEMONIC),
       ...[...usedIndexes].map((i) => depositPrivateKey(MNEMONIC, i)),
     ],
-    sweeper: (opts = {}) => new Sweeper(opts.chain ? { ...services, chain: opts.chain } : services, lease, opts),
+    sweeper: (opts = {}) =>
+      new Sweeper(underLease(opts.chain ? { ...services, chain: opts.chain } : services, lease), lease, opts),
     async address(index, storedIndex = index) {
       usedIndexes.add(index);
       const address = keyChain.addressAt(index);

@@ -128,7 +128,8 @@ export async function openWebhookDb(): Promise<WebhookDb> {
       );
       return e.id;
     },
-    dispatcher: (opts = {}) => new WebhookDispatcher(db, clock, lease, silent, { random: () => 0.5, ...opts }),
+    dispatcher: (opts = {}) =>
+      new WebhookDispatcher(lease.fenced(db), clock, lease, silent, { random: () => 0.5, ...opts }),
     close: () => database.close(),
   };
 }

@@ -63,7 +63,7 @@ export async function keyRoutes(app: ConsoleServer, s: Services): Promise<void> 
       schema: {
         operationId: 'revokeApiKey',
         tags,
-        summary: 'Revoke an API key; the API stops accepting it within 60 seconds (key revoke)',
+        summary: 'Revoke an API key; the API refuses it from the next request, on every replica (key revoke)',
         description: "Revoking twice changes nothing. Another merchant's key is api_key_not_found.",
         params: KeyParams,
         response: { 200: ApiKeySchema, ...errors(404) },

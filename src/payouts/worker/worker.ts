@@ -8,7 +8,8 @@
  *   2. queued → signing       halts, hot wallet limits and balances checked; the transaction is built
  *                             and signed, then stored (bytes, txid, expiration) with the status, under
  *                             the worker lease's fencing check, BEFORE any broadcast
- *   3. signing → broadcast    the stored bytes are broadcast after commit (a duplicate answer is fine)
+ *   3. signing → broadcast    the stored bytes are broadcast after commit, each time after a fresh
+ *                             check of the lease (lease.confirm); a duplicate answer is fine
  *   4. broadcast → confirmed | failed   from the receipt in a solid block
  *
  * After a crash every step starts from what the database says: a `signing` payout is broadcast again
@@ -19,6 +20,9 @@
  * wallet) ever fails a payout; only a receipt that is not SUCCESS does, and a failed payout is
  * never sent again. A payout the node refuses to prepare (its energy estimate reverts) waits with
  * its reason and holds back no other; only a node that is down ends a step's pass.
+ *
+ * Under the worker host every write here is fenced by the lease (runtime/host.ts); a tick that
+ * finds the lease gone stops where it is: nothing more is written, signed or sent.
  */
 import type { CatalogAsset } from '../../assets/catalog.js';
 import { recordAudit } from '../../audit/store.js';
@@ -42,6 +46,7 @@ import { transitionPayout, type TransitionInput } from '../transitions.js';
 import { hotWalletLimits, limitReason } from './limits.js';
 import { HotWalletBudget } from './resources.js';
 import { payoutsIn, setWaitReason, type PageCursor } from './store.js';
+import { testHooks } from './test-hooks.js';
 
 export const WORKER_ACTOR = 'worker:payouts';
 export const PAYOUT_WORKER = 'payouts';
@@ -54,12 +59,6 @@ export interface PayoutWorkerOptions {
   /** Transaction validity after its reference block (default 60 s, as tronweb). */
   expirationMs?: number;
 }
-
-/**
- * Test hook of the crash test (never set in production): the probability, 0..1, that the process
- * kills itself with SIGKILL right after a signed transaction was stored and before its broadcast.
- */
-const KILL_AFTER_SIGN = Number(process.env.PAYGATE_TEST_KILL_AFTER_SIGN ?? 0);
 
 /** The payout worker of `serve`; none without an unlocked wallet (nothing could be signed). */
 export function payoutWorkers(s: Services, lease: WorkerLease): Worker[] {
@@ -116,7 +115,8 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
     });
 
   const wait = async (row: PayoutRow, reason: string | null) => {
-    if (await setWaitReason(db, row, reason)) {
+    if (row.wait_reason === reason) return;
+    if (await writeTx(db, (trx) => setWaitReason(trx, row, reason))) {
       if (reason) log.warn({ payout: row.id, asset: row.asset, reason }, 'payout waits');
       row.wait_reason = reason;
     }
@@ -250,10 +250,13 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
           await wait(row, r.wait);
           continue;
         }
+        // Known lost (a pause overran the grant): nothing is signed; the new holder signs it.
+        if (!lease.held()) throw new LeaseLostError(lease.holder);
         const signed = await build(row, asset, r.feeLimit);
+        testHooks.signed(log, row.id, signed.txID);
         if (await storeSigned(row, signed, r.feeLimit)) {
           signedAny = true;
-          if (KILL_AFTER_SIGN > 0 && Math.random() < KILL_AFTER_SIGN) process.kill(process.pid, 'SIGKILL');
+          testHooks.stored();
         }
       } catch (err) {
         if (err instanceof LeaseLostError) {
@@ -316,6 +319,9 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
         continue;
       }
       let result: BroadcastResult | null = null;
+      // Stored under the fence when signed; sent only while the lease is still ours (a paused
+      // holder that resumes after a takeover stops here; the bytes are the new holder's to send).
+      await lease.confirm();
       try {
         result = await chain.broadcast(JSON.parse(row.signed_tx as string) as TronTransactionJson);
       } catch (err) {
@@ -387,6 +393,7 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
         // Now and then: did the node lose it from its pool (restart, fork)? Then the same bytes
         // again, harmless if it knows them.
         if (n % REPOOL_EVERY === 0 && !(await chain.getTransaction(row.tx_hash as string).catch(() => true))) {
+          await lease.confirm();
           await chain.broadcast(JSON.parse(row.signed_tx as string) as TronTransactionJson).catch(() => undefined);
         }
       }
@@ -401,11 +408,17 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
       // The node contradicted finality (watcher/stop.ts): none of its answers is acted on,
       // nothing is signed, sent or settled, until the operator resumes the watcher.
       if (await finalityStop(db)) return false;
-      const queued = await queueApproved(signal);
-      const signed = await signQueued(signal);
-      const sent = await broadcastSigning(signal);
-      const settled = await confirmBroadcast(signal);
-      return queued || signed || sent || settled;
+      try {
+        const queued = await queueApproved(signal);
+        const signed = await signQueued(signal);
+        const sent = await broadcastSigning(signal);
+        const settled = await confirmBroadcast(signal);
+        return queued || signed || sent || settled;
+      } catch (err) {
+        if (!(err instanceof LeaseLostError)) throw err;
+        log.warn('worker lease lost: the payout worker stops; nothing more is written, signed or sent');
+        return false;
+      }
     },
   };
 }
