@@ -159,7 +159,7 @@ export class WorkerLease {
   /**
    * The fencing check, inside a write transaction: throws LeaseLostError unless the row still
    * names this grant (holder and token) unexpired by the lease's time. A transaction that passes
-   * it commits before any takeover or not at all: SQLite has one writer; on PostgreSQL the read of
+   * it is ordered before any takeover, or fails: SQLite has one writer; on PostgreSQL the read of
    * the row joins the SERIALIZABLE transaction's conflict checks (database.md), and the server
    * ends the transaction if its process stops inside it past idleLimitMs.
    */

@@ -77,6 +77,8 @@ export async function signAndSend(
   plan: Extract<Plan, { kind: 'tx' }>,
   seq: number,
 ): Promise<SweepTxRow> {
+  // Known lost (a pause overran the grant): nothing is signed; the new holder takes the step.
+  if (!c.lease.held()) throw new LeaseLostError(c.lease.holder);
   const unsigned = await build(c, sweep, asset, plan);
   const signed =
     plan.signer === 'hot'
