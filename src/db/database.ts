@@ -200,7 +200,8 @@ export function openSqlite(file: string, opts: OpenOptions = {}): SqliteDatabase
  * true until it commits. PostgreSQL: a SERIALIZABLE transaction gives `fn` the same guarantee
  * among concurrent transactions of any process; one that loses a race fails with a serialization
  * failure (or a deadlock) and runs again from the start, so `fn` must do nothing but database
- * work (it may run more than once). Past SERIALIZABLE_ATTEMPTS the failure stands (503).
+ * work (it may run more than once; docs/database.md, "What a write transaction may do"). Past
+ * SERIALIZABLE_ATTEMPTS the failure stands (503).
  */
 export function writeTx<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
   if (engineOf(db) === 'sqlite') return db.transaction().execute(fn);
