@@ -10,31 +10,13 @@ import { spawnSync } from 'node:child_process';
 import Sqlite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { describe, inject } from 'vitest';
-import { openDatabase, type Database, type Engine } from '../../src/db/database.js';
-import { admin, POSTGRES_ADMIN_URL, postgresUrl, testDatabaseName } from './postgres-server.js';
+import { openDatabase, type Database, type Db, type Engine } from '../../src/db/database.js';
+import { createTestDatabase, type TestPostgres } from './postgres-server.js';
 
-export { admin, POSTGRES_ADMIN_URL, postgresUrl } from './postgres-server.js';
+export { admin, POSTGRES_ADMIN_URL, postgresUrl, type TestPostgres } from './postgres-server.js';
 
 export const TEST_ENGINE: Engine = process.env.PAYGATE_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
 export const ON_POSTGRES = TEST_ENGINE === 'postgres';
-
-const created = new Set<string>();
-// Databases a test left behind (a crash, a test that never closed its app) go when the worker
-// exits. 'exit' handlers must be synchronous: psql does it in a child process.
-process.once('exit', () => {
-  if (created.size === 0) return;
-  const drops = [...created].map((name) => `drop database if exists "${name}" with (force);`).join('\n');
-  spawnSync('psql', ['-q', '-v', 'ON_ERROR_STOP=0', POSTGRES_ADMIN_URL], {
-    input: drops,
-    stdio: ['pipe', 'ignore', 'ignore'],
-  });
-});
-
-export interface TestPostgres {
-  name: string;
-  url: string;
-  drop(): Promise<void>;
-}
 
 export interface NewDatabaseOptions {
   /**
@@ -45,24 +27,10 @@ export interface NewDatabaseOptions {
 }
 
 /** A new PostgreSQL database on the test server: empty, unless `migrated`. */
-export async function createPostgresDatabase(opts: { migrated?: boolean } = {}): Promise<TestPostgres> {
-  const name = testDatabaseName();
+export function createPostgresDatabase(opts: { migrated?: boolean } = {}): Promise<TestPostgres> {
   // Given by postgres-setup.ts; without it (a run without the global setup) the database starts
   // empty, and the app or the test migrates it.
-  const template = opts.migrated ? inject('postgresTemplate') : undefined;
-  await admin((c) => c.query(`create database "${name}"${template ? ` template "${template}"` : ''}`));
-  created.add(name);
-  let dropped = false;
-  return {
-    name,
-    url: postgresUrl(name),
-    async drop() {
-      if (dropped) return;
-      dropped = true;
-      await admin((c) => c.query(`drop database if exists "${name}" with (force)`));
-      created.delete(name);
-    },
-  };
+  return createTestDatabase(opts.migrated ? inject('postgresTemplate') : undefined);
 }
 
 /**
@@ -98,6 +66,20 @@ export async function openTestDatabase(
     }
   };
   return database;
+}
+
+/**
+ * Runs `fn` on the database at `databaseUrl` (a SQLite file or a postgres:// URL) opened as a
+ * separate process would open it, then closes it: what a test reads back after the CLI or a
+ * `serve` child wrote.
+ */
+export async function withDatabase<T>(databaseUrl: string, fn: (db: Db) => Promise<T>): Promise<T> {
+  const database = openDatabase(databaseUrl);
+  try {
+    return await fn(database.db);
+  } finally {
+    await database.close();
+  }
 }
 
 /**

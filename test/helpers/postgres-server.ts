@@ -1,8 +1,9 @@
 /**
- * The PostgreSQL server the tests run on (`PAYGATE_TEST_POSTGRES_URL`) and the names of the
- * databases they create there. Free of vitest, so that the run's global setup
- * (postgres-setup.ts) and the test files share it.
+ * The PostgreSQL server the tests run on (`PAYGATE_TEST_POSTGRES_URL`) and the databases they
+ * create there. Free of vitest, so that the run's global setup (postgres-setup.ts), the test files
+ * (database.ts) and the scripts that start a test target share it.
  */
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
@@ -72,4 +73,40 @@ export async function dropLeftoverDatabases(): Promise<string[]> {
     for (const r of gone) await c.query(`drop database if exists "${r.name}" with (force)`);
     return gone.map((r) => r.name);
   });
+}
+
+export interface TestPostgres {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+const created = new Set<string>();
+// Databases a test left behind (a crash, a test that never closed its app) go when the process
+// exits. 'exit' handlers must be synchronous: psql does it in a child process.
+process.once('exit', () => {
+  if (created.size === 0) return;
+  const drops = [...created].map((name) => `drop database if exists "${name}" with (force);`).join('\n');
+  spawnSync('psql', ['-q', '-v', 'ON_ERROR_STOP=0', POSTGRES_ADMIN_URL], {
+    input: drops,
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
+});
+
+/** A new database on the test server: a copy of `template`, or empty. */
+export async function createTestDatabase(template?: string): Promise<TestPostgres> {
+  const name = testDatabaseName();
+  await admin((c) => c.query(`create database "${name}"${template ? ` template "${template}"` : ''}`));
+  created.add(name);
+  let dropped = false;
+  return {
+    name,
+    url: postgresUrl(name),
+    async drop() {
+      if (dropped) return;
+      dropped = true;
+      await admin((c) => c.query(`drop database if exists "${name}" with (force)`));
+      created.delete(name);
+    },
+  };
 }
