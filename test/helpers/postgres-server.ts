@@ -78,12 +78,16 @@ export async function dropLeftoverDatabases(): Promise<string[]> {
 export interface TestPostgres {
   name: string;
   url: string;
+  /**
+   * Drops the database (its connections are ended). Never rejects: a drop that fails is left to the
+   * exit handler below. Callers that need not wait for it (closing a test app) do not await it.
+   */
   drop(): Promise<void>;
 }
 
 const created = new Set<string>();
-// Databases a test left behind (a crash, a test that never closed its app) go when the process
-// exits. 'exit' handlers must be synchronous: psql does it in a child process.
+// Databases a test left behind (a crash, a test that never closed its app, a drop still running)
+// go when the process exits. 'exit' handlers must be synchronous: psql does it in a child process.
 process.once('exit', () => {
   if (created.size === 0) return;
   const drops = [...created].map((name) => `drop database if exists "${name}" with (force);`).join('\n');
@@ -93,20 +97,49 @@ process.once('exit', () => {
   });
 });
 
-/** A new database on the test server: a copy of `template`, or empty. */
-export async function createTestDatabase(template?: string): Promise<TestPostgres> {
+async function newDatabase(template: string | undefined): Promise<TestPostgres> {
   const name = testDatabaseName();
   await admin((c) => c.query(`create database "${name}"${template ? ` template "${template}"` : ''}`));
   created.add(name);
-  let dropped = false;
+  let dropping: Promise<void> | null = null;
   return {
     name,
     url: postgresUrl(name),
-    async drop() {
-      if (dropped) return;
-      dropped = true;
-      await admin((c) => c.query(`drop database if exists "${name}" with (force)`));
-      created.delete(name);
+    drop() {
+      dropping ??= admin((c) => c.query(`drop database if exists "${name}" with (force)`)).then(
+        () => void created.delete(name),
+        () => undefined,
+      );
+      return dropping;
     },
   };
+}
+
+/** The next database, created while the test that asked for the last one runs. */
+let spare: { template: string | undefined; database: Promise<TestPostgres> } | null = null;
+let asked = 0;
+
+/**
+ * A new database on the test server: a copy of `template`, or empty. From a process's second one
+ * on, the next is created ahead (a file that makes two usually makes more), so that a test waits
+ * for none after the first.
+ */
+export async function createTestDatabase(template?: string): Promise<TestPostgres> {
+  const taken = spare;
+  spare = null;
+  const ready = taken && taken.template === template ? taken.database : null;
+  // One of another kind (empty or migrated) is not what is asked for now.
+  if (taken && !ready)
+    void taken.database.then(
+      (d) => d.drop(),
+      () => undefined,
+    );
+  // A spare that could not be made: this one is made now (and fails as it will).
+  const database = await (ready?.catch(() => newDatabase(template)) ?? newDatabase(template));
+  if (++asked >= 2) {
+    const next = newDatabase(template);
+    next.catch(() => undefined); // asked for later, or dropped at exit
+    spare = { template, database: next };
+  }
+  return database;
 }
