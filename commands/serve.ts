@@ -29,6 +29,12 @@ export default class Serve extends PaygateCommand {
       await app.stop();
       throw e;
     }
+    // Listening for the stop signals before saying it serves: a supervisor that sends SIGTERM as soon
+    // as it reads the line below must get the orderly shutdown, not the default action (death).
+    const stopSignal = new Promise<string>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'));
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+    });
     const { config, logger } = app.services;
     const heapLimitMb = heapLimitNotSet();
     if (heapLimitMb) {
@@ -56,10 +62,7 @@ export default class Serve extends PaygateCommand {
     this.say(`paygate serving ${url}/v1 (database ${database})`);
     if (app.adminUrl) this.say(`admin listener ${app.adminUrl} (/healthz, /readyz, /metrics)`);
     if (app.cabinetUrl) this.say(`merchant cabinet ${app.cabinetUrl} (/cabinet/v1 and its web page)`);
-    const signal = await new Promise<string>((resolve) => {
-      process.once('SIGINT', () => resolve('SIGINT'));
-      process.once('SIGTERM', () => resolve('SIGTERM'));
-    });
+    const signal = await stopSignal;
     logger.info({ signal }, 'shutting down: finishing in-flight requests, stopping workers');
     // Every step is crash-safe, so a shutdown stuck somewhere is ended like a SIGKILL would end it,
     // but first it says where it is stuck, and with exit code 1.

@@ -3,6 +3,7 @@
  * together against the devnet for a fixed time, with node faults, forks and SIGTERM/SIGKILL
  * restarts of a real `serve`, then the invariants after everything settled.
  *   node --import tsx scripts/soak.ts --duration 30m [--seed N] [--json] [--keep DIR] [--restart-every 10s]
+ *     [--database-url postgres://…]   (default: a SQLite file in the run's directory)
  * Prints the summary (with the seed, to replay); exits 1 on any violation.
  */
 import { parseArgs } from 'node:util';
@@ -16,6 +17,7 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
     keep: { type: 'string' },
     'restart-every': { type: 'string' },
+    'database-url': { type: 'string' },
   },
 });
 const seed = values.seed === undefined ? Math.floor(Math.random() * 1_000_000) : Number(values.seed);
@@ -30,6 +32,7 @@ const summary = await runSoak({
   durationMs,
   seed,
   ...(values.keep ? { keepDir: values.keep } : {}),
+  ...(values['database-url'] ? { databaseUrl: values['database-url'] } : {}),
   ...(restartGapMs ? { restartGapMs } : {}),
   log,
 });

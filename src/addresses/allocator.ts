@@ -87,7 +87,11 @@ export class DepositAddressAllocator {
     return pool ? pool.reserve() : { open: false, release: () => {} };
   }
 
-  /** Call inside a write transaction. */
+  /**
+   * Call inside a write transaction. Safe when the transaction runs again (writeTx on PostgreSQL):
+   * the pool only caches derivations, so an index whose first run rolled back is derived on the
+   * spot when it is handed out again, and a claim is used up once.
+   */
   async allocate(
     trx: Executor,
     merchantId: string,

@@ -202,7 +202,8 @@ export function openSqlite(file: string, opts: OpenOptions = {}): SqliteDatabase
  * true until it commits. PostgreSQL: a SERIALIZABLE transaction gives `fn` the same guarantee
  * among concurrent transactions of any process; one that loses a race fails with a serialization
  * failure (or a deadlock) and runs again from the start, so `fn` must do nothing but database
- * work (it may run more than once). Past SERIALIZABLE_ATTEMPTS the failure stands (503).
+ * work (it may run more than once; docs/database.md, "What a write transaction may do"). Past
+ * SERIALIZABLE_ATTEMPTS the failure stands (503).
  *
  * `rowLocks`: for a transaction whose correctness rests on unique constraints and on atomic
  * updates of counter rows (`set n = n + 1 … returning`), not on what it read staying true: an

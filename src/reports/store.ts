@@ -4,8 +4,8 @@
  * `payouts_created`). A batch starts strictly after the last row of the previous one, so a report
  * never holds more than one batch and never reads a row twice.
  */
-import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
+import { byValue } from '../db/portable.js';
 import type { DepositsTable, InvoicesTable, LedgerEntriesTable, PayoutsTable } from '../db/schema.js';
 import type { Period } from './period.js';
 
@@ -16,12 +16,11 @@ export interface After {
 }
 
 /**
- * A column compared by value (SQLite's unary +, which keeps no index on the column for this term):
- * without ANALYZE statistics (serve runs none) SQLite would read a merchant's rows through an
- * index on merchant_id and sort all of them, instead of walking the period's index in order and
- * filtering there (the period indexes carry merchant_id for it).
+ * `merchant_id` and `status` are compared by value (portable.ts): without ANALYZE statistics (serve
+ * runs none) SQLite would read a merchant's rows through an index on merchant_id and sort all of
+ * them, instead of walking the period's index in order and filtering there (the period indexes
+ * carry merchant_id for it).
  */
-const byValue = (column: string) => sql<string>`+${sql.ref(column)}`;
 
 export interface BatchQuery {
   period: Period;
@@ -95,7 +94,7 @@ export async function invoiceBatch(db: Executor, q: BatchQuery): Promise<Invoice
   query = after
     ? query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)))
     : query.where('created_at', '>=', q.period.from);
-  if (q.merchantId !== null) query = query.where(byValue('merchant_id'), '=', q.merchantId);
+  if (q.merchantId !== null) query = query.where(byValue(db, 'merchant_id'), '=', q.merchantId);
   return query.orderBy('created_at').orderBy('id').limit(q.limit).execute();
 }
 
@@ -127,7 +126,7 @@ export async function payoutBatch(db: Executor, q: BatchQuery): Promise<PayoutRe
   query = after
     ? query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)))
     : query.where('created_at', '>=', q.period.from);
-  if (q.merchantId !== null) query = query.where(byValue('merchant_id'), '=', q.merchantId);
+  if (q.merchantId !== null) query = query.where(byValue(db, 'merchant_id'), '=', q.merchantId);
   return query.orderBy('created_at').orderBy('id').limit(q.limit).execute();
 }
 
@@ -137,12 +136,12 @@ export async function depositBatch(db: Executor, q: BatchQuery): Promise<Deposit
     .selectFrom('deposits')
     .select(DEPOSIT_READ)
     .where('block_time', '<', q.period.to)
-    .where(byValue('status'), '!=', 'orphaned');
+    .where(byValue(db, 'status'), '!=', 'orphaned');
   const after = q.after;
   query = after
     ? query.where((eb) => eb(eb.refTuple('block_time', 'id'), '>', eb.tuple(after.at, after.id)))
     : query.where('block_time', '>=', q.period.from);
-  if (q.merchantId !== null) query = query.where(byValue('merchant_id'), '=', q.merchantId);
+  if (q.merchantId !== null) query = query.where(byValue(db, 'merchant_id'), '=', q.merchantId);
   return query.orderBy('block_time').orderBy('id').limit(q.limit).execute();
 }
 

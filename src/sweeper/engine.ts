@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { CatalogAsset } from '../assets/catalog.js';
 import { isTransientTronError } from '../chain/errors.js';
-import type { Db } from '../db/database.js';
+import { isUniqueViolation, type Db } from '../db/database.js';
 import type { SweepRequestTarget, SweepTrigger } from '../db/tables/sweeper.js';
 import type { Services } from '../services.js';
 import { LeaseLostError, type WorkerLease } from '../runtime/lease.js';
@@ -175,7 +175,8 @@ export class Sweeper {
     try {
       await insertSweep(this.db, row);
     } catch (e) {
-      if (/UNIQUE/i.test(String(e))) return null; // another sweep of this address is open
+      // Another sweep of this address is open (the unique index on open sweeps' address).
+      if (isUniqueViolation(e, 'sweeps', ['address'])) return null;
       throw e;
     }
     if (!keyOk) {

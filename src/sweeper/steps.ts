@@ -12,7 +12,7 @@ import type { TronClient, TronTransactionJson } from '../chain/client.js';
 import type { ProofThrottle } from '../chain/absence.js';
 import { transactionOutcome } from '../chain/outcome.js';
 import type { CatalogAsset } from '../assets/catalog.js';
-import { writeTx, type Db } from '../db/database.js';
+import { isUniqueViolation, writeTx, type Db } from '../db/database.js';
 import { LeaseLostError, type WorkerLease } from '../runtime/lease.js';
 import type { UnlockedWallet } from '../wallet/keystore.js';
 import { withDepositKey, withHotKey } from './keys.js';
@@ -110,7 +110,8 @@ export async function signAndSend(
       await insertTx(trx, row);
     } catch (e) {
       // Another signer took this step number first: ours is dropped unbroadcast.
-      if (/UNIQUE/i.test(String(e))) throw new SweepConflictError(`sweep ${sweep.id} step ${seq} is already signed`);
+      if (isUniqueViolation(e, 'sweep_txs', ['sweep_id', 'seq']))
+        throw new SweepConflictError(`sweep ${sweep.id} step ${seq} is already signed`);
       throw e;
     }
   });

@@ -1,12 +1,12 @@
 /**
  * `paygate owner …`: the operator makes cabinet accounts, gives and takes merchants, disables and
- * resets accounts. Real CLI (oclif's run), one SQLite file, the audit log read back.
+ * resets accounts. Real CLI (oclif's run), one database of the test engine, the audit log read back.
  */
 import path from 'node:path';
-import Sqlite from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/app.js';
+import { testDatabaseUrl, withDatabase } from '../helpers/database.js';
 
 let env: Record<string, string>;
 let shop: string;
@@ -21,7 +21,7 @@ const merchant = async (name: string) => {
 beforeAll(async () => {
   const dir = tempDir();
   env = {
-    DATABASE_URL: path.join(dir, 'paygate.db'),
+    DATABASE_URL: (await testDatabaseUrl(path.join(dir, 'paygate.db'))).url,
     TRON_NETWORK: 'devnet',
     CABINET_PUBLIC_URL: 'https://cabinet.shop.example',
   };
@@ -44,15 +44,12 @@ describe('paygate owner', () => {
     const hours = (Date.parse(r.json.setup_expires_at) - Date.parse(r.json.created_at)) / 3_600_000;
     expect(hours).toBe(24);
     // Only the token's SHA-256 is stored.
-    const db = new Sqlite(env.DATABASE_URL as string, { readonly: true });
-    try {
-      const stored = db.prepare('select token_hash from owner_setup_tokens').all() as { token_hash: string }[];
-      expect(stored).toHaveLength(1);
-      expect(stored[0]?.token_hash).toMatch(/^[0-9a-f]{64}$/);
-      expect(JSON.stringify(stored)).not.toContain(r.json.setup_token);
-    } finally {
-      db.close();
-    }
+    const stored = await withDatabase(env.DATABASE_URL as string, (db) =>
+      db.selectFrom('owner_setup_tokens').select('token_hash').execute(),
+    );
+    expect(stored).toHaveLength(1);
+    expect(stored[0]?.token_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(stored)).not.toContain(r.json.setup_token);
 
     const human = await runCli(
       ['owner', 'create', '--email', 'bob@games.example', '--merchant', games, '--merchant', shop],
@@ -106,16 +103,16 @@ describe('paygate owner', () => {
     const missing = await runCli(['owner', 'grant', 'nobody@x.example', '--merchant', shop, '--json'], env);
     expect(missing.code).toBe(1);
     expect(missing.json.error.code).toBe('owner_not_found');
-    const db = new Sqlite(env.DATABASE_URL as string, { readonly: true });
-    try {
-      const actions = db
-        .prepare("select action, merchant_id from audit_log where subject_type = 'owner' order by id")
-        .all() as { action: string; merchant_id: string | null }[];
-      expect(actions.map((a) => a.action)).toEqual(['owner.create', 'owner.create', 'owner.grant', 'owner.revoke']);
-      expect(actions[3]?.merchant_id).toBe(shop);
-    } finally {
-      db.close();
-    }
+    const actions = await withDatabase(env.DATABASE_URL as string, (db) =>
+      db
+        .selectFrom('audit_log')
+        .select(['action', 'merchant_id'])
+        .where('subject_type', '=', 'owner')
+        .orderBy('id')
+        .execute(),
+    );
+    expect(actions.map((a) => a.action)).toEqual(['owner.create', 'owner.create', 'owner.grant', 'owner.revoke']);
+    expect(actions[3]?.merchant_id).toBe(shop);
   });
 
   it('disable, enable and reset', async () => {

@@ -1,11 +1,11 @@
 /**
  * The operator path a newcomer follows: CLI commands (in process with oclif's run, each opening the
- * database as a CLI process does; the revocation as a real child process) against the same SQLite
- * file that a running server uses, then the key over HTTP.
+ * database as a CLI process does; the revocation as a real child process) against the same database
+ * (a SQLite file, or a PostgreSQL database) that a running server uses, then the key over HTTP.
  */
-import Sqlite from 'better-sqlite3';
 import path from 'node:path';
 import { existsSync, rmSync } from 'node:fs';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
@@ -13,6 +13,7 @@ import { listAudit } from '../../src/audit/store.js';
 import { runCli, runCliProcess } from '../helpers/cli.js';
 import { api } from '../helpers/http.js';
 import { tempDir } from '../helpers/app.js';
+import { testDatabaseUrl, withDatabase } from '../helpers/database.js';
 import { probeRoutes } from '../helpers/probe-routes.js';
 
 const body = { order_id: 'o-1', asset: 'USDT_TRON', amount: '10', expires_in: 600 };
@@ -20,11 +21,14 @@ let dir: string;
 let env: Record<string, string>;
 let app: App;
 let url: string;
+let drop: () => Promise<void>;
 
 beforeAll(async () => {
   dir = tempDir();
+  const database = await testDatabaseUrl(path.join(dir, 'paygate.db'));
+  drop = database.drop;
   env = {
-    DATABASE_URL: path.join(dir, 'paygate.db'),
+    DATABASE_URL: database.url,
     TRON_NETWORK: 'devnet',
     WALLET_KEYSTORE: path.join(dir, 'ks.json'),
   };
@@ -40,6 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app.stop();
   rmSync(dir, { recursive: true, force: true });
+  await drop();
 });
 
 describe('merchants and keys through the CLI', () => {
@@ -180,13 +185,13 @@ describe('ledger corrections through the CLI', () => {
 describe('schema upgrades', () => {
   it('routine commands give a new database its schema but refuse one that needs an upgrade', async () => {
     const d = tempDir();
-    const e = { DATABASE_URL: path.join(d, 'old.db'), TRON_NETWORK: 'devnet' };
-    expect((await runCli(['merchant', 'list', '--json'], e)).code).toBe(0); // a new file gets its schema
-    // Simulate code newer than the file: forget the last migration.
-    const raw = new Sqlite(e.DATABASE_URL);
-    const last = raw.prepare('select name from kysely_migration order by name desc limit 1').get() as { name: string };
-    raw.prepare('delete from kysely_migration where name = ?').run(last.name);
-    raw.close();
+    const fresh = await testDatabaseUrl(path.join(d, 'old.db'), { empty: true });
+    const e = { DATABASE_URL: fresh.url, TRON_NETWORK: 'devnet' };
+    expect((await runCli(['merchant', 'list', '--json'], e)).code).toBe(0); // a new database gets its schema
+    // Simulate code newer than the database: forget the last migration.
+    await withDatabase(e.DATABASE_URL, (db) =>
+      sql`delete from kysely_migration where name = (select max(name) from kysely_migration)`.execute(db),
+    );
     const refused = await runCli(['merchant', 'list', '--json'], e);
     expect(refused.code).toBe(1);
     expect(refused.json.error).toMatchObject({

@@ -6,15 +6,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import Sqlite from 'better-sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { DEV_BIN, runCli } from '../helpers/cli.js';
 import { api } from '../helpers/http.js';
 import { tempDir } from '../helpers/app.js';
+import { testDatabaseUrl, withDatabase } from '../helpers/database.js';
 
 const dir = tempDir();
+const database = await testDatabaseUrl(path.join(dir, 'paygate.db'));
 const env = {
-  DATABASE_URL: path.join(dir, 'paygate.db'),
+  DATABASE_URL: database.url,
   WALLET_KEYSTORE: path.join(dir, 'keystore.json'),
   WALLET_PASSPHRASE: 'correct horse battery staple',
   TRON_NETWORK: 'devnet',
@@ -26,8 +27,9 @@ const env = {
   CABINET_PORT: '0',
 };
 const children: ChildProcess[] = [];
-afterAll(() => {
+afterAll(async () => {
   for (const c of children) c.kill('SIGKILL');
+  await database.drop();
 });
 
 async function serve(): Promise<{ child: ChildProcess; base: string }> {
@@ -44,16 +46,12 @@ async function serve(): Promise<{ child: ChildProcess; base: string }> {
   return { child, base: (/(http:\/\/\S+)\/v1/.exec(banner) as RegExpExecArray)[1] as string };
 }
 
-function leaseHolderPid(): number | null {
-  const db = new Sqlite(env.DATABASE_URL, { readonly: true, fileMustExist: true });
-  try {
-    const row = db.prepare('select holder, expires_at from worker_lease where id = 1').get() as
-      { holder: string; expires_at: string } | undefined;
-    if (!row || row.expires_at <= new Date().toISOString()) return null;
-    return Number(row.holder.split(':')[1]);
-  } finally {
-    db.close();
-  }
+async function leaseHolderPid(): Promise<number | null> {
+  const row = await withDatabase(env.DATABASE_URL, (db) =>
+    db.selectFrom('worker_lease').select(['holder', 'expires_at']).where('id', '=', 1).executeTakeFirst(),
+  );
+  if (!row || row.expires_at <= new Date().toISOString()) return null;
+  return Number(row.holder.split(':')[1]);
 }
 
 describe('two serve processes on one database', () => {
@@ -64,7 +62,7 @@ describe('two serve processes on one database', () => {
     const key = (await runCli(['key', 'issue', id, '--json'], env)).json.api_key as string;
 
     const a = await serve();
-    await vi.waitFor(() => expect(leaseHolderPid()).toBe(a.child.pid), { timeout: 10_000, interval: 100 });
+    await vi.waitFor(async () => expect(await leaseHolderPid()).toBe(a.child.pid), { timeout: 10_000, interval: 100 });
     const b = await serve();
     for (const [i, s] of [a, b].entries()) {
       const r = await api(s.base, '/v1/invoices', {
@@ -75,14 +73,14 @@ describe('two serve processes on one database', () => {
     }
     // Several lease periods later the holder is still the first process: B never took it.
     await new Promise((r) => setTimeout(r, 3_000));
-    expect(leaseHolderPid()).toBe(a.child.pid);
+    expect(await leaseHolderPid()).toBe(a.child.pid);
 
     a.child.kill('SIGKILL');
-    await vi.waitFor(() => expect(leaseHolderPid()).toBe(b.child.pid), { timeout: 15_000, interval: 200 });
+    await vi.waitFor(async () => expect(await leaseHolderPid()).toBe(b.child.pid), { timeout: 15_000, interval: 200 });
     const exited = new Promise<number | null>((resolve) => b.child.once('exit', resolve));
     b.child.kill('SIGTERM');
     expect(await exited).toBe(0);
     // A clean stop gives the lease up at once.
-    expect(leaseHolderPid()).toBeNull();
+    expect(await leaseHolderPid()).toBeNull();
   }, 60_000);
 });

@@ -8,10 +8,12 @@ import { SERVE_NODE_FLAGS } from '../../src/operations/heap.js';
 import { DEV_BIN, runCli, runCliProcess } from '../helpers/cli.js';
 import { api } from '../helpers/http.js';
 import { tempDir } from '../helpers/app.js';
+import { ON_POSTGRES, testDatabaseUrl } from '../helpers/database.js';
 
 const dir = tempDir();
+const database = await testDatabaseUrl(path.join(dir, 'paygate.db'));
 const env = {
-  DATABASE_URL: path.join(dir, 'paygate.db'),
+  DATABASE_URL: database.url,
   WALLET_KEYSTORE: path.join(dir, 'keystore.json'),
   WALLET_PASSPHRASE: 'correct horse battery staple',
   TRON_NETWORK: 'devnet',
@@ -19,7 +21,10 @@ const env = {
   ADMIN_PORT: '0',
   CABINET_PORT: '0',
 };
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await database.drop();
+});
 
 describe('paygate serve', () => {
   it('refuses to start without a keystore, or with a wrong passphrase', async () => {
@@ -90,6 +95,11 @@ describe('paygate serve', () => {
       string,
       unknown
     >;
+    if (ON_POSTGRES) {
+      // The server's own setting: a COMMIT returns once its WAL is flushed.
+      expect(started.postgres).toMatchObject({ synchronous_commit: 'on', pool_size: 10 });
+      return;
+    }
     const durable = { journal_mode: 'wal', synchronous: 2, foreign_keys: 1, busy_timeout: 20 };
     expect(started.sqlite).toEqual({ writer: durable, reader: durable });
   });

@@ -2,111 +2,86 @@
  * Which engine the tests run on, and fresh databases of it. `PAYGATE_TEST_DATABASE=postgres` runs
  * them on PostgreSQL (docs/database.md, "Tests on PostgreSQL"): every test app and every database a
  * test opens is a database of its own, `paygate_t_<pid>_<random>`, created on the server that
- * `PAYGATE_TEST_POSTGRES_URL` names (default: the local server as user postgres) and dropped when
- * it is closed or, at the latest, when the test process exits. Test files then run in parallel
- * without sharing anything.
+ * `PAYGATE_TEST_POSTGRES_URL` names (default: the local server as user postgres) as a copy of the
+ * run's migrated template (postgres-setup.ts), and dropped when it is closed or, at the latest,
+ * when the test process exits. Test files then run in parallel without sharing anything.
  */
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import Sqlite from 'better-sqlite3';
 import { sql } from 'kysely';
-import pg from 'pg';
-import { describe } from 'vitest';
-import { openDatabase, type Database, type Engine } from '../../src/db/database.js';
+import { describe, inject } from 'vitest';
+import { openDatabase, type Database, type Db, type Engine } from '../../src/db/database.js';
+import { createTestDatabase, type TestPostgres } from './postgres-server.js';
+
+export { admin, POSTGRES_ADMIN_URL, postgresUrl, type TestPostgres } from './postgres-server.js';
 
 export const TEST_ENGINE: Engine = process.env.PAYGATE_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
 export const ON_POSTGRES = TEST_ENGINE === 'postgres';
 
-/** The maintenance database of the test server; new databases are created through it. */
-export const POSTGRES_ADMIN_URL =
-  process.env.PAYGATE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-/** The URL of database `name` on the test server. */
-export function postgresUrl(name: string): string {
-  const u = new URL(POSTGRES_ADMIN_URL);
-  u.pathname = `/${name}`;
-  return u.toString();
+export interface NewDatabaseOptions {
+  /**
+   * Migrated (the default): a copy of the run's template, as `paygate migrate` leaves a database;
+   * migrating it again applies nothing. Empty: for the tests of migrating itself.
+   */
+  empty?: boolean;
 }
 
-const created = new Set<string>();
-// Databases a test left behind (a crash, a test that never closed its app) go when the worker
-// exits. 'exit' handlers must be synchronous: psql does it in a child process.
-process.once('exit', () => {
-  if (created.size === 0) return;
-  const drops = [...created].map((name) => `drop database if exists "${name}" with (force);`).join('\n');
-  spawnSync('psql', ['-q', '-v', 'ON_ERROR_STOP=0', POSTGRES_ADMIN_URL], {
-    input: drops,
-    stdio: ['pipe', 'ignore', 'ignore'],
-  });
-});
-
-/** Runs `fn` with a connection to the test server's maintenance database. */
-export async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-  try {
-    await client.connect();
-  } catch (e) {
-    throw new Error(
-      `PostgreSQL is not reachable at ${POSTGRES_ADMIN_URL} (${(e as Error).message}): start it (.ci/run does) or set PAYGATE_TEST_POSTGRES_URL`,
-    );
-  }
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-export interface TestPostgres {
-  name: string;
-  url: string;
-  drop(): Promise<void>;
-}
-
-/** A new, empty PostgreSQL database on the test server. */
-export async function createPostgresDatabase(): Promise<TestPostgres> {
-  const name = `paygate_t_${process.pid}_${randomBytes(6).toString('hex')}`;
-  await admin((c) => c.query(`create database "${name}"`));
-  created.add(name);
-  let dropped = false;
-  return {
-    name,
-    url: postgresUrl(name),
-    async drop() {
-      if (dropped) return;
-      dropped = true;
-      await admin((c) => c.query(`drop database if exists "${name}" with (force)`));
-      created.delete(name);
-    },
-  };
+/** A new PostgreSQL database on the test server: empty, unless `migrated`. */
+export function createPostgresDatabase(opts: { migrated?: boolean } = {}): Promise<TestPostgres> {
+  // Given by postgres-setup.ts; without it (a run without the global setup) the database starts
+  // empty, and the app or the test migrates it.
+  return createTestDatabase(opts.migrated ? inject('postgresTemplate') : undefined);
 }
 
 /**
  * DATABASE_URL for a test app or CLI run: the SQLite file `file`, or a fresh PostgreSQL database.
- * `drop` removes the PostgreSQL database (nothing for SQLite: the file goes with its directory).
+ * `drop` removes the PostgreSQL database (nothing for SQLite: the file goes with its directory);
+ * it never rejects.
  */
-export async function testDatabaseUrl(file: string): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function testDatabaseUrl(
+  file: string,
+  opts: NewDatabaseOptions = {},
+): Promise<{ url: string; drop: () => Promise<void> }> {
   if (!ON_POSTGRES) return { url: file, drop: async () => {} };
-  const db = await createPostgresDatabase();
+  const db = await createPostgresDatabase({ migrated: !opts.empty });
   return { url: db.url, drop: () => db.drop() };
 }
 
 /**
- * A database of the test engine opened as serve opens it (not migrated): the SQLite file `file`,
- * or a fresh PostgreSQL database, dropped when it is closed. `url`: its DATABASE_URL, for the CLI.
+ * A database of the test engine opened as serve opens it: the SQLite file `file` (new, so not
+ * migrated), or a fresh PostgreSQL database (migrated unless `empty`), dropped when it is closed.
+ * Tests migrate it either way. `url`: its DATABASE_URL, for the CLI.
  */
-export async function openTestDatabase(file: string): Promise<Database & { url: string }> {
-  const { url, drop } = await testDatabaseUrl(file);
+export async function openTestDatabase(
+  file: string,
+  opts: NewDatabaseOptions = {},
+): Promise<Database & { url: string }> {
+  const { url, drop } = await testDatabaseUrl(file, opts);
   const database = Object.assign(openDatabase(url), { url });
   const close = database.close.bind(database);
   database.close = async () => {
     try {
       await close();
     } finally {
-      await drop();
+      // Not waited for (a PostgreSQL drop never rejects: postgres-server.ts).
+      void drop();
     }
   };
   return database;
+}
+
+/**
+ * Runs `fn` on the database at `databaseUrl` (a SQLite file or a postgres:// URL) opened as a
+ * separate process would open it, then closes it: what a test reads back after the CLI or a
+ * `serve` child wrote.
+ */
+export async function withDatabase<T>(databaseUrl: string, fn: (db: Db) => Promise<T>): Promise<T> {
+  const database = openDatabase(databaseUrl);
+  try {
+    return await fn(database.db);
+  } finally {
+    await database.close();
+  }
 }
 
 /**

@@ -135,9 +135,12 @@ describe('asset fees', () => {
   });
 
   it('audits the switches, the threshold and the fees under the token id', async () => {
-    const rows = t.app.database
-      .sqlite!.prepare("select action from audit_log where subject_type = 'asset' and actor = ?")
-      .all(t.tokenId) as Array<{ action: string }>;
+    const rows = await t.app.services.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('subject_type', '=', 'asset')
+      .where('actor', '=', t.tokenId)
+      .execute();
     expect(new Set(rows.map((r) => r.action))).toEqual(
       new Set(['asset.set', 'asset.sweep_threshold', 'fee.payout', 'fee.invoice']),
     );

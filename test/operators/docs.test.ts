@@ -41,7 +41,7 @@ describe('docs/operations.md, "Operator console"', () => {
     const { stdout } = await promisify(execFile)('sh', ['-c', shell], {
       env: {
         ...process.env,
-        DATABASE_URL: path.join(t.dir, 'paygate.db'),
+        DATABASE_URL: t.app.config.databaseUrl,
         TRON_NETWORK: 'devnet',
         LOG_LEVEL: 'silent',
       },
@@ -53,12 +53,18 @@ describe('docs/operations.md, "Operator console"', () => {
     expect(stdout).toContain('"requests_halted":true');
     expect(stdout).toContain('"enabled":false');
 
-    const token = t.app.database
-      .sqlite!.prepare("select token_id from operator_tokens where name = 'deploy bot'")
-      .get() as { token_id: string };
-    const actions = t.app.database
-      .sqlite!.prepare('select action from audit_log where actor = ? order by id')
-      .all(token.token_id) as Array<{ action: string }>;
+    const db = t.app.services.db;
+    const token = await db
+      .selectFrom('operator_tokens')
+      .select('token_id')
+      .where('name', '=', 'deploy bot')
+      .executeTakeFirstOrThrow();
+    const actions = await db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('actor', '=', token.token_id)
+      .orderBy('id')
+      .execute();
     expect(actions.map((a) => a.action)).toEqual([
       'merchant.create',
       'merchant.approve',

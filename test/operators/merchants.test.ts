@@ -334,9 +334,12 @@ describe('the audit log', () => {
     await t.call(`/admin/v1/merchants/${id}/keys/${key}`, { method: 'DELETE' });
     await t.call(`/admin/v1/merchants/${id}/assets/TRX_TRON`, { method: 'PUT', body: { payments: false } });
     await t.call(`/admin/v1/merchants/${id}/webhook`, { method: 'PUT', body: { url: 'https://hooks.example/a' } });
-    const rows = t.app.database
-      .sqlite!.prepare('select actor, action from audit_log where merchant_id = ? order by id')
-      .all(id) as Array<{ actor: string; action: string }>;
+    const rows = await t.app.services.db
+      .selectFrom('audit_log')
+      .select(['actor', 'action'])
+      .where('merchant_id', '=', id)
+      .orderBy('id')
+      .execute();
     expect(rows.map((r) => r.action)).toEqual([
       'merchant.create',
       'merchant.update',

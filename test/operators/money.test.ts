@@ -151,11 +151,13 @@ describe('ledger corrections', () => {
   });
 
   it('audits every correction, fee and whitelist change under the token id', async () => {
-    const rows = t.app.database
-      .sqlite!.prepare(
-        "select action from audit_log where merchant_id = ? and actor = ? and action <> 'merchant.create'",
-      )
-      .all(merchant, t.tokenId) as Array<{ action: string }>;
+    const rows = await t.app.services.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('merchant_id', '=', merchant)
+      .where('actor', '=', t.tokenId)
+      .where('action', '<>', 'merchant.create')
+      .execute();
     expect(new Set(rows.map((r) => r.action))).toEqual(
       new Set(['fee.service', 'whitelist.add', 'whitelist.remove', 'ledger.credit', 'ledger.debit']),
     );

@@ -162,9 +162,12 @@ describe('webhook deliveries', () => {
   });
 
   it('audits the payout decisions, halts and resends under the token id', async () => {
-    const rows = t.app.database
-      .sqlite!.prepare('select distinct action from audit_log where actor = ?')
-      .all(t.tokenId) as Array<{ action: string }>;
+    const rows = await t.app.services.db
+      .selectFrom('audit_log')
+      .select('action')
+      .distinct()
+      .where('actor', '=', t.tokenId)
+      .execute();
     expect(rows.map((r) => r.action)).toEqual(
       expect.arrayContaining([
         'payout.approve',

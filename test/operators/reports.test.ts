@@ -44,7 +44,7 @@ describe('reports on the console', () => {
     expect(r.body.accounts[0].entries.map((e: { amount: string }) => e.amount)).toEqual(['250', '-40.5']);
     const cli = await runCli(
       ['report', 'ledger', '--from', from, '--to', to, '--merchant', merchant, '--format', 'json'],
-      { DATABASE_URL: t.app.config.databasePath! },
+      { DATABASE_URL: t.app.config.databaseUrl },
     );
     expect(cli.code, cli.stderr).toBe(0);
     expect(r.text).toBe(cli.stdout);

@@ -18,7 +18,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   t = await startConsoleApp({ workers: false });
   env = {
-    DATABASE_URL: path.join(t.dir, 'paygate.db'),
+    DATABASE_URL: t.app.config.databaseUrl,
     TRON_NETWORK: 'devnet',
     WALLET_KEYSTORE: path.join(t.dir, 'keystore.json'),
   };
@@ -40,9 +40,11 @@ describe('paygate operator token', () => {
     expect(TOKEN_SHAPE.exec(token)?.[1]).toBe(issued.json.token_id);
     expect(issued.json).toMatchObject({ name: 'deploy bot', status: 'active', revoked_at: null });
 
-    const stored = t.app.database
-      .sqlite!.prepare('select * from operator_tokens where token_id = ?')
-      .get(issued.json.token_id) as Record<string, string>;
+    const stored = await t.app.services.db
+      .selectFrom('operator_tokens')
+      .selectAll()
+      .where('token_id', '=', issued.json.token_id)
+      .executeTakeFirstOrThrow();
     expect(JSON.stringify(stored)).not.toContain(token.slice(20));
     expect(stored.secret_hash).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
 
@@ -85,9 +87,13 @@ describe('paygate operator token', () => {
     // Revoking again changes nothing.
     const again = await runCli(['operator', 'token', 'revoke', tokenId, '--json'], env);
     expect(again.json.revoked_at).toBe(revoked.json.revoked_at);
-    const audit = t.app.database
-      .sqlite!.prepare("select action from audit_log where subject_type = 'operator_token' and subject_id = ?")
-      .all(tokenId) as Array<{ action: string }>;
+    const audit = await t.app.services.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('subject_type', '=', 'operator_token')
+      .where('subject_id', '=', tokenId)
+      .orderBy('id')
+      .execute();
     expect(audit.map((a) => a.action)).toEqual(['operator_token.issue', 'operator_token.revoke']);
   });
 });

@@ -95,9 +95,11 @@ describe('sweeps', () => {
     expect(notOurs.body.error.details[0]).toMatchObject({ path: 'body.address', message: /not a deposit address/ });
     const malformed = await t.call('/admin/v1/sweeps', { body: { address: 'T123' } });
     expect(malformed.body.error.details[0]).toMatchObject({ path: 'body.address' });
-    const audit = t.app.database
-      .sqlite!.prepare("select actor from audit_log where action = 'sweep.request'")
-      .all() as Array<{ actor: string }>;
+    const audit = await t.app.services.db
+      .selectFrom('audit_log')
+      .select('actor')
+      .where('action', '=', 'sweep.request')
+      .execute();
     expect(audit).toEqual([{ actor: t.tokenId }]);
   });
 });

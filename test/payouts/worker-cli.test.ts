@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/assets/catalog.js';
 import { systemClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import type { Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { approvedMerchantWithKey } from '../../src/keys/service.js';
 import { creditMerchant } from '../../src/ledger/operator.js';
@@ -18,16 +18,18 @@ import { unlockWallet } from '../../src/wallet/service.js';
 import { addToWhitelist } from '../../src/whitelist/service.js';
 import { tempDir } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
+import { openTestDatabase } from '../helpers/database.js';
 import { newAddress } from './fixture.js';
 import { newKeystore, PASSPHRASE } from './worker-fixture.js';
 
 const dir = tempDir();
-const env = { DATABASE_URL: path.join(dir, 'paygate.db'), TRON_NETWORK: 'devnet' };
-let database: Database;
+let env: { DATABASE_URL: string; TRON_NETWORK: string };
+let database: Database & { url: string };
 const catalog = loadCatalog('devnet');
 
 beforeAll(async () => {
-  database = openDatabase(env.DATABASE_URL);
+  database = await openTestDatabase(path.join(dir, 'paygate.db'));
+  env = { DATABASE_URL: database.url, TRON_NETWORK: 'devnet' };
   await migrateToLatest(database.db);
 });
 afterAll(() => database.close());

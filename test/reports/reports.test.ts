@@ -240,7 +240,7 @@ describe('the payout and deposit reports', () => {
 });
 
 describe('paygate report', () => {
-  const env = () => ({ DATABASE_URL: t.app.config.databasePath!, TRON_NETWORK: 'devnet' });
+  const env = () => ({ DATABASE_URL: t.app.config.databaseUrl, TRON_NETWORK: 'devnet' });
 
   it('writes the report to --output whole, with a digest that repeats for the same period', async () => {
     const dir = tempDir('paygate-report-');

@@ -270,7 +270,7 @@ describe('reserves after a full flow on the devnet', () => {
 
   it('`paygate reserves --json` prints the same check', async () => {
     const r = await runCli(['reserves', '--json'], {
-      DATABASE_URL: t.app.config.databasePath!,
+      DATABASE_URL: t.app.config.databaseUrl,
       TRON_NETWORK: 'devnet',
       TRON_FULL_NODE_URL: devnet.url,
     });

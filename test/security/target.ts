@@ -1,6 +1,7 @@
 /**
  * A real `serve` process to attack (scripts/sqlmap.ts, scripts/brute-force.ts and their tests):
- * a temporary database prepared as an operator would (wallet, merchants, keys, funds, a
+ * a temporary database (a SQLite file, or a PostgreSQL database with PAYGATE_TEST_DATABASE=postgres)
+ * prepared as an operator would (wallet, merchants, keys, funds, a
  * whitelisted address), then `bin/dev.js serve` with its admin listener on a known port, and a few
  * records created over HTTP so that every path id exists. Its stdout (pino JSON lines) is kept so a
  * caller can look for failures; /metrics gives the request counts by route and status.
@@ -24,6 +25,7 @@ import { creditMerchant } from '../../src/ledger/operator.js';
 import { startDevnet } from '../../src/devnet/index.js';
 import { initWallet } from '../../src/wallet/service.js';
 import { addToWhitelist } from '../../src/whitelist/service.js';
+import { createTestDatabase, type TestPostgres } from '../helpers/postgres-server.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const DEV_BIN = path.join(ROOT, 'bin/dev.js');
@@ -137,8 +139,10 @@ export async function startTarget(opts: TargetOptions = {}): Promise<Target> {
   const adminPort = await freePort();
   // A node that answers (blocks only on demand), so the workers and /metrics' probes stay quiet.
   const devnet = await startDevnet({ blockTimeMs: 0 });
+  const postgres: TestPostgres | null =
+    process.env.PAYGATE_TEST_DATABASE === 'postgres' ? await createTestDatabase() : null;
   const env: Record<string, string> = {
-    DATABASE_URL: path.join(dir, 'paygate.db'),
+    DATABASE_URL: postgres?.url ?? path.join(dir, 'paygate.db'),
     WALLET_KEYSTORE: path.join(dir, 'keystore.json'),
     WALLET_PASSPHRASE: 'hostile target passphrase',
     TRON_NETWORK: 'devnet',
@@ -154,6 +158,7 @@ export async function startTarget(opts: TargetOptions = {}): Promise<Target> {
   const prepared = await prepare(env, opts.spareKeys ?? 0).catch(async (e: unknown) => {
     await devnet.close();
     rmSync(dir, { recursive: true, force: true });
+    await postgres?.drop();
     throw e;
   });
   const child: ChildProcess = spawn(process.execPath, [...SERVE_NODE_FLAGS, DEV_BIN, 'serve'], {
@@ -181,6 +186,7 @@ export async function startTarget(opts: TargetOptions = {}): Promise<Target> {
     }
     await devnet.close();
     rmSync(dir, { recursive: true, force: true });
+    await postgres?.drop();
   };
   try {
     const orderId = 'order-1';

@@ -9,18 +9,18 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/clock.js';
-import { openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createMerchant } from '../../src/merchants/service.js';
 import { setEndpoint } from '../../src/webhooks/endpoints.js';
 import { recordEvent } from '../../src/webhooks/outbox.js';
 import { tempDir } from '../helpers/app.js';
+import { openTestDatabase } from '../helpers/database.js';
 import { ServeChildren } from '../helpers/serve-child.js';
 import { startReceiver, type Answer } from './fixture.js';
 
 const dir = tempDir('paygate-webhook-crash-');
-const DATABASE_URL = path.join(dir, 'paygate.db');
-const database = openDatabase(DATABASE_URL);
+const database = await openTestDatabase(path.join(dir, 'paygate.db'));
+const DATABASE_URL = database.url;
 const db = database.db;
 const serves = new ServeChildren(new URL('./crash-child.ts', import.meta.url).pathname, () => ({ DATABASE_URL }));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -17,15 +17,17 @@ import { DISPATCHER_NAME } from '../../src/webhooks/dispatcher.js';
 import { setEndpoint } from '../../src/webhooks/endpoints.js';
 import { expireInvoices } from '../../src/invoices/expiry.js';
 import { tempDir } from '../helpers/app.js';
+import { testDatabaseUrl } from '../helpers/database.js';
 import { api } from '../helpers/http.js';
 import { CHEAP_SCRYPT, newInvoice, TEST_MNEMONIC, TEST_PASSPHRASE } from '../invoices/fixture.js';
 import { startReceiver, type Answer } from './fixture.js';
 
 const dir = tempDir('paygate-webhooks-e2e-');
+const database = await testDatabaseUrl(path.join(dir, 'paygate.db'));
 const config = parseConfig({
   ADMIN_PORT: '0',
   CABINET_PORT: '0',
-  DATABASE_URL: path.join(dir, 'paygate.db'),
+  DATABASE_URL: database.url,
   HOST: '127.0.0.1',
   PORT: '0',
   LOG_LEVEL: 'silent',
@@ -49,6 +51,7 @@ async function serve(): Promise<{ app: App; url: string }> {
 
 afterAll(async () => {
   for (const a of open) await a.stop();
+  await database.drop();
 });
 
 describe('webhooks through serve', () => {

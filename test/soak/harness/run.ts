@@ -23,6 +23,8 @@ export interface SoakOptions {
   seed: number;
   /** Keep the run's directory (database, facts.json) here instead of deleting it. */
   keepDir?: string;
+  /** A postgres:// URL: the run's database is there (kept as it is) instead of a SQLite file. */
+  databaseUrl?: string;
   /** Mean pause between restarts of `serve` (default: an eighth of the run, 4 to 30 s). */
   restartGapMs?: number;
   log?: (line: string) => void;
@@ -75,7 +77,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
   mkdirSync(dir, { recursive: true });
   const receiver = new WebhookReceiver();
   await receiver.start();
-  const world = await buildWorld(dir, seededRng(opts.seed), receiver, BLOCK_TIME_MS);
+  const world = await buildWorld(dir, seededRng(opts.seed), receiver, BLOCK_TIME_MS, opts.databaseUrl);
   const serve = new ServeProcess(world.env, path.join(dir, 'serve.log'));
   try {
     await serve.start();

@@ -1,5 +1,6 @@
 /**
- * What the soak starts from: a devnet in this process (it outlives every `serve`), a database with
+ * What the soak starts from: a devnet in this process (it outlives every `serve`), a database (a
+ * SQLite file in the run's directory, or the PostgreSQL database `databaseUrl` names) with
  * the wallet (the TRON.md test mnemonic, cheap scrypt), two merchants with keys and webhook
  * endpoints on the loopback receiver (one per invoice with a service fee, one with permanent
  * per-user addresses), seed balances for payouts, whitelisted payout targets and a funded hot wallet.
@@ -52,10 +53,11 @@ export async function buildWorld(
   rng: Rng,
   receiver: WebhookReceiver,
   blockTimeMs: number,
+  databaseUrl?: string,
 ): Promise<SoakWorld> {
   const devnet = await startDevnet({ blockTimeMs, solidLag: SOLID_LAG });
   const env: Record<string, string> = {
-    DATABASE_URL: path.join(dir, 'paygate.db'),
+    DATABASE_URL: databaseUrl ?? path.join(dir, 'paygate.db'),
     WALLET_KEYSTORE: path.join(dir, 'keystore.json'),
     WALLET_PASSPHRASE: PASSPHRASE,
     TRON_NETWORK: 'devnet',
