@@ -109,8 +109,10 @@ export async function signAndSend(
     try {
       await insertTx(trx, row);
     } catch (e) {
-      // Another signer took this step number first: ours is dropped unbroadcast.
-      if (isUniqueViolation(e, 'sweep_txs', ['sweep_id', 'seq']))
+      // Another signer took this step number first (with other bytes, or with the very same
+      // transaction when both built it from the same block: then its txid is the one refused, and
+      // which of the two keys refuses first is the engine's choice): ours is dropped unbroadcast.
+      if (isUniqueViolation(e, 'sweep_txs', ['sweep_id', 'seq']) || isUniqueViolation(e, 'sweep_txs', ['txid']))
         throw new SweepConflictError(`sweep ${sweep.id} step ${seq} is already signed`);
       throw e;
     }
