@@ -1,11 +1,13 @@
 /**
  * A query compiled once and run again with new values (src/db/reusable.ts) answers what the same
  * query built afresh answers, on both engines at once: each engine compiles its own SQL, a null
- * value compiles a query of its own, and a value used other than as a parameter is refused.
+ * value compiles a query of its own, a value used other than as a parameter is refused, and a
+ * fenced handle still refuses a write outside its transactions.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import { fencedDb, openDatabase, writeTx, type Database } from '../../src/db/database.js';
+import { UnfencedWriteError } from '../../src/db/fence.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { reusableQuery } from '../../src/db/reusable.js';
 import { tempDir } from '../helpers/app.js';
@@ -75,6 +77,16 @@ describe('reusableQuery', () => {
       expect(await bySite(e.db, { site: 'https://b.example' })).toEqual([{ id: 'm3' }]);
       expect(await bySite(e.db, { site: null })).toEqual([{ id: 'm2' }]);
       expect(await bySite(e.db, { site: 'https://a.example' })).toEqual([{ id: 'm1' }]);
+    }
+  });
+
+  it('lets a fenced handle refuse a write outside its transactions, though the query was compiled before', async () => {
+    for (const e of engines) {
+      const fenced = fencedDb(e.db, async () => {});
+      await expect(insert(fenced, merchant('m4', 'Fourth', null))).rejects.toThrow(UnfencedWriteError);
+      expect(await byName(e.db, { name: 'Fourth' })).toEqual([]);
+      await writeTx(fenced, (trx) => insert(trx, merchant('m4', 'Fourth', null)));
+      expect(await byName(fenced, { name: 'Fourth' })).toEqual([{ id: 'm4', name: 'Fourth' }]);
     }
   });
 
