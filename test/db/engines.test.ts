@@ -20,22 +20,10 @@ import { GroupCommit } from '../../src/db/group-commit.js';
 import { MIGRATIONS, migrateToLatest } from '../../src/db/migrate.js';
 import { tempDir } from '../helpers/app.js';
 import { createPostgresDatabase, ON_POSTGRES, testDatabaseUrl } from '../helpers/database.js';
+import { merchantRow } from '../helpers/rows.js';
 
 const AT = '2026-01-01T00:00:00.000Z';
-const merchant = (id: string) => ({
-  id,
-  name: 'Shop',
-  address_mode: 'per_invoice' as const,
-  approval: 'approved' as const,
-  enabled: 1,
-  site_url: null,
-  return_url: null,
-  cancel_url: null,
-  legacy_network_fee_payer: null,
-  confirmations: null,
-  created_at: AT,
-  updated_at: AT,
-});
+const merchant = (id: string) => merchantRow(id, { at: AT });
 
 let url: string;
 let drop: () => Promise<void>;

@@ -12,22 +12,9 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { reusableQuery } from '../../src/db/reusable.js';
 import { tempDir } from '../helpers/app.js';
 import { createPostgresDatabase, type TestPostgres } from '../helpers/database.js';
+import { merchantRow } from '../helpers/rows.js';
 
-const AT = '2026-01-01T00:00:00.000Z';
-const merchant = (id: string, name: string, site: string | null) => ({
-  id,
-  name,
-  address_mode: 'per_invoice' as const,
-  approval: 'approved' as const,
-  enabled: 1,
-  site_url: site,
-  return_url: null,
-  cancel_url: null,
-  legacy_network_fee_payer: null,
-  confirmations: null,
-  created_at: AT,
-  updated_at: AT,
-});
+const merchant = (id: string, name: string, site: string | null) => merchantRow(id, { name, site_url: site });
 
 const insert = reusableQuery((db, row: ReturnType<typeof merchant>) => db.insertInto('merchants').values(row));
 const bySite = reusableQuery((db, p: { site: string | null }) => {

@@ -72,3 +72,10 @@ export function rawRequest(baseUrl: string, text: string): Promise<string> {
     socket.on('error', reject);
   });
 }
+
+/** A user's permanent deposit address (POST /v1/addresses); throws unless it is answered 2xx. */
+export async function permanentAddress(baseUrl: string, key: string, user: string): Promise<string> {
+  const r = await api(baseUrl, '/v1/addresses', { key, body: { external_user_id: user, network: 'tron' } });
+  if (r.status >= 300) throw new Error(`POST /v1/addresses answered ${r.status}: ${JSON.stringify(r.body)}`);
+  return r.body.address as string;
+}

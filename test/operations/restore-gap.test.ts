@@ -19,7 +19,7 @@ import { readCursor } from '../../src/watcher/store.js';
 import { chainWatcher } from '../../src/watcher/watcher.js';
 import { startTestApp, tempDir, type TestApp } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
-import { api } from '../helpers/http.js';
+import { api, permanentAddress } from '../helpers/http.js';
 import { CHEAP_SCRYPT, TEST_MNEMONIC, TEST_PASSPHRASE } from '../invoices/fixture.js';
 import { describeSqliteOnly } from '../helpers/database.js';
 
@@ -64,11 +64,7 @@ async function start(): Promise<TestApp> {
   return t;
 }
 
-async function userAddress(t: TestApp, key: string, user: string): Promise<string> {
-  const r = await api(t.url, '/v1/addresses', { key, body: { external_user_id: user, network: 'tron' } });
-  expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
-  return r.body.address as string;
-}
+const userAddress = (t: TestApp, key: string, user: string) => permanentAddress(t.url, key, user);
 
 describeSqliteOnly('paygate restore replaces a SQLite file')('paygate restore and deposit addresses', () => {
   it('hands out addresses past the gap after a restore, and a payment into the gap credits no one', async () => {

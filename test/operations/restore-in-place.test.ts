@@ -16,7 +16,7 @@ import { addToWhitelist } from '../../src/whitelist/service.js';
 import { startTestApp, tempDir, type TestApp, type TestAppOptions } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
 import { createPostgresDatabase, type TestPostgres } from '../helpers/database.js';
-import { api } from '../helpers/http.js';
+import { api, permanentAddress } from '../helpers/http.js';
 import { CHEAP_SCRYPT, TEST_MNEMONIC, TEST_PASSPHRASE } from '../invoices/fixture.js';
 import { newAddress } from '../payouts/fixture.js';
 
@@ -46,11 +46,7 @@ async function start(url: string, opts: TestAppOptions = {}): Promise<TestApp> {
   return t;
 }
 
-async function userAddress(t: TestApp, key: string, user: string): Promise<string> {
-  const r = await api(t.url, '/v1/addresses', { key, body: { external_user_id: user, network: 'tron' } });
-  expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
-  return r.body.address as string;
-}
+const userAddress = (t: TestApp, key: string, user: string) => permanentAddress(t.url, key, user);
 
 const cli = (args: string[], url: string) =>
   runCli([...args, '--json'], { DATABASE_URL: url, TRON_NETWORK: 'devnet', PAYGATE_TEST_RESTORE_GAP: String(GAP) });

@@ -8,16 +8,13 @@
 import { randomBytes } from 'node:crypto';
 import { TronWeb } from 'tronweb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../src/assets/catalog.js';
 import { systemClock } from '../../src/clock.js';
-import { creditMerchant } from '../../src/ledger/operator.js';
 import { keyIdOf } from '../../src/keys/format.js';
 import { issueOperatorToken } from '../../src/operators/service.js';
-import { addToWhitelist } from '../../src/whitelist/service.js';
 import { TEST_HASH_COST } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
 import { api } from '../helpers/http.js';
-import { startCluster, type Cluster, type Replica } from './harness.js';
+import { payoutDestination, startCluster, type Cluster, type Replica } from './harness.js';
 
 let cluster: Cluster;
 let a: Replica;
@@ -60,18 +57,7 @@ describe('idempotency across replicas', () => {
   }, 60_000);
 
   it('20 identical payout requests at once over both replicas make one payout and reserve its amount once', async () => {
-    const catalog = loadCatalog('devnet');
-    const to = TronWeb.address.fromPrivateKey(randomBytes(32).toString('hex')) as string;
-    await creditMerchant(cluster.db, systemClock, 'test', catalog, cluster.merchantId, {
-      asset: 'USDT_TRON',
-      amount: '100',
-      memo: 'seed',
-    });
-    await addToWhitelist(cluster.db, systemClock, 'test', catalog, cluster.merchantId, {
-      asset: 'USDT_TRON',
-      address: to,
-      delay: '0',
-    });
+    const to = await payoutDestination(cluster);
     // Held for review, so that no worker moves it while the answers are compared.
     const limit = await admin(
       a,

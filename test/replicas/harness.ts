@@ -7,16 +7,20 @@
  * test sets up. The lease is short (WORKER_LEASE_TTL=2s): a dead holder is replaced within seconds.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { TronWeb } from 'tronweb';
+import { loadCatalog } from '../../src/assets/catalog.js';
 import { systemClock } from '../../src/clock.js';
 import { openDatabase, type Database, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { startDevnet, type Devnet, type DevnetOptions } from '../../src/devnet/index.js';
 import { approvedMerchantWithKey, issueKey } from '../../src/keys/service.js';
+import { creditMerchant } from '../../src/ledger/operator.js';
 import { liveLease } from '../../src/runtime/lease.js';
+import { addToWhitelist } from '../../src/whitelist/service.js';
 import { TEST_HASH_COST, tempDir } from '../helpers/app.js';
 import { createPostgresDatabase, type TestPostgres } from '../helpers/database.js';
 import { newKeystore, PASSPHRASE, transfersFrom } from '../payouts/worker-fixture.js';
@@ -218,4 +222,21 @@ export async function payoutsAgainstChain(c: Cluster): Promise<string[]> {
   const confirmed = rows.filter((x) => x.status === 'confirmed').length;
   if (succeeded !== confirmed) problems.push(`${succeeded} successful transfers for ${confirmed} confirmed payouts`);
   return problems;
+}
+
+/** The cluster's merchant credited 100 USDT and a new address whitelisted for payouts at once. */
+export async function payoutDestination(c: Pick<Cluster, 'db' | 'merchantId'>): Promise<string> {
+  const catalog = loadCatalog('devnet');
+  const to = TronWeb.address.fromPrivateKey(randomBytes(32).toString('hex')) as string;
+  await creditMerchant(c.db, systemClock, 'test', catalog, c.merchantId, {
+    asset: 'USDT_TRON',
+    amount: '100',
+    memo: 'seed',
+  });
+  await addToWhitelist(c.db, systemClock, 'test', catalog, c.merchantId, {
+    asset: 'USDT_TRON',
+    address: to,
+    delay: '0',
+  });
+  return to;
 }

@@ -6,18 +6,14 @@
  * payout stays as B left it, nothing reaches the chain, and A says it lost the lease. Without the
  * fencing check, A would store its signature and send the payout despite the halt.
  */
-import { randomBytes } from 'node:crypto';
-import { TronWeb } from 'tronweb';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadCatalog } from '../../src/assets/catalog.js';
 import { systemClock } from '../../src/clock.js';
-import { creditMerchant } from '../../src/ledger/operator.js';
 import { setHalt } from '../../src/payouts/halts.js';
 import { approvePayout } from '../../src/payouts/operator.js';
-import { addToWhitelist } from '../../src/whitelist/service.js';
 import { api } from '../helpers/http.js';
 import { ledgerProblems, successfulTransfersTo, transfersFrom } from '../payouts/worker-fixture.js';
-import { isStopped, logged, startCluster, type Cluster } from './harness.js';
+import { isStopped, logged, payoutDestination, startCluster, type Cluster } from './harness.js';
 
 let cluster: Cluster | undefined;
 afterAll(() => cluster?.close(), 60_000);
@@ -29,17 +25,7 @@ describe('a paused lease holder resumed after failover', () => {
     const c = cluster;
     const catalog = loadCatalog('devnet');
     const [sa, sb] = [c.spawn('a', { PAYGATE_TEST_STOP_AFTER_SIGN: '1' }), c.spawn('b')];
-    const to = TronWeb.address.fromPrivateKey(randomBytes(32).toString('hex')) as string;
-    await creditMerchant(c.db, systemClock, 'test', catalog, c.merchantId, {
-      asset: 'USDT_TRON',
-      amount: '100',
-      memo: 'seed',
-    });
-    await addToWhitelist(c.db, systemClock, 'test', catalog, c.merchantId, {
-      asset: 'USDT_TRON',
-      address: to,
-      delay: '0',
-    });
+    const to = await payoutDestination(c);
     c.devnet.control.fund({ address: c.hotAddress, asset: 'TRX_TRON', amount: 1_000_000_000n });
     c.devnet.control.fund({ address: c.hotAddress, asset: 'USDT_TRON', amount: 100_000_000n, mine: true });
 
