@@ -1,9 +1,10 @@
 /**
  * Creations arriving at once, as a busy shop or several replicas send them, on the engine under
  * test and always on PostgreSQL too: every one is answered 201 with an address of its own (no
- * 503 from transactions colliding on the deposit index or the merchant's event sequence), the
- * same order id sent at once still makes one invoice, and a user's first invoices and permanent
- * address requests sent at once agree on one permanent address.
+ * 503 from transactions colliding on the deposit index or the merchant's event sequence), also
+ * when 16 clients create back to back for a while; the same order id sent at once still makes
+ * one invoice; a user's first invoices and permanent address requests sent at once agree on one
+ * permanent address.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabase, ON_POSTGRES, type TestPostgres } from '../helpers/database.js';
@@ -48,6 +49,24 @@ describe.each(engines)('creations at once on $name', ({ url }) => {
     expect(answers.map((a) => a.status)).toEqual(Array(40).fill(201));
     const invoices = (await Promise.all(answers.map((a) => a.json()))) as { address: string }[];
     expect(new Set(invoices.map((i) => i.address)).size).toBe(40);
+  });
+
+  it('keeps answering 201 to 16 shops creating invoices back to back at the same time', async () => {
+    // Sustained, not a burst: every creation takes the deposit index and the merchant's event
+    // sequence; transactions that failed on each other and ran again would end in 503 here.
+    const shops = await Promise.all(Array.from({ length: 4 }, () => t.merchant()));
+    const statuses: number[] = [];
+    await Promise.all(
+      Array.from({ length: 16 }, async (_, client) => {
+        for (let i = 0; i < 15; i++) {
+          const answer = await post(shops[client % 4]!.key, '/v1/invoices', newInvoice());
+          statuses.push(answer.status);
+          await answer.arrayBuffer();
+        }
+      }),
+    );
+    expect(statuses.filter((s) => s !== 201)).toEqual([]);
+    expect(statuses).toHaveLength(240);
   });
 
   it('makes one invoice of 12 identical creations sent at once', async () => {
