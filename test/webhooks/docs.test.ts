@@ -1,8 +1,9 @@
 /** docs/webhooks.md documents every event type of the one list, with a body the API would send. */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import path from 'node:path';
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { webhookHeaders } from '../../src/webhooks/signing.js';
 import { InvoiceSchema } from '../../src/invoices/schema.js';
 import { PayoutSchema } from '../../src/payouts/schema.js';
@@ -34,12 +35,19 @@ describe('docs/webhooks.md', () => {
 });
 
 describe('the node:crypto verification snippet of docs/webhooks.md', () => {
+  // Run as printed: written to a module file of its own and imported, as a merchant's code would.
   const code = /```js\n(import \{ createHmac[\s\S]*?)```/.exec(doc)![1]!;
-  const verify = new Function(
-    'createHmac',
-    'timingSafeEqual',
-    `${code.replace(/^import .*$/m, '').replace('export function', 'function')}\nreturn verifyPaygateWebhook;`,
-  )(createHmac, timingSafeEqual) as (secret: string, headers: Record<string, string>, body: string) => unknown;
+  let verify: (secret: string, headers: Record<string, string>, body: string) => unknown;
+  beforeAll(async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'paygate-webhook-snippet-'));
+    const file = path.join(dir, 'verify.mjs');
+    writeFileSync(file, code);
+    try {
+      ({ verifyPaygateWebhook: verify } = await import(pathToFileURL(file).href));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
   const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
   const other = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
   const body = exampleBody('payout.confirmed');
