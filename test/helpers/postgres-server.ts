@@ -119,6 +119,32 @@ async function newDatabase(template: string | undefined): Promise<TestPostgres> 
 let spare: { template: string | undefined; database: Promise<TestPostgres> } | null = null;
 let asked = 0;
 
+function makeSpare(template: string | undefined): void {
+  const next = newDatabase(template);
+  next.catch(() => undefined); // asked for later, or dropped at exit
+  spare = { template, database: next };
+}
+
+/**
+ * Starts creating a copy of `template` now, for the first database the test file asks for: the run
+ * on PostgreSQL calls it as each file starts (postgres-file-setup.ts), so that the copy is made
+ * while the file's modules load.
+ */
+export function prepareTestDatabase(template: string): void {
+  if (!spare) makeSpare(template);
+}
+
+/** Drops the database made ahead that nobody asked for (the end of a test file). */
+export async function dropSpareDatabase(): Promise<void> {
+  const taken = spare;
+  spare = null;
+  if (taken)
+    await taken.database.then(
+      (d) => d.drop(),
+      () => undefined,
+    );
+}
+
 /**
  * A new database on the test server: a copy of `template`, or empty. From a process's second one
  * on, the next is created ahead (a file that makes two usually makes more), so that a test waits
@@ -136,10 +162,6 @@ export async function createTestDatabase(template?: string): Promise<TestPostgre
     );
   // A spare that could not be made: this one is made now (and fails as it will).
   const database = await (ready?.catch(() => newDatabase(template)) ?? newDatabase(template));
-  if (++asked >= 2) {
-    const next = newDatabase(template);
-    next.catch(() => undefined); // asked for later, or dropped at exit
-    spare = { template, database: next };
-  }
+  if (++asked >= 2) makeSpare(template);
   return database;
 }

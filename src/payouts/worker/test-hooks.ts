@@ -3,7 +3,7 @@
  * put a process in the worst places of the signing path, for the tests that prove exactly-once
  * payouts across crashes (test/payouts/crash) and across replicas (test/replicas).
  */
-import type { Logger } from 'pino';
+import pino from 'pino';
 
 /** PAYGATE_TEST_KILL_AFTER_SIGN: the probability, 0..1, of a SIGKILL right after a signed transaction was stored, before its broadcast. */
 const killAfterStore = Number(process.env.PAYGATE_TEST_KILL_AFTER_SIGN ?? 0);
@@ -11,10 +11,15 @@ const killAfterStore = Number(process.env.PAYGATE_TEST_KILL_AFTER_SIGN ?? 0);
 let stopAfterSign = process.env.PAYGATE_TEST_STOP_AFTER_SIGN === '1';
 
 export const testHooks = {
-  signed(log: Logger, payoutId: string, txid: string): void {
+  signed(payoutId: string, txid: string): void {
     if (!stopAfterSign) return;
     stopAfterSign = false;
-    log.info({ payout: payoutId, txid }, 'test hook: stopping after signing, before storing');
+    // Written to stdout synchronously: the app's logger writes on a libuv thread, which the stop
+    // may freeze before the line is out, and the test waits for the line while the process is stopped.
+    pino(pino.destination({ dest: 1, sync: true })).info(
+      { payout: payoutId, txid },
+      'test hook: stopping after signing, before storing',
+    );
     process.kill(process.pid, 'SIGSTOP');
   },
   stored(): void {

@@ -253,7 +253,7 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
         // Known lost (a pause overran the grant): nothing is signed; the new holder signs it.
         if (!lease.held()) throw new LeaseLostError(lease.holder);
         const signed = await build(row, asset, r.feeLimit);
-        testHooks.signed(log, row.id, signed.txID);
+        testHooks.signed(row.id, signed.txID);
         if (await storeSigned(row, signed, r.feeLimit)) {
           signedAny = true;
           testHooks.stored();

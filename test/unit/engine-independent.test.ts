@@ -1,0 +1,76 @@
+/**
+ * The files the run on PostgreSQL leaves out (test/helpers/engine-independent.ts) really cannot
+ * touch a database: their imports, followed through every file they reach (type imports and
+ * dynamic imports included), never reach a module that opens one or starts a process that would.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { ENGINE_INDEPENDENT, SQLITE_DEMO } from '../helpers/engine-independent.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** Modules (repository paths) and packages that open a database or start a child process. */
+const FORBIDDEN = new Set([
+  'src/db/database.ts',
+  'test/helpers/database.ts',
+  'test/helpers/postgres-server.ts',
+  'test/helpers/app.ts',
+  'test/helpers/cli.ts',
+  'test/helpers/serve-child.ts',
+  'better-sqlite3',
+  'pg',
+  'kysely',
+  'node:child_process',
+  'child_process',
+]);
+
+/** A relative import resolved to the repository file it names (`./x.js` is `./x.ts` here). */
+function resolve(from: string, specifier: string): string {
+  const target = path.join(path.dirname(from), specifier);
+  for (const candidate of [target, target.replace(/\.js$/, '.ts'), target.replace(/\.mjs$/, '.mts')]) {
+    if (existsSync(path.join(ROOT, candidate)) && statSync(path.join(ROOT, candidate)).isFile()) return candidate;
+  }
+  throw new Error(`${from} imports ${specifier}, which is no file`);
+}
+
+/** The chain of imports from `file` to the first forbidden module it reaches, or null. */
+function pathToForbidden(file: string, seen = new Set<string>()): string[] | null {
+  if (seen.has(file)) return null;
+  seen.add(file);
+  const source = readFileSync(path.join(ROOT, file), 'utf8');
+  for (const { fileName } of ts.preProcessFile(source, true, true).importedFiles) {
+    const relative = fileName.startsWith('.');
+    const target = relative ? resolve(file, fileName) : fileName;
+    if (FORBIDDEN.has(target)) return [file, target];
+    if (!relative) continue;
+    const rest = pathToForbidden(target, seen);
+    if (rest) return [file, ...rest];
+  }
+  return null;
+}
+
+describe('the test files run on SQLite only', () => {
+  it('are test files of the suite, each listed once', () => {
+    for (const file of [...ENGINE_INDEPENDENT, ...SQLITE_DEMO]) {
+      expect(file).toMatch(/^test\/.+\.test\.ts$/);
+      expect(existsSync(path.join(ROOT, file)), file).toBe(true);
+    }
+    expect(new Set([...ENGINE_INDEPENDENT, ...SQLITE_DEMO]).size).toBe(ENGINE_INDEPENDENT.length + SQLITE_DEMO.length);
+  });
+
+  it('never reach a database, a database helper or a child process through their imports', () => {
+    const reached = ENGINE_INDEPENDENT.map((file) => ({ file, chain: pathToForbidden(file) }));
+    expect(reached.filter((r) => r.chain !== null)).toEqual([]);
+  });
+
+  it('are told apart from files that do reach one', () => {
+    expect(pathToForbidden('test/db/engines.test.ts')).not.toBeNull();
+    expect(pathToForbidden('test/ledger/money-model.test.ts')?.at(-1)).toBe('src/db/database.ts');
+    expect(pathToForbidden('test/unit/serve-module-graph.test.ts')).toEqual([
+      'test/unit/serve-module-graph.test.ts',
+      'node:child_process',
+    ]);
+  });
+});
