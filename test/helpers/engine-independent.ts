@@ -45,5 +45,19 @@ export const ENGINE_INDEPENDENT: readonly string[] = [
  */
 export const SQLITE_DEMO: readonly string[] = ['test/e2e/demo.test.ts', 'test/readme/readme.test.ts'];
 
+/**
+ * Files that run on PostgreSQL whatever the test engine: they make their own PostgreSQL databases
+ * and never use the engine under test, so the SQLite run has run them on PostgreSQL already.
+ * test/unit/engine-independent.test.ts checks that of each (and of the files it imports from its
+ * own folder).
+ */
+export const POSTGRES_ALWAYS: readonly string[] = [
+  'test/deploy/nginx-replicas.test.ts',
+  'test/replicas/api.test.ts',
+  'test/replicas/failover.test.ts',
+  'test/replicas/paused-holder.test.ts',
+  'test/replicas/payouts.test.ts',
+];
+
 /** What the run on PostgreSQL leaves out. */
-export const SQLITE_RUN_ONLY: readonly string[] = [...ENGINE_INDEPENDENT, ...SQLITE_DEMO];
+export const SQLITE_RUN_ONLY: readonly string[] = [...ENGINE_INDEPENDENT, ...SQLITE_DEMO, ...POSTGRES_ALWAYS];

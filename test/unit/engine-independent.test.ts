@@ -1,13 +1,14 @@
 /**
  * The files the run on PostgreSQL leaves out (test/helpers/engine-independent.ts) really cannot
  * touch a database: their imports, followed through every file they reach (type imports and
- * dynamic imports included), never reach a module that opens one or starts a process that would.
+ * dynamic imports included), never reach a module that opens one or starts a process that would;
+ * and those that run on PostgreSQL whatever the engine really never use the engine under test.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { ENGINE_INDEPENDENT, SQLITE_DEMO } from '../helpers/engine-independent.js';
+import { ENGINE_INDEPENDENT, POSTGRES_ALWAYS, SQLITE_RUN_ONLY } from '../helpers/engine-independent.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -53,11 +54,11 @@ function pathToForbidden(file: string, seen = new Set<string>()): string[] | nul
 
 describe('the test files run on SQLite only', () => {
   it('are test files of the suite, each listed once', () => {
-    for (const file of [...ENGINE_INDEPENDENT, ...SQLITE_DEMO]) {
+    for (const file of SQLITE_RUN_ONLY) {
       expect(file).toMatch(/^test\/.+\.test\.ts$/);
       expect(existsSync(path.join(ROOT, file)), file).toBe(true);
     }
-    expect(new Set([...ENGINE_INDEPENDENT, ...SQLITE_DEMO]).size).toBe(ENGINE_INDEPENDENT.length + SQLITE_DEMO.length);
+    expect(new Set(SQLITE_RUN_ONLY).size).toBe(SQLITE_RUN_ONLY.length);
   });
 
   it('never reach a database, a database helper or a child process through their imports', () => {
@@ -72,5 +73,38 @@ describe('the test files run on SQLite only', () => {
       'test/unit/serve-module-graph.test.ts',
       'node:child_process',
     ]);
+  });
+});
+
+/** `file` and the files it imports from its own folder (a harness, a child script), as text. */
+function ownFolderSources(file: string, seen = new Set<string>()): string[] {
+  if (seen.has(file)) return [];
+  seen.add(file);
+  const source = readFileSync(path.join(ROOT, file), 'utf8');
+  const local = ts
+    .preProcessFile(source, true, true)
+    .importedFiles.map((i) => i.fileName)
+    .filter((f) => f.startsWith('./'))
+    .map((f) => resolve(file, f));
+  return [source, ...local.flatMap((f) => ownFolderSources(f, seen))];
+}
+
+/** What a file uses when it runs on the engine under test rather than on PostgreSQL of its own. */
+const ENGINE_UNDER_TEST = /\b(ON_POSTGRES|TEST_ENGINE|openTestDatabase|testDatabaseUrl|startTestApp|startInvoiceApp)\b/;
+
+describe('the test files that run on PostgreSQL whatever the engine', () => {
+  it('make PostgreSQL databases of their own and never use the engine under test', () => {
+    for (const file of POSTGRES_ALWAYS) {
+      const sources = ownFolderSources(file).join('\n');
+      expect(sources, file).toMatch(/\bcreatePostgresDatabase\(/);
+      expect(ENGINE_UNDER_TEST.exec(sources)?.[0], file).toBeUndefined();
+    }
+  });
+
+  it('are told apart from files that use the engine under test', () => {
+    expect(
+      ENGINE_UNDER_TEST.exec(ownFolderSources('test/invoices/concurrent-creations.test.ts').join('\n')),
+    ).not.toBeNull();
+    expect(ENGINE_UNDER_TEST.exec(ownFolderSources('test/operations/migrate-to.test.ts').join('\n'))).not.toBeNull();
   });
 });
