@@ -6,7 +6,7 @@ const ON_POSTGRES = process.env.PAYGATE_TEST_DATABASE === 'postgres';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // On PostgreSQL: the files whose outcome cannot depend on the engine ran on SQLite already.
+    // On PostgreSQL: the files the SQLite run has run the same way already.
     exclude: ON_POSTGRES ? [...configDefaults.exclude, ...SQLITE_RUN_ONLY] : configDefaults.exclude,
     testTimeout: 60_000,
     hookTimeout: 60_000,
