@@ -2,6 +2,8 @@ import { buildApp } from '../src/app.js';
 import { checkChainAtStart } from '../src/chain/identity.js';
 import { PaygateCommand, loadDotEnv } from '../src/cli/base.js';
 import { databaseLabel, parseConfig, redisLabel } from '../src/config.js';
+import { requestsInFlight } from '../src/http/in-flight.js';
+import { poolCounts } from '../src/db/postgres.js';
 import { heapLimitNotSet, SERVE_NODE_FLAGS } from '../src/operations/heap.js';
 import { SERVE_POOL } from '../src/wallet/pool.js';
 
@@ -68,7 +70,12 @@ export default class Serve extends PaygateCommand {
     // but first it says where it is stuck, and with exit code 1.
     const watchdog = setTimeout(() => {
       logger.error(
-        { pending: [...app.stopping], afterMs: config.shutdownTimeoutMs },
+        {
+          pending: [...app.stopping],
+          afterMs: config.shutdownTimeoutMs,
+          in_flight: requestsInFlight(app.http),
+          ...(app.database.engine === 'postgres' ? { pool: poolCounts(app.database.pool) } : {}),
+        },
         'shutdown did not finish in time; exiting without it',
       );
       process.exit(1);

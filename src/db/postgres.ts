@@ -105,3 +105,8 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): PostgresD
     },
   };
 }
+
+/** The pool's connections: open, idle in the pool, and checkouts waiting for one. */
+export function poolCounts(pool: pg.Pool): { total: number; idle: number; waiting: number } {
+  return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+}

@@ -31,6 +31,7 @@ import {
 } from './conventions.js';
 import { toAppError } from './errors.js';
 import { ErrorBody } from './schemas.js';
+import { trackRequestsInFlight } from './in-flight.js';
 
 export type ApiServer = FastifyInstance<
   import('node:http').Server,
@@ -157,11 +158,23 @@ export async function createJsonServer(deps: JsonServerDeps): Promise<JsonServer
     return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as ApiServer;
 
+  trackRequestsInFlight(app);
+
   // Set when close() begins (fastify runs preClose before it stops the listener).
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
     done();
+  });
+  // close() ends the connections idle when it begins and then waits for the others to end. A
+  // response still in flight says `Connection: close` and its connection is ended once idle, as
+  // Go's Shutdown does: kept alive, a client's pooled connection would hold close() (and serve's
+  // SIGTERM) for as long as the client keeps it.
+  app.addHook('onSend', async (_req, reply) => {
+    if (closing) void reply.header('connection', 'close');
+  });
+  app.addHook('onResponse', async () => {
+    if (closing) setImmediate(() => app.server.closeIdleConnections());
   });
 
   // Node answers an `Expect` other than 100-continue itself, with an empty 417 (no error body, no

@@ -1,7 +1,8 @@
 /**
- * A request that reaches the server while it shuts down (a keep-alive connection busy with a
- * request in flight, as in a rolling restart) is refused in the spec's shape: 503
- * service_unavailable with the error body, X-Request-Id, the rate headers and Retry-After.
+ * Shutdown, as in a rolling restart: a response still in flight when it begins closes its
+ * connection (so a client's connection pool cannot hold the shutdown), and a request that reaches
+ * the server meanwhile is refused in the spec's shape: 503 service_unavailable with the error body,
+ * X-Request-Id, the rate headers and Retry-After.
  */
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -26,56 +27,89 @@ function responses(raw: string): Array<{ status: number; headers: Record<string,
   return out;
 }
 
-describe('a request arriving during shutdown', () => {
-  it('gets 503 service_unavailable in the error shape, with the request id and the headers of every response', async () => {
-    let enter!: () => void;
-    let release!: () => void;
-    const entered = new Promise<void>((r) => (enter = r));
-    const gate = new Promise<void>((r) => (release = r));
-    const t = await startTestApp({
-      extraRoutes: async (app) => {
-        await probeRoutes(app);
-        app.get('/v1/slow', async () => {
-          enter();
-          await gate;
-          return { ok: true };
-        });
-      },
-    });
-    const { key } = await t.merchant();
-    const u = new URL(t.url);
-    const socket = net.connect(Number(u.port), u.hostname);
-    let raw = '';
-    socket.on('data', (d) => (raw += d));
-    const closed = new Promise((r) => socket.on('close', r));
+/** An app with `/v1/slow`, which answers once `release` is called; `entered` when it is called. */
+async function appWithSlowRoute() {
+  let enter!: () => void;
+  let release!: () => void;
+  const entered = new Promise<void>((r) => (enter = r));
+  const gate = new Promise<void>((r) => (release = r));
+  const t = await startTestApp({
+    extraRoutes: async (app) => {
+      await probeRoutes(app);
+      app.get('/v1/slow', async () => {
+        enter();
+        await gate;
+        return { ok: true };
+      });
+    },
+  });
+  const { key } = await t.merchant();
+  const u = new URL(t.url);
+  const socket = net.connect(Number(u.port), u.hostname);
+  let raw = '';
+  socket.on('data', (d) => (raw += d));
+  const closed = new Promise((r) => socket.on('close', r));
+  return { t, key, socket, closed, entered, release: () => release(), raw: () => raw };
+}
+
+describe('shutdown', () => {
+  it('answers a request in flight with Connection: close and ends its connection, so a client keeping it cannot hold the shutdown', async () => {
+    const s = await appWithSlowRoute();
     try {
-      socket.write(`GET /v1/slow HTTP/1.1\r\nHost: a\r\nX-Api-Key: ${key}\r\n\r\n`);
-      await entered;
-      // The orchestrator's SIGTERM: the server stops while the connection is busy.
-      const stopping = t.app.stop();
-      // The listener closes after fastify's preClose: from then on the server is shutting down.
-      while (t.app.http.server.listening) await new Promise((r) => setTimeout(r, 5));
-      socket.write(
-        `GET /v1/probe/7d3f1e2a-4b5c-4d6e-8f70-1a2b3c4d5e6f HTTP/1.1\r\nHost: a\r\nX-Api-Key: ${key}\r\nX-Request-Id: late-1\r\n\r\n`,
-      );
-      await new Promise((r) => setTimeout(r, 100));
-      release();
-      await Promise.race([closed, new Promise((r) => setTimeout(r, 5_000))]);
+      s.socket.write(`GET /v1/slow HTTP/1.1\r\nHost: a\r\nX-Api-Key: ${s.key}\r\n\r\n`);
+      await s.entered;
+      // The orchestrator's SIGTERM while the request is in flight; the client never closes its side.
+      const stopping = s.t.app.stop();
+      while (s.t.app.http.server.listening) await new Promise((r) => setTimeout(r, 5));
+      s.release();
+      await s.closed;
+      // Resolves only once every connection has ended: a kept-alive one would hold it for good.
       await stopping;
     } finally {
-      release();
-      socket.destroy();
-      await t.close();
+      s.release();
+      s.socket.destroy();
+      await s.t.close();
     }
-    const [first, late] = responses(raw);
-    expect(first?.status).toBe(200);
-    expect(late, raw).toBeDefined();
-    expect(late!.status).toBe(503);
-    const body = JSON.parse(late!.body);
-    expect(isErrorBody(body), late!.body).toBe(true);
-    expect(body.error.code).toBe('service_unavailable');
-    expect(late!.headers['x-request-id']).toBe('late-1');
-    expect(late!.headers['retry-after']).toMatch(/^\d+$/);
-    expect(late!.headers['x-ratelimit-limit']).toMatch(/^\d+$/);
+    const [answer, extra] = responses(s.raw());
+    expect(answer?.status).toBe(200);
+    expect(answer!.headers['connection']).toBe('close');
+    expect(extra).toBeUndefined();
+  });
+
+  it('refuses a request that reaches the server meanwhile with 503 service_unavailable in the error shape, with the request id and the headers of every response', async () => {
+    const s = await appWithSlowRoute();
+    try {
+      s.socket.write(`GET /v1/slow HTTP/1.1\r\nHost: a\r\nX-Api-Key: ${s.key}\r\n\r\n`);
+      await s.entered;
+      // A second client has sent part of its request when the shutdown begins; the rest comes after.
+      const late = net.connect(Number(new URL(s.t.url).port), '127.0.0.1');
+      let lateRaw = '';
+      late.on('data', (d) => (lateRaw += d));
+      const lateClosed = new Promise((r) => late.on('close', r));
+      await new Promise((r) => late.on('connect', r));
+      late.write(`GET /v1/probe/7d3f1e2a-4b5c-4d6e-8f70-1a2b3c4d5e6f HTTP/1.1\r\nHost: a\r\n`);
+      await new Promise((r) => setTimeout(r, 100));
+      const stopping = s.t.app.stop();
+      // The listener closes after fastify's preClose: from then on the server is shutting down.
+      while (s.t.app.http.server.listening) await new Promise((r) => setTimeout(r, 5));
+      late.write(`X-Api-Key: ${s.key}\r\nX-Request-Id: late-1\r\n\r\n`);
+      await lateClosed;
+      s.release();
+      await stopping;
+      const [answer] = responses(lateRaw);
+      expect(answer, lateRaw).toBeDefined();
+      expect(answer!.status).toBe(503);
+      const body = JSON.parse(answer!.body);
+      expect(isErrorBody(body), answer!.body).toBe(true);
+      expect(body.error.code).toBe('service_unavailable');
+      expect(answer!.headers['x-request-id']).toBe('late-1');
+      expect(answer!.headers['retry-after']).toMatch(/^\d+$/);
+      expect(answer!.headers['x-ratelimit-limit']).toMatch(/^\d+$/);
+      expect(answer!.headers['connection']).toBe('close');
+    } finally {
+      s.release();
+      s.socket.destroy();
+      await s.t.close();
+    }
   });
 });

@@ -125,7 +125,7 @@ describe('paygate serve on SIGTERM', () => {
     expect(logs.some((l) => l.msg === 'stopped')).toBe(true);
   });
 
-  it('ends a shutdown held by a stalled upload after SHUTDOWN_TIMEOUT, naming the step, with exit code 1', async () => {
+  it('ends a shutdown held by a stalled upload after SHUTDOWN_TIMEOUT, naming the step and the request, with exit code 1', async () => {
     const child = spawn(process.execPath, [DEV_BIN, 'serve'], {
       env: { ...process.env, ...env, SHUTDOWN_TIMEOUT: '8s' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -164,9 +164,17 @@ describe('paygate serve on SIGTERM', () => {
     expect(code).toBe(1);
     req.destroy();
     const stuck = lines
-      .map((l) => (l.startsWith('{') ? (JSON.parse(l) as { msg?: string; pending?: string[] }) : {}))
+      .map((l) =>
+        l.startsWith('{')
+          ? (JSON.parse(l) as { msg?: string; pending?: string[]; in_flight?: Array<Record<string, unknown>> })
+          : {},
+      )
       .find((l) => l.msg?.startsWith('shutdown did not finish'));
     expect(stuck?.pending).toContain('api listener');
     expect(stuck?.pending).not.toContain('workers');
+    // The request holding it, by route and step: its body never came, so it never reached its handler.
+    expect(stuck?.in_flight).toHaveLength(1);
+    expect(stuck?.in_flight?.[0]).toMatchObject({ method: 'POST', url: '/v1/invoices', step: 'onRequest' });
+    expect(stuck?.in_flight?.[0]?.ms).toBeGreaterThanOrEqual(0);
   });
 });

@@ -1,0 +1,46 @@
+/**
+ * The requests a listener has accepted and not yet answered, with the last step each has passed:
+ * a shutdown that outlasts SHUTDOWN_TIMEOUT names them in its log line, so the operator (and the
+ * team) learn which route held it and where, instead of only that the listener did not close.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+export interface RequestInFlight {
+  request_id: string;
+  method: string;
+  url: string;
+  /** The last fastify step the request has entered (onRequest, preHandler, onSend). */
+  step: string;
+  ms: number;
+}
+
+const tracked = new WeakMap<object, Map<FastifyRequest, { step: string; at: number }>>();
+
+/** Registers the hooks; call before any other hook so `onRequest` is recorded first. */
+export function trackRequestsInFlight(app: FastifyInstance): void {
+  const open = new Map<FastifyRequest, { step: string; at: number }>();
+  tracked.set(app, open);
+  app.addHook('onRequest', async (req) => {
+    open.set(req, { step: 'onRequest', at: Date.now() });
+  });
+  const passed = (req: FastifyRequest, step: string) => {
+    const r = open.get(req);
+    if (r) r.step = step;
+  };
+  app.addHook('preHandler', async (req) => passed(req, 'preHandler'));
+  app.addHook('onSend', async (req) => passed(req, 'onSend'));
+  app.addHook('onResponse', async (req) => {
+    open.delete(req);
+  });
+  app.addHook('onRequestAbort', async (req) => {
+    open.delete(req);
+  });
+}
+
+/** The requests in flight on `app`, oldest first (none when it was never tracked). */
+export function requestsInFlight(app: FastifyInstance): RequestInFlight[] {
+  const now = Date.now();
+  return [...(tracked.get(app) ?? new Map<FastifyRequest, { step: string; at: number }>()).entries()]
+    .map(([req, r]) => ({ request_id: String(req.id), method: req.method, url: req.url, step: r.step, ms: now - r.at }))
+    .sort((a, b) => b.ms - a.ms);
+}
