@@ -104,9 +104,8 @@ export function commitElsewhereSync(databaseUrl: string, statement: string): voi
 }
 
 /**
- * `describe` for a block that runs on SQLite only (SQLite's own mechanics, or an open fault on
- * PostgreSQL): on PostgreSQL the block is skipped, its name saying why (the list of skipped tests
- * is the list of what PostgreSQL does not share).
+ * `describe` for a test of SQLite's own mechanics: on PostgreSQL the block is skipped, its name
+ * saying why (the list of skipped tests is the list of what PostgreSQL does not share).
  */
 export function describeSqliteOnly(reason: string): (name: string, fn: () => void) => void {
   return (name, fn) => (ON_POSTGRES ? describe.skip(`${name} [SQLite only: ${reason}]`, fn) : describe(name, fn));

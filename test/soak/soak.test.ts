@@ -8,10 +8,10 @@
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/db/database.js';
 import { tempDir } from '../helpers/app.js';
-import { createPostgresDatabase, describeSqliteOnly, ON_POSTGRES } from '../helpers/database.js';
+import { createPostgresDatabase, ON_POSTGRES } from '../helpers/database.js';
 import { createTestDatabase } from '../helpers/postgres-server.js';
 import { allProblems, type InvariantReport } from './harness/checks.js';
 import type { SoakFacts } from './harness/facts.js';
@@ -62,12 +62,7 @@ async function checkCopy(plant: (db: Db, facts: SoakFacts) => Promise<void>): Pr
   }
 }
 
-// On PostgreSQL the soak finds an open fault: after a SIGKILL restart a /v1 request can stall (the
-// soak's traffic stops) and a later SIGTERM then waits past SHUTDOWN_TIMEOUT (exit code 1).
-// `scripts/soak.ts --database-url postgres://…` reproduces it.
-const describeSoak = describeSqliteOnly('on PostgreSQL a /v1 request can stall after a SIGKILL restart');
-
-describeSoak('the soak with faults', () => {
+describe('the soak with faults', () => {
   it(
     'holds every invariant through faults, forks and SIGTERM/SIGKILL restarts of serve',
     { timeout: 240_000 },
