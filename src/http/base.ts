@@ -170,11 +170,13 @@ export async function createJsonServer(deps: JsonServerDeps): Promise<JsonServer
   // response still in flight says `Connection: close` and its connection is ended once idle, as
   // Go's Shutdown does: kept alive, a client's pooled connection would hold close() (and serve's
   // SIGTERM) for as long as the client keeps it.
-  app.addHook('onSend', async (_req, reply) => {
+  app.addHook('onSend', (_req, reply, payload, done) => {
     if (closing) void reply.header('connection', 'close');
+    done(null, payload);
   });
-  app.addHook('onResponse', async () => {
+  app.addHook('onResponse', (_req, _reply, done) => {
     if (closing) setImmediate(() => app.server.closeIdleConnections());
+    done();
   });
 
   // Node answers an `Expect` other than 100-continue itself, with an empty 417 (no error body, no

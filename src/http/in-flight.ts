@@ -16,24 +16,30 @@ export interface RequestInFlight {
 
 const tracked = new WeakMap<object, Map<FastifyRequest, { step: string; at: number }>>();
 
-/** Registers the hooks; call before any other hook so `onRequest` is recorded first. */
+/**
+ * Registers the hooks; call before any other hook so `onRequest` is recorded first. Callback
+ * hooks, so tracking costs no promise per request; the response's `close` (sent or cut off)
+ * removes the request whatever happened to it.
+ */
 export function trackRequestsInFlight(app: FastifyInstance): void {
   const open = new Map<FastifyRequest, { step: string; at: number }>();
   tracked.set(app, open);
-  app.addHook('onRequest', async (req) => {
-    open.set(req, { step: 'onRequest', at: Date.now() });
-  });
   const passed = (req: FastifyRequest, step: string) => {
     const r = open.get(req);
     if (r) r.step = step;
   };
-  app.addHook('preHandler', async (req) => passed(req, 'preHandler'));
-  app.addHook('onSend', async (req) => passed(req, 'onSend'));
-  app.addHook('onResponse', async (req) => {
-    open.delete(req);
+  app.addHook('onRequest', (req, reply, done) => {
+    open.set(req, { step: 'onRequest', at: Date.now() });
+    reply.raw.once('close', () => open.delete(req));
+    done();
   });
-  app.addHook('onRequestAbort', async (req) => {
-    open.delete(req);
+  app.addHook('preHandler', (req, _reply, done) => {
+    passed(req, 'preHandler');
+    done();
+  });
+  app.addHook('onSend', (req, _reply, payload, done) => {
+    passed(req, 'onSend');
+    done(null, payload);
   });
 }
 

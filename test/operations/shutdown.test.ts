@@ -143,9 +143,14 @@ describe('paygate serve on SIGTERM', () => {
       lines.push(line);
       const url = /^paygate serving (http:\/\/\S+)\/v1/.exec(line);
       if (url) banner(url[1] as string);
-      if (line.includes('"msg":"incoming request"')) sawRequest();
+      if (line.includes('"msg":"incoming request"') && line.includes('"method":"POST"')) sawRequest();
     });
     const url = new URL(await base);
+    // An answered request, which the list of requests in flight must not name.
+    const answered = await fetch(`${url.origin}/v1/invoices/7d3f1e2a-4b5c-4d6e-8f70-1a2b3c4d5e6f`, {
+      headers: { 'x-api-key': apiKey, connection: 'close' },
+    });
+    expect(answered.status).toBe(404);
     // A merchant whose upload stops half-way (its key checked, its body never complete).
     const req = http.request({
       host: url.hostname,
