@@ -73,7 +73,10 @@ export default class Serve extends PaygateCommand {
         {
           pending: [...app.stopping],
           afterMs: config.shutdownTimeoutMs,
-          in_flight: requestsInFlight(app.http),
+          in_flight: [
+            ...requestsInFlight(app.http, 'api'),
+            ...(app.cabinet ? requestsInFlight(app.cabinet, 'cabinet') : []),
+          ],
           ...(app.database.engine === 'postgres' ? { pool: poolCounts(app.database.pool) } : {}),
         },
         'shutdown did not finish in time; exiting without it',

@@ -32,6 +32,7 @@ import {
 import { toAppError } from './errors.js';
 import { ErrorBody } from './schemas.js';
 import { trackRequestsInFlight } from './in-flight.js';
+import { endConnectionsOnClose } from './shutdown.js';
 
 export type ApiServer = FastifyInstance<
   import('node:http').Server,
@@ -153,31 +154,15 @@ export async function createJsonServer(deps: JsonServerDeps): Promise<JsonServer
     // Faults found by Node's HTTP parser never reach fastify (conventions.ts).
     clientErrorHandler: (err, socket) => writeClientError(err, socket),
     // fastify's own answer while closing is `{"error":"Service Unavailable",…}` without
-    // X-Request-Id: a request on a busy keep-alive connection during a restart is refused by
-    // frontChecks instead, in the spec's error shape.
+    // X-Request-Id: a request that reaches a closing server (on a connection still open, its
+    // headers part sent when the close began) is refused by frontChecks instead, in the spec's
+    // error shape.
     return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as ApiServer;
 
   trackRequestsInFlight(app);
 
-  // Set when close() begins (fastify runs preClose before it stops the listener).
-  let closing = false;
-  app.addHook('preClose', (done) => {
-    closing = true;
-    done();
-  });
-  // close() ends the connections idle when it begins and then waits for the others to end. A
-  // response still in flight says `Connection: close` and its connection is ended once idle, as
-  // Go's Shutdown does: kept alive, a client's pooled connection would hold close() (and serve's
-  // SIGTERM) for as long as the client keeps it.
-  app.addHook('onSend', (_req, reply, payload, done) => {
-    if (closing) void reply.header('connection', 'close');
-    done(null, payload);
-  });
-  app.addHook('onResponse', (_req, _reply, done) => {
-    if (closing) setImmediate(() => app.server.closeIdleConnections());
-    done();
-  });
+  const closing = endConnectionsOnClose(app);
 
   // Node answers an `Expect` other than 100-continue itself, with an empty 417 (no error body, no
   // X-Request-Id), unless someone listens for it. The request is handed to fastify as Node would
@@ -210,7 +195,7 @@ export async function createJsonServer(deps: JsonServerDeps): Promise<JsonServer
   // Normally answered by frontChecks already (before the body is read).
   app.setNotFoundHandler((_req, reply) => reply.code(404).send(notFound().toBody()));
 
-  return { app, perIp, closing: () => closing };
+  return { app, perIp, closing };
 }
 
 /**

@@ -6,6 +6,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 export interface RequestInFlight {
+  /** The listener that accepted it (api, cabinet). */
+  listener: string;
   request_id: string;
   method: string;
   url: string;
@@ -18,8 +20,8 @@ const tracked = new WeakMap<object, Map<FastifyRequest, { step: string; at: numb
 
 /**
  * Registers the hooks; call before any other hook so `onRequest` is recorded first. Callback
- * hooks, so tracking costs no promise per request; the response's `close` (sent or cut off)
- * removes the request whatever happened to it.
+ * hooks, so tracking costs no promise per request; the response's `close` (sent or cut off) or
+ * its connection's removes the request whatever happened to it.
  */
 export function trackRequestsInFlight(app: FastifyInstance): void {
   const open = new Map<FastifyRequest, { step: string; at: number }>();
@@ -30,7 +32,16 @@ export function trackRequestsInFlight(app: FastifyInstance): void {
   };
   app.addHook('onRequest', (req, reply, done) => {
     open.set(req, { step: 'onRequest', at: Date.now() });
-    reply.raw.once('close', () => open.delete(req));
+    // A pipelined response still waiting behind another emits no `close` when the connection
+    // ends; the socket's `close` removes it then.
+    const socket = req.raw.socket;
+    const end = () => {
+      open.delete(req);
+      reply.raw.off('close', end);
+      socket.off('close', end);
+    };
+    reply.raw.once('close', end);
+    socket.once('close', end);
     done();
   });
   app.addHook('preHandler', (req, _reply, done) => {
@@ -43,10 +54,17 @@ export function trackRequestsInFlight(app: FastifyInstance): void {
   });
 }
 
-/** The requests in flight on `app`, oldest first (none when it was never tracked). */
-export function requestsInFlight(app: FastifyInstance): RequestInFlight[] {
+/** The requests in flight on `app`, labelled `listener`, oldest first (none when never tracked). */
+export function requestsInFlight(app: FastifyInstance, listener: string): RequestInFlight[] {
   const now = Date.now();
   return [...(tracked.get(app) ?? new Map<FastifyRequest, { step: string; at: number }>()).entries()]
-    .map(([req, r]) => ({ request_id: String(req.id), method: req.method, url: req.url, step: r.step, ms: now - r.at }))
+    .map(([req, r]) => ({
+      listener,
+      request_id: String(req.id),
+      method: req.method,
+      url: req.url,
+      step: r.step,
+      ms: now - r.at,
+    }))
     .sort((a, b) => b.ms - a.ms);
 }

@@ -27,6 +27,7 @@ import type { Services } from '../services.js';
 import type { AppMetrics } from './metrics.js';
 import type { ChainProbeOptions } from './probes.js';
 import { operations } from './registry.js';
+import { endConnectionsOnClose } from '../http/shutdown.js';
 
 /** Watcher lag above which /readyz answers 503 (about 5 minutes of TRON blocks). */
 export const DEFAULT_MAX_WATCHER_LAG_BLOCKS = 100;
@@ -110,6 +111,7 @@ export async function buildAdminServer(
     clientErrorHandler: (err, socket) => writeClientError(err, socket),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as ConsoleServer;
 
+  endConnectionsOnClose(app);
   acceptJsonBodies(app);
   app.addSchema(ErrorBody);
   app.addHook('onRequest', async (req, reply) => {

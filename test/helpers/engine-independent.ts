@@ -29,6 +29,7 @@ export const ENGINE_INDEPENDENT: readonly string[] = [
   'test/devnet/timestamps.test.ts',
   'test/devnet/tronweb.test.ts',
   'test/e2e/logging-webhook-secret-in-text.test.ts',
+  'test/http/in-flight.test.ts',
   'test/http/pagination.test.ts',
   'test/money.test.ts',
   'test/operations/config.test.ts',

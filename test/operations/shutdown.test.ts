@@ -179,7 +179,12 @@ describe('paygate serve on SIGTERM', () => {
     expect(stuck?.pending).not.toContain('workers');
     // The request holding it, by route and step: its body never came, so it never reached its handler.
     expect(stuck?.in_flight).toHaveLength(1);
-    expect(stuck?.in_flight?.[0]).toMatchObject({ method: 'POST', url: '/v1/invoices', step: 'onRequest' });
+    expect(stuck?.in_flight?.[0]).toMatchObject({
+      listener: 'api',
+      method: 'POST',
+      url: '/v1/invoices',
+      step: 'onRequest',
+    });
     expect(stuck?.in_flight?.[0]?.ms).toBeGreaterThanOrEqual(0);
   });
 });
