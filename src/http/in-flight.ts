@@ -56,8 +56,10 @@ export function trackRequestsInFlight(app: FastifyInstance): void {
 
 /** The requests in flight on `app`, labelled `listener`, oldest first (none when never tracked). */
 export function requestsInFlight(app: FastifyInstance, listener: string): RequestInFlight[] {
+  const open = tracked.get(app);
+  if (!open) return [];
   const now = Date.now();
-  return [...(tracked.get(app) ?? new Map<FastifyRequest, { step: string; at: number }>()).entries()]
+  return [...open]
     .map(([req, r]) => ({
       listener,
       request_id: String(req.id),
