@@ -36,7 +36,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'paygate-bench-webhooks-'));
 const database = openDatabase(path.join(dir, 'bench.db'));
 const db = database.db;
 const clock = systemClock;
-const lease = { holder: 'bench', held: () => true, assertHeld: async () => {} };
+const lease = { grant: 'bench#1', held: () => true, assertHeld: async () => {} };
 let received = 0;
 const server = http.createServer((req, res) => {
   req.resume();
@@ -124,7 +124,7 @@ async function main() {
   const runs = 20;
   const q0 = performance.now();
   for (let i = 0; i < runs; i++)
-    await dueHeads(db, { now: new Date().toISOString(), holder: 'bench', limit: 8, exclude: [] });
+    await dueHeads(db, { now: new Date().toISOString(), grant: 'bench#1', limit: 8, exclude: [] });
   console.log(
     `claim query with ${BACKLOG} pending deliveries behind ${MERCHANTS} retrying heads: ${((performance.now() - q0) / runs).toFixed(1)} ms`,
   );

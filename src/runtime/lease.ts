@@ -151,6 +151,14 @@ export class WorkerLease {
     return true;
   }
 
+  /**
+   * Names this grant (holder and token) in rows the background work claims (webhook deliveries): a
+   * claim of an earlier grant, this process's own included, is dead, since its loops ended with it.
+   */
+  get grant(): string {
+    return `${this.holder}#${this.token}`;
+  }
+
   /** This process's belief, without a query: held and not past its expiry by our clock. */
   held(): boolean {
     return this.token > 0 && this.clock.now().getTime() < this.heldUntil;

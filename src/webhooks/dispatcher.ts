@@ -4,7 +4,8 @@
  * later event waits while an earlier one is retrying) and, after commit, POSTs them concurrently,
  * at most `concurrency` at once and one per merchant (a slow merchant holds one slot, never another
  * merchant's queue). Everything lives in the database, so a restart loses nothing: an unfinished
- * claim is taken over by the next lease holder.
+ * claim is taken over by the next grant of the lease (another process, or this one once it
+ * holds the lease again).
  *
  * Commits are the cost (synchronous=FULL: an fsync each), so the worker saves them two ways
  * (docs/adr/0004-group-commit.md): results that finish while another commit is in
@@ -39,7 +40,7 @@ export interface DispatcherOptions {
   resolve?: PostOptions['resolve'];
 }
 
-type Lease = Pick<WorkerLease, 'holder' | 'held' | 'assertHeld'>;
+type Lease = Pick<WorkerLease, 'grant' | 'held' | 'assertHeld'>;
 
 /** Deliveries a merchant's lane makes back to back before its slot goes back to the claim round. */
 export const LANE_RUN = 32;
@@ -143,14 +144,14 @@ export class WebhookDispatcher {
         await this.lease.assertHeld(trx);
         const rows = await dueHeads(trx, {
           now: now.toISOString(),
-          holder: this.lease.holder,
+          grant: this.lease.grant,
           limit,
           exclude: [...this.inflight.keys()],
         });
         await claim(
           trx,
           rows.map((r) => r.id),
-          this.lease.holder,
+          this.lease.grant,
           until,
         );
         return rows;
@@ -175,9 +176,9 @@ export class WebhookDispatcher {
       throw err;
     }
     const now = this.clock.now();
-    const next = await nextDue(trx, { merchantId, now: now.toISOString(), holder: this.lease.holder });
+    const next = await nextDue(trx, { merchantId, now: now.toISOString(), grant: this.lease.grant });
     if (!next) return null;
-    await claim(trx, [next.id], this.lease.holder, this.claimUntil(now));
+    await claim(trx, [next.id], this.lease.grant, this.claimUntil(now));
     return next;
   }
 
@@ -192,7 +193,7 @@ export class WebhookDispatcher {
     const started = this.clock.now();
     const result = await this.post(c, started, signal);
     if (result.kind === 'aborted') {
-      await writeTx(this.db, (trx) => releaseClaim(trx, c.id, this.lease.holder)).catch((err: unknown) => {
+      await writeTx(this.db, (trx) => releaseClaim(trx, c.id, this.lease.grant)).catch((err: unknown) => {
         // A lost lease: the claim is dead anyway.
         if (!(err instanceof LeaseLostError)) throw err;
       });
@@ -212,7 +213,7 @@ export class WebhookDispatcher {
       const written = await recordAttempt(trx, {
         deliveryId: c.id,
         merchantId: c.merchant_id,
-        holder: this.lease.holder,
+        grant: this.lease.grant,
         at: started.toISOString(),
         url: c.url ?? '-',
         statusCode: status,

@@ -35,8 +35,9 @@ export interface ClaimedDelivery {
 /**
  * Due deliveries that are the oldest pending one of their merchant (a later event waits while an
  * earlier one is retrying), not claimed by a live attempt, excluding merchants already in flight
- * here. A claim by another holder is dead: the caller holds the worker lease (asserted in the same
- * transaction), so that holder no longer runs.
+ * here. A claim by another grant of the worker lease (another process's, or this one's before it
+ * lost the lease) is dead: the caller holds the lease (asserted in the same transaction), so that
+ * grant's work no longer runs.
  *
  * The merchants with pending deliveries are walked by a skip-scan of the pending index (one seek
  * per merchant, the index named so the planner cannot pick a scan of every pending row), so a
@@ -44,7 +45,7 @@ export interface ClaimedDelivery {
  */
 export async function dueHeads(
   trx: Executor,
-  o: { now: string; holder: string; limit: number; exclude: readonly string[] },
+  o: { now: string; grant: string; limit: number; exclude: readonly string[] },
 ): Promise<ClaimedDelivery[]> {
   const excluded = o.exclude.length > 0 ? sql`and d.merchant_id not in (${sql.join([...o.exclude])})` : sql``;
   const pending = indexedBy(trx, 'webhook_deliveries_pending');
@@ -64,7 +65,7 @@ export async function dueHeads(
     join events e on e.id = d.event_id
     left join webhook_endpoints w on w.merchant_id = d.merchant_id
     where d.next_attempt_at <= ${o.now}
-      and (d.claimed_by is null or d.claimed_by != ${o.holder} or d.claimed_until <= ${o.now})
+      and (d.claimed_by is null or d.claimed_by != ${o.grant} or d.claimed_until <= ${o.now})
       ${excluded}
     order by d.next_attempt_at, d.merchant_id
     limit ${o.limit}`.execute(trx);
@@ -83,7 +84,7 @@ export async function nextDue(trx: Executor, o: NextDueQuery): Promise<ClaimedDe
 interface NextDueQuery {
   merchantId: string;
   now: string;
-  holder: string;
+  grant: string;
 }
 
 /** The SQL of nextDue (exported for its query-plan test). */
@@ -99,32 +100,33 @@ export function nextDueQuery(db: Executor, o: NextDueQuery) {
     where d.merchant_id = ${o.merchantId} and d.status = 'pending'
       and d.merchant_seq = (select min(merchant_seq) from webhook_deliveries ${pending} where status = 'pending' and merchant_id = ${o.merchantId})
       and d.next_attempt_at <= ${o.now}
-      and (d.claimed_by is null or d.claimed_by != ${o.holder} or d.claimed_until <= ${o.now})`;
+      and (d.claimed_by is null or d.claimed_by != ${o.grant} or d.claimed_until <= ${o.now})`;
 }
 
-export async function claim(trx: Executor, ids: string[], holder: string, until: string): Promise<void> {
+export async function claim(trx: Executor, ids: string[], grant: string, until: string): Promise<void> {
   if (ids.length === 0) return;
   await trx
     .updateTable('webhook_deliveries')
-    .set({ claimed_by: holder, claimed_until: until })
+    .set({ claimed_by: grant, claimed_until: until })
     .where('id', 'in', ids)
     .execute();
 }
 
 /** Gives a claim back without an attempt (shutdown mid-request): the delivery is due again at once. */
-export async function releaseClaim(trx: Executor, id: string, holder: string): Promise<void> {
+export async function releaseClaim(trx: Executor, id: string, grant: string): Promise<void> {
   await trx
     .updateTable('webhook_deliveries')
     .set({ claimed_by: null, claimed_until: null })
     .where('id', '=', id)
-    .where('claimed_by', '=', holder)
+    .where('claimed_by', '=', grant)
     .execute();
 }
 
 export interface AttemptRecord {
   deliveryId: string;
   merchantId: string;
-  holder: string;
+  /** The worker lease grant (WorkerLease.grant) whose claim the attempt was made under. */
+  grant: string;
   at: string;
   url: string;
   statusCode: number | null;
@@ -137,7 +139,7 @@ export interface AttemptRecord {
 }
 
 /**
- * Records an attempt and its consequence. The delivery is updated first, only while this holder's
+ * Records an attempt and its consequence. The delivery is updated first, only while this grant's
  * claim stands and it is still pending (a holder that lost its claim records nothing); returns
  * whether it did.
  */
@@ -160,7 +162,7 @@ export async function recordAttempt(trx: Executor, a: AttemptRecord): Promise<bo
     }))
     .where('id', '=', a.deliveryId)
     .where('status', '=', 'pending')
-    .where('claimed_by', '=', a.holder)
+    .where('claimed_by', '=', a.grant)
     .returning('attempts')
     .executeTakeFirst();
   if (!updated) return false;

@@ -97,7 +97,7 @@ const settle = { clock: new ManualClock(NOW), horizon: NOW };
 const attempt = {
   deliveryId: ID,
   merchantId: M,
-  holder: 'h',
+  grant: 'h#1',
   at: NOW,
   url: 'https://example.com/hook',
   statusCode: 204,
@@ -344,19 +344,19 @@ export const HOT_QUERIES: HotQuery[] = [
   // The webhook dispatcher: its claim round, a merchant lane's next delivery, the attempt's record.
   {
     name: 'webhook dispatcher: due heads',
-    run: (db) => dueHeads(db, { now: NOW, holder: 'h', limit: 8, exclude: [] }),
+    run: (db) => dueHeads(db, { now: NOW, grant: 'h#1', limit: 8, exclude: [] }),
     index: /SEARCH d USING INDEX webhook_deliveries_pending \(merchant_id=\? AND merchant_seq=\?\)/,
     scans: /^SCAN m$/,
   },
   {
     name: 'webhook dispatcher: due heads, merchants in flight excluded',
-    run: (db) => dueHeads(db, { now: NOW, holder: 'h', limit: 8, exclude: [M] }),
+    run: (db) => dueHeads(db, { now: NOW, grant: 'h#1', limit: 8, exclude: [M] }),
     index: /SEARCH d USING INDEX webhook_deliveries_pending \(merchant_id=\? AND merchant_seq=\?\)/,
     scans: /^SCAN m$/,
   },
   {
     name: 'webhook dispatcher: the next delivery of a lane',
-    run: (db) => nextDue(db, { merchantId: M, now: NOW, holder: 'h' }),
+    run: (db) => nextDue(db, { merchantId: M, now: NOW, grant: 'h#1' }),
     index: /SEARCH d USING INDEX webhook_deliveries_pending \(merchant_id=\? AND merchant_seq=\?\)/,
   },
   {

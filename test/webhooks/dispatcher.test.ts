@@ -1,9 +1,11 @@
 /** Deliveries over real HTTP on loopback: signed (standardwebhooks verifies), retried on schedule, in order. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
+import { WorkerLease } from '../../src/runtime/lease.js';
+import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { nominalDelayMs, RETRY_WINDOW_MS } from '../../src/webhooks/schedule.js';
 import { attemptsOf, claim, recordAttempt } from '../../src/webhooks/store.js';
-import { deliveryOf, webhookSuite, type WebhookDb } from './fixture.js';
+import { deliveryOf, openWebhookDb, silent, webhookSuite, type Answer, type WebhookDb } from './fixture.js';
 
 let w: WebhookDb;
 const receiver = webhookSuite((opened) => (w = opened));
@@ -190,7 +192,7 @@ describe('webhook deliveries', () => {
     const id = await w.emit(m, 'payout.signing');
     const row = await deliveryOf(w.db, id);
     // The crashed holder claimed it for the next minute and never wrote a result.
-    await claim(w.db, [row.id], 'crashed-host:123', new Date(w.clock.now().getTime() + 60_000).toISOString());
+    await claim(w.db, [row.id], 'crashed-host:123#1', new Date(w.clock.now().getTime() + 60_000).toISOString());
     expect(await w.dispatcher().dispatchDue()).toBe(1); // this process holds the lease now
     expect((await deliveryOf(w.db, id)).status).toBe('delivered');
     // A result the old holder would write late (a paused process that wakes up) is not recorded.
@@ -198,7 +200,7 @@ describe('webhook deliveries', () => {
     const late = await recordAttempt(w.db, {
       deliveryId: row.id,
       merchantId: m,
-      holder: 'crashed-host:123',
+      grant: 'crashed-host:123#1',
       at,
       url: r.url,
       statusCode: 500,
@@ -212,5 +214,39 @@ describe('webhook deliveries', () => {
     expect(late).toBe(false);
     expect((await deliveryOf(w.db, id)).status).toBe('delivered');
     expect(await attemptsOf(w.db, row.id)).toHaveLength(1);
+  });
+
+  it('takes over at once a claim of its own earlier grant once it holds the lease again', async () => {
+    // Its own database: the lease here lapses, which the suite's long lease must not.
+    const own = await openWebhookDb();
+    try {
+      await own.lease.release();
+      const lease = new WorkerLease(own.db, own.clock, { holder: 'this-host:1', ttlMs: 15_000 });
+      expect(await lease.acquireOrRenew()).toBe(true);
+      let hung: ((a: Answer) => void) | null = null;
+      const r = await receiver(() =>
+        hung === null ? new Promise<Answer>((resolve) => (hung = resolve)) : { status: 200, body: 'ok' },
+      );
+      const m = await own.merchant();
+      await own.endpoint(m, r.url);
+      const id = await own.emit(m, 'invoice.created');
+      const dispatcher = () =>
+        new WebhookDispatcher(lease.fenced(own.db), own.clock, lease, silent, { random: () => 0.5 });
+      const first = dispatcher().dispatchDue();
+      await vi.waitFor(() => expect(hung).not.toBeNull());
+      // The process stalls past its grant mid-request and then takes the lease again (a new grant):
+      // the claim of the stalled grant is dead, so the delivery goes out now, not after it expires.
+      own.clock.advance(16_000);
+      expect(await lease.acquireOrRenew()).toBe(true);
+      expect(await dispatcher().dispatchDue()).toBe(1);
+      expect(await deliveryOf(own.db, id)).toMatchObject({ status: 'delivered', attempts: 1, claimed_by: null });
+      // The stalled request's answer comes late: its grant's claim is gone, so nothing is recorded.
+      (hung as unknown as (a: Answer) => void)({ status: 200 });
+      await first;
+      expect(r.accepted()).toHaveLength(2);
+      expect(await attemptsOf(own.db, (await deliveryOf(own.db, id)).id)).toHaveLength(1);
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -145,7 +145,7 @@ describe('the dispatcher worker with a backlog', () => {
   it.skipIf(ON_POSTGRES)(
     "takes a lane's next delivery through the pending index, without scanning the deliveries",
     () => {
-      const q = nextDueQuery(w.db, { merchantId: 'm', now: new Date().toISOString(), holder: 'h' }).compile(w.db);
+      const q = nextDueQuery(w.db, { merchantId: 'm', now: new Date().toISOString(), grant: 'h#1' }).compile(w.db);
       const plan = (
         w.database.sqlite!.prepare(`explain query plan ${q.sql}`).all(...(q.parameters as unknown[])) as {
           detail: string;

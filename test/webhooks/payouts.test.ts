@@ -34,7 +34,7 @@ describe('payout events', () => {
     await approvePayout(t.app.services.db, t.clock, 'cli:ops', a.payout_id);
     await rejectPayout(t.app.services.db, t.clock, 'cli:ops', b.payout_id, 'unknown recipient');
 
-    const lease = { holder: 'test', held: () => true, assertHeld: async () => {} };
+    const lease = { grant: 'test#1', held: () => true, assertHeld: async () => {} };
     const d = new WebhookDispatcher(t.app.services.db, t.clock, lease, silent);
     while ((await d.dispatchDue()) > 0);
     const got = r.accepted().map(

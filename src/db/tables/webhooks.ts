@@ -37,7 +37,7 @@ export interface WebhookDeliveriesTable {
   /** Start of the current retry window (first attempt, or the operator's resend); null before. */
   window_started_at: string | null;
   next_attempt_at: string;
-  /** Worker lease holder that claimed the delivery for an attempt, until claimed_until. */
+  /** Worker lease grant (holder#token) that claimed the delivery for an attempt, until claimed_until. */
   claimed_by: string | null;
   claimed_until: string | null;
   last_attempt_at: string | null;
