@@ -6,49 +6,40 @@
  * worker host retries with a backoff, and nothing was written. A parent-hash mismatch rolls back to
  * the common ancestor (deposit-progress.ts settles the consequences) and the scan continues there;
  * a node that replaced a block at or below the final height stops the watcher instead, until the
- * operator resumes it (watcher-stop.ts).
+ * operator resumes it (stop.ts). This class orchestrates a tick; the node's ranges are read in
+ * block-range.ts, a scanned range is written in range-commit.ts, a fork rolled back in
+ * fork-rollback.ts.
  */
 import { performance } from 'node:perf_hooks';
-import pLimit from 'p-limit';
 import type { ChainBlockHeader, ScanBlock, ScanInfos } from '../chain/client.js';
 import { findUnattributedAddresses } from '../addresses/gaps.js';
 import { findDepositAddresses, hotWalletAddress } from '../addresses/store.js';
 import { toHexAddress } from '../chain/address.js';
 import { writeTx } from '../db/database.js';
-import { recordTransfer } from '../deposits/service.js';
-import { dropUnattributedAbove, recordUnattributedDeposit } from '../deposits/unattributed.js';
 import type { Services } from '../services.js';
+import {
+  contiguous,
+  fetchRange,
+  fillPrefetch,
+  takePrefetch,
+  type PrefetchedRange,
+  type RangeSource,
+} from './block-range.js';
 import {
   base58OrNull,
   matchBlock,
-  needsInfos,
   receiversOf,
   TokenSet,
   type FoundAddresses,
-  type MatchedTransfer,
   type WatchedAddress,
 } from './chain-match.js';
-import { advanceDeposits, FINAL_PER_COMMIT, orphanDropped } from './deposit-progress.js';
+import { FINAL_PER_COMMIT } from './deposit-progress.js';
+import { rollbackFork } from './fork-rollback.js';
+import { commitRange, type CursorWriter } from './range-commit.js';
 import type { Worker } from '../runtime/worker.js';
 import type { WorkerLease } from '../runtime/lease.js';
-import {
-  dropScannedAbove,
-  lowestScanned,
-  pruneScanned,
-  readCursor,
-  scannedBlock,
-  scannedFrom,
-  storeScanned,
-  writeCursor,
-  type Cursor,
-} from './store.js';
-import {
-  clearResumedStop,
-  finalBlocksContradicted,
-  finalityContradiction,
-  readWatcherStop,
-  stopWatcher,
-} from './stop.js';
+import { readCursor, scannedBlock, writeCursor, type Cursor } from './store.js';
+import { clearResumedStop, finalBlocksContradicted, readWatcherStop, stopWatcher } from './stop.js';
 import type { ScannedBlocksTable } from '../db/tables/watcher.js';
 
 export const WATCHER_NAME = 'chain-watcher';
@@ -68,45 +59,19 @@ export interface WatcherOptions {
   finalPerCommit?: number;
 }
 
-interface Fetched {
-  blocks: ScanBlock[];
-  /** The infos of the blocks with contract calls; their logs are built only when read. */
-  infos: Map<number, ScanInfos>;
-  /**
-   * The solid height known before these blocks were fetched. Below it the node could only send
-   * the blocks no fork can replace; above it they may be a fork's, however high the solid height
-   * is when they are committed (a prefetched range may wait through a node outage).
-   */
-  solid: number;
-  /** The head known then: confirmations count only blocks seen on top of these (same reason). */
-  head: number;
-}
-
-/** The longest run of blocks from the first that link parent to child. */
-function contiguous(blocks: ScanBlock[]): ScanBlock[] {
-  let n = 1;
-  while (
-    n < blocks.length &&
-    blocks[n]?.parentHash === blocks[n - 1]?.id &&
-    blocks[n]?.number === (blocks[n - 1]?.number ?? 0) + 1
-  )
-    n++;
-  return blocks.slice(0, n);
-}
-
 /** Blocks behind the head from which catch-up progress is logged. */
 const CATCH_UP_REPORT_BEHIND = 200;
 
 export class ChainWatcher implements Worker {
   readonly name = WATCHER_NAME;
   readonly intervalMs: number;
-  private readonly batch: number;
-  private readonly infoConcurrency: number;
   private readonly tokens: TokenSet;
-  private readonly prefetchDepth: number;
-  private readonly finalPerCommit: number;
+  /** The node and how much of it is asked for at once. */
+  private readonly source: RangeSource;
+  /** What the writes that move the cursor take. */
+  private readonly writer: CursorWriter;
   /** Consecutive ranges being fetched ahead of the cursor, oldest first. */
-  private prefetched: { from: number; to: number; promise: Promise<Fetched> }[] = [];
+  private readonly prefetched: PrefetchedRange[] = [];
   private reportedAt = 0;
   private reportedBlock = 0;
 
@@ -116,10 +81,13 @@ export class ChainWatcher implements Worker {
     opts: WatcherOptions = {},
   ) {
     this.intervalMs = opts.intervalMs ?? 1_000;
-    this.batch = Math.max(1, Math.min(100, opts.batch ?? 100));
-    this.infoConcurrency = opts.infoConcurrency ?? 16;
-    this.prefetchDepth = Math.max(1, opts.prefetchDepth ?? 2);
-    this.finalPerCommit = Math.max(1, opts.finalPerCommit ?? FINAL_PER_COMMIT);
+    this.source = {
+      chain: s.chain,
+      batch: Math.max(1, Math.min(100, opts.batch ?? 100)),
+      infoConcurrency: opts.infoConcurrency ?? 16,
+      prefetchDepth: Math.max(1, opts.prefetchDepth ?? 2),
+    };
+    this.writer = { s, lease, finalPerCommit: Math.max(1, opts.finalPerCommit ?? FINAL_PER_COMMIT) };
     this.tokens = new TokenSet(s.catalog);
   }
 
@@ -162,7 +130,7 @@ export class ChainWatcher implements Worker {
   }
 
   async tick(signal?: AbortSignal): Promise<boolean> {
-    // The node contradicted finality: nothing moves until the operator resumes (watcher-stop.ts).
+    // The node contradicted finality: nothing moves until the operator resumes (stop.ts).
     const stop = await readWatcherStop(this.s.db);
     if (stop && stop.resumed_at === null) return false;
     const more = await this.scan(signal, stop !== undefined);
@@ -183,7 +151,7 @@ export class ChainWatcher implements Worker {
     const contradiction = other && stored ? await finalBlocksContradicted(this.s, stored) : null;
     if (contradiction && stored) {
       // Resumed after a stop: the node's chain is taken, whatever it replaced.
-      if (followNode) await this.rollback(stored, head, solid, true);
+      if (followNode) await rollbackFork(this.writer, stored, head, solid, true);
       else await stopWatcher(this.s, this.lease, stored, contradiction);
       return followNode;
     }
@@ -194,22 +162,28 @@ export class ChainWatcher implements Worker {
       // At the head, a fork can replace blocks without the height growing: compare the hash.
       const ours = await scannedBlock(this.s.db, head.number);
       if (ours && ours.hash !== head.id) {
-        await this.rollback(cursor, head, solid, followNode);
+        await rollbackFork(this.writer, cursor, head, solid, followNode);
         return true;
       }
       // The solid block is at or below the head, all scanned: checked against the stored one.
       // More deposits left to make final than one commit takes: the next tick goes on at once.
       if (head.number !== cursor.head_number || solid.number !== cursor.solid_number)
-        return this.commit(cursor, { number: head.number, solid: solid.number, checked: true }, [], []);
+        return commitRange(this.writer, cursor, { number: head.number, solid: solid.number, checked: true }, [], []);
       return false;
     }
     const fetched =
-      (await this.takePrefetch(next)) ??
-      (await this.fetchRange(next, Math.min(head.number + 1, next + this.batch), solid.number, head.number));
+      (await takePrefetch(this.prefetched, next)) ??
+      (await fetchRange(
+        this.source,
+        next,
+        Math.min(head.number + 1, next + this.source.batch),
+        solid.number,
+        head.number,
+      ));
     if (fetched.blocks.length === 0 || fetched.blocks[0]?.number !== next || signal?.aborted) return false;
     const parent = await scannedBlock(this.s.db, next - 1);
     if (parent && fetched.blocks[0].parentHash !== parent.hash) {
-      await this.rollback(cursor, head, solid, followNode);
+      await rollbackFork(this.writer, cursor, head, solid, followNode);
       return true;
     }
     const blocks = contiguous(fetched.blocks);
@@ -217,7 +191,8 @@ export class ChainWatcher implements Worker {
     sameSolid(solid, blocks.find((b) => b.number === solid.number)?.id);
     const last = blocks[blocks.length - 1] as ScanBlock;
     // While behind, the next ranges are fetched while this one is matched and committed.
-    if (last.number < head.number) this.fillPrefetch(last.number + 1, head.number, solid.number);
+    if (last.number < head.number)
+      fillPrefetch(this.source, this.prefetched, last.number + 1, head.number, solid.number);
     // After the fetch: any address a payment in these blocks was sent to was committed before it.
     const watched = await this.depositAddressesIn(blocks, fetched.infos);
     const found = blocks.flatMap((b) => matchBlock(b, fetched.infos.get(b.number)?.logs ?? null, watched, this.tokens));
@@ -228,7 +203,8 @@ export class ChainWatcher implements Worker {
     // (checkSolid, sameSolid): while a catch-up is below it, the solid host may be on another
     // chain than the blocks scanned, so nothing more becomes final until the scan gets there.
     const checked = solid.number <= last.number;
-    const more = await this.commit(
+    const more = await commitRange(
+      this.writer,
       cursor,
       { number: Math.min(head.number, fetched.head), solid: Math.min(solid.number, fetched.solid), checked },
       blocks,
@@ -269,67 +245,6 @@ export class ChainWatcher implements Worker {
     this.reportedBlock = scanned;
   }
 
-  /** Blocks [from, to) and the Transfer logs of those that hold a successful contract call or creation. */
-  private async fetchRange(from: number, to: number, solid: number, head: number): Promise<Fetched> {
-    const blocks = await this.s.chain.getScanBlocks(from, to);
-    // A field the node left out is a failed answer, never a transfer to skip (it may be a deposit).
-    const unsure = blocks.find((b) => b.unsure.length > 0);
-    if (unsure)
-      throw new Error(
-        `node answered block ${unsure.number} with transaction ${unsure.unsure[0] || '(no txID)'} incomplete (its result, receiver, amount or id left out); asking again`,
-      );
-    const infosOf = new Map<number, ScanInfos>();
-    await pLimit(this.infoConcurrency).map(blocks.filter(needsInfos), async (b) => {
-      const infos = await this.s.chain.getScanTransferLogs(b.number);
-      // A node that leaves a call's info out (lagging behind a load balancer, history turned off)
-      // would make its token transfers look absent: the range is asked for again, never skipped.
-      const answered = new Set(infos.ids);
-      const missing = b.calls.find((id) => !answered.has(id));
-      if (missing !== undefined)
-        throw new Error(`node answered the infos of block ${b.number} without transaction ${missing}; asking again`);
-      const elsewhere = infos.logs.find((l) => l.blockNumber !== b.number);
-      if (elsewhere)
-        throw new Error(
-          `node answered the infos of block ${b.number} with a log of transaction ${elsewhere.txID} from block ${elsewhere.blockNumber || '(none)'}; asking again`,
-        );
-      const stateless = infos.unsure.find((id) => b.calls.includes(id));
-      if (stateless !== undefined)
-        throw new Error(
-          `node answered the info of transaction ${stateless} in block ${b.number} without its receipt's result; asking again`,
-        );
-      infosOf.set(b.number, infos);
-    });
-    return { blocks, infos: infosOf, solid, head };
-  }
-
-  /** Keeps up to prefetchDepth consecutive ranges from `from` (up to `head`) in flight. */
-  private fillPrefetch(from: number, head: number, solid: number): void {
-    if (this.prefetched[0] && this.prefetched[0].from !== from) this.prefetched = [];
-    let next = this.prefetched.at(-1)?.to ?? from;
-    while (this.prefetched.length < this.prefetchDepth && next <= head) {
-      const to = Math.min(head + 1, next + this.batch);
-      const promise = this.fetchRange(next, to, solid, head);
-      // A failed prefetch is dropped: the next tick fetches again (and meets the error itself).
-      promise.catch(() => undefined);
-      this.prefetched.push({ from: next, to, promise });
-      next = to;
-    }
-  }
-
-  private async takePrefetch(from: number): Promise<Fetched | null> {
-    const p = this.prefetched.shift();
-    if (!p || p.from !== from) {
-      this.prefetched = [];
-      return null;
-    }
-    try {
-      return await p.promise;
-    } catch {
-      this.prefetched = []; // the ranges after a failed one start where it should have ended
-      return null;
-    }
-  }
-
   /** First start: from about when the oldest deposit address was handed out, else the head. */
   private async start(head: ChainBlockHeader): Promise<Cursor> {
     const oldest = await this.s.db
@@ -351,159 +266,6 @@ export class ChainWatcher implements Worker {
     await writeTx(this.s.db, (trx) => writeCursor(trx, cursor));
     this.s.logger.info({ next }, 'chain watcher: first scan starts');
     return { id: 1, ...cursor };
-  }
-
-  /**
-   * One short write transaction: deposits, scanned hashes, cursor, progress, settlement. Deposits
-   * count confirmations up to `chain.number` and are final up to `chain.solid` once it is
-   * `checked` (else what was final stays); the blocks above it are kept to find a fork by. The
-   * cursor records both, so that the next look at the head moves them on as soon as the node's
-   * head and solid heights differ from them.
-   */
-  private async commit(
-    cursor: Cursor,
-    chain: { number: number; solid: number; checked: boolean },
-    blocks: ScanBlock[],
-    found: MatchedTransfer[],
-  ): Promise<boolean> {
-    const last = blocks.at(-1);
-    const scannedTo = last ? last.number : cursor.next_block - 1;
-    const final = chain.checked ? chain.solid : Math.min(cursor.solid_number, chain.solid);
-    const ctx = {
-      clock: this.s.clock,
-      defaultConfirmations: this.s.config.confirmations,
-      head: chain.number,
-      finalLimit: this.finalPerCommit,
-    };
-    return writeTx(this.s.db, async (trx) => {
-      if (this.lease) await this.lease.assertHeld(trx);
-      const cur = await readCursor(trx);
-      // Another scan moved the cursor meanwhile (a stale process): its result stands, ours is dropped.
-      if (cur && cur.next_block !== cursor.next_block) return false;
-      const touched = new Set<string>();
-      for (const f of found) {
-        const { watched, block, ...transfer } = f;
-        const blockTime = new Date(block.timestamp).toISOString();
-        if (watched.merchantId === null) {
-          const { txHash, logIndex, asset, amount, decimals, from } = transfer;
-          const seen = {
-            tx_hash: txHash,
-            log_index: logIndex,
-            asset,
-            amount: amount.toString(),
-            decimals,
-            from_address: from,
-          };
-          await recordUnattributedDeposit(trx, {
-            ...seen,
-            address: watched.address,
-            block_number: block.number,
-            block_hash: block.id,
-            block_time: blockTime,
-            detected_at: this.s.clock.now().toISOString(),
-          });
-          continue;
-        }
-        const t = await recordTransfer(trx, ctx, {
-          ...transfer,
-          address: watched.address,
-          derivationIndex: watched.derivationIndex,
-          merchantId: watched.merchantId,
-          externalUserId: watched.externalUserId,
-          block: { number: block.number, hash: block.id, time: blockTime },
-        });
-        for (const id of t?.invoices ?? []) touched.add(id);
-      }
-      const lastTime = last ? new Date(last.timestamp).toISOString() : cursor.last_block_time;
-      const horizon =
-        lastTime && cursor.last_block_time && cursor.last_block_time > lastTime ? cursor.last_block_time : lastTime;
-      if (last) {
-        // Kept for finding forks: the blocks from the node's solid height up (no fork goes below it).
-        await storeScanned(
-          trx,
-          blocks
-            .filter((b) => b.number >= chain.solid || b === last)
-            .map((b) => ({ number: b.number, hash: b.id, parent_hash: b.parentHash, timestamp: b.timestamp })),
-        );
-        await pruneScanned(trx, chain.solid, last.number);
-      }
-      // At most finalPerCommit deposits become final here: the cursor records the height reached.
-      const reached = await advanceDeposits(trx, { ...ctx, horizon, solid: final, scannedTo }, touched);
-      await writeCursor(trx, {
-        next_block: last ? last.number + 1 : cursor.next_block,
-        last_block_time: horizon,
-        head_number: chain.number,
-        solid_number: reached,
-        updated_at: this.s.clock.now().toISOString(),
-      });
-      return reached < final;
-    });
-  }
-
-  /**
-   * The node's chain no longer holds our last block: back to the common ancestor. A block the node
-   * replaced at or below the final height stops the watcher instead (watcher-stop.ts), unless the
-   * operator resumed after such a stop (`followNode`).
-   */
-  private async rollback(
-    cursor: Cursor,
-    head: ChainBlockHeader,
-    solid: ChainBlockHeader,
-    followNode = false,
-  ): Promise<void> {
-    const next = cursor.next_block;
-    const low = (await lowestScanned(this.s.db)) ?? next - 1;
-    const nodeBlocks = await this.s.chain.getScanBlocks(low, next);
-    const stored = await scannedFrom(this.s.db, low);
-    const contradiction = followNode ? null : finalityContradiction(stored, nodeBlocks, cursor.solid_number);
-    if (contradiction) return stopWatcher(this.s, this.lease, cursor, contradiction);
-    // No stored block still on the node's chain: the fork goes below everything kept (a first
-    // scan that started at the head keeps nothing older), so the safe ancestor is the solid block,
-    // which no fork can replace. Scanning again from there records nothing twice.
-    // A node that answers no solid block (0) does not send the scan back to genesis.
-    let ancestor = solid.number > 0 ? Math.min(low - 1, solid.number) : low - 1;
-    let ancestorTime: number | null = ancestor === solid.number ? solid.timestamp : null;
-    for (const b of stored) {
-      if (nodeBlocks.find((n) => n.number === b.number)?.id === b.hash) {
-        ancestor = b.number;
-        ancestorTime = b.timestamp;
-        break;
-      }
-    }
-    // The scan horizon goes back to the ancestor's time: the replaced blocks' time is no longer
-    // the chain's, and an invoice paid in time in one of them must not expire before the rescan
-    // finds the payment again in the new blocks. Unknown (no stored ancestor): nothing expires
-    // until the next range is scanned.
-    const horizon = ancestorTime !== null && ancestorTime > 0 ? new Date(ancestorTime).toISOString() : null;
-    this.s.logger.warn(
-      { from: next - 1, ancestor },
-      'chain watcher: fork detected; rolling back to the common ancestor',
-    );
-    const ctx = { clock: this.s.clock, defaultConfirmations: this.s.config.confirmations };
-    await writeTx(this.s.db, async (trx) => {
-      if (this.lease) await this.lease.assertHeld(trx);
-      const cur = await readCursor(trx);
-      if (!cur || cur.next_block !== next) return;
-      const touched = await orphanDropped(trx, ctx, ancestor);
-      await dropUnattributedAbove(trx, ancestor);
-      await dropScannedAbove(trx, ancestor);
-      // As in commit(): a solid block above the ancestor (the rescan has not reached it) makes
-      // nothing more final; what was final stays.
-      const final = solid.number <= ancestor ? solid.number : Math.min(cur.solid_number, solid.number);
-      const reached = await advanceDeposits(
-        trx,
-        { ...ctx, horizon, head: head.number, solid: final, scannedTo: ancestor, finalLimit: this.finalPerCommit },
-        touched,
-      );
-      await writeCursor(trx, {
-        ...cur,
-        next_block: ancestor + 1,
-        last_block_time: horizon,
-        head_number: head.number,
-        solid_number: reached,
-        updated_at: this.s.clock.now().toISOString(),
-      });
-    });
   }
 }
 
