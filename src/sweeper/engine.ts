@@ -1,44 +1,33 @@
 /**
  * The sweeper: moves what deposit addresses hold into the hot wallet. Each tick it serves the
- * operator's `paygate sweep` requests, looks at addresses with final deposits it has not checked
- * (sweeping those whose on-chain balance reaches the asset's threshold), and moves every open sweep
- * one step on. Runs only in the process holding the worker lease, with the wallet unlocked.
+ * operator's `paygate sweep` requests (requests.ts), looks at addresses with final deposits it has
+ * not checked (sweeping those whose on-chain balance reaches the asset's threshold), and moves
+ * every open sweep one step on (advance.ts). Runs only in the process holding the worker lease,
+ * with the wallet unlocked.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { CatalogAsset } from '../assets/catalog.js';
-import { isTransientTronError } from '../chain/errors.js';
 import { isUniqueViolation, type Db } from '../db/database.js';
-import type { SweepRequestTarget, SweepTrigger } from '../db/tables/sweeper.js';
+import type { SweepTrigger } from '../db/tables/sweeper.js';
 import type { Services } from '../services.js';
 import { LeaseLostError, type WorkerLease } from '../runtime/lease.js';
 import { finalityStop } from '../watcher/stop.js';
 import { ALL_ASSETS, isWorkerHalted } from '../payouts/halts.js';
-import { hotAddressOf, KeyMismatchError, withDepositKey } from './keys.js';
-import { balanceOf, nextStep, trxSweepable } from './plan.js';
-import { allDuePairs, FullScan, SCAN_SLICE, type ScanOptions } from './scan.js';
-import { refreshTotals, resolve, signAndSend, SweepConflictError, type StepContext } from './steps.js';
 import { ProofThrottle } from '../chain/absence.js';
+import { advanceSweep, type AdvanceContext } from './advance.js';
+import { hotAddressOf, KeyMismatchError, withDepositKey } from './keys.js';
+import { sweepable, sweepOrder } from './plan.js';
+import { serveSweepRequest, type RequestServing } from './requests.js';
+import { FullScan, SCAN_SLICE, type ScanOptions } from './scan.js';
 import {
   activeSweeps,
   depositIndexOf,
   duePairsSince,
-  findSweep,
   insertSweep,
-  lastFinalBlock,
-  nonEmptyMarks,
   openSweepOf,
-  pendingRequest,
-  setMarkBalance,
-  txsOf,
-  updateRequest,
-  updateSweep,
-  updateTx,
   upsertMark,
   type DuePair,
-  type SweepRequestRow,
   type SweepRow,
-  type SweepTxRow,
 } from './store.js';
 import { thresholdOf } from './thresholds.js';
 
@@ -55,19 +44,18 @@ export interface SweeperOptions {
   scan?: ScanOptions;
 }
 
-const ORDER = (a: CatalogAsset | undefined) => (a?.type === 'native' ? 1 : 0);
 const DUE_BATCH = 50;
 /** Margin for clock skew on the look at recently final deposits. */
 const SKEW_MS = 60_000;
 
 export class Sweeper {
-  private readonly ctx: StepContext;
+  /** What moving a sweep on needs (advance.ts, steps.ts). */
+  private readonly ctx: AdvanceContext;
+  /** What serving the operator's sweep requests needs (requests.ts). */
+  private readonly requests: RequestServing;
   private readonly log: Logger;
   private readonly batch: number;
-  private readonly maxRetryMs: number;
-  private readonly maxTxs: number;
   private readonly dueBatch: number;
-  private readonly scanSlice: number;
   private readonly fullScan: FullScan;
   /** Deposits updated since then are looked at every tick; older ones are the full scan's. */
   private lastScan: number;
@@ -81,6 +69,7 @@ export class Sweeper {
     const hot = hotAddressOf(s.wallet);
     if (hot !== s.wallet.hotAddress) throw new Error('the hot wallet key does not give the keystore hot address');
     this.log = s.logger.child({ component: 'sweeper' });
+    const scans = s.scans ?? s.db;
     this.ctx = {
       db: s.db,
       clock: s.clock,
@@ -90,13 +79,24 @@ export class Sweeper {
       logger: this.log,
       hot,
       proofs: new ProofThrottle(),
+      catalog: s.catalog,
+      maxRetryMs: opts.maxRetryMs ?? 3_600_000,
+      maxTxs: opts.maxTxs ?? 12,
+    };
+    this.requests = {
+      db: s.db,
+      scans,
+      scanSlice: opts.scan?.slice ?? SCAN_SLICE,
+      catalog: s.catalog,
+      chain: s.chain,
+      hot,
+      clock: s.clock,
+      logger: this.log,
+      start: (address, asset, trigger, balance, requestId) => this.start(address, asset, trigger, balance, requestId),
     };
     this.batch = opts.batch ?? 20;
-    this.maxRetryMs = opts.maxRetryMs ?? 3_600_000;
-    this.maxTxs = opts.maxTxs ?? 12;
     this.dueBatch = opts.dueBatch ?? DUE_BATCH;
-    this.scanSlice = opts.scan?.slice ?? SCAN_SLICE;
-    this.fullScan = new FullScan(s.scans ?? s.db, opts.scan);
+    this.fullScan = new FullScan(scans, opts.scan);
     this.lastScan = s.clock.now().getTime();
   }
 
@@ -118,13 +118,13 @@ export class Sweeper {
     // which `paygate restore` sets) or while the node contradicts finality.
     if ((await isWorkerHalted(this.db, ALL_ASSETS)) || (await finalityStop(this.db))) return false;
     try {
-      await this.serveRequest();
+      await serveSweepRequest(this.requests);
       if (signal?.aborted) return false;
       await this.checkDue();
       const sweeps = await activeSweeps(this.db, this.now(), this.batch);
       for (const sweep of sweeps) {
         if (signal?.aborted) return false;
-        await this.advanceSafely(sweep);
+        await advanceSweep(this.ctx, sweep);
       }
     } catch (err) {
       if (!(err instanceof LeaseLostError)) throw err;
@@ -190,12 +190,6 @@ export class Sweeper {
     return row;
   }
 
-  private async sweepable(asset: CatalogAsset, address: string): Promise<bigint> {
-    return asset.type === 'native'
-      ? (await trxSweepable(this.s.chain, address, this.ctx.hot)).amount
-      : balanceOf(this.s.chain, asset, address);
-  }
-
   /** Addresses with final deposits since they were last checked: sweep those over the threshold. */
   private async checkDue(): Promise<void> {
     // Every tick: pairs with deposits updated (turned final) since the last look, with a margin for
@@ -209,10 +203,7 @@ export class Sweeper {
     if (fresh.length < freshRoom) this.lastScan = startedAt;
     const scanned = await this.fullScan.next(startedAt, this.dueBatch - fresh.length);
     const pairs = [...new Map([...fresh, ...scanned].map((p) => [`${p.address}|${p.asset}`, p])).values()];
-    pairs.sort(
-      (a, b) =>
-        a.address.localeCompare(b.address) || ORDER(this.s.catalog.get(a.asset)) - ORDER(this.s.catalog.get(b.asset)),
-    );
+    pairs.sort(sweepOrder(this.s.catalog));
     for (const p of pairs) {
       try {
         await this.checkPair(p);
@@ -242,7 +233,7 @@ export class Sweeper {
       });
       return;
     }
-    const amount = await this.sweepable(asset, p.address);
+    const amount = await sweepable(this.s.chain, asset, p.address, this.ctx.hot);
     const threshold = await thresholdOf(this.db, asset);
     await upsertMark(this.db, {
       address: p.address,
@@ -257,215 +248,5 @@ export class Sweeper {
         { address: p.address, asset: p.asset, amount: amount.toString(), threshold: threshold.toString() },
         'below the sweep threshold',
       );
-  }
-
-  private async targetsOf(req: SweepRequestRow): Promise<SweepRequestTarget[]> {
-    const pending = (address: string, asset: string): SweepRequestTarget => ({
-      address,
-      asset,
-      state: 'pending',
-      sweep_id: null,
-    });
-    if (req.address) {
-      const assets = [...this.s.catalog.assets].sort((a, b) => ORDER(a) - ORDER(b));
-      return assets.map((a) => pending(req.address as string, a.code));
-    }
-    const seen = new Set<string>();
-    const out: SweepRequestTarget[] = [];
-    // Slice by slice, so that a request on a large database does not hold the event loop.
-    for (const p of [
-      ...(await allDuePairs(this.s.scans ?? this.db, 10_000, this.scanSlice)),
-      ...(await nonEmptyMarks(this.db)),
-    ]) {
-      const k = `${p.address}|${p.asset}`;
-      if (!seen.has(k)) out.push(pending(p.address, p.asset));
-      seen.add(k);
-    }
-    return out.sort(
-      (a, b) =>
-        a.address.localeCompare(b.address) || ORDER(this.s.catalog.get(a.asset)) - ORDER(this.s.catalog.get(b.asset)),
-    );
-  }
-
-  /** The oldest `paygate sweep` request: starts its sweeps (threshold ignored) and notes outcomes. */
-  private async serveRequest(): Promise<void> {
-    const req = await pendingRequest(this.db);
-    if (!req) return;
-    const targets =
-      req.status === 'pending' ? await this.targetsOf(req) : (JSON.parse(req.targets) as SweepRequestTarget[]);
-    for (const t of targets) {
-      if (t.state !== 'pending') continue;
-      try {
-        await this.serveTarget(req, t);
-      } catch (err) {
-        if (err instanceof LeaseLostError) throw err;
-        this.log.warn(
-          { err, request: req.id, address: t.address, asset: t.asset },
-          'sweep request target failed; retried on the next tick',
-        );
-      }
-    }
-    const done = targets.every((t) => t.state !== 'pending');
-    await updateRequest(this.db, req.id, done ? 'done' : 'running', targets, this.now());
-  }
-
-  /** One target of a request: note how its sweep ended, or start it once the address is free. */
-  private async serveTarget(req: SweepRequestRow, t: SweepRequestTarget): Promise<void> {
-    if (t.sweep_id) {
-      const s = await findSweep(this.db, t.sweep_id);
-      if (s && s.status !== 'open') t.state = s.status;
-      return;
-    }
-    if (await openSweepOf(this.db, t.address)) return;
-    const asset = this.s.catalog.get(t.asset);
-    const amount = asset ? await this.sweepable(asset, t.address) : 0n;
-    if (amount === 0n) {
-      t.state = 'empty';
-      await setMarkBalance(this.db, t.address, t.asset, '0', this.now());
-      return;
-    }
-    // What the sweep will move includes every final deposit so far: mark them looked at.
-    const last = await lastFinalBlock(this.db, t.address, t.asset);
-    if (last !== null)
-      await upsertMark(this.db, {
-        address: t.address,
-        asset: t.asset,
-        checked_block: last,
-        balance: amount.toString(),
-        checked_at: this.now(),
-      });
-    const s = await this.start(t.address, t.asset, 'manual', amount, req.id);
-    if (s) t.sweep_id = s.id;
-    if (s?.status === 'refused') t.state = 'refused';
-  }
-
-  private async advanceSafely(sweep: SweepRow): Promise<void> {
-    try {
-      await this.advance(sweep);
-    } catch (e) {
-      if (e instanceof SweepConflictError) return;
-      if (e instanceof LeaseLostError) {
-        // Another process holds the lease now: it carries the sweep on; nothing was stored or sent.
-        this.log.warn({ sweep: sweep.id }, 'worker lease lost before recording a sweep step; dropped unsent');
-        throw e;
-      }
-      if (e instanceof KeyMismatchError) {
-        await updateSweep(this.db, sweep.id, {
-          status: 'refused',
-          last_error: 'the key derived for the stored index does not give this address',
-          finished_at: this.now(),
-          updated_at: this.now(),
-        });
-        this.log.error(
-          {
-            alert: 'sweep_key_mismatch',
-            sweep: sweep.id,
-            address: sweep.address,
-            derivation_index: sweep.derivation_index,
-          },
-          'ALERT: refusing to sign: the derived key does not match the stored address',
-        );
-        return;
-      }
-      if (isTransientTronError(e)) {
-        this.log.warn({ err: e, sweep: sweep.id }, 'sweep waits for the node');
-        return;
-      }
-      await this.fail(sweep, e instanceof Error ? e.message : String(e));
-    }
-  }
-
-  private async fail(sweep: SweepRow, reason: string): Promise<void> {
-    const failures = sweep.failures + 1;
-    const waitMs = Math.min(this.maxRetryMs, 30_000 * 2 ** Math.min(failures - 1, 16));
-    const at = this.s.clock.now();
-    await updateSweep(this.db, sweep.id, {
-      failures,
-      last_error: reason.slice(0, 500),
-      retry_at: new Date(at.getTime() + waitMs).toISOString(),
-      updated_at: at.toISOString(),
-    });
-    this.log.error(
-      {
-        alert: 'sweep_step_failed',
-        sweep: sweep.id,
-        address: sweep.address,
-        asset: sweep.asset,
-        failures,
-        retry_in_ms: waitMs,
-        reason,
-      },
-      'ALERT: sweep step failed; it will be retried',
-    );
-  }
-
-  /**
-   * A sweep is done only once its transfer is irreversible. A transfer whose block was forked
-   * away goes back to `broadcast`: resolve() then sends the same bytes again or, once they expired
-   * unincluded, lets the sweep sign anew.
-   */
-  private async transferIsSolid(txs: readonly SweepTxRow[]): Promise<boolean> {
-    const transfer = txs.find((t) => t.step === 'transfer' && t.status === 'confirmed');
-    if (!transfer) return true;
-    if (await this.s.chain.getTransactionInfo(transfer.txid, { solid: true })) return true;
-    if (!(await this.s.chain.getTransactionInfo(transfer.txid))) {
-      await updateTx(this.db, transfer.id, ['confirmed'], { status: 'broadcast', updated_at: this.now() });
-      this.log.warn(
-        { sweep: transfer.sweep_id, txid: transfer.txid },
-        'sweep transfer left the chain (fork); resolving it again',
-      );
-    }
-    return false;
-  }
-
-  /** One step: resolve the unresolved transaction, or sign the next one, or finish. */
-  private async advance(sweep: SweepRow): Promise<void> {
-    const asset = this.s.catalog.get(sweep.asset);
-    if (!asset) return this.fail(sweep, `asset ${sweep.asset} is not in the catalog`);
-    const txs = await txsOf(this.db, sweep.id);
-    const open = txs.find((t) => t.status === 'signed' || t.status === 'broadcast');
-    if (open) {
-      const r = await resolve(this.ctx, open);
-      if (r === 'pending') return;
-      await refreshTotals(this.db, sweep.id, this.now());
-      if (r === 'failed') {
-        const info = (await txsOf(this.db, sweep.id)).find((t) => t.id === open.id);
-        return this.fail(sweep, `${open.step} ${open.txid} failed on chain: ${info?.receipt_result ?? 'FAILED'}`);
-      }
-      if (r === 'confirmed')
-        this.log.info({ sweep: sweep.id, step: open.step, txid: open.txid }, 'sweep transaction confirmed');
-      return;
-    }
-    // Expired transactions never landed; the bound is on what reached the chain.
-    const landed = txs.filter((t) => t.status !== 'expired').length;
-    if (landed >= this.maxTxs) return this.fail(sweep, `sweep has ${landed} transactions on chain without finishing`);
-    const plan = await nextStep({ chain: this.s.chain, asset, address: sweep.address, hot: this.ctx.hot, txs });
-    if (plan.kind === 'blocked') return this.fail(sweep, plan.reason);
-    if (plan.kind === 'tx') {
-      await signAndSend(this.ctx, sweep, asset, plan, txs.length + 1);
-      return;
-    }
-    if (plan.status === 'done' && !(await this.transferIsSolid(txs))) return;
-    const at = this.now();
-    await refreshTotals(this.db, sweep.id, at);
-    if (
-      await updateSweep(this.db, sweep.id, { status: plan.status, retry_at: null, finished_at: at, updated_at: at })
-    ) {
-      await setMarkBalance(this.db, sweep.address, sweep.asset, '0', at);
-      const done = await findSweep(this.db, sweep.id);
-      this.log.info(
-        {
-          sweep: sweep.id,
-          address: sweep.address,
-          asset: sweep.asset,
-          status: plan.status,
-          amount: done?.amount,
-          fee_sun: done?.fee,
-          top_up_sun: done?.top_up,
-          delegated_sun: done?.delegated,
-        },
-        'sweep finished',
-      );
-    }
   }
 }

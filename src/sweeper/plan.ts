@@ -10,7 +10,7 @@
  * TRX: the balance minus the bandwidth it must burn (nothing when free points cover it).
  */
 import type { AccountResources, TronClient } from '../chain/client.js';
-import type { CatalogAsset } from '../assets/catalog.js';
+import type { AssetCatalog, CatalogAsset } from '../assets/catalog.js';
 import type { SweepStep } from '../db/tables/sweeper.js';
 import type { SweepTxRow } from './store.js';
 
@@ -85,6 +85,25 @@ export async function trxSweepable(
 export async function balanceOf(chain: TronClient, asset: CatalogAsset, address: string): Promise<bigint> {
   if (asset.type === 'native') return (await chain.getAccount(address)).balance;
   return chain.getTrc20Balance(asset.contract as string, address);
+}
+
+/** What a sweep of `address` into `hot` would move now: TRX net of what it burns, a token's whole balance. */
+export async function sweepable(chain: TronClient, asset: CatalogAsset, address: string, hot: string): Promise<bigint> {
+  return asset.type === 'native' ? (await trxSweepable(chain, address, hot)).amount : balanceOf(chain, asset, address);
+}
+
+/**
+ * Sorts an address's tokens before its TRX: a token's sweep burns the TRX already at the address
+ * for its fees, and the TRX sweep after it moves what is left.
+ */
+export const tokensFirst = (a: CatalogAsset | undefined): number => (a?.type === 'native' ? 1 : 0);
+
+/** Address by address, each address's tokens before its TRX. */
+export function sweepOrder(
+  catalog: AssetCatalog,
+): (a: { address: string; asset: string }, b: { address: string; asset: string }) => number {
+  return (a, b) =>
+    a.address.localeCompare(b.address) || tokensFirst(catalog.get(a.asset)) - tokensFirst(catalog.get(b.asset));
 }
 
 /** Staked sun delegated by this sweep and not yet reclaimed. */

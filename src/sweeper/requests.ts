@@ -1,19 +1,38 @@
 /**
  * `paygate sweep`: the CLI holds no keys, so it records a request and the `serve` process that
- * holds the worker lease (with the unlocked wallet) carries it out on its next sweeper tick. The
- * CLI follows the request's sweeps in the database until they end.
+ * holds the worker lease (with the unlocked wallet) carries it out on its next sweeper tick
+ * (serveSweepRequest). The CLI follows the request's sweeps in the database until they end.
  */
 import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
 import type { AssetCatalog } from '../assets/catalog.js';
 import { isTronAddress } from '../chain/address.js';
+import type { TronClient } from '../chain/client.js';
 import type { Clock } from '../clock.js';
-import { writeTx, type Db } from '../db/database.js';
-import type { SweepRequestTarget } from '../db/tables/sweeper.js';
+import { writeTx, type Db, type Executor } from '../db/database.js';
+import type { SweepRequestTarget, SweepTrigger } from '../db/tables/sweeper.js';
 import { AppError } from '../errors.js';
 import { formatUnits } from '../money.js';
 import { recordAudit } from '../audit/store.js';
-import { liveLease } from '../runtime/lease.js';
-import { depositIndexOf, findRequest, findSweep, insertRequest, txsOf } from './store.js';
+import { LeaseLostError, liveLease } from '../runtime/lease.js';
+import { sweepable, sweepOrder, tokensFirst } from './plan.js';
+import { allDuePairs } from './scan.js';
+import {
+  depositIndexOf,
+  findRequest,
+  findSweep,
+  insertRequest,
+  lastFinalBlock,
+  nonEmptyMarks,
+  openSweepOf,
+  pendingRequest,
+  setMarkBalance,
+  txsOf,
+  updateRequest,
+  upsertMark,
+  type SweepRequestRow,
+  type SweepRow,
+} from './store.js';
 
 export interface SweepTxView {
   step: string;
@@ -141,4 +160,103 @@ export async function waitForSweepRequest(
       throw new AppError('invalid_state', `Sweep request ${id} is still running; serve carries on with it`);
     await new Promise((r) => setTimeout(r, opts.pollMs ?? 500));
   }
+}
+
+/** What serving a request needs of the sweeper that carries it out. */
+export interface RequestServing {
+  db: Db;
+  /** Where the due pairs are read, slice by slice. */
+  scans: Executor;
+  scanSlice: number;
+  catalog: AssetCatalog;
+  chain: TronClient;
+  /** The hot wallet's address: what a TRX sweep can move depends on it. */
+  hot: string;
+  clock: Clock;
+  logger: Logger;
+  /** Starts a sweep of one address and asset; null while another sweep of the address is open. */
+  start(
+    address: string,
+    asset: string,
+    trigger: SweepTrigger,
+    balance: bigint,
+    requestId: string,
+  ): Promise<SweepRow | null>;
+}
+
+const nowOf = (r: RequestServing) => r.clock.now().toISOString();
+
+/** The oldest `paygate sweep` request: starts its sweeps (threshold ignored) and notes outcomes. */
+export async function serveSweepRequest(r: RequestServing): Promise<void> {
+  const req = await pendingRequest(r.db);
+  if (!req) return;
+  const targets =
+    req.status === 'pending' ? await targetsOf(r, req) : (JSON.parse(req.targets) as SweepRequestTarget[]);
+  for (const t of targets) {
+    if (t.state !== 'pending') continue;
+    try {
+      await serveTarget(r, req, t);
+    } catch (err) {
+      if (err instanceof LeaseLostError) throw err;
+      r.logger.warn(
+        { err, request: req.id, address: t.address, asset: t.asset },
+        'sweep request target failed; retried on the next tick',
+      );
+    }
+  }
+  const done = targets.every((t) => t.state !== 'pending');
+  await updateRequest(r.db, req.id, done ? 'done' : 'running', targets, nowOf(r));
+}
+
+/** A new request's targets: every asset of its address, or every address and asset that may hold funds. */
+async function targetsOf(r: RequestServing, req: SweepRequestRow): Promise<SweepRequestTarget[]> {
+  const pending = (address: string, asset: string): SweepRequestTarget => ({
+    address,
+    asset,
+    state: 'pending',
+    sweep_id: null,
+  });
+  if (req.address) {
+    const assets = [...r.catalog.assets].sort((a, b) => tokensFirst(a) - tokensFirst(b));
+    return assets.map((a) => pending(req.address as string, a.code));
+  }
+  const seen = new Set<string>();
+  const out: SweepRequestTarget[] = [];
+  // Slice by slice, so that a request on a large database does not hold the event loop.
+  for (const p of [...(await allDuePairs(r.scans, 10_000, r.scanSlice)), ...(await nonEmptyMarks(r.db))]) {
+    const k = `${p.address}|${p.asset}`;
+    if (!seen.has(k)) out.push(pending(p.address, p.asset));
+    seen.add(k);
+  }
+  return out.sort(sweepOrder(r.catalog));
+}
+
+/** One target of a request: note how its sweep ended, or start it once the address is free. */
+async function serveTarget(r: RequestServing, req: SweepRequestRow, t: SweepRequestTarget): Promise<void> {
+  if (t.sweep_id) {
+    const s = await findSweep(r.db, t.sweep_id);
+    if (s && s.status !== 'open') t.state = s.status;
+    return;
+  }
+  if (await openSweepOf(r.db, t.address)) return;
+  const asset = r.catalog.get(t.asset);
+  const amount = asset ? await sweepable(r.chain, asset, t.address, r.hot) : 0n;
+  if (amount === 0n) {
+    t.state = 'empty';
+    await setMarkBalance(r.db, t.address, t.asset, '0', nowOf(r));
+    return;
+  }
+  // What the sweep will move includes every final deposit so far: mark them looked at.
+  const last = await lastFinalBlock(r.db, t.address, t.asset);
+  if (last !== null)
+    await upsertMark(r.db, {
+      address: t.address,
+      asset: t.asset,
+      checked_block: last,
+      balance: amount.toString(),
+      checked_at: nowOf(r),
+    });
+  const s = await r.start(t.address, t.asset, 'manual', amount, req.id);
+  if (s) t.sweep_id = s.id;
+  if (s?.status === 'refused') t.state = 'refused';
 }
