@@ -19,8 +19,6 @@ export interface AdvanceContext extends StepContext {
   maxTxs: number;
 }
 
-const nowOf = (c: AdvanceContext) => c.clock.now().toISOString();
-
 /**
  * Moves one sweep one step on. What concerns this sweep alone ends here (a refusal, a wait for the
  * node, a failure retried later); a lost lease goes on up to the tick, which stops.
@@ -39,8 +37,8 @@ export async function advanceSweep(c: AdvanceContext, sweep: SweepRow): Promise<
       await updateSweep(c.db, sweep.id, {
         status: 'refused',
         last_error: 'the key derived for the stored index does not give this address',
-        finished_at: nowOf(c),
-        updated_at: nowOf(c),
+        finished_at: c.clock.now().toISOString(),
+        updated_at: c.clock.now().toISOString(),
       });
       c.logger.error(
         {
@@ -95,7 +93,7 @@ async function transferIsSolid(c: AdvanceContext, txs: readonly SweepTxRow[]): P
   if (!transfer) return true;
   if (await c.chain.getTransactionInfo(transfer.txid, { solid: true })) return true;
   if (!(await c.chain.getTransactionInfo(transfer.txid))) {
-    await updateTx(c.db, transfer.id, ['confirmed'], { status: 'broadcast', updated_at: nowOf(c) });
+    await updateTx(c.db, transfer.id, ['confirmed'], { status: 'broadcast', updated_at: c.clock.now().toISOString() });
     c.logger.warn(
       { sweep: transfer.sweep_id, txid: transfer.txid },
       'sweep transfer left the chain (fork); resolving it again',
@@ -113,7 +111,7 @@ async function advance(c: AdvanceContext, sweep: SweepRow): Promise<void> {
   if (open) {
     const r = await resolve(c, open);
     if (r === 'pending') return;
-    await refreshTotals(c.db, sweep.id, nowOf(c));
+    await refreshTotals(c.db, sweep.id, c.clock.now().toISOString());
     if (r === 'failed') {
       const info = (await txsOf(c.db, sweep.id)).find((t) => t.id === open.id);
       return fail(c, sweep, `${open.step} ${open.txid} failed on chain: ${info?.receipt_result ?? 'FAILED'}`);
@@ -132,7 +130,7 @@ async function advance(c: AdvanceContext, sweep: SweepRow): Promise<void> {
     return;
   }
   if (plan.status === 'done' && !(await transferIsSolid(c, txs))) return;
-  const at = nowOf(c);
+  const at = c.clock.now().toISOString();
   await refreshTotals(c.db, sweep.id, at);
   if (await updateSweep(c.db, sweep.id, { status: plan.status, retry_at: null, finished_at: at, updated_at: at })) {
     await setMarkBalance(c.db, sweep.address, sweep.asset, '0', at);

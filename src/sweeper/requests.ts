@@ -184,8 +184,6 @@ export interface RequestServing {
   ): Promise<SweepRow | null>;
 }
 
-const nowOf = (r: RequestServing) => r.clock.now().toISOString();
-
 /** The oldest `paygate sweep` request: starts its sweeps (threshold ignored) and notes outcomes. */
 export async function serveSweepRequest(r: RequestServing): Promise<void> {
   const req = await pendingRequest(r.db);
@@ -205,7 +203,7 @@ export async function serveSweepRequest(r: RequestServing): Promise<void> {
     }
   }
   const done = targets.every((t) => t.state !== 'pending');
-  await updateRequest(r.db, req.id, done ? 'done' : 'running', targets, nowOf(r));
+  await updateRequest(r.db, req.id, done ? 'done' : 'running', targets, r.clock.now().toISOString());
 }
 
 /** A new request's targets: every asset of its address, or every address and asset that may hold funds. */
@@ -243,7 +241,7 @@ async function serveTarget(r: RequestServing, req: SweepRequestRow, t: SweepRequ
   const amount = asset ? await sweepable(r.chain, asset, t.address, r.hot) : 0n;
   if (amount === 0n) {
     t.state = 'empty';
-    await setMarkBalance(r.db, t.address, t.asset, '0', nowOf(r));
+    await setMarkBalance(r.db, t.address, t.asset, '0', r.clock.now().toISOString());
     return;
   }
   // What the sweep will move includes every final deposit so far: mark them looked at.
@@ -254,7 +252,7 @@ async function serveTarget(r: RequestServing, req: SweepRequestRow, t: SweepRequ
       asset: t.asset,
       checked_block: last,
       balance: amount.toString(),
-      checked_at: nowOf(r),
+      checked_at: r.clock.now().toISOString(),
     });
   const s = await r.start(t.address, t.asset, 'manual', amount, req.id);
   if (s) t.sweep_id = s.id;
