@@ -4,7 +4,8 @@
  * is never signed until the operator approves or cancels it. One tick runs four steps, each over a
  * bounded batch:
  *
- *   1. approved → queued      whitelist entry still there (else rejected), merchant enabled (else waits)
+ *   1. approved → queued      whitelist entry still there (else rejected), merchant enabled (else
+ *                             waits): queue.ts
  *   2. queued → signing       halts, hot wallet limits and balances checked; the transaction is built
  *                             and signed, then stored (bytes, txid, expiration) with the status, under
  *                             the worker lease's fencing check, BEFORE any broadcast
@@ -32,11 +33,8 @@ import { isTransientTronError } from '../../chain/errors.js';
 import { transactionOutcome, type TxOutcome } from '../../chain/outcome.js';
 import type { PayoutStatus } from '../../db/schema.js';
 import { writeTx } from '../../db/database.js';
-import { isOwnAddress } from '../../addresses/store.js';
-import { findMerchant } from '../../merchants/store.js';
 import type { Services } from '../../services.js';
 import { hotWalletPrivateKey } from '../../wallet/hd.js';
-import { liveEntry } from '../../whitelist/store.js';
 import type { Worker } from '../../runtime/worker.js';
 import { LeaseLostError, type WorkerLease } from '../../runtime/lease.js';
 import { finalityStop } from '../../watcher/stop.js';
@@ -44,6 +42,7 @@ import { isWorkerHalted } from '../halts.js';
 import { findPayoutForOperator, type PayoutRow } from '../store.js';
 import { transitionPayout, type TransitionInput } from '../transitions.js';
 import { hotWalletLimits, limitReason } from './limits.js';
+import { queueApprovedPayout } from './queue.js';
 import { HotWalletBudget } from './resources.js';
 import { payoutsIn, setWaitReason, type PageCursor } from './store.js';
 import { testHooks } from './test-hooks.js';
@@ -132,54 +131,7 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
         await wait(row, row.hold_reason);
         continue;
       }
-      const done = await writeTx(db, async (trx) => {
-        const cur = await findPayoutForOperator(trx, row.id);
-        if (!cur || cur.status !== 'approved') return false;
-        const merchant = await findMerchant(trx, cur.merchant_id);
-        if (!merchant || merchant.enabled !== 1) {
-          await setWaitReason(
-            trx,
-            cur,
-            'merchant disabled: the payout waits until the merchant is enabled again (or payout cancel)',
-          );
-          return false;
-        }
-        const own = await isOwnAddress(trx, cur.to_address);
-        const entry = await liveEntry(trx, cur.merchant_id, cur.asset, cur.to_address);
-        if (!own && entry && entry.usable_from > clock.now().toISOString()) {
-          // Removed and added again since the approval: the new entry's delay before first use
-          // holds for this payout too (else re-adding an address skipped it for approved payouts).
-          await setWaitReason(
-            trx,
-            cur,
-            `whitelist entry of ${cur.to_address} is in its delay before first use; usable from ${entry.usable_from}`,
-          );
-          return false;
-        }
-        if (own || !entry) {
-          // An entry made before whitelists refused this gateway's own addresses (whitelist/service.ts).
-          const reason = own
-            ? `${cur.to_address} belongs to this gateway (a deposit address or the hot wallet): a payout there would be credited to no one`
-            : `whitelist entry of ${cur.to_address} was removed before sending`;
-          const at = clock.now().toISOString();
-          await transitionPayout(trx, clock, cur, {
-            to: 'rejected',
-            actor: WORKER_ACTOR,
-            patch: { reject_reason: reason, reviewed_by: WORKER_ACTOR, reviewed_at: at, wait_reason: null },
-          });
-          await recordAudit(trx, clock, {
-            actor: WORKER_ACTOR,
-            action: 'payout.reject',
-            subjectType: 'payout',
-            subjectId: cur.id,
-            merchantId: cur.merchant_id,
-            details: { reason },
-          });
-          return true;
-        }
-        await transitionPayout(trx, clock, cur, { to: 'queued', actor: WORKER_ACTOR, patch: { wait_reason: null } });
-        return true;
-      });
+      const done = await writeTx(db, (trx) => queueApprovedPayout(trx, clock, row, WORKER_ACTOR));
       moved ||= done;
     }
     return moved;
