@@ -186,10 +186,16 @@ export async function createJsonServer(deps: JsonServerDeps): Promise<JsonServer
   app.setErrorHandler((err, req, reply) => replyWithError(err, req, reply));
 
   // A query string is text: `?limit=20` is read as the number its schema asks for (bodies are
-  // JSON and validated without any coercion).
-  app.addHook('preValidation', async (req) => {
-    const schema = req.routeOptions.schema?.querystring as TSchema | undefined;
-    if (schema && req.query && typeof req.query === 'object') req.query = Value.Convert(schema, req.query);
+  // JSON and validated without any coercion). Only routes with a query schema get the hook: every
+  // hook costs each request that passes it.
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema?.querystring as TSchema | undefined;
+    if (!schema) return;
+    const convert = async (req: FastifyRequest) => {
+      if (req.query && typeof req.query === 'object') req.query = Value.Convert(schema, req.query);
+    };
+    const own = route.preValidation;
+    route.preValidation = own ? [convert, ...(Array.isArray(own) ? own : [own])] : convert;
   });
 
   // Normally answered by frontChecks already (before the body is read).

@@ -79,7 +79,9 @@ export async function buildHttpServer(
     // allowed networks are held against the client's own address (TRUST_PROXY decides which).
     req.merchant = await deps.verifier.authenticate(typeof given === 'string' ? given : undefined, ip.key, req.ip);
     const key = await perKey(req);
-    setRateHeaders(reply, tighter(ip, key));
+    // frontChecks has shown the client's limit; shown again only when the key's is the nearer one.
+    const shown = tighter(ip, key);
+    if (shown !== ip) setRateHeaders(reply, shown);
     if (key.exceeded) throw rateLimited(key);
   });
 
