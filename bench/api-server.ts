@@ -65,6 +65,8 @@ async function real(): Promise<void> {
     WALLET_KEYSTORE: path.join(path.dirname(dbFile), 'keystore.json'),
     WALLET_PASSPHRASE: 'benchmark passphrase',
     TRON_NETWORK: 'devnet',
+    // The node bench/lib/api-bench.ts started, if any (else the watcher retries an absent one).
+    ...(process.env.TRON_FULL_NODE_URL ? { TRON_FULL_NODE_URL: process.env.TRON_FULL_NODE_URL } : {}),
     HOST: '127.0.0.1',
     PORT: '0',
     LOG_LEVEL: 'warn',

@@ -2,7 +2,8 @@
  * The merchant API against a bare fastify in the same run: authenticated
  * GET /v1/invoices/{id}, GET /v1/payouts/{id} and POST /v1/invoices (new order ids), their ratios
  * to a bare constant GET and a bare POST echo, latency at 80 % of each peak, and read latency while
- * creations run at 80 % of theirs. Servers run in their own processes; see bench/lib/api-bench.ts.
+ * creations run at 80 % of theirs. Servers and the app's devnet node run in their own processes;
+ * see bench/lib/api-bench.ts.
  *
  *   npx tsx bench/api.ts [--rounds 5] [--seconds 3] [--connections 32] [--cpu-prof DIR]
  */
@@ -25,6 +26,7 @@ const r = await runApiBench({
   rounds,
   seconds,
   connections,
+  devnet: true,
   nodeArgs: prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [],
 });
 printApiBench(r);

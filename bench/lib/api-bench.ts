@@ -36,6 +36,12 @@ export interface ApiBenchOptions {
   /** Reads per second during the mixed phase, as a fraction of the read peak. */
   mixedReadShare?: number;
   nodeArgs?: string[];
+  /**
+   * A devnet as the app's TRON node, a block every 3 s as on mainnet, so that its watcher follows
+   * a chain during the run instead of retrying an absent node. Not on a seeded database: its
+   * watcher is bound to the chain that seeded it.
+   */
+  devnet?: boolean;
   /** Rounds at 80 % and mixed (default `rounds`; bench/scale.ts, which does not report them, runs one). */
   latencyRounds?: number;
   /**
@@ -111,9 +117,13 @@ export async function runApiBench(o: ApiBenchOptions): Promise<ApiBenchResult> {
   try {
     const bare = await startChild<ServerInfo>('api-server.ts', { args: ['bare'] });
     children.push(bare.child);
+    const node = o.devnet
+      ? await startChild<{ url: string }>('replicas-server.ts', { args: ['devnet'], env: { BENCH_BLOCK_MS: '3000' } })
+      : null;
+    if (node) children.push(node.child);
     // The app as `paygate serve` is launched (src/operations/heap.ts); the bare yardstick as node starts.
     const app = await startChild<ServerInfo>('api-server.ts', {
-      env: o.env,
+      env: { ...o.env, ...(node ? { TRON_FULL_NODE_URL: node.info.url } : {}) },
       nodeArgs: [...SERVE_NODE_FLAGS, ...(o.nodeArgs ?? [])],
     });
     children.push(app.child);
