@@ -25,6 +25,7 @@ import { WorkerLease } from '../../src/runtime/lease.js';
 import { underLease } from '../../src/runtime/host.js';
 import { tempDir } from '../helpers/app.js';
 import { testDatabaseUrl } from '../helpers/database.js';
+import { expect } from 'vitest';
 
 export const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 export const TRX = 1_000_000n;
@@ -227,3 +228,26 @@ export async function insertFinalDeposit(db: Db, merchantId: string, d: FinalDep
     })
     .execute();
 }
+
+/** After each test: nothing secret in any log line or any stored row, whatever the test did. */
+export async function closeWithoutSecrets(f: SweepFixture): Promise<void> {
+  const logs = f.logs();
+  expect(logs).toContain('"component":"sweeper"');
+  const rows = JSON.stringify([
+    await f.database.db.selectFrom('sweeps').selectAll().execute(),
+    await f.database.db.selectFrom('sweep_txs').selectAll().execute(),
+  ]);
+  for (const secret of f.secrets()) {
+    expect(logs).not.toContain(secret);
+    expect(rows).not.toContain(secret);
+  }
+  await f.close();
+}
+
+/** The sweeps of `address`, oldest first. */
+export const sweepsOf = (f: SweepFixture, address: string) =>
+  f.database.db.selectFrom('sweeps').selectAll().where('address', '=', address).orderBy('created_at').execute();
+
+/** The transactions of sweep `sweepId`, in order. */
+export const txsOf = (f: SweepFixture, sweepId: string) =>
+  f.database.db.selectFrom('sweep_txs').selectAll().where('sweep_id', '=', sweepId).orderBy('seq').execute();
