@@ -19,15 +19,25 @@ async function emitMany(merchantId: string, n: number): Promise<string[]> {
   return ids;
 }
 
-/** Runs the worker loop as serve does until `done`, then stops it. */
+/**
+ * Runs the worker loop as serve's worker host does until `done`, then stops it: a tick that ends
+ * (nothing in flight) or fails (a database error) is followed by another, as in serve, so a test
+ * waits for what merchants see, not for one tick. Failed ticks are named if `done` never holds.
+ */
 async function runWorker(done: () => void | Promise<void>, opts: { concurrency?: number } = {}): Promise<void> {
   const stop = new AbortController();
-  const ticking = w
-    .dispatcher({ pollMs: 20, ...opts })
-    .worker()
-    .tick(stop.signal);
+  const worker = w.dispatcher({ pollMs: 20, ...opts }).worker();
+  const failures: unknown[] = [];
+  const ticking = (async () => {
+    while (!stop.signal.aborted) {
+      await worker.tick(stop.signal).catch((err: unknown) => failures.push(err));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
   try {
     await vi.waitFor(done, { timeout: 20_000, interval: 20 });
+  } catch (err) {
+    throw new Error(`${String(err)}; failed ticks: ${failures.map(String).join('; ') || 'none'}`);
   } finally {
     stop.abort();
     await ticking;
