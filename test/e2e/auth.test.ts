@@ -277,6 +277,16 @@ describe('rate limits', () => {
     // An unknown route is still a 404: routing comes before the limit.
     expect((await api(t.url, '/v1/nowhere')).status).toBe(404);
   });
+
+  it("shows an authenticated client the per-IP limit while that one is nearer than its key's", async () => {
+    minutePasses();
+    const { key } = await t.merchant();
+    for (let i = 0; i < 6; i++) expect((await api(t.url, '/v1/probe', { key: 'sk_wrong', body })).status).toBe(401);
+    // The address has 2 of 8 left, the key 3 of 3: the answer shows the address's count.
+    const r = await api(t.url, '/v1/probe', { key, body });
+    expect(r.status).toBe(200);
+    expect([r.headers.get('x-ratelimit-limit'), r.headers.get('x-ratelimit-remaining')]).toEqual(['8', '1']);
+  });
 });
 
 describe('revocation from another process', () => {
