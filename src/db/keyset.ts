@@ -3,8 +3,8 @@
  * last one read. Lists read newest first (`desc`: older rows come after), reports and the payout
  * worker oldest first (`asc`). Written as a row value, `(time, id) < (?, ?)`: both engines take it
  * as one range of an index on (…, time, id), so a page seeks to the key and reads only its rows;
- * where the index ends at the time, each derives the range on the time from it. The `or` spelling
- * (`time < ? or (time = ? and id < ?)`) is no range on PostgreSQL, only a filter.
+ * where the index ends at the time, each derives the range on the time from it. PostgreSQL reads
+ * the `or` spelling (`time < ? or (time = ? and id < ?)`) as a filter, not a range.
  */
 import { sql, type Expression, type ExpressionBuilder, type SqlBool, type StringReference } from 'kysely';
 
