@@ -1,4 +1,5 @@
 /** The account's merchants: list, one, the owner's switches, balances and API keys. */
+import { comesAfter } from '../db/keyset.js';
 import { decodeCursor, DEFAULT_PAGE_LIMIT, Page, toPage } from '../http/pagination.js';
 import { errorResponses } from '../http/schemas.js';
 import type { ApiServer } from '../http/server.js';
@@ -46,7 +47,7 @@ export async function merchantRoutes(app: ApiServer, deps: CabinetDeps): Promise
       const key = decodeCursor(req.query.cursor);
       // An account has a handful of merchants: paged in memory, in the order every list has.
       const all = (await merchantsOfOwner(db, sessionOf(req).owner.id)).reverse();
-      const after = key ? all.filter((m) => m.created_at < key.at || (m.created_at === key.at && m.id < key.id)) : all;
+      const after = key ? all.filter((m) => comesAfter({ at: m.created_at, id: m.id }, key, 'desc')) : all;
       const page = toPage(after.slice(0, limit + 1), limit, (m) => ({ at: m.created_at, id: m.id }));
       return { data: await Promise.all(page.data.map((m) => merchantOwnerView(s, m))), next_cursor: page.next_cursor };
     },

@@ -3,8 +3,8 @@
  * (src/http/pagination.ts). Every query is scoped by merchant_id; the caller has checked that the
  * session's account sees that merchant.
  */
-import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
+import { afterKey } from '../db/keyset.js';
 import type { InvoiceStatus, PayoutStatus } from '../db/schema.js';
 import type { DeliveryStatus } from '../db/tables/webhooks.js';
 import type { PageKey } from '../http/pagination.js';
@@ -15,12 +15,6 @@ export interface Period {
   to?: string;
 }
 
-/** Rows strictly after `key` in (created_at desc, id desc) order: the keyset condition of a page. */
-function afterKey(key: PageKey, created: string, id: string) {
-  const c = sql.ref(created);
-  return sql<boolean>`(${c} < ${key.at} or (${c} = ${key.at} and ${sql.ref(id)} < ${key.id}))`;
-}
-
 export async function pageInvoices(
   db: Executor,
   merchantId: string,
@@ -29,7 +23,7 @@ export async function pageInvoices(
   limit: number,
 ) {
   let q = db.selectFrom('invoices').selectAll().where('merchant_id', '=', merchantId);
-  if (key) q = q.where(afterKey(key, 'created_at', 'id'));
+  if (key) q = q.where((eb) => afterKey(eb, 'created_at', 'id', key, 'desc'));
   if (f.status) q = q.where('status', '=', f.status);
   if (f.from) q = q.where('created_at', '>=', f.from);
   if (f.to) q = q.where('created_at', '<', f.to);
@@ -62,7 +56,7 @@ export async function pagePayouts(
   limit: number,
 ) {
   let q = db.selectFrom('payouts').selectAll().where('merchant_id', '=', merchantId);
-  if (key) q = q.where(afterKey(key, 'created_at', 'id'));
+  if (key) q = q.where((eb) => afterKey(eb, 'created_at', 'id', key, 'desc'));
   if (f.status) q = q.where('status', '=', f.status);
   if (f.from) q = q.where('created_at', '>=', f.from);
   if (f.to) q = q.where('created_at', '<', f.to);
@@ -82,7 +76,7 @@ export async function pageDeposits(
   limit: number,
 ) {
   let q = db.selectFrom('deposits').selectAll().where('merchant_id', '=', merchantId).where('status', '!=', 'orphaned');
-  if (key) q = q.where(afterKey(key, 'created_at', 'id'));
+  if (key) q = q.where((eb) => afterKey(eb, 'created_at', 'id', key, 'desc'));
   if (f.unattached) q = q.where('invoice_id', 'is', null);
   return q
     .orderBy('created_at', 'desc')
@@ -104,7 +98,7 @@ export async function pageDeliveries(
     .selectAll('d')
     .select('e.type')
     .where('d.merchant_id', '=', merchantId);
-  if (key) q = q.where(afterKey(key, 'd.created_at', 'd.id'));
+  if (key) q = q.where((eb) => afterKey(eb, 'd.created_at', 'd.id', key, 'desc'));
   if (f.status) q = q.where('d.status', '=', f.status);
   return q
     .orderBy('d.created_at', 'desc')
@@ -126,7 +120,7 @@ export async function findDeliveryOf(db: Executor, merchantId: string, id: strin
 
 export async function pageKeys(db: Executor, merchantId: string, key: PageKey | null, limit: number) {
   let q = db.selectFrom('api_keys').selectAll().where('merchant_id', '=', merchantId);
-  if (key) q = q.where(afterKey(key, 'created_at', 'key_id'));
+  if (key) q = q.where((eb) => afterKey(eb, 'created_at', 'key_id', key, 'desc'));
   return q
     .orderBy('created_at', 'desc')
     .orderBy('key_id', 'desc')

@@ -1,5 +1,6 @@
 /** SQL for merchants. Operator-level: merchant rows are not owned by another merchant. */
 import type { Executor } from '../db/database.js';
+import { afterKey } from '../db/keyset.js';
 import type { MerchantsTable } from '../db/schema.js';
 import type { PageRequest } from '../http/pagination.js';
 
@@ -18,10 +19,7 @@ export async function listMerchants(db: Executor, page?: PageRequest): Promise<M
   if (!page) return db.selectFrom('merchants').selectAll().orderBy('created_at').orderBy('id').execute();
   const after = page.after;
   let q = db.selectFrom('merchants').selectAll();
-  if (after)
-    q = q.where((eb) =>
-      eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '<', after.id)])]),
-    );
+  if (after) q = q.where((eb) => afterKey(eb, 'created_at', 'id', after, 'desc'));
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
 }
 

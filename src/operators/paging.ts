@@ -4,6 +4,7 @@
  * short list a service returns whole (a merchant's keys, the asset catalog).
  */
 import { DEFAULT_PAGE_LIMIT, decodeCursor, toPage, type PageKey, type PageRequest } from '../http/pagination.js';
+import { compareKeys, comesAfter } from '../db/keyset.js';
 import { validationFailed } from '../errors.js';
 
 export interface PageQuery {
@@ -25,13 +26,11 @@ export function pageRequest(q: PageQuery): PageRequest {
   return { limit: pageLimit(q) + 1, after: decodeCursor(q.cursor) };
 }
 
-const before = (a: PageKey, b: PageKey) => a.at < b.at || (a.at === b.at && a.id < b.id);
-
 /** A keyset page over rows already in memory: newest (time, id) first, strictly after the cursor. */
 export function pageOfRows<T>(rows: readonly T[], q: PageQuery, keyOf: (row: T) => PageKey): Paged<T> {
   const after = decodeCursor(q.cursor);
-  const sorted = [...rows].sort((x, y) => (before(keyOf(x), keyOf(y)) ? 1 : before(keyOf(y), keyOf(x)) ? -1 : 0));
-  const rest = after ? sorted.filter((r) => before(keyOf(r), after)) : sorted;
+  const sorted = [...rows].sort((x, y) => compareKeys(keyOf(y), keyOf(x)));
+  const rest = after ? sorted.filter((r) => comesAfter(keyOf(r), after, 'desc')) : sorted;
   return toPage(rest.slice(0, pageLimit(q) + 1), pageLimit(q), keyOf);
 }
 

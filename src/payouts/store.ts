@@ -3,6 +3,7 @@
  * (`payout list|approve|reject`) are named as such.
  */
 import type { Executor } from '../db/database.js';
+import { afterKey } from '../db/keyset.js';
 import { reusableQuery } from '../db/reusable.js';
 import type { PayoutsTable, PayoutStatus } from '../db/schema.js';
 import type { PageKey } from '../http/pagination.js';
@@ -69,10 +70,7 @@ export async function listPayoutsForOperator(db: Executor, f: OperatorListFilter
   if (f.status) q = q.where('status', '=', f.status);
   if (f.merchantId) q = q.where('merchant_id', '=', f.merchantId);
   const after = f.after;
-  if (after)
-    q = q.where((eb) =>
-      eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '<', after.id)])]),
-    );
+  if (after) q = q.where((eb) => afterKey(eb, 'created_at', 'id', after, 'desc'));
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit).execute();
 }
 

@@ -5,15 +5,13 @@
  * never holds more than one batch and never reads a row twice.
  */
 import type { Executor } from '../db/database.js';
+import { afterKey, type KeysetKey } from '../db/keyset.js';
 import { byValue } from '../db/portable.js';
 import type { DepositsTable, InvoicesTable, LedgerEntriesTable, PayoutsTable } from '../db/schema.js';
 import type { Period } from './period.js';
 
 /** Where the next batch starts: after this (time, id). */
-export interface After {
-  at: string;
-  id: string;
-}
+export type After = KeysetKey;
 
 /**
  * `merchant_id` and `status` are compared by value (portable.ts): without ANALYZE statistics (serve
@@ -92,7 +90,7 @@ export async function invoiceBatch(db: Executor, q: BatchQuery): Promise<Invoice
   let query = db.selectFrom('invoices').select(INVOICE_READ).where('created_at', '<', q.period.to);
   const after = q.after;
   query = after
-    ? query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)))
+    ? query.where((eb) => afterKey(eb, 'created_at', 'id', after, 'asc'))
     : query.where('created_at', '>=', q.period.from);
   if (q.merchantId !== null) query = query.where(byValue(db, 'merchant_id'), '=', q.merchantId);
   return query.orderBy('created_at').orderBy('id').limit(q.limit).execute();
@@ -124,7 +122,7 @@ export async function payoutBatch(db: Executor, q: BatchQuery): Promise<PayoutRe
   let query = db.selectFrom('payouts').select(PAYOUT_READ).where('created_at', '<', q.period.to);
   const after = q.after;
   query = after
-    ? query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)))
+    ? query.where((eb) => afterKey(eb, 'created_at', 'id', after, 'asc'))
     : query.where('created_at', '>=', q.period.from);
   if (q.merchantId !== null) query = query.where(byValue(db, 'merchant_id'), '=', q.merchantId);
   return query.orderBy('created_at').orderBy('id').limit(q.limit).execute();
@@ -139,7 +137,7 @@ export async function depositBatch(db: Executor, q: BatchQuery): Promise<Deposit
     .where(byValue(db, 'status'), '!=', 'orphaned');
   const after = q.after;
   query = after
-    ? query.where((eb) => eb(eb.refTuple('block_time', 'id'), '>', eb.tuple(after.at, after.id)))
+    ? query.where((eb) => afterKey(eb, 'block_time', 'id', after, 'asc'))
     : query.where('block_time', '>=', q.period.from);
   if (q.merchantId !== null) query = query.where(byValue(db, 'merchant_id'), '=', q.merchantId);
   return query.orderBy('block_time').orderBy('id').limit(q.limit).execute();

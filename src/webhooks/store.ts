@@ -1,6 +1,7 @@
 /** SQL of webhook deliveries and their attempts (the delivery log). Operator-level reads. */
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
+import { afterKey } from '../db/keyset.js';
 import { indexedBy } from '../db/portable.js';
 import type {
   AttemptOutcome,
@@ -219,13 +220,7 @@ export async function listDeliveries(
   if (f.status) q = q.where('d.status', '=', f.status);
   if (!f.page) return q.orderBy('d.created_at', 'desc').orderBy('d.merchant_seq', 'desc').limit(f.limit).execute();
   const after = f.page.after;
-  if (after)
-    q = q.where((eb) =>
-      eb.or([
-        eb('d.created_at', '<', after.at),
-        eb.and([eb('d.created_at', '=', after.at), eb('d.id', '<', after.id)]),
-      ]),
-    );
+  if (after) q = q.where((eb) => afterKey(eb, 'd.created_at', 'd.id', after, 'desc'));
   return q.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(f.page.limit).execute();
 }
 

@@ -1,5 +1,6 @@
 /** SQL for whitelist entries. Merchant-facing reads are scoped by merchant_id. */
 import type { Executor } from '../db/database.js';
+import { afterKey } from '../db/keyset.js';
 import type { WhitelistEntriesTable } from '../db/schema.js';
 import type { PageRequest } from '../http/pagination.js';
 
@@ -50,9 +51,6 @@ export async function listEntries(db: Executor, f: ListFilter): Promise<Whitelis
   if (!f.includeRemoved) q = q.where('removed_at', 'is', null);
   if (!f.page) return q.orderBy('created_at').orderBy('id').execute();
   const after = f.page.after;
-  if (after)
-    q = q.where((eb) =>
-      eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '<', after.id)])]),
-    );
+  if (after) q = q.where((eb) => afterKey(eb, 'created_at', 'id', after, 'desc'));
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.page.limit).execute();
 }

@@ -26,6 +26,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import type { DB } from '../../src/db/schema.js';
 import { findDepositAddresses, findUserAddress, hotWalletAddress } from '../../src/addresses/store.js';
 import { merchantSwitch, operatorSwitch } from '../../src/assets/store.js';
+import { pageDeposits, pageInvoices, pagePayouts } from '../../src/cabinet/store.js';
 import { ManualClock } from '../../src/clock.js';
 import type { Tx } from '../../src/db/database.js';
 import { findDeposit, liveDepositsOfInvoice, orphanAbove, unsettledDeposits } from '../../src/deposits/store.js';
@@ -175,6 +176,31 @@ export const HOT_QUERIES: HotQuery[] = [
     name: 'payout list: by merchant',
     run: (db) => listPayoutsForOperator(db, { merchantId: M, limit: 100 }),
     index: /INDEX payouts_\w+ \(merchant_id=\?\)/,
+  },
+  // The next page of a list, after a cursor (src/db/keyset.ts): a seek in the list's index.
+  {
+    name: 'payout list: the next page, newest first',
+    run: (db) => listPayoutsForOperator(db, { limit: 100, after: { at: NOW, id: ID } }),
+    index: /INDEX payouts_created \(\(created_at,id\)<\(\?,\?\)\)/,
+    ordered: true,
+  },
+  {
+    name: "cabinet: the next page of a merchant's invoices",
+    run: (db) => pageInvoices(db, M, {}, { at: NOW, id: ID }, 50),
+    index: /INDEX invoices_merchant_created \(merchant_id=\? AND \(created_at,id\)<\(\?,\?\)\)/,
+    ordered: true,
+  },
+  {
+    name: "cabinet: the next page of a merchant's payouts",
+    run: (db) => pagePayouts(db, M, {}, { at: NOW, id: ID }, 50),
+    index: /INDEX payouts_merchant_created \(merchant_id=\? AND \(created_at,id\)<\(\?,\?\)\)/,
+    ordered: true,
+  },
+  {
+    name: "cabinet: the next page of a merchant's deposits",
+    run: (db) => pageDeposits(db, M, { unattached: false }, { at: NOW, id: ID }, 50),
+    index: /INDEX deposits_merchant_created \(merchant_id=\? AND \(created_at,id\)<\(\?,\?\)\)/,
+    ordered: true,
   },
   { name: 'events of a merchant after a seq', run: (db) => eventsOf(db, M, 10, 100), index: 'events_merchant' },
   // The deposit addresses among a range's receivers (the watcher), the payout worker's own-address

@@ -4,14 +4,17 @@
  * type), primary keys, unique keys (constraints and unique indexes, partial or not), foreign keys,
  * other indexes by name and triggers by name. PostgreSQL's baseline is written by hand
  * (src/db/postgres-baseline.ts), so this is what holds it to SQLite's migrations; a later migration
- * that forgets its PostgreSQL side fails here too. It runs on every test run: PostgreSQL must be
- * reachable (helpers/database.ts).
+ * whose PostgreSQL step builds something else than its SQLite step fails here too. Every migration
+ * file is in the list, and every one after the baseline in the part that requires both engines'
+ * steps. It runs on every test run: PostgreSQL must be reachable (helpers/database.ts).
  */
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, openSqlite, type Database, type SqliteDatabase } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import { AFTER_BASELINE, MIGRATIONS, migrateToLatest, POSTGRES_BASELINE } from '../../src/db/migrate.js';
 import { tempDir } from '../helpers/app.js';
 import { createPostgresDatabase, type TestPostgres } from '../helpers/database.js';
 
@@ -182,5 +185,23 @@ describe('the SQLite and PostgreSQL schemas', () => {
           .execute()
       ).map((r) => (r as { name: string }).name);
     expect(await names(pgDb)).toEqual(await names(lite));
+  });
+});
+
+describe('the migration list', () => {
+  const files = readdirSync(fileURLToPath(new URL('../../src/db/migrations', import.meta.url)))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => f.slice(0, -'.ts'.length))
+    .sort();
+
+  it('names every migration file under its file name', () => {
+    expect(Object.keys(MIGRATIONS).sort()).toEqual(files);
+  });
+
+  it('gives every migration after the baseline a PostgreSQL step, and none up to it', () => {
+    const later = files.filter((name) => name > POSTGRES_BASELINE);
+    expect(later.length).toBeGreaterThan(0);
+    expect(Object.keys(AFTER_BASELINE).sort()).toEqual(later);
+    for (const name of later) expect(typeof AFTER_BASELINE[name]?.postgres).toBe('function');
   });
 });

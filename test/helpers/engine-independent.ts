@@ -33,6 +33,7 @@ export const ENGINE_INDEPENDENT: readonly string[] = [
   'test/http/pagination.test.ts',
   'test/money.test.ts',
   'test/operations/config.test.ts',
+  'test/readme/claims.test.ts',
   'test/runtime/threads.test.ts',
   'test/unit/config-unsafe-values.test.ts',
   'test/unit/engine-independent.test.ts',

@@ -1,5 +1,5 @@
 /**
- * A running app with an initialised wallet (the TRON.md test mnemonic, cheap scrypt parameters),
+ * A running app with an initialised wallet (the test mnemonic of docs/tron.md, cheap scrypt parameters),
  * for the invoice, address and fee tests. Everything else is the real app over real HTTP.
  */
 import { ManualClock } from '../../src/clock.js';
@@ -11,7 +11,7 @@ export const TEST_MNEMONIC =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 export const TEST_PASSPHRASE = 'test passphrase, long enough';
 export const CHEAP_SCRYPT = { N: 1024, r: 8, p: 1 };
-/** TRON.md: m/44'/195'/0'/0/0, /1, /2 of the test mnemonic. */
+/** docs/tron.md: m/44'/195'/0'/0/0, /1, /2 of the test mnemonic. */
 export const VECTORS = [
   'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH',
   'TSeJkUh4Qv67VNFwY8LaAxERygNdy6NQZK',

@@ -54,7 +54,7 @@ const MNEMONICS = [16, 16, 16, 16, 20, 24, 28, 32, 32, 32, 32].map(
 );
 
 describe('HD derivation equals ethers', () => {
-  it("the TRON.md vectors: m/44'/195'/0'/0/0, /1, /2 from the seed and from the xpub", () => {
+  it("the vectors of docs/tron.md: m/44'/195'/0'/0/0, /1, /2 from the seed and from the xpub", () => {
     const chain = new DepositKeyChain(publicInfoOf(TEST_MNEMONIC).depositXpub);
     expect([0, 1, 2].map((i) => chain.addressAt(i))).toEqual(VECTORS);
     expect([0, 1, 2].map((i) => tronAddressOfPrivateKey(depositPrivateKey(TEST_MNEMONIC, i)))).toEqual(VECTORS);

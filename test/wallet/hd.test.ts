@@ -1,4 +1,4 @@
-/** HD derivation against the vectors of TRON.md, from the seed and from the xpub alone. */
+/** HD derivation against the vectors of docs/tron.md, from the seed and from the xpub alone. */
 import { TronWeb } from 'tronweb';
 import { describe, expect, it, vi } from 'vitest';
 import {
@@ -18,7 +18,7 @@ describe('HD wallet', () => {
   const info = publicInfoOf(TEST_MNEMONIC);
   const chain = new DepositKeyChain(info.depositXpub);
 
-  it('derives the TRON.md vectors from the xpub only', () => {
+  it('derives the vectors of docs/tron.md from the xpub only', () => {
     expect(info.depositXpub).toMatch(/^xpub/);
     expect([0, 1, 2].map((i) => chain.addressAt(i))).toEqual(VECTORS);
     expect(TronWeb.address.toHex(VECTORS[0]!).toLowerCase()).toBe('41c8599111f29c1e1e061265b4af93ea1f274ad78a');

@@ -18,6 +18,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
 }
 
+/** Portable: the schema builder's statements above are PostgreSQL's step too. */
+export const postgres = up;
+
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('operator_tokens').execute();
 }

@@ -73,6 +73,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
 }
 
+/** Portable: the schema builder's statements above are PostgreSQL's step too. */
+export const postgres = up;
+
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('deposits_merchant_created').execute();
   await db.schema.dropIndex('payouts_merchant_created').execute();

@@ -46,6 +46,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
 }
 
+/** Portable: the schema builder's statements above are PostgreSQL's step too. */
+export const postgres = up;
+
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('api_keys_expiring').execute();
   for (const column of ['last_used_at', 'allowed_networks', 'expires_at', 'label'])

@@ -11,7 +11,7 @@ import { formatAmount } from '../../money.js';
 import type { PayoutRow } from '../store.js';
 import { inFlightPayouts } from './store.js';
 
-/** Sun burned per unit of energy (TRON.md: 100 sun since Aug 2025). */
+/** Sun burned per unit of energy (docs/tron.md: 100 sun since August 2025). */
 export const SUN_PER_ENERGY = 100n;
 /** Margin on the energy estimate for fee_limit (the dynamic energy model moves it). */
 export const ENERGY_MARGIN_PERCENT = 130n;

@@ -1,5 +1,6 @@
 /** SQL of the payout worker: the payouts of one status in the order it works them, wait reasons. */
 import type { Executor } from '../../db/database.js';
+import { afterKey } from '../../db/keyset.js';
 import type { PayoutStatus } from '../../db/schema.js';
 import { formatUnits } from '../../money.js';
 import type { PayoutRow } from '../store.js';
@@ -17,18 +18,7 @@ export async function payoutsIn(
   after: PageCursor | null = null,
 ): Promise<PayoutRow[]> {
   let q = db.selectFrom('payouts').selectAll().where('status', '=', status);
-  if (after) {
-    // `created_at >=` repeats what the OR implies: SQLite seeks payouts_status there, instead of
-    // reading the status's payouts from the oldest for every page of a backlog.
-    q = q
-      .where('created_at', '>=', after.created_at)
-      .where((eb) =>
-        eb.or([
-          eb('created_at', '>', after.created_at),
-          eb.and([eb('created_at', '=', after.created_at), eb('id', '>', after.id)]),
-        ]),
-      );
-  }
+  if (after) q = q.where((eb) => afterKey(eb, 'created_at', 'id', { at: after.created_at, id: after.id }, 'asc'));
   return q.orderBy('created_at').orderBy('id').limit(limit).execute();
 }
 

@@ -1,7 +1,7 @@
 /**
  * What the soak starts from: a devnet in this process (it outlives every `serve`), a database (a
  * SQLite file in the run's directory, or the PostgreSQL database `databaseUrl` names) with
- * the wallet (the TRON.md test mnemonic, cheap scrypt), two merchants with keys and webhook
+ * the wallet (the test mnemonic of docs/tron.md, cheap scrypt), two merchants with keys and webhook
  * endpoints on the loopback receiver (one per invoice with a service fee, one with permanent
  * per-user addresses), seed balances for payouts, whitelisted payout targets and a funded hot wallet.
  */

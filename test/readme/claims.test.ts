@@ -1,0 +1,152 @@
+/**
+ * What README.md says about the program stays true: the database engines and the DATABASE_URL
+ * forms it names are the ones the configuration accepts, each to the engine README says; every
+ * `paygate …` command it names (in code, and in the commands table) is a command of the CLI, and
+ * the table lists every command; and the two commands it starts with, `npm start` and `npm test`,
+ * are the package.json scripts it describes.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const DATABASE_DOC = readFileSync(path.join(ROOT, 'docs/database.md'), 'utf8');
+
+/** The lines of `text` from the heading `title` to the next heading of that level. */
+function section(text: string, title: string): string {
+  const start = text.indexOf(`\n## ${title}\n`);
+  expect(start, `section "${title}"`).toBeGreaterThanOrEqual(0);
+  const end = text.indexOf('\n## ', start + 1);
+  return text.slice(start, end < 0 ? undefined : end);
+}
+
+const codeSpans = (text: string) => [...text.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!);
+
+/** The CLI's command ids, from the command files the build compiles (`merchant/create.ts`: "merchant create"). */
+function commandIds(dir = path.join(ROOT, 'commands'), prefix: string[] = []): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    if (e.isDirectory()) return commandIds(path.join(dir, e.name), [...prefix, e.name]);
+    if (!e.name.endsWith('.ts')) return [];
+    const name = e.name.slice(0, -'.ts'.length);
+    return [(name === 'index' ? prefix : [...prefix, name]).join(' ')];
+  });
+}
+const COMMANDS = new Set(commandIds());
+const TOPICS = new Set([...COMMANDS].flatMap((id) => id.split(' ').map((_, i, w) => w.slice(0, i).join(' '))));
+
+/**
+ * The command `words` start with (the rest are its arguments), or null. A topic followed by "…"
+ * ("paygate owner …") names the topic's commands.
+ */
+function commandOf(words: readonly string[]): string | null {
+  let id = '';
+  for (const [i, word] of words.entries()) {
+    const next = id === '' ? word : `${id} ${word}`;
+    if (!COMMANDS.has(next) && !TOPICS.has(next)) return id !== '' && COMMANDS.has(id) ? id : null;
+    id = next;
+    if (words[i + 1] === '…' && TOPICS.has(id)) return id;
+  }
+  return COMMANDS.has(id) ? id : null;
+}
+
+/** `paygate <words>` in code spans and code blocks, each as its words up to the first that is no word. */
+function namedCommands(text: string): string[][] {
+  const code = [...codeSpans(text), ...[...text.matchAll(/```[a-z]*\n([\s\S]*?)```/g)].map((m) => m[1]!)];
+  return code.flatMap((c) =>
+    [...c.matchAll(/\bpaygate ((?:[a-z][a-z0-9-]*|…)(?: (?:[a-z][a-z0-9-]*|…))*)/g)].map((m) => m[1]!.split(' ')),
+  );
+}
+
+/** The commands of the README's table: each row's code spans, alternatives (`a\|b`) expanded. */
+function tableCommands(): string[][] {
+  const rows = section(README, 'Commands')
+    .split('\n')
+    .filter((l) => l.startsWith('| `'));
+  expect(rows.length).toBeGreaterThan(10);
+  return rows.flatMap((row) =>
+    codeSpans(row.split(' | ')[0]!).flatMap((span) => {
+      const words = span.split(' ').filter((w) => /^[a-z][a-z0-9-]*(\\\|[a-z][a-z0-9-]*)*$/.test(w));
+      const head = span.split(' ').slice(0, words.length);
+      if (head.join(' ') !== words.join(' ')) return [words];
+      return words.reduce<string[][]>(
+        (all, w) => all.flatMap((prefix) => w.split('\\|').map((alt) => [...prefix, alt])),
+        [[]],
+      );
+    }),
+  );
+}
+
+describe("README's database engines", () => {
+  it('SQLite by default and PostgreSQL, named where README introduces the program', () => {
+    const intro = README.slice(0, README.indexOf('\n## '));
+    expect(intro).toMatch(/SQLite file by default/);
+    expect(intro).toMatch(/PostgreSQL/);
+    expect(README).not.toMatch(/## Not built yet/);
+    const byDefault = parseConfig({}).database;
+    expect(byDefault).toEqual({ engine: 'sqlite', path: path.resolve('paygate.db') });
+  });
+
+  it('every DATABASE_URL form README and docs/database.md give opens the engine they say', () => {
+    const row = README.split('\n').find((l) => l.startsWith('| `DATABASE_URL`'));
+    expect(row).toBeDefined();
+    const [sqliteCell, postgresCell] = row!.split(' | ')[2]!.split(' or PostgreSQL ');
+    const docRows = section(DATABASE_DOC, 'Choosing the engine')
+      .split('\n')
+      .filter((l) => l.startsWith('| `'));
+    const forms: [string, 'sqlite' | 'postgres'][] = [
+      ...codeSpans(sqliteCell!).map((f) => [f, 'sqlite'] as [string, 'sqlite']),
+      ...codeSpans(postgresCell!).map((f) => [f, 'postgres'] as [string, 'postgres']),
+      ...docRows.flatMap((r) =>
+        codeSpans(r.split(' | ')[0]!).map(
+          (f) =>
+            [f, /PostgreSQL|the same/.test(r.split(' | ')[1]!) ? 'postgres' : 'sqlite'] as [
+              string,
+              'sqlite' | 'postgres',
+            ],
+        ),
+      ),
+    ];
+    expect(forms.map(([f]) => f)).toEqual(expect.arrayContaining(['sqlite:path', 'file:path', 'postgres://…']));
+    expect(forms.some(([f]) => f.startsWith('postgresql://'))).toBe(true);
+    for (const [form, engine] of forms) {
+      const url = form
+        .replace(/^(sqlite:|file:)path$/, '$1/tmp/paygate-readme.db')
+        .replace(/(postgres(ql)?:\/\/)(?:user:password@host:5432\/paygate\?…|…)$/, '$1u:p@127.0.0.1:5432/paygate');
+      expect(parseConfig({ DATABASE_URL: url }).database.engine, form).toBe(engine);
+    }
+    expect(new Set(forms.map(([, e]) => e))).toEqual(new Set(['sqlite', 'postgres']));
+  });
+});
+
+describe("README's commands", () => {
+  it('every `paygate …` README names is a command of the CLI', () => {
+    const named = namedCommands(README);
+    expect(named.length).toBeGreaterThan(10);
+    const unknown = named.filter((words) => commandOf(words) === null).map((w) => `paygate ${w.join(' ')}`);
+    expect(unknown).toEqual([]);
+  });
+
+  it('every command of the commands table is a command of the CLI, and the table lists them all', () => {
+    const listed = tableCommands();
+    expect(listed.filter((words) => commandOf(words) === null).map((w) => w.join(' '))).toEqual([]);
+    const covered = new Set(listed.map((words) => commandOf(words)));
+    expect([...COMMANDS].filter((id) => !covered.has(id)).sort()).toEqual([]);
+  });
+
+  it('npm start builds and starts the demo; npm test runs the suite on SQLite', () => {
+    const scripts = (
+      JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
+    const two = section(README, 'Two commands');
+    expect(two).toMatch(/npm install && npm start +# builds and starts a throwaway demo instance/);
+    expect(two).toMatch(/npm ci && npm test +# the whole test suite on SQLite/);
+    expect(scripts.start).toMatch(/^npm run build && node .*bin\/run\.js demo$/);
+    expect(scripts.build).toBeDefined();
+    // The suite's engine is SQLite unless PAYGATE_TEST_DATABASE says otherwise (docs/database.md).
+    expect(scripts.test).toBe('vitest run');
+    for (const [, name] of README.matchAll(/\bnpm run ([a-z:]+)/g))
+      expect(scripts, `npm run ${name}`).toHaveProperty([name!]);
+  });
+});
