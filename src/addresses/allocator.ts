@@ -3,7 +3,7 @@
  * caller's write transaction, so an index and its address row commit or roll back together) and
  * turns it into an address from the xpub, normally straight from the pre-derived pool.
  */
-import type { Db, Executor } from '../db/database.js';
+import type { Db, Executor, Tx } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { DepositKeyChain, INDEX_SPACE } from '../wallet/hd.js';
 import { DepositAddressPool, type AddressClaim, type PoolOptions } from '../wallet/pool.js';
@@ -93,7 +93,7 @@ export class DepositAddressAllocator {
    * spot when it is handed out again, and a claim is used up once.
    */
   async allocate(
-    trx: Executor,
+    trx: Tx,
     merchantId: string,
     externalUserId: string | null,
     now: string,

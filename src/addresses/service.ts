@@ -6,7 +6,7 @@
 import type { AssetCatalog } from '../assets/catalog.js';
 import { receivableAssets } from '../assets/service.js';
 import type { Clock } from '../clock.js';
-import { isUniqueViolation, writeTx, type Db, type Executor } from '../db/database.js';
+import { isUniqueViolation, writeTx, type Db, type Tx } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { MerchantRow } from '../merchants/store.js';
 import type { DepositAddressAllocator } from './allocator.js';
@@ -28,7 +28,7 @@ export interface PermanentAddressView {
 
 /** The user's permanent address, allocating it on first use (call inside a write transaction). */
 export async function userAddress(
-  trx: Executor,
+  trx: Tx,
   allocator: DepositAddressAllocator,
   merchantId: string,
   externalUserId: string,

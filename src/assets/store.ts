@@ -1,5 +1,5 @@
 /** SQL for the operator's and the merchants' asset switches. */
-import type { Executor } from '../db/database.js';
+import type { Executor, Tx } from '../db/database.js';
 import { reusableQuery } from '../db/reusable.js';
 import type { AssetSwitchesTable, MerchantAssetSwitchesTable } from '../db/schema.js';
 
@@ -15,7 +15,7 @@ export async function operatorSwitch(db: Executor, asset: string): Promise<Asset
   return (await operatorSwitchOf(db, { asset }))[0];
 }
 
-export async function upsertOperatorSwitch(db: Executor, row: AssetSwitchesTable): Promise<void> {
+export async function upsertOperatorSwitch(db: Tx, row: AssetSwitchesTable): Promise<void> {
   await db
     .insertInto('asset_switches')
     .values(row)
@@ -49,7 +49,7 @@ export async function merchantSwitch(
   return (await merchantSwitchOf(db, { merchantId, asset }))[0];
 }
 
-export async function upsertMerchantSwitch(db: Executor, row: MerchantAssetSwitchesTable): Promise<void> {
+export async function upsertMerchantSwitch(db: Tx, row: MerchantAssetSwitchesTable): Promise<void> {
   await db
     .insertInto('merchant_asset_switches')
     .values(row)

@@ -3,7 +3,7 @@
  * transaction as the change it describes, so the trail and the data never disagree.
  */
 import type { Clock } from '../clock.js';
-import type { Executor } from '../db/database.js';
+import type { Executor, Tx } from '../db/database.js';
 
 export interface AuditEntry {
   actor: string;
@@ -14,7 +14,7 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
-export async function recordAudit(db: Executor, clock: Clock, e: AuditEntry): Promise<void> {
+export async function recordAudit(db: Tx, clock: Clock, e: AuditEntry): Promise<void> {
   await db
     .insertInto('audit_log')
     .values({

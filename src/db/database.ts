@@ -24,8 +24,12 @@ export { UnfencedWriteError } from './fence.js';
 export { engineOf, type Engine } from './engine.js';
 
 export type Db = Kysely<DB>;
+/**
+ * What a store function that writes takes: the handle cannot pass for one (kysely's Transaction has
+ * `isTransaction: true`), so its write commits with the rest of the caller's transaction.
+ */
 export type Tx = Transaction<DB>;
-/** Store functions take either the database or an open transaction. */
+/** What a read takes: the database or an open transaction. */
 export type Executor = Db | Tx;
 
 /** The same interface on both engines; `engine` tells them apart where it must (only in src/db and tests). */

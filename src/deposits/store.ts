@@ -1,6 +1,6 @@
 /** SQL for deposits: one row per transfer into a deposit address, keyed by (tx_hash, log_index). */
 import { sql, type Selectable } from 'kysely';
-import type { Executor } from '../db/database.js';
+import type { Executor, Tx } from '../db/database.js';
 import type { DepositsTable } from '../db/schema.js';
 
 export type DepositRow = Selectable<DepositsTable>;
@@ -9,7 +9,7 @@ export type DepositRow = Selectable<DepositsTable>;
 export const depositRef = (d: Pick<DepositRow, 'tx_hash' | 'log_index'>) => `deposit:${d.tx_hash}:${d.log_index}`;
 
 /** Inserts a new deposit; false when (tx_hash, log_index) is already recorded. */
-export async function insertDeposit(db: Executor, row: DepositRow): Promise<boolean> {
+export async function insertDeposit(db: Tx, row: DepositRow): Promise<boolean> {
   const inserted = await db
     .insertInto('deposits')
     .values(row)
@@ -34,7 +34,7 @@ export async function findDeposit(db: Executor, txHash: string, logIndex: number
  * runs against): the row, never final and so never credited, takes it whole.
  */
 export async function moveDeposit(
-  db: Executor,
+  db: Tx,
   id: string,
   block: { block_number: number; block_hash: string; block_time: string; late: number },
   now: string,
@@ -91,7 +91,7 @@ export async function unsettledDeposits(db: Executor, at: { head: number; solid:
 }
 
 export async function updateProgress(
-  db: Executor,
+  db: Tx,
   id: string,
   p: Pick<DepositRow, 'confirmations' | 'final' | 'status'>,
   now: string,
@@ -104,7 +104,7 @@ export async function updateProgress(
 }
 
 /** Orphans the live, not final deposits of blocks above `block`; returns them. */
-export async function orphanAbove(db: Executor, block: number, now: string): Promise<DepositRow[]> {
+export async function orphanAbove(db: Tx, block: number, now: string): Promise<DepositRow[]> {
   const rows = await db
     .selectFrom('deposits')
     .selectAll()
@@ -126,13 +126,7 @@ export async function orphanAbove(db: Executor, block: number, now: string): Pro
   return rows;
 }
 
-export async function markCredited(
-  db: Executor,
-  id: string,
-  amount: bigint,
-  fee: bigint | null,
-  now: string,
-): Promise<void> {
+export async function markCredited(db: Tx, id: string, amount: bigint, fee: bigint | null, now: string): Promise<void> {
   await db
     .updateTable('deposits')
     .set({

@@ -3,14 +3,14 @@
  * operator (`paygate deposit list --unattributed`), never credited, never attached to an invoice,
  * never announced to a merchant. Whose money it is only the operator can find out.
  */
-import type { Executor } from '../db/database.js';
+import type { Executor, Tx } from '../db/database.js';
 import { formatUnits } from '../money.js';
 import type { UnattributedDepositsTable } from '../db/tables/derivation-gaps.js';
 
 export type UnattributedDepositRow = Omit<UnattributedDepositsTable, 'id'>;
 
 /** Call inside the watcher's write transaction; a transfer already recorded stays as it is. */
-export async function recordUnattributedDeposit(trx: Executor, row: UnattributedDepositRow): Promise<void> {
+export async function recordUnattributedDeposit(trx: Tx, row: UnattributedDepositRow): Promise<void> {
   await trx
     .insertInto('unattributed_deposits')
     .values(row)
@@ -19,7 +19,7 @@ export async function recordUnattributedDeposit(trx: Executor, row: Unattributed
 }
 
 /** A fork replaced the blocks above `ancestor`: their payments are no longer on the chain. */
-export async function dropUnattributedAbove(trx: Executor, ancestor: number): Promise<void> {
+export async function dropUnattributedAbove(trx: Tx, ancestor: number): Promise<void> {
   await trx.deleteFrom('unattributed_deposits').where('block_number', '>', ancestor).execute();
 }
 

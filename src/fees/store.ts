@@ -3,7 +3,7 @@
  * latest valid_from not after it (ties: the later insert). Payout fees use the same rows
  * with kind 'payout'.
  */
-import type { Executor } from '../db/database.js';
+import type { Executor, Tx } from '../db/database.js';
 import { reusableQuery } from '../db/reusable.js';
 import type { FeeKind, FeeSchedulesTable } from '../db/schema.js';
 import type { Insertable, Selectable } from 'kysely';
@@ -16,7 +16,7 @@ export interface FeeScope {
   asset?: string | null;
 }
 
-export async function insertFee(db: Executor, row: Insertable<FeeSchedulesTable>): Promise<FeeRow> {
+export async function insertFee(db: Tx, row: Insertable<FeeSchedulesTable>): Promise<FeeRow> {
   return db.insertInto('fee_schedules').values(row).returningAll().executeTakeFirstOrThrow();
 }
 

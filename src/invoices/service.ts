@@ -131,7 +131,7 @@ export async function createInvoice(
 }
 
 /** The business rules, then the insert with its address and its `invoice.created` event. */
-async function insertNew(trx: Executor, deps: InvoiceDeps, merchant: MerchantRow, req: Request): Promise<InvoiceView> {
+async function insertNew(trx: Tx, deps: InvoiceDeps, merchant: MerchantRow, req: Request): Promise<InvoiceView> {
   const { body, amount } = req;
   assertApproved(merchant);
   if (merchant.legacy_network_fee_payer === 'customer') {

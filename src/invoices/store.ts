@@ -1,5 +1,5 @@
 /** SQL for invoices. Every read a merchant can trigger is scoped by merchant_id. */
-import type { Executor } from '../db/database.js';
+import type { Executor, Tx } from '../db/database.js';
 import { reusableQuery } from '../db/reusable.js';
 import { byValue, insertionOrder } from '../db/portable.js';
 import type { InvoicesTable, InvoiceStatus } from '../db/schema.js';
@@ -8,7 +8,7 @@ export type InvoiceRow = InvoicesTable;
 
 const insert = reusableQuery((db, row: InvoiceRow) => db.insertInto('invoices').values(row));
 
-export async function insertInvoice(db: Executor, row: InvoiceRow): Promise<void> {
+export async function insertInvoice(db: Tx, row: InvoiceRow): Promise<void> {
   await insert(db, row);
 }
 
@@ -121,7 +121,7 @@ export async function oldestOpenOfAddress(
 
 /** Moves an invoice from one status to another; false when it was no longer in `from`. */
 export async function transitionInvoice(
-  db: Executor,
+  db: Tx,
   id: string,
   from: InvoiceStatus,
   to: InvoiceStatus,

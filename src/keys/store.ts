@@ -1,12 +1,12 @@
 /** SQL for API keys. Listing and revoking are scoped by merchant. */
-import type { Executor } from '../db/database.js';
+import type { Executor, Tx } from '../db/database.js';
 import { reusableQuery } from '../db/reusable.js';
 import type { ApiKeysTable } from '../db/schema.js';
 import type { MerchantRow } from '../merchants/store.js';
 
 export type ApiKeyRow = ApiKeysTable;
 
-export async function insertKey(db: Executor, row: ApiKeyRow): Promise<void> {
+export async function insertKey(db: Tx, row: ApiKeyRow): Promise<void> {
   await db.insertInto('api_keys').values(row).execute();
 }
 
@@ -52,7 +52,7 @@ export async function findKeyWithMerchant(db: Executor, keyId: string): Promise<
  * Stamps the key's last use; only when the stored stamp is older than `olderThan` (or absent), so
  * processes sharing the database write at most once a minute per key between them.
  */
-export async function touchLastUsed(db: Executor, keyId: string, at: string, olderThan: string): Promise<void> {
+export async function touchLastUsed(db: Tx, keyId: string, at: string, olderThan: string): Promise<void> {
   await db
     .updateTable('api_keys')
     .set({ last_used_at: at })
@@ -77,7 +77,7 @@ export async function listKeysOf(db: Executor, merchantId: string): Promise<ApiK
   return db.selectFrom('api_keys').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at').execute();
 }
 
-export async function markRevoked(db: Executor, keyId: string, at: string): Promise<void> {
+export async function markRevoked(db: Tx, keyId: string, at: string): Promise<void> {
   await db
     .updateTable('api_keys')
     .set({ revoked_at: at })

@@ -24,7 +24,7 @@ import argon2 from 'argon2';
 import { hash, timingSafeEqual } from 'node:crypto';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Clock } from '../clock.js';
-import type { Db } from '../db/database.js';
+import { writeTx, type Db } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { MerchantRow } from '../merchants/store.js';
 import { parseApiKey } from './format.js';
@@ -149,7 +149,9 @@ export class ApiKeyVerifier {
     if (this.stamped.size >= LAST_USED_TRACKED) this.stamped.clear();
     this.stamped.set(keyId, ms);
     const olderThan = new Date(ms - LAST_USED_EVERY_MS + 1).toISOString();
-    touchLastUsed(this.db, keyId, now.toISOString(), olderThan).catch(() => this.stamped.delete(keyId));
+    writeTx(this.db, (trx) => touchLastUsed(trx, keyId, now.toISOString(), olderThan)).catch(() =>
+      this.stamped.delete(keyId),
+    );
   }
 
   /**

@@ -12,7 +12,7 @@
  * them; UNIQUE (merchant_id, asset, seq) backs that up across processes.
  */
 import type { Clock } from '../clock.js';
-import type { Executor } from '../db/database.js';
+import type { Executor, Tx } from '../db/database.js';
 import type { LedgerKind } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import { entriesOf, insertEntry, lastEntries, lastEntry, payoutEntries, type LedgerEntryRow } from './store.js';
@@ -73,7 +73,7 @@ export function applyEntry(
 }
 
 /** Appends one entry. Call inside a write transaction. */
-export async function post(trx: Executor, clock: Clock, p: Posting): Promise<LedgerEntryRow> {
+export async function post(trx: Tx, clock: Clock, p: Posting): Promise<LedgerEntryRow> {
   if (p.amount <= 0n) throw new Error(`ledger: ${p.kind} of a non-positive amount ${p.amount}`);
   const last = await lastEntry(trx, p.merchantId, p.asset);
   const before = balanceOf(p.asset, last);

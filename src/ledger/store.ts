@@ -3,7 +3,7 @@
  * entry of a (merchant, asset) are its balance. Every read is scoped by merchant_id.
  */
 import type { Selectable } from 'kysely';
-import type { Executor } from '../db/database.js';
+import type { Executor, Tx } from '../db/database.js';
 import type { LedgerEntriesTable } from '../db/schema.js';
 
 export type LedgerEntryRow = Selectable<LedgerEntriesTable>;
@@ -21,7 +21,7 @@ export async function lastEntry(db: Executor, merchantId: string, asset: string)
     .executeTakeFirst();
 }
 
-export async function insertEntry(db: Executor, row: NewLedgerEntry): Promise<LedgerEntryRow> {
+export async function insertEntry(db: Tx, row: NewLedgerEntry): Promise<LedgerEntryRow> {
   return db.insertInto('ledger_entries').values(row).returningAll().executeTakeFirstOrThrow();
 }
 

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { recordAudit } from '../audit/store.js';
 import type { Clock } from '../clock.js';
-import { writeTx, type Db, type Executor } from '../db/database.js';
+import { writeTx, type Db, type Executor, type Tx } from '../db/database.js';
 import type { AddressMode, MerchantApproval } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { PageRequest } from '../http/pagination.js';
@@ -133,7 +133,7 @@ export async function changeMerchant(
 
 /** changeMerchant inside the caller's transaction (the cabinet changes more than one setting at once). */
 export async function applyMerchantAction(
-  trx: Executor,
+  trx: Tx,
   clock: Clock,
   actor: string,
   id: string,
@@ -158,7 +158,7 @@ export async function applyMerchantAction(
  * answers 503 network_fee_quote_unavailable); nothing is written when it is not set.
  */
 export async function clearLegacyNetworkFeePayer(
-  trx: Executor,
+  trx: Tx,
   clock: Clock,
   actor: string,
   id: string,

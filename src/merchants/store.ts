@@ -1,12 +1,12 @@
 /** SQL for merchants. Operator-level: merchant rows are not owned by another merchant. */
-import type { Executor } from '../db/database.js';
+import type { Executor, Tx } from '../db/database.js';
 import { afterKey } from '../db/keyset.js';
 import type { MerchantsTable } from '../db/schema.js';
 import type { PageRequest } from '../http/pagination.js';
 
 export type MerchantRow = MerchantsTable;
 
-export async function insertMerchant(db: Executor, row: MerchantRow): Promise<void> {
+export async function insertMerchant(db: Tx, row: MerchantRow): Promise<void> {
   await db.insertInto('merchants').values(row).execute();
 }
 
@@ -24,7 +24,7 @@ export async function listMerchants(db: Executor, page?: PageRequest): Promise<M
 }
 
 export async function updateMerchant(
-  db: Executor,
+  db: Tx,
   id: string,
   patch: Partial<Omit<MerchantRow, 'id' | 'created_at'>>,
 ): Promise<void> {

@@ -10,7 +10,7 @@
  */
 import type Sqlite from 'better-sqlite3';
 import { sql } from 'kysely';
-import type { Executor } from '../db/database.js';
+import type { Executor, Tx } from '../db/database.js';
 import { AppError } from '../errors.js';
 
 /** Kysely's migration bookkeeping: each database keeps its own, written by its migrations. */
@@ -115,7 +115,7 @@ function portable(v: SqliteValue): string | number | Buffer | null {
  */
 export async function copyTable(
   source: Sqlite.Database,
-  target: Executor,
+  target: Tx,
   table: TableShape,
   batchRows: number,
   onBatch: (copied: number) => void = () => {},
@@ -169,7 +169,7 @@ export interface SequenceReset {
  * handed out (`sqlite_sequence`, its AUTOINCREMENT high-water mark): an id of a deleted row is
  * never given again, as SQLite never gives it again.
  */
-export async function resetSequences(source: Sqlite.Database, target: Executor): Promise<SequenceReset[]> {
+export async function resetSequences(source: Sqlite.Database, target: Tx): Promise<SequenceReset[]> {
   const handedOut = new Map<string, number>();
   if (source.prepare("select 1 from sqlite_master where type = 'table' and name = 'sqlite_sequence'").get()) {
     for (const r of source.prepare('select name, seq from sqlite_sequence').all() as Array<{

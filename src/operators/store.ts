@@ -1,10 +1,10 @@
 /** SQL for operator tokens. */
-import type { Executor } from '../db/database.js';
+import type { Executor, Tx } from '../db/database.js';
 import type { OperatorTokensTable } from '../db/tables/operator-tokens.js';
 
 export type OperatorTokenRow = OperatorTokensTable;
 
-export async function insertToken(db: Executor, row: OperatorTokenRow): Promise<void> {
+export async function insertToken(db: Tx, row: OperatorTokenRow): Promise<void> {
   await db.insertInto('operator_tokens').values(row).execute();
 }
 
@@ -16,7 +16,7 @@ export async function listTokens(db: Executor): Promise<OperatorTokenRow[]> {
   return db.selectFrom('operator_tokens').selectAll().orderBy('created_at').orderBy('token_id').execute();
 }
 
-export async function markRevoked(db: Executor, tokenId: string, at: string, by: string): Promise<void> {
+export async function markRevoked(db: Tx, tokenId: string, at: string, by: string): Promise<void> {
   await db
     .updateTable('operator_tokens')
     .set({ revoked_at: at, revoked_by: by })

@@ -8,7 +8,7 @@ import argon2 from 'argon2';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { recordAudit } from '../audit/store.js';
 import type { Clock } from '../clock.js';
-import { writeTx, type Db, type Executor } from '../db/database.js';
+import { writeTx, type Db, type Executor, type Tx } from '../db/database.js';
 import { AppError, validationFailed } from '../errors.js';
 import { ARGON2_OPTIONS } from '../keys/service.js';
 import { requireMerchant } from '../merchants/service.js';
@@ -100,7 +100,7 @@ async function viewOf(db: Executor, owner: OwnerRow): Promise<OwnerView> {
 }
 
 /** A new setup link for `owner`; earlier unused links of the owner stop working. */
-async function newSetupLink(trx: Executor, now: Date, ownerId: string, cabinetUrl: string): Promise<SetupLink> {
+async function newSetupLink(trx: Tx, now: Date, ownerId: string, cabinetUrl: string): Promise<SetupLink> {
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(now.getTime() + SETUP_LINK_TTL_MS).toISOString();
   await expireSetupTokens(trx, ownerId, now.toISOString());

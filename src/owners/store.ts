@@ -1,12 +1,12 @@
 /** SQL for owner accounts, their merchants and their one-time setup links. */
-import type { Executor } from '../db/database.js';
+import type { Executor, Tx } from '../db/database.js';
 import type { OwnerSessionsTable, OwnerSetupTokensTable, OwnersTable } from '../db/tables/cabinet.js';
 import type { MerchantRow } from '../merchants/store.js';
 
 export type OwnerRow = OwnersTable;
 export type SetupTokenRow = OwnerSetupTokensTable;
 
-export async function insertOwner(db: Executor, row: OwnerRow): Promise<void> {
+export async function insertOwner(db: Tx, row: OwnerRow): Promise<void> {
   await db.insertInto('owners').values(row).execute();
 }
 
@@ -23,7 +23,7 @@ export async function listOwners(db: Executor): Promise<OwnerRow[]> {
 }
 
 export async function updateOwner(
-  db: Executor,
+  db: Tx,
   id: string,
   patch: Partial<Omit<OwnerRow, 'id' | 'email' | 'created_at'>>,
 ): Promise<void> {
@@ -34,7 +34,7 @@ export async function updateOwner(
  * Records the time step of an accepted TOTP code; false when a code of that step or a later one
  * was accepted already (a replayed code, or two sign-ins racing with one code).
  */
-export async function advanceTotpCounter(db: Executor, id: string, counter: number, at: string): Promise<boolean> {
+export async function advanceTotpCounter(db: Tx, id: string, counter: number, at: string): Promise<boolean> {
   const r = await db
     .updateTable('owners')
     .set({ totp_last_counter: counter, updated_at: at })
@@ -44,7 +44,7 @@ export async function advanceTotpCounter(db: Executor, id: string, counter: numb
   return r.numUpdatedRows > 0n;
 }
 
-export async function grantMerchant(db: Executor, ownerId: string, merchantId: string, at: string): Promise<boolean> {
+export async function grantMerchant(db: Tx, ownerId: string, merchantId: string, at: string): Promise<boolean> {
   const r = await db
     .insertInto('owner_merchants')
     .values({ owner_id: ownerId, merchant_id: merchantId, granted_at: at })
@@ -53,7 +53,7 @@ export async function grantMerchant(db: Executor, ownerId: string, merchantId: s
   return (r.numInsertedOrUpdatedRows ?? 0n) > 0n;
 }
 
-export async function revokeMerchant(db: Executor, ownerId: string, merchantId: string): Promise<boolean> {
+export async function revokeMerchant(db: Tx, ownerId: string, merchantId: string): Promise<boolean> {
   const r = await db
     .deleteFrom('owner_merchants')
     .where('owner_id', '=', ownerId)
@@ -102,7 +102,7 @@ export async function ownedMerchant(
     .executeTakeFirst();
 }
 
-export async function insertSetupToken(db: Executor, row: SetupTokenRow): Promise<void> {
+export async function insertSetupToken(db: Tx, row: SetupTokenRow): Promise<void> {
   await db.insertInto('owner_setup_tokens').values(row).execute();
 }
 
@@ -111,7 +111,7 @@ export async function findSetupToken(db: Executor, tokenHash: string): Promise<S
 }
 
 /** Uses a setup token; false when it was used already (the compare-and-set makes it single use). */
-export async function useSetupToken(db: Executor, tokenHash: string, at: string): Promise<boolean> {
+export async function useSetupToken(db: Tx, tokenHash: string, at: string): Promise<boolean> {
   const r = await db
     .updateTable('owner_setup_tokens')
     .set({ used_at: at })
@@ -122,7 +122,7 @@ export async function useSetupToken(db: Executor, tokenHash: string, at: string)
 }
 
 /** Ends every unused setup link of an owner (a new one replaces them). */
-export async function expireSetupTokens(db: Executor, ownerId: string, at: string): Promise<void> {
+export async function expireSetupTokens(db: Tx, ownerId: string, at: string): Promise<void> {
   await db
     .updateTable('owner_setup_tokens')
     .set({ used_at: at })
@@ -133,7 +133,7 @@ export async function expireSetupTokens(db: Executor, ownerId: string, at: strin
 
 export type SessionRow = OwnerSessionsTable;
 
-export async function insertSession(db: Executor, row: SessionRow): Promise<void> {
+export async function insertSession(db: Tx, row: SessionRow): Promise<void> {
   await db.insertInto('owner_sessions').values(row).execute();
 }
 
@@ -173,7 +173,7 @@ export async function findSessionWithOwner(
 }
 
 /** Moves the idle expiry of a live session forward. */
-export async function touchSession(db: Executor, tokenHash: string, at: string, expiresAt: string): Promise<void> {
+export async function touchSession(db: Tx, tokenHash: string, at: string, expiresAt: string): Promise<void> {
   await db
     .updateTable('owner_sessions')
     .set({ last_seen_at: at, expires_at: expiresAt })
@@ -182,7 +182,7 @@ export async function touchSession(db: Executor, tokenHash: string, at: string, 
     .execute();
 }
 
-export async function endSession(db: Executor, tokenHash: string, at: string): Promise<void> {
+export async function endSession(db: Tx, tokenHash: string, at: string): Promise<void> {
   await db
     .updateTable('owner_sessions')
     .set({ ended_at: at })
@@ -192,7 +192,7 @@ export async function endSession(db: Executor, tokenHash: string, at: string): P
 }
 
 /** Ends every live session of an owner; returns how many. */
-export async function endOwnerSessions(db: Executor, ownerId: string, at: string): Promise<number> {
+export async function endOwnerSessions(db: Tx, ownerId: string, at: string): Promise<number> {
   const r = await db
     .updateTable('owner_sessions')
     .set({ ended_at: at })

@@ -13,7 +13,7 @@ import type { AssetCatalog } from '../assets/catalog.js';
 import { requireCatalogAsset } from '../assets/service.js';
 import { recordAudit } from '../audit/store.js';
 import type { Clock } from '../clock.js';
-import { writeTx, type Db, type Executor } from '../db/database.js';
+import { writeTx, type Db, type Executor, type Tx } from '../db/database.js';
 import { AppError } from '../errors.js';
 
 export const ALL_ASSETS = '*';
@@ -97,7 +97,7 @@ export async function setHalt(
 
 /** setHalt inside the caller's transaction, for a scope already checked (`paygate restore` halts every asset). */
 export async function applyHalt(
-  trx: Executor,
+  trx: Tx,
   clock: Clock,
   actor: string,
   input: { scope: string; worker: boolean; halted: boolean; reason?: string },

@@ -15,7 +15,7 @@
  */
 import { recordAudit } from '../audit/store.js';
 import type { Clock } from '../clock.js';
-import type { Executor } from '../db/database.js';
+import type { Tx } from '../db/database.js';
 import type { PayoutStatus } from '../db/schema.js';
 import { ALL_ASSETS, applyHalt } from './halts.js';
 
@@ -27,12 +27,7 @@ export interface RestoreHolds {
   held: number;
 }
 
-export async function holdAfterRestore(
-  trx: Executor,
-  clock: Clock,
-  actor: string,
-  backup: string,
-): Promise<RestoreHolds> {
+export async function holdAfterRestore(trx: Tx, clock: Clock, actor: string, backup: string): Promise<RestoreHolds> {
   const at = clock.now().toISOString();
   const reason = `restored from a backup (${at}): it may have been signed after the backup was taken; check the hot wallet's transfers on chain, then payout approve (send it) or payout cancel (release it)`;
   await applyHalt(trx, clock, actor, {

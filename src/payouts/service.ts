@@ -29,7 +29,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AssetCatalog, CatalogAsset } from '../assets/catalog.js';
 import type { Clock } from '../clock.js';
-import { isUniqueViolation, writeTx, type Db, type Executor } from '../db/database.js';
+import { isUniqueViolation, writeTx, type Db, type Tx } from '../db/database.js';
 import { AppError, validationFailed } from '../errors.js';
 import { payoutFeeAt, payoutFeeFor } from '../fees/payout.js';
 import { post } from '../ledger/service.js';
@@ -147,7 +147,7 @@ export async function createPayout(
 }
 
 /** Checks 4–8, review, then payout row + reservation + event, all in the caller's transaction. */
-async function insertNew(trx: Executor, deps: PayoutDeps, merchant: MerchantRow, req: Request): Promise<PayoutView> {
+async function insertNew(trx: Tx, deps: PayoutDeps, merchant: MerchantRow, req: Request): Promise<PayoutView> {
   const { body, amount } = req;
   const asset = assertPayoutAsset(deps.catalog, body.asset);
   await assertRequestsNotHalted(trx, asset.code);

@@ -2,7 +2,7 @@
  * SQL for payouts. Every read a merchant can trigger takes merchant_id; the operator's reads
  * (`payout list|approve|reject`) are named as such.
  */
-import type { Executor } from '../db/database.js';
+import type { Executor, Tx } from '../db/database.js';
 import { afterKey } from '../db/keyset.js';
 import { reusableQuery } from '../db/reusable.js';
 import type { PayoutsTable, PayoutStatus } from '../db/schema.js';
@@ -26,7 +26,7 @@ export const NOT_SIGNED = {
   hold_reason: null,
 } as const satisfies Partial<PayoutsTable>;
 
-export async function insertPayout(db: Executor, row: PayoutRow): Promise<void> {
+export async function insertPayout(db: Tx, row: PayoutRow): Promise<void> {
   await db.insertInto('payouts').values(row).execute();
 }
 
@@ -120,7 +120,7 @@ export async function hasPassedPayoutTo(
 
 /** Moves a payout from `from` to `to` with `patch`; false when it was no longer in `from`. */
 export async function updatePayoutStatus(
-  db: Executor,
+  db: Tx,
   id: string,
   from: PayoutStatus,
   patch: Partial<PayoutRow> & { status: PayoutStatus; updated_at: string },

@@ -19,7 +19,7 @@
  * attempt in their event key, so each entry emits one event and a replay none.
  */
 import type { Clock } from '../clock.js';
-import type { Executor } from '../db/database.js';
+import type { Tx } from '../db/database.js';
 import type { PayoutStatus } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import { heldReservation, post } from '../ledger/service.js';
@@ -71,7 +71,7 @@ export function eventKey(row: PayoutRow): string {
 }
 
 export async function transitionPayout(
-  trx: Executor,
+  trx: Tx,
   clock: Clock,
   row: PayoutRow,
   t: TransitionInput,

@@ -4,7 +4,7 @@
  * checks. Amounts are TEXT base units, summed as bigint by the caller.
  */
 import { sql } from 'kysely';
-import type { Executor } from '../db/database.js';
+import type { Executor, Tx } from '../db/database.js';
 import type { ReserveChecksTable } from '../db/tables/accounting.js';
 
 /** The next `limit` distinct addresses that received a deposit, after `after`, in address order. */
@@ -125,7 +125,7 @@ export async function sweepFeeBatch(
   return db.selectFrom('sweep_txs').select(['id', 'fee']).where('id', '>', after).orderBy('id').limit(limit).execute();
 }
 
-export async function insertCheck(db: Executor, rows: ReserveChecksTable[]): Promise<void> {
+export async function insertCheck(db: Tx, rows: ReserveChecksTable[]): Promise<void> {
   // Two checks started in the same millisecond: the first one's record stands.
   if (rows.length > 0)
     await db

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { sql } from 'kysely';
 import { systemClock, type Clock } from '../clock.js';
-import { engineOf, fencedDb, writeTx, type Db, type Executor } from '../db/database.js';
+import { engineOf, fencedDb, writeTx, type Db, type Executor, type Tx } from '../db/database.js';
 import { databaseClockMs, idleTransactionLimit, tableExists } from '../db/portable.js';
 import { AppError } from '../errors.js';
 
@@ -171,7 +171,7 @@ export class WorkerLease {
    * the row joins the SERIALIZABLE transaction's conflict checks (database.md), and the server
    * ends the transaction if its process stops inside it past idleLimitMs.
    */
-  async assertHeld(trx: Executor): Promise<void> {
+  async assertHeld(trx: Tx): Promise<void> {
     const { row: cur, now } = await readLease(trx, this.clock, this.time, this.idleLimitMs);
     if (!cur || cur.holder !== this.holder || cur.token !== this.token || cur.expires_at <= now.toISOString()) {
       // Every loop stops at its next look at held(), not at its next write.

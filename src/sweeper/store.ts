@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import { findDepositAddresses } from '../addresses/store.js';
-import { writeTx, type Db, type Executor } from '../db/database.js';
+import { writeTx, type Db, type Executor, type Tx } from '../db/database.js';
 import { byValue } from '../db/portable.js';
 import type {
   SweepMarksTable,
@@ -172,7 +172,7 @@ export async function updateSweep(db: Db, id: string, set: Partial<SweepRow>): P
 }
 
 /** Within a transaction: `set` on the sweep while it is open; false once it is not. */
-export async function updateOpenSweep(trx: Executor, id: string, set: Partial<SweepRow>): Promise<boolean> {
+export async function updateOpenSweep(trx: Tx, id: string, set: Partial<SweepRow>): Promise<boolean> {
   const r = await trx
     .updateTable('sweeps')
     .set(set)
@@ -195,7 +195,7 @@ export async function txsOf(db: Executor, sweepId: string): Promise<SweepTxRow[]
     .execute()) as SweepTxRow[];
 }
 
-export async function insertTx(db: Executor, row: Omit<SweepTxRow, 'id'>): Promise<void> {
+export async function insertTx(db: Tx, row: Omit<SweepTxRow, 'id'>): Promise<void> {
   await db.insertInto('sweep_txs').values(row).execute();
 }
 
@@ -225,7 +225,7 @@ export async function findRequest(db: Executor, id: string): Promise<SweepReques
   return db.selectFrom('sweep_requests').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function insertRequest(db: Executor, row: SweepRequestRow): Promise<void> {
+export async function insertRequest(db: Tx, row: SweepRequestRow): Promise<void> {
   await db.insertInto('sweep_requests').values(row).execute();
 }
 
@@ -250,7 +250,7 @@ export async function storedThreshold(db: Executor, asset: string): Promise<bigi
   return r ? BigInt(r.threshold) : undefined;
 }
 
-export async function upsertThreshold(db: Executor, asset: string, threshold: bigint, at: string): Promise<void> {
+export async function upsertThreshold(db: Tx, asset: string, threshold: bigint, at: string): Promise<void> {
   await db
     .insertInto('sweep_thresholds')
     .values({ asset, threshold: threshold.toString(), updated_at: at })

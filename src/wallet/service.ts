@@ -7,7 +7,7 @@ import { recordAudit } from '../audit/store.js';
 import { countDepositAddresses } from '../addresses/store.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import { writeTx, type Db, type Executor } from '../db/database.js';
+import { writeTx, type Db, type Tx } from '../db/database.js';
 import { AppError } from '../errors.js';
 import {
   DEPOSIT_ACCOUNT_PATH,
@@ -55,7 +55,7 @@ function requirePassphrase(config: Config): string {
  * The database must never switch seeds under existing addresses: money sent to them would become
  * unreachable. A restore of the same seed (lost keystore file) is allowed.
  */
-async function ensureWalletRow(db: Executor, clock: Clock, info: WalletPublicInfo): Promise<void> {
+async function ensureWalletRow(db: Tx, clock: Clock, info: WalletPublicInfo): Promise<void> {
   const row = await findWallet(db);
   if (!row) {
     await insertWallet(db, {

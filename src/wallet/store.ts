@@ -1,5 +1,5 @@
 /** SQL for the wallet row and its deposit index counter. */
-import type { Executor } from '../db/database.js';
+import type { Executor, Tx } from '../db/database.js';
 import { reusableQuery } from '../db/reusable.js';
 import type { WalletTable } from '../db/schema.js';
 
@@ -9,7 +9,7 @@ export async function findWallet(db: Executor): Promise<WalletRow | undefined> {
   return db.selectFrom('wallet').selectAll().where('id', '=', 1).executeTakeFirst();
 }
 
-export async function insertWallet(db: Executor, row: Omit<WalletRow, 'id' | 'next_index'>): Promise<void> {
+export async function insertWallet(db: Tx, row: Omit<WalletRow, 'id' | 'next_index'>): Promise<void> {
   await db
     .insertInto('wallet')
     .values({ ...row, id: 1, next_index: 0 })
@@ -30,7 +30,7 @@ const takeIndex = reusableQuery((db, p: { limit: number }) =>
     .returning('next_index'),
 );
 
-export async function takeNextIndex(db: Executor, limit: number): Promise<number | null> {
+export async function takeNextIndex(db: Tx, limit: number): Promise<number | null> {
   const [row] = await takeIndex(db, { limit });
   return row ? row.next_index - 1 : null;
 }

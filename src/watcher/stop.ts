@@ -9,7 +9,7 @@
  */
 import { recordAudit } from '../audit/store.js';
 import type { Clock } from '../clock.js';
-import { writeTx, type Db, type Executor } from '../db/database.js';
+import { writeTx, type Db, type Executor, type Tx } from '../db/database.js';
 import type { ChainBlockHeader } from '../chain/client.js';
 import type { ScannedBlocksTable, WatcherStopTable } from '../db/tables/watcher.js';
 import { AppError } from '../errors.js';
@@ -42,7 +42,7 @@ export interface Contradiction {
 }
 
 /** Records the stop (inside the watcher's write transaction); a stop already recorded stays as it was. */
-export async function recordWatcherStop(trx: Executor, clock: Clock, c: Contradiction): Promise<WatcherStop> {
+export async function recordWatcherStop(trx: Tx, clock: Clock, c: Contradiction): Promise<WatcherStop> {
   const stop: WatcherStop = {
     reason: `the node answers block ${c.height} as ${c.nodeHash}, but ${c.scannedHash} was scanned at that height and deposits are final up to block ${c.finalHeight}: the node contradicts finality`,
     height: c.height,
@@ -121,7 +121,7 @@ export async function stopWatcher(
 }
 
 /** After the watcher's first tick that followed the node's chain: the resumed stop goes. */
-export async function clearResumedStop(trx: Executor, stoppedAt: string): Promise<void> {
+export async function clearResumedStop(trx: Tx, stoppedAt: string): Promise<void> {
   await trx
     .deleteFrom('watcher_stop')
     .where('id', '=', 1)

@@ -1,5 +1,5 @@
 /** SQL for the watcher's own state: the cursor and the scanned blocks above the solid height. */
-import type { Executor } from '../db/database.js';
+import type { Executor, Tx } from '../db/database.js';
 import type { ChainCursorTable, ScannedBlocksTable } from '../db/tables/watcher.js';
 
 export type Cursor = ChainCursorTable;
@@ -8,7 +8,7 @@ export async function readCursor(db: Executor): Promise<Cursor | undefined> {
   return db.selectFrom('chain_cursor').selectAll().where('id', '=', 1).executeTakeFirst();
 }
 
-export async function writeCursor(db: Executor, c: Omit<Cursor, 'id'>): Promise<void> {
+export async function writeCursor(db: Tx, c: Omit<Cursor, 'id'>): Promise<void> {
   await db
     .insertInto('chain_cursor')
     .values({ id: 1, ...c })
@@ -39,7 +39,7 @@ export async function lowestScanned(db: Executor): Promise<number | null> {
   return r?.n ?? null;
 }
 
-export async function storeScanned(db: Executor, rows: ScannedBlocksTable[]): Promise<void> {
+export async function storeScanned(db: Tx, rows: ScannedBlocksTable[]): Promise<void> {
   if (rows.length === 0) return;
   await db
     .insertInto('scanned_blocks')
@@ -54,11 +54,11 @@ export async function storeScanned(db: Executor, rows: ScannedBlocksTable[]): Pr
     .execute();
 }
 
-export async function dropScannedAbove(db: Executor, number: number): Promise<void> {
+export async function dropScannedAbove(db: Tx, number: number): Promise<void> {
   await db.deleteFrom('scanned_blocks').where('number', '>', number).execute();
 }
 
 /** Blocks below the solid height cannot change any more; keep only the last one scanned below it. */
-export async function pruneScanned(db: Executor, solid: number, lastScanned: number): Promise<void> {
+export async function pruneScanned(db: Tx, solid: number, lastScanned: number): Promise<void> {
   await db.deleteFrom('scanned_blocks').where('number', '<', Math.min(solid, lastScanned)).execute();
 }

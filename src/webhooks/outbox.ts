@@ -5,7 +5,7 @@
  * endpoint, a pending delivery; the dispatcher delivers them after commit, in merchant_seq order.
  */
 import type { Clock } from '../clock.js';
-import type { Executor } from '../db/database.js';
+import type { Executor, Tx } from '../db/database.js';
 import { reusableQuery } from '../db/reusable.js';
 import { timeOrderedId } from '../db/ids.js';
 import type { EventsTable } from '../db/schema.js';
@@ -69,7 +69,7 @@ const insertEvent = reusableQuery((db, row: Insertable<EventsTable>) =>
     .returning('id'),
 );
 
-export async function recordEvent(db: Executor, clock: Clock, e: NewEvent): Promise<EventRecord> {
+export async function recordEvent(db: Tx, clock: Clock, e: NewEvent): Promise<EventRecord> {
   const record = { id: newEventId(), type: e.type, created_at: clock.now().toISOString(), data: e.data };
   // A replayed transition: nothing to do, and no sequence number spent on it.
   if (e.key !== undefined && (await eventKeyRecorded(db, e.key))) return record;
@@ -105,7 +105,7 @@ const takeSeq = reusableQuery((db, p: { merchantId: string }) =>
     .returning('last_seq'),
 );
 
-async function nextMerchantSeq(db: Executor, merchantId: string): Promise<number> {
+async function nextMerchantSeq(db: Tx, merchantId: string): Promise<number> {
   const [row] = await takeSeq(db, { merchantId });
   if (!row) throw new Error(`no event sequence for merchant ${merchantId}`);
   return row.last_seq;
@@ -121,7 +121,7 @@ const endpointOf = reusableQuery((db, p: { merchantId: string }) =>
 );
 
 async function enqueueDelivery(
-  db: Executor,
+  db: Tx,
   d: { eventId: string; merchantId: string; merchantSeq: number; at: string },
 ): Promise<void> {
   const [endpoint] = await endpointOf(db, { merchantId: d.merchantId });

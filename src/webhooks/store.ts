@@ -1,6 +1,6 @@
 /** SQL of webhook deliveries and their attempts (the delivery log). Operator-level reads. */
 import { sql } from 'kysely';
-import type { Executor } from '../db/database.js';
+import type { Executor, Tx } from '../db/database.js';
 import { afterKey } from '../db/keyset.js';
 import { indexedBy } from '../db/portable.js';
 import type {
@@ -104,7 +104,7 @@ export function nextDueQuery(db: Executor, o: NextDueQuery) {
       and (d.claimed_by is null or d.claimed_by != ${o.grant} or d.claimed_until <= ${o.now})`;
 }
 
-export async function claim(trx: Executor, ids: string[], grant: string, until: string): Promise<void> {
+export async function claim(trx: Tx, ids: string[], grant: string, until: string): Promise<void> {
   if (ids.length === 0) return;
   await trx
     .updateTable('webhook_deliveries')
@@ -114,7 +114,7 @@ export async function claim(trx: Executor, ids: string[], grant: string, until: 
 }
 
 /** Gives a claim back without an attempt (shutdown mid-request): the delivery is due again at once. */
-export async function releaseClaim(trx: Executor, id: string, grant: string): Promise<void> {
+export async function releaseClaim(trx: Tx, id: string, grant: string): Promise<void> {
   await trx
     .updateTable('webhook_deliveries')
     .set({ claimed_by: null, claimed_until: null })
@@ -144,7 +144,7 @@ export interface AttemptRecord {
  * claim stands and it is still pending (a holder that lost its claim records nothing); returns
  * whether it did.
  */
-export async function recordAttempt(trx: Executor, a: AttemptRecord): Promise<boolean> {
+export async function recordAttempt(trx: Tx, a: AttemptRecord): Promise<boolean> {
   const status: DeliveryStatus = a.outcome === 'retry' ? 'pending' : a.outcome;
   const updated = await trx
     .updateTable('webhook_deliveries')
@@ -225,7 +225,7 @@ export async function listDeliveries(
 }
 
 /** Back to pending with a fresh retry window; only from `failed` (the caller checked, the WHERE guards). */
-export async function reopen(trx: Executor, id: string, at: string): Promise<boolean> {
+export async function reopen(trx: Tx, id: string, at: string): Promise<boolean> {
   const r = await trx
     .updateTable('webhook_deliveries')
     .set({
@@ -247,7 +247,7 @@ export async function reopen(trx: Executor, id: string, at: string): Promise<boo
  * Deletes at most `limit` log entries older than `cutoff`, oldest first; returns how many. The
  * retention job calls it until fewer come back, one short transaction each (service.ts).
  */
-export async function pruneAttemptsBefore(trx: Executor, cutoff: string, limit: number): Promise<number> {
+export async function pruneAttemptsBefore(trx: Tx, cutoff: string, limit: number): Promise<number> {
   const r = await trx
     .deleteFrom('webhook_attempts')
     .where('id', 'in', (eb) =>
@@ -258,7 +258,7 @@ export async function pruneAttemptsBefore(trx: Executor, cutoff: string, limit: 
 }
 
 /** Deletes at most `limit` finished deliveries untouched since `cutoff` (their attempts go with them). */
-export async function pruneDeliveriesBefore(trx: Executor, cutoff: string, limit: number): Promise<number> {
+export async function pruneDeliveriesBefore(trx: Tx, cutoff: string, limit: number): Promise<number> {
   const r = await trx
     .deleteFrom('webhook_deliveries')
     .where('id', 'in', (eb) =>

@@ -1,5 +1,5 @@
 /** SQL for whitelist entries. Merchant-facing reads are scoped by merchant_id. */
-import type { Executor } from '../db/database.js';
+import type { Executor, Tx } from '../db/database.js';
 import { afterKey } from '../db/keyset.js';
 import type { WhitelistEntriesTable } from '../db/schema.js';
 import type { PageRequest } from '../http/pagination.js';
@@ -23,11 +23,11 @@ export async function liveEntry(
     .executeTakeFirst();
 }
 
-export async function insertEntry(db: Executor, row: WhitelistEntryRow): Promise<void> {
+export async function insertEntry(db: Tx, row: WhitelistEntryRow): Promise<void> {
   await db.insertInto('whitelist_entries').values(row).execute();
 }
 
-export async function markRemoved(db: Executor, id: string, at: string, by: string): Promise<void> {
+export async function markRemoved(db: Tx, id: string, at: string, by: string): Promise<void> {
   await db
     .updateTable('whitelist_entries')
     .set({ removed_at: at, removed_by: by })

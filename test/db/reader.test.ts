@@ -60,12 +60,20 @@ describeSqliteOnly("SQLite's separate read connection; PostgreSQL's pool serves 
       await held;
       order.push('tx done');
     });
-    const single = recordAudit(db, systemClock, {
-      actor: 't',
-      action: 'probe',
-      subjectType: 'p',
-      subjectId: 'single',
-    }).then(() => order.push('single'));
+    // A bare statement, as no store writes outside a transaction: the driver's routing is what is tested.
+    const single = db
+      .insertInto('audit_log')
+      .values({
+        at: systemClock.now().toISOString(),
+        actor: 't',
+        action: 'probe',
+        subject_type: 'p',
+        subject_id: 'single',
+        merchant_id: null,
+        details: '{}',
+      })
+      .execute()
+      .then(() => order.push('single'));
     await new Promise((r) => setTimeout(r, 20));
     expect(order).toEqual([]);
     release();

@@ -1,6 +1,7 @@
 /** POST /v1/invoices and GET /v1/invoices/{id} over real HTTP: every rule of the spec's section. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAssetFlags, setMerchantAsset } from '../../src/assets/service.js';
+import { writeTx } from '../../src/db/database.js';
 import { setInvoiceFee, setServiceFee } from '../../src/fees/service.js';
 import { changeMerchant, updateMerchantSettings } from '../../src/merchants/service.js';
 import { updateMerchant } from '../../src/merchants/store.js';
@@ -245,7 +246,9 @@ describe('invoices', () => {
     const m = await t.merchant({ name: 'Becomes legacy' });
     const body = newInvoice();
     const made = await create(body, m.key);
-    await updateMerchant(t.app.services.db, m.merchant.merchant_id, { legacy_network_fee_payer: 'customer' });
+    await writeTx(t.app.services.db, (trx) =>
+      updateMerchant(trx, m.merchant.merchant_id, { legacy_network_fee_payer: 'customer' }),
+    );
     expect((await create(body, m.key)).body).toEqual(made.body);
     expectError(await create(newInvoice(), m.key), 503, 'network_fee_quote_unavailable');
   });

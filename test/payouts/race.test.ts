@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
+import { writeTx } from '../../src/db/database.js';
 import { verifyLedger } from '../../src/ledger/service.js';
 import { isReferenceConflict } from '../../src/payouts/service.js';
 import { insertPayout, NOT_SIGNED } from '../../src/payouts/store.js';
@@ -99,12 +100,15 @@ describe('payouts across processes', () => {
       created_at: 'x',
       updated_at: 'x',
     };
-    await insertPayout(t.app.services.db, row);
-    const err = await insertPayout(t.app.services.db, { ...row, id: '4b241101-e2bb-4255-8caf-4136c566a962' }).catch(
+    const { db } = t.app.services;
+    await writeTx(db, (trx) => insertPayout(trx, row));
+    const err = await writeTx(db, (trx) =>
+      insertPayout(trx, { ...row, id: '4b241101-e2bb-4255-8caf-4136c566a962' }),
+    ).catch((e: unknown) => e);
+    expect(isReferenceConflict(err)).toBe(true);
+    const otherErr = await writeTx(db, (trx) => insertPayout(trx, { ...row, reference: 'other' })).catch(
       (e: unknown) => e,
     );
-    expect(isReferenceConflict(err)).toBe(true);
-    const otherErr = await insertPayout(t.app.services.db, { ...row, reference: 'other' }).catch((e: unknown) => e);
     expect(isReferenceConflict(otherErr)).toBe(false);
   });
 });

@@ -11,7 +11,7 @@ import type { TronClient } from '../../src/chain/client.js';
 import { createTronClient } from '../../src/chain/tronweb-client.js';
 import { systemClock, type Clock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
-import { openDatabase, type Database, type Db } from '../../src/db/database.js';
+import { openDatabase, writeTx, type Database, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { startDevnet, type Devnet } from '../../src/devnet/index.js';
 import { createLogger } from '../../src/logger.js';
@@ -77,13 +77,15 @@ export async function sweepFixture(opts: { clock?: Clock } = {}): Promise<SweepF
   const logger = createLogger('debug', sink);
   const wallet: UnlockedWallet = { mnemonic: MNEMONIC, ...publicInfoOf(MNEMONIC) };
   const clock = opts.clock ?? systemClock;
-  await insertWallet(database.db, {
-    deposit_xpub: wallet.depositXpub,
-    deposit_path: "m/44'/195'/0'/0",
-    hot_address: wallet.hotAddress,
-    hot_path: "m/44'/195'/1'/0/0",
-    created_at: clock.now().toISOString(),
-  });
+  await writeTx(database.db, (trx) =>
+    insertWallet(trx, {
+      deposit_xpub: wallet.depositXpub,
+      deposit_path: "m/44'/195'/0'/0",
+      hot_address: wallet.hotAddress,
+      hot_path: "m/44'/195'/1'/0/0",
+      created_at: clock.now().toISOString(),
+    }),
+  );
   const merchant = await createMerchant(database.db, clock, 'test', { name: 'Sweep shop' });
   const chain = createTronClient({ fullHost: devnet.url });
   const services = {

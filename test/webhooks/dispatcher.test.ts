@@ -1,6 +1,7 @@
 /** Deliveries over real HTTP on loopback: signed (standardwebhooks verifies), retried on schedule, in order. */
 import { describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
+import { writeTx } from '../../src/db/database.js';
 import { WorkerLease } from '../../src/runtime/lease.js';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { nominalDelayMs, RETRY_WINDOW_MS } from '../../src/webhooks/schedule.js';
@@ -192,25 +193,29 @@ describe('webhook deliveries', () => {
     const id = await w.emit(m, 'payout.signing');
     const row = await deliveryOf(w.db, id);
     // The crashed holder claimed it for the next minute and never wrote a result.
-    await claim(w.db, [row.id], 'crashed-host:123#1', new Date(w.clock.now().getTime() + 60_000).toISOString());
+    await writeTx(w.db, (trx) =>
+      claim(trx, [row.id], 'crashed-host:123#1', new Date(w.clock.now().getTime() + 60_000).toISOString()),
+    );
     expect(await w.dispatcher().dispatchDue()).toBe(1); // this process holds the lease now
     expect((await deliveryOf(w.db, id)).status).toBe('delivered');
     // A result the old holder would write late (a paused process that wakes up) is not recorded.
     const at = w.clock.now().toISOString();
-    const late = await recordAttempt(w.db, {
-      deliveryId: row.id,
-      merchantId: m,
-      grant: 'crashed-host:123#1',
-      at,
-      url: r.url,
-      statusCode: 500,
-      durationMs: 1,
-      outcome: 'retry',
-      error: null,
-      excerpt: null,
-      windowStartedAt: at,
-      nextAttemptAt: at,
-    });
+    const late = await writeTx(w.db, (trx) =>
+      recordAttempt(trx, {
+        deliveryId: row.id,
+        merchantId: m,
+        grant: 'crashed-host:123#1',
+        at,
+        url: r.url,
+        statusCode: 500,
+        durationMs: 1,
+        outcome: 'retry',
+        error: null,
+        excerpt: null,
+        windowStartedAt: at,
+        nextAttemptAt: at,
+      }),
+    );
     expect(late).toBe(false);
     expect((await deliveryOf(w.db, id)).status).toBe('delivered');
     expect(await attemptsOf(w.db, row.id)).toHaveLength(1);

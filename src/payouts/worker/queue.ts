@@ -6,7 +6,7 @@
  */
 import { recordAudit } from '../../audit/store.js';
 import type { Clock } from '../../clock.js';
-import type { Executor } from '../../db/database.js';
+import type { Tx } from '../../db/database.js';
 import { isOwnAddress } from '../../addresses/store.js';
 import { findMerchant } from '../../merchants/store.js';
 import { liveEntry } from '../../whitelist/store.js';
@@ -18,12 +18,7 @@ import { setWaitReason } from './store.js';
  * Inside the caller's write transaction: moves the payout `row` to `queued` or `rejected`, or
  * records why it waits. True when its status changed.
  */
-export async function queueApprovedPayout(
-  trx: Executor,
-  clock: Clock,
-  row: PayoutRow,
-  actor: string,
-): Promise<boolean> {
+export async function queueApprovedPayout(trx: Tx, clock: Clock, row: PayoutRow, actor: string): Promise<boolean> {
   const cur = await findPayoutForOperator(trx, row.id);
   if (!cur || cur.status !== 'approved') return false;
   const merchant = await findMerchant(trx, cur.merchant_id);

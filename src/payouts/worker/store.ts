@@ -1,5 +1,5 @@
 /** SQL of the payout worker: the payouts of one status in the order it works them, wait reasons. */
-import type { Executor } from '../../db/database.js';
+import type { Executor, Tx } from '../../db/database.js';
 import { afterKey } from '../../db/keyset.js';
 import type { PayoutStatus } from '../../db/schema.js';
 import { formatUnits } from '../../money.js';
@@ -42,7 +42,7 @@ export async function queuedPayoutCount(db: Executor): Promise<number> {
 }
 
 /** Records why a payout waits (only when it changed, so a waiting payout costs no write per tick). */
-export async function setWaitReason(db: Executor, row: PayoutRow, reason: string | null): Promise<boolean> {
+export async function setWaitReason(db: Tx, row: PayoutRow, reason: string | null): Promise<boolean> {
   if (row.wait_reason === reason) return false;
   const r = await db
     .updateTable('payouts')
