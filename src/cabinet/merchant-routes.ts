@@ -17,13 +17,8 @@ import {
   MerchantSchema,
   PageOnlyQuery,
 } from './schema.js';
-import {
-  merchantOwnerView,
-  ownedBalances,
-  ownedMerchantOf,
-  setOwnedMerchantAsset,
-  updateOwnedMerchant,
-} from './service.js';
+import { ownedMerchantOf } from './ownership.js';
+import { merchantOwnerView, ownedBalances, setOwnedMerchantAsset, updateOwnedMerchant } from './service.js';
 
 export async function merchantRoutes(app: ApiServer, deps: CabinetDeps): Promise<void> {
   const s = deps.services;
@@ -64,7 +59,7 @@ export async function merchantRoutes(app: ApiServer, deps: CabinetDeps): Promise
         response: { 200: MerchantSchema, ...errorResponses(400, 401, 404, 429) },
       },
     },
-    async (req) => merchantOwnerView(s, await ownedMerchantOf(db, sessionOf(req), req.params.merchant_id)),
+    async (req) => merchantOwnerView(s, ownedMerchantOf(req)),
   );
 
   app.patch(
@@ -81,7 +76,7 @@ export async function merchantRoutes(app: ApiServer, deps: CabinetDeps): Promise
         response: { 200: MerchantSchema, ...errorResponses(400, 401, 403, 404, 422, 429) },
       },
     },
-    async (req) => updateOwnedMerchant(s, sessionOf(req), req.params.merchant_id, req.body),
+    async (req) => updateOwnedMerchant(s, sessionOf(req), ownedMerchantOf(req), req.body),
   );
 
   app.put(
@@ -98,8 +93,7 @@ export async function merchantRoutes(app: ApiServer, deps: CabinetDeps): Promise
         response: { 200: MerchantAssetSchema, ...errorResponses(400, 401, 403, 404, 422, 429) },
       },
     },
-    async (req) =>
-      setOwnedMerchantAsset(s, sessionOf(req), req.params.merchant_id, req.params.asset, req.body.payments),
+    async (req) => setOwnedMerchantAsset(s, sessionOf(req), ownedMerchantOf(req), req.params.asset, req.body.payments),
   );
 
   app.get(
@@ -114,10 +108,7 @@ export async function merchantRoutes(app: ApiServer, deps: CabinetDeps): Promise
         response: { 200: BalancesSchema, ...errorResponses(400, 401, 404, 429) },
       },
     },
-    async (req) => {
-      const m = await ownedMerchantOf(db, sessionOf(req), req.params.merchant_id);
-      return ownedBalances(s, m.id);
-    },
+    async (req) => ownedBalances(s, ownedMerchantOf(req).id),
   );
 
   app.get(
@@ -133,10 +124,7 @@ export async function merchantRoutes(app: ApiServer, deps: CabinetDeps): Promise
         response: { 200: Page(KeySchema, 'ApiKeyPage'), ...errorResponses(400, 401, 404, 429) },
       },
     },
-    async (req) => {
-      const m = await ownedMerchantOf(db, sessionOf(req), req.params.merchant_id);
-      return listKeys(db, s.clock.now(), m.id, req.query);
-    },
+    async (req) => listKeys(db, s.clock.now(), ownedMerchantOf(req).id, req.query),
   );
 
   app.get(
@@ -151,9 +139,6 @@ export async function merchantRoutes(app: ApiServer, deps: CabinetDeps): Promise
         response: { 200: KeySchema, ...errorResponses(400, 401, 404, 429) },
       },
     },
-    async (req) => {
-      const m = await ownedMerchantOf(db, sessionOf(req), req.params.merchant_id);
-      return showKey(db, s.clock.now(), m.id, req.params.key_id);
-    },
+    async (req) => showKey(db, s.clock.now(), ownedMerchantOf(req).id, req.params.key_id),
   );
 }
