@@ -28,9 +28,8 @@ const RATE_COUNTERS = 100_000;
  * A limit of `max` requests a minute, per client address or per `keyOf(req)`. The plugin must be
  * registered on `app` (the surface does it when the surface has a limit).
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function rateCheck(
-  app: FastifyInstance<any, any, any, any, any>,
+  app: Pick<FastifyInstance, 'createRateLimit'>,
   max: number,
   keyOf?: (req: FastifyRequest) => string,
 ): RateCheck {
