@@ -2,13 +2,13 @@
 import { decodeCursor, DEFAULT_PAGE_LIMIT, Page, toPage } from '../http/pagination.js';
 import { errorResponses } from '../http/schemas.js';
 import type { ApiServer } from '../http/server.js';
+import { BalancesSchema } from '../ledger/schema.js';
 import { merchantsOfOwner } from '../owners/store.js';
 import { listKeys, showKey } from './activity.js';
 import { sessionOf, type CabinetDeps } from './context.js';
 import {
   AssetParams,
   AssetSwitchBody,
-  BalancesSchema,
   KeyParams,
   KeySchema,
   MerchantAssetSchema,

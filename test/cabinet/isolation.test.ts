@@ -89,7 +89,7 @@ interface MerchantOperation {
   path: string;
   /** Required query parameters by name. */
   query: string[];
-  body?: Json;
+  body?: unknown;
 }
 
 type Json = Record<string, any>;
