@@ -7,7 +7,8 @@ import type { ApiServer } from '../http/server.js';
 import { PayoutSchema } from '../payouts/schema.js';
 import { getPayout } from '../payouts/service.js';
 import { listDeliveries, listDeposits, listInvoices, listPayouts, showDelivery } from './activity.js';
-import { sessionOf, type CabinetDeps } from './context.js';
+import type { CabinetDeps } from './context.js';
+import { ownedMerchantOf } from './ownership.js';
 import {
   DeliveryDetailSchema,
   DeliveryListQuery,
@@ -21,13 +22,12 @@ import {
   PayoutParams,
   StandaloneDepositSchema,
 } from './schema.js';
-import { ownedMerchantOf } from './service.js';
 
 const LIST_ERRORS = errorResponses(400, 401, 404, 429);
 
 export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise<void> {
   const { db } = deps.services;
-  const owned = (req: Parameters<typeof sessionOf>[0], id: string) => ownedMerchantOf(db, sessionOf(req), id);
+  const owned = (req: Parameters<typeof ownedMerchantOf>[0]) => ownedMerchantOf(req).id;
 
   app.get(
     '/cabinet/v1/merchants/:merchant_id/invoices',
@@ -42,7 +42,7 @@ export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise
         response: { 200: Page(InvoiceSchema, 'InvoicePage'), ...LIST_ERRORS },
       },
     },
-    async (req) => listInvoices(db, (await owned(req, req.params.merchant_id)).id, req.query),
+    async (req) => listInvoices(db, owned(req), req.query),
   );
 
   app.get(
@@ -57,7 +57,7 @@ export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise
         response: { 200: InvoiceSchema, ...LIST_ERRORS },
       },
     },
-    async (req) => getInvoice({ db }, (await owned(req, req.params.merchant_id)).id, req.params.invoice_id),
+    async (req) => getInvoice({ db }, owned(req), req.params.invoice_id),
   );
 
   app.get(
@@ -73,7 +73,7 @@ export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise
         response: { 200: Page(PayoutSchema, 'PayoutPage'), ...LIST_ERRORS },
       },
     },
-    async (req) => listPayouts(db, (await owned(req, req.params.merchant_id)).id, req.query),
+    async (req) => listPayouts(db, owned(req), req.query),
   );
 
   app.get(
@@ -88,7 +88,7 @@ export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise
         response: { 200: PayoutSchema, ...LIST_ERRORS },
       },
     },
-    async (req) => getPayout({ db }, (await owned(req, req.params.merchant_id)).id, req.params.payout_id),
+    async (req) => getPayout({ db }, owned(req), req.params.payout_id),
   );
 
   app.get(
@@ -105,7 +105,7 @@ export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise
         response: { 200: Page(StandaloneDepositSchema, 'DepositPage'), ...LIST_ERRORS },
       },
     },
-    async (req) => listDeposits(db, (await owned(req, req.params.merchant_id)).id, req.query),
+    async (req) => listDeposits(db, owned(req), req.query),
   );
 
   app.get(
@@ -121,7 +121,7 @@ export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise
         response: { 200: Page(DeliverySchema, 'DeliveryPage'), ...LIST_ERRORS },
       },
     },
-    async (req) => listDeliveries(db, (await owned(req, req.params.merchant_id)).id, req.query),
+    async (req) => listDeliveries(db, owned(req), req.query),
   );
 
   app.get(
@@ -136,6 +136,6 @@ export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise
         response: { 200: DeliveryDetailSchema, ...LIST_ERRORS },
       },
     },
-    async (req) => showDelivery(db, (await owned(req, req.params.merchant_id)).id, req.params.delivery_id),
+    async (req) => showDelivery(db, owned(req), req.params.delivery_id),
   );
 }

@@ -9,8 +9,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The signed-in session; set for every non-public cabinet route before its handler runs. */
     cabinet: CabinetSession | null;
-    /** What the per-IP limits count for this client (its address, an IPv6 client's /64). */
-    client: string;
   }
 }
 

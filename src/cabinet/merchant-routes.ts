@@ -3,13 +3,13 @@ import { comesAfter } from '../db/keyset.js';
 import { decodeCursor, DEFAULT_PAGE_LIMIT, Page, toPage } from '../http/pagination.js';
 import { errorResponses } from '../http/schemas.js';
 import type { ApiServer } from '../http/server.js';
+import { BalancesSchema } from '../ledger/schema.js';
 import { merchantsOfOwner } from '../owners/store.js';
 import { listKeys, showKey } from './activity.js';
 import { sessionOf, type CabinetDeps } from './context.js';
 import {
   AssetParams,
   AssetSwitchBody,
-  BalancesSchema,
   KeyParams,
   KeySchema,
   MerchantAssetSchema,
@@ -18,13 +18,8 @@ import {
   MerchantSchema,
   PageOnlyQuery,
 } from './schema.js';
-import {
-  merchantOwnerView,
-  ownedBalances,
-  ownedMerchantOf,
-  setOwnedMerchantAsset,
-  updateOwnedMerchant,
-} from './service.js';
+import { ownedMerchantOf } from './ownership.js';
+import { merchantOwnerView, ownedBalances, setOwnedMerchantAsset, updateOwnedMerchant } from './service.js';
 
 export async function merchantRoutes(app: ApiServer, deps: CabinetDeps): Promise<void> {
   const s = deps.services;
@@ -65,7 +60,7 @@ export async function merchantRoutes(app: ApiServer, deps: CabinetDeps): Promise
         response: { 200: MerchantSchema, ...errorResponses(400, 401, 404, 429) },
       },
     },
-    async (req) => merchantOwnerView(s, await ownedMerchantOf(db, sessionOf(req), req.params.merchant_id)),
+    async (req) => merchantOwnerView(s, ownedMerchantOf(req)),
   );
 
   app.patch(
@@ -82,7 +77,7 @@ export async function merchantRoutes(app: ApiServer, deps: CabinetDeps): Promise
         response: { 200: MerchantSchema, ...errorResponses(400, 401, 403, 404, 422, 429) },
       },
     },
-    async (req) => updateOwnedMerchant(s, sessionOf(req), req.params.merchant_id, req.body),
+    async (req) => updateOwnedMerchant(s, sessionOf(req), ownedMerchantOf(req), req.body),
   );
 
   app.put(
@@ -99,8 +94,7 @@ export async function merchantRoutes(app: ApiServer, deps: CabinetDeps): Promise
         response: { 200: MerchantAssetSchema, ...errorResponses(400, 401, 403, 404, 422, 429) },
       },
     },
-    async (req) =>
-      setOwnedMerchantAsset(s, sessionOf(req), req.params.merchant_id, req.params.asset, req.body.payments),
+    async (req) => setOwnedMerchantAsset(s, sessionOf(req), ownedMerchantOf(req), req.params.asset, req.body.payments),
   );
 
   app.get(
@@ -115,10 +109,7 @@ export async function merchantRoutes(app: ApiServer, deps: CabinetDeps): Promise
         response: { 200: BalancesSchema, ...errorResponses(400, 401, 404, 429) },
       },
     },
-    async (req) => {
-      const m = await ownedMerchantOf(db, sessionOf(req), req.params.merchant_id);
-      return ownedBalances(s, m.id);
-    },
+    async (req) => ownedBalances(s, ownedMerchantOf(req).id),
   );
 
   app.get(
@@ -134,10 +125,7 @@ export async function merchantRoutes(app: ApiServer, deps: CabinetDeps): Promise
         response: { 200: Page(KeySchema, 'ApiKeyPage'), ...errorResponses(400, 401, 404, 429) },
       },
     },
-    async (req) => {
-      const m = await ownedMerchantOf(db, sessionOf(req), req.params.merchant_id);
-      return listKeys(db, s.clock.now(), m.id, req.query);
-    },
+    async (req) => listKeys(db, s.clock.now(), ownedMerchantOf(req).id, req.query),
   );
 
   app.get(
@@ -152,9 +140,6 @@ export async function merchantRoutes(app: ApiServer, deps: CabinetDeps): Promise
         response: { 200: KeySchema, ...errorResponses(400, 401, 404, 429) },
       },
     },
-    async (req) => {
-      const m = await ownedMerchantOf(db, sessionOf(req), req.params.merchant_id);
-      return showKey(db, s.clock.now(), m.id, req.params.key_id);
-    },
+    async (req) => showKey(db, s.clock.now(), ownedMerchantOf(req).id, req.params.key_id),
   );
 }

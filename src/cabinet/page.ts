@@ -10,40 +10,21 @@ import { packageRoot } from '../paths.js';
 
 export const PAGE_DIR = () => path.join(packageRoot(), 'web', 'cabinet');
 
-/**
- * Nothing loads from outside the listener, no inline script or style runs, and no other site may
- * frame the page or read its answers.
- */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "connect-src 'self'",
-  "manifest-src 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join('; ');
-
-export const SECURITY_HEADERS: Record<string, string> = {
-  'content-security-policy': CONTENT_SECURITY_POLICY,
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-};
-
 export async function registerPage(app: ApiServer): Promise<void> {
-  await app.register(fastifyStatic, {
-    root: PAGE_DIR(),
-    prefix: '/',
-    wildcard: false,
-    index: 'index.html',
-    serveDotFiles: false,
-    // The page is small and changes with each release: always revalidated, never stale.
-    cacheControl: false,
-    setHeaders: (res) => res.setHeader('cache-control', 'no-cache'),
+  await app.register(async (scope) => {
+    // The page's files are the same for everyone: no session is asked for them.
+    scope.addHook('onRoute', (route) => {
+      route.config = { ...route.config, public: true };
+    });
+    await scope.register(fastifyStatic, {
+      root: PAGE_DIR(),
+      prefix: '/',
+      wildcard: false,
+      index: 'index.html',
+      serveDotFiles: false,
+      // The page is small and changes with each release: always revalidated, never stale.
+      cacheControl: false,
+      setHeaders: (res) => res.setHeader('cache-control', 'no-cache'),
+    });
   });
 }

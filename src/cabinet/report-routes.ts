@@ -4,9 +4,9 @@ import { errorResponses } from '../http/schemas.js';
 import type { ApiServer } from '../http/server.js';
 import { openReportFor, ReportPeriodQuery, reportBody, reportResponse } from '../reports/http.js';
 import { REPORT_KINDS } from '../reports/service.js';
-import { sessionOf, type CabinetDeps } from './context.js';
+import type { CabinetDeps } from './context.js';
+import { ownedMerchantOf } from './ownership.js';
 import { MerchantParams } from './schema.js';
-import { ownedMerchantOf } from './service.js';
 
 const ReportQuery = Type.Object(ReportPeriodQuery, { additionalProperties: false });
 
@@ -28,8 +28,8 @@ export async function reportRoutes(app: ApiServer, deps: CabinetDeps): Promise<v
         },
       },
       async (req, reply) => {
-        // Another account's merchant is absent, before the period is even read.
-        const merchant = await ownedMerchantOf(services.db, sessionOf(req), req.params.merchant_id);
+        // Another account's merchant is absent (the ownership hook), before the period is even read.
+        const merchant = ownedMerchantOf(req);
         const { headers, body } = reportBody(await openReportFor(services, kind, req.query, merchant.id));
         return reply.headers(headers).send(body);
       },

@@ -1,8 +1,9 @@
 /**
  * Every /cabinet/v1 route group, registered in one place. A group lives in its own file and takes
- * the cabinet's dependencies; every merchant-scoped handler starts with `ownedMerchantOf`.
+ * the cabinet's dependencies; a route with `:merchant_id` gets its merchant from the ownership
+ * hook (ownership.ts), registered before these.
  */
-import type { ApiServer } from '../http/server.js';
+import type { ApiServer } from '../http/surface.js';
 import { accountRoutes } from './account-routes.js';
 import { activityRoutes } from './activity-routes.js';
 import type { CabinetDeps } from './context.js';

@@ -1,15 +1,10 @@
 /** TypeBox schemas of /cabinet/v1: they validate requests and generate its OpenAPI document. */
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../http/pagination.js';
-import { AssetCode, StringEnum } from '../http/schemas.js';
+import { AssetCode, StringEnum, Uuid } from '../http/schemas.js';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../owners/service.js';
+import { PAYOUT_STATUSES } from '../payouts/schema.js';
 
-const Uuid = (description: string) =>
-  Type.String({
-    format: 'uuid',
-    pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
-    description,
-  });
 const DateTime = (description: string) => Type.String({ format: 'date-time', description });
 const Token43 = (description: string) =>
   Type.String({ minLength: 43, maxLength: 43, pattern: '^[A-Za-z0-9_-]+$', description });
@@ -171,24 +166,6 @@ export const AssetSwitchBody = Type.Object(
   { additionalProperties: false, title: 'MerchantAssetRequest' },
 );
 
-export const BalancesSchema = Type.Object(
-  {
-    merchant_id: Uuid('Merchant id'),
-    balances: Type.Array(
-      Type.Object(
-        {
-          asset: Type.String(),
-          available: Type.String({ description: 'What payouts can use' }),
-          reserved: Type.String({ description: 'Held for payouts under way' }),
-          total: Type.String({ description: 'available + reserved' }),
-        },
-        { additionalProperties: false, title: 'Balance' },
-      ),
-    ),
-  },
-  { additionalProperties: false, title: 'Balances' },
-);
-
 export const KeyParams = Type.Object(
   { merchant_id: Uuid('Merchant id'), key_id: Type.String({ pattern: '^[0-9a-fA-F]{16}$', description: 'Key id' }) },
   { additionalProperties: false },
@@ -231,18 +208,7 @@ export const InvoiceListQuery = Type.Object(
 
 export const PayoutListQuery = Type.Object(
   {
-    status: Type.Optional(
-      StringEnum([
-        'pending_review',
-        'approved',
-        'queued',
-        'signing',
-        'broadcast',
-        'confirmed',
-        'rejected',
-        'failed',
-      ] as const),
-    ),
+    status: Type.Optional(StringEnum(PAYOUT_STATUSES)),
     ...Period,
     ...PageQuery,
   },

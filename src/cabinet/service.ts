@@ -1,7 +1,7 @@
 /**
- * What an owner sees and changes of their merchants. Isolation is here: every merchant-scoped
- * answer starts with `ownedMerchantOf`, and another account's merchant is `merchant_not_found`
- * exactly as an absent one. Changes go through the merchants' and assets' own service functions
+ * What an owner sees and changes of their merchants. The merchant comes already owned (the hook
+ * of ownership.ts resolved it from the session); a change checks again, in its transaction, that
+ * the account still owns it. Changes go through the merchants' and assets' own service functions
  * (the ones `paygate merchant …` runs), with the owner as the audit log's actor.
  */
 import { effective } from '../assets/service.js';
@@ -16,10 +16,9 @@ import type { MerchantRow } from '../merchants/store.js';
 import { merchantsOfOwner, ownedMerchant, type OwnerRow } from '../owners/store.js';
 import type { Services } from '../services.js';
 import { ownerActor } from './context.js';
+import { merchantNotFound } from './ownership.js';
 import type { MerchantSchema } from './schema.js';
 import type { CabinetSession } from './sessions.js';
-
-export const merchantNotFound = (id: string) => new AppError('merchant_not_found', `Merchant ${id} does not exist`);
 
 export async function accountView(db: Db, owner: OwnerRow) {
   const merchants = await merchantsOfOwner(db, owner.id);
@@ -33,13 +32,6 @@ export async function accountView(db: Db, owner: OwnerRow) {
       enabled: m.enabled === 1,
     })),
   };
-}
-
-/** The merchant when the session's account sees it; for any other id, merchant_not_found. */
-export async function ownedMerchantOf(db: Db, session: CabinetSession, merchantId: string): Promise<MerchantRow> {
-  const m = await ownedMerchant(db, session.owner.id, merchantId);
-  if (!m) throw merchantNotFound(merchantId);
-  return m;
 }
 
 type AssetDeps = Pick<Services, 'db' | 'catalog' | 'config'>;
@@ -90,10 +82,10 @@ export interface MerchantPatch {
 export async function updateOwnedMerchant(
   deps: Pick<Services, 'db' | 'clock' | 'catalog' | 'config'>,
   session: CabinetSession,
-  merchantId: string,
+  merchant: MerchantRow,
   patch: MerchantPatch,
 ): Promise<MerchantSchema> {
-  await ownedMerchantOf(deps.db, session, merchantId);
+  const merchantId = merchant.id;
   if (patch.network_fee_payer === 'customer')
     throw new AppError(
       'network_fee_payer_not_supported',
@@ -106,18 +98,20 @@ export async function updateOwnedMerchant(
       await applyMerchantAction(trx, deps.clock, actor, merchantId, patch.enabled ? 'enable' : 'disable');
     if (patch.network_fee_payer === 'merchant') await clearLegacyNetworkFeePayer(trx, deps.clock, actor, merchantId);
   });
-  return merchantOwnerView(deps, await ownedMerchantOf(deps.db, session, merchantId));
+  const now = await ownedMerchant(deps.db, session.owner.id, merchantId);
+  if (!now) throw merchantNotFound(merchantId);
+  return merchantOwnerView(deps, now);
 }
 
 /** The merchant's own receiving switch of an asset; unknown or never receivable: asset_not_supported. */
 export async function setOwnedMerchantAsset(
   deps: Pick<Services, 'db' | 'clock' | 'catalog' | 'config'>,
   session: CabinetSession,
-  merchantId: string,
+  merchant: MerchantRow,
   asset: string,
   payments: boolean,
 ): Promise<MerchantSchema['assets'][number]> {
-  await ownedMerchantOf(deps.db, session, merchantId);
+  const merchantId = merchant.id;
   const a = deps.catalog.get(asset);
   if (!a || (a.locked.has('payments') && !a.payments))
     throw new AppError('asset_not_supported', `Asset ${asset} is not accepted for payment`);

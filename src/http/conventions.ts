@@ -1,8 +1,8 @@
 /**
- * What every JSON listener of paygate shares (the public `/v1` and the operator console
- * `/admin/v1`): the request id, strict JSON bodies of at most 16 KiB, strict validation, the
- * answers of route_not_found and of faults found before routing, and one way of answering a
- * thrown error in the spec's error body.
+ * What every surface of paygate shares (surface.ts builds each of them): the request id, strict
+ * JSON bodies of at most 16 KiB, strict validation, the security headers, the answers of
+ * route_not_found and of faults found before routing, and one way of answering a thrown error in
+ * the spec's error body.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
@@ -25,6 +25,39 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function requestIdOf(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/**
+ * On every answer of every surface: nothing loads from outside the listener, no inline script or
+ * style runs, and no other site may frame a page or read the answers.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "manifest-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+export const SECURITY_HEADERS: Record<string, string> = {
+  'content-security-policy': CONTENT_SECURITY_POLICY,
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+/** Path ids (`id`, `*_id`) are stored in lower case: an upper-case spelling names the same record. */
+export function lowerCaseIds(params: unknown): void {
+  if (!params || typeof params !== 'object') return;
+  const p = params as Record<string, unknown>;
+  for (const [name, value] of Object.entries(p))
+    if (typeof value === 'string' && (name === 'id' || name.endsWith('_id'))) p[name] = value.toLowerCase();
 }
 
 export const routeNotFound = () => new AppError('route_not_found', 'No route for this method and path');

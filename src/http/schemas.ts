@@ -1,4 +1,4 @@
-/** Schemas shared by every /v1 route: the error body and the common error responses. */
+/** Schemas shared by every surface's routes: the error body, the common error responses, ids and codes. */
 import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox';
 
 export const ErrorBody = Type.Object(
@@ -35,16 +35,13 @@ export const AssetCode = Type.String({ pattern: '^[A-Z0-9]+_[A-Z0-9]+$', descrip
 
 export const AmountText = (description: string) => Type.String({ minLength: 1, maxLength: 100, description });
 
+const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+
 /** A UUID in its canonical 8-4-4-4-12 hex form (either case; ajv's `uuid` format alone also takes `urn:uuid:`). */
-export const UuidParams = Type.Object(
-  {
-    id: Type.String({
-      format: 'uuid',
-      pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
-    }),
-  },
-  { additionalProperties: false },
-);
+export const Uuid = (description?: string) =>
+  Type.String({ format: 'uuid', pattern: UUID, ...(description ? { description } : {}) });
+
+export const UuidParams = Type.Object({ id: Uuid() }, { additionalProperties: false });
 
 /** A string enum as one `enum` (TypeBox unions of literals print as anyOf lists in OpenAPI). */
 export function StringEnum<const T extends readonly string[]>(values: T, description?: string): TUnsafe<T[number]> {

@@ -2,32 +2,19 @@
  * The admin listener (ADMIN_HOST:ADMIN_PORT, loopback by default): `/healthz`, `/readyz` and
  * `/metrics` for the orchestrator and Prometheus, and the operator console `/admin/v1`
  * (src/operators/console.ts). It is a separate server on its own port, so the public listener (and
- * the HTTPS proxy in front of it) can never expose these.
+ * the HTTPS proxy in front of it) can never expose these. Built by the one front door
+ * (src/http/surface.ts), without a request rate limit; its credential is the operator token.
  */
-import swagger from '@fastify/swagger';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { sql } from 'kysely';
-import {
-  acceptJsonBodies,
-  BODY_LIMIT,
-  replyWithError,
-  requestIdOf,
-  routeNotFound,
-  STRICT_AJV,
-  writeClientError,
-} from '../http/conventions.js';
-import { toAppError } from '../http/errors.js';
-import { ErrorBody } from '../http/schemas.js';
+import { buildSurface, type ApiServer } from '../http/surface.js';
 import type { VerifierOptions } from '../keys/verifier.js';
-import { operatorConsole, type ConsoleServer } from '../operators/console.js';
-import { consoleSwaggerOptions } from '../operators/openapi.js';
+import { operatorConsole } from '../operators/console.js';
+import { CONSOLE_DOCUMENT } from '../operators/openapi.js';
 import { OperatorTokenVerifier } from '../operators/verifier.js';
 import type { Services } from '../services.js';
 import type { AppMetrics } from './metrics.js';
 import type { ChainProbeOptions } from './probes.js';
 import { operations } from './registry.js';
-import { endConnectionsOnClose } from '../http/shutdown.js';
 
 /** Watcher lag above which /readyz answers 503 (about 5 minutes of TRON blocks). */
 export const DEFAULT_MAX_WATCHER_LAG_BLOCKS = 100;
@@ -88,41 +75,26 @@ async function checkFeatures(s: Services): Promise<Record<string, Check>> {
   return out;
 }
 
-export async function buildAdminServer(
-  s: Services,
-  metrics: AppMetrics,
-  opts: AdminOptions = {},
-): Promise<FastifyInstance> {
+export async function buildAdminServer(s: Services, metrics: AppMetrics, opts: AdminOptions = {}): Promise<ApiServer> {
   const maxLag = opts.maxWatcherLagBlocks ?? DEFAULT_MAX_WATCHER_LAG_BLOCKS;
-  const app = Fastify({
-    loggerInstance: s.logger.child({ component: 'admin' }) as FastifyBaseLogger,
-    logController: new LogController({ disableRequestLogging: true }),
-    genReqId: requestIdOf,
-    bodyLimit: BODY_LIMIT,
-    routerOptions: { maxParamLength: 2048 },
-    ajv: STRICT_AJV,
-    frameworkErrors: (err, req, reply) => {
-      const e = toAppError(err);
-      void (reply as FastifyReply)
-        .header('x-request-id', req.id ?? requestIdOf(req.raw))
-        .code(e.status)
-        .send(e.toBody());
+  const verifier = new OperatorTokenVerifier(s.db, s.clock, opts.operatorTokens);
+  const { app } = await buildSurface({
+    config: s.config,
+    logger: s.logger.child({ component: 'admin' }),
+    prefix: '/admin/v1',
+    document: CONSOLE_DOCUMENT,
+    // Reached directly (loopback by default), never through the public proxy: the socket's address.
+    behindProxy: false,
+    emptyBodyIsObject: true,
+    authenticate: () => async (req) => {
+      req.operator = await verifier.authenticate(req.headers.authorization, req.ip);
     },
-    clientErrorHandler: (err, socket) => writeClientError(err, socket),
-  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as ConsoleServer;
-
-  endConnectionsOnClose(app);
-  acceptJsonBodies(app);
-  app.addSchema(ErrorBody);
-  app.addHook('onRequest', async (req, reply) => {
-    reply.header('x-request-id', req.id);
-    // Before the body is read: an unknown route is 404 whatever its body or credentials.
-    if (req.is404) throw routeNotFound();
   });
-  app.setErrorHandler((err, req, reply) => replyWithError(err, req, reply));
-  await app.register(swagger, consoleSwaggerOptions());
 
-  const hide = { schema: { hide: true } };
+  app.decorateRequest('operator', null);
+
+  // The orchestrator's and Prometheus's probes carry no credential.
+  const hide = { schema: { hide: true }, config: { public: true } };
   app.get('/healthz', hide, async () => ({ status: 'ok' }));
 
   app.get('/readyz', hide, async (_req, reply) => {
@@ -145,10 +117,6 @@ export async function buildAdminServer(
     return reply.header('content-type', metrics.registry.contentType).send(text);
   });
 
-  const verifier = new OperatorTokenVerifier(s.db, s.clock, opts.operatorTokens);
-  await app.register(async (scope) => operatorConsole(scope as ConsoleServer, { services: s, verifier }));
-
-  // Normally answered by the onRequest hook already (before the body is read).
-  app.setNotFoundHandler((_req, reply) => reply.code(404).send(routeNotFound().toBody()));
+  await app.register(async (scope) => operatorConsole(scope, s));
   return app;
 }

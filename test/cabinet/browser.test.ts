@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOwner, grantOwnerMerchant } from '../../src/owners/service.js';
 import { totpCode } from '../../src/owners/totp.js';
 import { creditMerchant } from '../../src/ledger/operator.js';
+import { PAYOUT_STATUSES } from '../../src/payouts/schema.js';
 import { setEndpoint } from '../../src/webhooks/endpoints.js';
 import { addToWhitelist } from '../../src/whitelist/service.js';
 import { api } from '../helpers/http.js';
@@ -202,6 +203,9 @@ describe.skipIf(!present)('the cabinet page in Chromium', () => {
     await page.waitForURL(new RegExp(`#/m/${other.merchant.merchant_id}/payouts$`));
     await heading('Payouts');
     await page.getByText('no payout matches').waitFor();
+    // The payout filter offers the statuses the served API document lists, in their order.
+    const offered = await page.getByLabel('Status').locator('option').allTextContents();
+    expect(offered).toEqual(['any', ...PAYOUT_STATUSES.map((s) => s.replace(/_/g, ' '))]);
     // The filter form puts its choice in the address; the list follows it.
     await page.goto(`${cabinet}/#/m/${shop.id}/invoices`);
     await heading('Invoices');

@@ -1,7 +1,9 @@
 /**
  * Isolation is the cabinet's contract: account B gets, for account A's merchant, invoice, payout,
- * key and delivery, exactly the answers an absent id gets, and no list ever shows A's rows. Real
- * HTTP on both listeners, real SQLite, the /v1 API making the records.
+ * key and delivery, exactly the answers an absent id gets, and no list ever shows A's rows. The
+ * routes come from the cabinet's served OpenAPI document, so a route added later is covered
+ * without being listed here. Real HTTP on both listeners, real SQLite, the /v1 API making the
+ * records.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,32 +83,91 @@ afterAll(() => t.close());
 const masked = (body: unknown, ...ids: string[]) =>
   ids.reduce((text, id) => text.split(id).join('ID'), JSON.stringify(body));
 
+/** One operation of the served document with `{merchant_id}` in its path. */
+interface MerchantOperation {
+  method: string;
+  path: string;
+  /** Required query parameters by name. */
+  query: string[];
+  body?: unknown;
+}
+
+type Json = Record<string, any>;
+
+/** The merchant routes as the cabinet serves its own document: a new route is covered unasked. */
+async function merchantOperations(): Promise<MerchantOperation[]> {
+  const doc = (await t.call('/cabinet/v1/openapi.json', null)).body as Json;
+  const out: MerchantOperation[] = [];
+  for (const [path, operations] of Object.entries<Json>(doc.paths)) {
+    if (!path.includes('{merchant_id}')) continue;
+    for (const [method, op] of Object.entries<Json>(operations)) {
+      const query = (op.parameters ?? [])
+        .filter((p: Json) => p.in === 'query' && p.required)
+        .map((p: Json) => p.name as string);
+      const schema = op.requestBody?.content?.['application/json']?.schema;
+      out.push({ method: method.toUpperCase(), path, query, ...(schema ? { body: exampleOf(doc, schema) } : {}) });
+    }
+  }
+  return out;
+}
+
+/** A valid value of a body schema: every property, the first of an enum, `false` for a switch. */
+function exampleOf(doc: Json, schema: Json): unknown {
+  if (schema.$ref) return exampleOf(doc, doc.components.schemas[String(schema.$ref).split('/').pop()!]);
+  if (schema.enum) return schema.enum[0];
+  if (schema.type === 'object')
+    return Object.fromEntries(Object.entries<Json>(schema.properties ?? {}).map(([k, v]) => [k, exampleOf(doc, v)]));
+  if (schema.type === 'boolean') return false;
+  throw new Error(`no example for ${JSON.stringify(schema)}: add one to the isolation test`);
+}
+
+/** Required query parameters of the merchant routes (the reports' period). */
+const QUERY: Record<string, string> = { from: '2020-01-01', to: '2100-01-01' };
+
+/** The record ids under a merchant: A's record, an absent one, and the code both answer with. */
+function recordIds(): Record<string, [theirs: string, absent: string, code: string]> {
+  return {
+    invoice_id: [a.invoiceId, randomUUID(), 'invoice_not_found'],
+    payout_id: [a.payoutId, randomUUID(), 'payout_not_found'],
+    key_id: [a.keyId, '0123456789abcdef', 'api_key_not_found'],
+    delivery_id: [a.deliveryId, `dlv_${'0'.repeat(24)}`, 'delivery_not_found'],
+  };
+}
+
+/** The request of `op` with these path parameters (asset: one the catalog has). */
+function urlOf(op: MerchantOperation, params: Record<string, string>): string {
+  const path = op.path.replace(/\{([a-z_]+)\}/g, (_m, name: string) => {
+    const value = name === 'asset' ? 'USDT_TRON' : params[name];
+    if (value === undefined) throw new Error(`no value for {${name}} of ${op.path}: add it to the isolation test`);
+    return value;
+  });
+  const query = op.query.map((name) => {
+    if (!(name in QUERY)) throw new Error(`no value for ?${name} of ${op.path}: add it to the isolation test`);
+    return `${name}=${QUERY[name]}`;
+  });
+  return query.length ? `${path}?${query.join('&')}` : path;
+}
+
+/** The record parameter of a path under a merchant (`{invoice_id}`…), if any. */
+const recordParamOf = (path: string) => /\{([a-z_]+_id)\}/g.exec(path.replace('{merchant_id}', ''))?.[1];
+
 describe("account B and account A's records", () => {
-  it("A's merchant answers as an absent merchant on every merchant route, reads and changes alike", async () => {
+  it("A's merchant answers as an absent merchant on every route of the served document, reads and changes alike", async () => {
+    const operations = await merchantOperations();
+    // The document lists them all: reads, the owner's switches, records and reports.
+    expect(operations.length).toBeGreaterThanOrEqual(17);
+    expect(operations.some((op) => op.method !== 'GET')).toBe(true);
     const absent = randomUUID();
-    const routes: Array<[string, string, unknown?]> = [
-      ['GET', ''],
-      ['PATCH', '', { enabled: false }],
-      ['PUT', '/assets/USDT_TRON', { payments: false }],
-      ['GET', '/balances'],
-      ['GET', '/invoices'],
-      ['GET', '/payouts'],
-      ['GET', '/deposits?unattached=true'],
-      ['GET', '/keys'],
-      ['GET', '/deliveries'],
-      ['GET', `/invoices/${a.invoiceId}`],
-      ['GET', `/payouts/${a.payoutId}`],
-      ['GET', `/keys/${a.keyId}`],
-      ['GET', `/deliveries/${a.deliveryId}`],
-      ['GET', '/reports/invoices?from=2020-01-01&to=2100-01-01'],
-      ['GET', '/reports/ledger?from=2020-01-01&to=2100-01-01&format=json'],
-    ];
-    for (const [method, tail, body] of routes) {
-      const theirs = await t.call(`/cabinet/v1/merchants/${a.merchantId}${tail}`, b.token, { method, body });
-      const none = await t.call(`/cabinet/v1/merchants/${absent}${tail}`, b.token, { method, body });
-      expect(theirs.status, `${method} ${tail}`).toBe(404);
-      expect(theirs.body.error.code).toBe('merchant_not_found');
-      expect(masked(theirs.body, a.merchantId), `${method} ${tail}`).toBe(masked(none.body, absent));
+    const records = recordIds();
+    const recordParams = Object.fromEntries(Object.entries(records).map(([name, [theirs]]) => [name, theirs]));
+    for (const op of operations) {
+      const what = `${op.method} ${op.path}`;
+      const req = { method: op.method, ...(op.body ? { body: op.body } : {}) };
+      const theirs = await t.call(urlOf(op, { ...recordParams, merchant_id: a.merchantId }), b.token, req);
+      const none = await t.call(urlOf(op, { ...recordParams, merchant_id: absent }), b.token, req);
+      expect(theirs.status, what).toBe(404);
+      expect(theirs.body.error.code, what).toBe('merchant_not_found');
+      expect(masked(theirs.body, a.merchantId), what).toBe(masked(none.body, absent));
     }
     // Nothing changed: A's merchant is enabled and receives USDT.
     const mine = await t.call(`/cabinet/v1/merchants/${a.merchantId}`, a.token);
@@ -114,23 +175,24 @@ describe("account B and account A's records", () => {
     expect(mine.body.assets.find((x: { asset: string }) => x.asset === 'USDT_TRON').payments).toBe(true);
   });
 
-  it("A's invoice, payout, key and delivery under B's own merchant answer as absent ones", async () => {
-    const base = `/cabinet/v1/merchants/${b.merchantId}`;
-    const cases: Array<[string, string, string, string]> = [
-      ['invoices', a.invoiceId, randomUUID(), 'invoice_not_found'],
-      ['payouts', a.payoutId, randomUUID(), 'payout_not_found'],
-      ['keys', a.keyId, '0123456789abcdef', 'api_key_not_found'],
-      ['deliveries', a.deliveryId, `dlv_${'0'.repeat(24)}`, 'delivery_not_found'],
-    ];
-    for (const [kind, theirId, absentId, code] of cases) {
-      const theirs = await t.call(`${base}/${kind}/${theirId}`, b.token);
-      const none = await t.call(`${base}/${kind}/${absentId}`, b.token);
-      expect(theirs.status, kind).toBe(404);
-      expect(theirs.body.error.code, kind).toBe(code);
-      expect(masked(theirs.body, theirId), kind).toBe(masked(none.body, absentId));
+  it("A's record under B's own merchant answers as an absent one on every record route of the document", async () => {
+    const records = recordIds();
+    const withRecords = (await merchantOperations()).filter((op) => recordParamOf(op.path));
+    // Invoices, payouts, keys and deliveries: each kind of record under a merchant is covered.
+    expect(new Set(withRecords.map((op) => recordParamOf(op.path)))).toEqual(new Set(Object.keys(records)));
+    for (const op of withRecords) {
+      const name = recordParamOf(op.path) as string;
+      const [theirId, absentId, code] = records[name]!;
+      const req = { method: op.method, ...(op.body ? { body: op.body } : {}) };
+      const url = (id: string) => urlOf(op, { merchant_id: b.merchantId, [name]: id });
+      const theirs = await t.call(url(theirId), b.token, req);
+      const none = await t.call(url(absentId), b.token, req);
+      expect(theirs.status, op.path).toBe(404);
+      expect(theirs.body.error.code, op.path).toBe(code);
+      expect(masked(theirs.body, theirId), op.path).toBe(masked(none.body, absentId));
       // An upper-case spelling of the id is the same record, and the same refusal.
-      const upper = await t.call(`${base}/${kind}/${theirId.toUpperCase()}`, b.token);
-      expect(upper.body.error?.code, kind).toBe(code);
+      const upper = await t.call(url(theirId.toUpperCase()), b.token, req);
+      expect(upper.body.error?.code, op.path).toBe(code);
     }
   });
 

@@ -6,10 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startDevnet, type Devnet } from '../../src/devnet/index.js';
+import { issueOperatorToken } from '../../src/operators/service.js';
 import { operations, registerMetricSource, registerWatcherProgress } from '../../src/operations/registry.js';
 import { initWallet, walletSummary } from '../../src/wallet/service.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { api } from '../helpers/http.js';
+import { startTestApp, TEST_HASH_COST, type TestApp } from '../helpers/app.js';
+import { api, isErrorBody, rawRequest } from '../helpers/http.js';
 import { CHEAP_SCRYPT, TEST_MNEMONIC, TEST_PASSPHRASE, newInvoice } from '../invoices/fixture.js';
 import { ManualClock } from '../../src/clock.js';
 
@@ -204,6 +205,35 @@ describe('admin listener', () => {
     const r = await api(admin, '/v1/invoices');
     expect(r.status).toBe(404);
     expect(r.body.error.code).toBe('route_not_found');
+  });
+
+  it('answers with the conventions every listener shares, and no rate headers (it counts no request rate)', async () => {
+    for (const path of ['/healthz', '/admin/v1/openapi.json', '/admin/v1/merchants', '/nowhere']) {
+      const r = await api(admin, path, { headers: { 'x-request-id': 'adm-1' } });
+      expect(r.headers.get('x-request-id'), path).toBe('adm-1');
+      expect(r.headers.get('x-content-type-options'), path).toBe('nosniff');
+      expect(r.headers.get('content-security-policy'), path).toContain("default-src 'none'");
+      expect(
+        [...r.headers.keys()].filter((h) => h.startsWith('x-ratelimit')),
+        path,
+      ).toEqual([]);
+    }
+    // An upper-case id names the same record on the console as on /v1 and the cabinet.
+    const { merchant } = await t.merchant();
+    const token = await issueOperatorToken(t.app.services.db, t.clock, 'test', 'conventions', TEST_HASH_COST);
+    const shown = await api(admin, `/admin/v1/merchants/${merchant.merchant_id.toUpperCase()}`, {
+      headers: { authorization: `Bearer ${token.token}` },
+    });
+    expect(shown.status, shown.text).toBe(200);
+    expect(shown.body.merchant_id).toBe(merchant.merchant_id);
+    // Node's own refusal of an unsupported expectation is answered in the error shape here too.
+    const raw = await rawRequest(
+      admin,
+      'GET /healthz HTTP/1.1\r\nHost: a\r\nExpect: 200-ok\r\nX-Request-Id: adm-2\r\nConnection: close\r\n\r\n',
+    );
+    expect(raw).toMatch(/^HTTP\/1\.1 417 /);
+    expect(raw.toLowerCase()).toContain('x-request-id: adm-2');
+    expect(isErrorBody(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)))).toBe(true);
   });
 
   it('never serves /healthz, /readyz or /metrics on the public listener', async () => {

@@ -11,7 +11,7 @@ import { keysView, reportsView, settingsView } from './views/settings.js';
 /** How often an open dashboard or detail view asks again (a paid invoice settles in front of you). */
 export const POLL_MS = 2000;
 
-const state = { account: null, reports: false };
+const state = { account: null, reports: false, statuses: {} };
 let timer = null;
 let generation = 0;
 
@@ -113,11 +113,20 @@ export async function loadSession() {
     state.account = null;
     return false;
   }
-  // Reports are served once this installation has them: the page asks its own API document.
+  // Reports are served once this installation has them, and a list's statuses are the ones its
+  // filter takes: the page asks its own API document rather than keep copies.
   const doc = await get('/openapi.json').catch(() => null);
   state.reports = Object.keys(doc?.paths ?? {}).some((p) => p.includes('/reports/'));
+  state.statuses = { invoices: statusesOf(doc, 'invoices'), payouts: statusesOf(doc, 'payouts') };
   renderSession();
   return true;
+}
+
+/** The values of the `status` filter of a merchant's list in the API document (none without it). */
+function statusesOf(doc, list) {
+  const op = doc?.paths?.[`/cabinet/v1/merchants/{merchant_id}/${list}`]?.get;
+  const status = (op?.parameters ?? []).find((p) => p.in === 'query' && p.name === 'status');
+  return status?.schema?.enum ?? [];
 }
 
 const VIEWS = {
@@ -171,6 +180,8 @@ async function render() {
     query: r.query,
     account: state.account,
     base: `/merchants/${r.merchantId}`,
+    /** The statuses a list can be filtered by, from the API document. */
+    statuses: state.statuses,
     show,
     /** Refreshes the open view every POLL_MS until the reader goes elsewhere. */
     poll(fn) {

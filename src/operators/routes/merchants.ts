@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { setMerchantAsset } from '../../assets/service.js';
 import { toPage } from '../../http/pagination.js';
 import { merchantBalances } from '../../ledger/operator.js';
+import { BalancesSchema } from '../../ledger/schema.js';
 import { allMerchants, changeMerchant, createMerchant, type MerchantAction } from '../../merchants/service.js';
 import { merchantDetails, updateMerchant } from '../../merchants/settings.js';
 import type { Services } from '../../services.js';
@@ -12,7 +13,6 @@ import { actorOf, type ConsoleServer } from '../context.js';
 import { pageLimit, pageRequest } from '../paging.js';
 import { AssetParam, bodyErrors, errors, MerchantParams, Page, PageQuery } from '../schemas/common.js';
 import {
-  BalancesSchema,
   CreateMerchantBody,
   MerchantAssetBody,
   MerchantAssetSchema,

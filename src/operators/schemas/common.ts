@@ -1,14 +1,13 @@
 /** Pieces every console schema shares: path parameters, nullable fields, times, pages, errors. */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { errorResponses } from '../../http/schemas.js';
+import { errorResponses, Uuid } from '../../http/schemas.js';
+
+export { Uuid };
 
 export { Page } from '../../http/pagination.js';
 export { PageQuery };
 
-const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
-
-export const Uuid = (description: string) => Type.String({ format: 'uuid', pattern: UUID, description });
 export const Nullable = <T extends TSchema>(t: T, description?: string) =>
   Type.Union([t, Type.Null()], description ? { description } : {});
 export const Time = (description?: string) =>

@@ -81,24 +81,6 @@ export const UpdateMerchantBody = Type.Object(
   { additionalProperties: false, minProperties: 1, title: 'UpdateMerchantRequest' },
 );
 
-export const BalancesSchema = Type.Object(
-  {
-    merchant_id: Uuid('The merchant'),
-    balances: Type.Array(
-      Type.Object(
-        {
-          asset: Type.String(),
-          available: Type.String({ description: 'Usable by new payouts' }),
-          reserved: Type.String({ description: 'Held by open payouts' }),
-          total: Type.String({ description: 'available + reserved' }),
-        },
-        { additionalProperties: false, title: 'Balance' },
-      ),
-    ),
-  },
-  { additionalProperties: false, title: 'MerchantBalances' },
-);
-
 export const MerchantAssetBody = Type.Object(
   { payments: Type.Boolean({ description: 'Receiving this asset: on (true) or off (false)' }) },
   { additionalProperties: false, title: 'MerchantAssetRequest' },

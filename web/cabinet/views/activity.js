@@ -3,18 +3,6 @@ import { get, withQuery } from '../api.js';
 import { badge, fields, h, link, table, time } from '../dom.js';
 import { INVOICE_COLUMNS, invoiceRow, PAYOUT_COLUMNS, payoutRow } from './dashboard.js';
 
-const INVOICE_STATUSES = ['created', 'seen', 'confirmed', 'underpaid', 'expired', 'paid_late', 'settled'];
-const PAYOUT_STATUSES = [
-  'pending_review',
-  'approved',
-  'queued',
-  'signing',
-  'broadcast',
-  'confirmed',
-  'rejected',
-  'failed',
-];
-
 /** `YYYY-MM-DD` (a UTC day) as the API's from/to; the `to` day is included. */
 const dayStart = (day, plus = 0) =>
   day ? new Date(Date.parse(`${day}T00:00:00Z`) + plus * 86_400_000).toISOString() : undefined;
@@ -82,7 +70,7 @@ export async function invoicesView(ctx) {
   const page = await get(withQuery(`${ctx.base}/invoices`, listQuery(ctx.query)));
   ctx.show(
     'Invoices',
-    filterForm(ctx, 'invoices', INVOICE_STATUSES),
+    filterForm(ctx, 'invoices', ctx.statuses.invoices ?? []),
     table(
       'Invoices, newest first',
       INVOICE_COLUMNS,
@@ -97,7 +85,7 @@ export async function payoutsView(ctx) {
   const page = await get(withQuery(`${ctx.base}/payouts`, listQuery(ctx.query)));
   ctx.show(
     'Payouts',
-    filterForm(ctx, 'payouts', PAYOUT_STATUSES),
+    filterForm(ctx, 'payouts', ctx.statuses.payouts ?? []),
     table(
       'Payouts, newest first',
       PAYOUT_COLUMNS,
