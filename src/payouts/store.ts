@@ -3,7 +3,6 @@
  * (`payout list|approve|reject`) are named as such.
  */
 import type { Executor } from '../db/database.js';
-import { reusableQuery } from '../db/reusable.js';
 import type { PayoutsTable, PayoutStatus } from '../db/schema.js';
 import type { PageKey } from '../http/pagination.js';
 
@@ -29,12 +28,13 @@ export async function insertPayout(db: Executor, row: PayoutRow): Promise<void> 
   await db.insertInto('payouts').values(row).execute();
 }
 
-const byId = reusableQuery((db, p: { merchantId: string; id: string }) =>
-  db.selectFrom('payouts').selectAll().where('id', '=', p.id).where('merchant_id', '=', p.merchantId),
-);
-
 export async function findPayout(db: Executor, merchantId: string, id: string): Promise<PayoutRow | undefined> {
-  return (await byId(db, { merchantId, id }))[0];
+  return db
+    .selectFrom('payouts')
+    .selectAll()
+    .where('id', '=', id)
+    .where('merchant_id', '=', merchantId)
+    .executeTakeFirst();
 }
 
 export async function findPayoutByReference(
