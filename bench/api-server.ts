@@ -13,8 +13,6 @@
  */
 import Fastify from 'fastify';
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import inspector from 'node:inspector';
 import { tmpdir } from 'node:os';
@@ -26,7 +24,6 @@ import { openDatabase, writeTx } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { approvedMerchantWithKey, issueKey } from '../src/keys/service.js';
 import { insertPayout, NOT_SIGNED } from '../src/payouts/store.js';
-import { SERVE_POOL } from '../src/wallet/pool.js';
 import { overdueExpired } from './lib/seed.js';
 import { initWallet } from '../src/wallet/service.js';
 
@@ -36,12 +33,6 @@ export interface ServerInfo {
   invoices: string[];
   payouts: string[];
   pid: number;
-  /**
-   * The harness's own listener (the app server only; null for the bare one): GET answers how many
-   * deposit addresses are derived ahead. serve's /metrics has it too, but a scrape there also asks
-   * the (absent) TRON node and takes seconds.
-   */
-  control: string | null;
 }
 
 async function bare(): Promise<void> {
@@ -51,9 +42,7 @@ async function bare(): Promise<void> {
   app.post('/echo', async (req) => req.body);
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const profile = await profileFromHere();
-  process.stdout.write(
-    JSON.stringify({ url, key: '', invoices: [], payouts: [], pid: process.pid, control: null }) + '\n',
-  );
+  process.stdout.write(JSON.stringify({ url, key: '', invoices: [], payouts: [], pid: process.pid }) + '\n');
   process.on('SIGTERM', () => void profile().then(() => process.exit(0)));
 }
 
@@ -89,10 +78,9 @@ async function real(): Promise<void> {
   await setup.close();
 
   // As `paygate serve` builds it (commands/serve.ts), minus the keystore unlock it does not need.
-  const app = await buildApp(config, { workers: true, addresses: { pool: SERVE_POOL } });
+  const app = await buildApp(config, { workers: true });
   const url = await app.start();
   const db = app.services.db;
-  await app.services.addresses.start(db); // the address pool full before the load starts
   if (process.env.BENCH_DB) await overdueExpired(db, (line) => process.stderr.write(`${line}\n`));
   const merchant =
     merchantId ??
@@ -168,16 +156,7 @@ async function real(): Promise<void> {
     payouts = (await pendingReview()).map((r) => r.id);
   }
   const profile = await profileFromHere();
-  // The control port tops the address pool up (serve refills only below half) and answers its size.
-  const control = http.createServer((_req, res) => {
-    void app.services.addresses.start(db).then(
-      () => res.end(String(app.services.addresses.ready ?? 0)),
-      () => res.end('0'),
-    );
-  });
-  await new Promise<void>((r) => control.listen(0, '127.0.0.1', r));
-  const controlUrl = `http://127.0.0.1:${(control.address() as AddressInfo).port}`;
-  process.stdout.write(JSON.stringify({ url, key, invoices, payouts, pid: process.pid, control: controlUrl }) + '\n');
+  process.stdout.write(JSON.stringify({ url, key, invoices, payouts, pid: process.pid }) + '\n');
   process.on(
     'SIGTERM',
     () =>
@@ -192,7 +171,7 @@ async function real(): Promise<void> {
 
 /**
  * With BENCH_CPU_PROF=<file>, a CPU profile of the load only (from ready to SIGTERM): node's
- * --cpu-prof would also record the setup (wallet, address pool, the invoices to read).
+ * --cpu-prof would also record the setup (wallet, the invoices to read).
  */
 async function profileFromHere(): Promise<() => Promise<void>> {
   const file = process.env.BENCH_CPU_PROF;

@@ -103,7 +103,7 @@ async function until(what: string, done: () => boolean, timeoutMs = 600_000): Pr
 
 /**
  * Waits until a process is idle (under 10 % of a core over half a second, twice): serve's start
- * (derivation of the address pool ahead, the sweeper's first full scan) is not the flow's work.
+ * (the sweeper's first full scan) is not the flow's work.
  */
 async function settleDown(pid: number, timeoutMs = 120_000): Promise<void> {
   const t = performance.now();

@@ -209,7 +209,7 @@ async function main(): Promise<void> {
       `paygate invoice bench: ${connections} connections, ${seconds} s per phase, server pid ${child.pid} (Node ${process.version}, ${cpus().length} CPUs)`,
     );
     console.log(`load average before: ${load()} (other work on the machine skews every figure below)`);
-    await closedLoop(2, connections, create); // warm-up: JIT, statement cache, address pool
+    await closedLoop(2, connections, create); // warm-up: JIT, statement cache
     const max = report('POST /v1/invoices (max, closed)', await closedLoop(seconds, connections, create));
     summary({ metric: 'POST invoice max, own client (closed loop)', value: `${Math.round(max)}/s` });
     report('GET /v1/invoices/{id} (max, closed)', await closedLoop(seconds, connections, get));

@@ -19,7 +19,6 @@ import { startChild, stopChild } from './lib/child.js';
 import { measureFailovers } from './lib/failover.js';
 import {
   invoicesToRead,
-  poolsFull,
   prepareDatabase,
   startReplica,
   stopReplica,
@@ -89,7 +88,6 @@ const routes = (s: Setup): Record<'reads' | 'creations', Route> => {
  * that kept losing its race) is work the client must do again, not throughput.
  */
 async function load(s: Setup, kind: 'reads' | 'creations', secs: number): Promise<Run> {
-  if (kind === 'creations') await poolsFull(s.servers, log);
   const each = Math.max(1, Math.floor(connections / s.servers.length));
   const runs = await Promise.all(
     s.servers.map((r) =>

@@ -5,7 +5,6 @@ import { databaseLabel, parseConfig, redisLabel } from '../src/config.js';
 import { requestsInFlight } from '../src/http/in-flight.js';
 import { poolCounts } from '../src/db/postgres.js';
 import { heapLimitNotSet, SERVE_NODE_FLAGS } from '../src/operations/heap.js';
-import { SERVE_POOL } from '../src/wallet/pool.js';
 
 export default class Serve extends PaygateCommand {
   static override description =
@@ -20,7 +19,7 @@ export default class Serve extends PaygateCommand {
     loadDotEnv();
     // Migrates, then refuses to start without the keystore or with a wrong passphrase: better now
     // than at the first sweep or payout.
-    const app = await buildApp(parseConfig(process.env), { unlockWallet: true, addresses: { pool: SERVE_POOL } });
+    const app = await buildApp(parseConfig(process.env), { unlockWallet: true });
     let url: string;
     try {
       // A node of another chain than the database's is refused before anything listens.

@@ -96,16 +96,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     throw e;
   }
   const catalog = loadCatalog(config.tronNetwork);
-  const addresses = new DepositAddressAllocator({
-    ...opts.addresses,
-    pool: {
-      ...opts.addresses?.pool,
-      // A batch that failed its check, a wrong answer, a crash: addresses still come (derived on
-      // the main thread, slower, on the event loop), but the operator must hear of it.
-      onWorkerFailure: (reason) =>
-        logger.error({ reason }, 'deposit address derivation worker stopped; deriving on the main thread'),
-    },
-  });
+  const addresses = new DepositAddressAllocator(opts.addresses);
   const chain = opts.chain ?? createTronClient({ fullHost: fullNodeUrl(config), apiKey: config.tronApiKey });
   const services: Services = {
     config,
@@ -165,9 +156,6 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
           '[::1]',
           '127.0.0.1',
         );
-      void addresses
-        .start(database.db)
-        .catch((err: unknown) => logger.error({ err }, 'deposit address pool failed to start'));
       if (opts.workers !== false)
         workers = startWorkerHost(services, {
           workers: backgroundWorkers,
@@ -192,7 +180,6 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       await step('admin listener', () => admin?.close());
       await step('cabinet listener', () => cabinet?.close());
       await step('rate limit counters', () => rateCounts?.close());
-      await step('address pool', () => addresses.stop());
       // A client passed in belongs to the caller (tests share one between apps).
       if (!opts.chain) await step('chain client', () => chain.close?.());
       await step('database', () => database.close());

@@ -15,16 +15,12 @@
  * 3. Mixed: creations at 80 % of their peak and invoice reads at a fixed rate at the same time:
  *    the read p99 shows whether a read waits for a write transaction (and its fsync); medians of
  *    `rounds` runs.
- * Every creation run starts from a full address pool and the pool is full again before the next
- * route runs: creations are measured as a burst meets serve (no derivation while they run, up to
- * half the pool), and derivation never runs beside another route's rounds. Creations sustained
- * past the pool, derivation included, are bench/scale.ts's "sustained" figures.
+ * Each creation derives its deposit address in the request, as serve does.
  */
 import type { ChildProcess } from 'node:child_process';
 import type { ServerInfo } from '../api-server.js';
 import { cannon, median, type Route, type Run } from './cannon.js';
 import { SERVE_NODE_FLAGS } from '../../src/operations/heap.js';
-import { SERVE_POOL_AHEAD, SERVE_POOL_BATCH } from '../../src/wallet/pool.js';
 import { rssMb, startChild, stopChild } from './child.js';
 
 export interface ApiBenchOptions {
@@ -45,8 +41,8 @@ export interface ApiBenchOptions {
   /** Rounds at 80 % and mixed (default `rounds`; bench/scale.ts, which does not report them, runs one). */
   latencyRounds?: number;
   /**
-   * Seconds of load on each route before the measured rounds (default 1): JIT, statement caches,
-   * the address pool; on a big database also SQLite's page cache and the OS's.
+   * Seconds of load on each route before the measured rounds (default 1): JIT, statement caches;
+   * on a big database also SQLite's page cache and the OS's.
    */
   warmupSeconds?: number;
   log?: (line: string) => void;
@@ -85,19 +81,6 @@ const invoicePost = (info: ServerInfo, prefix: string): Route => ({
   headers: { 'x-api-key': info.key },
   body: createBody(prefix),
 });
-
-/** Tops the app server's deposit address pool up and waits (at most 60 s) until it is full. */
-async function addressesReady(info: ServerInfo, log: (line: string) => void): Promise<void> {
-  if (!info.control) return;
-  const deadline = Date.now() + 60_000;
-  let ready = NaN;
-  while (Date.now() < deadline) {
-    ready = Number(await (await fetch(info.control)).text());
-    if (ready > SERVE_POOL_AHEAD - SERVE_POOL_BATCH) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  log(`address pool not full after 60 s (${ready} ready): creations measured as they are`);
-}
 
 function medianRun(runs: Run[]): Run {
   return {
@@ -154,15 +137,8 @@ export async function runApiBench(o: ApiBenchOptions): Promise<ApiBenchResult> {
       },
       invoicePost: { url: info.url, pid: info.pid, route: invoicePost(info, prefix) },
     };
-    // Creations are measured from a full address pool, as a burst after a quiet spell meets serve,
-    // and the pool is refilled right after, not during the next route's rounds.
-    const run = async (name: string, seconds: number, rate?: number) => {
-      if (name !== 'invoicePost') return cannon({ ...routes[name]!, seconds, connections: o.connections, rate });
-      await addressesReady(info, log);
-      const result = await cannon({ ...routes[name]!, seconds, connections: o.connections, rate });
-      await addressesReady(info, log);
-      return result;
-    };
+    const run = (name: string, seconds: number, rate?: number) =>
+      cannon({ ...routes[name]!, seconds, connections: o.connections, rate });
 
     for (const name of Object.keys(routes)) await run(name, o.warmupSeconds ?? 1);
     const runs: Record<string, Run[]> = {};

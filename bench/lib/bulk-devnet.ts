@@ -1,11 +1,11 @@
 /**
  * Child process of bench/watcher.ts: a devnet holding BULK_BLOCKS mainnet-sized blocks
- * (src/devnet/bulk.ts) with the payments listed in the JSON file BULK_PAYMENTS, then manual
+ * (bench/lib/bulk.ts) with the payments listed in the JSON file BULK_PAYMENTS, then manual
  * block production. Prints one JSON line {url, first, last} when ready. A process of its own so
  * that serving blocks does not share the watcher's thread (as a real node would not).
  */
 import { readFileSync } from 'node:fs';
-import { appendBulkBlocks, type BulkPayment } from '../../src/devnet/bulk.js';
+import { appendBulkBlocks, type BulkPayment } from './bulk.js';
 import { startDevnet } from '../../src/devnet/index.js';
 
 const count = Number(process.env.BULK_BLOCKS ?? 30_000);

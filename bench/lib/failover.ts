@@ -5,7 +5,7 @@
  * cursor, a few queries every 10 ms on a connection of its own) for the other replica to take
  * the lease and for its watcher to record a block. Both moments are the survivor's own timestamps
  * in those rows, so the figures do not depend on how often the bench looks. The killed replica
- * is started again (a small address pool) before the next kill.
+ * is started again before the next kill.
  */
 import pg from 'pg';
 import { startReplica, type BenchDatabase, type Replica } from './replica-fleet.js';
@@ -95,7 +95,7 @@ export async function measureFailovers(o: {
       runs.push(run);
       o.log(`kill ${k}: lease taken over after ${run.leaseMs} ms, background work ran again after ${run.workMs} ms`);
       await exited;
-      if (k < o.kills) o.replicas[victim] = await startReplica(o.db, { BENCH_POOL_AHEAD: '64' });
+      if (k < o.kills) o.replicas[victim] = await startReplica(o.db);
     }
     return runs;
   } finally {

@@ -1,6 +1,6 @@
 /**
  * Child process of bench/flow.ts: a devnet with manual block production (default solidity: the
- * solid block 19 behind the head) that appends mainnet-sized blocks (src/devnet/bulk.ts) on
+ * solid block 19 behind the head) that appends mainnet-sized blocks (bench/lib/bulk.ts) on
  * command. Prints {url, head} when ready, then for each stdin line
  *   {"payments": "<file>"}  blocks full of the payments listed in the JSON file (txPerBlock each)
  *   {"blocks": n}           n blocks of unrelated transactions (confirmations)
@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { appendBulkBlocks, type BulkPayment } from '../../src/devnet/bulk.js';
+import { appendBulkBlocks, type BulkPayment } from './bulk.js';
 import { startDevnet } from '../../src/devnet/index.js';
 
 const TX_PER_BLOCK = Number(process.env.FLOW_TX_PER_BLOCK ?? 300);

@@ -92,7 +92,7 @@ export interface Replica {
   child: ChildProcess;
 }
 
-/** One `serve` replica on `db`, launched as serve is (heap flag), ready once its pool is full. */
+/** One `serve` replica on `db`, launched as serve is (heap flag). */
 export async function startReplica(db: BenchDatabase, env: Record<string, string> = {}): Promise<Replica> {
   const { info, child } = await startChild<ReplicaInfo>('replicas-server.ts', {
     env: { ...db.env, ...env },
@@ -127,20 +127,4 @@ export async function invoicesToRead(replica: Replica, key: string, count: numbe
     }
   }
   return ids;
-}
-
-/** Tops each replica's deposit address pool up and waits (at most 120 s) until every one is full. */
-export async function poolsFull(replicas: Replica[], log: (line: string) => void): Promise<void> {
-  for (const r of replicas) {
-    const full = r.info.ahead - r.info.batch;
-    const deadline = Date.now() + 120_000;
-    let ready = NaN;
-    while (Date.now() < deadline) {
-      ready = Number(await (await fetch(r.info.control)).text());
-      if (ready > full) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    if (!(ready > full))
-      log(`address pool of pid ${r.info.pid} not full after 120 s (${ready} ready): creations measured as they are`);
-  }
 }

@@ -10,7 +10,6 @@ import { isUniqueViolation, writeTx, type Db, type Tx } from '../db/database.js'
 import { AppError } from '../errors.js';
 import type { MerchantRow } from '../merchants/store.js';
 import type { DepositAddressAllocator } from './allocator.js';
-import type { AddressClaim } from '../wallet/pool.js';
 import { findUserAddress, type DepositAddressRow } from './store.js';
 
 export interface AddressDeps {
@@ -33,11 +32,9 @@ export async function userAddress(
   merchantId: string,
   externalUserId: string,
   now: string,
-  claim?: AddressClaim,
 ): Promise<DepositAddressRow> {
   return (
-    (await findUserAddress(trx, merchantId, externalUserId)) ??
-    allocator.allocate(trx, merchantId, externalUserId, now, claim)
+    (await findUserAddress(trx, merchantId, externalUserId)) ?? allocator.allocate(trx, merchantId, externalUserId, now)
   );
 }
 
@@ -77,13 +74,12 @@ async function createUserAddress(
   merchantId: string,
   externalUserId: string,
 ): Promise<DepositAddressRow> {
-  const claim = await deps.allocator.claim(deps.db);
   try {
     // As an invoice creation: the unique (merchant, user) index decides a race, the index counter
     // is an atomic update (writeTx rowLocks); the loser of a race reads the winner's address.
     return await writeTx(
       deps.db,
-      (trx) => userAddress(trx, deps.allocator, merchantId, externalUserId, deps.clock.now().toISOString(), claim),
+      (trx) => userAddress(trx, deps.allocator, merchantId, externalUserId, deps.clock.now().toISOString()),
       { rowLocks: true },
     );
   } catch (e) {
@@ -91,7 +87,5 @@ async function createUserAddress(
     const winner = await findUserAddress(deps.db, merchantId, externalUserId);
     if (!winner) throw e;
     return winner;
-  } finally {
-    claim.release();
   }
 }

@@ -1,15 +1,12 @@
 /** SQL for handed-out deposit addresses. Reads are scoped by merchant. */
 import type { Executor, Tx } from '../db/database.js';
-import { reusableQuery } from '../db/reusable.js';
 import { findUnattributedAddresses } from './gaps.js';
 import type { DepositAddressesTable } from '../db/schema.js';
 
 export type DepositAddressRow = DepositAddressesTable;
 
-const insert = reusableQuery((db, row: DepositAddressRow) => db.insertInto('deposit_addresses').values(row));
-
 export async function insertDepositAddress(db: Tx, row: DepositAddressRow): Promise<void> {
-  await insert(db, row);
+  await db.insertInto('deposit_addresses').values(row).execute();
 }
 
 export async function findUserAddress(

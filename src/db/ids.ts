@@ -6,33 +6,11 @@
  * (docs/adr/0006-time-ordered-ids.md).
  * The random part still makes them unguessable: 74 bits for a UUID, 48 for an event id.
  */
-import { randomFillSync } from 'node:crypto';
-
-/**
- * Random bytes drawn from the CSPRNG 4 KiB at a time and handed out once each. Every
- * `randomBytes` call costs a syscall (OpenSSL checks its pid), twice per invoice creation (its id
- * and its event's id), where a draw from the pool is a copy. Node's own `randomUUID` pools the
- * same way.
- */
-const POOL_BYTES = 4096;
-const pool = Buffer.alloc(POOL_BYTES);
-let used = POOL_BYTES;
-
-export function randomBytesPooled(n: number): Buffer {
-  if (n > POOL_BYTES) throw new RangeError(`at most ${POOL_BYTES} pooled random bytes at a time`);
-  if (used + n > POOL_BYTES) {
-    randomFillSync(pool);
-    used = 0;
-  }
-  // Each byte once: `used` only moves forward until the next fill.
-  const out = Buffer.from(pool.subarray(used, used + n));
-  used += n;
-  return out;
-}
+import { randomBytes } from 'node:crypto';
 
 /** A UUIDv7 (RFC 9562): 48-bit Unix milliseconds, version 7, variant 10, 74 random bits. */
 export function uuidv7(now: number = Date.now()): string {
-  const b = randomBytesPooled(16);
+  const b = randomBytes(16);
   b.writeUIntBE(now, 0, 6);
   b[6] = 0x70 | ((b[6] as number) & 0x0f);
   b[8] = 0x80 | ((b[8] as number) & 0x3f);
@@ -42,7 +20,7 @@ export function uuidv7(now: number = Date.now()): string {
 
 /** `prefix` + 24 hex digits: 48-bit Unix milliseconds, then 48 random bits. */
 export function timeOrderedId(prefix: string, now: number = Date.now()): string {
-  const b = randomBytesPooled(12);
+  const b = randomBytes(12);
   b.writeUIntBE(now, 0, 6);
   return `${prefix}${b.toString('hex')}`;
 }

@@ -26,8 +26,20 @@ export interface StoredBlock {
   txTrieRoot: string;
   witnessSignature: string;
   txs: StoredTx[];
-  /** Bulk history (bulk.ts): JSON rendered once for many blocks. */
-  bulk?: { txsHex: string; infoParts: string[]; bytes?: { txs: Buffer; infoParts: Buffer[] } };
+  /** Set on a block that renders its own JSON instead of rendering `txs`. */
+  ownJson?: OwnJson;
+}
+
+/**
+ * The JSON of a block that brings it already rendered: the benchmarks' history of mainnet-sized
+ * blocks (bench/lib/bulk.ts) shares its transactions' JSON among thousands of blocks, which
+ * rendering each block's `txs` would turn into gigabytes.
+ */
+export interface OwnJson {
+  /** The block's JSON with hex addresses, in pieces. */
+  block(b: StoredBlock): Buffer[];
+  /** The JSON array of its transaction infos. */
+  infos(b: StoredBlock): Buffer;
 }
 
 export const BLOCK_VERSION = 32;
@@ -181,10 +193,8 @@ export class BlockJsonCache {
   private readonly visible = new WeakMap<StoredBlock, string>();
   private readonly infos = new WeakMap<StoredBlock, string>();
 
-  block(b: StoredBlock, visible: boolean): string {
-    // Bulk history shares its transactions' JSON: assembled per request, never cached per block.
-    if (b.bulk && !visible)
-      return `{"blockID":"${b.id}","block_header":${JSON.stringify(headerJson(b))},"transactions":${b.bulk.txsHex}}`;
+  block(b: StoredBlock, visible: boolean): string | Buffer[] {
+    if (b.ownJson && !visible) return b.ownJson.block(b);
     const cache = visible ? this.visible : this.hex;
     let s = cache.get(b);
     if (s === undefined) {
@@ -195,31 +205,17 @@ export class BlockJsonCache {
     return s;
   }
 
-  /**
-   * The block's JSON as bytes, in pieces: for bulk history the shared transactions are encoded
-   * once, so a range of 100 mainnet-sized blocks costs a copy instead of building and encoding
-   * 35 MB of text per request (the benchmarks measure the watcher, not the devnet).
-   */
+  /** The block's JSON as bytes, in pieces (a range answer is sent as its pieces). */
   blockBytes(b: StoredBlock, visible: boolean): Buffer[] {
-    if (!b.bulk || visible) return [Buffer.from(this.block(b, visible))];
-    const bytes = bulkBytes(b.bulk);
-    return [
-      Buffer.from(`{"blockID":"${b.id}","block_header":${JSON.stringify(headerJson(b))},"transactions":`),
-      bytes.txs,
-      CLOSE_BRACE,
-    ];
+    const json = this.block(b, visible);
+    return typeof json === 'string' ? [Buffer.from(json)] : json;
   }
 
-  /** infosOf as bytes (bulk history: the shared parts encoded once). */
   infosBytes(b: StoredBlock): Buffer {
-    if (!b.bulk) return Buffer.from(this.infosOf(b));
-    const fields = Buffer.from(`"blockNumber":${b.number},"blockTimeStamp":${b.timestamp}`);
-    const parts = bulkBytes(b.bulk).infoParts;
-    return Buffer.concat(parts.flatMap((part, i) => (i === 0 ? [part] : [fields, part])));
+    return b.ownJson ? b.ownJson.infos(b) : Buffer.from(this.infosOf(b));
   }
 
-  infosOf(b: StoredBlock): string {
-    if (b.bulk) return b.bulk.infoParts.join(`"blockNumber":${b.number},"blockTimeStamp":${b.timestamp}`);
+  private infosOf(b: StoredBlock): string {
     let s = this.infos.get(b);
     if (s === undefined) {
       s = JSON.stringify(b.txs.map((t) => infoJson(b, t)));
@@ -227,11 +223,4 @@ export class BlockJsonCache {
     }
     return s;
   }
-}
-
-const CLOSE_BRACE = Buffer.from('}');
-
-function bulkBytes(bulk: NonNullable<StoredBlock['bulk']>): { txs: Buffer; infoParts: Buffer[] } {
-  bulk.bytes ??= { txs: Buffer.from(bulk.txsHex), infoParts: bulk.infoParts.map((p) => Buffer.from(p)) };
-  return bulk.bytes;
 }

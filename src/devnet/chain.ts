@@ -328,7 +328,7 @@ export class DevnetChain {
         witness,
         txs: old.txs,
       });
-      if (old.bulk) block.bulk = old.bulk;
+      if (old.ownJson) block.ownJson = old.ownJson;
       this.blocks[n] = block;
       replaced.push({ number: n, oldId: old.id, newId: block.id });
     }

@@ -4,7 +4,6 @@
  * with kind 'payout'.
  */
 import type { Executor, Tx } from '../db/database.js';
-import { reusableQuery } from '../db/reusable.js';
 import type { FeeKind, FeeSchedulesTable } from '../db/schema.js';
 import type { Insertable, Selectable } from 'kysely';
 
@@ -27,14 +26,14 @@ function scoped(db: Executor, s: { kind: FeeKind; merchantId?: string | null; as
   return q;
 }
 
-// The scope's null tests shape the query (a null merchant or asset compiles one of its own).
-const inForce = reusableQuery((db, p: { kind: FeeKind; merchantId: string | null; asset: string | null; at: string }) =>
-  scoped(db, p).where('valid_from', '<=', p.at).orderBy('valid_from', 'desc').orderBy('id', 'desc').limit(1),
-);
-
 /** The row in force at `at` (ISO text), or undefined when none has started yet. */
 export async function feeInForce(db: Executor, s: FeeScope, at: string): Promise<FeeRow | undefined> {
-  return (await inForce(db, { kind: s.kind, merchantId: s.merchantId || null, asset: s.asset || null, at }))[0];
+  return scoped(db, s)
+    .where('valid_from', '<=', at)
+    .orderBy('valid_from', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /** The rows starting after `at`, soonest first. */

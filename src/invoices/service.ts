@@ -10,7 +10,6 @@
  * order_id) backs it across processes; a request that loses the race finds the winner's invoice.
  */
 import type { DepositAddressAllocator } from '../addresses/allocator.js';
-import type { AddressClaim } from '../wallet/pool.js';
 import { assertApproved, userAddress } from '../addresses/service.js';
 import type { AssetCatalog } from '../assets/catalog.js';
 import { assertReceivable } from '../assets/service.js';
@@ -51,8 +50,6 @@ interface Request {
   body: CreateInvoiceBody;
   amount: bigint;
   externalUserId: string | null;
-  /** The pool's hold on an address for this creation (allocator.claim). */
-  claim?: AddressClaim;
 }
 
 /** The replay: same amount, asset and user → the existing invoice; otherwise order_id_conflict. */
@@ -106,8 +103,6 @@ export async function createInvoice(
     if (existing) return replay(trx, existing, req);
     return { invoice: await insertNew(trx, deps, merchant, req), created: true };
   };
-  // Waits here, not inside the write transaction, when creations outrun address derivation.
-  req.claim = await deps.allocator.claim(deps.db);
   // Unique constraints decide every race here (the order id, a user's permanent address) and the
   // counters are taken by atomic updates: on PostgreSQL concurrent creations queue on those rows.
   const run = () => (deps.groupCommit ? deps.groupCommit.run(unit, ROW_LOCKS) : writeTx(deps.db, unit, ROW_LOCKS));
@@ -125,8 +120,6 @@ export async function createInvoice(
     const winner = await findInvoiceByOrder(deps.db, merchant.id, body.order_id);
     if (!winner) throw e;
     return replay(deps.db, winner, req);
-  } finally {
-    req.claim.release();
   }
 }
 
@@ -169,8 +162,8 @@ async function insertNew(trx: Tx, deps: InvoiceDeps, merchant: MerchantRow, req:
   }
   const address =
     merchant.address_mode === 'per_user' && req.externalUserId !== null
-      ? await userAddress(trx, deps.allocator, merchant.id, req.externalUserId, at, req.claim)
-      : await deps.allocator.allocate(trx, merchant.id, null, at, req.claim);
+      ? await userAddress(trx, deps.allocator, merchant.id, req.externalUserId, at)
+      : await deps.allocator.allocate(trx, merchant.id, null, at);
 
   const row: InvoiceRow = {
     id: uuidv7(),

@@ -1,35 +1,34 @@
 /** SQL for invoices. Every read a merchant can trigger is scoped by merchant_id. */
 import type { Executor, Tx } from '../db/database.js';
-import { reusableQuery } from '../db/reusable.js';
 import { byValue, insertionOrder } from '../db/portable.js';
 import type { InvoicesTable, InvoiceStatus } from '../db/schema.js';
 
 export type InvoiceRow = InvoicesTable;
 
-const insert = reusableQuery((db, row: InvoiceRow) => db.insertInto('invoices').values(row));
-
 export async function insertInvoice(db: Tx, row: InvoiceRow): Promise<void> {
-  await insert(db, row);
+  await db.insertInto('invoices').values(row).execute();
 }
-
-const byId = reusableQuery((db, p: { merchantId: string; id: string }) =>
-  db.selectFrom('invoices').selectAll().where('id', '=', p.id).where('merchant_id', '=', p.merchantId),
-);
 
 export async function findInvoice(db: Executor, merchantId: string, id: string): Promise<InvoiceRow | undefined> {
-  return (await byId(db, { merchantId, id }))[0];
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('id', '=', id)
+    .where('merchant_id', '=', merchantId)
+    .executeTakeFirst();
 }
-
-const byOrder = reusableQuery((db, p: { merchantId: string; orderId: string }) =>
-  db.selectFrom('invoices').selectAll().where('merchant_id', '=', p.merchantId).where('order_id', '=', p.orderId),
-);
 
 export async function findInvoiceByOrder(
   db: Executor,
   merchantId: string,
   orderId: string,
 ): Promise<InvoiceRow | undefined> {
-  return (await byOrder(db, { merchantId, orderId }))[0];
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('order_id', '=', orderId)
+    .executeTakeFirst();
 }
 
 /** Ids of `created` invoices whose expires_at is before `before`, oldest first (worker use). */

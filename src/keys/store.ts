@@ -1,6 +1,5 @@
 /** SQL for API keys. Listing and revoking are scoped by merchant. */
 import type { Executor, Tx } from '../db/database.js';
-import { reusableQuery } from '../db/reusable.js';
 import type { ApiKeysTable } from '../db/schema.js';
 import type { MerchantRow } from '../merchants/store.js';
 
@@ -26,8 +25,8 @@ export interface KeyWithMerchant {
 }
 
 /** The key `keyId` with its terms and its merchant: one query, one index search. */
-const keyWithMerchant = reusableQuery((db, p: { keyId: string }) =>
-  db
+export async function findKeyWithMerchant(db: Executor, keyId: string): Promise<KeyWithMerchant | undefined> {
+  const row = await db
     .selectFrom('api_keys')
     .innerJoin('merchants', 'merchants.id', 'api_keys.merchant_id')
     .selectAll('merchants')
@@ -38,11 +37,8 @@ const keyWithMerchant = reusableQuery((db, p: { keyId: string }) =>
       'api_keys.allowed_networks',
       'api_keys.last_used_at',
     ])
-    .where('api_keys.key_id', '=', p.keyId),
-);
-
-export async function findKeyWithMerchant(db: Executor, keyId: string): Promise<KeyWithMerchant | undefined> {
-  const [row] = await keyWithMerchant(db, { keyId });
+    .where('api_keys.key_id', '=', keyId)
+    .executeTakeFirst();
   if (!row) return undefined;
   const { secret_hash, revoked_at, expires_at, allowed_networks, last_used_at, ...merchant } = row;
   return { secret_hash, revoked_at, expires_at, allowed_networks, last_used_at, merchant };

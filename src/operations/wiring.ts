@@ -53,15 +53,6 @@ registerMetricSource({
   },
 });
 
-registerMetricSource({
-  name: 'paygate_deposit_addresses_ready',
-  help: 'Deposit addresses derived and checked ahead of use; at 0, invoice creations wait for derivation',
-  collect: async (s) => {
-    const ready = s.addresses.ready;
-    return ready === null ? [] : [{ value: ready }];
-  },
-});
-
 // The latest reserves check (src/reserves): figures per asset, and a /readyz detail with the alert.
 for (const source of RESERVES_METRICS) registerMetricSource(source);
 registerReadinessCheck(RESERVES_READINESS);

@@ -4,7 +4,6 @@
  */
 import type { Executor, Tx } from '../db/database.js';
 import { afterKey } from '../db/keyset.js';
-import { reusableQuery } from '../db/reusable.js';
 import type { PayoutsTable, PayoutStatus } from '../db/schema.js';
 import type { PageKey } from '../http/pagination.js';
 
@@ -30,12 +29,13 @@ export async function insertPayout(db: Tx, row: PayoutRow): Promise<void> {
   await db.insertInto('payouts').values(row).execute();
 }
 
-const byId = reusableQuery((db, p: { merchantId: string; id: string }) =>
-  db.selectFrom('payouts').selectAll().where('id', '=', p.id).where('merchant_id', '=', p.merchantId),
-);
-
 export async function findPayout(db: Executor, merchantId: string, id: string): Promise<PayoutRow | undefined> {
-  return (await byId(db, { merchantId, id }))[0];
+  return db
+    .selectFrom('payouts')
+    .selectAll()
+    .where('id', '=', id)
+    .where('merchant_id', '=', merchantId)
+    .executeTakeFirst();
 }
 
 export async function findPayoutByReference(

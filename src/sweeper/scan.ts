@@ -22,7 +22,7 @@ export interface ScanOptions {
   maxSlicesPerTick?: number;
   /**
    * Slices per tick of the first pass after a start, whose size is unknown (default 2). Gentle on
-   * purpose: a start is when the API, the watch list and the address pool need the event loop,
+   * purpose: a start is when the API and the watch list need the event loop,
    * and the recent look finds what turned final meanwhile; on a million deposits the first pass
    * then ends within about ten minutes, as the old full scan's period.
    */

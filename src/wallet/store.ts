@@ -1,6 +1,5 @@
 /** SQL for the wallet row and its deposit index counter. */
 import type { Executor, Tx } from '../db/database.js';
-import { reusableQuery } from '../db/reusable.js';
 import type { WalletTable } from '../db/schema.js';
 
 export type WalletRow = WalletTable;
@@ -21,16 +20,13 @@ export async function insertWallet(db: Tx, row: Omit<WalletRow, 'id' | 'next_ind
  * reached. The counter only grows, so an index is never handed out twice, even if a row that used
  * it were later lost.
  */
-const takeIndex = reusableQuery((db, p: { limit: number }) =>
-  db
+export async function takeNextIndex(db: Tx, limit: number): Promise<number | null> {
+  const row = await db
     .updateTable('wallet')
     .set((eb) => ({ next_index: eb('next_index', '+', 1) }))
     .where('id', '=', 1)
-    .where('next_index', '<', p.limit)
-    .returning('next_index'),
-);
-
-export async function takeNextIndex(db: Tx, limit: number): Promise<number | null> {
-  const [row] = await takeIndex(db, { limit });
+    .where('next_index', '<', limit)
+    .returning('next_index')
+    .executeTakeFirst();
   return row ? row.next_index - 1 : null;
 }

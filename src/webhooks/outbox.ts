@@ -6,10 +6,7 @@
  */
 import type { Clock } from '../clock.js';
 import type { Executor, Tx } from '../db/database.js';
-import { reusableQuery } from '../db/reusable.js';
 import { timeOrderedId } from '../db/ids.js';
-import type { EventsTable } from '../db/schema.js';
-import type { Insertable } from 'kysely';
 
 export interface NewEvent {
   merchantId: string;
@@ -38,13 +35,9 @@ export function newDeliveryId(): string {
   return timeOrderedId('dlv_');
 }
 
-const eventByKey = reusableQuery((db, p: { key: string }) =>
-  db.selectFrom('events').select('id').where('dedupe_key', '=', p.key),
-);
-
 /** Whether an event with this dedupe key was recorded (run inside the caller's transaction). */
 export async function eventKeyRecorded(db: Executor, key: string): Promise<boolean> {
-  return (await eventByKey(db, { key })).length > 0;
+  return (await db.selectFrom('events').select('id').where('dedupe_key', '=', key).executeTakeFirst()) !== undefined;
 }
 
 /**
@@ -60,30 +53,27 @@ export async function subjectEventCount(db: Executor, subjectId: string): Promis
   return Number(row?.n ?? 0);
 }
 
-const insertEvent = reusableQuery((db, row: Insertable<EventsTable>) =>
-  db
-    .insertInto('events')
-    .values(row)
-    // Two writers racing on one key (a multi-writer database): the second records nothing.
-    .onConflict((oc) => oc.column('dedupe_key').where('dedupe_key', 'is not', null).doNothing())
-    .returning('id'),
-);
-
 export async function recordEvent(db: Tx, clock: Clock, e: NewEvent): Promise<EventRecord> {
   const record = { id: newEventId(), type: e.type, created_at: clock.now().toISOString(), data: e.data };
   // A replayed transition: nothing to do, and no sequence number spent on it.
   if (e.key !== undefined && (await eventKeyRecorded(db, e.key))) return record;
   const merchantSeq = await nextMerchantSeq(db, e.merchantId);
-  const [inserted] = await insertEvent(db, {
-    id: record.id,
-    merchant_id: e.merchantId,
-    type: e.type,
-    subject_id: e.subjectId,
-    data: JSON.stringify(e.data),
-    created_at: record.created_at,
-    dedupe_key: e.key ?? null,
-    merchant_seq: merchantSeq,
-  });
+  const inserted = await db
+    .insertInto('events')
+    .values({
+      id: record.id,
+      merchant_id: e.merchantId,
+      type: e.type,
+      subject_id: e.subjectId,
+      data: JSON.stringify(e.data),
+      created_at: record.created_at,
+      dedupe_key: e.key ?? null,
+      merchant_seq: merchantSeq,
+    })
+    // Two writers racing on one key (a multi-writer database): the second records nothing.
+    .onConflict((oc) => oc.column('dedupe_key').where('dedupe_key', 'is not', null).doNothing())
+    .returning('id')
+    .executeTakeFirst();
   if (inserted !== undefined)
     await enqueueDelivery(db, { eventId: record.id, merchantId: e.merchantId, merchantSeq, at: record.created_at });
   return record;
@@ -95,18 +85,15 @@ export async function recordEvent(db: Tx, clock: Clock, e: NewEvent): Promise<Ev
  * committed: per merchant, commit order is number order, and the dispatcher never sees n+1
  * committed while n is still to come.
  */
-const takeSeq = reusableQuery((db, p: { merchantId: string }) =>
-  db
+async function nextMerchantSeq(db: Tx, merchantId: string): Promise<number> {
+  const row = await db
     .insertInto('merchant_event_sequences')
-    .values({ merchant_id: p.merchantId, last_seq: 1 })
+    .values({ merchant_id: merchantId, last_seq: 1 })
     .onConflict((oc) =>
       oc.column('merchant_id').doUpdateSet((eb) => ({ last_seq: eb('merchant_event_sequences.last_seq', '+', 1) })),
     )
-    .returning('last_seq'),
-);
-
-async function nextMerchantSeq(db: Tx, merchantId: string): Promise<number> {
-  const [row] = await takeSeq(db, { merchantId });
+    .returning('last_seq')
+    .executeTakeFirst();
   if (!row) throw new Error(`no event sequence for merchant ${merchantId}`);
   return row.last_seq;
 }
@@ -116,15 +103,15 @@ async function nextMerchantSeq(db: Tx, merchantId: string): Promise<number> {
  * from before an endpoint was set are not delivered later
  * (docs/adr/0030-webhook-order-and-retries.md).
  */
-const endpointOf = reusableQuery((db, p: { merchantId: string }) =>
-  db.selectFrom('webhook_endpoints').select('merchant_id').where('merchant_id', '=', p.merchantId),
-);
-
 async function enqueueDelivery(
   db: Tx,
   d: { eventId: string; merchantId: string; merchantSeq: number; at: string },
 ): Promise<void> {
-  const [endpoint] = await endpointOf(db, { merchantId: d.merchantId });
+  const endpoint = await db
+    .selectFrom('webhook_endpoints')
+    .select('merchant_id')
+    .where('merchant_id', '=', d.merchantId)
+    .executeTakeFirst();
   if (!endpoint) return;
   await db
     .insertInto('webhook_deliveries')

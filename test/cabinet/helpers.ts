@@ -26,7 +26,6 @@ export const PASSWORD = 'correct horse battery staple';
 export async function startCabinetApp(opts: TestAppOptions = {}): Promise<CabinetTestApp> {
   const t = await startTestApp({
     cabinet: { loginPerIp: 1000, loginPerAccount: 1000 },
-    addresses: { pool: { ahead: 4 } },
     ...opts,
     env: { WALLET_PASSPHRASE: TEST_PASSPHRASE, ...opts.env },
   });

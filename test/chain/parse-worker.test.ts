@@ -14,7 +14,7 @@ import { parseBlock, parseInfo } from '../../src/chain/parse.js';
 import { scanTransferLogs } from '../../src/chain/prune.js';
 import { TRANSFER_TOPIC } from '../../src/chain/trc20.js';
 import { TronwebTronClient } from '../../src/chain/tronweb-client.js';
-import { appendBulkBlocks } from '../../src/devnet/bulk.js';
+import { appendBulkBlocks } from '../../bench/lib/bulk.js';
 import { startDevnet, type Devnet } from '../../src/devnet/index.js';
 
 let devnet: Devnet;

@@ -13,7 +13,6 @@ import { waitForGo } from '../helpers/serve-child.js';
 await waitForGo();
 const app = await buildApp(parseConfig(process.env), {
   unlockWallet: true,
-  addresses: { pool: { worker: false, ahead: 4 } },
 });
 await app.start();
 process.stdout.write('started\n');

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toHexAddress } from '../../src/chain/address.js';
 import { createTronClient } from '../../src/chain/tronweb-client.js';
 import { ManualClock } from '../../src/clock.js';
-import { appendBulkBlocks } from '../../src/devnet/bulk.js';
+import { appendBulkBlocks } from '../../bench/lib/bulk.js';
 import { startDevnet, type Devnet } from '../../src/devnet/index.js';
 import { decodeTransferLog } from '../../src/chain/trc20.js';
 

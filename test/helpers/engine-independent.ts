@@ -37,7 +37,6 @@ export const ENGINE_INDEPENDENT: readonly string[] = [
   'test/runtime/threads.test.ts',
   'test/unit/config-unsafe-values.test.ts',
   'test/unit/engine-independent.test.ts',
-  'test/unit/ids-pool.test.ts',
   'test/unit/ids.test.ts',
 ];
 

@@ -29,7 +29,7 @@ export async function startInvoiceApp(
   const t = await startTestApp({
     clock,
     workers: false,
-    addresses: { pool: { ahead: 16 }, ...opts.addresses },
+    addresses: opts.addresses,
     env: { WALLET_PASSPHRASE: TEST_PASSPHRASE, ...opts.env },
   });
   await initWallet(t.app.services.db, clock, 'test', t.app.config, { mnemonic: TEST_MNEMONIC, scrypt: CHEAP_SCRYPT });

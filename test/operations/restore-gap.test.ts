@@ -45,7 +45,6 @@ async function start(): Promise<TestApp> {
   const t = await startTestApp({
     clock,
     chain,
-    addresses: { pool: { ahead: 4 } },
     workerHost: {
       ttlMs: 1_000,
       renewMs: 50,

@@ -34,7 +34,6 @@ async function database(): Promise<TestPostgres> {
 async function start(url: string, opts: TestAppOptions = {}): Promise<TestApp> {
   const t = await startTestApp({
     workers: false,
-    addresses: { pool: { ahead: 4 } },
     ...opts,
     env: {
       DATABASE_URL: url,

@@ -16,7 +16,6 @@ await waitForGo();
 const config = parseConfig(process.env);
 const app = await buildApp(config, {
   unlockWallet: true,
-  addresses: { pool: { worker: false, ahead: 1 } },
   chain: createTronClient({
     fullHost: config.tronFullNodeUrl as string,
     timeoutMs: 1_500,

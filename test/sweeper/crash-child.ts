@@ -23,7 +23,6 @@ const config = parseConfig({
 });
 const app = await buildApp(config, {
   unlockWallet: true,
-  addresses: { pool: { worker: false, ahead: 1 } },
   chain: createTronClient({
     fullHost: config.tronFullNodeUrl as string,
     timeoutMs: 800,

@@ -1,6 +1,6 @@
 /** Time-ordered identifiers (src/db/ids.ts): valid UUIDv7 and event ids that sort by creation. */
 import { describe, expect, it } from 'vitest';
-import { randomBytesPooled, timeOrderedId, uuidv7 } from '../../src/db/ids.js';
+import { timeOrderedId, uuidv7 } from '../../src/db/ids.js';
 
 describe('time-ordered ids', () => {
   it('makes RFC 9562 UUIDv7 strings whose first 48 bits are the milliseconds', () => {
@@ -18,17 +18,5 @@ describe('time-ordered ids', () => {
     const events = Array.from({ length: 1000 }, (_, i) => timeOrderedId('evt_', 1_795_000_000_000 + i));
     expect(events.every((e) => /^evt_[0-9a-f]{24}$/.test(e))).toBe(true);
     expect([...events].sort()).toEqual(events);
-  });
-
-  it('hands out pooled random bytes once each, across refills of the pool', () => {
-    // 16-byte draws across several 4 KiB refills (a draw that does not fit starts a new pool):
-    // a byte reused would make two draws equal, and skewed bytes would leave values unseen.
-    const draws = Array.from({ length: 2000 }, () => randomBytesPooled(16).toString('hex'));
-    expect(new Set(draws).size).toBe(2000);
-    const seen = new Set(draws.join('').match(/../g));
-    expect(seen.size).toBe(256);
-    expect(() => randomBytesPooled(4097)).toThrow(RangeError);
-    // Odd sizes that straddle the pool's end still come whole.
-    expect(Array.from({ length: 500 }, () => randomBytesPooled(13).length).every((n) => n === 13)).toBe(true);
   });
 });

@@ -66,7 +66,6 @@ export async function startChainApp(
   const t = await startTestApp({
     clock,
     chain,
-    addresses: { pool: { ahead: 4 } },
     workerHost: {
       ttlMs: 30 * 86_400_000,
       renewMs: 50,

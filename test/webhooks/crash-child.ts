@@ -19,7 +19,6 @@ const config = parseConfig({
   LOG_LEVEL: 'silent',
 });
 const app = await buildApp(config, {
-  addresses: { pool: { worker: false, ahead: 1 } },
   workerHost: {
     ttlMs: 600,
     renewMs: 100,

@@ -42,7 +42,6 @@ async function serve(): Promise<{ app: App; url: string }> {
   // Only the dispatcher and no scheduled jobs: the test runs the expiry job itself.
   const app = await buildApp(config, {
     clock,
-    addresses: { pool: { ahead: 4 } },
     workerHost: { renewMs: 50, jobs: [] },
   });
   open.push(app);

@@ -19,8 +19,6 @@ if (process.env.CRASH_CHILD_WAIT === '1') {
 const config = parseConfig({ ADMIN_PORT: '0', CABINET_PORT: '0', ...process.env });
 const app = await buildApp(config, {
   unlockWallet: true,
-  // No deposit addresses are handed out here: no address-deriving thread competing for the CPU.
-  addresses: { pool: { worker: false, ahead: 1 } },
   chain: createTronClient({
     fullHost: config.tronFullNodeUrl as string,
     timeoutMs: 800,
