@@ -3,6 +3,8 @@
  * URL, an operator token issued the way `paygate operator token issue` issues it (cheap argon2
  * parameters, as test API keys), and a request helper that sends it as a Bearer token.
  */
+import path from 'node:path';
+import { expect } from 'vitest';
 import { issueOperatorToken, type OperatorTokenTerms } from '../../src/operators/service.js';
 import { startTestApp, TEST_HASH_COST, type TestApp, type TestAppOptions } from './app.js';
 import { api, type ApiRequest, type ApiResponse } from './http.js';
@@ -53,4 +55,20 @@ export async function startConsoleApp(opts: TestAppOptions = {}): Promise<Consol
       return r;
     },
   };
+}
+
+/** What the real CLI needs to act on the app's database (`operator token issue`, …). */
+export function cliEnvOf(t: TestApp): Record<string, string> {
+  return {
+    DATABASE_URL: t.app.config.databaseUrl,
+    TRON_NETWORK: 'devnet',
+    WALLET_KEYSTORE: path.join(t.dir, 'keystore.json'),
+  };
+}
+
+/** The console's one 401, whatever is wrong with the token: its cause is never told. */
+export function expectUnauthorized(r: ApiResponse, label: string): void {
+  expect(r.status, `${label}: ${r.text}`).toBe(401);
+  expect(r.body, label).toEqual({ error: { code: 'unauthorized', message: 'Missing or invalid operator token' } });
+  expect(r.headers.get('x-request-id'), label).toBeTruthy();
 }

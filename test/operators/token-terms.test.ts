@@ -5,30 +5,20 @@
  * lists tokens with those terms. The listener's own per-IP limit answers 429 with Retry-After, and
  * the orchestrator's probes are never refused by it.
  */
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/clock.js';
 import { runCli } from '../helpers/cli.js';
-import { startConsoleApp, type ConsoleTestApp } from '../helpers/console.js';
-import { api, type ApiResponse } from '../helpers/http.js';
+import { cliEnvOf, expectUnauthorized, startConsoleApp, type ConsoleTestApp } from '../helpers/console.js';
+import { api } from '../helpers/http.js';
 
 let t: ConsoleTestApp;
-let env: Record<string, string>;
-
 beforeAll(async () => {
   t = await startConsoleApp({ workers: false });
-  env = {
-    DATABASE_URL: t.app.config.databaseUrl,
-    TRON_NETWORK: 'devnet',
-    WALLET_KEYSTORE: path.join(t.dir, 'keystore.json'),
-  };
 });
 afterAll(() => t.close());
 
-const expectUnauthorized = (r: ApiResponse, label: string) => {
-  expect(r.status, `${label}: ${r.text}`).toBe(401);
-  expect(r.body, label).toEqual({ error: { code: 'unauthorized', message: 'Missing or invalid operator token' } });
-};
+/** `paygate operator token …` by the real CLI on the app's database. */
+const tokenCli = (args: string) => runCli(['operator', 'token', ...args.split(' ')], cliEnvOf(t));
 
 const merchantNames = async () =>
   (await t.app.services.db.selectFrom('merchants').select('name').execute()).map((m) => m.name);
@@ -125,23 +115,8 @@ describe('token terms', () => {
 
 describe('paygate operator token issue with terms', () => {
   it('issues read-only, expiring, network-bound tokens and lists their terms', async () => {
-    const issued = await runCli(
-      [
-        'operator',
-        'token',
-        'issue',
-        '--name',
-        'monitor',
-        '--read-only',
-        '--expires-in',
-        '90d',
-        '--allow-ip',
-        '10.0.0.0/8',
-        '--allow-ip',
-        '127.0.0.1',
-        '--json',
-      ],
-      env,
+    const issued = await tokenCli(
+      'issue --name monitor --read-only --expires-in 90d --allow-ip 10.0.0.0/8 --allow-ip 127.0.0.1 --json',
     );
     expect(issued.code, issued.stderr).toBe(0);
     expect(issued.json).toMatchObject({
@@ -158,7 +133,7 @@ describe('paygate operator token issue with terms', () => {
     const refused = await t.call('/admin/v1/payouts/halt', { token, body: {} });
     expect(refused.body.error.code).toBe('operator_token_read_only');
 
-    const listed = await runCli(['operator', 'token', 'list', '--json'], env);
+    const listed = await tokenCli('list --json');
     const row = (listed.json.tokens as Array<Record<string, unknown>>).find((x) => x.name === 'monitor');
     expect(row).toMatchObject({
       token_id: issued.json.token_id,
@@ -166,28 +141,28 @@ describe('paygate operator token issue with terms', () => {
       expires_at: issued.json.expires_at,
       allowed_networks: ['10.0.0.0/8', '127.0.0.1/32'],
     });
-    const human = await runCli(['operator', 'token', 'list'], env);
+    const human = await tokenCli('list');
     const line = human.stdout.split('\n').find((l) => l.includes(issued.json.token_id)) as string;
     expect(line).toMatch(/monitor\s+active\s+read-only\s+\S+Z\s+10\.0\.0\.0\/8 127\.0\.0\.1\/32/);
     expect(human.stdout).toMatch(/tests\s+active\s+full\s+-\s+any/);
 
-    const plain = await runCli(['operator', 'token', 'issue', '--name', 'plain', '--json'], env);
+    const plain = await tokenCli('issue --name plain --json');
     expect(plain.json).toMatchObject({ read_only: false, expires_at: null, allowed_networks: null });
   });
 
   it('refuses bad terms naming the flag, and issues nothing', async () => {
-    const before = (await runCli(['operator', 'token', 'list', '--json'], env)).json.tokens.length;
+    const before = (await tokenCli('list --json')).json.tokens.length;
     for (const [flag, value] of [
       ['--allow-ip', '10.0.0.1/8'],
       ['--allow-ip', 'example.com'],
       ['--expires-in', '0s'],
       ['--expires-in', '3651d'],
     ] as const) {
-      const r = await runCli(['operator', 'token', 'issue', '--name', 'bad', flag, value, '--json'], env);
+      const r = await tokenCli(`issue --name bad ${flag} ${value} --json`);
       expect(r.code, `${flag} ${value}`).not.toBe(0);
       expect(`${r.stdout}${r.stderr}`, `${flag} ${value}`).toContain(flag.slice(2));
     }
-    expect((await runCli(['operator', 'token', 'list', '--json'], env)).json.tokens.length).toBe(before);
+    expect((await tokenCli('list --json')).json.tokens.length).toBe(before);
   });
 });
 
