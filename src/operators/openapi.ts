@@ -31,7 +31,7 @@ const TAGS = [
 export const CONSOLE_DOCUMENT: SurfaceDocument = {
   title: 'paygate operator console',
   description:
-    'The HTTP twin of the paygate CLI for operators who automate, served only on the admin listener (ADMIN_HOST:ADMIN_PORT). Every request carries `Authorization: Bearer op_…` (tokens come from `paygate operator token issue`); every change is in the audit log with the token id. Every error has the body {error: {code, message, details?}}.',
+    'The HTTP twin of the paygate CLI for operators who automate, served only on the admin listener (ADMIN_HOST:ADMIN_PORT). Every request carries `Authorization: Bearer op_…` (tokens come from `paygate operator token issue`; a read-only token may call GET operations only, anything else is 403 operator_token_read_only); every change is in the audit log with the token id. Requests are limited per client address (ADMIN_RATE_LIMIT_PER_IP a minute). Every error has the body {error: {code, message, details?}}.',
   servers: [{ url: '/', description: 'The admin listener that served this document' }],
   tags: TAGS,
   securitySchemes: {
