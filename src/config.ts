@@ -34,6 +34,8 @@ export interface Config {
   walletPassphrase: string | null;
   rateLimitPerIp: number;
   rateLimitPerKey: number;
+  /** Requests a minute per client address on the admin listener (ADMIN_RATE_LIMIT_PER_IP); its probes are not counted. */
+  adminRateLimitPerIp: number;
   /**
    * Where the rate-limit counters are shared between `serve` replicas (REDIS_URL, `redis://` or
    * `rediss://`); null: each process counts its own requests (docs/adr/0050-rate-limits-across-replicas.md).
@@ -335,6 +337,7 @@ export function parseConfig(env: Env = process.env): Config {
     walletPassphrase: passphrase(env),
     rateLimitPerIp: integer(env, 'API_RATE_LIMIT_PER_IP', 600, 1, 1_000_000),
     rateLimitPerKey: integer(env, 'API_RATE_LIMIT_PER_KEY', 300, 1, 1_000_000),
+    adminRateLimitPerIp: integer(env, 'ADMIN_RATE_LIMIT_PER_IP', 600, 1, 1_000_000),
     redisUrl: redisUrl(env),
     redisKeyPrefix: redisKeyPrefix(env),
     confirmations: integer(env, 'CONFIRMATIONS', 19, 1, 1000),

@@ -20,6 +20,8 @@ export const ERROR_STATUS = {
   owner_not_found: 404,
   /** Cabinet only: a change sent with the session cookie lacks the session's X-CSRF-Token. */
   csrf_token_invalid: 403,
+  /** Console only: a read-only operator token may call GET routes only; nothing was changed. */
+  operator_token_read_only: 403,
   delivery_not_failed: 409,
   asset_flag_locked: 409,
   address_mode_mismatch: 409,

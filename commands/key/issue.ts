@@ -1,9 +1,8 @@
 import { Flags } from '@oclif/core';
 import { PaygateCommand } from '../../src/cli/base.js';
-import { durationFlag, idArg } from '../../src/cli/flags.js';
-import { record } from '../../src/cli/format.js';
+import { idArg } from '../../src/cli/flags.js';
+import { issuedSummary, termFlags, termsOf } from '../../src/cli/term-flags.js';
 import { issueKey, type IssuedKey } from '../../src/keys/service.js';
-import { EXPIRES_IN_MAX_MS } from '../../src/keys/terms.js';
 
 export default class KeyIssue extends PaygateCommand {
   static override description =
@@ -15,16 +14,7 @@ export default class KeyIssue extends PaygateCommand {
   static override args = { merchant: idArg('merchant id') };
   static override flags = {
     label: Flags.string({ description: 'a name for the key (1 to 100 printable characters), shown by key list' }),
-    'expires-in': durationFlag({
-      description: 'refuse the key after this long (at most 3650d); without it the key does not expire',
-      maxMs: EXPIRES_IN_MAX_MS,
-    }),
-    'allow-ip': Flags.string({
-      multiple: true,
-      delimiter: ',',
-      description:
-        'a client network (CIDR, or one address) the key may be used from; repeat for more; without it any address',
-    }),
+    ...termFlags('key'),
   };
 
   async run(): Promise<IssuedKey> {
@@ -32,17 +22,11 @@ export default class KeyIssue extends PaygateCommand {
     const ctx = await this.context();
     const key = await issueKey(ctx.database.db, ctx.clock, ctx.actor, args.merchant, undefined, {
       label: flags.label ?? null,
-      expiresInMs: flags['expires-in'] ?? null,
-      allowedNetworks: flags['allow-ip'] ?? null,
+      ...termsOf(flags),
     });
     this.say(
       `API key (shown once, store it now):\n${key.api_key}\n` +
-        record({
-          key_id: key.key_id,
-          label: key.label,
-          expires_at: key.expires_at,
-          allowed_networks: key.allowed_networks?.join(' ') ?? 'any',
-        }),
+        issuedSummary({ key_id: key.key_id, label: key.label }, key),
     );
     return key;
   }

@@ -60,6 +60,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** A route that needs no credentials (the OpenAPI documents, the cabinet's sign-in). */
     public?: boolean;
+    /**
+     * A route outside the per-IP limit (the admin listener's probes): its requests are not
+     * counted and never refused 429; its answers show the client's count all the same.
+     */
+    uncounted?: boolean;
   }
 }
 
@@ -238,7 +243,8 @@ async function frontChecks(surface: Surface, req: FastifyRequest, reply: Fastify
       headers: { 'retry-after': '1' },
     });
   }
-  const ip = surface.perIp ? await surface.perIp(req) : null;
+  const counted = req.routeOptions.config?.uncounted !== true;
+  const ip = surface.perIp ? await surface.perIp(req, { increment: counted }) : null;
   if (ip) setRateHeaders(reply, ip);
   if (unmetExpectation.has(req.raw)) {
     // The body is never read: the connection is not reused after it.
@@ -249,6 +255,6 @@ async function frontChecks(surface: Surface, req: FastifyRequest, reply: Fastify
   // after fastify has read and parsed the body, so a malformed, oversized or encoded body on an
   // unknown route would be answered 400/413/415 instead of 404, and unauthenticated JSON parsed.
   if (req.is404) throw notFound();
-  if (ip?.exceeded) throw rateLimited(ip);
+  if (ip?.exceeded && counted) throw rateLimited(ip);
   return ip;
 }

@@ -13,7 +13,7 @@ import {
 } from '../merchants/service.js';
 import { generateApiKey, isKeyId } from './format.js';
 import { findKey, insertKey, keysExpiringBetween, listKeysOf, markRevoked, type ApiKeyRow } from './store.js';
-import { parseKeyTerms, type KeyTermsInput } from './terms.js';
+import { networksOf, parseKeyTerms, storedNetworks, termsStatus, type KeyTermsInput } from './terms.js';
 
 /**
  * argon2id at OWASP's first recommended setting (19 MiB, t=2, p=1), paid once per key and process.
@@ -46,15 +46,14 @@ export interface IssuedKey extends KeyView {
 }
 
 export function keyView(k: ApiKeyRow, now: Date): KeyView {
-  const expired = k.expires_at !== null && k.expires_at <= now.toISOString();
   return {
     key_id: k.key_id,
     merchant_id: k.merchant_id,
-    status: k.revoked_at ? 'revoked' : expired ? 'expired' : 'active',
+    status: termsStatus(k, now),
     label: k.label,
     created_at: k.created_at,
     expires_at: k.expires_at,
-    allowed_networks: k.allowed_networks === null ? null : (JSON.parse(k.allowed_networks) as string[]),
+    allowed_networks: networksOf(k.allowed_networks),
     last_used_at: k.last_used_at,
     revoked_at: k.revoked_at,
   };
@@ -95,7 +94,7 @@ export async function issueKey(
     revoked_at: null,
     label: t.label,
     expires_at: t.expires_at,
-    allowed_networks: t.allowed_networks === null ? null : JSON.stringify(t.allowed_networks),
+    allowed_networks: storedNetworks(t.allowed_networks),
     last_used_at: null,
   };
   await writeTx(db, async (trx) => {

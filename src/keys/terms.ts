@@ -32,6 +32,41 @@ export interface KeyTerms {
   allowed_networks: string[] | null;
 }
 
+/** What a credential's row keeps of its terms (an API key's, an operator token's). */
+export interface StoredTerms {
+  /** From this moment the credential is refused; null: it does not expire. */
+  expires_at: string | null;
+  /** JSON of normalised CIDRs; null: any client address. */
+  allowed_networks: string | null;
+  revoked_at: string | null;
+}
+
+/** The stored form of the allowed networks: JSON, or null for any address. */
+export function storedNetworks(networks: readonly string[] | null): string | null {
+  return networks === null ? null : JSON.stringify(networks);
+}
+
+/** The allowed networks as shown (`list --json`): the CIDRs, or null for any address. */
+export function networksOf(stored: string | null): string[] | null {
+  return stored === null ? null : (JSON.parse(stored) as string[]);
+}
+
+/** Revoked wins over expired: a revoked credential stays revoked whatever its expiry. */
+export function termsStatus(t: StoredTerms, now: Date): 'active' | 'expired' | 'revoked' {
+  if (t.revoked_at) return 'revoked';
+  return t.expires_at !== null && t.expires_at <= now.toISOString() ? 'expired' : 'active';
+}
+
+/**
+ * Whether the credential may be used at `now` from `clientAddress`: not revoked, not past its
+ * expiry, and from inside its networks when it has any (an unknown address is outside them).
+ * Refusals are decided here, before any hashing, and answered as any bad credential is.
+ */
+export function usableUnderTerms(t: StoredTerms, now: Date, clientAddress: string | undefined): boolean {
+  if (termsStatus(t, now) !== 'active') return false;
+  return t.allowed_networks === null || allowedFrom(t.allowed_networks, clientAddress);
+}
+
 /** Checks and normalises the terms; `invalid_argument` naming the flag otherwise. */
 export function parseKeyTerms(input: KeyTermsInput, now: Date): KeyTerms {
   let label: string | null = null;

@@ -30,7 +30,7 @@ import type { MerchantRow } from '../merchants/store.js';
 import { parseApiKey } from './format.js';
 import { HashBudget } from './hash-budget.js';
 import { findKeyWithMerchant, touchLastUsed } from './store.js';
-import { allowedFrom } from './terms.js';
+import { usableUnderTerms } from './terms.js';
 
 /** How long a secret that passed argon2id is recognised by its digest, without hashing again. */
 export const VERIFIED_FOR_MS = 60_000;
@@ -126,10 +126,8 @@ export class ApiKeyVerifier {
     const parsed = parseApiKey(header);
     if (!parsed) throw unauthorized();
     const found = await findKeyWithMerchant(this.db, parsed.keyId);
-    if (!found || found.revoked_at !== null) throw unauthorized();
     const now = this.clock.now();
-    if (found.expires_at !== null && found.expires_at <= now.toISOString()) throw unauthorized();
-    if (found.allowed_networks !== null && !allowedFrom(found.allowed_networks, clientAddress)) throw unauthorized();
+    if (!found || !usableUnderTerms(found, now, clientAddress)) throw unauthorized();
     await this.checkSecret(parsed.keyId, parsed.secret, found.secret_hash, clientIp);
     if (found.merchant.enabled !== 1) throw new AppError('merchant_disabled', 'The merchant is disabled');
     this.stampLastUse(parsed.keyId, found.last_used_at, now);

@@ -3,7 +3,10 @@
  * `/metrics` for the orchestrator and Prometheus, and the operator console `/admin/v1`
  * (src/operators/console.ts). It is a separate server on its own port, so the public listener (and
  * the HTTPS proxy in front of it) can never expose these. Built by the one front door
- * (src/http/surface.ts), without a request rate limit; its credential is the operator token.
+ * (src/http/surface.ts) with a per-IP request limit of its own (ADMIN_RATE_LIMIT_PER_IP, counted in
+ * this process), which the probes stay out of: an orchestrator's or Prometheus's call is never 429
+ * (docs/adr/0062-operator-token-terms-and-the-console-limit.md). Its credential is the operator
+ * token.
  */
 import { sql } from 'kysely';
 import { buildSurface, type ApiServer } from '../http/surface.js';
@@ -85,16 +88,19 @@ export async function buildAdminServer(s: Services, metrics: AppMetrics, opts: A
     document: CONSOLE_DOCUMENT,
     // Reached directly (loopback by default), never through the public proxy: the socket's address.
     behindProxy: false,
+    // Each process counts its own: every replica has an admin listener of its own.
+    perIp: { max: s.config.adminRateLimitPerIp },
     emptyBodyIsObject: true,
     authenticate: () => async (req) => {
-      req.operator = await verifier.authenticate(req.headers.authorization, req.ip);
+      req.operator = await verifier.authenticate(req.headers.authorization, req.method, req.client, req.ip);
     },
   });
 
   app.decorateRequest('operator', null);
 
-  // The orchestrator's and Prometheus's probes carry no credential.
-  const hide = { schema: { hide: true }, config: { public: true } };
+  // The orchestrator's and Prometheus's probes carry no credential and are never limited: a
+  // flood on the console must not make a replica look dead or blind its monitoring.
+  const hide = { schema: { hide: true }, config: { public: true, uncounted: true } };
   app.get('/healthz', hide, async () => ({ status: 'ok' }));
 
   app.get('/readyz', hide, async (_req, reply) => {

@@ -1,11 +1,12 @@
 /**
  * The operator console `/admin/v1`: the CLI's HTTP twin, registered on the admin listener only
  * (src/operations/admin.ts, which checks the operator token), never on the public one. Check
- * order: route (404) → operator token (401) → body (400/413/415) → validation (400) → route → the
- * same service function the CLI command calls, with the token id as the actor of every change it
- * records in the audit log.
+ * order: route (404) → per-IP limit (429) → operator token (401; a read-only token's change 403) →
+ * body (400/413/415) → validation (400) → route → the same service function the CLI command calls,
+ * with the token id as the actor of every change it records in the audit log.
  */
 import { replyWithError } from '../http/conventions.js';
+import { errorResponses } from '../http/schemas.js';
 import type { Services } from '../services.js';
 import { consoleError } from './errors.js';
 import { assetRoutes } from './routes/assets.js';
@@ -17,11 +18,19 @@ import { payoutRoutes } from './routes/payouts.js';
 import { reportRoutes } from './routes/reports.js';
 import { walletRoutes } from './routes/wallet.js';
 import type { ConsoleServer } from './context.js';
+import { isRead } from './verifier.js';
 
 export type { ConsoleServer };
 
 export async function operatorConsole(app: ConsoleServer, s: Services): Promise<void> {
   app.setErrorHandler((err, req, reply) => replyWithError(err, req, reply, consoleError(err, req)));
+  // Every operation that is not a read answers 403 operator_token_read_only to a read-only token:
+  // each one documents it, from this one place.
+  app.addHook('onRoute', (route) => {
+    if ([route.method].flat().every(isRead)) return;
+    const schema = route.schema ?? {};
+    route.schema = { ...schema, response: { ...(schema.response as object | undefined), ...errorResponses(403) } };
+  });
 
   await merchantRoutes(app, s);
   await keyRoutes(app, s);

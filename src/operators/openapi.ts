@@ -7,10 +7,13 @@ import type { SurfaceDocument } from '../http/openapi.js';
 
 const DESCRIPTIONS: Record<string, string> = {
   '202': 'Accepted: the running serve carries it out',
-  '401': 'unauthorized: the operator token is missing, malformed, unknown, revoked or wrong',
+  '401':
+    'unauthorized: the operator token is missing, malformed, unknown, revoked, expired, wrong, or used from outside its allowed networks',
+  '403': 'operator_token_read_only: a read-only token may call GET routes only; nothing was changed',
   '404': 'Not found (see error.code)',
   '409': 'Conflict with the current state (see error.code)',
-  '429': 'rate_limited: too many tokens tried from this address; retry after Retry-After seconds',
+  '429':
+    'rate_limited: too many requests, or too many tokens tried, from this address; retry after Retry-After seconds',
 };
 
 /** The operation groups; every operation names one of them in its schema's `tags`. */
@@ -28,7 +31,7 @@ const TAGS = [
 export const CONSOLE_DOCUMENT: SurfaceDocument = {
   title: 'paygate operator console',
   description:
-    'The HTTP twin of the paygate CLI for operators who automate, served only on the admin listener (ADMIN_HOST:ADMIN_PORT). Every request carries `Authorization: Bearer op_…` (tokens come from `paygate operator token issue`); every change is in the audit log with the token id. Every error has the body {error: {code, message, details?}}.',
+    'The HTTP twin of the paygate CLI for operators who automate, served only on the admin listener (ADMIN_HOST:ADMIN_PORT). Every request carries `Authorization: Bearer op_…` (tokens come from `paygate operator token issue`; a read-only token may call GET operations only, anything else is 403 operator_token_read_only); every change is in the audit log with the token id. Requests are limited per client address (ADMIN_RATE_LIMIT_PER_IP a minute). Every error has the body {error: {code, message, details?}}.',
   servers: [{ url: '/', description: 'The admin listener that served this document' }],
   tags: TAGS,
   securitySchemes: {
@@ -41,6 +44,6 @@ export const CONSOLE_DOCUMENT: SurfaceDocument = {
   },
   security: [{ operatorToken: [] }],
   descriptions: DESCRIPTIONS,
-  // The admin listener counts no request rate (no x-ratelimit-*); its 429 and 503 say when to retry.
+  // Its 429 (the listener's per-IP limit, or a client's token-hashing budget) and 503 say when to retry.
   retryAfter: ['429', '503'],
 };

@@ -3,7 +3,9 @@
  * URL, an operator token issued the way `paygate operator token issue` issues it (cheap argon2
  * parameters, as test API keys), and a request helper that sends it as a Bearer token.
  */
-import { issueOperatorToken } from '../../src/operators/service.js';
+import path from 'node:path';
+import { expect } from 'vitest';
+import { issueOperatorToken, type OperatorTokenTerms } from '../../src/operators/service.js';
 import { startTestApp, TEST_HASH_COST, type TestApp, type TestAppOptions } from './app.js';
 import { api, type ApiRequest, type ApiResponse } from './http.js';
 import { ResponseChecker } from './openapi-check.js';
@@ -20,13 +22,14 @@ export interface ConsoleTestApp extends TestApp {
   call(path: string, req?: ApiRequest & { token?: string | null }): Promise<ApiResponse>;
   /** The served OpenAPI document's checker. */
   checker: ResponseChecker;
-  issueToken(name?: string): Promise<{ token: string; tokenId: string }>;
+  /** A token issued as `operator token issue` does, with `terms` (default: full access, no expiry, any address). */
+  issueToken(name?: string, terms?: OperatorTokenTerms): Promise<{ token: string; tokenId: string }>;
 }
 
 export async function startConsoleApp(opts: TestAppOptions = {}): Promise<ConsoleTestApp> {
   const t = await startTestApp(opts);
-  const issueToken = async (name = 'tests') => {
-    const issued = await issueOperatorToken(t.app.services.db, t.clock, 'cli:test', name, TEST_HASH_COST);
+  const issueToken = async (name = 'tests', terms: OperatorTokenTerms = {}) => {
+    const issued = await issueOperatorToken(t.app.services.db, t.clock, 'cli:test', name, TEST_HASH_COST, terms);
     return { token: issued.token, tokenId: issued.token_id };
   };
   const { token, tokenId } = await issueToken();
@@ -52,4 +55,20 @@ export async function startConsoleApp(opts: TestAppOptions = {}): Promise<Consol
       return r;
     },
   };
+}
+
+/** What the real CLI needs to act on the app's database (`operator token issue`, …). */
+export function cliEnvOf(t: TestApp): Record<string, string> {
+  return {
+    DATABASE_URL: t.app.config.databaseUrl,
+    TRON_NETWORK: 'devnet',
+    WALLET_KEYSTORE: path.join(t.dir, 'keystore.json'),
+  };
+}
+
+/** The console's one 401, whatever is wrong with the token: its cause is never told. */
+export function expectUnauthorized(r: ApiResponse, label: string): void {
+  expect(r.status, `${label}: ${r.text}`).toBe(401);
+  expect(r.body, label).toEqual({ error: { code: 'unauthorized', message: 'Missing or invalid operator token' } });
+  expect(r.headers.get('x-request-id'), label).toBeTruthy();
 }

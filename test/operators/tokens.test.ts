@@ -4,11 +4,10 @@
  * or revoked token is one and the same 401; a flood of wrong tokens is refused without unbounded
  * hashing; the console is never on the public listener.
  */
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { startConsoleApp, type ConsoleTestApp } from '../helpers/console.js';
-import { api, isErrorBody, type ApiResponse } from '../helpers/http.js';
+import { cliEnvOf, expectUnauthorized, startConsoleApp, type ConsoleTestApp } from '../helpers/console.js';
+import { api, isErrorBody } from '../helpers/http.js';
 
 const TOKEN_SHAPE = /^op_([0-9a-f]{16})_[A-Za-z0-9_-]{43}$/;
 
@@ -17,19 +16,9 @@ let env: Record<string, string>;
 
 beforeAll(async () => {
   t = await startConsoleApp({ workers: false });
-  env = {
-    DATABASE_URL: t.app.config.databaseUrl,
-    TRON_NETWORK: 'devnet',
-    WALLET_KEYSTORE: path.join(t.dir, 'keystore.json'),
-  };
+  env = cliEnvOf(t);
 });
 afterAll(() => t.close());
-
-const expectUnauthorized = (r: ApiResponse, label: string) => {
-  expect(r.status, `${label}: ${r.text}`).toBe(401);
-  expect(r.body, label).toEqual({ error: { code: 'unauthorized', message: 'Missing or invalid operator token' } });
-  expect(r.headers.get('x-request-id'), label).toBeTruthy();
-};
 
 describe('paygate operator token', () => {
   it('issues a token shown once, stored as argon2id, that opens the console', async () => {

@@ -1,4 +1,4 @@
-/** Row type of the operator tokens table (migration 0048), joined into DB in ../schema.ts. */
+/** Row type of the operator tokens table (migrations 0048, 0052), joined into DB in ../schema.ts. */
 
 /** A token of the operator console; the clear token is never stored. */
 export interface OperatorTokensTable {
@@ -13,6 +13,12 @@ export interface OperatorTokensTable {
   created_by: string;
   revoked_at: string | null;
   revoked_by: string | null;
+  /** 1: the token may call every GET of the console and nothing else (migration 0052). */
+  read_only: number;
+  /** From this moment the token is refused; null: it does not expire. */
+  expires_at: string | null;
+  /** JSON array of normalised CIDRs the token may be used from; null: any client address. */
+  allowed_networks: string | null;
 }
 
 export interface OperatorTokenTables {
