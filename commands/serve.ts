@@ -18,9 +18,14 @@ export default class Serve extends PaygateCommand {
   async run(): Promise<{ url: string; admin_url: string | null; cabinet_url: string | null }> {
     await this.parse(Serve);
     loadDotEnv();
-    // Migrates, then refuses to start without the keystore or with a wrong passphrase: better now
-    // than at the first sweep or payout.
-    const app = await buildApp(parseConfig(process.env), { unlockWallet: true, addresses: { pool: SERVE_POOL } });
+    // Refuses a database that does not exist (never creates one), migrates an existing one, then
+    // refuses to start without the keystore or with a wrong passphrase: better now than at the
+    // first sweep or payout.
+    const app = await buildApp(parseConfig(process.env), {
+      unlockWallet: true,
+      existingDatabase: true,
+      addresses: { pool: SERVE_POOL },
+    });
     let url: string;
     try {
       // A node of another chain than the database's is refused before anything listens.
