@@ -6,6 +6,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SERVE_NODE_FLAGS } from '../../src/operations/heap.js';
 import { DEV_BIN, runCli, runCliProcess } from '../helpers/cli.js';
+import { servedUrl } from '../helpers/serve-log.js';
 import { api } from '../helpers/http.js';
 import { tempDir } from '../helpers/app.js';
 import { ON_POSTGRES, testDatabaseUrl } from '../helpers/database.js';
@@ -47,15 +48,17 @@ describe('paygate serve', () => {
     const key = (await runCli(['key', 'issue', id, '--json'], env)).json.api_key as string;
 
     const child = spawn(process.execPath, [DEV_BIN, 'serve'], {
-      env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+      env: { ...process.env, ...env, LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const lines = createInterface({ input: child.stdout });
-    const banner = await new Promise<string>((resolve, reject) => {
-      lines.on('line', (l) => l.startsWith('paygate serving') && resolve(l));
+    const base = await new Promise<string>((resolve, reject) => {
+      lines.on('line', (l) => {
+        const url = servedUrl(l);
+        if (url) resolve(url);
+      });
       child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
     });
-    const base = (/(http:\/\/\S+)\/v1/.exec(banner) as RegExpExecArray)[1] as string;
     const r = await api(base, '/v1/invoices', {
       key,
       body: { order_id: 'o-1', asset: 'USDT_TRON', amount: '5', expires_in: 600 },
