@@ -93,6 +93,39 @@ describe('paygate serve', () => {
     return entries;
   }
 
+  /** Every stdout line of one serve run (started, then SIGINT), and its exit code. */
+  async function stdoutOf(args: string[]): Promise<{ lines: string[]; code: number | null }> {
+    const child = spawn(process.execPath, [DEV_BIN, 'serve', ...args], {
+      env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const lines: string[] = [];
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const closed = new Promise<void>((resolve) => child.stdout.once('close', () => resolve()));
+    createInterface({ input: child.stdout }).on('line', (l) => {
+      lines.push(l);
+      if (servedUrl(l)) child.kill('SIGINT');
+    });
+    const code = await exited;
+    await closed;
+    return { lines, code };
+  }
+
+  it('with stdout piped (a collector, the journal) writes only JSON lines, from start to stop; --json too', async () => {
+    for (const args of [[], ['--json']]) {
+      const { lines, code } = await stdoutOf(args);
+      expect(code).toBe(0);
+      const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(entries.map((e) => e.msg)).toEqual(expect.arrayContaining(['paygate serving /v1', 'stopped']));
+      expect(lines.some((l) => l.startsWith('paygate serving'))).toBe(false);
+      // With --json the command's result, once stopped, is one more line (not a log entry).
+      const results = entries.filter((e) => e.level === undefined);
+      expect(results).toEqual(
+        args.length > 0 ? [expect.objectContaining({ url: expect.stringMatching(/^http:/) })] : [],
+      );
+    }
+  }, 120_000);
+
   it('logs at start the durability settings its live database connections report', async () => {
     const started = (await startLog(SERVE_NODE_FLAGS)).find((e) => e.msg === 'paygate serving /v1') as Record<
       string,
