@@ -12,7 +12,7 @@ export default class Serve extends PaygateCommand {
     'Run the merchant API (/v1), the admin listener (/healthz, /readyz, /metrics on ADMIN_HOST:ADMIN_PORT) and the background jobs until SIGINT/SIGTERM; needs the database and the wallet (paygate init) and its passphrase, refuses a database that does not exist (database_not_found) and a node of another chain than the one the database belongs to (wrong_network). Logs are JSON lines on stdout; a short banner is added only when stdout is a terminal. On SIGTERM it finishes in-flight requests, stops the workers at a safe point and exits 0.';
   static override examples = [
     'WALLET_PASSPHRASE_FILE=/etc/paygate/passphrase <%= config.bin %> serve',
-    'PORT=8081 ADMIN_PORT=9091 <%= config.bin %> serve   # a second process on the same database: /v1 only until it takes the worker lease',
+    'PORT=8081 ADMIN_PORT=9190 CABINET_PORT=9191 <%= config.bin %> serve   # a second process on the same database: /v1 only until it takes the worker lease',
   ];
 
   /**

@@ -8,7 +8,7 @@ import { addToWhitelist, DEFAULT_DELAY, type AddResult } from '../../src/whiteli
 export default class WhitelistAdd extends PaygateCommand {
   static override description = `Put a payout address on a merchant's whitelist for an asset; it is usable once --delay has passed (default ${DEFAULT_DELAY}). Adding an address already listed changes nothing.`;
   static override examples = [
-    '<%= config.bin %> whitelist add 6f1c… --asset USDT_TRON --address TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH --delay 48h',
+    '<%= config.bin %> whitelist add 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21 --asset USDT_TRON --address TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH --delay 48h',
   ];
   static override args = { merchant: idArg('merchant id') };
   static override flags = {

@@ -45,6 +45,8 @@ export function errorBody(err: unknown): { error: { code: ErrorCode | string; me
       .replace(/\n\s*See more help with --help\s*$/, '')
       .replace(/^The following errors? occurred:\s*/, '')
       .replace(/^Parsing (--[a-z-]+)\s*\n\s*/, '$1 ')
+      // oclif names a missing flag without its dashes ("Missing required flag name").
+      .replace(/Missing required flag ([a-z][a-z0-9-]*)/g, 'Missing required flag --$1')
       .replace(/:\s*\n\s*/g, ': ')
       .replace(/\s*\n\s*/g, '; ')
       .trim();
