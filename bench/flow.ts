@@ -192,7 +192,8 @@ async function main(): Promise<number> {
       PORT: '0',
       ADMIN_PORT: '0',
       CABINET_PORT: '0',
-      LOG_LEVEL: 'warn',
+      // info: serve's start line (the only one that says it listens when stdout is not a terminal).
+      LOG_LEVEL: 'info',
     };
     let t = performance.now();
     const devnet = new LineChild(
@@ -217,7 +218,7 @@ async function main(): Promise<number> {
       }),
     );
     children.push(serve.child);
-    await serve.next((l) => l.startsWith('paygate serving'));
+    await serve.next((l) => l.includes('"msg":"paygate serving /v1"'));
     const db = new Sqlite(env.DATABASE_URL, { readonly: true });
     const cursor = db.prepare('select next_block from chain_cursor where id = 1').pluck();
     const count = db.prepare(`select count(*) from invoices where status in (select value from json_each(?))`).pluck();

@@ -2,6 +2,7 @@ import { Args } from '@oclif/core';
 import { PaygateCommand, loadDotEnv } from '../src/cli/base.js';
 import { record } from '../src/cli/format.js';
 import { parseConfig } from '../src/config.js';
+import { assertDatabaseFileExists } from '../src/db/presence.js';
 import { backupDatabase, sqliteFile, type BackupResult } from '../src/operations/backup.js';
 
 export default class Backup extends PaygateCommand {
@@ -19,6 +20,7 @@ export default class Backup extends PaygateCommand {
     const { args } = await this.parse(Backup);
     loadDotEnv();
     const config = parseConfig(process.env);
+    assertDatabaseFileExists(config);
     let shown = -1;
     const result = await backupDatabase(
       sqliteFile(config.database, 'backup'),

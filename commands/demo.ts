@@ -17,7 +17,7 @@ export default class Demo extends PaygateCommand {
   static override flags = {
     port: Flags.integer({ description: 'API port (0 = any free port)', default: 8080, min: 0, max: 65535 }),
     'cabinet-port': Flags.integer({
-      description: "the owners' cabinet port (default 9091, or any free port when --port is 0)",
+      description: "the owners' cabinet port (default 9091; any free port with --tour or --port 0)",
       min: 0,
       max: 65535,
     }),

@@ -20,7 +20,7 @@ export default class MigrateTo extends PaygateCommand {
     loadDotEnv();
     const config = parseConfig(process.env);
     let shown = '';
-    const result = await migrateToPostgres(config.database, args.url, new Date(), {
+    const result = await migrateToPostgres(config, args.url, new Date(), {
       onProgress: (name, copied, total) => {
         if (this.jsonEnabled() || (copied < total && name === shown)) return;
         shown = name;

@@ -8,18 +8,30 @@ import { heapLimitNotSet, SERVE_NODE_FLAGS } from '../src/operations/heap.js';
 
 export default class Serve extends PaygateCommand {
   static override description =
-    'Run the merchant API (/v1), the admin listener (/healthz, /readyz, /metrics on ADMIN_HOST:ADMIN_PORT) and the background jobs until SIGINT/SIGTERM; needs the wallet (paygate init) and its passphrase, and refuses a node of another chain than the one the database belongs to (wrong_network). On SIGTERM it finishes in-flight requests, stops the workers at a safe point and exits 0.';
+    'Run the merchant API (/v1), the admin listener (/healthz, /readyz, /metrics on ADMIN_HOST:ADMIN_PORT) and the background jobs until SIGINT/SIGTERM; needs the database and the wallet (paygate init) and its passphrase, refuses a database that does not exist (database_not_found) and a node of another chain than the one the database belongs to (wrong_network). Logs are JSON lines on stdout; a short banner is added only when stdout is a terminal. On SIGTERM it finishes in-flight requests, stops the workers at a safe point and exits 0.';
   static override examples = [
     'WALLET_PASSPHRASE_FILE=/etc/paygate/passphrase <%= config.bin %> serve',
-    'PORT=8081 ADMIN_PORT=9091 <%= config.bin %> serve   # a second process on the same database: /v1 only until it takes the worker lease',
+    'PORT=8081 ADMIN_PORT=9190 CABINET_PORT=9191 <%= config.bin %> serve   # a second process on the same database: /v1 only until it takes the worker lease',
   ];
+
+  /**
+   * With --json the result (after the shutdown) and an error are one line each, as the log lines
+   * around them: a collector reading stdout parses every line.
+   */
+  override logJson(json: unknown): void {
+    process.stdout.write(`${JSON.stringify(json)}\n`);
+  }
 
   async run(): Promise<{ url: string; admin_url: string | null; cabinet_url: string | null }> {
     await this.parse(Serve);
     loadDotEnv();
-    // Migrates, then refuses to start without the keystore or with a wrong passphrase: better now
-    // than at the first sweep or payout.
-    const app = await buildApp(parseConfig(process.env), { unlockWallet: true });
+    // Refuses a database that does not exist (never creates one), migrates an existing one, then
+    // refuses to start without the keystore or with a wrong passphrase: better now than at the
+    // first sweep or payout.
+    const app = await buildApp(parseConfig(process.env), {
+      unlockWallet: true,
+      existingDatabase: true,
+    });
     let url: string;
     try {
       // A node of another chain than the database's is refused before anything listens.
@@ -60,9 +72,13 @@ export default class Serve extends PaygateCommand {
       },
       'paygate serving /v1',
     );
-    this.say(`paygate serving ${url}/v1 (database ${database})`);
-    if (app.adminUrl) this.say(`admin listener ${app.adminUrl} (/healthz, /readyz, /metrics)`);
-    if (app.cabinetUrl) this.say(`merchant cabinet ${app.cabinetUrl} (/cabinet/v1 and its web page)`);
+    // The human banner is for a terminal only: stdout piped to a collector (systemd's journal,
+    // Docker) carries JSON lines alone, and the line above says the same.
+    if (process.stdout.isTTY) {
+      this.say(`paygate serving ${url}/v1 (database ${database})`);
+      if (app.adminUrl) this.say(`admin listener ${app.adminUrl} (/healthz, /readyz, /metrics)`);
+      if (app.cabinetUrl) this.say(`merchant cabinet ${app.cabinetUrl} (/cabinet/v1 and its web page)`);
+    }
     const signal = await stopSignal;
     logger.info({ signal }, 'shutting down: finishing in-flight requests, stopping workers');
     // Every step is crash-safe, so a shutdown stuck somewhere is ended like a SIGKILL would end it,

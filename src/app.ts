@@ -14,6 +14,7 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { assertDatabaseFileExists, assertSchemaPresent } from './db/presence.js';
 import { registerV1Routes } from './http/routes.js';
 import { buildHttpServer, type ApiServer } from './http/server.js';
 import { openSharedRateCounts } from './http/rate-counts.js';
@@ -41,6 +42,11 @@ export interface AppOptions {
    * keystore or a wrong passphrase stops the start.
    */
   unlockWallet?: boolean;
+  /**
+   * Refuse a database that does not exist (`database_not_found`) instead of creating it: serve
+   * migrates an existing database but never creates one. Tests and the demo build apps over new ones.
+   */
+  existingDatabase?: boolean;
   /**
    * Run the background work (watcher, sweeper, payout worker, dispatcher, scheduled jobs) under the
    * worker lease after start; default true. false: this process serves /v1 only.
@@ -85,8 +91,15 @@ export interface App {
 export async function buildApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger(config.logLevel);
+  if (opts.existingDatabase) assertDatabaseFileExists(config);
   const database = openDatabase(config.database, { busy: opts.busy });
-  await migrateToLatest(database.db);
+  try {
+    if (opts.existingDatabase) await assertSchemaPresent(database.db, config);
+    await migrateToLatest(database.db);
+  } catch (e) {
+    await database.close();
+    throw e;
+  }
   const verifier = new ApiKeyVerifier(database.db, clock, opts.verifier);
   let wallet: UnlockedWallet | null = null;
   try {

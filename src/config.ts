@@ -15,6 +15,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export interface Config {
   /** The DATABASE_URL as given. */
   databaseUrl: string;
+  /** Where the database location came from: the DATABASE_URL variable, or the default `./paygate.db`. */
+  databaseFrom: 'DATABASE_URL' | 'default';
   /** What `openDatabase` opens: a SQLite file or a PostgreSQL database (docs/database.md). */
   database: DatabaseTarget;
   /**
@@ -323,6 +325,7 @@ export function parseConfig(env: Env = process.env): Config {
   const database = databaseTarget(env, databaseUrl);
   return {
     databaseUrl,
+    databaseFrom: text(env, 'DATABASE_URL') === null ? 'default' : 'DATABASE_URL',
     database,
     databasePath: database.engine === 'sqlite' ? database.path : null,
     // Checked like ADMIN_HOST: "http://0.0.0.0" or "0.0.0.0:8080" used to fail only at listen,

@@ -60,6 +60,11 @@ export const ERROR_STATUS = {
   /** CLI only: `operator token revoke` of a token id that was never issued. */
   operator_token_not_found: 404,
   /**
+   * CLI and start only: the configured database does not exist (no SQLite file, or no paygate
+   * schema in it); only init, migrate, demo, devnet and restore create one.
+   */
+  database_not_found: 404,
+  /**
    * CLI and cabinet: the operation does not fit the record's current state (e.g. approving a
    * rejected payout, confirming a TOTP enrolment that was never started).
    */

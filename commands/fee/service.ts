@@ -8,7 +8,7 @@ export default class FeeService extends PaygateCommand {
   static override description =
     "Set a merchant's service fee on invoices: percent of the requested amount and who pays it, from now or from --valid-from (above 3 percent needs --confirm-high-rate)";
   static override examples = [
-    '<%= config.bin %> fee service 6f1c… --percent 1.5 --payer customer --valid-from 2026-04-01T00:00:00Z',
+    '<%= config.bin %> fee service 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21 --percent 1.5 --payer customer --valid-from 2026-04-01T00:00:00Z',
   ];
   static override args = { merchant: idArg('merchant id') };
   static override flags = {

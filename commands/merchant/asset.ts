@@ -8,7 +8,9 @@ import { setMerchantAsset, type MerchantAssetView } from '../../src/assets/servi
 export default class MerchantAsset extends PaygateCommand {
   static override description =
     "Switch receiving an asset on or off in a merchant's own settings (asset_disabled_by_merchant when off)";
-  static override examples = ['<%= config.bin %> merchant asset 6f1c… USDD_TRON --payments off'];
+  static override examples = [
+    '<%= config.bin %> merchant asset 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21 USDD_TRON --payments off',
+  ];
   static override args = {
     id: idArg('merchant id'),
     asset: Args.string({ required: true, description: 'asset code, e.g. USDT_TRON' }),

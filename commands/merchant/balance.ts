@@ -7,7 +7,7 @@ import { merchantBalances, type MerchantBalancesView } from '../../src/ledger/op
 export default class MerchantBalance extends PaygateCommand {
   static override description =
     "A merchant's ledger balances per asset: available (usable by new payouts), reserved (held by open payouts) and total";
-  static override examples = ['<%= config.bin %> merchant balance 6f1c…'];
+  static override examples = ['<%= config.bin %> merchant balance 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21'];
   static override args = { id: idArg('merchant id') };
 
   async run(): Promise<MerchantBalancesView> {

@@ -9,8 +9,8 @@ export default class MerchantUpdate extends PaygateCommand {
   static override description =
     "Change a merchant's settings: allowed redirect origins (an empty value clears one) and its confirmations policy";
   static override examples = [
-    '<%= config.bin %> merchant update 6f1c… --site-url https://shop.example --return-url ""',
-    '<%= config.bin %> merchant update 6f1c… --confirmations 25',
+    '<%= config.bin %> merchant update 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21 --site-url https://shop.example --return-url ""',
+    '<%= config.bin %> merchant update 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21 --confirmations 25',
   ];
   static override args = { id: idArg('merchant id') };
   static override flags = {

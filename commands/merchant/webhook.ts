@@ -8,8 +8,8 @@ export default class MerchantWebhook extends PaygateCommand {
   static override description =
     "Set a merchant's webhook endpoint. The signing secret (whsec_…) is printed once: when the endpoint is first set and on --rotate-secret (the old secret keeps signing for 24 h)";
   static override examples = [
-    '<%= config.bin %> merchant webhook 6f1c… --url https://shop.example/paygate/webhooks',
-    '<%= config.bin %> merchant webhook 6f1c… --url https://shop.example/paygate/webhooks --rotate-secret',
+    '<%= config.bin %> merchant webhook 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21 --url https://shop.example/paygate/webhooks',
+    '<%= config.bin %> merchant webhook 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21 --url https://shop.example/paygate/webhooks --rotate-secret',
   ];
   static override args = { id: idArg('merchant id') };
   static override flags = {

@@ -9,7 +9,7 @@ export default class OwnerCreate extends PaygateCommand {
     "Create a merchant owner's cabinet account for one or more merchants; prints a one-time setup link (24 h) where the owner chooses a password";
   static override examples = [
     '<%= config.bin %> owner create --email owner@shop.example --merchant 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21',
-    '<%= config.bin %> owner create --email owner@shop.example --merchant 6f1c… --merchant 0b7d… --json',
+    '<%= config.bin %> owner create --email owner@shop.example --merchant 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21 --merchant 0b7d5a3c-91e2-4f6a-8c4d-2e1f9a7b6c50 --json',
   ];
   static override flags = {
     email: Flags.string({ required: true, description: "the owner's email address (the sign-in name)" }),

@@ -6,7 +6,7 @@ import { approvePayout, type OperatorPayoutView } from '../../src/payouts/operat
 export default class PayoutApprove extends PaygateCommand {
   static override description =
     'Approve a payout in pending_review: it then waits for the payout worker. Also lifts the hold paygate restore put on an unfinished payout, once you have checked on chain that it was not sent (invalid_state in any other case)';
-  static override examples = ['<%= config.bin %> payout approve 0b7e…'];
+  static override examples = ['<%= config.bin %> payout approve 0b7e4f2a-5c1d-4e8b-9a3f-6d2c1b0e9f87'];
   static override args = { id: idArg('payout id') };
 
   async run(): Promise<OperatorPayoutView> {

@@ -8,7 +8,7 @@ export default class WebhookDeliveries extends PaygateCommand {
   static override description = 'List webhook deliveries, newest first (e.g. --status failed for the ones to resend)';
   static override examples = [
     '<%= config.bin %> webhook deliveries --status failed',
-    '<%= config.bin %> webhook deliveries --merchant 6f1c… --json',
+    '<%= config.bin %> webhook deliveries --merchant 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21 --json',
   ];
   static override flags = {
     merchant: idFlag('only deliveries of this merchant'),

@@ -6,9 +6,9 @@ import { record } from '../../src/cli/format.js';
 import { addToWhitelist, DEFAULT_DELAY, type AddResult } from '../../src/whitelist/service.js';
 
 export default class WhitelistAdd extends PaygateCommand {
-  static override description = `Put a payout address on a merchant's whitelist for an asset; it is usable once --delay has passed (default ${DEFAULT_DELAY}). Adding an address already listed changes nothing.`;
+  static override description = `Put a payout address on a merchant's whitelist for an asset; it is usable once --delay has passed (default ${DEFAULT_DELAY}). Adding an address already listed: without --delay or with its own delay nothing changes; a longer --delay lengthens its delay (counted from when it was added, audited); a shorter one is refused (invalid_state: remove it and add it again).`;
   static override examples = [
-    '<%= config.bin %> whitelist add 6f1c… --asset USDT_TRON --address TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH --delay 48h',
+    '<%= config.bin %> whitelist add 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21 --asset USDT_TRON --address TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH --delay 48h',
   ];
   static override args = { merchant: idArg('merchant id') };
   static override flags = {
@@ -34,7 +34,9 @@ export default class WhitelistAdd extends PaygateCommand {
         ...(flags.delay === undefined ? {} : { delay: flags.delay }),
       },
     );
-    if (!r.created)
+    if (r.delay_extended)
+      this.say('Already on the whitelist; its delay is lengthened to --delay (counted from when it was added).');
+    else if (!r.created)
       this.say('Already on the whitelist; the entry and its delay are unchanged (remove and add again to restart it).');
     this.say(record({ ...r.entry }));
     return r;

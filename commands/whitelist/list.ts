@@ -6,7 +6,9 @@ import { listWhitelist, type WhitelistEntryView } from '../../src/whitelist/serv
 
 export default class WhitelistList extends PaygateCommand {
   static override description = 'List whitelist entries (of one merchant, or of all), with when each becomes usable';
-  static override examples = ['<%= config.bin %> whitelist list 6f1c… --asset USDT_TRON'];
+  static override examples = [
+    '<%= config.bin %> whitelist list 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21 --asset USDT_TRON',
+  ];
   static override args = { merchant: optionalIdArg('merchant id (all merchants when omitted)') };
   static override flags = {
     asset: Flags.string({ description: 'only this asset' }),

@@ -9,7 +9,7 @@ export default class WhitelistRemove extends PaygateCommand {
   static override description =
     "Remove a payout address from a merchant's whitelist for an asset: new payouts to it are refused and pending ones cannot be approved (address_not_whitelisted when it is not listed)";
   static override examples = [
-    '<%= config.bin %> whitelist remove 6f1c… --asset USDT_TRON --address TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH',
+    '<%= config.bin %> whitelist remove 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21 --asset USDT_TRON --address TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH',
   ];
   static override args = { merchant: idArg('merchant id') };
   static override flags = {

@@ -10,6 +10,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { ConfigError, parseConfig, type Config } from '../config.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { assertMigrated, migrateToLatest, type MigrationReport } from '../db/migrate.js';
+import { assertDatabaseFileExists, assertSchemaPresent } from '../db/presence.js';
 import { isAppError, type ErrorCode } from '../errors.js';
 import { assertNoLiveLease } from '../runtime/lease.js';
 
@@ -44,6 +45,8 @@ export function errorBody(err: unknown): { error: { code: ErrorCode | string; me
       .replace(/\n\s*See more help with --help\s*$/, '')
       .replace(/^The following errors? occurred:\s*/, '')
       .replace(/^Parsing (--[a-z-]+)\s*\n\s*/, '$1 ')
+      // oclif names a missing flag without its dashes ("Missing required flag name").
+      .replace(/Missing required flag ([a-z][a-z0-9-]*)/g, 'Missing required flag --$1')
       .replace(/:\s*\n\s*/g, ': ')
       .replace(/\s*\n\s*/g, '; ')
       .trim();
@@ -55,10 +58,11 @@ export function errorBody(err: unknown): { error: { code: ErrorCode | string; me
 export abstract class PaygateCommand extends Command {
   static override enableJsonFlag = true;
   /**
-   * Whether this command applies pending migrations (migrate, init); those refuse while a worker
-   * lease is live. Every other command creates
-   * the schema of a new database but refuses one that needs an upgrade: the operator migrates on
-   * purpose, and a routine command never changes the schema under a running serve.
+   * Whether this command applies pending migrations (migrate, init): those create the database
+   * when there is none, and refuse while a worker lease is live. Every other command refuses a
+   * database that does not exist (`database_not_found`: a mistyped location must not look like an
+   * empty instance) and one that needs an upgrade: the operator migrates on purpose, and a routine
+   * command never changes the schema under a running serve.
    */
   static appliesMigrations = false;
   private opened: Database | null = null;
@@ -69,13 +73,19 @@ export abstract class PaygateCommand extends Command {
   protected async context(): Promise<CliContext> {
     loadDotEnv();
     const config = parseConfig(process.env);
+    const migrates = (this.constructor as typeof PaygateCommand).appliesMigrations;
+    // Before opening: opening a SQLite file creates it.
+    if (!migrates) assertDatabaseFileExists(config);
     const database = openDatabase(config.database);
     this.opened = database;
-    if ((this.constructor as typeof PaygateCommand).appliesMigrations) {
+    if (migrates) {
       // Never under a running serve: it would go on with the old schema, or with another wallet.
       await assertNoLiveLease(database.db, systemClock);
       this.migrationReport = await migrateToLatest(database.db);
-    } else await assertMigrated(database.db);
+    } else {
+      await assertSchemaPresent(database.db, config);
+      await assertMigrated(database.db);
+    }
     return { config, database, clock: systemClock, actor: cliActor() };
   }
 

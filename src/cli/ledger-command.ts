@@ -33,7 +33,7 @@ export function ledgerCommand(kind: keyof typeof KINDS) {
   return class extends PaygateCommand {
     static override description = KINDS[kind].description;
     static override examples = [
-      `<%= config.bin %> ledger ${kind} 6f1c… --asset USDT_TRON --amount 250 --memo "ticket 4411"`,
+      `<%= config.bin %> ledger ${kind} 6f1c2b9e-3a47-4d2e-9b1a-0c8d5e7f4a21 --asset USDT_TRON --amount 250 --memo "ticket 4411"`,
     ];
     static override args = args;
     static override flags = flags;

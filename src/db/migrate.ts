@@ -130,16 +130,6 @@ async function executedMigrations(db: Executor): Promise<string[] | null> {
 }
 
 /**
- * Refuses a database that a newer paygate migrated (the code was rolled back, the database was
- * not restored). Without it a routine command of this version wrote to a schema it does not know,
- * and `migrate`/`serve` stopped with kysely's "corrupted migrations … is missing".
- */
-async function assertNotNewer(db: Executor): Promise<void> {
-  const unknown = newerThanCode((await executedMigrations(db)) ?? []);
-  if (unknown.length > 0) throw newerError(unknown);
-}
-
-/**
  * The run's transaction, for a migration that opens one of its own (0039, 0040, 0042): its
  * `transaction().execute(fn)` runs `fn` inside the run's transaction. Methods are bound to the
  * transaction itself (kysely's classes keep their state in private fields).
@@ -319,19 +309,23 @@ export async function migrateUpTo(db: Db, upTo: string | null): Promise<Migratio
   return { applied, current: names.at(-1) ?? null };
 }
 
+/** Whether paygate's schema is there at all: at least one migration recorded. */
+export async function hasSchema(db: Executor): Promise<boolean> {
+  return ((await executedMigrations(db)) ?? []).length > 0;
+}
+
 /**
- * For routine commands: a new database gets its schema; one that already has a schema but needs
- * migrations (code newer than the file, i.e. an upgrade) is refused, so that only `paygate
- * migrate` changes the schema a running serve may be using.
+ * For routine commands, after presence.ts found the schema: a database that needs migrations (code
+ * newer than the file, i.e. an upgrade) is refused, so that only `paygate migrate` changes the
+ * schema a running serve may be using; so is one a newer paygate migrated (the code was rolled
+ * back, the database was not restored): a routine command must not write to a schema it does not know.
  */
 export async function assertMigrated(db: Db): Promise<void> {
-  await assertNotNewer(db);
+  const executed = (await executedMigrations(db)) ?? [];
+  const unknown = newerThanCode(executed);
+  if (unknown.length > 0) throw newerError(unknown);
   const all = await new Migrator({ db, provider }).getMigrations();
   const pending = all.filter((m) => m.executedAt === undefined);
-  if (pending.length === all.length) {
-    await migrateToLatest(db);
-    return;
-  }
   if (pending.length > 0) {
     throw new AppError(
       'invalid_state',

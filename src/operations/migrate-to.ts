@@ -16,10 +16,10 @@
  * change it under the copy; it stays as it was, a way back until the new database has proved itself.
  */
 import { sql } from 'kysely';
-import { existsSync } from 'node:fs';
-import { databaseLabel, isPostgresUrl, type DatabaseTarget } from '../config.js';
+import { databaseLabel, isPostgresUrl } from '../config.js';
 import { openSqlite, type Executor } from '../db/database.js';
 import { assertMigrated, migrateToLatest } from '../db/migrate.js';
+import { assertDatabaseFileExists, assertSchemaPresent, type DatabaseLocation } from '../db/presence.js';
 import { openPostgres, type PostgresDatabase } from '../db/postgres.js';
 import { AppError } from '../errors.js';
 import { balances, type Balance } from '../ledger/service.js';
@@ -97,18 +97,19 @@ async function migrationNames(db: Executor): Promise<string[]> {
 const balanceText = (b: Balance) => `${b.asset} ${b.balance}/${b.reserved}/${b.available}`;
 
 export async function migrateToPostgres(
-  source: DatabaseTarget,
+  where: DatabaseLocation,
   url: string,
   now: Date,
   opts: MigrateToOptions = {},
 ): Promise<MigrateToResult> {
+  const source = where.database;
   if (source.engine !== 'sqlite')
     throw new AppError(
       'invalid_argument',
       'DATABASE_URL names a PostgreSQL database already; migrate-to moves a SQLite database (DATABASE_URL) to the PostgreSQL database it is given',
     );
   const label = databaseLabel({ engine: 'postgres', url: targetUrl(url), poolSize: 1 });
-  if (!existsSync(source.path)) throw new AppError('invalid_argument', `No database at ${source.path} (DATABASE_URL)`);
+  assertDatabaseFileExists(where);
   // A live lease, or any other process with the file open (an idle replica, a command): what it
   // wrote after the copy would be in neither database.
   assertNotInUse(source.path, now);
@@ -117,6 +118,7 @@ export async function migrateToPostgres(
   const to = openPostgres(url, { poolSize: 2 });
   let frozen = false;
   try {
+    await assertSchemaPresent(from.db, where);
     await assertMigrated(from.db);
     await reach(to, label);
     const occupied = await firstTableWithRows(to.db);

@@ -4,7 +4,7 @@
  * node contradicted finality (readiness and a metric), failed webhook deliveries, the
  * sweeps still open (what the treasury has not consolidated yet), the deposit addresses derived
  * ahead (creations that outrun derivation wait for it once this reaches zero), the latest
- * reserves check and the API keys about to expire.
+ * reserves check, the API keys about to expire and the payout halts.
  */
 import { sql } from 'kysely';
 import { failedDeliveryCount } from '../webhooks/store.js';
@@ -12,6 +12,7 @@ import { readCursor } from '../watcher/store.js';
 import { finalityStop } from '../watcher/stop.js';
 import { KEY_EXPIRY_METRIC } from '../keys/operations.js';
 import { RESERVES_METRICS, RESERVES_READINESS } from '../reserves/operations.js';
+import { PAYOUT_HALTS_METRIC, PAYOUT_HALTS_READINESS } from '../payouts/operations.js';
 import { registerMetricSource, registerReadinessCheck, registerWatcherProgress } from './registry.js';
 
 registerWatcherProgress(async (s) => {
@@ -59,3 +60,7 @@ registerReadinessCheck(RESERVES_READINESS);
 
 // API keys about to expire (src/keys): replaced before their clients get 401s.
 registerMetricSource(KEY_EXPIRY_METRIC);
+
+// Payout halts (src/payouts): a gauge per scope and brake, and a /readyz detail that keeps it ready.
+registerMetricSource(PAYOUT_HALTS_METRIC);
+registerReadinessCheck(PAYOUT_HALTS_READINESS);

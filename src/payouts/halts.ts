@@ -32,16 +32,20 @@ async function haltRows(db: Executor) {
   return db.selectFrom('payout_halts').selectAll().orderBy('scope').execute();
 }
 
+/** Every scope ever halted, its brakes on or off (the halt gauge reports the lifted ones as 0). */
+export async function haltStates(db: Executor): Promise<HaltView[]> {
+  return (await haltRows(db)).map((r) => ({
+    scope: r.scope,
+    requests_halted: r.requests === 1,
+    worker_halted: r.worker === 1,
+    updated_at: r.updated_at,
+    updated_by: r.updated_by,
+  }));
+}
+
+/** The halts in force. */
 export async function listHalts(db: Executor): Promise<HaltView[]> {
-  return (await haltRows(db))
-    .filter((r) => r.requests === 1 || r.worker === 1)
-    .map((r) => ({
-      scope: r.scope,
-      requests_halted: r.requests === 1,
-      worker_halted: r.worker === 1,
-      updated_at: r.updated_at,
-      updated_by: r.updated_by,
-    }));
+  return (await haltStates(db)).filter((h) => h.requests_halted || h.worker_halted);
 }
 
 async function halted(db: Executor, asset: string, brake: HaltBrake): Promise<boolean> {

@@ -14,12 +14,20 @@ import { requireCatalogAsset } from '../assets/service.js';
 import { recordAudit } from '../audit/store.js';
 import { isTronAddress } from '../chain/address.js';
 import type { Clock } from '../clock.js';
-import { writeTx, type Db, type Executor } from '../db/database.js';
+import { writeTx, type Db, type Executor, type Tx } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { requireMerchant } from '../merchants/service.js';
 import { assertPayoutAsset } from '../payouts/assets.js';
 import { DurationError, formatDuration, parseDuration } from './duration.js';
-import { insertEntry, listEntries, liveEntry, markRemoved, type ListFilter, type WhitelistEntryRow } from './store.js';
+import {
+  insertEntry,
+  listEntries,
+  liveEntry,
+  markRemoved,
+  setUsableFrom,
+  type ListFilter,
+  type WhitelistEntryRow,
+} from './store.js';
 
 /** Default delay before first use when `--delay` is not given. */
 export const DEFAULT_DELAY = '24h';
@@ -63,8 +71,13 @@ export interface AddInput {
 
 export interface AddResult {
   entry: WhitelistEntryView;
-  /** false when the address was already on the whitelist (the entry and its delay are unchanged). */
+  /** false when the address was already on the whitelist. */
   created: boolean;
+  /**
+   * An entry already listed whose delay --delay lengthened: its first use moved later, measured
+   * from when it was added (adr/0060). False for a new entry and for one left unchanged.
+   */
+  delay_extended: boolean;
 }
 
 export async function addToWhitelist(
@@ -103,8 +116,7 @@ export async function addToWhitelist(
     await requireMerchant(trx, merchantId);
     const now = clock.now();
     const existing = await liveEntry(trx, merchantId, asset.code, address);
-    // Re-adding never shortens (or restarts) a running delay: remove and add again for that.
-    if (existing) return { entry: view(existing, now), created: false };
+    if (existing) return changeDelay(trx, clock, actor, existing, input.delay === undefined ? null : delayMs);
     const row: WhitelistEntryRow = {
       id: randomUUID(),
       merchant_id: merchantId,
@@ -125,8 +137,50 @@ export async function addToWhitelist(
       merchantId,
       details: { asset: asset.code, address, delay: formatDuration(delayMs), usable_from: row.usable_from },
     });
-    return { entry: view(row, now), created: true };
+    return { entry: view(row, now), created: true, delay_extended: false };
   });
+}
+
+/**
+ * `whitelist add` of an entry already listed (adr/0060): without --delay, or with the entry's own
+ * delay, nothing changes (adding again is safe to repeat). A longer delay, measured from when the
+ * entry was added, moves its first use later, audited; a shorter one is refused: a safety delay
+ * is never shortened by a re-add (remove the entry and add it again for that).
+ */
+async function changeDelay(
+  trx: Tx,
+  clock: Clock,
+  actor: string,
+  entry: WhitelistEntryRow,
+  delayMs: number | null,
+): Promise<AddResult> {
+  const now = clock.now();
+  const current = Date.parse(entry.usable_from) - Date.parse(entry.created_at);
+  if (delayMs === null || delayMs === current)
+    return { entry: view(entry, now), created: false, delay_extended: false };
+  if (delayMs < current)
+    throw new AppError(
+      'invalid_state',
+      `${entry.address} is already on the whitelist with a delay of ${formatDuration(current)}; a shorter --delay is refused (a safety delay is never shortened by adding again): remove the entry and add it again to start a shorter one`,
+    );
+  const usableFrom = new Date(Date.parse(entry.created_at) + delayMs).toISOString();
+  await setUsableFrom(trx, entry.id, usableFrom);
+  await recordAudit(trx, clock, {
+    actor,
+    action: 'whitelist.delay_extended',
+    subjectType: 'whitelist_entry',
+    subjectId: entry.id,
+    merchantId: entry.merchant_id,
+    details: {
+      asset: entry.asset,
+      address: entry.address,
+      delay: formatDuration(delayMs),
+      previous_delay: formatDuration(current),
+      usable_from: usableFrom,
+      previous_usable_from: entry.usable_from,
+    },
+  });
+  return { entry: view({ ...entry, usable_from: usableFrom }, now), created: false, delay_extended: true };
 }
 
 export interface RemoveInput {

@@ -27,6 +27,17 @@ export async function insertEntry(db: Tx, row: WhitelistEntryRow): Promise<void>
   await db.insertInto('whitelist_entries').values(row).execute();
 }
 
+/** A live entry's first use, moved later (a longer delay, service.ts); never earlier. */
+export async function setUsableFrom(db: Tx, id: string, usableFrom: string): Promise<void> {
+  await db
+    .updateTable('whitelist_entries')
+    .set({ usable_from: usableFrom })
+    .where('id', '=', id)
+    .where('removed_at', 'is', null)
+    .where('usable_from', '<', usableFrom)
+    .execute();
+}
+
 export async function markRemoved(db: Tx, id: string, at: string, by: string): Promise<void> {
   await db
     .updateTable('whitelist_entries')

@@ -46,10 +46,15 @@ describe('deploy/paygate.service', () => {
       'KillSignal=SIGTERM',
       'StateDirectory=paygate',
       'UMask=0077',
+      // serve's stdout is the journal, not a terminal: JSON lines only.
+      'StandardOutput=journal',
     ]) {
       expect(unit).toContain(line);
     }
     expect(unit).not.toMatch(/^Environment=WALLET_PASSPHRASE=/m);
+    // Nothing between serve and the journal that would make its stdout a terminal or add lines.
+    expect(unit).toMatch(/^ExecStart=\/usr\/bin\/node [^|>]*bin\/run\.js serve$/m);
+    expect(unit).not.toMatch(/^StandardOutput=(tty|inherit)/m);
   });
 
   it.skipIf(!analyze)('passes systemd-analyze verify (which does reject a broken unit)', () => {

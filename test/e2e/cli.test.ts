@@ -183,11 +183,15 @@ describe('ledger corrections through the CLI', () => {
 });
 
 describe('schema upgrades', () => {
-  it('routine commands give a new database its schema but refuse one that needs an upgrade', async () => {
+  it('routine commands refuse a database without its schema and one that needs an upgrade; migrate creates it', async () => {
     const d = tempDir();
     const fresh = await testDatabaseUrl(path.join(d, 'old.db'), { empty: true });
     const e = { DATABASE_URL: fresh.url, TRON_NETWORK: 'devnet' };
-    expect((await runCli(['merchant', 'list', '--json'], e)).code).toBe(0); // a new database gets its schema
+    const missing = await runCli(['merchant', 'list', '--json'], e);
+    expect(missing.code).toBe(1);
+    expect(missing.json.error.code).toBe('database_not_found');
+    expect((await runCli(['migrate', '--json'], e)).code).toBe(0);
+    expect((await runCli(['merchant', 'list', '--json'], e)).code).toBe(0);
     // Simulate code newer than the database: forget the last migration.
     await withDatabase(e.DATABASE_URL, (db) =>
       sql`delete from kysely_migration where name = (select max(name) from kysely_migration)`.execute(db),

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { DEV_BIN, runCli } from '../helpers/cli.js';
+import { servedUrl } from '../helpers/serve-log.js';
 import { api } from '../helpers/http.js';
 import { tempDir } from '../helpers/app.js';
 import { testDatabaseUrl, withDatabase } from '../helpers/database.js';
@@ -34,16 +35,19 @@ afterAll(async () => {
 
 async function serve(): Promise<{ child: ChildProcess; base: string }> {
   const child = spawn(process.execPath, [DEV_BIN, 'serve'], {
-    env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  const banner = await new Promise<string>((resolve, reject) => {
-    lines.on('line', (l) => l.startsWith('paygate serving') && resolve(l));
+  const base = await new Promise<string>((resolve, reject) => {
+    lines.on('line', (l) => {
+      const url = servedUrl(l);
+      if (url) resolve(url);
+    });
     child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
   });
-  return { child, base: (/(http:\/\/\S+)\/v1/.exec(banner) as RegExpExecArray)[1] as string };
+  return { child, base };
 }
 
 async function leaseHolderPid(): Promise<number | null> {

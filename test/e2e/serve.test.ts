@@ -6,6 +6,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SERVE_NODE_FLAGS } from '../../src/operations/heap.js';
 import { DEV_BIN, runCli, runCliProcess } from '../helpers/cli.js';
+import { servedUrl } from '../helpers/serve-log.js';
 import { api } from '../helpers/http.js';
 import { tempDir } from '../helpers/app.js';
 import { ON_POSTGRES, testDatabaseUrl } from '../helpers/database.js';
@@ -47,15 +48,17 @@ describe('paygate serve', () => {
     const key = (await runCli(['key', 'issue', id, '--json'], env)).json.api_key as string;
 
     const child = spawn(process.execPath, [DEV_BIN, 'serve'], {
-      env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+      env: { ...process.env, ...env, LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const lines = createInterface({ input: child.stdout });
-    const banner = await new Promise<string>((resolve, reject) => {
-      lines.on('line', (l) => l.startsWith('paygate serving') && resolve(l));
+    const base = await new Promise<string>((resolve, reject) => {
+      lines.on('line', (l) => {
+        const url = servedUrl(l);
+        if (url) resolve(url);
+      });
       child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
     });
-    const base = (/(http:\/\/\S+)\/v1/.exec(banner) as RegExpExecArray)[1] as string;
     const r = await api(base, '/v1/invoices', {
       key,
       body: { order_id: 'o-1', asset: 'USDT_TRON', amount: '5', expires_in: 600 },
@@ -89,6 +92,39 @@ describe('paygate serve', () => {
     expect(await exited).toBe(0);
     return entries;
   }
+
+  /** Every stdout line of one serve run (started, then SIGINT), and its exit code. */
+  async function stdoutOf(args: string[]): Promise<{ lines: string[]; code: number | null }> {
+    const child = spawn(process.execPath, [DEV_BIN, 'serve', ...args], {
+      env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const lines: string[] = [];
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const closed = new Promise<void>((resolve) => child.stdout.once('close', () => resolve()));
+    createInterface({ input: child.stdout }).on('line', (l) => {
+      lines.push(l);
+      if (servedUrl(l)) child.kill('SIGINT');
+    });
+    const code = await exited;
+    await closed;
+    return { lines, code };
+  }
+
+  it('with stdout piped (a collector, the journal) writes only JSON lines, from start to stop; --json too', async () => {
+    for (const args of [[], ['--json']]) {
+      const { lines, code } = await stdoutOf(args);
+      expect(code).toBe(0);
+      const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(entries.map((e) => e.msg)).toEqual(expect.arrayContaining(['paygate serving /v1', 'stopped']));
+      expect(lines.some((l) => l.startsWith('paygate serving'))).toBe(false);
+      // With --json the command's result, once stopped, is one more line (not a log entry).
+      const results = entries.filter((e) => e.level === undefined);
+      expect(results).toEqual(
+        args.length > 0 ? [expect.objectContaining({ url: expect.stringMatching(/^http:/) })] : [],
+      );
+    }
+  }, 120_000);
 
   it('logs at start the durability settings its live database connections report', async () => {
     const started = (await startLog(SERVE_NODE_FLAGS)).find((e) => e.msg === 'paygate serving /v1') as Record<

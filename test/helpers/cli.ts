@@ -6,6 +6,7 @@
  */
 import { Config, run } from '@oclif/core';
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 export const DEV_BIN = path.resolve(import.meta.dirname, '../../bin/dev.js');
@@ -96,6 +97,37 @@ export function runCliProcess(args: string[], env: Record<string, string>, cwd?:
     const child = spawn(process.execPath, [DEV_BIN, ...args], {
       env: { ...process.env, LOG_LEVEL: 'silent', ...env },
       cwd: cwd ?? process.cwd(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr, json: parseJson(stdout) }));
+  });
+}
+
+/** The built program (`npm run build` first), as an operator runs it: bin/run.js over dist/. */
+export const BUILT_BIN = path.resolve(ROOT, 'bin/run.js');
+
+/**
+ * One command of the built program as a child process, in `cwd`, with `env` over this process's
+ * environment minus the variables in `unset`. NODE_ENV=production: oclif loads dist/, not the
+ * TypeScript sources.
+ */
+export function runBuilt(
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string>; unset?: string[] },
+): Promise<CliResult> {
+  if (!existsSync(path.join(ROOT, 'dist', 'commands')))
+    throw new Error('dist/ is missing: run `npm run build` before the tests of the built program');
+  const env: Record<string, string | undefined> = { ...process.env, LOG_LEVEL: 'silent', NODE_ENV: 'production' };
+  for (const name of opts.unset ?? []) delete env[name];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BUILT_BIN, ...args], {
+      env: { ...env, ...opts.env },
+      cwd: opts.cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

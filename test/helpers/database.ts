@@ -7,10 +7,14 @@
  * when the test process exits. Test files then run in parallel without sharing anything.
  */
 import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { describe, inject } from 'vitest';
 import { openDatabase, type Database, type Db, type Engine } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
 import { createTestDatabase, type TestPostgres } from './postgres-server.js';
 
 export { admin, POSTGRES_ADMIN_URL, postgresUrl, type TestPostgres } from './postgres-server.js';
@@ -33,8 +37,31 @@ export function createPostgresDatabase(opts: { migrated?: boolean } = {}): Promi
   return createTestDatabase(opts.migrated ? inject('postgresTemplate') : undefined);
 }
 
+let sqliteTemplate: Promise<string> | null = null;
+
+/** A SQLite file as `paygate migrate` leaves a new one, made once per test process. */
+function migratedSqliteTemplate(): Promise<string> {
+  sqliteTemplate ??= (async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'paygate-template-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'template.db');
+    const database = openDatabase(file);
+    try {
+      await migrateToLatest(database.db);
+      // Everything in the main file: the copies are made of it alone.
+      await sql`pragma wal_checkpoint(TRUNCATE)`.execute(database.db);
+    } finally {
+      await database.close();
+    }
+    return file;
+  })();
+  return sqliteTemplate;
+}
+
 /**
- * DATABASE_URL for a test app or CLI run: the SQLite file `file`, or a fresh PostgreSQL database.
+ * DATABASE_URL for a test app or CLI run: the SQLite file `file` (a copy of a migrated template
+ * unless `empty` or the file exists already), or a fresh PostgreSQL database. Commands other than
+ * init and migrate refuse a database that does not exist, as they do for an operator.
  * `drop` removes the PostgreSQL database (nothing for SQLite: the file goes with its directory);
  * it never rejects.
  */
@@ -42,15 +69,18 @@ export async function testDatabaseUrl(
   file: string,
   opts: NewDatabaseOptions = {},
 ): Promise<{ url: string; drop: () => Promise<void> }> {
-  if (!ON_POSTGRES) return { url: file, drop: async () => {} };
+  if (!ON_POSTGRES) {
+    if (!opts.empty && !existsSync(file)) copyFileSync(await migratedSqliteTemplate(), file);
+    return { url: file, drop: async () => {} };
+  }
   const db = await createPostgresDatabase({ migrated: !opts.empty });
   return { url: db.url, drop: () => db.drop() };
 }
 
 /**
- * A database of the test engine opened as serve opens it: the SQLite file `file` (new, so not
- * migrated), or a fresh PostgreSQL database (migrated unless `empty`), dropped when it is closed.
- * Tests migrate it either way. `url`: its DATABASE_URL, for the CLI.
+ * A database of the test engine opened as serve opens it: the SQLite file `file` or a fresh
+ * PostgreSQL database (migrated unless `empty`), dropped when it is closed. Migrating it again
+ * applies nothing. `url`: its DATABASE_URL, for the CLI.
  */
 export async function openTestDatabase(
   file: string,

@@ -6,7 +6,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { parseConfig } from '../../src/config.js';
+import { runBuilt, runCli } from '../helpers/cli.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const COMMANDS = path.join(ROOT, 'commands');
@@ -60,5 +61,29 @@ describe('paygate --help', () => {
       for (const example of cmd.examples ?? []) expect(example, id).toContain(`<%= config.bin %> ${id}`);
       expect(cmd.enableJsonFlag, `${id}: --json`).toBe(true);
     }
+  });
+});
+
+describe('the help a user copies from', () => {
+  it('examples name whole ids, never a shortened one (…)', async () => {
+    for (const { id, file } of commandFiles()) {
+      const cmd = (await import(pathToFileURL(file).href)).default as { examples?: string[] };
+      for (const example of cmd.examples ?? []) expect(example, id).not.toContain('…');
+    }
+  });
+
+  it("serve's second-process example starts beside a first one with the defaults: no port in common", async () => {
+    const serve = (await import(pathToFileURL(path.join(COMMANDS, 'serve.ts')).href)).default as { examples: string[] };
+    const second = serve.examples.find((e) => e.includes('a second process')) as string;
+    const env = Object.fromEntries([...second.matchAll(/\b([A-Z_]+)=(\S+)/g)].map((m) => [m[1], m[2]]));
+    const ports = (c: ReturnType<typeof parseConfig>) => [c.port, c.adminPort, c.cabinetPort];
+    const first = ports(parseConfig({}));
+    for (const port of ports(parseConfig(env))) expect(first).not.toContain(port);
+  });
+
+  it('names a missing required flag with its dashes', async () => {
+    const r = await runBuilt(['merchant', 'create', '--json'], { cwd: ROOT });
+    expect(r.code).toBe(1);
+    expect(r.json.error).toEqual({ code: 'invalid_argument', message: 'Missing required flag --name' });
   });
 });

@@ -17,6 +17,7 @@ import { startDevnet, type Devnet } from '../../src/devnet/index.js';
 import { readCursor } from '../../src/watcher/store.js';
 import { startTestApp, tempDir } from '../helpers/app.js';
 import { DEV_BIN, runCli } from '../helpers/cli.js';
+import { servedUrl } from '../helpers/serve-log.js';
 import { testDatabaseUrl } from '../helpers/database.js';
 
 const MAINNET_GENESIS = '00000000000000001ebf88508a03865c71d452e25f4d51194196a1d22b6653dc';
@@ -53,14 +54,14 @@ async function envFor(dir: string, node: string, network = 'devnet') {
 function serveOnce(env: Record<string, string>): Promise<{ started: boolean; code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [DEV_BIN, 'serve'], {
-      env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+      env: { ...process.env, ...env, LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
     let started = false;
     child.stderr.on('data', (d) => (stderr += d));
     createInterface({ input: child.stdout }).on('line', (l) => {
-      if (!l.startsWith('paygate serving')) return;
+      if (!servedUrl(l)) return;
       started = true;
       child.kill('SIGINT');
     });

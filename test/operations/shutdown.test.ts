@@ -16,6 +16,7 @@ import { approvedMerchantWithKey } from '../../src/keys/service.js';
 import { initWallet } from '../../src/wallet/service.js';
 import { tempDir } from '../helpers/app.js';
 import { DEV_BIN } from '../helpers/cli.js';
+import { servedUrl } from '../helpers/serve-log.js';
 import { CHEAP_SCRYPT, TEST_MNEMONIC, TEST_PASSPHRASE } from '../invoices/fixture.js';
 import { testDatabaseUrl } from '../helpers/database.js';
 
@@ -62,8 +63,8 @@ describe('paygate serve on SIGTERM', () => {
     let banner: (url: string) => void;
     const base = new Promise<string>((resolve) => (banner = resolve));
     createInterface({ input: child.stdout }).on('line', (line) => {
-      const url = /^paygate serving (http:\/\/\S+)\/v1/.exec(line);
-      if (url) return banner(url[1] as string);
+      const url = servedUrl(line);
+      if (url) banner(url);
       try {
         const entry = JSON.parse(line) as Record<string, unknown>;
         logs.push(entry);
@@ -141,8 +142,8 @@ describe('paygate serve on SIGTERM', () => {
     const inFlight = new Promise<void>((resolve) => (sawRequest = resolve));
     createInterface({ input: child.stdout }).on('line', (line) => {
       lines.push(line);
-      const url = /^paygate serving (http:\/\/\S+)\/v1/.exec(line);
-      if (url) banner(url[1] as string);
+      const url = servedUrl(line);
+      if (url) banner(url);
       if (line.includes('"msg":"incoming request"') && line.includes('"method":"POST"')) sawRequest();
     });
     const url = new URL(await base);

@@ -150,3 +150,26 @@ describe("README's commands", () => {
       expect(scripts, `npm run ${name}`).toHaveProperty([name!]);
   });
 });
+
+describe('installing', () => {
+  it('README names every locked package whose engines want a newer Node than it promises; scarf telemetry is off', () => {
+    const lock = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { engines?: { node?: string } }>;
+    };
+    const promised = /Node\.js ≥ (\d+)\.(\d+)/.exec(README);
+    expect(promised).not.toBeNull();
+    const major = Number(promised![1]);
+    const newer = Object.entries(lock.packages)
+      .filter(([, p]) => {
+        // Newer only when no alternative of the range (">=22 || >=20.19 <21") admits the promised major.
+        const mins = (p.engines?.node ?? '').split('||').map((alt) => /^\s*>=\s*(\d+)/.exec(alt));
+        return mins.length > 0 && mins.every((m) => m !== null && Number(m[1]) > major);
+      })
+      .map(([where]) => where.replace(/^.*node_modules\//, ''));
+    for (const name of newer) expect(README, name).toContain(`\`${name}@`);
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      scarfSettings?: { enabled?: boolean };
+    };
+    expect(pkg.scarfSettings?.enabled).toBe(false);
+  });
+});

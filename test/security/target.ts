@@ -26,6 +26,7 @@ import { startDevnet } from '../../src/devnet/index.js';
 import { initWallet } from '../../src/wallet/service.js';
 import { addToWhitelist } from '../../src/whitelist/service.js';
 import { createTestDatabase, type TestPostgres } from '../helpers/postgres-server.js';
+import { servedUrl } from '../helpers/serve-log.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const DEV_BIN = path.join(ROOT, 'bin/dev.js');
@@ -33,7 +34,7 @@ const DEV_BIN = path.join(ROOT, 'bin/dev.js');
 export interface TargetOptions {
   /** Extra environment for serve, e.g. raised API_RATE_LIMIT_PER_IP for sqlmap. */
   env?: Record<string, string>;
-  /** LOG_LEVEL of serve (default warn: every 5xx is logged at warn or error). */
+  /** LOG_LEVEL of serve (default info: the start line gives the URL; every 5xx is logged at warn or error). */
   logLevel?: string;
   /** Further keys of the shop, issued and never used, so serve has not verified them yet. */
   spareKeys?: number;
@@ -152,7 +153,7 @@ export async function startTarget(opts: TargetOptions = {}): Promise<Target> {
     ADMIN_HOST: '127.0.0.1',
     ADMIN_PORT: String(adminPort),
     CABINET_PORT: '0',
-    LOG_LEVEL: opts.logLevel ?? 'warn',
+    LOG_LEVEL: opts.logLevel ?? 'info',
     ...opts.env,
   };
   const prepared = await prepare(env, opts.spareKeys ?? 0).catch(async (e: unknown) => {
@@ -172,8 +173,8 @@ export async function startTarget(opts: TargetOptions = {}): Promise<Target> {
   const base = await new Promise<string>((resolve, reject) => {
     lines.on('line', (l) => {
       logLines.push(l);
-      const m = /^paygate serving (http:\/\/\S+)\/v1/.exec(l);
-      if (m) resolve(m[1]!);
+      const url = servedUrl(l);
+      if (url) resolve(url);
     });
     child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${logLines.join('\n')}`)));
   });

@@ -136,14 +136,41 @@ describe('whitelist', () => {
     expect(await listWhitelist(database.db, clock, { merchantId: m })).toEqual([]);
   });
 
-  it('adding an address already listed keeps the entry and its running delay', async () => {
+  it('adding an address already listed: the same or no delay keeps it; a shorter one is refused and changes nothing', async () => {
     const m = await merchant();
     const a = newAddress();
     const first = await add(m, a, '7d');
-    const again = await add(m, a, '0');
-    expect(again.created).toBe(false);
-    expect(again.entry).toEqual(first.entry);
+    clock.advance(DAY);
+    for (const delay of [undefined, '7d']) {
+      const again = await add(m, a, delay);
+      expect(again).toMatchObject({ created: false, delay_extended: false });
+      expect(again.entry).toEqual({ ...first.entry, usable: false });
+    }
+    await expect(add(m, a, '0')).rejects.toMatchObject({
+      code: 'invalid_state',
+      message: expect.stringContaining('remove the entry and add it again'),
+    });
+    await expect(add(m, a, '6d')).rejects.toMatchObject({ code: 'invalid_state' });
+    expect((await listWhitelist(database.db, clock, { merchantId: m }))[0]?.usable_from).toBe(first.entry.usable_from);
     await expect(check(m, a)).rejects.toMatchObject({ code: 'address_not_whitelisted' });
+  });
+
+  it('a longer delay lengthens the entry, counted from when it was added, audited; repeating it changes nothing more', async () => {
+    const m = await merchant();
+    const a = newAddress();
+    const first = await add(m, a, '24h');
+    clock.advance(2 * DAY); // usable by now
+    await check(m, a);
+    const longer = await add(m, a, '72h');
+    expect(longer).toMatchObject({ created: false, delay_extended: true });
+    expect(longer.entry.usable_from).toBe(new Date(Date.parse(first.entry.created_at) + 3 * DAY).toISOString());
+    expect(longer.entry.usable).toBe(false);
+    await expect(check(m, a)).rejects.toMatchObject({ code: 'address_not_whitelisted' });
+    expect(await add(m, a, '72h')).toMatchObject({ delay_extended: false, entry: longer.entry });
+    const trail = await listAudit(database.db, 'whitelist_entry', first.entry.entry_id);
+    expect(trail.map((e) => e.action)).toEqual(['whitelist.add', 'whitelist.delay_extended']);
+    clock.advance(DAY);
+    await check(m, a);
   });
 
   it('removal stops new use; re-adding starts a new delay; each action is audited', async () => {

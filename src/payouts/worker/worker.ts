@@ -95,6 +95,15 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
     return rows;
   };
 
+  /** What every line of a payout's way out names (never a secret): the operator's search keys. */
+  const ids = (row: PayoutRow) => ({
+    payout: row.id,
+    merchant: row.merchant_id,
+    asset: row.asset,
+    amount: row.amount,
+    to: row.to_address,
+  });
+
   const move = (row: PayoutRow, t: Omit<TransitionInput, 'actor'>) =>
     writeTx(db, async (trx) => {
       const cur = await findPayoutForOperator(trx, row.id);
@@ -208,6 +217,7 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
         testHooks.signed(row.id, signed.txID);
         if (await storeSigned(row, signed, r.feeLimit)) {
           signedAny = true;
+          log.info({ ...ids(row), txid: signed.txID }, 'payout signed');
           testHooks.stored();
         }
       } catch (err) {
@@ -260,6 +270,12 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
     });
   };
 
+  const sent = async (row: PayoutRow) => {
+    const done = await move(row, { to: 'broadcast', patch: { wait_reason: null } });
+    if (done) log.info({ ...ids(row), txid: row.tx_hash }, 'payout broadcast');
+    return done;
+  };
+
   /** Step 3. */
   async function broadcastSigning(signal: AbortSignal): Promise<boolean> {
     let moved = false;
@@ -280,7 +296,7 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
         log.warn({ err, payout: row.id, txid: row.tx_hash }, 'broadcast unanswered; retried with the same bytes');
       }
       if (result?.ok) {
-        moved = (await move(row, { to: 'broadcast', patch: { wait_reason: null } })) || moved;
+        moved = (await sent(row)) || moved;
         continue;
       }
       if (result && !result.ok) {
@@ -290,8 +306,7 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
       try {
         solid ??= await chain.getSolidBlock();
         const fate = await fateOf(row, solid);
-        if (fate.kind === 'landed')
-          moved = (await move(row, { to: 'broadcast', patch: { wait_reason: null } })) || moved;
+        if (fate.kind === 'landed') moved = (await sent(row)) || moved;
         else if (fate.kind === 'dead') moved = (await resign(row)) || moved;
       } catch (err) {
         log.warn({ err, payout: row.id }, 'could not look the transaction up');
@@ -308,16 +323,23 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
     polls.delete(row.id);
     proofs.forget(row.id);
     const fee = outcome.info.fee.toString();
-    if (outcome.state === 'success')
-      return move(row, { to: 'confirmed', patch: { network_fee: fee, wait_reason: null, hold_reason: null } });
-    log.error(
-      { payout: row.id, txid: row.tx_hash, receipt: outcome.reason },
-      'payout transaction failed on chain; reservation released, not re-sent',
-    );
-    return move(row, {
+    const line = { ...ids(row), txid: row.tx_hash, network_fee_sun: fee };
+    if (outcome.state === 'success') {
+      const done = await move(row, {
+        to: 'confirmed',
+        patch: { network_fee: fee, wait_reason: null, hold_reason: null },
+      });
+      if (done) log.info(line, 'payout confirmed');
+      return done;
+    }
+    const done = await move(row, {
       to: 'failed',
       patch: { network_fee: fee, fail_reason: outcome.reason, wait_reason: null, hold_reason: null },
     });
+    // An error, not info: the operator looks at every failed payout.
+    if (done)
+      log.error({ ...line, receipt: outcome.reason }, 'payout failed on chain; reservation released, not re-sent');
+    return done;
   }
 
   /** Step 4. */

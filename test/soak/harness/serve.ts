@@ -8,6 +8,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { SERVE_NODE_FLAGS } from '../../../src/operations/heap.js';
+import { servedUrl } from '../../helpers/serve-log.js';
 
 const DEV_BIN = path.resolve(import.meta.dirname, '../../../bin/dev.js');
 const START_TIMEOUT_MS = 60_000;
@@ -86,16 +87,14 @@ export class ServeProcess {
     );
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', () => undefined); // keep the pipe drained
-    const banner = new Promise<string>((resolve) =>
-      lines.on('line', (l) => l.startsWith('paygate serving') && resolve(l)),
-    );
+    const banner = new Promise<string>((resolve) => lines.on('line', (l) => servedUrl(l) !== null && resolve(l)));
     const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), START_TIMEOUT_MS).unref());
     const line = await Promise.race([banner, this.exited.then(() => null), timeout]);
     if (line === null) {
       child.kill('SIGKILL');
       throw new Error(`serve did not start: ${this.stderrTail}`);
     }
-    this.url = (/(http:\/\/\S+)\/v1/.exec(line) as RegExpExecArray)[1] as string;
+    this.url = servedUrl(line) as string;
     return this.url;
   }
 
