@@ -49,7 +49,9 @@ export const SessionQuery = Type.Object(
 export const SessionSchema = Type.Object(
   {
     token: Type.Optional(Type.String({ description: 'Bearer token (transport bearer only); shown once' })),
-    expires_at: DateTime('When the session ends unless a request comes first (12 h idle)'),
+    expires_at: DateTime(
+      'When the session ends unless a request comes first (12 h idle; never later than 7 days after sign-in)',
+    ),
     csrf_token: Type.Optional(
       Type.String({ description: 'Send as X-CSRF-Token with every change (transport cookie only)' }),
     ),
@@ -60,7 +62,9 @@ export const SessionSchema = Type.Object(
 export const CurrentSessionSchema = Type.Object(
   {
     transport: StringEnum(['bearer', 'cookie']),
-    expires_at: DateTime('When the session ends unless a request comes first (12 h idle)'),
+    expires_at: DateTime(
+      'When the session ends unless a request comes first (12 h idle; never later than 7 days after sign-in)',
+    ),
     csrf_token: Type.Union([Type.String(), Type.Null()], {
       description: 'Send as X-CSRF-Token with every change; null for a bearer session',
     }),
