@@ -83,8 +83,7 @@ export async function buildAdminServer(s: Services, metrics: AppMetrics, opts: A
     logger: s.logger.child({ component: 'admin' }),
     prefix: '/admin/v1',
     document: CONSOLE_DOCUMENT,
-    // Reached directly (loopback by default), never through the public proxy: the socket's address.
-    behindProxy: false,
+    // Reached directly (loopback by default), never through a proxy: no trustProxy, the socket's address.
     emptyBodyIsObject: true,
     authenticate: () => async (req) => {
       req.operator = await verifier.authenticate(req.headers.authorization, req.ip);
