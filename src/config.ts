@@ -52,7 +52,12 @@ export interface Config {
    * or a comma-separated list of addresses/CIDRs. Set it when an HTTPS proxy stands in front.
    * `true` (trust every hop) is refused: any client could then pick its IP with X-Forwarded-For.
    */
-  trustProxy: false | number | string[];
+  trustProxy: TrustProxy;
+  /**
+   * The same for the cabinet's listener (CABINET_TRUST_PROXY, same syntax; default false): a proxy
+   * in front of the cabinet is not the public one, so neither trusts the other's.
+   */
+  cabinetTrustProxy: TrustProxy;
   /**
    * How long the worker lease lasts without renewal (WORKER_LEASE_TTL, default 15 s): a second
    * `serve` takes the background work over this long after the holder stops renewing.
@@ -77,6 +82,9 @@ export interface Config {
    */
   cabinetPublicUrl: string | null;
 }
+
+/** Which proxies to trust for the client's address: none (false), a hop count, or their addresses/CIDRs. */
+export type TrustProxy = false | number | string[];
 
 export type DatabaseTarget =
   | { engine: 'sqlite'; path: string }
@@ -212,14 +220,15 @@ function passphrase(env: Env): string | null {
   }
 }
 
-function trustProxy(env: Env): false | number | string[] {
-  const v = text(env, 'TRUST_PROXY');
+/** TRUST_PROXY or CABINET_TRUST_PROXY (same syntax): which proxies name the client's address. */
+function trustProxy(env: Env, name: 'TRUST_PROXY' | 'CABINET_TRUST_PROXY'): TrustProxy {
+  const v = text(env, name);
   if (v === null || v === 'false') return false;
   // Trusting every hop lets any client choose its IP with X-Forwarded-For, defeating the per-IP
   // rate limit and argon2 budgets: name the proxies (or count them) instead.
   if (v.toLowerCase() === 'true') {
     throw new ConfigError(
-      'TRUST_PROXY',
+      name,
       'true (trust every proxy) is refused: any client could choose its IP with X-Forwarded-For; give the hop count (e.g. 1) or the proxy addresses/CIDRs',
     );
   }
@@ -233,12 +242,12 @@ function trustProxy(env: Env): false | number | string[] {
     // A malformed entry used to pass here and stop fastify with "invalid IP address: …", which
     // does not name the variable.
     if (!range)
-      throw new ConfigError('TRUST_PROXY', `must be false, a hop count or a list of proxy addresses/CIDRs, got "${v}"`);
+      throw new ConfigError(name, `must be false, a hop count or a list of proxy addresses/CIDRs, got "${v}"`);
     // `0.0.0.0/0`, `::/0` or `::ffff:0:0/96` (every IPv4 client, as proxy-addr reads it) is
     // `true` by another spelling: any client could choose its IP with X-Forwarded-For.
     if (range.every) {
       throw new ConfigError(
-        'TRUST_PROXY',
+        name,
         `"${entry}" holds every address, which trusts every proxy (refused as "true" is); give the proxies' own addresses/CIDRs or the hop count`,
       );
     }
@@ -345,7 +354,8 @@ export function parseConfig(env: Env = process.env): Config {
     redisKeyPrefix: redisKeyPrefix(env),
     confirmations: integer(env, 'CONFIRMATIONS', 19, 1, 1000),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
-    trustProxy: trustProxy(env),
+    trustProxy: trustProxy(env, 'TRUST_PROXY'),
+    cabinetTrustProxy: trustProxy(env, 'CABINET_TRUST_PROXY'),
     workerLeaseTtlMs: durationMs(env, 'WORKER_LEASE_TTL', 15_000, 2_000, 600_000),
     shutdownTimeoutMs: durationMs(env, 'SHUTDOWN_TIMEOUT', 20_000, 1_000, 600_000),
     adminHost: listenHost(env, 'ADMIN_HOST', '127.0.0.1'),

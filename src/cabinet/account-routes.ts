@@ -46,11 +46,14 @@ export async function accountRoutes(app: ApiServer, deps: CabinetDeps): Promise<
         tags: ['account'],
         summary: "Turn the second factor on with the authenticator's first code",
         description:
-          'A code that does not match is 400 validation_failed at body.code; without an enrolment under way, 409 invalid_state. From then on sign-in needs a code.',
+          'A code that does not match is 400 validation_failed at body.code; without an enrolment under way, 409 invalid_state. From then on sign-in needs a code, and every other session of the account has ended (this one stays).',
         body: TotpConfirmBody,
         response: { 200: AccountSchema, ...errorResponses(400, 401, 403, 409, 429) },
       },
     },
-    async (req) => accountView(db, await confirmTotp(db, clock, sessionOf(req).owner.id, req.body.code)),
+    async (req) => {
+      const session = sessionOf(req);
+      return accountView(db, await confirmTotp(db, clock, session.owner.id, req.body.code, session.tokenHash));
+    },
   );
 }

@@ -1,7 +1,7 @@
 /** TypeBox schemas of /cabinet/v1: they validate requests and generate its OpenAPI document. */
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../http/pagination.js';
-import { AssetCode, StringEnum, Uuid } from '../http/schemas.js';
+import { AssetCode, DisabledBy, StringEnum, Uuid } from '../http/schemas.js';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../owners/service.js';
 import { PAYOUT_STATUSES } from '../payouts/schema.js';
 
@@ -49,7 +49,9 @@ export const SessionQuery = Type.Object(
 export const SessionSchema = Type.Object(
   {
     token: Type.Optional(Type.String({ description: 'Bearer token (transport bearer only); shown once' })),
-    expires_at: DateTime('When the session ends unless a request comes first (12 h idle)'),
+    expires_at: DateTime(
+      'When the session ends unless a request comes first (12 h idle; never later than 7 days after sign-in)',
+    ),
     csrf_token: Type.Optional(
       Type.String({ description: 'Send as X-CSRF-Token with every change (transport cookie only)' }),
     ),
@@ -60,7 +62,9 @@ export const SessionSchema = Type.Object(
 export const CurrentSessionSchema = Type.Object(
   {
     transport: StringEnum(['bearer', 'cookie']),
-    expires_at: DateTime('When the session ends unless a request comes first (12 h idle)'),
+    expires_at: DateTime(
+      'When the session ends unless a request comes first (12 h idle; never later than 7 days after sign-in)',
+    ),
     csrf_token: Type.Union([Type.String(), Type.Null()], {
       description: 'Send as X-CSRF-Token with every change; null for a bearer session',
     }),
@@ -73,7 +77,8 @@ const MerchantSummary = Type.Object(
     merchant_id: Uuid('Merchant id'),
     name: Type.String(),
     approval: StringEnum(['pending', 'approved', 'rejected']),
-    enabled: Type.Boolean(),
+    enabled: Type.Boolean({ description: "Neither the operator's switch nor the owner's is off" }),
+    disabled_by: DisabledBy,
   },
   { additionalProperties: false, title: 'MerchantSummary' },
 );
@@ -124,7 +129,11 @@ export const MerchantSchema = Type.Object(
       ['pending', 'approved', 'rejected'],
       'The operator review: only approved merchants take payments',
     ),
-    enabled: Type.Boolean({ description: 'Off: every API key answers 403 merchant_disabled' }),
+    enabled: Type.Boolean({
+      description:
+        "Neither the operator's switch nor the owner's is off; false: every API key answers 403 merchant_disabled",
+    }),
+    disabled_by: DisabledBy,
     address_mode: StringEnum(['per_invoice', 'per_user']),
     settings: Type.Object(
       {
@@ -148,7 +157,12 @@ export type MerchantSchema = Static<typeof MerchantSchema>;
 
 export const MerchantPatchBody = Type.Object(
   {
-    enabled: Type.Optional(Type.Boolean({ description: 'false: every API key answers 403 merchant_disabled' })),
+    enabled: Type.Optional(
+      Type.Boolean({
+        description:
+          "The owner's switch: false makes every API key answer 403 merchant_disabled; true lifts the owner's stop only, never the operator's",
+      }),
+    ),
     network_fee_payer: Type.Optional(
       StringEnum(['merchant', 'customer'], '`merchant` clears the legacy setting; `customer` is refused (422)'),
     ),

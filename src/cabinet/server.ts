@@ -44,6 +44,8 @@ export async function buildCabinetServer(
     prefix: '/cabinet/v1',
     document: cabinetDocument(services.config),
     perIp: { max: services.config.rateLimitPerIp, store: rateCounts?.store('cabinet') },
+    // Its own proxy setting: the public listener's proxy is not the one in front of the cabinet.
+    trustProxy: services.config.cabinetTrustProxy,
     noStore: true,
     authenticate: (surface) => async (req) => {
       const auth = req.headers.authorization;

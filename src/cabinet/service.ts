@@ -11,8 +11,9 @@ import { writeTx, type Db } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { balanceView } from '../ledger/operator.js';
 import { balances } from '../ledger/service.js';
-import { applyMerchantAction, clearLegacyNetworkFeePayer } from '../merchants/service.js';
+import { clearLegacyNetworkFeePayer, setOwnerSwitch } from '../merchants/service.js';
 import type { MerchantRow } from '../merchants/store.js';
+import { disabledBy, merchantEnabled } from '../merchants/switches.js';
 import { merchantsOfOwner, ownedMerchant, type OwnerRow } from '../owners/store.js';
 import type { Services } from '../services.js';
 import { ownerActor } from './context.js';
@@ -29,7 +30,8 @@ export async function accountView(db: Db, owner: OwnerRow) {
       merchant_id: m.id,
       name: m.name,
       approval: m.approval,
-      enabled: m.enabled === 1,
+      enabled: merchantEnabled(m),
+      disabled_by: disabledBy(m),
     })),
   };
 }
@@ -55,7 +57,8 @@ export async function merchantOwnerView(deps: AssetDeps, m: MerchantRow): Promis
     merchant_id: m.id,
     name: m.name,
     approval: m.approval,
-    enabled: m.enabled === 1,
+    enabled: merchantEnabled(m),
+    disabled_by: disabledBy(m),
     address_mode: m.address_mode,
     settings: {
       site_url: m.site_url,
@@ -75,8 +78,8 @@ export interface MerchantPatch {
 }
 
 /**
- * The owner's switches, in one transaction: `enabled` (keys answer 403 merchant_disabled while
- * off) and `network_fee_payer: "merchant"` (clears the legacy setting). `"customer"` is refused
+ * The owner's switches, in one transaction: `enabled` moves the owner's switch only (keys answer
+ * 403 merchant_disabled while it or the operator's is off; the operator's stays as it is) and `network_fee_payer: "merchant"` (clears the legacy setting). `"customer"` is refused
  * before anything of the request is written.
  */
 export async function updateOwnedMerchant(
@@ -94,8 +97,7 @@ export async function updateOwnedMerchant(
   const actor = ownerActor(session);
   await writeTx(deps.db, async (trx) => {
     if (!(await ownedMerchant(trx, session.owner.id, merchantId))) throw merchantNotFound(merchantId);
-    if (patch.enabled !== undefined)
-      await applyMerchantAction(trx, deps.clock, actor, merchantId, patch.enabled ? 'enable' : 'disable');
+    if (patch.enabled !== undefined) await setOwnerSwitch(trx, deps.clock, actor, merchantId, patch.enabled);
     if (patch.network_fee_payer === 'merchant') await clearLegacyNetworkFeePayer(trx, deps.clock, actor, merchantId);
   });
   const now = await ownedMerchant(deps.db, session.owner.id, merchantId);

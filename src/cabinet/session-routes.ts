@@ -87,7 +87,7 @@ export async function sessionRoutes(app: ApiServer, deps: CabinetDeps): Promise<
         tags: ['sessions'],
         summary: 'The current session: its expiry and, for the cookie, its CSRF token',
         description:
-          'The web page reads its CSRF token here after a reload. Every request of the session moves its end 12 h ahead.',
+          'The web page reads its CSRF token here after a reload. Every request of the session moves its end 12 h ahead, never past 7 days after sign-in.',
         response: { 200: CurrentSessionSchema, ...errorResponses(401, 429) },
       },
     },

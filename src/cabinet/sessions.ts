@@ -1,8 +1,10 @@
 /**
  * Cabinet sessions. A session token is 32 random bytes (base64url); only its SHA-256 is stored, and
  * a request finds its session by that digest (an index lookup of a digest tells an attacker nothing
- * about any token). A session ends 12 h after its last request, at sign-out, or when the operator
- * disables or resets the account; its owner row is read with it on every request.
+ * about any token). A session ends 12 h after its last request, 7 days after sign-in whatever the
+ * activity (a stolen token cannot be kept alive by polling), at sign-out, when the owner turns the
+ * second factor on (every other session of the account), or when the operator disables or resets
+ * the account; its owner row is read with it on every request.
  *
  * Two transports, fixed when the session starts: `bearer` (`Authorization: Bearer <token>`, the
  * API) and `cookie` (the web page: an HttpOnly, SameSite=Strict cookie the page's script never
@@ -20,6 +22,8 @@ import { endSession, findSessionWithOwner, insertSession, touchSession, type Own
 
 /** A session ends this long after its last request. */
 export const SESSION_IDLE_MS = 12 * 3_600_000;
+/** A session ends this long after sign-in, however active. */
+export const SESSION_MAX_MS = 7 * 24 * 3_600_000;
 /** The last request is recorded at most this often (the page polls every few seconds). */
 const TOUCH_EVERY_MS = 60_000;
 export const SESSION_COOKIE = 'paygate_session';
@@ -88,12 +92,15 @@ export async function authenticateSession(
     found.session.ended_at !== null ||
     found.session.transport !== transport ||
     Date.parse(found.session.expires_at) <= now.getTime() ||
+    Date.parse(found.session.created_at) + SESSION_MAX_MS <= now.getTime() ||
     found.owner.disabled_at !== null
   )
     throw cabinetUnauthorized();
   let expiresAt = found.session.expires_at;
   if (now.getTime() - Date.parse(found.session.last_seen_at) >= TOUCH_EVERY_MS) {
-    expiresAt = new Date(now.getTime() + SESSION_IDLE_MS).toISOString();
+    const idleEnd = now.getTime() + SESSION_IDLE_MS;
+    const lastEnd = Date.parse(found.session.created_at) + SESSION_MAX_MS;
+    expiresAt = new Date(Math.min(idleEnd, lastEnd)).toISOString();
     await writeTx(db, (trx) => touchSession(trx, tokenHash, now.toISOString(), expiresAt));
   }
   return {

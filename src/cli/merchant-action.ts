@@ -7,8 +7,9 @@ import { idArg } from './flags.js';
 const DESCRIPTIONS: Record<MerchantAction, string> = {
   approve: 'Approve a merchant after review: it may then create invoices and permanent addresses',
   reject: 'Reject a merchant: it cannot accept payments (keys and reads keep working)',
-  enable: 'Enable a disabled merchant',
-  disable: 'Disable a merchant: its API keys answer 403 merchant_disabled',
+  enable: "Lift the operator's stop of a merchant (the owner's own switch in the cabinet stays as it is)",
+  disable:
+    "Disable a merchant (the operator's switch): its API keys answer 403 merchant_disabled; its owner cannot lift this stop",
 };
 
 export function merchantActionCommand(action: MerchantAction) {
@@ -23,7 +24,8 @@ export function merchantActionCommand(action: MerchantAction) {
       );
       const ctx = await this.context();
       const m = await changeMerchant(ctx.database.db, ctx.clock, ctx.actor, args.id as string, action);
-      this.say(`Merchant ${m.merchant_id}: approval ${m.approval}, ${m.enabled ? 'enabled' : 'disabled'}`);
+      const state = m.enabled ? 'enabled' : `disabled by ${m.disabled_by.join(' and ')}`;
+      this.say(`Merchant ${m.merchant_id}: approval ${m.approval}, ${state}`);
       return m;
     }
   };

@@ -45,6 +45,7 @@ import * as m0047 from './migrations/0047_derivation_gaps.js';
 import * as m0048 from './migrations/0048_operator_tokens.js';
 import * as m0049 from './migrations/0049_cabinet.js';
 import * as m0050 from './migrations/0050_accounting.js';
+import * as m0051 from './migrations/0051_two_merchant_switches.js';
 import * as m0052 from './migrations/0052_operator_token_terms.js';
 
 /** The last migration that PostgreSQL's baseline covers: its schema is SQLite's after this one. */
@@ -98,6 +99,7 @@ export const AFTER_BASELINE: Record<string, EngineMigration> = {
   '0048_operator_tokens': m0048,
   '0049_cabinet': m0049,
   '0050_accounting': m0050,
+  '0051_two_merchant_switches': m0051,
   '0052_operator_token_terms': m0052,
 };
 

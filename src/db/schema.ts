@@ -21,7 +21,13 @@ export interface MerchantsTable {
   name: string;
   address_mode: AddressMode;
   approval: MerchantApproval;
+  /**
+   * The operator's switch (`merchant enable|disable`). The merchant accepts requests only when this
+   * and `owner_enabled` are both 1 (src/merchants/switches.ts).
+   */
   enabled: number;
+  /** The owner's switch (the cabinet's `PATCH {enabled}`), migration 0051. */
+  owner_enabled: number;
   site_url: string | null;
   return_url: string | null;
   cancel_url: string | null;

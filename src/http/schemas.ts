@@ -47,3 +47,11 @@ export const UuidParams = Type.Object({ id: Uuid() }, { additionalProperties: fa
 export function StringEnum<const T extends readonly string[]>(values: T, description?: string): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
 }
+
+/** Whose switch keeps a merchant off (console and cabinet alike); empty when it is enabled. */
+export const DisabledBy = Type.Array(StringEnum(['operator', 'owner']), {
+  uniqueItems: true,
+  maxItems: 2,
+  description:
+    'Whose switch is off: "operator" (merchant disable) and/or "owner" (the cabinet); [] when enabled. Each side moves only its own.',
+});

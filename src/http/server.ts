@@ -53,6 +53,7 @@ export async function buildHttpServer(
     prefix: '/v1',
     document: v1Document(deps.config),
     perIp: { max: deps.config.rateLimitPerIp, store: deps.rateCounts?.store('v1') },
+    trustProxy: deps.config.trustProxy,
     authenticate: (surface) => {
       const perKey = surface.limit(
         deps.config.rateLimitPerKey,

@@ -22,7 +22,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config, TrustProxy } from '../config.js';
 import { AppError } from '../errors.js';
 import {
   acceptJsonBodies,
@@ -84,10 +84,11 @@ export interface SurfaceOptions {
   /** The per-IP limit (requests a minute) and where it counts (rate-counts.ts); none: no limit. */
   perIp?: { max: number; store?: FastifyRateLimitStoreCtor };
   /**
-   * Whether the client's address comes from X-Forwarded-For as TRUST_PROXY says (default). A
-   * listener never reached through the proxy (the admin one) takes the socket's address.
+   * Which proxies this listener trusts to name the client's address in X-Forwarded-For (each
+   * listener has its own proxy, or none: TRUST_PROXY for /v1, CABINET_TRUST_PROXY for the
+   * cabinet). Absent: none, the socket's address (the admin listener, reached directly).
    */
-  behindProxy?: boolean;
+  trustProxy?: TrustProxy;
   /** API answers under the prefix are `Cache-Control: no-store` (a signed-in owner's data). */
   noStore?: boolean;
   /** A request without a body where the body schema requires nothing is `{}` (the console's flags). */
@@ -113,7 +114,7 @@ const unmetExpectation = new WeakSet<IncomingMessage>();
  * fastify 5 ignores a numeric trustProxy (it trusts no hop, so every client behind the proxy would
  * share the proxy's rate-limit bucket): a hop count becomes a function trusting that many hops.
  */
-function trustProxyOption(tp: Config['trustProxy']): false | string[] | ((addr: string, hop: number) => boolean) {
+function trustProxyOption(tp: TrustProxy): false | string[] | ((addr: string, hop: number) => boolean) {
   if (typeof tp === 'number') return (_addr, hop) => hop < tp;
   return tp;
 }
@@ -127,7 +128,7 @@ export async function buildSurface(opts: SurfaceOptions): Promise<Surface> {
     loggerInstance: opts.logger as FastifyBaseLogger,
     genReqId: requestIdOf,
     bodyLimit: BODY_LIMIT,
-    trustProxy: opts.behindProxy === false ? false : trustProxyOption(opts.config.trustProxy),
+    trustProxy: trustProxyOption(opts.trustProxy ?? false),
     routerOptions: { maxParamLength: 2048 },
     // Per-request lines only when debugging; failures are logged by the error handler.
     logController: new LogController({ disableRequestLogging: !requestLines }),

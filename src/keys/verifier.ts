@@ -27,6 +27,7 @@ import type { Clock } from '../clock.js';
 import { writeTx, type Db } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { MerchantRow } from '../merchants/store.js';
+import { merchantEnabled } from '../merchants/switches.js';
 import { parseApiKey } from './format.js';
 import { HashBudget } from './hash-budget.js';
 import { findKeyWithMerchant, touchLastUsed } from './store.js';
@@ -129,7 +130,7 @@ export class ApiKeyVerifier {
     const now = this.clock.now();
     if (!found || !usableUnderTerms(found, now, clientAddress)) throw unauthorized();
     await this.checkSecret(parsed.keyId, parsed.secret, found.secret_hash, clientIp);
-    if (found.merchant.enabled !== 1) throw new AppError('merchant_disabled', 'The merchant is disabled');
+    if (!merchantEnabled(found.merchant)) throw new AppError('merchant_disabled', 'The merchant is disabled');
     this.stampLastUse(parsed.keyId, found.last_used_at, now);
     return found.merchant;
   }

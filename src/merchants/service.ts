@@ -1,7 +1,7 @@
 /**
  * Merchant lifecycle for the operator: create, approve/reject (the review before a merchant may
- * accept payments), enable/disable, settings. Every change writes an audit entry in the same
- * transaction.
+ * accept payments), enable/disable (the operator's switch), settings; and the owner's own switch
+ * (switches.ts). Every change writes an audit entry in the same transaction.
  */
 import { randomUUID } from 'node:crypto';
 import { recordAudit } from '../audit/store.js';
@@ -11,13 +11,17 @@ import type { AddressMode, MerchantApproval } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { PageRequest } from '../http/pagination.js';
 import { findMerchant, insertMerchant, listMerchants, updateMerchant, type MerchantRow } from './store.js';
+import { disabledBy, merchantEnabled, type SwitchOwner } from './switches.js';
 
 export interface MerchantView {
   merchant_id: string;
   name: string;
   address_mode: AddressMode;
   approval: MerchantApproval;
+  /** Both switches on: the operator's and the owner's. */
   enabled: boolean;
+  /** Whose switch is off: `["operator"]`, `["owner"]`, both, or `[]` when enabled. */
+  disabled_by: SwitchOwner[];
   site_url: string | null;
   return_url: string | null;
   cancel_url: string | null;
@@ -33,7 +37,8 @@ export function merchantView(m: MerchantRow): MerchantView {
     name: m.name,
     address_mode: m.address_mode,
     approval: m.approval,
-    enabled: m.enabled === 1,
+    enabled: merchantEnabled(m),
+    disabled_by: disabledBy(m),
     site_url: m.site_url,
     return_url: m.return_url,
     cancel_url: m.cancel_url,
@@ -89,6 +94,7 @@ export async function createMerchant(
     address_mode: input.addressMode ?? 'per_invoice',
     approval: 'pending',
     enabled: 1,
+    owner_enabled: 1,
     site_url: input.siteUrl ? parseMerchantUrl('--site-url', input.siteUrl) : null,
     return_url: input.returnUrl ? parseMerchantUrl('--return-url', input.returnUrl) : null,
     cancel_url: input.cancelUrl ? parseMerchantUrl('--cancel-url', input.cancelUrl) : null,
@@ -120,7 +126,10 @@ const ACTION_PATCH: Record<MerchantAction, Partial<MerchantRow>> = {
   disable: { enabled: 0 },
 };
 
-/** Approve/reject/enable/disable. Repeating an action is harmless (the state is simply kept). */
+/**
+ * Approve/reject/enable/disable; enable and disable move the operator's switch only. Repeating an
+ * action is harmless (the state is simply kept).
+ */
 export async function changeMerchant(
   db: Db,
   clock: Clock,
@@ -149,6 +158,31 @@ export async function applyMerchantAction(
     subjectId: id,
     merchantId: id,
     details: { approval_before: before.approval, enabled_before: before.enabled === 1 },
+  });
+  return merchantView({ ...before, ...patch });
+}
+
+/**
+ * The owner's switch (the cabinet), inside the caller's transaction. It never moves the
+ * operator's: an owner cannot undo the operator's stop. Audited as `merchant.owner_enable|disable`.
+ */
+export async function setOwnerSwitch(
+  trx: Tx,
+  clock: Clock,
+  actor: string,
+  id: string,
+  on: boolean,
+): Promise<MerchantView> {
+  const before = await requireMerchant(trx, id);
+  const patch = { owner_enabled: Number(on), updated_at: clock.now().toISOString() };
+  await updateMerchant(trx, id, patch);
+  await recordAudit(trx, clock, {
+    actor,
+    action: on ? 'merchant.owner_enable' : 'merchant.owner_disable',
+    subjectType: 'merchant',
+    subjectId: id,
+    merchantId: id,
+    details: { owner_enabled_before: before.owner_enabled === 1, disabled_by_before: disabledBy(before) },
   });
   return merchantView({ ...before, ...patch });
 }

@@ -86,8 +86,7 @@ export async function buildAdminServer(s: Services, metrics: AppMetrics, opts: A
     logger: s.logger.child({ component: 'admin' }),
     prefix: '/admin/v1',
     document: CONSOLE_DOCUMENT,
-    // Reached directly (loopback by default), never through the public proxy: the socket's address.
-    behindProxy: false,
+    // Reached directly (loopback by default), never through a proxy: no trustProxy, the socket's address.
     // Each process counts its own: every replica has an admin listener of its own.
     perIp: { max: s.config.adminRateLimitPerIp },
     emptyBodyIsObject: true,

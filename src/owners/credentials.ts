@@ -11,7 +11,14 @@ import { writeTx, type Db } from '../db/database.js';
 import { AppError, validationFailed } from '../errors.js';
 import { ARGON2_OPTIONS } from '../keys/service.js';
 import { cabinetUnauthorized, normalizeEmail } from './service.js';
-import { advanceTotpCounter, findOwner, findOwnerByEmail, updateOwner, type OwnerRow } from './store.js';
+import {
+  advanceTotpCounter,
+  endOwnerSessions,
+  findOwner,
+  findOwnerByEmail,
+  updateOwner,
+  type OwnerRow,
+} from './store.js';
 import { newTotpSecret, totpStep, type TotpEnrolment } from './totp.js';
 
 let decoy: Promise<string> | null = null;
@@ -61,8 +68,18 @@ export async function startTotpEnrolment(db: Db, clock: Clock, ownerId: string):
   return enrolment;
 }
 
-/** A first code from the authenticator turns the second factor on. */
-export async function confirmTotp(db: Db, clock: Clock, ownerId: string, code: string): Promise<OwnerRow> {
+/**
+ * A first code from the authenticator turns the second factor on, and ends every other session
+ * of the account (one opened with the password alone, perhaps by whoever else knows it); the
+ * session of `currentTokenHash`, which turned it on, stays.
+ */
+export async function confirmTotp(
+  db: Db,
+  clock: Clock,
+  ownerId: string,
+  code: string,
+  currentTokenHash: string,
+): Promise<OwnerRow> {
   return writeTx(db, async (trx) => {
     const owner = await findOwner(trx, ownerId);
     if (!owner) throw cabinetUnauthorized();
@@ -80,12 +97,13 @@ export async function confirmTotp(db: Db, clock: Clock, ownerId: string, code: s
       updated_at: now,
     };
     await updateOwner(trx, owner.id, patch);
+    const ended = await endOwnerSessions(trx, owner.id, now, currentTokenHash);
     await recordAudit(trx, clock, {
       actor: `owner:${owner.email}`,
       action: 'owner.totp_enable',
       subjectType: 'owner',
       subjectId: owner.id,
-      details: {},
+      details: { other_sessions_ended: ended },
     });
     return { ...owner, ...patch };
   });

@@ -309,14 +309,18 @@ export async function completeSetup(db: Db, clock: Clock, token: string, passwor
   return writeTx(db, async (trx) => {
     const owner = await usable(trx);
     if (!owner || !(await useSetupToken(trx, tokenHash, clock.now().toISOString()))) throw cabinetUnauthorized();
-    const patch = { password_hash: passwordHash, updated_at: clock.now().toISOString() };
+    const now = clock.now().toISOString();
+    const patch = { password_hash: passwordHash, updated_at: now };
     await updateOwner(trx, owner.id, patch);
+    // A new password ends every session of the account (the setup link signs no one in, so none
+    // is kept): whoever held one under the old password is out.
+    const ended = await endOwnerSessions(trx, owner.id, now);
     await recordAudit(trx, clock, {
       actor: `owner:${owner.email}`,
       action: 'owner.setup',
       subjectType: 'owner',
       subjectId: owner.id,
-      details: {},
+      details: { sessions_ended: ended },
     });
     return { ...owner, ...patch };
   });

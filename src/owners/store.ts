@@ -191,13 +191,14 @@ export async function endSession(db: Tx, tokenHash: string, at: string): Promise
     .execute();
 }
 
-/** Ends every live session of an owner; returns how many. */
-export async function endOwnerSessions(db: Tx, ownerId: string, at: string): Promise<number> {
-  const r = await db
+/** Ends every live session of an owner, but the one of `keepTokenHash` when given; returns how many. */
+export async function endOwnerSessions(db: Tx, ownerId: string, at: string, keepTokenHash?: string): Promise<number> {
+  let q = db
     .updateTable('owner_sessions')
     .set({ ended_at: at })
     .where('owner_id', '=', ownerId)
-    .where('ended_at', 'is', null)
-    .executeTakeFirst();
+    .where('ended_at', 'is', null);
+  if (keepTokenHash !== undefined) q = q.where('token_hash', '!=', keepTokenHash);
+  const r = await q.executeTakeFirst();
   return Number(r.numUpdatedRows);
 }

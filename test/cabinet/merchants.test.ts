@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAudit } from '../../src/audit/store.js';
 import { ManualClock } from '../../src/clock.js';
 import { creditMerchant } from '../../src/ledger/operator.js';
+import { changeMerchant, showMerchant } from '../../src/merchants/service.js';
 import { api } from '../helpers/http.js';
 import { startCabinetApp, type CabinetTestApp } from './helpers.js';
 
@@ -43,8 +44,57 @@ describe("the owner's switches", () => {
     expect((await invoice(shop.key, 'o-1')).status).toBe(201);
     const audit = await listAudit(t.app.services.db, 'merchant', shop.id);
     expect(audit.filter((e) => e.actor === 'owner:switch@shop.example').map((e) => e.action)).toEqual([
-      'merchant.disable',
-      'merchant.enable',
+      'merchant.owner_disable',
+      'merchant.owner_enable',
+    ]);
+  });
+
+  it("cannot undo the operator's stop: two switches, the merchant works only when neither is off", async () => {
+    const shop = await ownShop('stop@shop.example');
+    const { db } = t.app.services;
+    const patch = (enabled: boolean) =>
+      t.call(`/cabinet/v1/merchants/${shop.id}`, shop.token, { method: 'PATCH', body: { enabled } });
+    const refusedWith403 = async (order: string) => {
+      const r = await invoice(shop.key, order);
+      expect(r.status).toBe(403);
+      expect(r.body.error.code).toBe('merchant_disabled');
+    };
+
+    await changeMerchant(db, clock, 'cli:operator', shop.id, 'disable');
+    const undo = await patch(true);
+    expect(undo.status).toBe(200);
+    expect(undo.body).toMatchObject({ enabled: false, disabled_by: ['operator'] });
+    await refusedWith403('s-1');
+    expect(await showMerchant(db, shop.id)).toMatchObject({ enabled: false, disabled_by: ['operator'] });
+
+    // The owner's own switch moves while the operator's stays off: both show, then the operator's alone.
+    expect((await patch(false)).body).toMatchObject({ enabled: false, disabled_by: ['operator', 'owner'] });
+    const account = await t.call('/cabinet/v1/account', shop.token);
+    expect(account.body.merchants[0]).toMatchObject({ enabled: false, disabled_by: ['operator', 'owner'] });
+    expect((await patch(true)).body).toMatchObject({ enabled: false, disabled_by: ['operator'] });
+    await refusedWith403('s-2');
+
+    // The operator's enable does not undo the owner's stop either.
+    await patch(false);
+    await changeMerchant(db, clock, 'cli:operator', shop.id, 'enable');
+    expect((await t.call(`/cabinet/v1/merchants/${shop.id}`, shop.token)).body).toMatchObject({
+      enabled: false,
+      disabled_by: ['owner'],
+    });
+    await refusedWith403('s-3');
+    expect((await patch(true)).body).toMatchObject({ enabled: true, disabled_by: [] });
+    expect((await invoice(shop.key, 's-4')).status).toBe(201);
+
+    const audit = await listAudit(db, 'merchant', shop.id);
+    expect(audit.filter((e) => e.action !== 'merchant.create').map((e) => [e.actor, e.action])).toEqual([
+      ['test', 'merchant.approve'],
+      ['cli:operator', 'merchant.disable'],
+      ['owner:stop@shop.example', 'merchant.owner_enable'],
+      ['owner:stop@shop.example', 'merchant.owner_disable'],
+      ['owner:stop@shop.example', 'merchant.owner_enable'],
+      ['owner:stop@shop.example', 'merchant.owner_disable'],
+      ['cli:operator', 'merchant.enable'],
+      ['owner:stop@shop.example', 'merchant.owner_enable'],
     ]);
   });
 

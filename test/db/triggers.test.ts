@@ -148,6 +148,7 @@ beforeAll(async () => {
       address_mode: 'per_invoice',
       approval: 'approved',
       enabled: 1,
+      owner_enabled: 1,
       site_url: null,
       return_url: null,
       cancel_url: null,

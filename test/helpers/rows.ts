@@ -9,6 +9,7 @@ export function merchantRow(id: string, over: { name?: string; site_url?: string
     address_mode: 'per_invoice' as const,
     approval: 'approved' as const,
     enabled: 1,
+    owner_enabled: 1,
     site_url: over.site_url ?? null,
     return_url: null,
     cancel_url: null,

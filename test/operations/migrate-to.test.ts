@@ -1,5 +1,5 @@
 /**
- * `paygate migrate-to <postgres url>` (docs/operations.md, "Moving to PostgreSQL"): a SQLite
+ * `PAYGATE_MIGRATE_TO_URL=<postgres url> paygate migrate-to` (docs/operations.md, "Moving to PostgreSQL"): a SQLite
  * instance with real history (the demo's tour: an invoice paid on the devnet, confirmed and
  * settled, a payout sent and confirmed, webhooks delivered, an owner signed in to the cabinet; then
  * an unpaid invoice, one paid in part, a user's permanent address, a rejected payout) is moved to a
@@ -9,7 +9,7 @@
  */
 import Sqlite from 'better-sqlite3';
 import { sql } from 'kysely';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/clock.js';
@@ -143,7 +143,11 @@ describe('paygate migrate-to', () => {
   afterAll(() => target?.drop());
 
   it('copies every row of every table, identical, with balances and addresses, and reports it', async () => {
-    const r = await runCli(['migrate-to', target.url, '--json'], { ...MIGRATE_ENV, DATABASE_URL: source });
+    const r = await runCli(['migrate-to', '--json'], {
+      ...MIGRATE_ENV,
+      PAYGATE_MIGRATE_TO_URL: target.url,
+      DATABASE_URL: source,
+    });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.json.verified).toBe(true);
     expect(r.json.target).toBe(target.url);
@@ -226,10 +230,12 @@ describe('paygate migrate-to', () => {
     }
   });
 
-  it('prints a summary for people, with progress on stderr', async () => {
+  it('takes the target from --url-file, and prints a summary for people, with progress on stderr', async () => {
     const other = await createPostgresDatabase();
+    const urlFile = path.join(tempDir(), 'postgres-url');
+    writeFileSync(urlFile, `${other.url}\n`, { mode: 0o600 });
     try {
-      const r = await runCli(['migrate-to', other.url], { ...MIGRATE_ENV, DATABASE_URL: source });
+      const r = await runCli(['migrate-to', '--url-file', urlFile], { ...MIGRATE_ENV, DATABASE_URL: source });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toMatch(/^merchants\s+2$/m);
       expect(r.stdout).toMatch(/^verified\s+true$/m);
@@ -251,7 +257,11 @@ describe('paygate migrate-to', () => {
     raw.close();
     const empty = await createPostgresDatabase();
     try {
-      const failed = await runCli(['migrate-to', empty.url, '--json'], { ...MIGRATE_ENV, DATABASE_URL: copy });
+      const failed = await runCli(['migrate-to', '--json'], {
+        ...MIGRATE_ENV,
+        PAYGATE_MIGRATE_TO_URL: empty.url,
+        DATABASE_URL: copy,
+      });
       expect(failed.code).toBe(2);
       expect(failed.json.error.code).toBe('internal_error');
       expect(failed.json.error.message).toMatch(/refused a row of ledger_entries .*nothing was kept in the target/);
@@ -261,7 +271,11 @@ describe('paygate migrate-to', () => {
       const mend = new Sqlite(copy);
       mend.prepare("update ledger_entries set memo = 'ab' where id = 1").run();
       mend.close();
-      const again = await runCli(['migrate-to', empty.url, '--json'], { ...MIGRATE_ENV, DATABASE_URL: copy });
+      const again = await runCli(['migrate-to', '--json'], {
+        ...MIGRATE_ENV,
+        PAYGATE_MIGRATE_TO_URL: empty.url,
+        DATABASE_URL: copy,
+      });
       expect(again.code, again.stdout).toBe(0);
       expect(await everyRow(empty.url)).toEqual(await everyRow(copy));
     } finally {
@@ -270,7 +284,11 @@ describe('paygate migrate-to', () => {
   });
 
   it('refuses a target that holds data, and names it', async () => {
-    const r = await runCli(['migrate-to', target.url, '--json'], { ...MIGRATE_ENV, DATABASE_URL: source });
+    const r = await runCli(['migrate-to', '--json'], {
+      ...MIGRATE_ENV,
+      PAYGATE_MIGRATE_TO_URL: target.url,
+      DATABASE_URL: source,
+    });
     expect(r.code).toBe(1);
     expect(r.json.error.code).toBe('invalid_state');
     expect(r.json.error.message).toMatch(/is not empty \(table \w+ has rows\)/);
@@ -281,16 +299,55 @@ describe('paygate migrate-to', () => {
     ['postgres://127.0.0.1:5432', /must name the database/],
     ['postgres://postgres@127.0.0.1:5432/paygate_no_such_database', /Cannot use the target database .*does not exist/],
   ])('refuses the target %s', async (url, message) => {
-    const r = await runCli(['migrate-to', url, '--json'], { ...MIGRATE_ENV, DATABASE_URL: source });
+    const r = await runCli(['migrate-to', '--json'], {
+      ...MIGRATE_ENV,
+      PAYGATE_MIGRATE_TO_URL: url,
+      DATABASE_URL: source,
+    });
     expect(r.code).toBe(1);
     expect(r.json.error.code).toBe('invalid_argument');
     expect(r.json.error.message).toMatch(message);
   });
 
+  it('refuses the URL as an argument (ps and shell history show it), naming the two ways, and writes nothing', async () => {
+    const empty = await createPostgresDatabase();
+    const urlFile = path.join(tempDir(), 'postgres-url');
+    writeFileSync(urlFile, empty.url);
+    try {
+      const cases: Array<[string[], Record<string, string>, RegExp]> = [
+        [[empty.url], {}, /does not take the PostgreSQL URL as an argument.*PAYGATE_MIGRATE_TO_URL.*--url-file/],
+        [[empty.url], { PAYGATE_MIGRATE_TO_URL: empty.url }, /as an argument/],
+        [[], {}, /No target PostgreSQL database: set PAYGATE_MIGRATE_TO_URL, or pass --url-file/],
+        [['--url-file', urlFile], { PAYGATE_MIGRATE_TO_URL: empty.url }, /either PAYGATE_MIGRATE_TO_URL or --url-file/],
+        [['--url-file', path.join(tempDir(), 'missing')], {}, /--url-file: cannot read/],
+      ];
+      for (const [args, env, message] of cases) {
+        const r = await runCli(['migrate-to', ...args, '--json'], { ...MIGRATE_ENV, ...env, DATABASE_URL: source });
+        expect(r.code, r.stdout).toBe(1);
+        expect(r.json.error.code).toBe('invalid_argument');
+        expect(r.json.error.message).toMatch(message);
+      }
+      const d = openDatabase(empty.url);
+      try {
+        const tables = await sql<{ n: number }>`select count(*) as n from information_schema.tables
+          where table_schema = current_schema()`.execute(d.db);
+        expect(Number(tables.rows[0]?.n)).toBe(0);
+      } finally {
+        await d.close();
+      }
+    } finally {
+      await empty.drop();
+    }
+  });
+
   it('refuses a PostgreSQL DATABASE_URL as the source', async () => {
     const empty = await createPostgresDatabase();
     try {
-      const r = await runCli(['migrate-to', empty.url, '--json'], { ...MIGRATE_ENV, DATABASE_URL: postgresUrl('x') });
+      const r = await runCli(['migrate-to', '--json'], {
+        ...MIGRATE_ENV,
+        PAYGATE_MIGRATE_TO_URL: empty.url,
+        DATABASE_URL: postgresUrl('x'),
+      });
       expect(r.code).toBe(1);
       expect(r.json.error.message).toMatch(/moves a SQLite database/);
     } finally {
@@ -311,7 +368,11 @@ describe('paygate migrate-to', () => {
       } finally {
         await leased.close();
       }
-      const refused = await runCli(['migrate-to', empty.url, '--json'], { ...MIGRATE_ENV, DATABASE_URL: copy });
+      const refused = await runCli(['migrate-to', '--json'], {
+        ...MIGRATE_ENV,
+        PAYGATE_MIGRATE_TO_URL: empty.url,
+        DATABASE_URL: copy,
+      });
       expect(refused.code).toBe(1);
       expect(refused.json.error.code).toBe('invalid_state');
       expect(refused.json.error.message).toMatch(/worker lease is held by replica-a/);
@@ -320,7 +381,11 @@ describe('paygate migrate-to', () => {
       const open = new Sqlite(source);
       open.prepare('select count(*) from merchants').get();
       try {
-        const busy = await runCli(['migrate-to', empty.url, '--json'], { ...MIGRATE_ENV, DATABASE_URL: source });
+        const busy = await runCli(['migrate-to', '--json'], {
+          ...MIGRATE_ENV,
+          PAYGATE_MIGRATE_TO_URL: empty.url,
+          DATABASE_URL: source,
+        });
         expect(busy.code).toBe(1);
         expect(busy.json.error.code).toBe('invalid_state');
         expect(busy.json.error.message).toMatch(/in use by another process/);

@@ -142,12 +142,17 @@ describe('merchants', () => {
     expect((await v1(key)).body.error.code).toBe('invoice_not_found');
 
     const disabled = await t.call(`/admin/v1/merchants/${id}/disable`, { method: 'POST' });
-    expect(disabled.body.enabled).toBe(false);
+    expect(disabled.body).toMatchObject({ enabled: false, disabled_by: ['operator'] });
+    expect((await t.call(`/admin/v1/merchants/${id}`)).body).toMatchObject({
+      enabled: false,
+      disabled_by: ['operator'],
+    });
     const refused = await v1(key);
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('merchant_disabled');
 
-    expect((await t.call(`/admin/v1/merchants/${id}/enable`, { method: 'POST' })).body.enabled).toBe(true);
+    const enabled = await t.call(`/admin/v1/merchants/${id}/enable`, { method: 'POST' });
+    expect(enabled.body).toMatchObject({ enabled: true, disabled_by: [] });
     expect((await v1(key)).body.error.code).toBe('invoice_not_found');
     expect((await t.call(`/admin/v1/merchants/${id}/reject`, { method: 'POST' })).body.approval).toBe('rejected');
     for (const action of ['approve', 'reject', 'enable', 'disable'])

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { creditMerchant } from '../../src/ledger/operator.js';
 import { balance } from '../../src/ledger/service.js';
-import { changeMerchant } from '../../src/merchants/service.js';
+import { writeTx } from '../../src/db/database.js';
+import { changeMerchant, setOwnerSwitch } from '../../src/merchants/service.js';
 import { setHalt } from '../../src/payouts/halts.js';
 import { hotWalletPrivateKey } from '../../src/wallet/hd.js';
 import { TronWeb } from 'tronweb';
@@ -67,6 +68,9 @@ async function request(key: string, to: string, amount: string, asset = 'USDT_TR
   if (review && r.body.status === 'pending_review') await approvePayout(db(), t.clock, 'test', id);
   return id;
 }
+
+const ownerSwitch = (id: string, on: boolean) =>
+  writeTx(db(), (trx) => setOwnerSwitch(trx, t.clock, 'owner:test', id, on));
 
 const row = (id: string) => db().selectFrom('payouts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
@@ -179,18 +183,19 @@ describe('payout worker', () => {
     await setHotWalletLimit(db(), t.clock, 'test', catalog(), 'USDT_TRON', { perDay: 'none' });
   });
 
-  it('waits while the merchant is disabled; rejects a payout whose whitelist entry vanished before it was queued', async () => {
+  it("waits while the owner's switch is off; rejects a payout whose whitelist entry vanished before it was queued", async () => {
     const m = await merchantWith('100');
     const gone = await request(m.key, m.address, '5', 'USDT_TRON', false);
     const held = await request(m.key, m.address, '6', 'USDT_TRON', false);
-    await changeMerchant(db(), t.clock, 'test', m.id, 'disable');
+    // The owner's switch alone (the operator's stays on) keeps the merchant's payouts waiting.
+    await ownerSwitch(m.id, false);
     await approvePayout(db(), t.clock, 'test', gone);
     await vi.waitFor(async () => expect((await row(gone)).wait_reason).toMatch(/merchant disabled/), {
       timeout: 10_000,
     });
     expect((await row(gone)).status).toBe('approved');
     await removeFromWhitelist(db(), t.clock, 'test', catalog(), m.id, { asset: 'USDT_TRON', address: m.address });
-    await changeMerchant(db(), t.clock, 'test', m.id, 'enable');
+    await ownerSwitch(m.id, true);
     await vi.waitFor(async () => expect((await row(gone)).status).toBe('rejected'), { timeout: 10_000 });
     expect((await row(gone)).reject_reason).toMatch(/whitelist/);
     const audit = await db().selectFrom('audit_log').selectAll().where('subject_id', '=', gone).execute();

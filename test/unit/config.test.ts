@@ -117,6 +117,8 @@ describe('parseConfig', () => {
     ['WORKER_LEASE_TTL', 'soon'],
     ['TRUST_PROXY', 'true'],
     ['TRUST_PROXY', 'TRUE'],
+    ['CABINET_TRUST_PROXY', 'true'],
+    ['CABINET_TRUST_PROXY', '0.0.0.0/0'],
     ['REDIS_URL', 'http://cache:6379'],
     ['REDIS_URL', 'redis://'],
     ['REDIS_URL', 'redis://cache:6379/rate'],
@@ -139,6 +141,14 @@ describe('TRUST_PROXY', () => {
     expect(parseConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
     expect(parseConfig({ TRUST_PROXY: '::1, 10.0.0.0/8' }).trustProxy).toEqual(['::1', '10.0.0.0/8']);
     expect(() => parseConfig({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY: .*X-Forwarded-For.*hop count/);
+  });
+
+  it("is the public listener's only: the cabinet's is CABINET_TRUST_PROXY, not trusted unless set", () => {
+    expect(parseConfig({ TRUST_PROXY: '1' }).cabinetTrustProxy).toBe(false);
+    expect(parseConfig({ CABINET_TRUST_PROXY: '10.0.0.5' })).toMatchObject({
+      trustProxy: false,
+      cabinetTrustProxy: ['10.0.0.5'],
+    });
   });
 });
 

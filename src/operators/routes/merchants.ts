@@ -29,8 +29,9 @@ const tags = ['merchants'];
 const ACTIONS: Record<MerchantAction, string> = {
   approve: 'Approve a merchant after review: it may then create invoices and permanent addresses',
   reject: 'Reject a merchant: it cannot accept payments (keys and reads keep working)',
-  enable: 'Enable a disabled merchant',
-  disable: 'Disable a merchant: its API keys answer 403 merchant_disabled',
+  enable: "Lift the operator's stop of a merchant (the owner's own switch stays as it is)",
+  disable:
+    "Disable a merchant (the operator's switch): its API keys answer 403 merchant_disabled; its owner cannot lift this stop",
 };
 
 export async function merchantRoutes(app: ConsoleServer, s: Services): Promise<void> {

@@ -1,6 +1,6 @@
 /** Console schemas of merchants: the fields of `merchant show|list|create|update … --json`. */
 import { Type } from '@sinclair/typebox';
-import { StringEnum } from '../../http/schemas.js';
+import { DisabledBy, StringEnum } from '../../http/schemas.js';
 import { Nullable, Time, Uuid } from './common.js';
 
 const Url = (description: string) => Type.String({ maxLength: 2000, description });
@@ -11,7 +11,11 @@ export const MerchantSchema = Type.Object(
     name: Type.String(),
     address_mode: StringEnum(['per_invoice', 'per_user']),
     approval: StringEnum(['pending', 'approved', 'rejected']),
-    enabled: Type.Boolean({ description: 'false: its API keys answer 403 merchant_disabled' }),
+    enabled: Type.Boolean({
+      description:
+        "Neither the operator's switch nor the owner's is off; false: its API keys answer 403 merchant_disabled",
+    }),
+    disabled_by: DisabledBy,
     site_url: Nullable(Type.String()),
     return_url: Nullable(Type.String()),
     cancel_url: Nullable(Type.String()),

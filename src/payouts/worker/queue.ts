@@ -1,6 +1,6 @@
 /**
  * Step 1 of the payout worker (worker.ts): whether an approved payout may be queued for signing.
- * Its merchant must be enabled (else it waits), its address still whitelisted and past the entry's
+ * Its merchant must be enabled, by the operator and by the owner (else it waits), its address still whitelisted and past the entry's
  * delay before first use (else it waits or is rejected), and never one of this gateway's own
  * addresses (rejected: it would be credited to no one).
  */
@@ -9,6 +9,7 @@ import type { Clock } from '../../clock.js';
 import type { Tx } from '../../db/database.js';
 import { isOwnAddress } from '../../addresses/store.js';
 import { findMerchant } from '../../merchants/store.js';
+import { disabledBy, merchantEnabled } from '../../merchants/switches.js';
 import { liveEntry } from '../../whitelist/store.js';
 import { findPayoutForOperator, type PayoutRow } from '../store.js';
 import { transitionPayout } from '../transitions.js';
@@ -22,11 +23,12 @@ export async function queueApprovedPayout(trx: Tx, clock: Clock, row: PayoutRow,
   const cur = await findPayoutForOperator(trx, row.id);
   if (!cur || cur.status !== 'approved') return false;
   const merchant = await findMerchant(trx, cur.merchant_id);
-  if (!merchant || merchant.enabled !== 1) {
+  if (!merchant || !merchantEnabled(merchant)) {
+    const by = merchant ? disabledBy(merchant).join(' and ') : 'removal';
     await setWaitReason(
       trx,
       cur,
-      'merchant disabled: the payout waits until the merchant is enabled again (or payout cancel)',
+      `merchant disabled by ${by}: the payout waits until the merchant is enabled again (or payout cancel)`,
     );
     return false;
   }

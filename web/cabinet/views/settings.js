@@ -9,12 +9,21 @@ function section(id, title, ...content) {
 
 function merchantSection(ctx, m, redraw) {
   const error = errorBox();
+  // The button moves the owner's own switch; the operator's stop is the operator's to lift.
+  const ownerOff = m.disabled_by.includes('owner');
+  const operatorOff = m.disabled_by.includes('operator');
   const toggle = async () => {
     showError(error, '');
     try {
-      await call('PATCH', ctx.base, { enabled: !m.enabled });
+      await call('PATCH', ctx.base, { enabled: ownerOff });
       await ctx.reloadAccount();
-      announce(m.enabled ? 'The merchant is disabled: its API keys are refused.' : 'The merchant is enabled again.');
+      announce(
+        !ownerOff
+          ? 'The merchant is disabled: its API keys are refused.'
+          : operatorOff
+            ? 'Your switch is on again; the operator still keeps the merchant disabled.'
+            : 'The merchant is enabled again.',
+      );
       await redraw();
     } catch (e) {
       showError(error, explain(e));
@@ -41,7 +50,8 @@ function merchantSection(ctx, m, redraw) {
         'dd',
         {},
         badge(m.enabled ? 'enabled' : 'disabled'),
-        m.enabled ? '' : ' (every API key answers 403 merchant_disabled)',
+        m.enabled ? '' : ` by ${m.disabled_by.join(' and ')} (every API key answers 403 merchant_disabled)`,
+        operatorOff ? h('p', {}, 'The operator disabled the merchant: only the operator can lift that stop.') : null,
       ),
       h('dt', {}, 'Approval by the operator'),
       h('dd', {}, badge(m.approval)),
@@ -66,8 +76,8 @@ function merchantSection(ctx, m, redraw) {
       { class: 'actions' },
       h(
         'button',
-        { type: 'button', class: m.enabled ? 'danger' : '', onclick: toggle },
-        m.enabled ? 'Disable the merchant' : 'Enable the merchant',
+        { type: 'button', class: ownerOff ? '' : 'danger', onclick: toggle },
+        ownerOff ? 'Enable the merchant' : 'Disable the merchant',
       ),
       m.settings.network_fee_payer === 'customer'
         ? h('button', { type: 'button', onclick: payer }, 'Let the merchant pay the network fee')
