@@ -10,7 +10,7 @@ import { depositView, liveDepositViews } from '../deposits/view.js';
 import { AppError, validationFailed } from '../errors.js';
 import { decodeCursor, DEFAULT_PAGE_LIMIT, toPage } from '../http/pagination.js';
 import { invoiceView } from '../invoices/view.js';
-import type { DepositRow } from '../deposits/store.js';
+import { liveDepositsOfInvoices, type DepositRow } from '../deposits/store.js';
 import { payoutView } from '../payouts/view.js';
 import { keyView } from '../keys/service.js';
 import type { ApiKeyRow } from '../keys/store.js';
@@ -18,7 +18,6 @@ import { attemptsOf } from '../webhooks/store.js';
 import {
   findDeliveryOf,
   findKeyOf,
-  liveDepositsOfInvoices,
   pageDeliveries,
   pageDeposits,
   pageInvoices,

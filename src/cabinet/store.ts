@@ -3,9 +3,10 @@
  * (src/http/pagination.ts). Every query is scoped by merchant_id; the caller has checked that the
  * session's account sees that merchant.
  */
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { afterKey } from '../db/keyset.js';
-import type { InvoiceStatus, PayoutStatus } from '../db/schema.js';
+import type { DB, InvoiceStatus, PayoutStatus } from '../db/schema.js';
 import type { DeliveryStatus } from '../db/tables/webhooks.js';
 import type { PageKey } from '../http/pagination.js';
 
@@ -15,6 +16,26 @@ export interface Period {
   to?: string;
 }
 
+/**
+ * An invoice's or a payout's page, for `.where((eb) => listed(eb, merchantId, f, key))`: the
+ * merchant's rows after the previous page's last one, of the status and created in the period
+ * when they are given.
+ */
+function listed<TB extends 'invoices' | 'payouts'>(
+  eb: ExpressionBuilder<DB, TB>,
+  merchantId: string,
+  f: Period & { status?: string },
+  key: PageKey | null,
+): Expression<SqlBool> {
+  const created = eb.ref('created_at');
+  const conditions: Expression<SqlBool>[] = [sql<SqlBool>`${eb.ref('merchant_id')} = ${merchantId}`];
+  if (key) conditions.push(afterKey(eb, 'created_at', 'id', key, 'desc'));
+  if (f.status) conditions.push(sql<SqlBool>`${eb.ref('status')} = ${f.status}`);
+  if (f.from) conditions.push(sql<SqlBool>`${created} >= ${f.from}`);
+  if (f.to) conditions.push(sql<SqlBool>`${created} < ${f.to}`);
+  return eb.and(conditions);
+}
+
 export async function pageInvoices(
   db: Executor,
   merchantId: string,
@@ -22,29 +43,13 @@ export async function pageInvoices(
   key: PageKey | null,
   limit: number,
 ) {
-  let q = db.selectFrom('invoices').selectAll().where('merchant_id', '=', merchantId);
-  if (key) q = q.where((eb) => afterKey(eb, 'created_at', 'id', key, 'desc'));
-  if (f.status) q = q.where('status', '=', f.status);
-  if (f.from) q = q.where('created_at', '>=', f.from);
-  if (f.to) q = q.where('created_at', '<', f.to);
-  return q
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where((eb) => listed(eb, merchantId, f, key))
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit + 1)
-    .execute();
-}
-
-/** Live deposits of these invoices, in chain order (one query for a page). */
-export async function liveDepositsOfInvoices(db: Executor, invoiceIds: string[]) {
-  if (invoiceIds.length === 0) return [];
-  return db
-    .selectFrom('deposits')
-    .selectAll()
-    .where('invoice_id', 'in', invoiceIds)
-    .where('status', '!=', 'orphaned')
-    .orderBy('block_number')
-    .orderBy('tx_hash')
-    .orderBy('log_index')
     .execute();
 }
 
@@ -55,12 +60,10 @@ export async function pagePayouts(
   key: PageKey | null,
   limit: number,
 ) {
-  let q = db.selectFrom('payouts').selectAll().where('merchant_id', '=', merchantId);
-  if (key) q = q.where((eb) => afterKey(eb, 'created_at', 'id', key, 'desc'));
-  if (f.status) q = q.where('status', '=', f.status);
-  if (f.from) q = q.where('created_at', '>=', f.from);
-  if (f.to) q = q.where('created_at', '<', f.to);
-  return q
+  return db
+    .selectFrom('payouts')
+    .selectAll()
+    .where((eb) => listed(eb, merchantId, f, key))
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit + 1)
