@@ -9,6 +9,7 @@ import { afterKey } from '../db/keyset.js';
 import type { DB, InvoiceStatus, PayoutStatus } from '../db/schema.js';
 import type { DeliveryStatus } from '../db/tables/webhooks.js';
 import type { PageKey } from '../http/pagination.js';
+import { listDeliveries } from '../webhooks/store.js';
 
 export interface Period {
   /** ISO times as stored (toISOString), half-open [from, to). */
@@ -88,6 +89,7 @@ export async function pageDeposits(
     .execute();
 }
 
+/** The merchant's webhook deliveries with their event type, newest first (webhooks/store.ts's console page). */
 export async function pageDeliveries(
   db: Executor,
   merchantId: string,
@@ -95,19 +97,7 @@ export async function pageDeliveries(
   key: PageKey | null,
   limit: number,
 ) {
-  let q = db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('events as e', 'e.id', 'd.event_id')
-    .selectAll('d')
-    .select('e.type')
-    .where('d.merchant_id', '=', merchantId);
-  if (key) q = q.where((eb) => afterKey(eb, 'd.created_at', 'd.id', key, 'desc'));
-  if (f.status) q = q.where('d.status', '=', f.status);
-  return q
-    .orderBy('d.created_at', 'desc')
-    .orderBy('d.id', 'desc')
-    .limit(limit + 1)
-    .execute();
+  return listDeliveries(db, { merchantId, status: f.status, limit: limit + 1, page: { after: key, limit: limit + 1 } });
 }
 
 export async function findDeliveryOf(db: Executor, merchantId: string, id: string) {
