@@ -6,19 +6,19 @@
 import type { Db } from '../db/database.js';
 import type { InvoiceStatus, PayoutStatus } from '../db/schema.js';
 import type { DeliveryStatus } from '../db/tables/webhooks.js';
-import { depositView, liveDepositViews } from '../deposits/view.js';
+import { liveDepositViews, standaloneDepositView } from '../deposits/view.js';
 import { AppError, validationFailed } from '../errors.js';
 import { decodeCursor, DEFAULT_PAGE_LIMIT, toPage } from '../http/pagination.js';
 import { invoiceView } from '../invoices/view.js';
-import type { DepositRow } from '../deposits/store.js';
+import { liveDepositsOfInvoices, type DepositRow } from '../deposits/store.js';
 import { payoutView } from '../payouts/view.js';
 import { keyView } from '../keys/service.js';
 import type { ApiKeyRow } from '../keys/store.js';
-import { attemptsOf } from '../webhooks/store.js';
+import { attemptsOf, type DeliveryListRow } from '../webhooks/store.js';
+import { attemptView, deliveryView } from '../webhooks/view.js';
 import {
   findDeliveryOf,
   findKeyOf,
-  liveDepositsOfInvoices,
   pageDeliveries,
   pageDeposits,
   pageInvoices,
@@ -94,38 +94,21 @@ export async function listDeposits(db: Db, merchantId: string, q: PageParams & {
   );
   const page = toPage(rows, limit, byCreated);
   return {
-    data: page.data.map((r) => ({
-      deposit_id: r.id,
-      invoice_id: r.invoice_id,
-      address: r.address,
-      asset: r.asset,
-      external_user_id: r.external_user_id,
-      ...depositView(r),
-    })),
+    data: page.data.map((r) => ({ ...standaloneDepositView(r), invoice_id: r.invoice_id })),
     next_cursor: page.next_cursor,
   };
 }
 
-function deliveryView(d: Awaited<ReturnType<typeof findDeliveryOf>> & object) {
-  return {
-    delivery_id: d.id,
-    event_id: d.event_id,
-    type: d.type,
-    status: d.status,
-    attempts: d.attempts,
-    next_attempt_at: d.status === 'pending' ? d.next_attempt_at : null,
-    last_attempt_at: d.last_attempt_at,
-    last_status_code: d.last_status_code,
-    last_error: d.last_error,
-    created_at: d.created_at,
-    updated_at: d.updated_at,
-  };
+/** A delivery as its owner sees it: the operator's view of it (webhooks/view.ts) without the merchant's fields. */
+function ownerDeliveryView(d: DeliveryListRow) {
+  const { merchant_id: _merchant, merchant_seq: _seq, ...view } = deliveryView(d, d.type);
+  return view;
 }
 
 export async function listDeliveries(db: Db, merchantId: string, q: PageParams & { status?: DeliveryStatus }) {
   const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
   const page = toPage(await pageDeliveries(db, merchantId, q, decodeCursor(q.cursor), limit), limit, byCreated);
-  return { data: page.data.map(deliveryView), next_cursor: page.next_cursor };
+  return { data: page.data.map(ownerDeliveryView), next_cursor: page.next_cursor };
 }
 
 /** A delivery with its attempts; another merchant's is delivery_not_found, as an absent one. */
@@ -134,17 +117,8 @@ export async function showDelivery(db: Db, merchantId: string, id: string) {
   if (!d) throw new AppError('delivery_not_found', `Webhook delivery ${id} does not exist`);
   const attempts = await attemptsOf(db, d.id);
   return {
-    ...deliveryView(d),
-    attempts_log: attempts.map((a) => ({
-      attempt: a.attempt,
-      at: a.at,
-      url: a.url,
-      status_code: a.status_code,
-      duration_ms: a.duration_ms,
-      outcome: a.outcome,
-      error: a.error,
-      response_excerpt: a.response_excerpt,
-    })),
+    ...ownerDeliveryView(d),
+    attempts_log: attempts.map(attemptView),
   };
 }
 

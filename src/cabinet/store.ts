@@ -3,16 +3,38 @@
  * (src/http/pagination.ts). Every query is scoped by merchant_id; the caller has checked that the
  * session's account sees that merchant.
  */
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { afterKey } from '../db/keyset.js';
-import type { InvoiceStatus, PayoutStatus } from '../db/schema.js';
+import type { DB, InvoiceStatus, PayoutStatus } from '../db/schema.js';
 import type { DeliveryStatus } from '../db/tables/webhooks.js';
 import type { PageKey } from '../http/pagination.js';
+import { listDeliveries } from '../webhooks/store.js';
 
 export interface Period {
   /** ISO times as stored (toISOString), half-open [from, to). */
   from?: string;
   to?: string;
+}
+
+/**
+ * An invoice's or a payout's page, for `.where((eb) => listed(eb, merchantId, f, key))`: the
+ * merchant's rows after the previous page's last one, of the status and created in the period
+ * when they are given.
+ */
+function listed<TB extends 'invoices' | 'payouts'>(
+  eb: ExpressionBuilder<DB, TB>,
+  merchantId: string,
+  f: Period & { status?: string },
+  key: PageKey | null,
+): Expression<SqlBool> {
+  const created = eb.ref('created_at');
+  const conditions: Expression<SqlBool>[] = [sql<SqlBool>`${eb.ref('merchant_id')} = ${merchantId}`];
+  if (key) conditions.push(afterKey(eb, 'created_at', 'id', key, 'desc'));
+  if (f.status) conditions.push(sql<SqlBool>`${eb.ref('status')} = ${f.status}`);
+  if (f.from) conditions.push(sql<SqlBool>`${created} >= ${f.from}`);
+  if (f.to) conditions.push(sql<SqlBool>`${created} < ${f.to}`);
+  return eb.and(conditions);
 }
 
 export async function pageInvoices(
@@ -22,29 +44,13 @@ export async function pageInvoices(
   key: PageKey | null,
   limit: number,
 ) {
-  let q = db.selectFrom('invoices').selectAll().where('merchant_id', '=', merchantId);
-  if (key) q = q.where((eb) => afterKey(eb, 'created_at', 'id', key, 'desc'));
-  if (f.status) q = q.where('status', '=', f.status);
-  if (f.from) q = q.where('created_at', '>=', f.from);
-  if (f.to) q = q.where('created_at', '<', f.to);
-  return q
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where((eb) => listed(eb, merchantId, f, key))
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit + 1)
-    .execute();
-}
-
-/** Live deposits of these invoices, in chain order (one query for a page). */
-export async function liveDepositsOfInvoices(db: Executor, invoiceIds: string[]) {
-  if (invoiceIds.length === 0) return [];
-  return db
-    .selectFrom('deposits')
-    .selectAll()
-    .where('invoice_id', 'in', invoiceIds)
-    .where('status', '!=', 'orphaned')
-    .orderBy('block_number')
-    .orderBy('tx_hash')
-    .orderBy('log_index')
     .execute();
 }
 
@@ -55,12 +61,10 @@ export async function pagePayouts(
   key: PageKey | null,
   limit: number,
 ) {
-  let q = db.selectFrom('payouts').selectAll().where('merchant_id', '=', merchantId);
-  if (key) q = q.where((eb) => afterKey(eb, 'created_at', 'id', key, 'desc'));
-  if (f.status) q = q.where('status', '=', f.status);
-  if (f.from) q = q.where('created_at', '>=', f.from);
-  if (f.to) q = q.where('created_at', '<', f.to);
-  return q
+  return db
+    .selectFrom('payouts')
+    .selectAll()
+    .where((eb) => listed(eb, merchantId, f, key))
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit + 1)
@@ -85,6 +89,7 @@ export async function pageDeposits(
     .execute();
 }
 
+/** The merchant's webhook deliveries with their event type, newest first (webhooks/store.ts's console page). */
 export async function pageDeliveries(
   db: Executor,
   merchantId: string,
@@ -92,19 +97,7 @@ export async function pageDeliveries(
   key: PageKey | null,
   limit: number,
 ) {
-  let q = db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('events as e', 'e.id', 'd.event_id')
-    .selectAll('d')
-    .select('e.type')
-    .where('d.merchant_id', '=', merchantId);
-  if (key) q = q.where((eb) => afterKey(eb, 'd.created_at', 'd.id', key, 'desc'));
-  if (f.status) q = q.where('d.status', '=', f.status);
-  return q
-    .orderBy('d.created_at', 'desc')
-    .orderBy('d.id', 'desc')
-    .limit(limit + 1)
-    .execute();
+  return listDeliveries(db, { merchantId, status: f.status, limit: limit + 1, page: { after: key, limit: limit + 1 } });
 }
 
 export async function findDeliveryOf(db: Executor, merchantId: string, id: string) {

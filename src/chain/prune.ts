@@ -21,10 +21,6 @@ import { TRANSFER_TOPIC } from './trc20.js';
  */
 export function scanBlock(b: any): any {
   if (!b || typeof b !== 'object') return b;
-  const h =
-    b.block_header && b.block_header.raw_data && typeof b.block_header.raw_data === 'object'
-      ? b.block_header.raw_data
-      : {};
   const txs = Array.isArray(b.transactions) ? b.transactions : [];
   const transfers = [];
   const calls = [];
@@ -53,15 +49,7 @@ export function scanBlock(b: any): any {
     }
   }
   return {
-    blockID: b.blockID,
-    block_header: {
-      raw_data: {
-        number: h.number,
-        parentHash: h.parentHash,
-        timestamp: h.timestamp,
-        witness_address: h.witness_address,
-      },
-    },
+    ...blockHead(b),
     transfers,
     calls,
     unsure,
@@ -86,11 +74,19 @@ export function eachBlock(answer: any, perBlock: (b: any) => any): any {
 /** One block of txIdsOfRange. */
 export function txIdsOfBlock(b: any): any {
   if (!b || typeof b !== 'object') return b;
+  const txs = Array.isArray(b.transactions) ? b.transactions : [];
+  return {
+    ...blockHead(b),
+    txids: txs.map((t: any) => String((t && t.txID) ?? '').toLowerCase()),
+  };
+}
+
+/** A block's id and the header fields the watcher reads (number, parent, time, producer). */
+function blockHead(b: any): any {
   const h =
     b.block_header && b.block_header.raw_data && typeof b.block_header.raw_data === 'object'
       ? b.block_header.raw_data
       : {};
-  const txs = Array.isArray(b.transactions) ? b.transactions : [];
   return {
     blockID: b.blockID,
     block_header: {
@@ -101,7 +97,6 @@ export function txIdsOfBlock(b: any): any {
         witness_address: h.witness_address,
       },
     },
-    txids: txs.map((t: any) => String((t && t.txID) ?? '').toLowerCase()),
   };
 }
 

@@ -113,22 +113,39 @@ export interface MigrationReport {
   current: string | null;
 }
 
-/** The names of the executed migrations that this code does not know (a newer paygate's). */
-function newerThanCode(executed: readonly string[]): string[] {
-  return executed.filter((name) => !Object.hasOwn(MIGRATIONS, name));
-}
-
-function newerError(unknown: readonly string[]): AppError {
-  return new AppError(
-    'invalid_state',
-    `The database was migrated by a newer paygate (migration ${unknown.join(', ')}); run that version, or restore a backup taken before the upgrade (docs/operations.md, "Upgrades")`,
-  );
+/** Refuses the executed migrations when this code does not know one of them (a newer paygate's). */
+function refuseNewer(executed: readonly string[]): void {
+  const unknown = executed.filter((name) => !Object.hasOwn(MIGRATIONS, name));
+  if (unknown.length > 0)
+    throw new AppError(
+      'invalid_state',
+      `The database was migrated by a newer paygate (migration ${unknown.join(', ')}); run that version, or restore a backup taken before the upgrade (docs/operations.md, "Upgrades")`,
+    );
 }
 
 async function executedMigrations(db: Executor): Promise<string[] | null> {
   if (!(await tableExists(db, 'kysely_migration'))) return null;
   const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
   return rows.rows.map((r) => r.name);
+}
+
+/**
+ * The migration log (kysely's table, made here when absent) read inside the run's transaction:
+ * what is applied, and which of `names` are pending. A newer paygate's database is refused.
+ */
+async function readLog(trx: Tx, names: readonly string[]): Promise<{ executed: string[]; pending: string[] }> {
+  await sql`create table if not exists kysely_migration (name varchar(255) not null primary key, timestamp varchar(255) not null)`.execute(
+    trx,
+  );
+  const executed = (await executedMigrations(trx)) ?? [];
+  refuseNewer(executed);
+  const done = new Set(executed);
+  return { executed, pending: names.filter((name) => !done.has(name)) };
+}
+
+/** Records a migration as applied, in the run's transaction (kysely's Migrator reads the same log). */
+async function recordApplied(trx: Tx, name: string): Promise<void> {
+  await sql`insert into kysely_migration (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(trx);
 }
 
 /**
@@ -210,14 +227,7 @@ const MIGRATION_LOCK = 0x7061_7967;
 async function migratePostgres(db: Db, names: string[]): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(trx);
-    await sql`create table if not exists kysely_migration (name varchar(255) not null primary key, timestamp varchar(255) not null)`.execute(
-      trx,
-    );
-    const executed = (await executedMigrations(trx)) ?? [];
-    const unknown = newerThanCode(executed);
-    if (unknown.length > 0) throw newerError(unknown);
-    const done = new Set(executed);
-    const pending = names.filter((name) => !done.has(name));
+    const { executed, pending } = await readLog(trx, names);
     const covered = pending.filter((name) => name <= POSTGRES_BASELINE);
     if (covered.length > 0) {
       if (executed.length > 0)
@@ -234,9 +244,7 @@ async function migratePostgres(db: Db, names: string[]): Promise<string[]> {
       if (m === undefined && name > POSTGRES_BASELINE)
         throw new Error(`Migration ${name} comes after the PostgreSQL baseline but is not in AFTER_BASELINE`);
       if (m !== undefined) await m.postgres(nestable(trx));
-      await sql`insert into kysely_migration (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(
-        trx,
-      );
+      await recordApplied(trx, name);
     }
     return pending;
   });
@@ -276,14 +284,7 @@ export async function migrateUpTo(db: Db, upTo: string | null): Promise<Migratio
     // migrating at once (two serves started together) apply each migration once.
     applied = await waitingForOtherMigrations(() =>
       writeTx(db, async (trx) => {
-        await sql`create table if not exists kysely_migration (name varchar(255) not null primary key, timestamp varchar(255) not null)`.execute(
-          trx,
-        );
-        const executed = (await executedMigrations(trx)) ?? [];
-        const unknown = newerThanCode(executed);
-        if (unknown.length > 0) throw newerError(unknown);
-        const done = new Set(executed);
-        const pending = names.filter((name) => !done.has(name));
+        const { executed, pending } = await readLog(trx, names);
         const last = executed.at(-1);
         const early = pending.filter((name) => last !== undefined && name < last);
         if (early.length > 0) {
@@ -295,9 +296,7 @@ export async function migrateUpTo(db: Db, upTo: string | null): Promise<Migratio
         const before = pending.length > 0 ? await brokenKeys(trx) : new Map<string, number>();
         for (const name of pending) {
           await (MIGRATIONS[name] as Migration).up(nestable(trx));
-          await sql`insert into kysely_migration (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(
-            trx,
-          );
+          await recordApplied(trx, name);
         }
         if (pending.length > 0) assertNoKeyBroken(before, await brokenKeys(trx));
         return pending;
@@ -324,8 +323,7 @@ export async function hasSchema(db: Executor): Promise<boolean> {
  */
 export async function assertMigrated(db: Db): Promise<void> {
   const executed = (await executedMigrations(db)) ?? [];
-  const unknown = newerThanCode(executed);
-  if (unknown.length > 0) throw newerError(unknown);
+  refuseNewer(executed);
   const all = await new Migrator({ db, provider }).getMigrations();
   const pending = all.filter((m) => m.executedAt === undefined);
   if (pending.length > 0) {

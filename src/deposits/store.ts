@@ -55,10 +55,16 @@ export async function moveDeposit(
 
 /** Deposits of an invoice that count (not orphaned), in chain order. */
 export async function liveDepositsOfInvoice(db: Executor, invoiceId: string): Promise<DepositRow[]> {
+  return liveDepositsOfInvoices(db, [invoiceId]);
+}
+
+/** Live deposits of these invoices, in chain order (one query for a page of invoices). */
+export async function liveDepositsOfInvoices(db: Executor, invoiceIds: string[]): Promise<DepositRow[]> {
+  if (invoiceIds.length === 0) return [];
   return db
     .selectFrom('deposits')
     .selectAll()
-    .where('invoice_id', '=', invoiceId)
+    .where('invoice_id', 'in', invoiceIds)
     .where('status', '!=', 'orphaned')
     .orderBy('block_number')
     .orderBy('tx_hash')

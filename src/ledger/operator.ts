@@ -60,41 +60,32 @@ export interface CreditView {
   created_at: string;
 }
 
-/** A correction credit: one ledger entry and one audit record in the same transaction. */
-export function creditMerchant(
+/** What a correction is given: the operator, the merchant and the amount. */
+type CorrectionArgs = [
   db: Db,
   clock: Clock,
   actor: string,
   catalog: AssetCatalog,
   merchantId: string,
   input: CreditInput,
-): Promise<CreditView> {
-  return correctBalance(db, clock, actor, catalog, merchantId, 'credit', input);
+];
+
+/** A correction credit: one ledger entry and one audit record in the same transaction. */
+export function creditMerchant(...args: CorrectionArgs): Promise<CreditView> {
+  return correctBalance('credit', ...args);
 }
 
 /**
  * A correction debit (e.g. undoing a mistaken credit): it may take only what is available, never
  * money reserved for payouts, so `insufficient_balance` otherwise.
  */
-export function debitMerchant(
-  db: Db,
-  clock: Clock,
-  actor: string,
-  catalog: AssetCatalog,
-  merchantId: string,
-  input: CreditInput,
-): Promise<CreditView> {
-  return correctBalance(db, clock, actor, catalog, merchantId, 'debit', input);
+export function debitMerchant(...args: CorrectionArgs): Promise<CreditView> {
+  return correctBalance('debit', ...args);
 }
 
 async function correctBalance(
-  db: Db,
-  clock: Clock,
-  actor: string,
-  catalog: AssetCatalog,
-  merchantId: string,
   kind: 'credit' | 'debit',
-  input: CreditInput,
+  ...[db, clock, actor, catalog, merchantId, input]: CorrectionArgs
 ): Promise<CreditView> {
   const asset = requireCatalogAsset(catalog, input.asset);
   let amount: bigint;

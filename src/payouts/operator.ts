@@ -120,6 +120,39 @@ function checkedReason(reason: string): string {
   return why;
 }
 
+/**
+ * The payout becomes rejected with the operator's reason (its reservation is released by the
+ * transition) and the action is audited. A rejected payout neither waits nor is held.
+ */
+async function reject(
+  trx: Tx,
+  clock: Clock,
+  actor: string,
+  row: PayoutRow,
+  why: string,
+  audit: { action: 'payout.cancel' | 'payout.reject'; details: Record<string, unknown> },
+): Promise<OperatorPayoutView> {
+  const { row: next } = await transitionPayout(trx, clock, row, {
+    to: 'rejected',
+    actor,
+    patch: {
+      reviewed_by: actor,
+      reviewed_at: clock.now().toISOString(),
+      reject_reason: why,
+      wait_reason: null,
+      hold_reason: null,
+    },
+  });
+  await recordAudit(trx, clock, {
+    actor,
+    ...audit,
+    subjectType: 'payout',
+    subjectId: row.id,
+    merchantId: row.merchant_id,
+  });
+  return operatorView(next);
+}
+
 /** Statuses `payout cancel` stops: nothing has been signed yet (or the last signature provably expired unsent). */
 export const CANCELLABLE: readonly PayoutStatus[] = ['pending_review', 'approved', 'queued'];
 
@@ -144,21 +177,7 @@ export async function cancelPayout(
         `Payout ${row.id} is ${row.status}; only a payout in ${CANCELLABLE.join(', ')} can be cancelled (signing has begun)`,
       );
     }
-    const at = clock.now().toISOString();
-    const { row: next } = await transitionPayout(trx, clock, row, {
-      to: 'rejected',
-      actor,
-      patch: { reviewed_by: actor, reviewed_at: at, reject_reason: why, wait_reason: null, hold_reason: null },
-    });
-    await recordAudit(trx, clock, {
-      actor,
-      action: 'payout.cancel',
-      subjectType: 'payout',
-      subjectId: id,
-      merchantId: row.merchant_id,
-      details: { reason: why, from: row.status },
-    });
-    return operatorView(next);
+    return reject(trx, clock, actor, row, why, { action: 'payout.cancel', details: { reason: why, from: row.status } });
   });
 }
 
@@ -173,21 +192,7 @@ export async function rejectPayout(
   return writeTx(db, async (trx) => {
     const row = await requirePayout(trx, id);
     requirePending(row, 'rejected');
-    const at = clock.now().toISOString();
-    const { row: next } = await transitionPayout(trx, clock, row, {
-      to: 'rejected',
-      actor,
-      patch: { reviewed_by: actor, reviewed_at: at, reject_reason: why },
-    });
-    await recordAudit(trx, clock, {
-      actor,
-      action: 'payout.reject',
-      subjectType: 'payout',
-      subjectId: id,
-      merchantId: row.merchant_id,
-      details: { reason: why },
-    });
-    return operatorView(next);
+    return reject(trx, clock, actor, row, why, { action: 'payout.reject', details: { reason: why } });
   });
 }
 

@@ -4,6 +4,7 @@
  * `payouts_created`). A batch starts strictly after the last row of the previous one, so a report
  * never holds more than one batch and never reads a row twice.
  */
+import { sql, type Expression, type ExpressionBuilder, type SqlBool, type StringReference } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { afterKey, type KeysetKey } from '../db/keyset.js';
 import { byValue } from '../db/portable.js';
@@ -25,6 +26,25 @@ export interface BatchQuery {
   merchantId: string | null;
   after: After | null;
   limit: number;
+}
+
+/**
+ * The rows of a batch, for `.where((eb) => inBatch(eb, db, time, id, q))`: before the period's end,
+ * from its start or strictly after the previous batch's last row, of the merchant when one is named.
+ */
+function inBatch<DB, TB extends keyof DB>(
+  eb: ExpressionBuilder<DB, TB>,
+  db: Executor,
+  time: StringReference<DB, TB>,
+  id: StringReference<DB, TB>,
+  q: BatchQuery,
+): Expression<SqlBool> {
+  const t = eb.ref(time);
+  return eb.and([
+    sql<SqlBool>`${t} < ${q.period.to}`,
+    q.after ? afterKey(eb, time, id, q.after, 'asc') : sql<SqlBool>`${t} >= ${q.period.from}`,
+    ...(q.merchantId === null ? [] : [sql<SqlBool>`${byValue(db, 'merchant_id')} = ${q.merchantId}`]),
+  ]);
 }
 
 /** The columns a report row shows (and its asset's decimals): no more is read. */
@@ -87,13 +107,14 @@ const DEPOSIT_READ = [
 export type DepositReportRow = Pick<DepositsTable, (typeof DEPOSIT_READ)[number]>;
 
 export async function invoiceBatch(db: Executor, q: BatchQuery): Promise<InvoiceReportRow[]> {
-  let query = db.selectFrom('invoices').select(INVOICE_READ).where('created_at', '<', q.period.to);
-  const after = q.after;
-  query = after
-    ? query.where((eb) => afterKey(eb, 'created_at', 'id', after, 'asc'))
-    : query.where('created_at', '>=', q.period.from);
-  if (q.merchantId !== null) query = query.where(byValue(db, 'merchant_id'), '=', q.merchantId);
-  return query.orderBy('created_at').orderBy('id').limit(q.limit).execute();
+  return db
+    .selectFrom('invoices')
+    .select(INVOICE_READ)
+    .where((eb) => inBatch(eb, db, 'created_at', 'id', q))
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(q.limit)
+    .execute();
 }
 
 /** Transaction hashes of the live deposits of these invoices, in chain order, by invoice id. */
@@ -119,28 +140,27 @@ export async function invoiceTxHashes(db: Executor, invoiceIds: string[]): Promi
 }
 
 export async function payoutBatch(db: Executor, q: BatchQuery): Promise<PayoutReportRow[]> {
-  let query = db.selectFrom('payouts').select(PAYOUT_READ).where('created_at', '<', q.period.to);
-  const after = q.after;
-  query = after
-    ? query.where((eb) => afterKey(eb, 'created_at', 'id', after, 'asc'))
-    : query.where('created_at', '>=', q.period.from);
-  if (q.merchantId !== null) query = query.where(byValue(db, 'merchant_id'), '=', q.merchantId);
-  return query.orderBy('created_at').orderBy('id').limit(q.limit).execute();
+  return db
+    .selectFrom('payouts')
+    .select(PAYOUT_READ)
+    .where((eb) => inBatch(eb, db, 'created_at', 'id', q))
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(q.limit)
+    .execute();
 }
 
 /** Deposits by block time; orphaned ones (their block left the chain) are not money received. */
 export async function depositBatch(db: Executor, q: BatchQuery): Promise<DepositReportRow[]> {
-  let query = db
+  return db
     .selectFrom('deposits')
     .select(DEPOSIT_READ)
-    .where('block_time', '<', q.period.to)
-    .where(byValue(db, 'status'), '!=', 'orphaned');
-  const after = q.after;
-  query = after
-    ? query.where((eb) => afterKey(eb, 'block_time', 'id', after, 'asc'))
-    : query.where('block_time', '>=', q.period.from);
-  if (q.merchantId !== null) query = query.where(byValue(db, 'merchant_id'), '=', q.merchantId);
-  return query.orderBy('block_time').orderBy('id').limit(q.limit).execute();
+    .where((eb) => inBatch(eb, db, 'block_time', 'id', q))
+    .where(byValue(db, 'status'), '!=', 'orphaned')
+    .orderBy('block_time')
+    .orderBy('id')
+    .limit(q.limit)
+    .execute();
 }
 
 export interface Account {

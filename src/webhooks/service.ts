@@ -22,10 +22,12 @@ import {
   pruneAttemptsBefore,
   pruneDeliveriesBefore,
   reopen,
-  type AttemptRow,
   type DeliveryRow,
 } from './store.js';
 import { postWebhook, type PostOptions } from './transport.js';
+import { attemptView, deliveryView, type AttemptView, type DeliveryView } from './view.js';
+
+export type { AttemptView, DeliveryView } from './view.js';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const satisfies readonly DeliveryStatus[];
 /** The delivery log is kept at least this long (docs/webhooks.md: 60 days). */
@@ -33,64 +35,6 @@ export const LOG_RETENTION_DAYS = 60;
 
 const DELIVERY_ID = /^dlv_[0-9a-f]{24}$/;
 const EVENT_ID = /^evt_[0-9a-f]{24}$/;
-
-export interface DeliveryView {
-  delivery_id: string;
-  event_id: string;
-  merchant_id: string;
-  merchant_seq: number;
-  type: string;
-  status: DeliveryStatus;
-  attempts: number;
-  next_attempt_at: string | null;
-  last_attempt_at: string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface AttemptView {
-  attempt: number;
-  at: string;
-  url: string;
-  status_code: number | null;
-  duration_ms: number;
-  outcome: string;
-  error: string | null;
-  response_excerpt: string | null;
-}
-
-function deliveryView(d: DeliveryRow, type: string): DeliveryView {
-  return {
-    delivery_id: d.id,
-    event_id: d.event_id,
-    merchant_id: d.merchant_id,
-    merchant_seq: d.merchant_seq,
-    type,
-    status: d.status,
-    attempts: d.attempts,
-    next_attempt_at: d.status === 'pending' ? d.next_attempt_at : null,
-    last_attempt_at: d.last_attempt_at,
-    last_status_code: d.last_status_code,
-    last_error: d.last_error,
-    created_at: d.created_at,
-    updated_at: d.updated_at,
-  };
-}
-
-function attemptView(a: AttemptRow): AttemptView {
-  return {
-    attempt: a.attempt,
-    at: a.at,
-    url: a.url,
-    status_code: a.status_code,
-    duration_ms: a.duration_ms,
-    outcome: a.outcome,
-    error: a.error,
-    response_excerpt: a.response_excerpt,
-  };
-}
 
 /** Newest first: at most `limit` (the CLI), or one page (the console). */
 export async function deliveries(

@@ -29,12 +29,20 @@ export interface HotWalletLimits {
   feeLimitCap: bigint;
 }
 
+/** The asset's row of limits; none: no limit but the default fee cap. */
+async function limitRow(db: Executor, asset: string) {
+  return db.selectFrom('hot_wallet_limits').selectAll().where('asset', '=', asset).executeTakeFirst();
+}
+
+const feeLimitCapOf = (row: { fee_limit: string | null } | undefined): bigint =>
+  row?.fee_limit != null ? BigInt(row.fee_limit) : DEFAULT_FEE_LIMIT_CAP;
+
 export async function hotWalletLimits(db: Executor, asset: string): Promise<HotWalletLimits> {
-  const row = await db.selectFrom('hot_wallet_limits').selectAll().where('asset', '=', asset).executeTakeFirst();
+  const row = await limitRow(db, asset);
   return {
     perPayout: row?.per_payout != null ? BigInt(row.per_payout) : null,
     perDay: row?.per_day != null ? BigInt(row.per_day) : null,
-    feeLimitCap: row?.fee_limit != null ? BigInt(row.fee_limit) : DEFAULT_FEE_LIMIT_CAP,
+    feeLimitCap: feeLimitCapOf(row),
   };
 }
 
@@ -98,13 +106,13 @@ export async function hotWalletLimitView(
   code: string,
 ): Promise<HotWalletLimitView> {
   const asset = requireCatalogAsset(catalog, code);
-  const row = await db.selectFrom('hot_wallet_limits').selectAll().where('asset', '=', asset.code).executeTakeFirst();
+  const row = await limitRow(db, asset.code);
   const units = (v: string | null | undefined) => (v == null ? null : formatUnits(v, asset.decimals));
   return {
     asset: asset.code,
     per_payout: units(row?.per_payout),
     per_day: units(row?.per_day),
-    fee_limit: formatAmount(row?.fee_limit != null ? BigInt(row.fee_limit) : DEFAULT_FEE_LIMIT_CAP, TRX_DECIMALS),
+    fee_limit: formatAmount(feeLimitCapOf(row), TRX_DECIMALS),
     updated_at: row?.updated_at ?? null,
     updated_by: row?.updated_by ?? null,
   };
@@ -141,11 +149,7 @@ export async function setHotWalletLimit(
   if (Object.keys(patch).length === 0) return hotWalletLimitView(db, catalog, asset.code);
   return writeTx(db, async (trx) => {
     const now = clock.now().toISOString();
-    const before = await trx
-      .selectFrom('hot_wallet_limits')
-      .selectAll()
-      .where('asset', '=', asset.code)
-      .executeTakeFirst();
+    const before = await limitRow(trx, asset.code);
     const row = {
       asset: asset.code,
       per_payout: before?.per_payout ?? null,
