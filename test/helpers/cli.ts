@@ -93,19 +93,7 @@ async function runInProcess(args: string[], env: Record<string, string>, cwd?: s
 
 /** One command as a child process (bin/dev.js). */
 export function runCliProcess(args: string[], env: Record<string, string>, cwd?: string): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [DEV_BIN, ...args], {
-      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
-      cwd: cwd ?? process.cwd(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr, json: parseJson(stdout) }));
-  });
+  return runChild([DEV_BIN, ...args], { ...process.env, LOG_LEVEL: 'silent', ...env }, cwd ?? process.cwd());
 }
 
 /** The built program (`npm run build` first), as an operator runs it: bin/run.js over dist/. */
@@ -124,12 +112,13 @@ export function runBuilt(
     throw new Error('dist/ is missing: run `npm run build` before the tests of the built program');
   const env: Record<string, string | undefined> = { ...process.env, LOG_LEVEL: 'silent', NODE_ENV: 'production' };
   for (const name of opts.unset ?? []) delete env[name];
+  return runChild([BUILT_BIN, ...args], { ...env, ...opts.env }, opts.cwd);
+}
+
+/** Runs node with `args` to its end, collecting its output. */
+function runChild(args: string[], env: Record<string, string | undefined>, cwd: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BUILT_BIN, ...args], {
-      env: { ...env, ...opts.env },
-      cwd: opts.cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(process.execPath, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

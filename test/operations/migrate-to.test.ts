@@ -327,14 +327,7 @@ describe('paygate migrate-to', () => {
         expect(r.json.error.code).toBe('invalid_argument');
         expect(r.json.error.message).toMatch(message);
       }
-      const d = openDatabase(empty.url);
-      try {
-        const tables = await sql<{ n: number }>`select count(*) as n from information_schema.tables
-          where table_schema = current_schema()`.execute(d.db);
-        expect(Number(tables.rows[0]?.n)).toBe(0);
-      } finally {
-        await d.close();
-      }
+      expect(await tableCount(empty.url)).toBe(0);
     } finally {
       await empty.drop();
     }
@@ -393,16 +386,21 @@ describe('paygate migrate-to', () => {
         open.close();
       }
       // Nothing was written to the target: not even its schema.
-      const d = openDatabase(empty.url);
-      try {
-        const tables = await sql<{ n: number }>`select count(*) as n from information_schema.tables
-          where table_schema = current_schema()`.execute(d.db);
-        expect(Number(tables.rows[0]?.n)).toBe(0);
-      } finally {
-        await d.close();
-      }
+      expect(await tableCount(empty.url)).toBe(0);
     } finally {
       await empty.drop();
     }
   });
 });
+
+/** Tables in the target's schema: 0 when nothing was written to it, not even the schema. */
+async function tableCount(url: string): Promise<number> {
+  const d = openDatabase(url);
+  try {
+    const tables = await sql<{ n: number }>`select count(*) as n from information_schema.tables
+      where table_schema = current_schema()`.execute(d.db);
+    return Number(tables.rows[0]?.n);
+  } finally {
+    await d.close();
+  }
+}
