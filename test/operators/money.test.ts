@@ -55,15 +55,26 @@ describe('service fees', () => {
 });
 
 describe('whitelist', () => {
-  it('adds (201), re-adds unchanged (200), lists a page at a time, removes', async () => {
+  it('adds (201), re-adds unchanged (200), never shortens a delay, lists a page at a time, removes', async () => {
     const address = newAddress();
     const added = await post('/whitelist', { asset: 'USDT_TRON', address, delay: '1h' });
     expect(added.status, added.text).toBe(201);
-    expect(added.body).toMatchObject({ created: true, entry: { address, asset: 'USDT_TRON', usable: false } });
-    const again = await post('/whitelist', { asset: 'USDT_TRON', address, delay: '0' });
+    expect(added.body).toMatchObject({
+      created: true,
+      delay_extended: false,
+      entry: { address, asset: 'USDT_TRON', usable: false },
+    });
+    const again = await post('/whitelist', { asset: 'USDT_TRON', address });
     expect(again.status).toBe(200);
-    expect(again.body.created).toBe(false);
+    expect(again.body).toMatchObject({ created: false, delay_extended: false });
     expect(again.body.entry.usable_from).toBe(added.body.entry.usable_from);
+    const shorter = await post('/whitelist', { asset: 'USDT_TRON', address, delay: '0' });
+    expect(shorter.status).toBe(409);
+    expect(shorter.body.error.code).toBe('invalid_state');
+    const longer = await post('/whitelist', { asset: 'USDT_TRON', address, delay: '2h' });
+    expect(longer.status).toBe(200);
+    expect(longer.body.delay_extended).toBe(true);
+    expect(Date.parse(longer.body.entry.usable_from) - Date.parse(added.body.entry.usable_from)).toBe(3_600_000);
     await post('/whitelist', { asset: 'USDT_TRON', address: newAddress(), delay: '0' });
 
     const page = await t.call(`/admin/v1/merchants/${merchant}/whitelist?limit=1&asset=USDT_TRON`);
@@ -159,7 +170,14 @@ describe('ledger corrections', () => {
       .where('action', '<>', 'merchant.create')
       .execute();
     expect(new Set(rows.map((r) => r.action))).toEqual(
-      new Set(['fee.service', 'whitelist.add', 'whitelist.remove', 'ledger.credit', 'ledger.debit']),
+      new Set([
+        'fee.service',
+        'whitelist.add',
+        'whitelist.delay_extended',
+        'whitelist.remove',
+        'ledger.credit',
+        'ledger.debit',
+      ]),
     );
   });
 });

@@ -83,10 +83,10 @@ export async function moneyRoutes(app: ConsoleServer, s: Services): Promise<void
         tags,
         summary: "Put a payout address on a merchant's whitelist for an asset (whitelist add)",
         description:
-          'Usable once the delay has passed. 201 for a new entry; 200 when the address was already listed (the entry and its delay are unchanged: remove and add again to restart it).',
+          'Usable once the delay has passed. 201 for a new entry; 200 when the address was already listed: unchanged without `delay` or with its own delay, moved later by a longer one (`delay_extended`, audited); a shorter delay is 409 invalid_state (a safety delay is never shortened by adding again: remove the entry and add it again).',
         params: MerchantParams,
         body: AddWhitelistBody,
-        response: { 200: AddWhitelistSchema, 201: AddWhitelistSchema, ...bodyErrors(404, 422) },
+        response: { 200: AddWhitelistSchema, 201: AddWhitelistSchema, ...bodyErrors(404, 409, 422) },
       },
     },
     async (req, reply) => {

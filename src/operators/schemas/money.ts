@@ -74,8 +74,10 @@ export const AddWhitelistBody = Type.Object(
 export const AddWhitelistSchema = Type.Object(
   {
     entry: WhitelistEntrySchema,
-    created: Type.Boolean({
-      description: 'false: the address was already on the whitelist; the entry and its delay are unchanged',
+    created: Type.Boolean({ description: 'false: the address was already on the whitelist' }),
+    delay_extended: Type.Boolean({
+      description:
+        'true: the address was already listed and the longer `delay` moved its first use later (counted from when it was added); false: a new entry, or one left unchanged',
     }),
   },
   { additionalProperties: false, title: 'WhitelistAddResult' },
