@@ -77,7 +77,11 @@ function merchantSection(ctx, m, redraw) {
       h(
         'button',
         { type: 'button', class: ownerOff ? '' : 'danger', onclick: toggle },
-        ownerOff ? 'Enable the merchant' : 'Disable the merchant',
+        ownerOff
+          ? 'Enable the merchant (your switch)'
+          : operatorOff
+            ? 'Also switch it off yourself'
+            : 'Disable the merchant',
       ),
       m.settings.network_fee_payer === 'customer'
         ? h('button', { type: 'button', onclick: payer }, 'Let the merchant pay the network fee')
