@@ -25,6 +25,7 @@ import { DepositAddressAllocator, type AllocatorOptions } from './addresses/allo
 import type { UnlockedWallet } from './wallet/keystore.js';
 import { unlockWallet } from './wallet/service.js';
 import { buildAdminServer, type AdminOptions } from './operations/admin.js';
+import { requireBuiltPage } from './cabinet/page.js';
 import { buildCabinetServer, type CabinetOptions } from './cabinet/server.js';
 import { createMetrics, httpLatency, instrumentHttp, type AppMetrics } from './operations/metrics.js';
 import './operations/wiring.js';
@@ -157,6 +158,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       return cabinetUrl;
     },
     async start() {
+      if (cabinet) requireBuiltPage();
       if (opts.admin !== false) {
         admin = await buildAdminServer(services, metrics, opts.admin);
         adminUrl = (await admin.listen({ host: config.adminHost, port: config.adminPort })).replace(
