@@ -74,13 +74,10 @@ export async function beginReading(trx: Tx, clock: Clock, actor: string, heldSin
     .execute();
 }
 
-/** Unknown transfers out inside the reading's range (the backup's height to `until`). */
-function readingTransfers(trx: Executor, r: RestoreReadingTable, until: number) {
-  let q = trx
-    .selectFrom('hot_wallet_transfers')
-    .selectAll()
-    .where('kind', '=', 'unknown')
-    .where('block_number', '<=', until);
+/** Unknown transfers out inside the reading's range (the backup's height up to `until`, or on). */
+function readingTransfers(trx: Executor, r: RestoreReadingTable, until: number | null) {
+  let q = trx.selectFrom('hot_wallet_transfers').selectAll().where('kind', '=', 'unknown');
+  if (until !== null) q = q.where('block_number', '<=', until);
   q = r.from_block !== null ? q.where('block_number', '>=', r.from_block) : q.where('block_time', '>=', r.from_time);
   return q.orderBy('block_number').execute();
 }
@@ -195,7 +192,7 @@ export interface UnknownOnChain {
 /** `paygate payout list --unknown-on-chain`: the held payouts the chain could not settle, with their candidates. */
 export async function listUnknownOnChain(db: Executor): Promise<UnknownOnChain> {
   const r = await readingState(db);
-  const transfers = r ? await readingTransfers(db, r, Number.MAX_SAFE_INTEGER) : [];
+  const transfers = r ? await readingTransfers(db, r, null) : [];
   const payouts = (await heldPayouts(db)).map((p) => ({
     ...operatorView(p),
     candidates: transfers
