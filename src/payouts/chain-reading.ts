@@ -4,7 +4,7 @@
  * watcher records every transfer out of the hot wallet (watcher/hot-wallet.ts), and those the
  * restored database did not sign are `unknown`. `paygate restore` starts a reading from the
  * backup's height (the restored cursor); the watcher notes the head it sees first after the restore
- * and, once that head is final, matches each held payout to the unknown transfers out by asset,
+ * and, once the block READING_MARGIN_BLOCKS above it is final, matches each held payout to the unknown transfers out by asset,
  * address and amount, in its write transaction:
  * - exactly one transfer, claimed by no other held payout: the payout was sent with it, and becomes
  *   `confirmed` with that txid (ledger and `payout.confirmed` event in the same transaction);
@@ -27,6 +27,13 @@ import { transitionPayout } from './transitions.js';
 const OPEN: readonly PayoutStatus[] = ['pending_review', 'approved', 'queued', 'signing', 'broadcast'];
 
 export const CHAIN_ACTOR = 'chain';
+
+/**
+ * Blocks read past the head seen first after the restore: a transaction the old instance signed
+ * expires 60 s after its reference block (the payout worker's and tronweb's expiration), which is
+ * at or below that head, so it can only land within 20 blocks (3 s each) above it; 30 cover it.
+ */
+export const READING_MARGIN_BLOCKS = 30;
 
 export async function readingState(db: Executor): Promise<RestoreReadingTable | undefined> {
   return db.selectFrom('restore_reading').selectAll().where('id', '=', 1).executeTakeFirst();
@@ -109,7 +116,11 @@ export async function advanceReading(trx: Tx, clock: Clock, head: number, final:
   const r = await readingState(trx);
   if (r === undefined || r.done_at !== null) return false;
   if (r.until_block === null) {
-    await trx.updateTable('restore_reading').set({ until_block: head }).where('id', '=', 1).execute();
+    await trx
+      .updateTable('restore_reading')
+      .set({ until_block: head + READING_MARGIN_BLOCKS })
+      .where('id', '=', 1)
+      .execute();
     return false;
   }
   if (final < r.until_block) return false;

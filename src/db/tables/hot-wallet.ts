@@ -41,7 +41,7 @@ export interface RestoreReadingTable {
   from_block: number | null;
   /** When the backup knew the chain last (its newest payout), for a backup without a cursor. */
   from_time: string;
-  /** The head the watcher saw first after the restore: the reading is done once it is final. */
+  /** The head the watcher saw first after the restore plus a margin: the reading is done once it is final. */
   until_block: number | null;
   started_at: string;
   started_by: string;
