@@ -46,6 +46,10 @@ export const ERROR_STATUS = {
   invoice_fee_confirmation_required: 422,
   invoice_fee_valid_from_in_past: 422,
   redirect_url_not_allowed: 422,
+  /** Cabinet: a well-formed period that holds no time (`from` not before `to`); details name the field. */
+  invalid_period: 422,
+  /** Cabinet: a webhook URL the owner may not set (not https, a private or loopback target); details name body.url. */
+  webhook_url_not_allowed: 422,
   address_not_whitelisted: 422,
   /** Added in docs/changelog.md: amount plus payout fee exceeds the available balance. */
   insufficient_balance: 422,
@@ -108,7 +112,7 @@ export class AppError extends Error {
       code: this.code,
       message: this.message,
     };
-    if (this.code === 'validation_failed') error.details = this.details ?? [];
+    if (this.code === 'validation_failed' || this.details) error.details = this.details ?? [];
     return { error };
   }
 }

@@ -1,9 +1,10 @@
 /** TypeBox schemas of /cabinet/v1: they validate requests and generate its OpenAPI document. */
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../http/pagination.js';
-import { AssetCode, DisabledBy, StringEnum, Uuid } from '../http/schemas.js';
+import { AssetCode, DisabledBy, PrintableId, StringEnum, Uuid } from '../http/schemas.js';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../owners/service.js';
 import { PAYOUT_STATUSES } from '../payouts/schema.js';
+import { PERIOD_DESCRIPTIONS } from './period.js';
 
 const DateTime = (description: string) => Type.String({ format: 'date-time', description });
 const Token43 = (description: string) =>
@@ -205,15 +206,20 @@ export const KeySchema = Type.Object(
 // Lists.
 
 const Period = {
-  from: Type.Optional(DateTime('Only records created at or after this time')),
-  to: Type.Optional(DateTime('Only records created before this time')),
+  from: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: PERIOD_DESCRIPTIONS.from })),
+  to: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: PERIOD_DESCRIPTIONS.to })),
 };
+
+const Search = (what: string) => Type.Optional(PrintableId(`Finds by ${what}: exact, case as stored`));
+const AssetFilter = Type.Optional({ ...AssetCode, description: 'Only this asset, e.g. USDT_TRON' });
 
 export const InvoiceListQuery = Type.Object(
   {
     status: Type.Optional(
       StringEnum(['created', 'seen', 'confirmed', 'underpaid', 'expired', 'paid_late', 'settled'] as const),
     ),
+    asset: AssetFilter,
+    q: Search('order id, invoice id, deposit address or the transaction hash of one of its deposits'),
     ...Period,
     ...PageQuery,
   },
@@ -223,6 +229,8 @@ export const InvoiceListQuery = Type.Object(
 export const PayoutListQuery = Type.Object(
   {
     status: Type.Optional(StringEnum(PAYOUT_STATUSES)),
+    asset: AssetFilter,
+    q: Search('reference, payout id, destination address or transaction hash'),
     ...Period,
     ...PageQuery,
   },
