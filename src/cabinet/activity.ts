@@ -109,10 +109,18 @@ export async function listDeposits(db: Db, merchantId: string, q: PageParams & {
 /** A delivery as its owner sees it: the operator's view of it (webhooks/view.ts) without the merchant's fields. */
 function ownerDeliveryView(d: DeliveryListRow) {
   const { merchant_id: _merchant, merchant_seq: _seq, ...view } = deliveryView(d, d.type);
-  return view;
+  return {
+    ...view,
+    retrying: d.status === 'pending' && d.attempts > 0,
+    subject: { type: d.type.split('.')[0] as 'invoice' | 'payout' | 'deposit', id: d.subject_id },
+  };
 }
 
-export async function listDeliveries(db: Db, merchantId: string, q: PageParams & { status?: DeliveryStatus }) {
+export async function listDeliveries(
+  db: Db,
+  merchantId: string,
+  q: PageParams & { status?: DeliveryStatus | 'retrying' },
+) {
   const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
   const page = toPage(await pageDeliveries(db, merchantId, q, decodeCursor(q.cursor), limit), limit, byCreated);
   return { data: page.data.map(ownerDeliveryView), next_cursor: page.next_cursor };

@@ -123,11 +123,12 @@ export async function pageDeposits(
 export async function pageDeliveries(
   db: Executor,
   merchantId: string,
-  f: { status?: DeliveryStatus },
+  f: { status?: DeliveryStatus | 'retrying' },
   key: PageKey | null,
   limit: number,
 ) {
-  return listDeliveries(db, { merchantId, status: f.status, limit: limit + 1, page: { after: key, limit: limit + 1 } });
+  const status = f.status === 'retrying' ? { retrying: true } : { status: f.status };
+  return listDeliveries(db, { merchantId, ...status, limit: limit + 1, page: { after: key, limit: limit + 1 } });
 }
 
 export async function findDeliveryOf(db: Executor, merchantId: string, id: string) {
@@ -135,7 +136,7 @@ export async function findDeliveryOf(db: Executor, merchantId: string, id: strin
     .selectFrom('webhook_deliveries as d')
     .innerJoin('events as e', 'e.id', 'd.event_id')
     .selectAll('d')
-    .select('e.type')
+    .select(['e.type', 'e.subject_id'])
     .where('d.id', '=', id)
     .where('d.merchant_id', '=', merchantId)
     .executeTakeFirst();

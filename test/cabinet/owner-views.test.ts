@@ -127,3 +127,56 @@ describe("an owner's payouts", () => {
     expect(await found('asset=USDT_TRON&status=rejected')).toEqual([id]);
   });
 });
+
+describe("the dashboard's totals", () => {
+  it('sum confirmed deposits of today, 7 and 30 days and the pending ones per asset, exactly', async () => {
+    const before = (await call('/summary')).body;
+    expect(before.merchant_id).toBe(shop.id);
+    const usdt = before.assets.find((a: { asset: string }) => a.asset === 'USDT_TRON');
+    expect(usdt).toEqual({
+      asset: 'USDT_TRON',
+      received_today: '10',
+      received_7d: '10',
+      received_30d: '10',
+      pending: '0',
+    });
+
+    // 18 decimals: 12.5 tokens are more base units than one 64-bit sum holds.
+    const usdd = await t.create(shop.key, { order_id: 'order-usdd', amount: '12.5', asset: 'USDD_TRON' });
+    await t.pay(usdd.address, 125n * 10n ** 17n, 'USDD_TRON');
+    await t.mine(2);
+    await vi.waitFor(async () => expect((await call(`/invoices/${usdd.invoice_id}`)).body.status).toBe('confirmed'), {
+      timeout: 15_000,
+    });
+    const after = (await call('/summary')).body.assets;
+    expect(after.find((a: { asset: string }) => a.asset === 'USDD_TRON')).toEqual({
+      asset: 'USDD_TRON',
+      received_today: '12.5',
+      received_7d: '12.5',
+      received_30d: '12.5',
+      pending: '0',
+    });
+
+    // A shop that waits for 20 confirmations: the payment is pending until then.
+    const slow = await t.shop({ confirmations: 20 });
+    const owner = await createOwner(t.app.services.db, t.clock, 'test', {
+      email: 'slow@shop.example',
+      merchantIds: [slow.id],
+      cabinetUrl: t.app.cabinetUrl as string,
+    });
+    const cabinet = t.app.cabinetUrl as string;
+    await api(cabinet, '/cabinet/v1/account/setup', { body: { setup_token: owner.setup_token, password: PASSWORD } });
+    const slowToken = (
+      await api(cabinet, '/cabinet/v1/sessions', { body: { email: 'slow@shop.example', password: PASSWORD } })
+    ).body.token;
+    const inv = await t.create(slow.key, { amount: '7.25' });
+    await t.pay(inv.address, '7.25');
+    await t.mine(1);
+    const summary = await api(cabinet, `/cabinet/v1/merchants/${slow.id}/summary`, {
+      headers: { authorization: `Bearer ${slowToken}` },
+    });
+    expect(summary.body.assets).toEqual([
+      { asset: 'USDT_TRON', received_today: '0', received_7d: '0', received_30d: '0', pending: '7.25' },
+    ]);
+  });
+});
