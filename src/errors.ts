@@ -7,6 +7,8 @@ export const ERROR_STATUS = {
   validation_failed: 400,
   bad_request: 400,
   unauthorized: 401,
+  /** Cabinet: a password change whose current password is wrong; the session stays signed in. */
+  current_password_incorrect: 401,
   merchant_disabled: 403,
   merchant_not_approved: 403,
   route_not_found: 404,
@@ -15,6 +17,8 @@ export const ERROR_STATUS = {
   merchant_not_found: 404,
   api_key_not_found: 404,
   delivery_not_found: 404,
+  /** Cabinet: no live session of this account has this id (ended, expired, or another account's). */
+  session_not_found: 404,
   asset_not_found: 404,
   /** CLI only: no owner account has this email. */
   owner_not_found: 404,

@@ -9,12 +9,14 @@ import { activityRoutes } from './activity-routes.js';
 import type { CabinetDeps } from './context.js';
 import { merchantRoutes } from './merchant-routes.js';
 import { reportRoutes } from './report-routes.js';
+import { securityRoutes } from './security-routes.js';
 import { sessionRoutes } from './session-routes.js';
 import { settingsRoutes } from './settings-routes.js';
 
 export async function registerCabinetRoutes(app: ApiServer, deps: CabinetDeps): Promise<void> {
   await sessionRoutes(app, deps);
   await accountRoutes(app, deps);
+  await securityRoutes(app, deps);
   await merchantRoutes(app, deps);
   await activityRoutes(app, deps);
   await settingsRoutes(app, deps);
