@@ -67,7 +67,7 @@ export async function sessionRoutes(app: ApiServer, deps: CabinetDeps): Promise<
       spend(deps.loginPerAccount, normalizeEmail(req.body.email) ?? req.body.email, 'for this account');
       const owner = await checkCredentials(db, clock, req.body);
       const transport = req.query.transport ?? 'bearer';
-      const s = await startSession(db, clock, owner, transport);
+      const s = await startSession(db, clock, owner, transport, req.ip);
       if (transport === 'bearer') return reply.code(201).send({ token: s.token, expires_at: s.expires_at });
       void reply.setCookie(SESSION_COOKIE, s.token, {
         path: COOKIE_PATH,

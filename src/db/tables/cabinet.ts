@@ -49,6 +49,11 @@ export interface OwnerSessionsTable {
   expires_at: string;
   /** Set at sign-out, or when the operator disables or resets the account. */
   ended_at: string | null;
+  /**
+   * The client address at sign-in (migration 0054); null for sessions from before it. Optional in
+   * this type: only the sign-in writes it and only the account's session list reads it.
+   */
+  client_address?: string | null;
 }
 
 export interface CabinetTables {
