@@ -60,12 +60,11 @@ export interface VerifierOptions {
   /**
    * The share of password checks (cabinet sign-ins): at most this many hash at once (default 1), so
    * the other hashing slots stay free for API keys; at most `passwordQueue` wait (default 8), each
-   * at most `maxQueueWaitMs`; at most `passwordsPerSecond` start per second (default 10), counted
-   * apart from the keys' rate. Past any of them a sign-in is answered 503 with Retry-After.
+   * at most `maxQueueWaitMs`. Past either a sign-in is answered 503 with Retry-After. The share
+   * is not counted in the keys' per-second rate: its one slot bounds its CPU already.
    */
   passwordSlots?: number;
   passwordQueue?: number;
-  passwordsPerSecond?: number;
 }
 
 interface Verified {
@@ -124,7 +123,6 @@ export class ApiKeyVerifier {
   private readonly maxQueueWaitMs: number;
   private readonly passwords: LimitFunction;
   private readonly passwordQueue: number;
-  private readonly passwordRate: HashBudget;
   /** Count of argon2 verifications of keys done; read by tests, benchmarks and /metrics. */
   hashCount = 0;
   /** Count of argon2 verifications of passwords done (cabinet sign-ins, decoys included). */
@@ -148,7 +146,6 @@ export class ApiKeyVerifier {
     this.maxQueueWaitMs = opts.maxQueueWaitMs ?? 2_000;
     this.passwords = pLimit(opts.passwordSlots ?? 1);
     this.passwordQueue = opts.passwordQueue ?? 8;
-    this.passwordRate = new HashBudget(opts.passwordsPerSecond ?? 10, 1000, clock);
   }
 
   /**
@@ -159,8 +156,6 @@ export class ApiKeyVerifier {
    * whatever the flood of sign-ins. A full share is 503 with Retry-After, for sign-ins only.
    */
   async verifyPassword(passwordHash: string, password: string): Promise<boolean> {
-    const rate = this.passwordRate.hit('all');
-    if (rate.limited) throw this.passwordsBusy(rate.reset);
     return this.inHashingSlot(
       () => this.hashing(() => argon2.verify(passwordHash, password)),
       () => undefined,

@@ -148,14 +148,15 @@ describe('recovery codes', () => {
     for (const c of codes) expect(JSON.stringify(stored)).not.toContain(c);
 
     // Typed back in capitals with spaces: the same code.
-    const typed = codes[0].toUpperCase().replace(/-/g, ' ');
+    const [one, two, three] = codes as [string, string, string];
+    const typed = one.toUpperCase().replace(/-/g, ' ');
     const first = await signIn(b, { email, password: PASSWORD, recovery_code: typed });
     expect(first.status, first.text).toBe(201);
     expect(first.body.recovery_codes_left).toBe(9);
-    const again = await signIn(a, { email, password: PASSWORD, recovery_code: codes[0] });
+    const again = await signIn(a, { email, password: PASSWORD, recovery_code: one });
     expect(again.status).toBe(401);
     // A used or unknown code counts as a wrong code; another unused one still works.
-    const second = await signIn(a, { email, password: PASSWORD, recovery_code: codes[1] });
+    const second = await signIn(a, { email, password: PASSWORD, recovery_code: two });
     expect(second.status).toBe(201);
     expect(second.body).toMatchObject({
       recovery_codes_left: 8,
@@ -166,8 +167,8 @@ describe('recovery codes', () => {
       { recovery_codes_left: 8 },
     ]);
     // A wrong password with a good recovery code spends nothing.
-    expect((await signIn(a, { email, password: 'not the password', recovery_code: codes[2] })).status).toBe(401);
-    expect((await signIn(a, { email, password: PASSWORD, recovery_code: codes[2] })).status).toBe(201);
+    expect((await signIn(a, { email, password: 'not the password', recovery_code: three })).status).toBe(401);
+    expect((await signIn(a, { email, password: PASSWORD, recovery_code: three })).status).toBe(201);
   });
 });
 
