@@ -44,7 +44,7 @@ export async function sessionRoutes(app: ApiServer, deps: CabinetDeps): Promise<
         tags: ['sessions'],
         summary: 'Sign in',
         description:
-          'Wrong credentials, a disabled or not yet set up account, a missing or wrong second-factor code: 401, one body. With the second factor on, give `totp` or one of the account\'s one-time `recovery_code`s. Ten wrong codes in a row lock the second factor for 15 minutes: with the right password the answer is then 429 second_factor_locked with Retry-After, and no code is checked. The next sign-in reports the wrong codes since the previous one in `second_factor_failures`. Attempts are limited per client address and per account, across replicas when REDIS_URL is set (429 rate_limited with Retry-After). When the server cannot check a password or a code right now (its share of the hashing is full, or the TOTP key is missing): 503 service_unavailable, with Retry-After when it is the hashing. With `transport=cookie` (the web page) the token is set as an HttpOnly, SameSite=Strict cookie and the answer carries `csrf_token` instead of `token`.',
+          "Wrong credentials, a disabled or not yet set up account, a missing or wrong second-factor code: 401, one body. With the second factor on, give `totp` or one of the account's one-time `recovery_code`s. Ten wrong codes in a row lock the second factor for 15 minutes: with the right password the answer is then 429 second_factor_locked with Retry-After, and no code is checked. The next sign-in reports the wrong codes since the previous one in `second_factor_failures`. Attempts are limited per client address and per account, across replicas when REDIS_URL is set (429 rate_limited with Retry-After). When the server cannot check a password or a code right now (its share of the hashing is full, or the TOTP key is missing): 503 service_unavailable, with Retry-After when it is the hashing. With `transport=cookie` (the web page) the token is set as an HttpOnly, SameSite=Strict cookie and the answer carries `csrf_token` instead of `token`.",
         security: [],
         querystring: SessionQuery,
         body: SessionBody,
@@ -59,8 +59,7 @@ export async function sessionRoutes(app: ApiServer, deps: CabinetDeps): Promise<
       const { owner, notice } = await checkCredentials(db, clock, checks, req.body);
       const transport = req.query.transport ?? 'bearer';
       const s = await startSession(db, clock, owner, transport);
-      if (transport === 'bearer')
-        return reply.code(201).send({ token: s.token, expires_at: s.expires_at, ...notice });
+      if (transport === 'bearer') return reply.code(201).send({ token: s.token, expires_at: s.expires_at, ...notice });
       void reply.setCookie(SESSION_COOKIE, s.token, {
         path: COOKIE_PATH,
         httpOnly: true,

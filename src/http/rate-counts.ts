@@ -220,7 +220,12 @@ export async function openSharedRateCounts(config: Config, logger: Logger): Prom
       return {
         incr: (key, windowMs, max) =>
           new Promise((resolve, reject) =>
-            counts.incr(key, (err, r) => (err || !r ? reject(err ?? new Error('no count')) : resolve(r)), windowMs, max),
+            counts.incr(
+              key,
+              (err, r) => (err || !r ? reject(err ?? new Error('no count')) : resolve(r)),
+              windowMs,
+              max,
+            ),
           ),
       };
     },

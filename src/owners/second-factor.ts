@@ -55,9 +55,7 @@ function newRecoveryCode(): string {
 
 /** Spaces, dashes and case do not matter when a code is typed back. */
 const recoveryHash = (code: string): string =>
-  createHash('sha256')
-    .update(code.toLowerCase().replace(/[\s-]/g, ''))
-    .digest('hex');
+  createHash('sha256').update(code.toLowerCase().replace(/[\s-]/g, '')).digest('hex');
 
 /**
  * Replaces the account's recovery codes with RECOVERY_CODES new ones (in the enrolment's

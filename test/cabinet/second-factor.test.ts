@@ -47,7 +47,10 @@ afterAll(async () => {
   await a.close();
 });
 
-const on = (t: TestApp) => (path: string, req: ApiRequest = {}) => api(t.app.cabinetUrl as string, path, req);
+const on =
+  (t: TestApp) =>
+  (path: string, req: ApiRequest = {}) =>
+    api(t.app.cabinetUrl as string, path, req);
 const signIn = (t: TestApp, body: Record<string, unknown>) => on(t)('/cabinet/v1/sessions', { body });
 
 /** An owner with the second factor on: its secret and recovery codes. */
@@ -200,7 +203,10 @@ describe('TOTP secrets at rest', () => {
     const keyless = await replica({ CABINET_TOTP_KEY: '' });
     await a.owner('keyless@shop.example', [merchantId]);
     const token = (await signIn(keyless, { email: 'keyless@shop.example', password: PASSWORD })).body.token;
-    const r = await on(keyless)('/cabinet/v1/account/totp', { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    const r = await on(keyless)('/cabinet/v1/account/totp', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(r.status).toBe(503);
     expect(r.body.error.message).toContain('CABINET_TOTP_KEY');
   });

@@ -26,7 +26,12 @@ async function replicas(env: Record<string, string>, perAccount: number, perIp: 
   const b = await startTestApp({
     cabinet,
     workers: false,
-    env: { ...env, DATABASE_URL: a.app.config.databaseUrl, WALLET_PASSPHRASE: TEST_PASSPHRASE, CABINET_TOTP_KEY: TOTP_KEY },
+    env: {
+      ...env,
+      DATABASE_URL: a.app.config.databaseUrl,
+      WALLET_PASSPHRASE: TEST_PASSPHRASE,
+      CABINET_TOTP_KEY: TOTP_KEY,
+    },
   });
   open.push(b);
   return [a, b];
