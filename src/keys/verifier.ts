@@ -14,6 +14,8 @@
  * never stated); a key that could not be checked is never a 401, since it may be right: a client
  * past its own budget gets 429 rate_limited, and when the server's hashing capacity is spent the
  * answer is 503 service_unavailable (the client's budget is not charged); both carry Retry-After.
+ * The cabinet's password checks (`verifyPassword`) go through the same hashing slots in a share of
+ * their own, so a flood of sign-ins holds at most that share and API keys keep the rest.
  *
  * A key's terms are read with it (same query): past its expiry, or from a client address outside
  * its allowed networks, it is the same 401 as any bad key, decided before any hashing. Its last use
