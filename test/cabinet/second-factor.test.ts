@@ -7,6 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
+import { cabinetUrl } from '../../src/config.js';
+import { resetOwner } from '../../src/owners/service.js';
 import { totpCode } from '../../src/owners/totp.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { api, type ApiRequest } from '../helpers/http.js';
@@ -172,6 +174,25 @@ describe('recovery codes', () => {
     // A wrong password with a good recovery code spends nothing.
     expect((await signIn(a, { email, password: 'not the password', recovery_code: three })).status).toBe(401);
     expect((await signIn(a, { email, password: PASSWORD, recovery_code: three })).status).toBe(201);
+
+    // The operator's reset clears the second factor with its codes: none of them signs in again.
+    const reset = await resetOwner(a.app.services.db, clock, 'test', email, cabinetUrl(a.app.config));
+    const setup = await a.call('/cabinet/v1/account/setup', null, {
+      body: { setup_token: reset.setup_token, password: PASSWORD },
+    });
+    expect(setup.status).toBe(200);
+    expect(setup.body.totp).toBe(false);
+    const owner = await a.app.services.db
+      .selectFrom('owners')
+      .select('id')
+      .where('email', '=', email)
+      .executeTakeFirstOrThrow();
+    const left = await a.app.services.db
+      .selectFrom('owner_recovery_codes')
+      .select('code_hash')
+      .where('owner_id', '=', owner.id)
+      .execute();
+    expect(left).toEqual([]);
   });
 });
 
