@@ -58,6 +58,11 @@ export const ERROR_STATUS = {
   /** Added in docs/changelog.md: amount plus payout fee exceeds the available balance. */
   insufficient_balance: 422,
   rate_limited: 429,
+  /**
+   * Cabinet sign-in only, and only after the right password: 10 wrong second-factor codes in a row
+   * locked the account's second factor for 15 minutes (Retry-After says how long is left).
+   */
+  second_factor_locked: 429,
   internal_error: 500,
   service_unavailable: 503,
   payouts_halted: 503,

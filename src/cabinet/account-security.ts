@@ -10,11 +10,12 @@ import { recordAudit } from '../audit/store.js';
 import type { Clock } from '../clock.js';
 import { writeTx, type Db } from '../db/database.js';
 import { AppError } from '../errors.js';
-import type { HashBudget } from '../keys/hash-budget.js';
+import type { ApiKeyVerifier } from '../keys/verifier.js';
 import { ARGON2_OPTIONS } from '../keys/service.js';
 import { endOwnerSessions, endSession, findOwner, updateOwner } from '../owners/store.js';
 import { cabinetUnauthorized } from '../owners/service.js';
 import { ownerActor } from './context.js';
+import type { SignInLimit } from './sign-in-limits.js';
 import { SESSION_MAX_MS, type CabinetSession } from './sessions.js';
 
 export const sessionIdOf = (tokenHash: string): string =>
@@ -22,24 +23,21 @@ export const sessionIdOf = (tokenHash: string): string =>
 
 /**
  * The current password must match (wrong: 401 current_password_incorrect, audited, and counted
- * against the account's sign-in budget so it is no faster a guessing oracle than sign-in); the new
+ * against the account's sign-in limit so it is no faster a guessing oracle than sign-in; checked in
+ * the password share of the bounded hashing, as sign-ins are); the new
  * one is hashed before the transaction, which writes it, ends every other session and audits.
  */
 export async function changePassword(
   db: Db,
   clock: Clock,
-  budget: HashBudget,
+  checks: { perAccount: SignInLimit; verifier: Pick<ApiKeyVerifier, 'verifyPassword'> },
   session: CabinetSession,
   body: { current_password: string; new_password: string },
 ): Promise<number> {
   const owner = await findOwner(db, session.owner.id);
   if (!owner?.password_hash) throw cabinetUnauthorized();
-  const spent = budget.hit(owner.email);
-  if (spent.limited)
-    throw new AppError('rate_limited', `Too many password attempts for this account; retry in ${spent.reset} s`, {
-      headers: { 'retry-after': String(spent.reset) },
-    });
-  if (!(await argon2.verify(owner.password_hash, body.current_password))) {
+  await checks.perAccount.spend(owner.email);
+  if (!(await checks.verifier.verifyPassword(owner.password_hash, body.current_password))) {
     await writeTx(db, (trx) =>
       recordAudit(trx, clock, {
         actor: ownerActor(session),

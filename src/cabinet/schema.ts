@@ -32,6 +32,14 @@ export const SessionBody = Type.Object(
         description: "The authenticator's code, when the second factor is on",
       }),
     ),
+    recovery_code: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 40,
+        description:
+          'Instead of `totp`: one of the recovery codes handed out at enrolment, each accepted once (case, spaces and dashes do not matter)',
+      }),
+    ),
   },
   { additionalProperties: false, title: 'SessionRequest' },
 );
@@ -56,6 +64,22 @@ export const SessionSchema = Type.Object(
     ),
     csrf_token: Type.Optional(
       Type.String({ description: 'Send as X-CSRF-Token with every change (transport cookie only)' }),
+    ),
+    second_factor_failures: Type.Optional(
+      Type.Object(
+        {
+          attempts: Type.Integer({ minimum: 1, description: 'Wrong codes given with the right password' }),
+          locked_until: Type.Union([DateTime('When the last lock of the second factor ended'), Type.Null()]),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'Present when wrong second-factor codes came since the previous sign-in: whoever gave them knew the password, so change it',
+        },
+      ),
+    ),
+    recovery_codes_left: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'After a sign-in with a recovery code: how many are left unused' }),
     ),
   },
   { additionalProperties: false, title: 'Session' },
@@ -100,6 +124,19 @@ export const TotpEnrolmentSchema = Type.Object(
     otpauth_uri: Type.String({ description: 'The same secret as an otpauth:// URI' }),
   },
   { additionalProperties: false, title: 'TotpEnrolment' },
+);
+
+export const TotpConfirmedSchema = Type.Object(
+  {
+    ...AccountSchema.properties,
+    recovery_codes: Type.Array(Type.String(), {
+      minItems: 10,
+      maxItems: 10,
+      description:
+        'Ten one-time recovery codes, shown this once (only their digests are kept): each signs in once as `recovery_code` instead of a TOTP code',
+    }),
+  },
+  { additionalProperties: false, title: 'TotpConfirmed' },
 );
 
 export const TotpConfirmBody = Type.Object(

@@ -24,7 +24,13 @@ export async function securityRoutes(app: ApiServer, deps: CabinetDeps): Promise
       },
     },
     async (req, reply) => {
-      await changePassword(db, clock, deps.loginPerAccount, sessionOf(req), req.body);
+      await changePassword(
+        db,
+        clock,
+        { perAccount: deps.signIn.perAccount, verifier: deps.services.verifier },
+        sessionOf(req),
+        req.body,
+      );
       return reply.code(204).send();
     },
   );
