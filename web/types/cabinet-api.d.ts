@@ -31,7 +31,7 @@ export interface paths {
     put?: never;
     /**
      * Sign in
-     * @description Wrong credentials, a disabled or not yet set up account, a missing or wrong second-factor code: 401, one body. Attempts are limited per client address and per account (429 with Retry-After). With `transport=cookie` (the web page) the token is set as an HttpOnly, SameSite=Strict cookie and the answer carries `csrf_token` instead of `token`.
+     * @description Wrong credentials, a disabled or not yet set up account, a missing or wrong second-factor code: 401, one body. With the second factor on, give `totp` or one of the account's one-time `recovery_code`s. Ten wrong codes in a row lock the second factor for 15 minutes: with the right password the answer is then 429 second_factor_locked with Retry-After, and no code is checked. The next sign-in reports the wrong codes since the previous one in `second_factor_failures`. Attempts are limited per client address and per account, across replicas when REDIS_URL is set (429 rate_limited with Retry-After). When the server cannot check a password or a code right now (its share of the hashing is full, or the TOTP key is missing): 503 service_unavailable, with Retry-After when it is the hashing. With `transport=cookie` (the web page) the token is set as an HttpOnly, SameSite=Strict cookie and the answer carries `csrf_token` instead of `token`.
      */
     post: operations['signIn'];
     delete?: never;
@@ -95,7 +95,7 @@ export interface paths {
     put?: never;
     /**
      * Start the TOTP enrolment: a secret and its otpauth:// URI
-     * @description The secret is kept aside until POST /cabinet/v1/account/totp/confirm proves the authenticator has it; asking again replaces it. 409 invalid_state when the second factor is on already.
+     * @description The secret is kept aside, sealed, until POST /cabinet/v1/account/totp/confirm proves the authenticator has it; asking again replaces it. 409 invalid_state when the second factor is on already; 503 service_unavailable while the operator has not set CABINET_TOTP_KEY.
      */
     post: operations['startTotpEnrolment'];
     delete?: never;
@@ -115,7 +115,7 @@ export interface paths {
     put?: never;
     /**
      * Turn the second factor on with the authenticator's first code
-     * @description A code that does not match is 400 validation_failed at body.code; without an enrolment under way, 409 invalid_state. From then on sign-in needs a code, and every other session of the account has ended (this one stays).
+     * @description A code that does not match is 400 validation_failed at body.code; without an enrolment under way, 409 invalid_state. From then on sign-in needs a code, and every other session of the account has ended (this one stays). The answer carries ten one-time `recovery_codes`, shown this once.
      */
     post: operations['confirmTotp'];
     delete?: never;
@@ -765,6 +765,8 @@ export interface operations {
           password: string;
           /** @description The authenticator's code, when the second factor is on */
           totp?: string;
+          /** @description Instead of `totp`: one of the recovery codes handed out at enrolment, each accepted once (case, spaces and dashes do not matter) */
+          recovery_code?: string;
         };
       };
     };
@@ -793,6 +795,14 @@ export interface operations {
             expires_at: string;
             /** @description Send as X-CSRF-Token with every change (transport cookie only) */
             csrf_token?: string;
+            /** @description Present when wrong second-factor codes came since the previous sign-in: whoever gave them knew the password, so change it */
+            second_factor_failures?: {
+              /** @description Wrong codes given with the right password */
+              attempts: number;
+              locked_until: string | null;
+            };
+            /** @description After a sign-in with a recovery code: how many are left unused */
+            recovery_codes_left?: number;
           };
         };
       };
@@ -843,6 +853,23 @@ export interface operations {
           'x-ratelimit-reset'?: number;
           /** @description Seconds to wait before retrying */
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Temporarily unavailable (see error.code); retry with backoff */
+      503: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1187,6 +1214,23 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Temporarily unavailable (see error.code); retry with backoff */
+      503: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   confirmTotp: {
@@ -1237,6 +1281,8 @@ export interface operations {
               /** @description Whose switch is off: "operator" (merchant disable) and/or "owner" (the cabinet); [] when enabled. Each side moves only its own. */
               disabled_by: ('operator' | 'owner')[];
             }[];
+            /** @description Ten one-time recovery codes, shown this once (only their digests are kept): each signs in once as `recovery_code` instead of a TOTP code */
+            recovery_codes: string[];
           };
         };
       };
@@ -1321,6 +1367,23 @@ export interface operations {
           'x-ratelimit-reset'?: number;
           /** @description Seconds to wait before retrying */
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Temporarily unavailable (see error.code); retry with backoff */
+      503: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
           [name: string]: unknown;
         };
         content: {
