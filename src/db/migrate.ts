@@ -49,6 +49,7 @@ import * as m0051 from './migrations/0051_two_merchant_switches.js';
 import * as m0052 from './migrations/0052_operator_token_terms.js';
 import * as m0053 from './migrations/0053_page_invoices.js';
 import * as m0056 from './migrations/0056_hot_wallet_transfers.js';
+import * as m0058 from './migrations/0058_hot_wallet_acknowledgements.js';
 
 /** The last migration that PostgreSQL's baseline covers: its schema is SQLite's after this one. */
 export const POSTGRES_BASELINE = '0047_derivation_gaps';
@@ -105,6 +106,7 @@ export const AFTER_BASELINE: Record<string, EngineMigration> = {
   '0052_operator_token_terms': m0052,
   '0053_page_invoices': m0053,
   '0056_hot_wallet_transfers': m0056,
+  '0058_hot_wallet_acknowledgements': m0058,
 };
 
 /** Every migration by the name recorded in `kysely_migration` on both engines. */
