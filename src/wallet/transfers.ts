@@ -54,7 +54,8 @@ export const transferKey = (t: HotWalletTransferView): PageKey => ({
 function keyParts(key: PageKey): { txid: string; logIndex: number } {
   const i = key.id.lastIndexOf(':');
   const logIndex = Number(key.id.slice(i + 1));
-  if (i < 0 || !Number.isInteger(logIndex)) throw new AppError('invalid_argument', 'cursor: not one this server returned');
+  if (i < 0 || !Number.isInteger(logIndex))
+    throw new AppError('invalid_argument', 'cursor: not one this server returned');
   return { txid: key.id.slice(0, i), logIndex };
 }
 
@@ -132,10 +133,14 @@ export async function acknowledgeTransfer(
   reasonInput: string,
 ): Promise<AcknowledgedTransfer> {
   const txid = txidInput.trim().toLowerCase().replace(/^0x/, '');
-  if (!TXID.test(txid)) throw new AppError('invalid_argument', 'txid: 64 hexadecimal characters, a TRON transaction id');
+  if (!TXID.test(txid))
+    throw new AppError('invalid_argument', 'txid: 64 hexadecimal characters, a TRON transaction id');
   const reason = reasonInput.trim();
   if (reason === '' || reason.length > 500)
-    throw new AppError('invalid_argument', '--reason: say why it was yours, 1 to 500 characters (kept in the audit log)');
+    throw new AppError(
+      'invalid_argument',
+      '--reason: say why it was yours, 1 to 500 characters (kept in the audit log)',
+    );
   return writeTx(db, async (trx) => {
     const rows = await trx.selectFrom('hot_wallet_transfers').selectAll().where('tx_hash', '=', txid).execute();
     if (rows.length === 0)
@@ -192,7 +197,12 @@ export async function acknowledgeTransfer(
       subjectId: txid,
       details: {
         reason,
-        transfers: rows.map((r) => ({ asset: r.asset, to_address: r.to_address, amount_units: r.amount, block_number: r.block_number })),
+        transfers: rows.map((r) => ({
+          asset: r.asset,
+          to_address: r.to_address,
+          amount_units: r.amount,
+          block_number: r.block_number,
+        })),
       },
     });
     const transfers = await listHotWalletTransfers(trx, { txid, limit: rows.length });

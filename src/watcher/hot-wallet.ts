@@ -111,13 +111,9 @@ export async function recordOutgoing(
   // The operator's acknowledgement is kept by txid: a transaction a fork moved to another block is
   // still theirs.
   const acknowledged = new Set(
-    (
-      await trx
-        .selectFrom('hot_wallet_acknowledgements')
-        .select('tx_hash')
-        .where('tx_hash', 'in', txids)
-        .execute()
-    ).map((a) => a.tx_hash),
+    (await trx.selectFrom('hot_wallet_acknowledgements').select('tx_hash').where('tx_hash', 'in', txids).execute()).map(
+      (a) => a.tx_hash,
+    ),
   );
   const fresh: HotWalletTransfersTable[] = [];
   for (const t of transfers) {

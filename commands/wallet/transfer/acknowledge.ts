@@ -28,7 +28,12 @@ export default class WalletTransferAcknowledge extends PaygateCommand {
         reason: out.reason,
       }),
     );
-    this.say(table(out.transfers.map((t) => ({ ...t })), ['asset', 'amount', 'to_address', 'block_number', 'kind']));
+    this.say(
+      table(
+        out.transfers.map((t) => ({ ...t })),
+        ['asset', 'amount', 'to_address', 'block_number', 'kind'],
+      ),
+    );
     this.say(`\nIt is ${out.note}.`);
     return out;
   }

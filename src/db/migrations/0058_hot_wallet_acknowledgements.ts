@@ -83,7 +83,9 @@ export async function postgres(db: Kysely<unknown>): Promise<void> {
   );
   for (const c of checks.rows)
     await sql`alter table hot_wallet_transfers drop constraint ${sql.id(c.conname)}`.execute(db);
-  await sql`alter table hot_wallet_transfers add constraint hot_wallet_transfers_kind_check check (${KINDS})`.execute(db);
+  await sql`alter table hot_wallet_transfers add constraint hot_wallet_transfers_kind_check check (${KINDS})`.execute(
+    db,
+  );
   await acknowledgements(db);
 }
 
