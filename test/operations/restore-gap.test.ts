@@ -82,7 +82,12 @@ describeSqliteOnly('paygate restore replaces a SQLite file')('paygate restore an
 
     const restored = await runCli(['restore', backup, '--json'], cliEnv);
     expect(restored.code, restored.stderr).toBe(0);
-    expect(restored.json.derivation_gap).toEqual({ from_index: 1, to_index: GAP, addresses: GAP });
+    expect(restored.json.derivation_gap).toEqual({
+      from_index: 1,
+      to_index: GAP,
+      addresses: GAP,
+      watched_to_index: GAP,
+    });
 
     clock.advance(5_000); // the backup's worker lease lapses
     const second = await start();
