@@ -165,6 +165,6 @@ describeSqliteOnly(
     // The restored database serves: the same CLI sees the merchants of the backup.
     const merchants = await runCli(['merchant', 'list', '--json'], env);
     expect(merchants.code).toBe(0);
-    expect(merchants.json.merchants).toHaveLength(1);
+    expect(merchants.json.data).toHaveLength(1);
   });
 });

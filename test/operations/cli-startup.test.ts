@@ -50,7 +50,7 @@ describe.skipIf(ON_POSTGRES)('the start of a simple command', () => {
       },
     });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.json).toEqual({ merchants: [] });
+    expect(r.json).toEqual({ data: [], next_cursor: null });
     const loaded = readFileSync(trace, 'utf8').split('\n');
     const commands = loaded.filter((u) => /\/dist\/commands\//.test(u));
     expect(commands).toEqual([expect.stringMatching(/\/dist\/commands\/merchant\/list\.js$/)]);
