@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { PaygateCommand, cliActor, loadDotEnv } from '../src/cli/base.js';
 import { record } from '../src/cli/format.js';
+import { progressBar } from '../src/cli/progress.js';
 import { parseConfig } from '../src/config.js';
 import { RESTORE_GAP } from '../src/addresses/gaps.js';
 import { AppError } from '../src/errors.js';
@@ -46,21 +47,23 @@ export default class Restore extends PaygateCommand {
     const config = parseConfig(process.env);
     // Tests restore with a small gap, to see its end.
     const testGap = Number(process.env.PAYGATE_TEST_RESTORE_GAP ?? 0);
-    let shown = -1;
+    const progress = progressBar('restore: deriving the watched addresses of the gap', 'addresses', {
+      json: this.jsonEnabled(),
+    });
     const opts = {
       gap: testGap > 0 ? testGap : flags.gap,
       watch: flags.watch,
-      onGapProgress: (done: number, total: number) => {
-        const percent = Math.floor((done / total) * 100);
-        if (this.jsonEnabled() || (percent < 100 && percent - shown < 10) || percent === shown) return;
-        shown = percent;
-        process.stderr.write(`restore: deriving the watched addresses of the gap ${percent}% (${done}/${total})\n`);
-      },
+      onGapProgress: (done: number, total: number) => progress.update(done, total),
     };
-    const result =
-      args.file === undefined
-        ? await secureRestoredDatabase(config.database, new Date(), cliActor(), opts)
-        : await restoreDatabase(sqliteFile(config.database, 'restore'), args.file, new Date(), cliActor(), opts);
+    let result: RestoreResult | InPlaceResult;
+    try {
+      result =
+        args.file === undefined
+          ? await secureRestoredDatabase(config.database, new Date(), cliActor(), opts)
+          : await restoreDatabase(sqliteFile(config.database, 'restore'), args.file, new Date(), cliActor(), opts);
+    } finally {
+      progress.stop();
+    }
     const gap = result.derivation_gap;
     this.say(
       record({
