@@ -13,6 +13,7 @@ COPY bin ./bin
 COPY commands ./commands
 COPY config ./config
 COPY src ./src
+COPY scripts/oclif-manifest.mjs ./scripts/oclif-manifest.mjs
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20.20-bookworm-slim
@@ -33,6 +34,8 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The commands' manifest the build wrote: each command start imports only its own command.
+COPY --from=build /app/oclif.manifest.json ./oclif.manifest.json
 COPY --from=build /app/bin ./bin
 COPY --from=build /app/config ./config
 # The merchant cabinet's web page, served as it is (no build step).
