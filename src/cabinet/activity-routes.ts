@@ -1,12 +1,11 @@
 /** A merchant's invoices, payouts, deposits and webhook deliveries, as its owner sees them. */
-import { InvoiceSchema } from '../invoices/schema.js';
-import { getInvoice } from '../invoices/service.js';
+import { CabinetInvoiceSchema } from '../pay/schema.js';
 import { Page } from '../http/pagination.js';
 import { errorResponses } from '../http/schemas.js';
 import type { ApiServer } from '../http/server.js';
 import { PayoutSchema } from '../payouts/schema.js';
 import { getPayout } from '../payouts/service.js';
-import { listDeliveries, listDeposits, listInvoices, listPayouts, showDelivery } from './activity.js';
+import { listDeliveries, listDeposits, listInvoices, listPayouts, showDelivery, showInvoice } from './activity.js';
 import type { CabinetDeps } from './context.js';
 import { ownedMerchantOf } from './ownership.js';
 import {
@@ -35,14 +34,15 @@ export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise
       schema: {
         operationId: 'listInvoices',
         tags: ['invoices'],
-        summary: 'Invoices, newest first, as /v1 shows them',
-        description: '`from` and `to` bound the creation time, [from, to).',
+        summary: 'Invoices, newest first, as /v1 shows them, page invoices included',
+        description:
+          '`from` and `to` bound the creation time, [from, to). A page invoice shows its price and description; one whose customer has not picked the token yet has `awaiting_choice: true`, status created (expired past its term), and asset, address, amounts and fees null.',
         params: MerchantParams,
         querystring: InvoiceListQuery,
-        response: { 200: Page(InvoiceSchema, 'InvoicePage'), ...LIST_ERRORS },
+        response: { 200: Page(CabinetInvoiceSchema, 'InvoicePage'), ...LIST_ERRORS },
       },
     },
-    async (req) => listInvoices(db, owned(req), req.query),
+    async (req) => listInvoices(db, deps.services.clock.now(), owned(req), req.query),
   );
 
   app.get(
@@ -51,13 +51,14 @@ export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise
       schema: {
         operationId: 'getInvoice',
         tags: ['invoices'],
-        summary: 'An invoice as GET /v1/invoices/{id} shows it, with its deposits',
+        summary:
+          'An invoice as GET /v1/invoices/{id} shows it, with its deposits; a page invoice also before the choice',
         description: "404 invoice_not_found also for another merchant's invoice.",
         params: InvoiceParams,
-        response: { 200: InvoiceSchema, ...LIST_ERRORS },
+        response: { 200: CabinetInvoiceSchema, ...LIST_ERRORS },
       },
     },
-    async (req) => getInvoice({ db }, owned(req), req.params.invoice_id),
+    async (req) => showInvoice(db, deps.services.clock.now(), owned(req), req.params.invoice_id),
   );
 
   app.get(

@@ -9,7 +9,11 @@ import type { DeliveryStatus } from '../db/tables/webhooks.js';
 import { liveDepositViews, standaloneDepositView } from '../deposits/view.js';
 import { AppError, validationFailed } from '../errors.js';
 import { decodeCursor, DEFAULT_PAGE_LIMIT, toPage } from '../http/pagination.js';
+import { getInvoice } from '../invoices/service.js';
 import { invoiceView } from '../invoices/view.js';
+import { compareKeys } from '../db/keyset.js';
+import { awaitingView, pageAwaiting, pageTermsOf, withPageTerms } from '../pay/listing.js';
+import { findMerchantPageInvoice } from '../pay/store.js';
 import { liveDepositsOfInvoices, type DepositRow } from '../deposits/store.js';
 import { payoutView } from '../payouts/view.js';
 import { keyView } from '../keys/service.js';
@@ -44,29 +48,56 @@ const byCreated = (r: { created_at: string; id: string }) => ({ at: r.created_at
 
 export async function listInvoices(
   db: Db,
+  now: Date,
   merchantId: string,
   q: PageParams & { status?: InvoiceStatus; from?: string; to?: string },
 ) {
   const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
-  const page = toPage(
-    await pageInvoices(db, merchantId, { ...period(q), status: q.status }, decodeCursor(q.cursor), limit),
-    limit,
-    byCreated,
-  );
+  const f = { ...period(q), status: q.status };
+  const key = decodeCursor(q.cursor);
+  // Two keyset walks in the same order, merged: invoices, and page invoices awaiting the choice.
+  const rows = [
+    ...(await pageInvoices(db, merchantId, f, key, limit)).map((row) => ({ row, awaiting: null })),
+    ...(await pageAwaiting(db, merchantId, f, key, limit, now)).map((awaiting) => ({ row: null, awaiting })),
+  ].sort((a, b) => compareKeys(byCreated(b.row ?? b.awaiting!), byCreated(a.row ?? a.awaiting!)));
+  const page = toPage(rows, limit, (r) => byCreated(r.row ?? r.awaiting!));
+  const invoices = page.data.flatMap((r) => (r.row ? [r.row] : []));
   // As GET /v1/invoices/{id}: an invoice still `created` shows no deposits.
   const deposits = await liveDepositsOfInvoices(
     db,
-    page.data.filter((r) => r.status !== 'created').map((r) => r.id),
+    invoices.filter((r) => r.status !== 'created').map((r) => r.id),
   );
   const byInvoice = new Map<string, DepositRow[]>();
   for (const d of deposits)
     byInvoice.set(d.invoice_id as string, [...(byInvoice.get(d.invoice_id as string) ?? []), d]);
+  const terms = await pageTermsOf(
+    db,
+    invoices.filter((r) => r.checkout_url !== null).map((r) => r.id),
+  );
   return {
-    data: page.data.map((r) =>
-      invoiceView(r, r.status === 'created' ? [] : liveDepositViews(byInvoice.get(r.id) ?? [])),
+    data: page.data.map(({ row, awaiting }) =>
+      row
+        ? withPageTerms(
+            invoiceView(row, row.status === 'created' ? [] : liveDepositViews(byInvoice.get(row.id) ?? [])),
+            terms.get(row.id),
+          )
+        : awaitingView(awaiting!, now),
     ),
     next_cursor: page.next_cursor,
   };
+}
+
+/** One invoice as the cabinet shows it: a /v1 invoice, or a page invoice chosen or awaiting the choice. */
+export async function showInvoice(db: Db, now: Date, merchantId: string, id: string) {
+  try {
+    const view = await getInvoice({ db }, merchantId, id);
+    return withPageTerms(view, view.checkout_url === null ? undefined : (await pageTermsOf(db, [id])).get(id));
+  } catch (e) {
+    if (!(e instanceof AppError) || e.code !== 'invoice_not_found') throw e;
+    const page = await findMerchantPageInvoice(db, merchantId, id);
+    if (!page || page.asset !== null) throw e;
+    return awaitingView(page, now);
+  }
 }
 
 export async function listPayouts(

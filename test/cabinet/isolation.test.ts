@@ -118,6 +118,10 @@ function exampleOf(doc: Json, schema: Json): unknown {
   if (schema.type === 'object')
     return Object.fromEntries(Object.entries<Json>(schema.properties ?? {}).map(([k, v]) => [k, exampleOf(doc, v)]));
   if (schema.type === 'boolean') return false;
+  if (schema.type === 'integer') return schema.minimum ?? 1;
+  if (schema.type === 'array') return [exampleOf(doc, schema.items)];
+  // An asset code where its pattern asks for one; any other text field takes "1" (an order id, a price).
+  if (schema.type === 'string') return String(schema.pattern ?? '').includes('_[A-Z0-9]') ? 'USDT_TRON' : '1';
   throw new Error(`no example for ${JSON.stringify(schema)}: add one to the isolation test`);
 }
 
@@ -221,8 +225,16 @@ describe("account B and account A's records", () => {
     const v1Invoice = await api(t.url, `/v1/invoices/${a.invoiceId}`, { key: a.key });
     const invoice = await t.call(`${base}/invoices/${a.invoiceId}`, a.token);
     expect(invoice.status).toBe(200);
-    expect(invoice.body).toEqual(v1Invoice.body);
-    expect((await t.call(`${base}/invoices`, a.token)).body.data).toEqual([v1Invoice.body]);
+    // The cabinet's own fields of a page invoice are null (false) for an invoice made through /v1.
+    const asCabinet = {
+      ...v1Invoice.body,
+      price: null,
+      price_currency: null,
+      description: null,
+      awaiting_choice: false,
+    };
+    expect(invoice.body).toEqual(asCabinet);
+    expect((await t.call(`${base}/invoices`, a.token)).body.data).toEqual([asCabinet]);
     const v1Payout = await api(t.url, `/v1/payouts/${a.payoutId}`, { key: a.key });
     expect((await t.call(`${base}/payouts/${a.payoutId}`, a.token)).body).toEqual(v1Payout.body);
     expect((await t.call(`${base}/payouts`, a.token)).body.data).toEqual([v1Payout.body]);
