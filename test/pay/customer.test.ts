@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAssetFlags, setMerchantAsset } from '../../src/assets/service.js';
 import { setServiceFee } from '../../src/fees/service.js';
+import { expireInvoices } from '../../src/invoices/expiry.js';
 import { ResponseChecker } from '../helpers/openapi-check.js';
 import { api, type ApiRequest } from '../helpers/http.js';
 import { pageBody, startPayApp, type PayTestApp } from './fixture.js';
@@ -95,8 +96,11 @@ describe('the payment page view', () => {
     expect(v1.status).toBe(404);
     expect(v1.body.error.code).toBe('invoice_not_found');
     t.clock.advance(61_000);
+    // The scheduled expiry job, with the scan horizon past the term: nothing of it is an invoice yet.
+    await expireInvoices(t.app.services.db, t.clock, { horizon: t.clock.now() });
     expect((await pay(`/pay/v1/invoices/${page.invoice_id}`)).body.status).toBe('expired');
     expect(await events(page.invoice_id)).toEqual([]);
+    expect((await api(t.url, `/v1/invoices/${page.invoice_id}`, { key })).status).toBe(404);
   });
 
   it('is not served on the /v1 listener', async () => {
