@@ -22,7 +22,11 @@ beforeAll(async () => {
   );
   writeFileSync(path.join(dir, 'main.js'), 'console.log("page");');
   built = await startTestApp({ pay: { pageDir: dir }, workers: false });
-  missing = await startTestApp({ pay: { pageDir: path.join(tempDir(), 'absent') }, workers: false });
+  missing = await startTestApp({
+    pay: { pageDir: path.join(tempDir(), 'absent') },
+    workers: false,
+    env: { API_RATE_LIMIT_PER_IP: '3' },
+  });
 });
 afterAll(async () => {
   await built?.close();
@@ -54,5 +58,19 @@ describe('the payment page itself', () => {
       code: 'service_unavailable',
       message: expect.stringContaining('npm run build'),
     });
+  });
+
+  it('limits requests per client address, without a key', async () => {
+    const pay = missing.app.payUrl as string;
+    const path = '/pay/v1/invoices/00000000-0000-7000-8000-000000000000';
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await api(pay, path));
+    // Three a minute: the fourth at the latest (the test above may have spent one) is refused.
+    expect(answers[0]!.status).toBe(404);
+    expect(answers[3]!.status).toBe(429);
+    const limited = answers[3]!;
+    expect(limited.body.error.code).toBe('rate_limited');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.headers.get('x-ratelimit-limit')).toBe('3');
   });
 });
