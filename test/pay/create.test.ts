@@ -100,6 +100,24 @@ describe('creating a page invoice', () => {
     await refused(merchantId, pageBody({ order_id: order }), 409, 'order_id_conflict');
   });
 
+  it('gives an order id sent at once to /v1 and as a page invoice to exactly one of them', async () => {
+    const orders = Array.from({ length: 8 }, (_, i) => `race-${i}-${Math.random()}`);
+    const answers = await Promise.all(
+      orders.flatMap((order) => [
+        api(t.url, '/v1/invoices', {
+          key,
+          body: { order_id: order, asset: 'USDT_TRON', amount: '25', expires_in: 900 },
+        }),
+        t.createPage(merchantId, pageBody({ order_id: order })),
+      ]),
+    );
+    for (let i = 0; i < orders.length; i++) {
+      const pair = [answers[2 * i]!, answers[2 * i + 1]!];
+      expect(pair.map((a) => a.status).sort(), JSON.stringify(pair.map((a) => a.body))).toEqual([201, 409]);
+      expect(pair.find((a) => a.status === 409)!.body.error.code).toBe('order_id_conflict');
+    }
+  });
+
   it('the database itself refuses an order id of the other table', async () => {
     const db = t.app.services.db;
     const page = pageBody();
