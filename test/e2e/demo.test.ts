@@ -52,6 +52,7 @@ describe('paygate demo', () => {
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(out).toContain('✔ invoice settled: received 12.5, credited 12.375');
     expect(out).toContain('✔ payout confirmed');
+    expect(out).toMatch(/✔ page invoice paid: the page shows (confirmed|settled), received 19\.99 USDT/);
     expect(out).toMatch(
       /✔ webhooks: \d+ verified deliveries: .*invoice\.seen.*invoice\.confirmed.*invoice\.settled.*payout\.confirmed/,
     );
