@@ -144,6 +144,12 @@ describe('the choice of the token', () => {
       checkout_url: page.checkout_url,
     });
     expect(v1.body).not.toHaveProperty('price');
+    // Its order id stays the page invoice's, even for a /v1 request of the very same terms.
+    const same = await api(t.url, '/v1/invoices', {
+      key,
+      body: { order_id: page.order_id, asset: 'USDC_TRON', amount: '40', expires_in: 900 },
+    });
+    expect([same.status, same.body.error?.code]).toEqual([409, 'order_id_conflict']);
     expect(v1.body).not.toHaveProperty('description');
     expect(await events(page.invoice_id)).toEqual([{ type: 'invoice.created' }]);
     const [event] = await t.app.services.db
