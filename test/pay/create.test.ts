@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAssetFlags, setMerchantAsset } from '../../src/assets/service.js';
+import { listAudit } from '../../src/audit/store.js';
 import { changeMerchant } from '../../src/merchants/service.js';
 import { api } from '../helpers/http.js';
 import { pageBody, startPayApp, type PayTestApp } from './fixture.js';
@@ -63,6 +64,11 @@ describe('creating a page invoice', () => {
     const again = await t.createPage(merchantId, { ...body, price: '19.99' });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(r.body);
+    // Once in the audit log, with the console token that made it.
+    const audit = await listAudit(t.app.services.db, 'invoice', r.body.invoice_id);
+    expect(audit.map((a) => [a.action, a.actor, a.merchant_id])).toEqual([
+      ['invoice.page_create', t.tokenId, merchantId],
+    ]);
   });
 
   it('offers only the listed assets, in catalog order', async () => {
