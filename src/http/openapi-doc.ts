@@ -1,5 +1,5 @@
 /**
- * The OpenAPI documents outside a running server (`paygate openapi [--admin|--cabinet]`, `npm run
+ * The OpenAPI documents outside a running server (`paygate openapi [--admin|--cabinet|--pay]`, `npm run
  * docs`, `npm run lint:openapi`): the real app is built over a throwaway database, exactly as
  * `serve` builds it, so the document is the one `GET /v1/openapi.json` (or the admin listener's
  * `GET /admin/v1/openapi.json`, or the cabinet's `GET /cabinet/v1/openapi.json`) serves. No PUBLIC_BASE_URL: the published reference names
@@ -43,6 +43,15 @@ export async function buildCabinetOpenApiDocument(): Promise<OpenApiDocument> {
     const cabinet = app.cabinet as NonNullable<App['cabinet']>;
     await cabinet.ready();
     return cabinet.swagger() as OpenApiDocument;
+  });
+}
+
+/** The document of the payment page's API /pay/v1 (its own listener), built without listening. */
+export async function buildPayOpenApiDocument(): Promise<OpenApiDocument> {
+  return withApp(async (app) => {
+    const pay = app.pay as NonNullable<App['pay']>;
+    await pay.ready();
+    return pay.swagger() as OpenApiDocument;
   });
 }
 

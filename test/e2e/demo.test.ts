@@ -28,6 +28,11 @@ describe('paygate demo', () => {
         headers: { authorization: `Bearer ${session.body.token}` },
       });
       expect(merchants.body.data.map((m: { name: string }) => m.name).sort()).toEqual(['Demo games', 'Demo shop']);
+      // The printed page link: the payment page's listener answers its view.
+      const { page } = demo.info;
+      expect(page.checkout_url).toBe(`${demo.app.payUrl}/pay/${page.invoice_id}`);
+      const view = await api(demo.app.payUrl as string, `/pay/v1/invoices/${page.invoice_id}`);
+      expect(view.body).toMatchObject({ merchant_name: 'Demo shop', price: '19.99', status: 'created' });
       expect((await fetch(`${cabinet.url}/`)).status).toBe(200);
       const node = await fetch(`${demo.info.devnet_url}/wallet/getnowblock`, { method: 'POST', body: '{}' });
       expect(((await node.json()) as { blockID: string }).blockID).toMatch(/^[0-9a-f]{64}$/);
@@ -47,6 +52,7 @@ describe('paygate demo', () => {
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(out).toContain('✔ invoice settled: received 12.5, credited 12.375');
     expect(out).toContain('✔ payout confirmed');
+    expect(out).toMatch(/✔ page invoice paid: the page shows (confirmed|settled), received 19\.99 USDT/);
     expect(out).toMatch(
       /✔ webhooks: \d+ verified deliveries: .*invoice\.seen.*invoice\.confirmed.*invoice\.settled.*payout\.confirmed/,
     );
