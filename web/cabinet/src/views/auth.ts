@@ -1,6 +1,6 @@
 // Sign-in (with the second factor) and the one-time setup link.
 import { ApiError, call, explain } from '../api';
-import { errorBox, h, showError, type Child } from '../dom';
+import { errorBox, h, showError, type Child } from '../../../shared/dom';
 
 interface AuthContext {
   show(title: string, ...content: Child[]): HTMLElement | null;

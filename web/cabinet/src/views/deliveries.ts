@@ -1,8 +1,8 @@
 // The webhook delivery log of a merchant and one delivery with its attempts.
 import { get } from '../api';
-import { badge, fields, h, link, table, time } from '../dom';
+import { badge, fields, h, link, table, time } from '../../../shared/dom';
 import type { ViewContext } from '../types';
-import { pager } from './activity';
+import { pager } from './lists';
 
 const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];

@@ -1,7 +1,8 @@
-// Settings (the merchant's switches, its assets, the network fee payer, the second factor), the API
-// keys, and report downloads when the installation serves them.
-import { call, explain, get, withQuery } from '../api';
-import { announce, badge, errorBox, h, showError, table, time, type Child } from '../dom';
+// Settings (the merchant's switches, its assets, the network fee payer, the second factor) and the
+// API keys.
+import { call, explain, get } from '../api';
+import { announce, badge, errorBox, h, showError, table, type Child } from '../../../shared/dom';
+import { assetName, when } from '../../../shared/format';
 import type { Account, Merchant, ViewContext } from '../types';
 
 function section(id: string, title: string, ...content: Child[]): HTMLElement {
@@ -13,6 +14,7 @@ function merchantSection(ctx: ViewContext, m: Merchant, redraw: () => Promise<vo
   // The button moves the owner's own switch; the operator's stop is the operator's to lift.
   const ownerOff = m.disabled_by.includes('owner');
   const operatorOff = m.disabled_by.includes('operator');
+  const confirmArea = h('div', { class: 'confirm' });
   const toggle = async () => {
     showError(error, '');
     try {
@@ -80,7 +82,12 @@ function merchantSection(ctx: ViewContext, m: Merchant, redraw: () => Promise<vo
       { class: 'actions' },
       h(
         'button',
-        { type: 'button', class: ownerOff ? '' : 'danger', onclick: () => void toggle() },
+        {
+          type: 'button',
+          class: ownerOff ? '' : 'danger',
+          // Switching on is harmless; switching off stops every API key at once: confirmed first.
+          onclick: () => (ownerOff ? void toggle() : askToDisable()),
+        },
         ownerOff
           ? 'Enable the merchant (your switch)'
           : operatorOff
@@ -91,15 +98,57 @@ function merchantSection(ctx: ViewContext, m: Merchant, redraw: () => Promise<vo
         ? h('button', { type: 'button', onclick: () => void payer() }, 'Let the merchant pay the network fee')
         : null,
     ),
+    confirmArea,
   );
+  function askToDisable(): void {
+    const input = h('input', { id: 'confirm-name', name: 'confirm-name', autocomplete: 'off', required: true });
+    const hint = h('p', { class: 'error', role: 'alert', hidden: true });
+    const form = h(
+      'form',
+      { class: 'card danger-zone', 'aria-labelledby': 'confirm-h' },
+      h('h3', { id: 'confirm-h' }, 'Disable the merchant?'),
+      h(
+        'p',
+        {},
+        'Every API key of ',
+        h('strong', {}, m.name),
+        ' answers 403 merchant_disabled from the next request: your shop stops taking payments and payouts.',
+      ),
+      h(
+        'div',
+        { class: 'field' },
+        h('label', { for: 'confirm-name' }, `Type the merchant's name (${m.name}) to confirm`),
+        input,
+      ),
+      hint,
+      h(
+        'div',
+        { class: 'actions' },
+        h('button', { type: 'submit', class: 'danger' }, 'Disable it now'),
+        h(
+          'button',
+          { type: 'button', class: 'plain', onclick: () => confirmArea.replaceChildren() },
+          'Keep it enabled',
+        ),
+      ),
+    );
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      if (input.value.trim() !== m.name) return showError(hint, `That is not the merchant's name; type ${m.name}.`);
+      void toggle();
+    });
+    confirmArea.replaceChildren(form);
+    input.focus();
+  }
 }
 
 function assetsSection(ctx: ViewContext, m: Merchant): HTMLElement {
   const error = errorBox();
+  const confirm = h('div', {});
   const rows = m.assets.map((a) => {
     const id = `asset-${a.asset}`;
     const box = h('input', { type: 'checkbox', id, checked: a.payments });
-    box.addEventListener('change', async () => {
+    const apply = async () => {
       showError(error, '');
       try {
         const r = await call('put', '/cabinet/v1/merchants/{merchant_id}/assets/{asset}', {
@@ -111,10 +160,35 @@ function assetsSection(ctx: ViewContext, m: Merchant): HTMLElement {
         box.checked = !box.checked;
         showError(error, explain(e));
       }
+    };
+    box.addEventListener('change', () => {
+      if (box.checked) return void apply();
+      // Switching off refuses new invoices in the asset: said and confirmed first.
+      box.checked = true;
+      const yes = h('button', { type: 'button', class: 'danger' }, `Stop receiving ${a.asset}`);
+      const no = h('button', { type: 'button', class: 'plain' }, 'Keep receiving');
+      yes.addEventListener('click', () => {
+        box.checked = false;
+        confirm.replaceChildren();
+        void apply();
+      });
+      no.addEventListener('click', () => {
+        confirm.replaceChildren();
+        box.focus();
+      });
+      confirm.replaceChildren(
+        h(
+          'div',
+          { class: 'card danger-zone', role: 'group', 'aria-label': `Switch ${a.asset} off?` },
+          h('p', {}, `New invoices in ${assetName(a.asset)} will be refused (asset_disabled_by_merchant).`),
+          h('div', { class: 'actions' }, yes, no),
+        ),
+      );
+      yes.focus();
     });
     return [
       h('span', { class: 'check' }, box, h('label', { for: id }, `Receive ${a.asset}`)),
-      a.name,
+      assetName(a.asset),
       a.offered ? 'yes' : 'no (switched off by the operator)',
     ];
   });
@@ -123,6 +197,7 @@ function assetsSection(ctx: ViewContext, m: Merchant): HTMLElement {
     'Assets',
     h('p', {}, 'An asset switched off here refuses new invoices with asset_disabled_by_merchant.'),
     error,
+    confirm,
     table('Receiving per asset', ['Receive', 'Name', 'Offered by the operator'], rows, 'no asset.'),
   );
 }
@@ -221,58 +296,12 @@ export async function keysView(ctx: ViewContext): Promise<void> {
         h('code', {}, k.key_id),
         k.label ?? '—',
         badge(k.status),
-        time(k.created_at),
-        k.expires_at ? time(k.expires_at) : 'never',
-        time(k.revoked_at),
-        time(k.last_used_at),
+        when(k.created_at),
+        when(k.expires_at, 'never'),
+        when(k.revoked_at),
+        when(k.last_used_at, 'never'),
       ]),
       'no key yet.',
     ),
-  );
-}
-
-export async function reportsView(ctx: ViewContext): Promise<void> {
-  const kind = h(
-    'select',
-    { id: 'r-kind', name: 'kind' },
-    ...['invoices', 'payouts', 'deposits', 'ledger'].map((k) => h('option', { value: k }, k)),
-  );
-  const from = h('input', { id: 'r-from', name: 'from', type: 'date', required: true });
-  const to = h('input', { id: 'r-to', name: 'to', type: 'date', required: true });
-  const format = h(
-    'select',
-    { id: 'r-format', name: 'format' },
-    h('option', { value: 'csv' }, 'CSV'),
-    h('option', { value: 'json' }, 'JSON'),
-  );
-  const error = errorBox();
-  const form = h(
-    'form',
-    { class: 'filters' },
-    h('div', { class: 'field' }, h('label', { for: 'r-kind' }, 'Report'), kind),
-    h('div', { class: 'field' }, h('label', { for: 'r-from' }, 'From (UTC day)'), from),
-    h('div', { class: 'field' }, h('label', { for: 'r-to' }, 'To (UTC day, excluded)'), to),
-    h('div', { class: 'field' }, h('label', { for: 'r-format' }, 'Format'), format),
-    h('button', { type: 'submit' }, 'Download'),
-  );
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    if (!from.value || !to.value) return showError(error, 'Choose both days.');
-    showError(error, '');
-    const href = withQuery(`/cabinet/v1/merchants/${ctx.merchantId}/reports/${kind.value}`, {
-      from: `${from.value}T00:00:00Z`,
-      to: `${to.value}T00:00:00Z`,
-      format: format.value,
-    });
-    const a = h('a', { href, download: `${kind.value}-${from.value}-${to.value}.${format.value}` });
-    document.body.append(a);
-    a.click();
-    a.remove();
-  });
-  ctx.show(
-    'Reports',
-    h('p', {}, 'Every record of the period [from, to), one row each, for this merchant.'),
-    form,
-    error,
   );
 }

@@ -82,8 +82,16 @@ export function badge(status: string): HTMLSpanElement {
  * A table with a caption and column headers; `rows` are arrays of cells (text or elements).
  * An empty list says so instead of showing an empty table.
  */
-export function table(caption: string, columns: string[], rows: Child[][], empty = 'Nothing yet.'): HTMLElement {
+export type Column = string | { label: string; num: true };
+export const numeric = (label: string): Column => ({ label, num: true });
+
+export function table(caption: string, columns: Column[], rows: Child[][], empty = 'Nothing yet.'): HTMLElement {
   if (rows.length === 0) return h('p', { class: 'empty' }, `${caption}: ${empty}`);
+  // Amounts line up on the right, column header included.
+  const cls = (i: number) => {
+    const c = columns[i];
+    return typeof c === 'object' ? 'num' : undefined;
+  };
   return h(
     'div',
     { class: 'table-wrap' },
@@ -91,8 +99,16 @@ export function table(caption: string, columns: string[], rows: Child[][], empty
       'table',
       {},
       h('caption', {}, caption),
-      h('thead', {}, h('tr', {}, ...columns.map((c) => h('th', { scope: 'col' }, c)))),
-      h('tbody', {}, ...rows.map((cells) => h('tr', {}, ...cells.map((c) => h('td', {}, c ?? '—'))))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...columns.map((c, i) => h('th', { scope: 'col', class: cls(i) }, typeof c === 'object' ? c.label : c)),
+        ),
+      ),
+      h('tbody', {}, ...rows.map((cells) => h('tr', {}, ...cells.map((c, i) => h('td', { class: cls(i) }, c ?? '—'))))),
     ),
   );
 }
