@@ -261,7 +261,11 @@ export interface paths {
      */
     get: operations['listInvoices'];
     put?: never;
-    post?: never;
+    /**
+     * Create an invoice priced in dollars, paid in the token the customer picks
+     * @description 201 a new page invoice, 200 the existing one of this order_id with the same price, currencies and user (409 order_id_conflict otherwise, or when a /v1 invoice has the order id). Without `currencies`, every dollar-pegged asset the merchant receives now that can hold the price and meets its minimum is offered; none: 422 no_payable_assets. A listed asset: 422 asset_not_supported (unknown), asset_not_offered (not pegged, or too few decimals for the price), asset_payments_disabled, asset_disabled_by_merchant, amount_below_minimum. Also 409 address_mode_mismatch (per_user without external_user_id), 422 redirect_url_not_allowed, 403 merchant_not_approved and merchant_disabled. Send `checkout_url` to the customer.
+     */
+    post: operations['createPageInvoice'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2339,6 +2343,305 @@ export interface operations {
           'x-ratelimit-reset'?: number;
           /** @description Seconds to wait before retrying */
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  createPageInvoice: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Merchant id */
+        merchant_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The merchant's order identifier, one space with the /v1 invoices' order ids */
+          order_id: string;
+          /** @description The price in US dollars, plain decimal text such as "19.99"; one token is one dollar */
+          price: string;
+          /** @description Seconds until the invoice expires */
+          expires_in: number;
+          /** @description The dollar-pegged assets the customer may pay in; without it, every one the merchant receives now that can hold the price */
+          currencies?: string[];
+          /** @description What the customer pays for, shown on the page: 1 to 200 printable characters */
+          description?: string;
+          /** @description The merchant's identifier of the paying user (required in per_user mode) */
+          external_user_id?: string;
+          /** @description Where the customer returns after paying; its origin must be allowed by the project's settings */
+          return_url?: string;
+          /** @description Where the customer goes after an expired invoice; same rule as return_url */
+          cancel_url?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            invoice_id: string;
+            order_id: string;
+            /**
+             * @description created (or expired) until the customer picks a token; then the invoice status
+             * @enum {string}
+             */
+            status: 'created' | 'seen' | 'confirmed' | 'underpaid' | 'expired' | 'paid_late' | 'settled';
+            /** @description The price in US dollars */
+            price: string;
+            /** @enum {string} */
+            price_currency: 'USD';
+            /** @description The assets offered to the customer, in catalog order */
+            currencies: string[];
+            asset: string | null;
+            /** @description The payment page of this invoice: the link to send the customer */
+            checkout_url: string;
+            description: string | null;
+            /**
+             * Format: date-time
+             * @description When the invoice expires
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description When the invoice was created
+             */
+            created_at: string;
+          };
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            invoice_id: string;
+            order_id: string;
+            /**
+             * @description created (or expired) until the customer picks a token; then the invoice status
+             * @enum {string}
+             */
+            status: 'created' | 'seen' | 'confirmed' | 'underpaid' | 'expired' | 'paid_late' | 'settled';
+            /** @description The price in US dollars */
+            price: string;
+            /** @enum {string} */
+            price_currency: 'USD';
+            /** @description The assets offered to the customer, in catalog order */
+            currencies: string[];
+            asset: string | null;
+            /** @description The payment page of this invoice: the link to send the customer */
+            checkout_url: string;
+            description: string | null;
+            /**
+             * Format: date-time
+             * @description When the invoice expires
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description When the invoice was created
+             */
+            created_at: string;
+          };
+        };
+      };
+      /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
+      400: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description unauthorized: wrong credentials, or a missing, ended, expired or used token (one body whatever the cause) */
+      401: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token */
+      403: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found (also for another account's merchant, or another merchant's record) */
+      404: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description invalid_state: the request does not fit the current state */
+      409: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description bad_request: body larger than 16 KiB */
+      413: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description bad_request: unsupported Content-Type */
+      415: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description A business rule refused the request (see error.code); nothing was written */
+      422: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description rate_limited: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Temporarily unavailable (see error.code); retry with backoff */
+      503: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
           [name: string]: unknown;
         };
         content: {
