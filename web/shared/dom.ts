@@ -94,7 +94,8 @@ export function table(caption: string, columns: Column[], rows: Child[][], empty
   };
   return h(
     'div',
-    { class: 'table-wrap' },
+    // A wide table scrolls inside its frame on a phone: the frame is reachable by keyboard.
+    { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': caption },
     h(
       'table',
       {},

@@ -3,7 +3,8 @@
 import { call, explain, get } from '../api';
 import { announce, badge, errorBox, h, showError, table, type Child } from '../../../shared/dom';
 import { assetName, when } from '../../../shared/format';
-import type { Account, Merchant, ViewContext } from '../types';
+import type { Merchant, ViewContext } from '../types';
+import { totpSection } from './account';
 
 function section(id: string, title: string, ...content: Child[]): HTMLElement {
   return h('section', { class: 'card', 'aria-labelledby': id }, h('h2', { id }, title), ...content);
@@ -199,76 +200,6 @@ function assetsSection(ctx: ViewContext, m: Merchant): HTMLElement {
     error,
     confirm,
     table('Receiving per asset', ['Receive', 'Name', 'Offered by the operator'], rows, 'no asset.'),
-  );
-}
-
-function totpSection(ctx: ViewContext, account: Account, redraw: () => Promise<void>): HTMLElement {
-  const error = errorBox();
-  const area = h('div', { class: 'stack' });
-  const start = async () => {
-    showError(error, '');
-    try {
-      const e = await call('post', '/cabinet/v1/account/totp');
-      const code = h('input', {
-        id: 'totp-code',
-        name: 'code',
-        inputmode: 'numeric',
-        autocomplete: 'one-time-code',
-        pattern: '[0-9]{6}',
-        maxlength: 6,
-        required: true,
-      });
-      const form = h(
-        'form',
-        {},
-        h(
-          'p',
-          {},
-          'Add this secret to your authenticator app (type it, or open the otpauth link on the phone), then enter the code it shows.',
-        ),
-        h(
-          'dl',
-          { class: 'fields' },
-          h('dt', {}, 'Secret'),
-          h('dd', {}, h('code', { id: 'totp-secret' }, e.secret)),
-          h('dt', {}, 'Link'),
-          h('dd', {}, h('code', { class: 'wrap' }, e.otpauth_uri)),
-        ),
-        h('div', { class: 'field' }, h('label', { for: 'totp-code' }, 'Code from the app'), code),
-        h('button', { type: 'submit' }, 'Turn the second factor on'),
-      );
-      form.addEventListener('submit', async (ev) => {
-        ev.preventDefault();
-        showError(error, '');
-        try {
-          await call('post', '/cabinet/v1/account/totp/confirm', { body: { code: code.value.trim() } });
-          await ctx.reloadAccount();
-          announce('The second factor is on: sign-in now asks for a code.');
-          await redraw();
-        } catch (err) {
-          showError(error, explain(err));
-        }
-      });
-      area.replaceChildren(form);
-      code.focus();
-    } catch (err) {
-      showError(error, explain(err));
-    }
-  };
-  return section(
-    'totp-h',
-    'Second factor (your account)',
-    h(
-      'p',
-      {},
-      'Account ',
-      h('strong', {}, account.email),
-      ': ',
-      account.totp ? 'the second factor (TOTP) is on.' : 'the second factor is off.',
-    ),
-    error,
-    account.totp ? null : h('button', { type: 'button', onclick: () => void start() }, 'Set up a second factor'),
-    area,
   );
 }
 
