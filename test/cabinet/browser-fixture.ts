@@ -10,6 +10,7 @@ import { expect } from 'vitest';
 import { createOwner } from '../../src/owners/service.js';
 import { api } from '../helpers/http.js';
 import { startChainApp, type ChainTestApp } from '../watcher/fixture.js';
+import { TOTP_KEY } from './helpers.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const chromiumPresent = existsSync(CHROMIUM);
@@ -33,7 +34,7 @@ export interface BrowserFixture {
 }
 
 export async function startBrowserFixture(email = 'owner@shop.example'): Promise<BrowserFixture> {
-  const t = await startChainApp();
+  const t = await startChainApp({ env: { CABINET_TOTP_KEY: TOTP_KEY } });
   const shop = await t.shop({ confirmations: 2 });
   const cabinet = t.app.cabinetUrl as string;
   const created = await createOwner(t.app.services.db, t.clock, 'test', {

@@ -65,6 +65,7 @@ const TONES: Record<string, string> = {
   pending: 'warn',
   pending_review: 'warn',
   retry: 'warn',
+  retrying: 'warn',
   underpaid: 'warn',
   expired: 'muted',
   revoked: 'muted',

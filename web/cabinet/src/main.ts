@@ -206,9 +206,9 @@ async function render(): Promise<void> {
   }
 }
 
-async function afterSignIn(): Promise<void> {
+async function afterSignIn(notice?: string): Promise<void> {
   await loadSession();
-  announce(`Signed in as ${state.account?.email ?? ''}`);
+  announce(notice ? `Signed in. ${notice}` : `Signed in as ${state.account?.email ?? ''}`);
   // A deep link opened before signing in is where the owner meant to go.
   const deep = route();
   if ('merchantId' in deep && deep.merchantId) return render();

@@ -3,6 +3,7 @@ import { get } from '../api';
 import { badge, h, link, numeric, table, type Child } from '../../../shared/dom';
 import { amount, assetName, when } from '../../../shared/format';
 import type { DeliveryPage, ViewContext } from '../types';
+import { subjectLink } from './deliveries';
 import { INVOICE_COLUMNS, invoiceRow, PAYOUT_COLUMNS, payoutRow } from './rows';
 
 const section = (id: string, title: string, ...content: Child[]) =>
@@ -13,13 +14,14 @@ const section = (id: string, title: string, ...content: Child[]) =>
  * endpoint refusing every attempt for minutes is a problem now, not after the last retry).
  */
 function webhookHealth(merchantId: string, failed: DeliveryPage, pending: DeliveryPage): HTMLElement {
-  const retrying = pending.data.filter((d) => d.attempts > 0);
+  const retrying = pending.data;
   const answer = (d: DeliveryPage['data'][number]) =>
     d.last_error ?? (d.last_status_code ? `HTTP ${d.last_status_code}` : '—');
   const rows = [...failed.data, ...retrying].map((d) => [
     link(`#/m/${merchantId}/deliveries/${d.delivery_id}`, d.event_id),
-    badge(d.status === 'pending' ? 'retry' : d.status),
+    badge(d.retrying ? 'retrying' : d.status),
     d.type,
+    subjectLink(merchantId, d.subject),
     String(d.attempts),
     answer(d),
     when(d.created_at),
@@ -43,7 +45,7 @@ function webhookHealth(merchantId: string, failed: DeliveryPage, pending: Delive
     warning,
     table(
       'Deliveries failed or retrying',
-      ['Event', 'Status', 'Type', 'Attempts', 'Last answer', 'Created'],
+      ['Event', 'Status', 'Type', 'About', 'Attempts', 'Last answer', 'Created'],
       rows,
       'none failed or retrying.',
     ),
@@ -55,18 +57,35 @@ export async function dashboardView(ctx: ViewContext): Promise<void> {
   const region = h('div', { class: 'stack' });
   let last = '';
   const load = async () => {
-    const [balances, invoices, payouts, failed, pending] = await Promise.all([
+    const [balances, invoices, payouts, failed, pending, summary] = await Promise.all([
       get('/cabinet/v1/merchants/{merchant_id}/balances', params),
       get('/cabinet/v1/merchants/{merchant_id}/invoices', params, { limit: 5 }),
       get('/cabinet/v1/merchants/{merchant_id}/payouts', params, { limit: 5 }),
       get('/cabinet/v1/merchants/{merchant_id}/deliveries', params, { status: 'failed', limit: 5 }),
-      get('/cabinet/v1/merchants/{merchant_id}/deliveries', params, { status: 'pending', limit: 20 }),
+      get('/cabinet/v1/merchants/{merchant_id}/deliveries', params, { status: 'retrying', limit: 20 }),
+      get('/cabinet/v1/merchants/{merchant_id}/summary', params),
     ]);
-    const text = JSON.stringify([balances, invoices, payouts, failed, pending]);
+    const text = JSON.stringify([balances, invoices, payouts, failed, pending, summary]);
     // Unchanged data leaves the page alone (and the reader's focus where it is).
     if (text === last) return;
     last = text;
     region.replaceChildren(
+      section(
+        'totals-h',
+        'Received',
+        table(
+          'Confirmed deposits per asset (today: since midnight UTC; pending: seen, not yet confirmed)',
+          ['Asset', numeric('Today'), numeric('7 days'), numeric('30 days'), numeric('Pending')],
+          summary.assets.map((a) => [
+            assetName(a.asset),
+            amount(a.received_today, a.asset),
+            amount(a.received_7d, a.asset),
+            amount(a.received_30d, a.asset),
+            amount(a.pending, a.asset),
+          ]),
+          'nothing received yet.',
+        ),
+      ),
       section(
         'balances-h',
         'Balances',

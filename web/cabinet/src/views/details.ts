@@ -32,9 +32,10 @@ function invoiceContent(i: Invoice): Child[] {
     h('h2', { id: 'deposits-h' }, 'Deposits'),
     table(
       'Deposits of this invoice, in chain order',
-      ['Transaction', numeric('Amount'), 'Confirmations', 'Status', 'Block time', 'Late'],
+      ['Transaction', 'Paid from', numeric('Amount'), 'Confirmations', 'Status', 'Block time', 'Late'],
       i.deposits.map((d) => [
         chainRef('transaction', d.tx_hash, { short: true }),
+        d.from_address ? chainRef('address', d.from_address, { short: true }) : 'unknown',
         amount(d.amount, i.asset),
         String(d.confirmations),
         badge(d.status),
@@ -42,6 +43,17 @@ function invoiceContent(i: Invoice): Child[] {
         d.late ? 'yes' : 'no',
       ]),
       'none seen yet.',
+    ),
+    h('h2', { id: 'history-h' }, 'Status history'),
+    table(
+      'Every status of this invoice, oldest first',
+      ['Status', 'Since', 'How'],
+      i.status_history.map((s) => [
+        badge(s.status),
+        when(s.at),
+        s.derived ? 'derived from the deposits and the clock' : 'recorded',
+      ]),
+      'none recorded.',
     ),
   ];
 }
@@ -52,6 +64,15 @@ function noTransaction(p: Payout): string {
   if (p.status === 'failed') return 'none: the payout failed before a transaction was sent';
   if (p.status === 'pending_review') return 'none yet: the payout waits for the operator’s review';
   return 'not sent yet';
+}
+
+/** Why the operator rejected or held the payout, or why it failed: in their words. */
+function reasons(p: Payout): Array<[string, Child]> {
+  const rows: Array<[string, Child]> = [];
+  if (p.reject_reason) rows.push(['Rejected because', h('strong', {}, p.reject_reason)]);
+  if (p.fail_reason) rows.push(['Failed because', h('strong', {}, p.fail_reason)]);
+  if (p.hold_reason) rows.push(['Held because', h('strong', {}, p.hold_reason)]);
+  return rows;
 }
 
 function payoutContent(p: Payout): Child[] {
@@ -65,6 +86,7 @@ function payoutContent(p: Payout): Child[] {
       ['To', chainRef('address', p.to_address)],
       ['Payout fee', h('span', {}, amount(p.fees.network.amount, p.asset), ` (charged ${p.fees.network.charged})`)],
       ['Review reasons', p.review_reasons.length ? p.review_reasons.join(', ').replace(/_/g, ' ') : 'none'],
+      ...reasons(p),
       ['Transaction', p.tx_hash ? chainRef('transaction', p.tx_hash) : noTransaction(p)],
       ['Created', when(p.created_at)],
       ['Updated', when(p.updated_at)],

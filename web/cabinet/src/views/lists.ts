@@ -1,6 +1,7 @@
 // Invoices and payouts: lists with filters in the address, pages, and errors that keep the form.
 import { ApiError, explain, get } from '../api';
 import { errorBox, h, link, showError, table } from '../../../shared/dom';
+import { assetName } from '../../../shared/format';
 import { INVOICE_STATUSES, PAYOUT_STATUSES } from '../statuses';
 import type { ViewContext } from '../types';
 import { INVOICE_COLUMNS, invoiceRow, PAYOUT_COLUMNS, payoutRow } from './rows';
@@ -24,13 +25,40 @@ export function period(from: string, to: string): { from?: string; to?: string }
 const FILTER_KEYS = ['q', 'status', 'asset', 'from', 'to'] as const;
 
 /** The filter form of a list; submitting it puts the filters in the address (so Back works). */
-export function filterForm(ctx: ViewContext, section: string, statuses: readonly string[], error: HTMLElement) {
+export function filterForm(
+  ctx: ViewContext,
+  section: string,
+  statuses: readonly string[],
+  error: HTMLElement,
+  assets: readonly string[],
+) {
   const q = ctx.query;
+  const searchHint =
+    section === 'invoices'
+      ? 'order id, invoice id, address or transaction hash'
+      : 'reference, payout id, address or transaction hash';
   const field = (id: string, label: string, control: HTMLElement) =>
     h('div', { class: 'field' }, h('label', { for: id }, label), control);
   const form = h(
     'form',
     { class: 'filters', role: 'search', 'aria-label': `Filter ${section}`, novalidate: true },
+    h(
+      'div',
+      { class: 'field wide' },
+      h('label', { for: 'f-q' }, 'Search'),
+      h('input', { id: 'f-q', name: 'q', type: 'search', value: q.q ?? '', 'aria-describedby': 'f-q-hint' }),
+      h('p', { id: 'f-q-hint', class: 'hint' }, `Exact ${searchHint}.`),
+    ),
+    field(
+      'f-asset',
+      'Asset',
+      h(
+        'select',
+        { id: 'f-asset', name: 'asset' },
+        h('option', { value: '' }, 'any'),
+        ...assets.map((a) => h('option', { value: a, selected: q.asset === a }, assetName(a))),
+      ),
+    ),
     field(
       'f-status',
       'Status',
@@ -90,7 +118,9 @@ async function listView<T>(
   },
 ): Promise<void> {
   const error = errorBox();
-  const form = filterForm(ctx, o.section, o.statuses, error);
+  // The asset filter offers the merchant's assets (one small request beside the list's).
+  const merchant = await get('/cabinet/v1/merchants/{merchant_id}', ctx.params).catch(() => null);
+  const form = filterForm(ctx, o.section, o.statuses, error, merchant?.assets.map((a) => a.asset) ?? []);
   const q = ctx.query;
   const checked = period(q.from ?? '', q.to ?? '');
   if (typeof checked === 'string') {

@@ -4,7 +4,8 @@ import { call, explain, get } from '../api';
 import { announce, badge, errorBox, h, showError, table, type Child } from '../../../shared/dom';
 import { assetName, when } from '../../../shared/format';
 import type { Merchant, ViewContext } from '../types';
-import { totpSection } from './account';
+import { passwordSection, sessionsSection, totpSection } from './account';
+import { payoutRulesSection, webhookSection } from './payout-settings';
 
 function section(id: string, title: string, ...content: Child[]): HTMLElement {
   return h('section', { class: 'card', 'aria-labelledby': id }, h('h2', { id }, title), ...content);
@@ -204,10 +205,23 @@ function assetsSection(ctx: ViewContext, m: Merchant): HTMLElement {
 }
 
 export async function settingsView(ctx: ViewContext): Promise<void> {
-  const redraw = async () => {
-    const m = await get('/cabinet/v1/merchants/{merchant_id}', ctx.params);
-    const account = await get('/cabinet/v1/account');
-    ctx.show('Settings', merchantSection(ctx, m, redraw), assetsSection(ctx, m), totpSection(ctx, account, redraw));
+  const redraw = async (recoveryCodes?: string[]) => {
+    const [m, account] = await Promise.all([
+      get('/cabinet/v1/merchants/{merchant_id}', ctx.params),
+      get('/cabinet/v1/account'),
+    ]);
+    const [rules, sessions] = await Promise.all([payoutRulesSection(ctx, m), sessionsSection()]);
+    ctx.show(
+      'Settings',
+      merchantSection(ctx, m, () => redraw()),
+      assetsSection(ctx, m),
+      webhookSection(ctx, m),
+      rules,
+      h('h2', { class: 'part' }, 'Your account'),
+      totpSection(ctx, account, redraw, recoveryCodes),
+      passwordSection(),
+      sessions,
+    );
   };
   await redraw();
 }
