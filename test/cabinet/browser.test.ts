@@ -168,7 +168,7 @@ describe.skipIf(!present)('the cabinet page in Chromium', () => {
     await t.mine(22);
     await statusBecomes('settled');
     expect(await page.evaluate('window.stillHere')).toBe(true);
-    expect(await txRow.locator('code').getAttribute('title')).toMatch(/^[0-9a-f]{64}$/);
+    expect(await txRow.locator('code').first().getAttribute('title')).toMatch(/^[0-9a-f]{64}$/);
     expect(await txRow.textContent()).toMatch(/12\.5 USDT\d+confirmed/);
     expect(
       await page.getByText('Credited to the balance').locator('xpath=following-sibling::dd[1]').textContent(),

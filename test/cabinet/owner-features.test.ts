@@ -120,7 +120,9 @@ describe.skipIf(!chromiumPresent)('what owners expect, in the cabinet page', () 
     const secret = (await page.locator('#totp-secret').textContent()) as string;
     await page.getByLabel('Code from the app').fill(totpCode(secret, f.t.clock.now()));
     await page.getByRole('button', { name: 'Turn the second factor on' }).click();
-    const codes = await page.getByRole('list', { name: 'Recovery codes' }).locator('code').allTextContents();
+    const list = page.getByRole('list', { name: 'Recovery codes' });
+    await list.waitFor();
+    const codes = await list.locator('code').allTextContents();
     expect(codes.length).toBe(10);
 
     // A second browser signs in with a recovery code; the first ends that session.
@@ -138,7 +140,7 @@ describe.skipIf(!chromiumPresent)('what owners expect, in the cabinet page', () 
     const sessions = page.getByRole('region', { name: 'Where this account is signed in' });
     expect(await sessions.getByText('this session', { exact: true }).count()).toBe(1);
     await sessions
-      .getByRole('button', { name: /End the session/ })
+      .getByRole('button', { name: /End this session/ })
       .first()
       .click();
     await page.getByRole('status').filter({ hasText: 'The session has ended' }).waitFor();

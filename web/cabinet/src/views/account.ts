@@ -166,7 +166,7 @@ export async function sessionsSection(): Promise<HTMLElement> {
     box.replaceChildren(
       table(
         'Where this account is signed in',
-        ['Started', 'Last used', 'Address', 'Kind', ''],
+        ['Started', 'Last used', 'Address', 'Kind', 'End'],
         list.data.map((s) => [
           when(s.created_at),
           when(s.last_used_at),
@@ -179,7 +179,7 @@ export async function sessionsSection(): Promise<HTMLElement> {
                 {
                   type: 'button',
                   class: 'small plain',
-                  'aria-label': `End the session started ${s.created_at.slice(0, 16).replace('T', ' ')} UTC`,
+                  'aria-label': `End this session (started ${s.created_at.slice(0, 16).replace('T', ' ')} UTC)`,
                   onclick: () => void end(s.session_id),
                 },
                 'End this session',
