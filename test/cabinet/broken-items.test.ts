@@ -76,7 +76,8 @@ describe.skipIf(!chromiumPresent)('the cabinet page, its broken items fixed', ()
     expect(await page.getByRole('search').isVisible()).toBe(true);
     // The same from the form itself: the address stays, the form says why.
     await page.goto(`${f.cabinet}/#/m/${f.shop.id}/invoices`);
-    await heading(page, 'Invoices');
+    // The list itself, not the previous view's form under the same heading.
+    await page.getByRole('region', { name: 'Invoices, newest first' }).waitFor();
     await page.getByLabel('From (UTC day)').fill('2026-06-02');
     await page.getByLabel('To (UTC day, included)').fill('2026-06-01');
     await page.getByRole('button', { name: 'Show' }).click();
