@@ -167,6 +167,8 @@ describe.skipIf(!present)('the cabinet page in Chromium', () => {
     await txRow.waitFor();
     await t.mine(22);
     await statusBecomes('settled');
+    // The change is said aloud in the live region, not only drawn.
+    await page.getByRole('status').filter({ hasText: 'Invoice settled.' }).waitFor();
     expect(await page.evaluate('window.stillHere')).toBe(true);
     expect(await txRow.locator('code').first().getAttribute('title')).toMatch(/^[0-9a-f]{64}$/);
     expect(await txRow.textContent()).toMatch(/12\.5 USDT\d+confirmed/);
