@@ -1,7 +1,9 @@
 import { Flags } from '@oclif/core';
 import { PaygateCommand } from '../../src/cli/base.js';
-import { table } from '../../src/cli/format.js';
-import { listHotWalletTransfers, type HotWalletTransferView } from '../../src/wallet/transfers.js';
+import { pageFlags, pageQuery, pageTable, type Paged } from '../../src/cli/list.js';
+import { toPage } from '../../src/http/pagination.js';
+import { pageLimit, pageRequest } from '../../src/operators/paging.js';
+import { listHotWalletTransfers, transferKey, type HotWalletTransferView } from '../../src/wallet/transfers.js';
 
 export default class WalletTransfers extends PaygateCommand {
   static override description =
@@ -16,29 +18,40 @@ export default class WalletTransfers extends PaygateCommand {
       default: false,
       description: 'only the transfers paygate did not sign and nobody accounted for (those the alert counts)',
     }),
-    limit: Flags.integer({ default: 100, min: 1, max: 10000, description: 'at most this many' }),
+    ...pageFlags,
   };
 
-  async run(): Promise<{ transfers: HotWalletTransferView[] }> {
+  async run(): Promise<Paged<HotWalletTransferView>> {
     const { flags } = await this.parse(WalletTransfers);
+    const q = pageQuery(flags);
     const ctx = await this.context();
-    const transfers = await listHotWalletTransfers(ctx.database.db, { unknown: flags.unknown, limit: flags.limit });
+    const request = pageRequest(q);
+    const rows = await listHotWalletTransfers(ctx.database.db, {
+      unknown: flags.unknown,
+      limit: request.limit,
+      after: request.after,
+    });
+    const page = toPage(rows, pageLimit(q), transferKey);
     this.say(
-      table(
-        transfers.map((t) => ({
-          ...t,
-          matched:
-            t.kind === 'payout' || t.kind === 'restore_match'
-              ? `${t.kind} ${t.payout_id}`
-              : t.kind === 'sweep'
-                ? `sweep ${t.sweep_id}`
-                : t.kind === 'acknowledged'
-                  ? `acknowledged by ${t.acknowledged_by}: ${t.acknowledge_reason}`
-                  : 'unknown',
-        })),
+      pageTable(
+        {
+          next_cursor: page.next_cursor,
+          data: page.data.map((t) => ({
+            ...t,
+            matched:
+              t.kind === 'payout' || t.kind === 'restore_match'
+                ? `${t.kind} ${t.payout_id}`
+                : t.kind === 'sweep'
+                  ? `sweep ${t.sweep_id}`
+                  : t.kind === 'acknowledged'
+                    ? `acknowledged by ${t.acknowledged_by}: ${t.acknowledge_reason}`
+                    : 'unknown',
+          })),
+        },
         ['tx_hash', 'block_number', 'block_time', 'asset', 'amount', 'to_address', 'matched'],
+        this,
       ),
     );
-    return { transfers };
+    return page;
   }
 }

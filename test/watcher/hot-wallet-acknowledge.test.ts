@@ -108,7 +108,8 @@ describe('acknowledging a transfer out of the hot wallet', () => {
 
     const listed = await cli(['transfers', '--unknown']);
     expect(listed.code, listed.stdout).toBe(0);
-    expect(listed.json.transfers).toEqual([
+    expect(listed.json).toMatchObject({ next_cursor: null });
+    expect(listed.json.data).toEqual([
       expect.objectContaining({ tx_hash: txid, kind: 'unknown', asset: 'USDT_TRON', amount: '20', to_address: cold }),
     ]);
     const page = await t.call('/admin/v1/wallet/transfers?unknown=true');
@@ -166,7 +167,7 @@ describe('acknowledging a transfer out of the hot wallet', () => {
     });
     expect(await unknownMetric()).toBe(0);
     expect(await hotWalletCheck()).toEqual({ ok: true, unknown_transfers: 0 });
-    expect((await cli(['transfers', '--unknown'])).json.transfers).toEqual([]);
+    expect((await cli(['transfers', '--unknown'])).json).toEqual({ data: [], next_cursor: null });
     expect((await t.call('/admin/v1/payouts/unknown-on-chain')).body.unknown_transfers).toEqual([]);
     const audit = await t.app.services.db
       .selectFrom('audit_log')
