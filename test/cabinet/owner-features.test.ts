@@ -130,11 +130,16 @@ describe.skipIf(!chromiumPresent)('what owners expect, in the cabinet page', () 
     const other = await f.page();
     await other.goto(`${f.cabinet}/#/m/${f.shop.id}/keys`);
     await heading(other, 'Sign in');
+    // A wrong code first: the next sign-in says so, and stays on screen.
+    await signIn(other, f.email, OWNER_PASSWORD, '000000');
+    await other.getByRole('alert').filter({ hasText: 'Sign-in failed' }).waitFor();
     await other.getByText('Lost the authenticator? Use a recovery code').click();
     await other.getByLabel('Recovery code').fill(codes[0] as string);
     await signIn(other, f.email);
     await heading(other, 'API keys');
-    await other.getByRole('status').filter({ hasText: 'Recovery codes left: 9' }).waitFor();
+    const notice = other.getByRole('status').filter({ hasText: 'Recovery codes left: 9' });
+    await notice.waitFor();
+    expect(await notice.textContent()).toMatch(/1 wrong authentication codes? .*change the password/);
 
     await page.reload();
     await heading(page, 'Settings');

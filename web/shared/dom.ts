@@ -121,14 +121,17 @@ export function fields(pairs: Array<[string, Child]>): HTMLDListElement {
 }
 
 let announced: ReturnType<typeof setTimeout> | undefined;
-/** Says something to screen readers and on screen, without moving focus. */
-export function announce(text: string): void {
+/**
+ * Says something to screen readers and on screen, without moving focus. `persist`: it stays until
+ * the next announcement (what the reader must act on, such as wrong codes seen at sign-in).
+ */
+export function announce(text: string, opts: { persist?: boolean } = {}): void {
   const status = document.getElementById('status') as HTMLElement;
   status.textContent = '';
   clearTimeout(announced);
   // A change of text is what assistive technology announces; it goes again after a while.
   setTimeout(() => (status.textContent = text), 30);
-  announced = setTimeout(() => (status.textContent = ''), 8000);
+  if (!opts.persist) announced = setTimeout(() => (status.textContent = ''), 8000);
 }
 
 /** A form error shown beside the form and announced at once. */

@@ -208,7 +208,8 @@ async function render(): Promise<void> {
 
 async function afterSignIn(notice?: string): Promise<void> {
   await loadSession();
-  announce(notice ? `Signed in. ${notice}` : `Signed in as ${state.account?.email ?? ''}`);
+  if (notice) announce(`Signed in. ${notice}`, { persist: true });
+  else announce(`Signed in as ${state.account?.email ?? ''}`);
   // A deep link opened before signing in is where the owner meant to go.
   const deep = route();
   if ('merchantId' in deep && deep.merchantId) return render();

@@ -67,9 +67,10 @@ export function signInView({ show, done }: AuthContext): void {
     try {
       const session = await call('post', '/cabinet/v1/sessions', { query: { transport: 'cookie' }, body, quiet: true });
       const notices: string[] = [];
-      if (session.second_factor_failures)
+      const failures = session.second_factor_failures?.attempts ?? 0;
+      if (failures > 0)
         notices.push(
-          `${session.second_factor_failures.attempts} wrong authentication codes were given with your password since you last signed in: change the password.`,
+          `${failures} wrong authentication ${failures === 1 ? 'code was' : 'codes were'} given with your password since you last signed in: change the password.`,
         );
       if (session.recovery_codes_left !== undefined)
         notices.push(`Recovery codes left: ${session.recovery_codes_left}.`);
