@@ -128,7 +128,15 @@ describe('page invoices in the cabinet', () => {
       checkout_url: page.body.checkout_url,
     });
     const v1 = await api(t.url, `/v1/invoices/${page.body.invoice_id}`, { key });
-    const { price: _p, price_currency: _c, description: _d, awaiting_choice: _a, ...asV1 } = one.body;
+    const {
+      price: _p,
+      price_currency: _c,
+      description: _d,
+      awaiting_choice: _a,
+      status_history: history,
+      ...asV1
+    } = one.body;
     expect(asV1).toEqual(v1.body);
+    expect(history).toEqual([{ status: 'created', at: v1.body.created_at, derived: false }]);
   });
 });
