@@ -100,6 +100,17 @@ describe('page invoices in the cabinet', () => {
 
     const one = await cabinet(`/cabinet/v1/merchants/${id}/invoices/${page.body.invoice_id}`);
     expect(one.body).toEqual(list.body.data[0]);
+    expect(one.body.status_history).toEqual([{ status: 'created', at: page.body.created_at, derived: true }]);
+
+    // The search finds an awaiting page invoice by its order id or id; an asset filter leaves it out.
+    const ids = async (query: string) =>
+      (await cabinet(`/cabinet/v1/merchants/${id}/invoices?${query}`)).body.data.map(
+        (i: { invoice_id: string }) => i.invoice_id,
+      );
+    expect(await ids(`q=${page.body.order_id}`)).toEqual([page.body.invoice_id]);
+    expect(await ids(`q=${page.body.invoice_id}`)).toEqual([page.body.invoice_id]);
+    expect(await ids('q=v1-a')).toEqual([v1.body.invoice_id]);
+    expect(await ids('asset=USDT_TRON')).toEqual([v1.body.invoice_id]);
 
     clock.advance(60_000);
     const expired = await cabinet(`/cabinet/v1/merchants/${id}/invoices?status=expired`);
