@@ -129,7 +129,7 @@ export async function paymentLinkView(ctx: ViewContext): Promise<void> {
         h(
           'section',
           { class: 'card', 'aria-labelledby': 'pl-made-h' },
-          h('h2', { id: 'pl-made-h' }, `Payment link for ${made.order_id}`),
+          h('h2', { id: 'pl-made-h', tabindex: -1 }, `Payment link for ${made.order_id}`),
           h('p', {}, 'Send this link to your customer alone: it is all they need to pay.'),
           h(
             'p',
@@ -142,6 +142,8 @@ export async function paymentLinkView(ctx: ViewContext): Promise<void> {
           h('p', {}, link(`#/m/${ctx.merchantId}/invoices/${made.invoice_id}`, 'Open the invoice')),
         ),
       );
+      // Below the form on a phone: the link comes into view, and a screen reader reads it next.
+      document.getElementById('pl-made-h')?.focus();
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) return;
       result.replaceChildren();
