@@ -156,6 +156,9 @@ export const MerchantAssetSchema = Type.Object(
       description: "The merchant's own switch: off refuses invoices (asset_disabled_by_merchant)",
     }),
     offered: Type.Boolean({ description: 'The operator receives this asset now (else asset_payments_disabled)' }),
+    usd_pegged: Type.Boolean({
+      description: 'One token is one dollar: a page invoice (priced in USD) can offer this asset',
+    }),
   },
   { additionalProperties: false, title: 'MerchantAsset' },
 );

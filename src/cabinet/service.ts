@@ -51,6 +51,7 @@ async function merchantAssets(deps: AssetDeps, merchantId: string): Promise<Merc
       name: a.name,
       payments: mine.get(a.code) !== 0,
       offered: effective(a, operator.get(a.code), 'payments'),
+      usd_pegged: a.usdPegged,
     }));
 }
 

@@ -6,6 +6,9 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creditMerchant } from '../../src/ledger/operator.js';
+import { requireMerchant } from '../../src/merchants/service.js';
+import { pageDeps } from '../../src/pay/server.js';
+import { createPageInvoice } from '../../src/pay/service.js';
 import { setEndpoint } from '../../src/webhooks/endpoints.js';
 import { addToWhitelist } from '../../src/whitelist/service.js';
 import { api } from '../helpers/http.js';
@@ -22,6 +25,7 @@ import {
 let f: BrowserFixture;
 let invoiceId: string;
 let payoutId: string;
+let pageInvoiceId: string;
 
 describe.skipIf(!chromiumPresent)('the cabinet page at phone and desk widths, light and dark', () => {
   beforeAll(async () => {
@@ -45,6 +49,14 @@ describe.skipIf(!chromiumPresent)('the cabinet page at phone and desk widths, li
     invoiceId = invoice.invoice_id;
     await t.pay(invoice.address, '12.5');
     await t.mine(4);
+    // A page invoice awaiting the customer's choice: a row and a detail without token or amounts.
+    const { invoice: page } = await createPageInvoice(
+      pageDeps(f.t.app.services),
+      await requireMerchant(db, shop.id),
+      { order_id: 'logo-design-0007', price: '1250', expires_in: 3600, description: 'Logo design, two drafts' },
+      'test',
+    );
+    pageInvoiceId = page.invoice_id;
   }, 60_000);
 
   afterAll(async () => f?.close());
@@ -67,6 +79,8 @@ describe.skipIf(!chromiumPresent)('the cabinet page at phone and desk widths, li
         const views: Array<[string, string]> = [
           ['invoices', 'Invoices'],
           [`invoices/${invoiceId}`, 'Invoice'],
+          [`invoices/${pageInvoiceId}`, 'Invoice'],
+          ['invoices/new', 'New payment link'],
           ['payouts', 'Payouts'],
           [`payouts/${payoutId}`, 'Payout'],
           ['keys', 'API keys'],

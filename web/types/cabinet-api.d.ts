@@ -1771,6 +1771,8 @@ export interface operations {
                 payments: boolean;
                 /** @description The operator receives this asset now (else asset_payments_disabled) */
                 offered: boolean;
+                /** @description One token is one dollar: a page invoice (priced in USD) can offer this asset */
+                usd_pegged: boolean;
               }[];
               /** @description The operator's review limits (read only) */
               payout_limits: {
@@ -1928,6 +1930,8 @@ export interface operations {
               payments: boolean;
               /** @description The operator receives this asset now (else asset_payments_disabled) */
               offered: boolean;
+              /** @description One token is one dollar: a page invoice (priced in USD) can offer this asset */
+              usd_pegged: boolean;
             }[];
             /** @description The operator's review limits (read only) */
             payout_limits: {
@@ -2111,6 +2115,8 @@ export interface operations {
               payments: boolean;
               /** @description The operator receives this asset now (else asset_payments_disabled) */
               offered: boolean;
+              /** @description One token is one dollar: a page invoice (priced in USD) can offer this asset */
+              usd_pegged: boolean;
             }[];
             /** @description The operator's review limits (read only) */
             payout_limits: {
@@ -2295,6 +2301,8 @@ export interface operations {
             payments: boolean;
             /** @description The operator receives this asset now (else asset_payments_disabled) */
             offered: boolean;
+            /** @description One token is one dollar: a page invoice (priced in USD) can offer this asset */
+            usd_pegged: boolean;
           };
         };
       };

@@ -9,6 +9,7 @@ import { dashboardView } from './views/dashboard';
 import { deliveriesView, deliveryView } from './views/deliveries';
 import { invoiceView, payoutView } from './views/details';
 import { invoicesView, payoutsView } from './views/lists';
+import { paymentLinkView } from './views/payment-link';
 import { reportsView } from './views/reports';
 import { keysView, settingsView } from './views/settings';
 
@@ -128,7 +129,7 @@ async function loadSession(): Promise<boolean> {
 
 const VIEWS: Record<string, (ctx: ViewContext) => Promise<void>> = {
   dashboard: dashboardView,
-  invoices: (ctx) => (ctx.id ? invoiceView(ctx) : invoicesView(ctx)),
+  invoices: (ctx) => (ctx.id === 'new' ? paymentLinkView(ctx) : ctx.id ? invoiceView(ctx) : invoicesView(ctx)),
   payouts: (ctx) => (ctx.id ? payoutView(ctx) : payoutsView(ctx)),
   keys: keysView,
   deliveries: (ctx) => (ctx.id ? deliveryView(ctx) : deliveriesView(ctx)),

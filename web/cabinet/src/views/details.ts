@@ -1,8 +1,45 @@
 // One invoice and one payout: detail views that poll and redraw only what changed.
 import { get } from '../api';
 import { announce, badge, fields, h, nodes, numeric, table, type Child } from '../../../shared/dom';
-import { amount, assetName, chainRef, when } from '../../../shared/format';
+import { amount, assetName, chainRef, copyButton, when } from '../../../shared/format';
+import { AWAITING, tokenAmount } from './rows';
 import type { Invoice, Payout, ViewContext } from '../types';
+
+/** A page invoice's terms: its price, what it is for, the link the customer pays on. */
+function pageTerms(i: Invoice): Array<[string, Child]> {
+  if (i.price === null) return [];
+  return [
+    ['Price', amount(i.price, i.price_currency ?? 'USD')],
+    ['Description', i.description ?? '—'],
+    [
+      'Payment page',
+      i.checkout_url ? [h('code', {}, i.checkout_url), ' ', copyButton(i.checkout_url, 'the link')] : '—',
+    ],
+  ];
+}
+
+/** The token and the amounts; one line of words while the customer has not chosen a token. */
+function payment(i: Invoice): Array<[string, Child]> {
+  const { asset, address, fees } = i;
+  if (i.awaiting_choice || asset === null || address === null || fees === null) return [['Token', AWAITING]];
+  return [
+    ['Asset', assetName(asset)],
+    ['Deposit address', chainRef('address', address)],
+    ['Requested', tokenAmount(i.amount_requested, asset)],
+    ['Expected from the customer', tokenAmount(i.amount_expected, asset)],
+    ['Received', tokenAmount(i.amount_received, asset)],
+    ['Credited to the balance', tokenAmount(i.amount_credited, asset)],
+    [
+      'Service fee',
+      h(
+        'span',
+        {},
+        amount(fees.service.amount, asset),
+        ` (${fees.service.percent} %, paid by the ${fees.service.payer})`,
+      ),
+    ],
+  ];
+}
 
 function invoiceContent(i: Invoice): Child[] {
   return [
@@ -10,21 +47,8 @@ function invoiceContent(i: Invoice): Child[] {
       ['Status', badge(i.status)],
       ['Order', i.order_id],
       ['Invoice id', h('code', {}, i.invoice_id)],
-      ['Asset', assetName(i.asset)],
-      ['Deposit address', chainRef('address', i.address)],
-      ['Requested', amount(i.amount_requested, i.asset)],
-      ['Expected from the customer', amount(i.amount_expected, i.asset)],
-      ['Received', amount(i.amount_received, i.asset)],
-      ['Credited to the balance', amount(i.amount_credited, i.asset)],
-      [
-        'Service fee',
-        h(
-          'span',
-          {},
-          amount(i.fees.service.amount, i.asset),
-          ` (${i.fees.service.percent} %, paid by the ${i.fees.service.payer})`,
-        ),
-      ],
+      ...pageTerms(i),
+      ...payment(i),
       ['User', i.external_user_id],
       ['Expires', when(i.expires_at)],
       ['Created', when(i.created_at)],
@@ -36,7 +60,7 @@ function invoiceContent(i: Invoice): Child[] {
       i.deposits.map((d) => [
         chainRef('transaction', d.tx_hash, { short: true }),
         d.from_address ? chainRef('address', d.from_address, { short: true }) : 'unknown',
-        amount(d.amount, i.asset),
+        tokenAmount(d.amount, i.asset),
         String(d.confirmations),
         badge(d.status),
         when(d.block_time),

@@ -115,6 +115,8 @@ async function listView<T>(
     statuses: readonly string[];
     read: (query: Record<string, string | number | undefined>) => Promise<{ data: T[]; next_cursor: string | null }>;
     table: (rows: T[]) => HTMLElement;
+    /** What the view offers besides the list (a link to a form), above the filters. */
+    lead?: HTMLElement;
   },
 ): Promise<void> {
   const error = errorBox();
@@ -125,16 +127,16 @@ async function listView<T>(
   const checked = period(q.from ?? '', q.to ?? '');
   if (typeof checked === 'string') {
     showError(error, checked);
-    ctx.show(o.title, form, error);
+    ctx.show(o.title, o.lead, form, error);
     return;
   }
   try {
     const page = await o.read({ q: q.q, status: q.status, asset: q.asset, ...checked, cursor: q.cursor, limit: 20 });
-    ctx.show(o.title, form, error, o.table(page.data), pager(ctx, o.section, page.next_cursor));
+    ctx.show(o.title, o.lead, form, error, o.table(page.data), pager(ctx, o.section, page.next_cursor));
   } catch (e) {
     if (e instanceof ApiError && e.status === 401) throw e;
     showError(error, refusal(e));
-    ctx.show(o.title, form, error);
+    ctx.show(o.title, o.lead, form, error);
   }
 }
 
@@ -143,6 +145,12 @@ export function invoicesView(ctx: ViewContext): Promise<void> {
     section: 'invoices',
     title: 'Invoices',
     statuses: INVOICE_STATUSES,
+    lead: h(
+      'p',
+      { class: 'actions lead' },
+      link(`#/m/${ctx.merchantId}/invoices/new`, 'New payment link', { class: 'button' }),
+      h('span', { class: 'hint' }, 'A price in dollars, paid in the token your customer picks.'),
+    ),
     read: (query) => get('/cabinet/v1/merchants/{merchant_id}/invoices', ctx.params, query as never),
     table: (rows) =>
       table(

@@ -6,12 +6,26 @@ import type { InvoiceItem, PayoutItem } from '../types';
 /** A table cell holding an amount: right-aligned by the `num` class of its column. */
 export const num = (value: string, asset: string): HTMLElement => amount(value, asset);
 
+/** What a page invoice says where a token and amounts go while its customer has not picked one. */
+export const AWAITING = 'Awaiting the customer’s choice';
+
+/** An amount in the invoice's token, or the words for a page invoice whose token is not chosen yet. */
+export const tokenAmount = (value: string | null, asset: string | null): Child =>
+  value !== null && asset !== null ? amount(value, asset) : h('span', { class: 'hint' }, AWAITING);
+
+/** What the invoice asks: a page invoice's price in dollars, else the amount in its token. */
+const requested = (i: InvoiceItem): Child =>
+  i.price !== null ? amount(i.price, 'USD') : tokenAmount(i.amount_requested, i.asset);
+
 export const INVOICE_COLUMNS: Column[] = ['Order', 'Status', numeric('Requested'), numeric('Received'), 'Created'];
 export const invoiceRow = (merchantId: string, i: InvoiceItem): Child[] => [
-  link(`#/m/${merchantId}/invoices/${i.invoice_id}`, i.order_id),
+  [
+    link(`#/m/${merchantId}/invoices/${i.invoice_id}`, i.order_id),
+    i.description ? h('span', { class: 'hint line' }, i.description) : null,
+  ],
   badge(i.status),
-  num(i.amount_requested, i.asset),
-  num(i.amount_received, i.asset),
+  requested(i),
+  tokenAmount(i.amount_received, i.asset),
   when(i.created_at),
 ];
 
