@@ -51,8 +51,9 @@ export async function payoutRoutes(app: ConsoleServer, s: Services): Promise<voi
       schema: {
         operationId: 'listPayoutsUnknownOnChain',
         tags,
-        summary:
-          'The chain reading since a restore: the held payouts it did not settle with their candidate transfers, and the transfers out paygate did not sign (payout list --unknown-on-chain)',
+        summary: 'What the chain reading since a restore left for the operator (payout list --unknown-on-chain)',
+        description:
+          "`reading` says whether the watcher is still reading the chain since the restore (`payout approve` of a held payout answers 409 invalid_state until it is done). `payouts`: the held payouts it did not settle, each with its candidate transfers out of the hot wallet (none, or several); `unknown_transfers`: the transfers out that paygate did not sign and no held payout claimed. Decide each payout with approve or cancel; acknowledge a transfer that was the operator's own with POST /admin/v1/wallet/transfers/{txid}/acknowledge.",
         response: { 200: UnknownOnChainSchema, ...errors() },
       },
     },
