@@ -59,7 +59,7 @@ export function explain(error: unknown, symbol = 'This token'): string {
     case 'invoice_not_found':
       return 'This payment link is not valid. Ask the merchant for a new one.';
     case 'asset_already_selected':
-      return 'A token was already chosen for this invoice, and the choice is final. The page now shows how to pay with it.';
+      return 'A token was already chosen for this invoice (perhaps in another window), and the choice is final.';
     case 'invoice_expired':
       return 'This invoice has expired: no token can be chosen any more. Ask the merchant for a new link.';
     case 'asset_not_offered':

@@ -5,7 +5,7 @@ import { useLiveInvoice } from './live.js';
 import { grouped, less, token } from './money.js';
 import { Payment } from './payment.js';
 import type { PayView } from './types.js';
-import { Countdown, announce } from './widgets.js';
+import { Countdown } from './widgets.js';
 
 function price(view: PayView): string {
   return view.price_currency === 'USD'
@@ -27,18 +27,24 @@ function Summary({ view }: { view: PayView }) {
 }
 
 /** One button per offered token; the choice is final, so the page says so before it. */
-function Choice({ view, onChosen }: { view: PayView; onChosen: (view: PayView) => void }) {
+function Choice({
+  view,
+  onChosen,
+  onRefused,
+}: {
+  view: PayView;
+  onChosen: (view: PayView) => void;
+  /** The refusal in words; the invoice may have changed meanwhile (chosen elsewhere, expired). */
+  onRefused: (text: string | null) => void;
+}) {
   const [busy, setBusy] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const choose = async (asset: string) => {
     setBusy(asset);
-    setError(null);
+    onRefused(null);
     try {
       onChosen(await chooseAsset(view.invoice_id, asset));
     } catch (e) {
-      const text = explain(e, token(asset).symbol);
-      setError(text);
-      announce(text);
+      onRefused(explain(e, token(asset).symbol));
     } finally {
       setBusy(null);
     }
@@ -63,11 +69,6 @@ function Choice({ view, onChosen }: { view: PayView; onChosen: (view: PayView) =
     <section class="choice" aria-labelledby="choose-title">
       <h2 id="choose-title">Choose a token to pay with</h2>
       <p class="hint">All are dollar stablecoins on the TRON network. The choice is final for this invoice.</p>
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
       <ul class="tokens">
         {view.offered.map((o) => {
           const { symbol, standard, chain } = token(o.asset);
@@ -106,6 +107,8 @@ function Failure({ text }: { text: string }) {
 export function App({ id }: { id: string }) {
   const live = useLiveInvoice(id);
   const { view, error } = live;
+  // Kept here, not in the choice: after a refusal the page may show the payment instead.
+  const [refusal, setRefusal] = useState<string | null>(null);
   if (!view)
     return error ? (
       <Failure text={explain(error)} />
@@ -129,8 +132,20 @@ export function App({ id }: { id: string }) {
           {explain(error)}
         </p>
       ) : null}
+      {refusal ? (
+        <p class="error" role="alert" id="refusal">
+          {refusal}
+        </p>
+      ) : null}
       {view.asset === null ? (
-        <Choice view={view} onChosen={chosen} />
+        <Choice
+          view={view}
+          onChosen={chosen}
+          onRefused={(text) => {
+            setRefusal(text);
+            if (text) live.refresh();
+          }}
+        />
       ) : (
         <Payment view={view} onDeadline={live.refresh} />
       )}

@@ -140,7 +140,7 @@ export function Payment({ view, onDeadline }: { view: PayView; onDeadline: () =>
   return (
     <section class="payment" aria-labelledby="pay-title">
       <h2 id="pay-title" tabIndex={-1}>
-        Pay with {symbol}
+        {AWAITING.has(view.status) ? 'Pay with' : 'Payment in'} {symbol}
       </h2>
       <div class={`state ${status.tone}`}>
         <p class="headline" id="pay-status">
