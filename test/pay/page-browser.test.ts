@@ -146,7 +146,9 @@ describe.skipIf(!present)('the payment page in Chromium', () => {
     await page.getByRole('button', { name: /USDT/ }).click();
     await page
       .getByRole('alert')
-      .filter({ hasText: 'A token was already chosen for this invoice (perhaps in another window), and the choice is final.' })
+      .filter({
+        hasText: 'A token was already chosen for this invoice (perhaps in another window), and the choice is final.',
+      })
       .waitFor();
     await page.getByRole('heading', { level: 2, name: 'Pay with USDC' }).waitFor();
     expect(await page.locator('#pay-address').textContent()).toBe(elsewhere.body.address);
@@ -160,7 +162,10 @@ describe.skipIf(!present)('the payment page in Chromium', () => {
     const { db, catalog } = t.app.services;
     await setMerchantAsset(db, t.clock, 'test', catalog, shop.id, 'USDD_TRON', false);
     await page.getByRole('button', { name: /USDD/ }).click();
-    await page.getByRole('alert').filter({ hasText: 'USDD cannot be received right now. Choose another token.' }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'USDD cannot be received right now. Choose another token.' })
+      .waitFor();
     await page.getByRole('button', { name: /USDT/ }).click();
     await status('Waiting for your payment');
   }, 60_000);

@@ -31,8 +31,10 @@ function Choice({
   view,
   onChosen,
   onRefused,
+  onDeadline,
 }: {
   view: PayView;
+  onDeadline: () => void;
   onChosen: (view: PayView) => void;
   /** The refusal in words; the invoice may have changed meanwhile (chosen elsewhere, expired). */
   onRefused: (text: string | null) => void;
@@ -88,7 +90,7 @@ function Choice({
           );
         })}
       </ul>
-      <Countdown deadline={view.expires_at} onEnd={() => undefined} />
+      <Countdown deadline={view.expires_at} onEnd={onDeadline} />
     </section>
   );
 }
@@ -141,6 +143,7 @@ export function App({ id }: { id: string }) {
         <Choice
           view={view}
           onChosen={chosen}
+          onDeadline={live.refresh}
           onRefused={(text) => {
             setRefusal(text);
             if (text) live.refresh();
