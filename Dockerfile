@@ -1,5 +1,5 @@
 # paygate: one image, one binary. The build stage compiles the native modules (better-sqlite3,
-# argon2) and the TypeScript; the runtime stage carries only production dependencies and dist/.
+# argon2), the TypeScript and the web pages' bundles; the runtime stage carries only production dependencies and dist/.
 # .ci/run performs the same build and start steps on the CI machine (no Docker engine there).
 FROM node:20.20-bookworm-slim AS build
 RUN apt-get update \
@@ -13,6 +13,9 @@ COPY bin ./bin
 COPY commands ./commands
 COPY config ./config
 COPY src ./src
+# The web pages: TypeScript under web/, bundled by scripts/build-web.ts into dist/web.
+COPY scripts ./scripts
+COPY web ./web
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20.20-bookworm-slim
@@ -35,8 +38,6 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/bin ./bin
 COPY --from=build /app/config ./config
-# The merchant cabinet's web page, served as it is (no build step).
-COPY web ./web
 COPY deploy/healthcheck.mjs ./deploy/healthcheck.mjs
 USER paygate
 # The database and the keystore. Back the database up with `paygate backup` (online), the keystore once.

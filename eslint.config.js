@@ -32,21 +32,6 @@ export default tseslint.config(
     },
   },
   {
-    // The cabinet's web page: plain ES modules run by the browser, shipped as they are.
-    files: ['web/**/*.js'],
-    languageOptions: {
-      globals: {
-        window: 'readonly',
-        document: 'readonly',
-        location: 'readonly',
-        history: 'readonly',
-        Node: 'readonly',
-        FormData: 'readonly',
-        URLSearchParams: 'readonly',
-      },
-    },
-  },
-  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },

@@ -12,8 +12,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: more workers than that only adds contention (argon2, SQLite fsyncs).
     maxWorkers: 2,
-    // On PostgreSQL: leftovers of crashed runs dropped, one migrated template for the run's databases.
-    globalSetup: ON_POSTGRES ? ['test/helpers/postgres-setup.ts'] : [],
+    // The web pages bundled once (the servers serve dist/web); on PostgreSQL besides: leftovers of
+    // crashed runs dropped, one migrated template for the run's databases.
+    globalSetup: ['test/helpers/web-setup.ts', ...(ON_POSTGRES ? ['test/helpers/postgres-setup.ts'] : [])],
     // On PostgreSQL: each file's first database copied while the file loads.
     setupFiles: ON_POSTGRES ? ['test/helpers/postgres-file-setup.ts'] : [],
   },

@@ -63,7 +63,7 @@ async function real(): Promise<void> {
   // Limits are counted (the work is measured) but never reached: a run sends millions a minute,
   // past what the variables accept.
   const config = {
-    ...parseConfig({ ADMIN_PORT: '0', CABINET_PORT: '0', ...env }),
+    ...parseConfig({ ADMIN_PORT: '0', CABINET_PORT: '0', PAY_PORT: '0', ...env }),
     rateLimitPerIp: Number.MAX_SAFE_INTEGER,
     rateLimitPerKey: Number.MAX_SAFE_INTEGER,
   };

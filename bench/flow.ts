@@ -192,6 +192,7 @@ async function main(): Promise<number> {
       PORT: '0',
       ADMIN_PORT: '0',
       CABINET_PORT: '0',
+      PAY_PORT: '0',
       // info: serve's start line (the only one that says it listens when stdout is not a terminal).
       LOG_LEVEL: 'info',
     };

@@ -43,7 +43,7 @@ function envFor(dir: string): Record<string, string> {
 
 /** Child process: serve until killed, print the URL. */
 async function serve(): Promise<void> {
-  const app = await buildApp(parseConfig({ ADMIN_PORT: '0', CABINET_PORT: '0', ...process.env }));
+  const app = await buildApp(parseConfig({ ADMIN_PORT: '0', CABINET_PORT: '0', PAY_PORT: '0', ...process.env }));
   const url = await app.start();
   process.stdout.write(`URL ${url}\n`);
   process.on('SIGTERM', () => void app.stop().then(() => process.exit(0)));
@@ -160,7 +160,7 @@ async function main(): Promise<void> {
   const connections = arg('connections', 16);
   const dir = mkdtempSync(path.join(tmpdir(), 'paygate-bench-'));
   const env = envFor(dir);
-  const config = parseConfig({ ADMIN_PORT: '0', CABINET_PORT: '0', ...env });
+  const config = parseConfig({ ADMIN_PORT: '0', CABINET_PORT: '0', PAY_PORT: '0', ...env });
 
   // Operator setup, as the CLI would do it: schema, wallet, an approved merchant and its key.
   const database = openDatabase(config.database);

@@ -43,6 +43,7 @@ async function main(): Promise<void> {
     const config = parseConfig({
       ADMIN_PORT: '0',
       CABINET_PORT: '0',
+      PAY_PORT: '0',
       DATABASE_URL: path.join(dir, 'bench.db'),
       PORT: '0',
       LOG_LEVEL: 'silent',

@@ -31,6 +31,7 @@ async function replica(): Promise<void> {
     ...parseConfig({
       ADMIN_PORT: '0',
       CABINET_PORT: '0',
+      PAY_PORT: '0',
       ...process.env,
       TRON_NETWORK: 'devnet',
       HOST: '127.0.0.1',

@@ -132,6 +132,7 @@ async function serveRss(s: Seeded): Promise<{
     PORT: '0',
     ADMIN_PORT: String(adminPort),
     CABINET_PORT: '0',
+    PAY_PORT: '0',
     API_RATE_LIMIT_PER_IP: '1000000',
     API_RATE_LIMIT_PER_KEY: '1000000',
     TRON_FULL_NODE_URL: devnet.url,

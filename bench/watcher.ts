@@ -62,6 +62,7 @@ async function main(): Promise<void> {
   const config = parseConfig({
     ADMIN_PORT: '0',
     CABINET_PORT: '0',
+    PAY_PORT: '0',
     DATABASE_URL: path.join(dir, 'db'),
     TRON_NETWORK: 'devnet',
     LOG_LEVEL: 'silent',

@@ -11,7 +11,7 @@ import { startWorkerHost, type WorkerHost, type WorkerHostOptions } from './runt
 import { backgroundWorkers } from './background.js';
 import type { BusyPolicy } from './db/driver.js';
 import { systemClock, type Clock } from './clock.js';
-import type { Config } from './config.js';
+import { payUrl, type Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { assertDatabaseFileExists, assertSchemaPresent } from './db/presence.js';
@@ -25,7 +25,9 @@ import { DepositAddressAllocator, type AllocatorOptions } from './addresses/allo
 import type { UnlockedWallet } from './wallet/keystore.js';
 import { unlockWallet } from './wallet/service.js';
 import { buildAdminServer, type AdminOptions } from './operations/admin.js';
+import { requireBuiltPage } from './cabinet/page.js';
 import { buildCabinetServer, type CabinetOptions } from './cabinet/server.js';
+import { buildPayServer } from './pay/server.js';
 import { createMetrics, httpLatency, instrumentHttp, type AppMetrics } from './operations/metrics.js';
 import './operations/wiring.js';
 
@@ -64,6 +66,8 @@ export interface AppOptions {
   admin?: false | AdminOptions;
   /** The cabinet listener (/cabinet/v1 and its page on CABINET_HOST:CABINET_PORT); false: none. */
   cabinet?: false | CabinetOptions;
+  /** The payment page's listener (/pay/{id} and /pay/v1 on PAY_HOST:PAY_PORT); false: none. */
+  pay?: false;
 }
 
 export interface App {
@@ -81,6 +85,10 @@ export interface App {
   cabinet: ApiServer | null;
   /** Base URL of the cabinet listener once started (null before start or with cabinet: false). */
   readonly cabinetUrl: string | null;
+  /** The payment page's listener's server (null with pay: false). */
+  pay: ApiServer | null;
+  /** Base URL of the payment page's listener once started (null before start or with pay: false). */
+  readonly payUrl: string | null;
   /** Starts listening and the worker host; resolves to the base URL. */
   start(): Promise<string>;
   stop(): Promise<void>;
@@ -138,6 +146,9 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
 
   const cabinet = opts.cabinet === false ? null : await buildCabinetServer(services, opts.cabinet, rateCounts);
   let cabinetUrl: string | null = null;
+  const pay = opts.pay === false ? null : await buildPayServer(services, rateCounts);
+  let payListenerUrl: string | null = null;
+  services.payUrl = () => (config.payPublicUrl ? payUrl(config) : (payListenerUrl ?? payUrl(config)));
 
   let stopped = false;
   return {
@@ -156,7 +167,12 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     get cabinetUrl() {
       return cabinetUrl;
     },
+    pay,
+    get payUrl() {
+      return payListenerUrl;
+    },
     async start() {
+      if (cabinet) requireBuiltPage();
       if (opts.admin !== false) {
         admin = await buildAdminServer(services, metrics, opts.admin);
         adminUrl = (await admin.listen({ host: config.adminHost, port: config.adminPort })).replace(
@@ -166,6 +182,11 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       }
       if (cabinet)
         cabinetUrl = (await cabinet.listen({ host: config.cabinetHost, port: config.cabinetPort })).replace(
+          '[::1]',
+          '127.0.0.1',
+        );
+      if (pay)
+        payListenerUrl = (await pay.listen({ host: config.payHost, port: config.payPort })).replace(
           '[::1]',
           '127.0.0.1',
         );
@@ -192,6 +213,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       await Promise.all([step('workers', () => workers?.stop()), step('api listener', () => http.close())]);
       await step('admin listener', () => admin?.close());
       await step('cabinet listener', () => cabinet?.close());
+      await step('payment page listener', () => pay?.close());
       await step('rate limit counters', () => rateCounts?.close());
       // A client passed in belongs to the caller (tests share one between apps).
       if (!opts.chain) await step('chain client', () => chain.close?.());

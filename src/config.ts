@@ -81,6 +81,17 @@ export interface Config {
    * links `paygate owner create` prints; null: the listener's own address.
    */
   cabinetPublicUrl: string | null;
+  /** The payment page's listener (/pay/{id} and /pay/v1, for customers): loopback by default. */
+  payHost: string;
+  /** PAY_PORT, default 8082; 0 = any free port (tests); must differ from the other listeners' ports. */
+  payPort: number;
+  /**
+   * Where customers reach the payment page (PAY_PUBLIC_URL: the HTTPS host name the operator
+   * exposes it under): page invoices' `checkout_url` starts with it; null: the listener's address.
+   */
+  payPublicUrl: string | null;
+  /** Which proxies the payment page's listener trusts (PAY_TRUST_PROXY, TRUST_PROXY's syntax; default false). */
+  payTrustProxy: TrustProxy;
 }
 
 /** Which proxies to trust for the client's address: none (false), a hop count, or their addresses/CIDRs. */
@@ -221,7 +232,7 @@ function passphrase(env: Env): string | null {
 }
 
 /** TRUST_PROXY or CABINET_TRUST_PROXY (same syntax): which proxies name the client's address. */
-function trustProxy(env: Env, name: 'TRUST_PROXY' | 'CABINET_TRUST_PROXY'): TrustProxy {
+function trustProxy(env: Env, name: 'TRUST_PROXY' | 'CABINET_TRUST_PROXY' | 'PAY_TRUST_PROXY'): TrustProxy {
   const v = text(env, name);
   if (v === null || v === 'false') return false;
   // Trusting every hop lets any client choose its IP with X-Forwarded-For, defeating the per-IP
@@ -322,6 +333,24 @@ function cabinetPort(env: Env, port: number, admin: number): number {
   return cabinet;
 }
 
+function payPort(env: Env, others: Record<string, number>): number {
+  const pay = integer(env, 'PAY_PORT', 8082, 0, 65535);
+  const clash = Object.entries(others).find(([, port]) => pay !== 0 && port === pay);
+  if (clash)
+    throw new ConfigError(
+      'PAY_PORT',
+      `must differ from ${clash[0]} (${clash[1]}): the payment page has a listener of its own`,
+    );
+  return pay;
+}
+
+/** The payment page's address as customers use it: PAY_PUBLIC_URL, else its listener's. */
+export function payUrl(config: Config): string {
+  if (config.payPublicUrl) return config.payPublicUrl.replace(/\/+$/, '');
+  const host = config.payHost.includes(':') ? `[${config.payHost}]` : config.payHost;
+  return `http://${host}:${config.payPort}`;
+}
+
 /** The cabinet's address as owners use it: CABINET_PUBLIC_URL, else its listener's. */
 export function cabinetUrl(config: Config): string {
   if (config.cabinetPublicUrl) return config.cabinetPublicUrl;
@@ -363,5 +392,13 @@ export function parseConfig(env: Env = process.env): Config {
     cabinetHost: listenHost(env, 'CABINET_HOST', '127.0.0.1'),
     cabinetPort: cabinetPort(env, integer(env, 'PORT', 8080, 0, 65535), integer(env, 'ADMIN_PORT', 9090, 0, 65535)),
     cabinetPublicUrl: httpUrl(env, 'CABINET_PUBLIC_URL'),
+    payHost: listenHost(env, 'PAY_HOST', '127.0.0.1'),
+    payPort: payPort(env, {
+      PORT: integer(env, 'PORT', 8080, 0, 65535),
+      ADMIN_PORT: integer(env, 'ADMIN_PORT', 9090, 0, 65535),
+      CABINET_PORT: integer(env, 'CABINET_PORT', 9091, 0, 65535),
+    }),
+    payPublicUrl: httpUrl(env, 'PAY_PUBLIC_URL'),
+    payTrustProxy: trustProxy(env, 'PAY_TRUST_PROXY'),
   };
 }

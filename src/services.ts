@@ -28,4 +28,9 @@ export interface Services {
   chain: TronClient;
   /** The unlocked wallet (serve only: the signing workers); null elsewhere. */
   wallet: UnlockedWallet | null;
+  /**
+   * Where customers reach the payment page, once its listener runs (its address, or PAY_PUBLIC_URL);
+   * absent: computed from the configuration (src/config.ts payUrl).
+   */
+  payUrl?: () => string;
 }

@@ -14,6 +14,7 @@ export async function startAuthBenchApp(): Promise<{ app: App; url: string }> {
   const config = parseConfig({
     ADMIN_PORT: '0',
     CABINET_PORT: '0',
+    PAY_PORT: '0',
     DATABASE_URL: path.join(dir, 'bench.db'),
     PORT: '0',
     LOG_LEVEL: 'silent',

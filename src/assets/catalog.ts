@@ -21,6 +21,11 @@ export interface CatalogAsset {
   /** base58 contract of a TRC20 token; null for TRX. */
   contract: string | null;
   decimals: number;
+  /**
+   * One token is one dollar (docs/adr/0063-page-invoices.md): the asset can be offered for a price
+   * in dollars on the payment page. Absent in a catalog file: false.
+   */
+  usdPegged: boolean;
   /** In base units. */
   minimumDeposit: bigint;
   /** The largest amount in base units the chain can move (int64 sun, uint256 token units). */
@@ -85,6 +90,8 @@ function parseEntry(raw: Record<string, unknown>, where: string): CatalogAsset {
   const locked = Array.isArray(raw.locked) ? raw.locked : fail('locked must be an array');
   for (const f of locked) if (!ASSET_FLAGS.includes(f as AssetFlag)) fail(`unknown locked flag ${String(f)}`);
   const receiveOnly = bool('receive_only');
+  const usdPegged = raw.usd_pegged === undefined ? false : bool('usd_pegged');
+  if (usdPegged && type === 'native') fail('a native asset is not pegged to the dollar');
   const payouts = bool('payouts');
   if (receiveOnly && (payouts || !locked.includes('payouts')))
     fail('a receive_only asset has payouts false and locked');
@@ -95,6 +102,7 @@ function parseEntry(raw: Record<string, unknown>, where: string): CatalogAsset {
     type,
     contract: contract as string | null,
     decimals,
+    usdPegged,
     minimumDeposit,
     maxUnits: type === 'native' ? MAX_NATIVE_UNITS : MAX_TRC20_UNITS,
     payments: bool('payments'),

@@ -1,14 +1,25 @@
 /**
- * The cabinet's web page: plain HTML, CSS and ES modules from web/cabinet/, shipped as they are (no
- * build step) and found from the package root, so `bin/dev.js` and the built `bin/run.js` serve the
- * same files. Each file is its own route (no wildcard), so any other path is route_not_found.
+ * The cabinet's web page: the bundle `npm run build` makes from web/cabinet (scripts/build-web.ts)
+ * in dist/web/cabinet, found from the package root, so `bin/dev.js` and the built `bin/run.js` serve
+ * the same files. Each file is its own route (no wildcard), so any other path is route_not_found.
  */
 import fastifyStatic from '@fastify/static';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { ApiServer } from '../http/server.js';
 import { packageRoot } from '../paths.js';
 
-export const PAGE_DIR = () => path.join(packageRoot(), 'web', 'cabinet');
+export const PAGE_DIR = () => path.join(packageRoot(), 'dist', 'web', 'cabinet');
+
+/**
+ * Called before the cabinet listens: without the built page the listener would serve nothing to
+ * owners, so the start stops here, saying how to build it. (Building the server without
+ * listening, as for its OpenAPI document, needs no page.)
+ */
+export function requireBuiltPage(dir = PAGE_DIR()): void {
+  if (!existsSync(path.join(dir, 'index.html')) || !existsSync(path.join(dir, 'app.js')))
+    throw new Error(`the cabinet's web page is not built (${dir} is missing): run \`npm run build\``);
+}
 
 export async function registerPage(app: ApiServer): Promise<void> {
   await app.register(async (scope) => {

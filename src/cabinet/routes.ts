@@ -8,6 +8,7 @@ import { accountRoutes } from './account-routes.js';
 import { activityRoutes } from './activity-routes.js';
 import type { CabinetDeps } from './context.js';
 import { merchantRoutes } from './merchant-routes.js';
+import { pageInvoiceRoutes } from './page-invoice-routes.js';
 import { reportRoutes } from './report-routes.js';
 import { sessionRoutes } from './session-routes.js';
 
@@ -16,6 +17,7 @@ export async function registerCabinetRoutes(app: ApiServer, deps: CabinetDeps): 
   await accountRoutes(app, deps);
   await merchantRoutes(app, deps);
   await activityRoutes(app, deps);
+  await pageInvoiceRoutes(app, deps);
   // The page shows its Reports view because the served document lists these paths.
   await reportRoutes(app, deps);
 }

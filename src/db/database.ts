@@ -19,7 +19,7 @@ import { RefuseUnfencedWrites } from './fence.js';
 import { openPostgres, type PostgresDatabase } from './postgres.js';
 import type { DB } from './schema.js';
 
-export { isDatabaseUnavailable, isUniqueViolation } from './errors.js';
+export { isDatabaseUnavailable, isOrderSpaceConflict, isUniqueViolation } from './errors.js';
 export { UnfencedWriteError } from './fence.js';
 export { engineOf, type Engine } from './engine.js';
 

@@ -67,3 +67,14 @@ export function isUniqueViolation(e: unknown, table: string, columns: readonly s
   }
   return false;
 }
+
+/**
+ * True when the order-id space of a merchant refused the row (migration 0053's triggers): the
+ * order id belongs to another invoice of the merchant in the other table (a /v1 invoice and a
+ * page invoice share one space).
+ */
+export function isOrderSpaceConflict(e: unknown): boolean {
+  const err = e as DriverError | null | undefined;
+  const trigger = err?.code === 'SQLITE_CONSTRAINT_TRIGGER' || err?.code === 'P0001';
+  return trigger && /^order_id_space:/.test(String(err?.message ?? ''));
+}

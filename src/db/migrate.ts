@@ -47,6 +47,7 @@ import * as m0049 from './migrations/0049_cabinet.js';
 import * as m0050 from './migrations/0050_accounting.js';
 import * as m0051 from './migrations/0051_two_merchant_switches.js';
 import * as m0052 from './migrations/0052_operator_token_terms.js';
+import * as m0053 from './migrations/0053_page_invoices.js';
 
 /** The last migration that PostgreSQL's baseline covers: its schema is SQLite's after this one. */
 export const POSTGRES_BASELINE = '0047_derivation_gaps';
@@ -101,6 +102,7 @@ export const AFTER_BASELINE: Record<string, EngineMigration> = {
   '0050_accounting': m0050,
   '0051_two_merchant_switches': m0051,
   '0052_operator_token_terms': m0052,
+  '0053_page_invoices': m0053,
 };
 
 /** Every migration by the name recorded in `kysely_migration` on both engines. */

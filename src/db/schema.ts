@@ -172,9 +172,36 @@ export interface InvoicesTable {
   service_fee_amount: string;
   return_url: string | null;
   cancel_url: string | null;
+  /** The payment page's link of an invoice made from a page invoice; null for /v1 ones (migration 0053). */
+  checkout_url: string | null;
   expires_at: string;
   created_at: string;
   updated_at: string;
+}
+
+/**
+ * An invoice priced in dollars whose customer picks the token (migration 0053). The choice
+ * (`asset`, `chosen_at`) inserts its `invoices` row under the same id.
+ */
+export interface PageInvoicesTable {
+  id: string;
+  merchant_id: string;
+  order_id: string;
+  /** Canonical decimal text of the price in dollars. */
+  price: string;
+  /** JSON array of the offered asset codes, in catalog order. */
+  currencies: string;
+  /** JSON array of the codes the merchant listed (sorted), or null when it listed none. */
+  currencies_requested: string | null;
+  description: string | null;
+  external_user_id: string | null;
+  return_url: string | null;
+  cancel_url: string | null;
+  checkout_url: string;
+  expires_at: string;
+  created_at: string;
+  asset: string | null;
+  chosen_at: string | null;
 }
 
 // Ledger, whitelist, payouts.
@@ -352,6 +379,7 @@ export interface DB
   merchant_asset_switches: MerchantAssetSwitchesTable;
   fee_schedules: FeeSchedulesTable;
   invoices: InvoicesTable;
+  page_invoices: PageInvoicesTable;
   ledger_entries: LedgerEntriesTable;
   whitelist_entries: WhitelistEntriesTable;
   payouts: PayoutsTable;

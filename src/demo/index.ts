@@ -33,6 +33,8 @@ export interface DemoOptions {
   port: number;
   /** The cabinet listener's port (0 = any free port). */
   cabinetPort?: number;
+  /** The payment page's listener port (0 = any free port). */
+  payPort?: number;
   blockTimeMs: number;
   logLevel: LogLevel;
   /** Called for every verified webhook event the receiver gets. */
@@ -100,6 +102,7 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
       PORT: String(opts.port),
       ADMIN_PORT: '0',
       CABINET_PORT: String(opts.cabinetPort ?? 0),
+      PAY_PORT: String(opts.payPort ?? 0),
       TRON_NETWORK: 'devnet',
       TRON_FULL_NODE_URL: devnet.url,
       WALLET_KEYSTORE: path.join(dir, 'keystore.json'),

@@ -161,7 +161,7 @@ class FallbackStore implements CountStore {
   }
 }
 
-export type Listener = 'v1' | 'cabinet';
+export type Listener = 'v1' | 'cabinet' | 'pay';
 
 export interface SharedRateCounts {
   /** The store for @fastify/rate-limit's `store` option on one listener. */

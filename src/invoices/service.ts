@@ -11,10 +11,10 @@
  */
 import type { DepositAddressAllocator } from '../addresses/allocator.js';
 import { assertApproved, userAddress } from '../addresses/service.js';
-import type { AssetCatalog } from '../assets/catalog.js';
+import type { AssetCatalog, CatalogAsset } from '../assets/catalog.js';
 import { assertReceivable } from '../assets/service.js';
 import type { Clock } from '../clock.js';
-import { isUniqueViolation, writeTx, type Db, type Executor, type Tx } from '../db/database.js';
+import { isOrderSpaceConflict, isUniqueViolation, writeTx, type Db, type Executor, type Tx } from '../db/database.js';
 import { uuidv7 } from '../db/ids.js';
 import type { GroupCommit } from '../db/group-commit.js';
 import { AppError, validationFailed } from '../errors.js';
@@ -54,6 +54,7 @@ interface Request {
 
 /** The replay: same amount, asset and user → the existing invoice; otherwise order_id_conflict. */
 async function replay(db: Executor, existing: InvoiceRow, req: Request): Promise<CreateResult> {
+  if (existing.checkout_url !== null) throw pageOrderConflict();
   const differs: string[] = [];
   if (existing.asset !== req.body.asset) differs.push('asset');
   else if (BigInt(existing.amount_requested) !== req.amount) differs.push('amount');
@@ -67,6 +68,11 @@ async function replay(db: Executor, existing: InvoiceRow, req: Request): Promise
   // The invoice as GET /v1/invoices/{id} shows it, deposits included: a repeat (a client's retry
   // after a timeout) answered `deposits: []` beside a non-zero amount_received.
   return { invoice: await currentView(db, existing), created: false };
+}
+
+/** The order id is a page invoice's (one order-id space per merchant, docs/adr/0063-page-invoices.md). */
+export function pageOrderConflict(): AppError {
+  return new AppError('order_id_conflict', 'This order_id belongs to an invoice of the payment page');
 }
 
 const ROW_LOCKS = { rowLocks: true };
@@ -115,6 +121,7 @@ export async function createInvoice(
       return await run();
     }
   } catch (e) {
+    if (isOrderSpaceConflict(e)) throw pageOrderConflict();
     // Another process won the race between our lookup and insert: its invoice is the answer.
     if (!isOrderConflict(e)) throw e;
     const winner = await findInvoiceByOrder(deps.db, merchant.id, body.order_id);
@@ -147,35 +154,77 @@ async function insertNew(trx: Tx, deps: InvoiceDeps, merchant: MerchantRow, req:
   assertRedirectAllowed('cancel_url', body.cancel_url, merchant);
 
   const now = deps.clock.now();
-  const at = now.toISOString();
-  const fees = invoiceAmounts(
+  return openInvoice(trx, deps, merchant, {
+    id: uuidv7(),
+    orderId: body.order_id,
+    asset,
     amount,
-    await serviceFeeAt(trx, merchant.id, at),
-    await invoiceFeeAt(trx, asset.code, at),
-  );
+    externalUserId: req.externalUserId,
+    returnUrl: body.return_url ?? null,
+    cancelUrl: body.cancel_url ?? null,
+    checkoutUrl: null,
+    expiresAt: new Date(now.getTime() + body.expires_in * 1000).toISOString(),
+  });
+}
+
+/** What an invoice is opened with, once its rules have passed (/v1's creation, a page invoice's choice). */
+export interface InvoiceTerms {
+  id: string;
+  orderId: string;
+  asset: CatalogAsset;
+  /** The merchant's amount in base units (amount_requested). */
+  amount: bigint;
+  externalUserId: string | null;
+  returnUrl: string | null;
+  cancelUrl: string | null;
+  checkoutUrl: string | null;
+  expiresAt: string;
+}
+
+/**
+ * The fees in force now for `amount` of `asset`: amount_below_minimum when the merchant would be
+ * credited nothing (or less than nothing) because it pays a fee as large as the amount.
+ */
+export async function feesFor(db: Executor, merchantId: string, asset: CatalogAsset, amount: bigint, at: string) {
+  const fees = invoiceAmounts(amount, await serviceFeeAt(db, merchantId, at), await invoiceFeeAt(db, asset.code, at));
   if (fees.payer === 'merchant' && fees.fee >= amount) {
-    // The merchant would be credited nothing (or less than nothing) for this invoice.
     throw new AppError(
       'amount_below_minimum',
       `The amount does not cover the service fee of ${formatAmount(fees.fee, asset.decimals)} ${asset.code}`,
     );
   }
+  return fees;
+}
+
+/**
+ * Opens an invoice: its fees, its deposit address (the user's permanent one for a per_user
+ * merchant, else a new one), the row and its `invoice.created` event, in the caller's transaction.
+ */
+export async function openInvoice(
+  trx: Tx,
+  deps: Pick<InvoiceDeps, 'clock' | 'allocator'>,
+  merchant: MerchantRow,
+  terms: InvoiceTerms,
+): Promise<InvoiceView> {
+  const { asset, amount } = terms;
+  const at = deps.clock.now().toISOString();
+  const fees = await feesFor(trx, merchant.id, asset, amount, at);
   const address =
-    merchant.address_mode === 'per_user' && req.externalUserId !== null
-      ? await userAddress(trx, deps.allocator, merchant.id, req.externalUserId, at)
+    merchant.address_mode === 'per_user' && terms.externalUserId !== null
+      ? await userAddress(trx, deps.allocator, merchant.id, terms.externalUserId, at)
       : await deps.allocator.allocate(trx, merchant.id, null, at);
 
   const row: InvoiceRow = {
-    id: uuidv7(),
+    id: terms.id,
     merchant_id: merchant.id,
-    order_id: body.order_id,
+    order_id: terms.orderId,
     status: 'created',
     asset: asset.code,
     network: NETWORK,
     decimals: asset.decimals,
     address: address.address,
     address_index: address.derivation_index,
-    external_user_id: req.externalUserId,
+    external_user_id: terms.externalUserId,
     amount_requested: amount.toString(),
     amount_expected: fees.expected.toString(),
     amount_received: '0',
@@ -184,9 +233,10 @@ async function insertNew(trx: Tx, deps: InvoiceDeps, merchant: MerchantRow, req:
     service_fee_percent: fees.percent,
     service_fee_fixed: fees.fixed.toString(),
     service_fee_amount: fees.fee.toString(),
-    return_url: body.return_url ?? null,
-    cancel_url: body.cancel_url ?? null,
-    expires_at: new Date(now.getTime() + body.expires_in * 1000).toISOString(),
+    return_url: terms.returnUrl,
+    cancel_url: terms.cancelUrl,
+    checkout_url: terms.checkoutUrl,
+    expires_at: terms.expiresAt,
     created_at: at,
     updated_at: at,
   };

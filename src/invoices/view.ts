@@ -28,7 +28,7 @@ export function invoiceView(row: InvoicesTable, deposits: DepositView[] = []): I
     external_user_id: row.external_user_id,
     return_url: row.return_url,
     cancel_url: row.cancel_url,
-    checkout_url: null,
+    checkout_url: row.checkout_url ?? null,
     expires_at: row.expires_at,
     created_at: row.created_at,
     deposits,

@@ -5,6 +5,7 @@
  * body (400/413/415) → validation (400) → route → the same service function the CLI command calls,
  * with the token id as the actor of every change it records in the audit log.
  */
+import { invoiceRoutes } from './routes/invoices.js';
 import { replyWithError } from '../http/conventions.js';
 import { errorResponses } from '../http/schemas.js';
 import type { Services } from '../services.js';
@@ -33,6 +34,7 @@ export async function operatorConsole(app: ConsoleServer, s: Services): Promise<
   });
 
   await merchantRoutes(app, s);
+  await invoiceRoutes(app, s);
   await keyRoutes(app, s);
   await moneyRoutes(app, s);
   await assetRoutes(app, s);

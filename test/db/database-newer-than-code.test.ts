@@ -25,6 +25,7 @@ describe('a database newer than the code', () => {
     PORT: '0',
     ADMIN_PORT: '0',
     CABINET_PORT: '0',
+    PAY_PORT: '0',
   };
   let drop = async () => {};
   const merchants = async () => {

@@ -210,7 +210,7 @@ describeSqliteOnly("SQLite's migration history from 0001; a PostgreSQL database 
         });
 
         const app = await buildApp(
-          parseConfig({ ADMIN_PORT: '0', CABINET_PORT: '0', ...env, PORT: '0', LOG_LEVEL: 'silent' }),
+          parseConfig({ ADMIN_PORT: '0', CABINET_PORT: '0', PAY_PORT: '0', ...env, PORT: '0', LOG_LEVEL: 'silent' }),
           {
             clock: new ManualClock('2026-03-01T10:00:00Z'),
             workers: false,

@@ -97,6 +97,7 @@ describe.skipIf(!nginxBin)('nginx in front of two replicas on PostgreSQL (paygat
     const shared = {
       DATABASE_URL: pg.url,
       CABINET_PORT: '0',
+      PAY_PORT: '0',
       TRON_NETWORK: 'devnet',
       TRON_FULL_NODE_URL: devnet.url,
       WALLET_KEYSTORE: path.join(dir, 'keystore.json'),

@@ -36,9 +36,12 @@ beforeAll(async () => {
   expect(migrated.code).toBe(0);
   expect(migrated.json.current).toMatch(/^0001_foundation|^\d{4}_/);
   // The server runs while the CLI writes to the same file from other processes.
-  app = await buildApp(parseConfig({ ...env, PORT: '0', ADMIN_PORT: '0', CABINET_PORT: '0', LOG_LEVEL: 'silent' }), {
-    extraRoutes: probeRoutes,
-  });
+  app = await buildApp(
+    parseConfig({ ...env, PORT: '0', ADMIN_PORT: '0', CABINET_PORT: '0', PAY_PORT: '0', LOG_LEVEL: 'silent' }),
+    {
+      extraRoutes: probeRoutes,
+    },
+  );
   url = await app.start();
 });
 afterAll(async () => {

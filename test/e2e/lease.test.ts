@@ -26,6 +26,7 @@ const env = {
   WORKER_LEASE_TTL: '2s',
   ADMIN_PORT: '0',
   CABINET_PORT: '0',
+  PAY_PORT: '0',
 };
 const children: ChildProcess[] = [];
 afterAll(async () => {

@@ -21,6 +21,7 @@ const env = {
   PORT: '0',
   ADMIN_PORT: '0',
   CABINET_PORT: '0',
+  PAY_PORT: '0',
 };
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });

@@ -63,6 +63,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     PORT: '0',
     ADMIN_PORT: '0',
     CABINET_PORT: '0',
+    PAY_PORT: '0',
     LOG_LEVEL: 'silent',
     TRON_NETWORK: 'devnet',
     WALLET_KEYSTORE: path.join(dir, 'keystore.json'),

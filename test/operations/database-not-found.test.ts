@@ -10,7 +10,7 @@ import { tempDir } from '../helpers/app.js';
 import { runBuilt } from '../helpers/cli.js';
 import { createPostgresDatabase, ON_POSTGRES } from '../helpers/database.js';
 
-const listeners = { PORT: '0', ADMIN_PORT: '0', CABINET_PORT: '0', TRON_NETWORK: 'devnet' };
+const listeners = { PORT: '0', ADMIN_PORT: '0', CABINET_PORT: '0', PAY_PORT: '0', TRON_NETWORK: 'devnet' };
 
 describe.skipIf(ON_POSTGRES)('a SQLite database that is not there', () => {
   it('payout list from a folder without .env: exit 1, database_not_found naming the default location, no file created', async () => {

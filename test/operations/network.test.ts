@@ -47,6 +47,7 @@ async function envFor(dir: string, node: string, network = 'devnet') {
     PORT: '0',
     ADMIN_PORT: '0',
     CABINET_PORT: '0',
+    PAY_PORT: '0',
   };
 }
 

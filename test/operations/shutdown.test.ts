@@ -29,6 +29,7 @@ const env = {
   PORT: '0',
   ADMIN_PORT: '0',
   CABINET_PORT: '0',
+  PAY_PORT: '0',
   // Per-request log lines ("incoming request") tell the test when the request is in flight.
   LOG_LEVEL: 'debug',
 };

@@ -109,6 +109,7 @@ describe('payout worker: operator commands', () => {
     const config = parseConfig({
       ADMIN_PORT: '0',
       CABINET_PORT: '0',
+      PAY_PORT: '0',
       ...env,
       WALLET_KEYSTORE: ks.keystore,
       WALLET_PASSPHRASE: PASSPHRASE,

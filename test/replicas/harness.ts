@@ -102,6 +102,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       PORT: '0',
       ADMIN_PORT: '0',
       CABINET_PORT: '0',
+      PAY_PORT: '0',
       WORKER_LEASE_TTL: `${LEASE_TTL_MS / 1000}s`,
       LOG_LEVEL: 'info',
       ...opts.env,

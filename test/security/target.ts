@@ -153,6 +153,7 @@ export async function startTarget(opts: TargetOptions = {}): Promise<Target> {
     ADMIN_HOST: '127.0.0.1',
     ADMIN_PORT: String(adminPort),
     CABINET_PORT: '0',
+    PAY_PORT: '0',
     LOG_LEVEL: opts.logLevel ?? 'info',
     ...opts.env,
   };

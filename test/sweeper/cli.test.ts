@@ -35,7 +35,14 @@ beforeAll(async () => {
     WALLET_KEYSTORE: path.join(dir, 'ks.json'),
     WALLET_PASSPHRASE: 'a long test passphrase',
   };
-  const config = parseConfig({ ADMIN_PORT: '0', CABINET_PORT: '0', ...env, PORT: '0', LOG_LEVEL: 'silent' });
+  const config = parseConfig({
+    ADMIN_PORT: '0',
+    CABINET_PORT: '0',
+    PAY_PORT: '0',
+    ...env,
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+  });
   const setup = openDatabase(config.database);
   await migrateToLatest(setup.db);
   const w = await initWallet(setup.db, systemClock, 'test', config, {

@@ -60,6 +60,7 @@ export async function sweepFixture(opts: { clock?: Clock } = {}): Promise<SweepF
   const config = parseConfig({
     ADMIN_PORT: '0',
     CABINET_PORT: '0',
+    PAY_PORT: '0',
     DATABASE_URL: (await testDatabaseUrl(path.join(dir, 'paygate.db'))).url,
     TRON_NETWORK: 'devnet',
     TRON_FULL_NODE_URL: devnet.url,

@@ -10,6 +10,7 @@ import { chainWatcher } from '../../src/watcher/watcher.js';
 const config = parseConfig({
   ADMIN_PORT: '0',
   CABINET_PORT: '0',
+  PAY_PORT: '0',
   ...process.env,
   TRON_NETWORK: 'devnet',
   PORT: '0',

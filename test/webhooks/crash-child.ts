@@ -12,6 +12,7 @@ await waitForGo();
 const config = parseConfig({
   ADMIN_PORT: '0',
   CABINET_PORT: '0',
+  PAY_PORT: '0',
   ...process.env,
   TRON_NETWORK: 'devnet',
   PORT: '0',

@@ -28,6 +28,7 @@ const invoice: InvoicesTable = {
   service_fee_amount: '250000',
   return_url: null,
   cancel_url: null,
+  checkout_url: null,
   expires_at: '2026-11-22T12:15:00.000Z',
   created_at: '2026-11-22T12:00:00.000Z',
   updated_at: '2026-11-22T12:00:00.000Z',

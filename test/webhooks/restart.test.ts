@@ -27,6 +27,7 @@ const database = await testDatabaseUrl(path.join(dir, 'paygate.db'));
 const config = parseConfig({
   ADMIN_PORT: '0',
   CABINET_PORT: '0',
+  PAY_PORT: '0',
   DATABASE_URL: database.url,
   HOST: '127.0.0.1',
   PORT: '0',

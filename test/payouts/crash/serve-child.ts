@@ -16,7 +16,7 @@ if (process.env.CRASH_CHILD_WAIT === '1') {
   await new Promise<void>((resolve) => process.stdin.once('data', () => resolve()));
   process.stdin.pause();
 }
-const config = parseConfig({ ADMIN_PORT: '0', CABINET_PORT: '0', ...process.env });
+const config = parseConfig({ ADMIN_PORT: '0', CABINET_PORT: '0', PAY_PORT: '0', ...process.env });
 const app = await buildApp(config, {
   unlockWallet: true,
   chain: createTronClient({

@@ -65,6 +65,7 @@ export async function buildWorld(
     PORT: '0',
     ADMIN_PORT: '0',
     CABINET_PORT: '0',
+    PAY_PORT: '0',
     // info: the shutdown steps of each SIGTERM are in serve.log (--keep) when one takes too long.
     LOG_LEVEL: 'info',
     CONFIRMATIONS: String(CONFIRMATIONS),

@@ -1,9 +1,10 @@
 // The dashboard: balances, the latest invoices and payouts, failed webhook deliveries. It polls.
-import { get, withQuery } from '../api.js';
-import { badge, h, link, table, time } from '../dom.js';
+import { get } from '../api';
+import { badge, h, link, table, time, type Child } from '../dom';
+import type { InvoiceItem, PayoutItem, ViewContext } from '../types';
 
-export const invoiceRow = (base, i) => [
-  link(`#${base.replace('/merchants', '/m')}/invoices/${i.invoice_id}`, i.order_id),
+export const invoiceRow = (merchantId: string, i: InvoiceItem): Child[] => [
+  link(`#/m/${merchantId}/invoices/${i.invoice_id}`, i.order_id),
   badge(i.status),
   `${i.amount_requested} ${i.asset}`,
   `${i.amount_received} ${i.asset}`,
@@ -11,8 +12,8 @@ export const invoiceRow = (base, i) => [
 ];
 export const INVOICE_COLUMNS = ['Order', 'Status', 'Requested', 'Received', 'Created'];
 
-export const payoutRow = (base, p) => [
-  link(`#${base.replace('/merchants', '/m')}/payouts/${p.payout_id}`, p.reference),
+export const payoutRow = (merchantId: string, p: PayoutItem): Child[] => [
+  link(`#/m/${merchantId}/payouts/${p.payout_id}`, p.reference),
   badge(p.status),
   `${p.amount} ${p.asset}`,
   h('code', {}, p.to_address),
@@ -20,16 +21,16 @@ export const payoutRow = (base, p) => [
 ];
 export const PAYOUT_COLUMNS = ['Reference', 'Status', 'Amount', 'To', 'Created'];
 
-export async function dashboardView(ctx) {
-  const { base, merchant } = ctx;
+export async function dashboardView(ctx: ViewContext): Promise<void> {
+  const { params, merchant, merchantId } = ctx;
   const region = h('div', { class: 'stack' });
   let last = '';
   const load = async () => {
     const [balances, invoices, payouts, failed] = await Promise.all([
-      get(`${base}/balances`),
-      get(withQuery(`${base}/invoices`, { limit: 5 })),
-      get(withQuery(`${base}/payouts`, { limit: 5 })),
-      get(withQuery(`${base}/deliveries`, { status: 'failed', limit: 5 })),
+      get('/cabinet/v1/merchants/{merchant_id}/balances', params),
+      get('/cabinet/v1/merchants/{merchant_id}/invoices', params, { limit: 5 }),
+      get('/cabinet/v1/merchants/{merchant_id}/payouts', params, { limit: 5 }),
+      get('/cabinet/v1/merchants/{merchant_id}/deliveries', params, { status: 'failed', limit: 5 }),
     ]);
     const text = JSON.stringify([balances, invoices, payouts, failed]);
     // Unchanged data leaves the page alone (and the reader's focus where it is).
@@ -54,7 +55,7 @@ export async function dashboardView(ctx) {
         table(
           'The five newest invoices',
           INVOICE_COLUMNS,
-          invoices.data.map((i) => invoiceRow(base, i)),
+          invoices.data.map((i) => invoiceRow(merchantId, i)),
           'none yet.',
         ),
       ),
@@ -65,7 +66,7 @@ export async function dashboardView(ctx) {
         table(
           'The five newest payouts',
           PAYOUT_COLUMNS,
-          payouts.data.map((p) => payoutRow(base, p)),
+          payouts.data.map((p) => payoutRow(merchantId, p)),
           'none yet.',
         ),
       ),
@@ -77,7 +78,7 @@ export async function dashboardView(ctx) {
           'Deliveries that gave up (the operator can resend them)',
           ['Event', 'Type', 'Attempts', 'Last error', 'Created'],
           failed.data.map((d) => [
-            link(`#/m/${ctx.merchantId}/deliveries/${d.delivery_id}`, d.event_id),
+            link(`#/m/${merchantId}/deliveries/${d.delivery_id}`, d.event_id),
             d.type,
             String(d.attempts),
             d.last_error ?? (d.last_status_code ? `HTTP ${d.last_status_code}` : '—'),

@@ -1,8 +1,18 @@
 // Sign-in (with the second factor) and the one-time setup link.
-import { call, explain } from '../api.js';
-import { errorBox, h, showError } from '../dom.js';
+import { ApiError, call, explain } from '../api';
+import { errorBox, h, showError, type Child } from '../dom';
 
-function field(id, label, attrs, hint) {
+interface AuthContext {
+  show(title: string, ...content: Child[]): HTMLElement | null;
+  done(): Promise<void>;
+}
+
+function field(
+  id: string,
+  label: string,
+  attrs: Record<string, string | number | boolean>,
+  hint?: string,
+): HTMLElement {
   const hintId = hint ? `${id}-hint` : undefined;
   return h(
     'div',
@@ -13,11 +23,13 @@ function field(id, label, attrs, hint) {
   );
 }
 
-export function signInView({ show, done }) {
+const status = (err: unknown) => (err instanceof ApiError ? err.status : 0);
+
+export function signInView({ show, done }: AuthContext): void {
   const error = errorBox();
   const form = h(
     'form',
-    { class: 'card narrow', novalidate: false },
+    { class: 'card narrow' },
     field('email', 'Email', { type: 'email', autocomplete: 'username', required: true }),
     field('password', 'Password', { type: 'password', autocomplete: 'current-password', required: true }),
     field(
@@ -33,16 +45,19 @@ export function signInView({ show, done }) {
     e.preventDefault();
     showError(error, '');
     const data = new FormData(form);
-    const body = { email: String(data.get('email')), password: String(data.get('password')) };
     const totp = String(data.get('totp') ?? '').trim();
-    if (totp) body.totp = totp;
+    const body = {
+      email: String(data.get('email')),
+      password: String(data.get('password')),
+      ...(totp ? { totp } : {}),
+    };
     try {
-      await call('POST', '/sessions?transport=cookie', body, { quiet: true });
+      await call('post', '/cabinet/v1/sessions', { query: { transport: 'cookie' }, body, quiet: true });
       await done();
     } catch (err) {
       showError(
         error,
-        err.status === 401
+        status(err) === 401
           ? 'Sign-in failed: check the email, the password and, if the second factor is on, the code.'
           : explain(err),
       );
@@ -51,7 +66,7 @@ export function signInView({ show, done }) {
   show('Sign in', h('p', {}, "The merchant owner's cabinet: your merchants' payments, payouts and settings."), form);
 }
 
-export function setupView({ show, token, done }) {
+export function setupView({ show, token, done }: AuthContext & { token: string }): void {
   const error = errorBox();
   const form = h(
     'form',
@@ -62,11 +77,7 @@ export function setupView({ show, token, done }) {
       { type: 'password', autocomplete: 'new-password', required: true, minlength: 12, maxlength: 200 },
       'At least 12 characters.',
     ),
-    field('repeat-password', 'Repeat the password', {
-      type: 'password',
-      autocomplete: 'new-password',
-      required: true,
-    }),
+    field('repeat-password', 'Repeat the password', { type: 'password', autocomplete: 'new-password', required: true }),
     error,
     h('button', { type: 'submit' }, 'Set the password'),
   );
@@ -77,15 +88,22 @@ export function setupView({ show, token, done }) {
     if (password !== String(data.get('repeat-password'))) return showError(error, 'The two passwords differ.');
     showError(error, '');
     try {
-      const account = await call('POST', '/account/setup', { setup_token: token, password }, { quiet: true });
+      const account = await call('post', '/cabinet/v1/account/setup', {
+        body: { setup_token: token, password },
+        quiet: true,
+      });
       // The link is spent: it leaves the address bar, and the owner is signed in.
       history.replaceState(null, '', '/#/');
-      await call('POST', '/sessions?transport=cookie', { email: account.email, password }, { quiet: true });
+      await call('post', '/cabinet/v1/sessions', {
+        query: { transport: 'cookie' },
+        body: { email: account.email, password },
+        quiet: true,
+      });
       await done();
     } catch (err) {
       showError(
         error,
-        err.status === 401 ? 'This setup link is used or expired: ask the operator for a new one.' : explain(err),
+        status(err) === 401 ? 'This setup link is used or expired: ask the operator for a new one.' : explain(err),
       );
     }
   });

@@ -1,13 +1,14 @@
 // Settings (the merchant's switches, its assets, the network fee payer, the second factor), the API
 // keys, and report downloads when the installation serves them.
-import { call, explain, get, withQuery } from '../api.js';
-import { announce, badge, errorBox, h, showError, table, time } from '../dom.js';
+import { call, explain, get, withQuery } from '../api';
+import { announce, badge, errorBox, h, showError, table, time, type Child } from '../dom';
+import type { Account, Merchant, ViewContext } from '../types';
 
-function section(id, title, ...content) {
+function section(id: string, title: string, ...content: Child[]): HTMLElement {
   return h('section', { class: 'card', 'aria-labelledby': id }, h('h2', { id }, title), ...content);
 }
 
-function merchantSection(ctx, m, redraw) {
+function merchantSection(ctx: ViewContext, m: Merchant, redraw: () => Promise<void>): HTMLElement {
   const error = errorBox();
   // The button moves the owner's own switch; the operator's stop is the operator's to lift.
   const ownerOff = m.disabled_by.includes('owner');
@@ -15,7 +16,7 @@ function merchantSection(ctx, m, redraw) {
   const toggle = async () => {
     showError(error, '');
     try {
-      await call('PATCH', ctx.base, { enabled: ownerOff });
+      await call('patch', '/cabinet/v1/merchants/{merchant_id}', { params: ctx.params, body: { enabled: ownerOff } });
       await ctx.reloadAccount();
       announce(
         !ownerOff
@@ -32,7 +33,10 @@ function merchantSection(ctx, m, redraw) {
   const payer = async () => {
     showError(error, '');
     try {
-      await call('PATCH', ctx.base, { network_fee_payer: 'merchant' });
+      await call('patch', '/cabinet/v1/merchants/{merchant_id}', {
+        params: ctx.params,
+        body: { network_fee_payer: 'merchant' },
+      });
       announce('The merchant pays the network fee: invoices can be created again.');
       await redraw();
     } catch (e) {
@@ -76,7 +80,7 @@ function merchantSection(ctx, m, redraw) {
       { class: 'actions' },
       h(
         'button',
-        { type: 'button', class: ownerOff ? '' : 'danger', onclick: toggle },
+        { type: 'button', class: ownerOff ? '' : 'danger', onclick: () => void toggle() },
         ownerOff
           ? 'Enable the merchant (your switch)'
           : operatorOff
@@ -84,13 +88,13 @@ function merchantSection(ctx, m, redraw) {
             : 'Disable the merchant',
       ),
       m.settings.network_fee_payer === 'customer'
-        ? h('button', { type: 'button', onclick: payer }, 'Let the merchant pay the network fee')
+        ? h('button', { type: 'button', onclick: () => void payer() }, 'Let the merchant pay the network fee')
         : null,
     ),
   );
 }
 
-function assetsSection(ctx, m) {
+function assetsSection(ctx: ViewContext, m: Merchant): HTMLElement {
   const error = errorBox();
   const rows = m.assets.map((a) => {
     const id = `asset-${a.asset}`;
@@ -98,7 +102,10 @@ function assetsSection(ctx, m) {
     box.addEventListener('change', async () => {
       showError(error, '');
       try {
-        const r = await call('PUT', `${ctx.base}/assets/${a.asset}`, { payments: box.checked });
+        const r = await call('put', '/cabinet/v1/merchants/{merchant_id}/assets/{asset}', {
+          params: { ...ctx.params, asset: a.asset },
+          body: { payments: box.checked },
+        });
         announce(`${a.asset}: ${r.payments ? 'received' : 'refused for new invoices'}.`);
       } catch (e) {
         box.checked = !box.checked;
@@ -120,13 +127,13 @@ function assetsSection(ctx, m) {
   );
 }
 
-function totpSection(ctx, account, redraw) {
+function totpSection(ctx: ViewContext, account: Account, redraw: () => Promise<void>): HTMLElement {
   const error = errorBox();
   const area = h('div', { class: 'stack' });
   const start = async () => {
     showError(error, '');
     try {
-      const e = await call('POST', '/account/totp');
+      const e = await call('post', '/cabinet/v1/account/totp');
       const code = h('input', {
         id: 'totp-code',
         name: 'code',
@@ -159,7 +166,7 @@ function totpSection(ctx, account, redraw) {
         ev.preventDefault();
         showError(error, '');
         try {
-          await call('POST', '/account/totp/confirm', { code: code.value.trim() });
+          await call('post', '/cabinet/v1/account/totp/confirm', { body: { code: code.value.trim() } });
           await ctx.reloadAccount();
           announce('The second factor is on: sign-in now asks for a code.');
           await redraw();
@@ -185,22 +192,25 @@ function totpSection(ctx, account, redraw) {
       account.totp ? 'the second factor (TOTP) is on.' : 'the second factor is off.',
     ),
     error,
-    account.totp ? null : h('button', { type: 'button', onclick: start }, 'Set up a second factor'),
+    account.totp ? null : h('button', { type: 'button', onclick: () => void start() }, 'Set up a second factor'),
     area,
   );
 }
 
-export async function settingsView(ctx) {
+export async function settingsView(ctx: ViewContext): Promise<void> {
   const redraw = async () => {
-    const m = await get(ctx.base);
-    const account = await get('/account');
+    const m = await get('/cabinet/v1/merchants/{merchant_id}', ctx.params);
+    const account = await get('/cabinet/v1/account');
     ctx.show('Settings', merchantSection(ctx, m, redraw), assetsSection(ctx, m), totpSection(ctx, account, redraw));
   };
   await redraw();
 }
 
-export async function keysView(ctx) {
-  const page = await get(withQuery(`${ctx.base}/keys`, { cursor: ctx.query.cursor, limit: 50 }));
+export async function keysView(ctx: ViewContext): Promise<void> {
+  const page = await get('/cabinet/v1/merchants/{merchant_id}/keys', ctx.params, {
+    cursor: ctx.query.cursor,
+    limit: 50,
+  });
   ctx.show(
     'API keys',
     h('p', {}, 'The operator issues and revokes keys; a secret is shown once, at issue, and never here.'),
@@ -221,11 +231,11 @@ export async function keysView(ctx) {
   );
 }
 
-export async function reportsView(ctx) {
+export async function reportsView(ctx: ViewContext): Promise<void> {
   const kind = h(
     'select',
     { id: 'r-kind', name: 'kind' },
-    ['invoices', 'payouts', 'deposits', 'ledger'].map((k) => h('option', { value: k }, k)),
+    ...['invoices', 'payouts', 'deposits', 'ledger'].map((k) => h('option', { value: k }, k)),
   );
   const from = h('input', { id: 'r-from', name: 'from', type: 'date', required: true });
   const to = h('input', { id: 'r-to', name: 'to', type: 'date', required: true });
@@ -249,7 +259,7 @@ export async function reportsView(ctx) {
     e.preventDefault();
     if (!from.value || !to.value) return showError(error, 'Choose both days.');
     showError(error, '');
-    const href = withQuery(`/cabinet/v1${ctx.base}/reports/${kind.value}`, {
+    const href = withQuery(`/cabinet/v1/merchants/${ctx.merchantId}/reports/${kind.value}`, {
       from: `${from.value}T00:00:00Z`,
       to: `${to.value}T00:00:00Z`,
       format: format.value,

@@ -1,11 +1,20 @@
 // The webhook delivery log of a merchant and one delivery with its attempts.
-import { get, withQuery } from '../api.js';
-import { badge, fields, h, link, table, time } from '../dom.js';
-import { pager } from './activity.js';
+import { get } from '../api';
+import { badge, fields, h, link, table, time } from '../dom';
+import type { ViewContext } from '../types';
+import { pager } from './activity';
 
-export async function deliveriesView(ctx) {
+const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export async function deliveriesView(ctx: ViewContext): Promise<void> {
   const q = ctx.query;
-  const page = await get(withQuery(`${ctx.base}/deliveries`, { status: q.status, cursor: q.cursor, limit: 20 }));
+  const status = DELIVERY_STATUSES.find((s) => s === q.status) as DeliveryStatus | undefined;
+  const page = await get('/cabinet/v1/merchants/{merchant_id}/deliveries', ctx.params, {
+    status,
+    cursor: q.cursor,
+    limit: 20,
+  });
   const form = h(
     'form',
     { class: 'filters', role: 'search', 'aria-label': 'Filter deliveries' },
@@ -17,15 +26,15 @@ export async function deliveriesView(ctx) {
         'select',
         { id: 'f-status', name: 'status' },
         h('option', { value: '' }, 'any'),
-        ['pending', 'delivered', 'failed'].map((s) => h('option', { value: s, selected: q.status === s }, s)),
+        ...DELIVERY_STATUSES.map((s) => h('option', { value: s, selected: q.status === s }, s)),
       ),
     ),
     h('button', { type: 'submit' }, 'Show'),
   );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
-    const status = new FormData(form).get('status');
-    location.hash = `#/m/${ctx.merchantId}/deliveries${status ? `?status=${status}` : ''}`;
+    const chosen = new FormData(form).get('status');
+    location.hash = `#/m/${ctx.merchantId}/deliveries${chosen ? `?status=${String(chosen)}` : ''}`;
   });
   ctx.show(
     'Webhook deliveries',
@@ -48,8 +57,11 @@ export async function deliveriesView(ctx) {
   );
 }
 
-export async function deliveryView(ctx) {
-  const d = await get(`${ctx.base}/deliveries/${ctx.id}`);
+export async function deliveryView(ctx: ViewContext): Promise<void> {
+  const d = await get('/cabinet/v1/merchants/{merchant_id}/deliveries/{delivery_id}', {
+    ...ctx.params,
+    delivery_id: ctx.id ?? '',
+  });
   ctx.show(
     'Webhook delivery',
     fields([

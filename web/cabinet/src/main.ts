@@ -1,21 +1,26 @@
 // The cabinet page: a router over the location's hash, the signed-in layout (merchant switcher,
 // sections), and the polling that keeps the open view current. Only /cabinet/v1 is called.
-import { call, get, setCsrfToken, whenSignedOut } from './api.js';
-import { h, announce } from './dom.js';
-import { setupView, signInView } from './views/auth.js';
-import { dashboardView } from './views/dashboard.js';
-import { deliveriesView, deliveryView } from './views/deliveries.js';
-import { invoicesView, invoiceView, payoutsView, payoutView } from './views/activity.js';
-import { keysView, reportsView, settingsView } from './views/settings.js';
+import { call, get, setCsrfToken, whenSignedOut } from './api';
+import { announce, h, type Child } from './dom';
+import type { Account, ViewContext } from './types';
+import { setupView, signInView } from './views/auth';
+import { dashboardView } from './views/dashboard';
+import { deliveriesView, deliveryView } from './views/deliveries';
+import { invoicesView, invoiceView, payoutsView, payoutView } from './views/activity';
+import { keysView, reportsView, settingsView } from './views/settings';
 
 /** How often an open dashboard or detail view asks again (a paid invoice settles in front of you). */
 export const POLL_MS = 2000;
 
-const state = { account: null, reports: false, statuses: {} };
-let timer = null;
+const state: { account: Account | null; reports: boolean; statuses: Record<string, string[]> } = {
+  account: null,
+  reports: false,
+  statuses: {},
+};
+let timer: ReturnType<typeof setInterval> | null = null;
 let generation = 0;
 
-const SECTIONS = [
+const SECTIONS: Array<[string, string]> = [
   ['', 'Dashboard'],
   ['/invoices', 'Invoices'],
   ['/payouts', 'Payouts'],
@@ -24,7 +29,12 @@ const SECTIONS = [
   ['/settings', 'Settings'],
 ];
 
-function route() {
+type Route =
+  | { name: 'setup'; token: string }
+  | { name: 'sign-in' | 'home'; merchantId?: undefined }
+  | { name: string; merchantId: string; id: string | undefined; query: Record<string, string> };
+
+function route(): Route {
   const hash = location.hash;
   if (hash.startsWith('#setup=')) return { name: 'setup', token: hash.slice('#setup='.length) };
   const [path, queryText] = hash.replace(/^#/, '').split('?');
@@ -38,27 +48,28 @@ function route() {
   return { name: 'home' };
 }
 
-function renderSession() {
-  const box = document.getElementById('session');
+function renderSession(): void {
+  const box = document.getElementById('session') as HTMLElement;
   box.replaceChildren();
   if (!state.account) return;
   box.append(
     h('span', { class: 'who' }, `Signed in as ${state.account.email}`),
-    h('button', { type: 'button', class: 'secondary', onclick: signOut }, 'Sign out'),
+    h('button', { type: 'button', class: 'secondary', onclick: () => void signOut() }, 'Sign out'),
   );
 }
 
-function renderNav(merchantId, current) {
-  const nav = document.getElementById('nav');
+function renderNav(merchantId: string | null, current = ''): void {
+  const nav = document.getElementById('nav') as HTMLElement;
   nav.replaceChildren();
   nav.hidden = !state.account || !merchantId;
-  if (nav.hidden) return;
-  const merchants = state.account.merchants;
+  if (!state.account || !merchantId) return;
   // A form with its own button: choosing in the list moves nothing until the reader says so.
   const select = h(
     'select',
     { id: 'merchant-switch', name: 'merchant' },
-    merchants.map((m) => h('option', { value: m.merchant_id, selected: m.merchant_id === merchantId }, m.name)),
+    ...state.account.merchants.map((m) =>
+      h('option', { value: m.merchant_id, selected: m.merchant_id === merchantId }, m.name),
+    ),
   );
   const switcher = h(
     'form',
@@ -71,13 +82,16 @@ function renderNav(merchantId, current) {
     e.preventDefault();
     location.hash = `#/m/${select.value}${current === 'dashboard' ? '' : `/${current.split('/')[0]}`}`;
   });
-  const sections = [...SECTIONS, ...(state.reports ? [['/reports', 'Reports']] : [])];
+  const sections: Array<[string, string]> = [
+    ...SECTIONS,
+    ...(state.reports ? [['/reports', 'Reports'] as [string, string]] : []),
+  ];
   nav.append(
     switcher,
     h(
       'ul',
       {},
-      sections.map(([tail, label]) => {
+      ...sections.map(([tail, label]) => {
         const here = (tail.slice(1) || 'dashboard') === current;
         return h('li', {}, h('a', { href: `#/m/${merchantId}${tail}`, 'aria-current': here ? 'page' : false }, label));
       }),
@@ -85,51 +99,59 @@ function renderNav(merchantId, current) {
   );
 }
 
-async function signOut() {
+async function signOut(): Promise<void> {
   try {
-    await call('DELETE', '/sessions/current');
+    await call('delete', '/cabinet/v1/sessions/current');
   } catch {
     // Ended already: the sign-in follows either way.
   }
   signedOut('You are signed out.');
 }
 
-function signedOut(message) {
+function signedOut(message: string): void {
   state.account = null;
   setCsrfToken(null);
   renderSession();
   if (location.hash !== '#/sign-in') location.hash = '#/sign-in';
-  else render();
+  else void render();
   if (message) announce(message);
 }
 
+/** The values of the `status` filter of a merchant's list in the API document (none without it). */
+function statusesOf(doc: unknown, list: string): string[] {
+  type Doc = {
+    paths?: Record<
+      string,
+      { get?: { parameters?: Array<{ in: string; name: string; schema?: { enum?: string[] } }> } }
+    >;
+  };
+  const op = (doc as Doc | null)?.paths?.[`/cabinet/v1/merchants/{merchant_id}/${list}`]?.get;
+  const status = (op?.parameters ?? []).find((p) => p.in === 'query' && p.name === 'status');
+  return status?.schema?.enum ?? [];
+}
+
 /** Reads the session (cookie) and the account; false when there is none. */
-export async function loadSession() {
+async function loadSession(): Promise<boolean> {
   try {
-    const session = await call('GET', '/sessions/current', undefined, { quiet: true });
-    setCsrfToken(session.csrf_token);
-    state.account = await get('/account');
+    const session = await call('get', '/cabinet/v1/sessions/current', { quiet: true });
+    setCsrfToken(session.csrf_token ?? null);
+    state.account = await get('/cabinet/v1/account');
   } catch {
     state.account = null;
     return false;
   }
   // Reports are served once this installation has them, and a list's statuses are the ones its
   // filter takes: the page asks its own API document rather than keep copies.
-  const doc = await get('/openapi.json').catch(() => null);
-  state.reports = Object.keys(doc?.paths ?? {}).some((p) => p.includes('/reports/'));
+  const doc: unknown = await fetch('/cabinet/v1/openapi.json')
+    .then((r) => r.json())
+    .catch(() => null);
+  state.reports = Object.keys((doc as { paths?: object } | null)?.paths ?? {}).some((p) => p.includes('/reports/'));
   state.statuses = { invoices: statusesOf(doc, 'invoices'), payouts: statusesOf(doc, 'payouts') };
   renderSession();
   return true;
 }
 
-/** The values of the `status` filter of a merchant's list in the API document (none without it). */
-function statusesOf(doc, list) {
-  const op = doc?.paths?.[`/cabinet/v1/merchants/{merchant_id}/${list}`]?.get;
-  const status = (op?.parameters ?? []).find((p) => p.in === 'query' && p.name === 'status');
-  return status?.schema?.enum ?? [];
-}
-
-const VIEWS = {
+const VIEWS: Record<string, (ctx: ViewContext & { statuses: Record<string, string[]> }) => Promise<void>> = {
   dashboard: dashboardView,
   invoices: (ctx) => (ctx.id ? invoiceView(ctx) : invoicesView(ctx)),
   payouts: (ctx) => (ctx.id ? payoutView(ctx) : payoutsView(ctx)),
@@ -139,34 +161,35 @@ const VIEWS = {
   reports: reportsView,
 };
 
-async function render() {
-  clearInterval(timer);
+async function render(): Promise<void> {
+  if (timer) clearInterval(timer);
   timer = null;
   const mine = ++generation;
   const r = route();
-  const main = document.getElementById('view');
-  const show = (title, ...content) => {
+  const main = document.getElementById('view') as HTMLElement;
+  const show = (title: string, ...content: Child[]): HTMLElement | null => {
     if (mine !== generation) return null;
     document.title = `${title} · paygate cabinet`;
     const heading = h('h1', {}, title);
-    main.replaceChildren(heading, ...content);
+    main.replaceChildren(heading, ...(content as Array<Node | string>));
     return heading;
   };
-  if (r.name === 'setup') {
+  if (r.name === 'setup' && 'token' in r) {
     renderNav(null);
     return setupView({ show, token: r.token, done: afterSignIn });
   }
-  if (!state.account) {
+  const account = state.account;
+  if (!account) {
     renderNav(null);
     return signInView({ show, done: afterSignIn });
   }
-  if (r.name === 'home' || r.name === 'sign-in' || !r.merchantId) {
-    const first = state.account.merchants[0];
+  if (!('merchantId' in r) || !r.merchantId || !('query' in r)) {
+    const first = account.merchants[0];
     if (first) location.hash = `#/m/${first.merchant_id}`;
     else show('No merchant yet', h('p', {}, 'The operator has not given this account a merchant yet.'));
     return;
   }
-  const merchant = state.account.merchants.find((m) => m.merchant_id === r.merchantId);
+  const merchant = account.merchants.find((m) => m.merchant_id === r.merchantId);
   const view = VIEWS[r.name];
   renderNav(r.merchantId, r.name);
   if (!merchant || !view) {
@@ -178,31 +201,29 @@ async function render() {
     merchantId: r.merchantId,
     id: r.id,
     query: r.query,
-    account: state.account,
-    base: `/merchants/${r.merchantId}`,
-    /** The statuses a list can be filtered by, from the API document. */
+    account,
+    params: { merchant_id: r.merchantId },
     statuses: state.statuses,
     show,
-    /** Refreshes the open view every POLL_MS until the reader goes elsewhere. */
-    poll(fn) {
+    poll(fn: () => Promise<void>) {
       if (mine !== generation) return;
       timer = setInterval(() => {
         if (mine === generation) fn().catch(() => undefined);
       }, POLL_MS);
     },
-    /** The account again (after a change of a merchant's switches). */
     async reloadAccount() {
-      state.account = await get('/account');
+      state.account = await get('/cabinet/v1/account');
     },
   };
   try {
     await view(ctx);
   } catch (e) {
-    if (e?.status !== 401) show('Something went wrong', h('p', { class: 'error' }, String(e?.message ?? e)));
+    const err = e as { status?: number; message?: string };
+    if (err?.status !== 401) show('Something went wrong', h('p', { class: 'error' }, String(err?.message ?? e)));
   }
 }
 
-async function afterSignIn() {
+async function afterSignIn(): Promise<void> {
   await loadSession();
   const first = state.account?.merchants[0];
   location.hash = first ? `#/m/${first.merchant_id}` : '#/';
@@ -211,6 +232,6 @@ async function afterSignIn() {
 
 whenSignedOut(() => signedOut('Your session has ended; please sign in again.'));
 window.addEventListener('hashchange', () => {
-  render().then(() => document.getElementById('view').focus({ preventScroll: false }));
+  void render().then(() => (document.getElementById('view') as HTMLElement).focus({ preventScroll: false }));
 });
-loadSession().then(render);
+void loadSession().then(render);

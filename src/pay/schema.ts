@@ -1,0 +1,129 @@
+/**
+ * TypeBox schemas of page invoices: the creation body and answer (cabinet, console), the
+ * customer's view and choice (/pay/v1). They validate requests and generate the OpenAPI documents.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { AmountText, AssetCode, PrintableId, StringEnum, Uuid } from '../http/schemas.js';
+
+const DateTime = (description: string) => Type.String({ format: 'date-time', description });
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+
+export const INVOICE_STATUSES = [
+  'created',
+  'seen',
+  'confirmed',
+  'underpaid',
+  'expired',
+  'paid_late',
+  'settled',
+] as const;
+
+export const CreatePageInvoiceBody = Type.Object(
+  {
+    order_id: PrintableId("The merchant's order identifier, one space with the /v1 invoices' order ids"),
+    price: AmountText('The price in US dollars, plain decimal text such as "19.99"; one token is one dollar'),
+    expires_in: Type.Integer({ minimum: 60, maximum: 604800, description: 'Seconds until the invoice expires' }),
+    currencies: Type.Optional(
+      Type.Array(AssetCode, {
+        minItems: 1,
+        maxItems: 20,
+        uniqueItems: true,
+        description:
+          'The dollar-pegged assets the customer may pay in; without it, every one the merchant receives now that can hold the price',
+      }),
+    ),
+    description: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        pattern: '^[^\\u0000-\\u001F\\u007F]+$',
+        description: 'What the customer pays for, shown on the page: 1 to 200 printable characters',
+      }),
+    ),
+    external_user_id: Type.Optional(
+      PrintableId("The merchant's identifier of the paying user (required in per_user mode)"),
+    ),
+    return_url: Type.Optional(
+      Type.String({
+        description: "Where the customer returns after paying; its origin must be allowed by the project's settings",
+      }),
+    ),
+    cancel_url: Type.Optional(
+      Type.String({ description: 'Where the customer goes after an expired invoice; same rule as return_url' }),
+    ),
+  },
+  { additionalProperties: false, title: 'CreatePageInvoiceRequest' },
+);
+export type CreatePageInvoiceBody = Static<typeof CreatePageInvoiceBody>;
+
+/** What the creation routes (cabinet, console) say of themselves. */
+export const CREATE_PAGE_INVOICE_DESCRIPTION =
+  '201 a new page invoice, 200 the existing one of this order_id with the same price, currencies and user (409 order_id_conflict otherwise, or when a /v1 invoice has the order id). Without `currencies`, every dollar-pegged asset the merchant receives now that can hold the price and meets its minimum is offered; none: 422 no_payable_assets. A listed asset: 422 asset_not_supported (unknown), asset_not_offered (not pegged, or too few decimals for the price), asset_payments_disabled, asset_disabled_by_merchant, amount_below_minimum. Also 409 address_mode_mismatch (per_user without external_user_id), 422 redirect_url_not_allowed, 403 merchant_not_approved and merchant_disabled. Send `checkout_url` to the customer.';
+
+export const PageInvoiceSchema = Type.Object(
+  {
+    invoice_id: Type.String({ format: 'uuid' }),
+    order_id: Type.String(),
+    status: StringEnum(
+      INVOICE_STATUSES,
+      'created (or expired) until the customer picks a token; then the invoice status',
+    ),
+    price: Type.String({ description: 'The price in US dollars' }),
+    price_currency: Type.Literal('USD'),
+    currencies: Type.Array(Type.String(), { description: 'The assets offered to the customer, in catalog order' }),
+    asset: Nullable(Type.String({ description: 'The asset the customer picked; null until then' })),
+    checkout_url: Type.String({ description: 'The payment page of this invoice: the link to send the customer' }),
+    description: Nullable(Type.String()),
+    expires_at: DateTime('When the invoice expires'),
+    created_at: DateTime('When the invoice was created'),
+  },
+  { additionalProperties: false, title: 'PageInvoice' },
+);
+export type PageInvoiceView = Static<typeof PageInvoiceSchema>;
+
+export const PayViewSchema = Type.Object(
+  {
+    invoice_id: Type.String({ format: 'uuid' }),
+    merchant_name: Type.String(),
+    description: Nullable(Type.String()),
+    price: Type.String({ description: 'The price in US dollars' }),
+    price_currency: Type.Literal('USD'),
+    offered: Type.Array(
+      Type.Object(
+        {
+          asset: Type.String(),
+          amount: Type.String({
+            description:
+              'What the customer pays in this token: the price, plus the service fee when the customer pays it',
+          }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    status: StringEnum(INVOICE_STATUSES),
+    asset: Nullable(Type.String({ description: 'The token picked; null until the choice' })),
+    address: Nullable(Type.String({ description: 'The deposit address; null until the choice' })),
+    amount_expected: Nullable(Type.String({ description: 'What to send; null until the choice' })),
+    amount_received: Nullable(
+      Type.String({ description: 'Received so far, late deposits included; null until the choice' }),
+    ),
+    expires_at: DateTime('When the invoice expires'),
+    return_url: Nullable(Type.String()),
+    cancel_url: Nullable(Type.String()),
+    deposits: Type.Array(
+      Type.Object(
+        { tx_hash: Type.String(), amount: Type.String(), confirmations: Type.Integer() },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false, title: 'PaymentPageInvoice' },
+);
+export type PayView = Static<typeof PayViewSchema>;
+
+export const ChooseAssetBody = Type.Object(
+  { asset: AssetCode },
+  { additionalProperties: false, title: 'ChooseAssetRequest' },
+);
+
+export const InvoiceIdParams = Type.Object({ invoice_id: Uuid() }, { additionalProperties: false });

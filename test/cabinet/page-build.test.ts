@@ -1,0 +1,35 @@
+/**
+ * The cabinet's page is the bundle `npm run build` makes: the listener serves it, and a start
+ * without it stops with a message naming the build, before anything listens.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { requireBuiltPage } from '../../src/cabinet/page.js';
+import { startCabinetApp, type CabinetTestApp } from './helpers.js';
+
+let t: CabinetTestApp | undefined;
+afterAll(async () => t?.close());
+
+describe('the built cabinet page', () => {
+  it('is served with its bundle at /app.js, under the strict CSP', async () => {
+    t = await startCabinetApp();
+    const index = await fetch(`${t.cabinet}/`);
+    expect(index.status).toBe(200);
+    expect(await index.text()).toContain('src="/app.js"');
+    const bundle = await fetch(`${t.cabinet}/app.js`);
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get('content-type')).toMatch(/javascript/);
+    expect(bundle.headers.get('content-security-policy')).toContain("script-src 'self'");
+  });
+
+  it('is required before a start: an empty folder names `npm run build`', () => {
+    const empty = mkdtempSync(path.join(tmpdir(), 'paygate-web-'));
+    try {
+      expect(() => requireBuiltPage(empty)).toThrow(/npm run build/);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});

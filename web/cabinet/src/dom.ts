@@ -1,0 +1,128 @@
+// Small DOM helpers. Text always goes in as text (textContent), never as HTML.
+
+export type Child = Node | string | number | null | undefined | false | Child[];
+type Props = Record<string, string | number | boolean | null | undefined | EventListener>;
+
+/** An element with attributes (`on…` are listeners, `text` its text) and children. */
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'class') el.className = String(value);
+    else if (key === 'text') el.textContent = String(value);
+    else if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
+    else el.setAttribute(key, value === true ? '' : String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el: Element, children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(el, child);
+    else el.append(child instanceof Node ? child : String(child));
+  }
+}
+
+/** The nodes of children, for replaceChildren (nothing for null, never the word "null"). */
+export function nodes(...children: Child[]): Array<Node | string> {
+  const out: Array<Node | string> = [];
+  const walk = (list: Child[]) => {
+    for (const c of list) {
+      if (c === null || c === undefined || c === false) continue;
+      if (Array.isArray(c)) walk(c);
+      else out.push(c instanceof Node ? c : String(c));
+    }
+  };
+  walk(children);
+  return out;
+}
+
+/** A timestamp as `2026-05-01 10:00:00 UTC` (every time the API gives is UTC). */
+export function time(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+}
+
+const TONES: Record<string, string> = {
+  settled: 'good',
+  confirmed: 'good',
+  delivered: 'good',
+  active: 'good',
+  approved: 'good',
+  enabled: 'good',
+  paid_late: 'good',
+  created: 'neutral',
+  seen: 'info',
+  queued: 'info',
+  signing: 'info',
+  broadcast: 'info',
+  pending: 'warn',
+  pending_review: 'warn',
+  retry: 'warn',
+  underpaid: 'warn',
+  expired: 'muted',
+  revoked: 'muted',
+  rejected: 'bad',
+  failed: 'bad',
+  disabled: 'bad',
+};
+
+/** A status as a labelled badge (its text is the status; the colour only repeats it). */
+export function badge(status: string): HTMLSpanElement {
+  return h('span', { class: `badge ${TONES[status] ?? 'neutral'}` }, status.replace(/_/g, ' '));
+}
+
+/**
+ * A table with a caption and column headers; `rows` are arrays of cells (text or elements).
+ * An empty list says so instead of showing an empty table.
+ */
+export function table(caption: string, columns: string[], rows: Child[][], empty = 'Nothing yet.'): HTMLElement {
+  if (rows.length === 0) return h('p', { class: 'empty' }, `${caption}: ${empty}`);
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      {},
+      h('caption', {}, caption),
+      h('thead', {}, h('tr', {}, ...columns.map((c) => h('th', { scope: 'col' }, c)))),
+      h('tbody', {}, ...rows.map((cells) => h('tr', {}, ...cells.map((c) => h('td', {}, c ?? '—'))))),
+    ),
+  );
+}
+
+/** A definition list of [term, value] pairs. */
+export function fields(pairs: Array<[string, Child]>): HTMLDListElement {
+  return h('dl', { class: 'fields' }, ...pairs.map(([term, value]) => [h('dt', {}, term), h('dd', {}, value ?? '—')]));
+}
+
+let announced: ReturnType<typeof setTimeout> | undefined;
+/** Says something to screen readers and on screen, without moving focus. */
+export function announce(text: string): void {
+  const status = document.getElementById('status') as HTMLElement;
+  status.textContent = '';
+  clearTimeout(announced);
+  // A change of text is what assistive technology announces; it goes again after a while.
+  setTimeout(() => (status.textContent = text), 30);
+  announced = setTimeout(() => (status.textContent = ''), 8000);
+}
+
+/** A form error shown beside the form and announced at once. */
+export function errorBox(): HTMLParagraphElement {
+  return h('p', { class: 'error', role: 'alert', hidden: true });
+}
+
+export function showError(box: HTMLElement, text: string): void {
+  box.textContent = text;
+  box.hidden = !text;
+}
+
+export function link(href: string, text: Child, props: Props = {}): HTMLAnchorElement {
+  return h('a', { href, ...props }, text);
+}
