@@ -46,6 +46,15 @@ export async function buildCabinetOpenApiDocument(): Promise<OpenApiDocument> {
   });
 }
 
+/** The document of the payment page's API /pay/v1 (its own listener), built without listening. */
+export async function buildPayOpenApiDocument(): Promise<OpenApiDocument> {
+  return withApp(async (app) => {
+    const pay = app.pay as NonNullable<App['pay']>;
+    await pay.ready();
+    return pay.swagger() as OpenApiDocument;
+  });
+}
+
 /** The document of the operator console /admin/v1 (the admin listener), built without listening. */
 export async function buildAdminOpenApiDocument(): Promise<OpenApiDocument> {
   return withApp(async (app) => {

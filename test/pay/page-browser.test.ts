@@ -12,6 +12,8 @@ import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setMerchantAsset } from '../../src/assets/service.js';
+import { requireMerchant, updateMerchantSettings } from '../../src/merchants/service.js';
+import { pageDeps } from '../../src/pay/server.js';
 import { createPageInvoice } from '../../src/pay/service.js';
 import { api } from '../helpers/http.js';
 import { startChainApp, type ChainTestApp } from '../watcher/fixture.js';
@@ -39,7 +41,8 @@ async function pageInvoice(
   orderId: string,
   extra: Record<string, unknown> = {},
 ): Promise<{ invoice_id: string; checkout_url: string }> {
-  return createPageInvoice(t.app.services, t.clock, 'test', shop.id, {
+  const merchant = await requireMerchant(t.app.services.db, shop.id);
+  const body = {
     order_id: orderId,
     price: '12.5',
     expires_in: 3600,
@@ -47,7 +50,8 @@ async function pageInvoice(
     return_url: RETURN_URL,
     cancel_url: CANCEL_URL,
     ...extra,
-  });
+  };
+  return (await createPageInvoice(pageDeps(t.app.services), merchant, body, 'test')).invoice;
 }
 
 /** axe-core's violations on the page as it is now, one line each. */
@@ -80,7 +84,10 @@ const status = (text: string) => page.locator('#pay-status').filter({ hasText: t
 describe.skipIf(!present)('the payment page in Chromium', () => {
   beforeAll(async () => {
     t = await startChainApp();
-    shop = await t.shop({ confirmations: 2 });
+    // Redirect links must be on the merchant's site.
+    const { merchant, key } = await t.merchant({ name: 'Chain shop', siteUrl: 'https://shop.example' });
+    await updateMerchantSettings(t.app.services.db, t.clock, 'test', merchant.merchant_id, { confirmations: 2 });
+    shop = { id: merchant.merchant_id, key };
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 360, height: 800 } });
     page.on('pageerror', (e) => problems.push(`script error: ${e.message}`));
@@ -139,7 +146,7 @@ describe.skipIf(!present)('the payment page in Chromium', () => {
     await page.goto(invoice.checkout_url);
     await page.getByRole('button', { name: /USDT/ }).waitFor();
     // The customer chose USDC in another window meanwhile.
-    const elsewhere = await api(t.payUrl, `/pay/v1/invoices/${invoice.invoice_id}/asset`, {
+    const elsewhere = await api(t.app.payUrl as string, `/pay/v1/invoices/${invoice.invoice_id}/asset`, {
       body: { asset: 'USDC_TRON' },
     });
     expect(elsewhere.status).toBe(201);

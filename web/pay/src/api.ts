@@ -1,5 +1,5 @@
 // The page's two requests to /pay/v1, and the words a customer needs for each refusal.
-import type { PayView } from './types.js';
+import type { ChoiceAnswer, ChooseAssetRequest, ErrorBody, PayView } from './types.js';
 
 export class ApiError extends Error {
   constructor(
@@ -13,11 +13,7 @@ export class ApiError extends Error {
   }
 }
 
-interface ErrorBody {
-  error?: { code?: string; message?: string };
-}
-
-async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<PayView> {
+async function call<T>(method: 'GET' | 'POST', path: string, body?: ChooseAssetRequest): Promise<T> {
   let res: Response;
   try {
     res = await fetch(`/pay/v1${path}`, {
@@ -34,8 +30,9 @@ async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promi
     throw new ApiError(0, 'network', 'The payment service could not be reached.', null);
   }
   const data = (await res.json().catch(() => null)) as unknown;
-  if (res.ok) return data as PayView;
-  const error = (data as ErrorBody | null)?.error;
+  if (res.ok) return data as T;
+  // A proxy's own error page has no such body: the status alone then speaks.
+  const error = (data as Partial<ErrorBody> | null)?.error;
   const wait = Number(res.headers.get('retry-after'));
   throw new ApiError(
     res.status,
@@ -45,10 +42,10 @@ async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promi
   );
 }
 
-export const readInvoice = (id: string) => call('GET', `/invoices/${encodeURIComponent(id)}`);
+export const readInvoice = (id: string) => call<PayView>('GET', `/invoices/${encodeURIComponent(id)}`);
 
-export const chooseAsset = (id: string, asset: string) =>
-  call('POST', `/invoices/${encodeURIComponent(id)}/asset`, { asset });
+export const chooseAsset = (id: string, asset: string): Promise<PayView> =>
+  call<ChoiceAnswer>('POST', `/invoices/${encodeURIComponent(id)}/asset`, { asset });
 
 /** A refusal in a customer's words: what happened and what to do now. */
 export function explain(error: unknown, symbol = 'This token'): string {

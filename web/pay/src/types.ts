@@ -1,20 +1,16 @@
-// The page's view of an invoice, as GET /pay/v1/invoices/{invoice_id} answers it.
-export type InvoiceStatus = 'created' | 'seen' | 'confirmed' | 'underpaid' | 'expired' | 'paid_late' | 'settled';
+// The page's types, from the payment listener's OpenAPI document (web/types/pay-api.d.ts, generated):
+// a shape changed on the server fails the page's typecheck instead of the page in a browser.
+import type { components, operations } from '../../types/pay-api.js';
 
-export interface PayView {
-  invoice_id: string;
-  merchant_name: string;
-  description: string | null;
-  price: string;
-  price_currency: string;
-  offered: { asset: string; amount: string }[];
-  status: InvoiceStatus;
-  asset: string | null;
-  address: string | null;
-  amount_expected: string | null;
-  amount_received: string | null;
-  expires_at: string;
-  return_url: string | null;
-  cancel_url: string | null;
-  deposits: { tx_hash: string; amount: string; confirmations: number }[];
-}
+/** What GET /pay/v1/invoices/{invoice_id} answers: the page's view of the invoice. */
+export type PayView = operations['getPaymentPageInvoice']['responses'][200]['content']['application/json'];
+
+/** What POST /pay/v1/invoices/{invoice_id}/asset answers, 201 and 200 alike. */
+export type ChoiceAnswer = operations['chooseAsset']['responses'][201]['content']['application/json'];
+
+export type ChooseAssetRequest = operations['chooseAsset']['requestBody']['content']['application/json'];
+
+export type InvoiceStatus = PayView['status'];
+
+/** The error body of every refusal. */
+export type ErrorBody = components['schemas']['ErrorBody'];
