@@ -2,13 +2,16 @@
  * `paygate demo --tour`: the whole story on a fresh demo instance, narrated step by step: an
  * invoice is created, paid on the (simulated) chain, seen, confirmed and settled; the merchant's
  * balance grows; a payout is requested, approved by the operator and confirmed on chain; and the
- * merchant's webhook receiver got every event, signed. It succeeds only if every step happened.
+ * merchant's webhook receiver got every event, signed; the owner sees it all in the cabinet; and a
+ * customer pays an invoice priced in dollars through the payment page's routes. It succeeds only
+ * if every step happened.
  */
 import { systemClock } from '../clock.js';
 import { formatAmount } from '../money.js';
 import { merchantBalances } from '../ledger/operator.js';
 import { approvePayout } from '../payouts/operator.js';
 import type { RunningDemo } from './index.js';
+import { payThroughPage } from './page-tour.js';
 
 type Json = Record<string, unknown>;
 
@@ -123,6 +126,7 @@ export async function runTour(demo: RunningDemo, say: (line: string) => void): P
   );
 
   await ownersView(demo, String(payout.payout_id), say, record, at);
+  await payThroughPage(demo, say, record, at);
   return steps;
 }
 

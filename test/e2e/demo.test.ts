@@ -52,6 +52,11 @@ describe('paygate demo', () => {
     );
     expect(out).toMatch(/The owner signs in to the cabinet \(http:\/\/127\.0\.0\.1:\d+\) as owner@demo\.example/);
     expect(out).toContain("✔ owner's cabinet: the owner sees the settled invoice and the confirmed payout");
+    expect(out).toMatch(
+      /The shop sent a customer the payment page http:\/\/127\.0\.0\.1:\d+\/pay\/[0-9a-f-]{36} \(24\.90 USD\)/,
+    );
+    expect(out).toMatch(/✔ customer picks USDT: the page shows: send 24\.9 USDT to T\w{33}/);
+    expect(out).toContain('✔ page invoice paid: received 24.9 USDT; the page says paid');
     expect(out).toContain('The tour is complete');
     expect(code).toBe(0);
   }, 120_000);
