@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { PaygateCommand, cliActor, loadDotEnv } from '../src/cli/base.js';
-import { record } from '../src/cli/format.js';
+import { record, table } from '../src/cli/format.js';
 import { parseConfig } from '../src/config.js';
 import { RESTORE_GAP } from '../src/addresses/gaps.js';
 import { AppError } from '../src/errors.js';
@@ -9,7 +9,7 @@ import { secureRestoredDatabase, type InPlaceResult } from '../src/operations/re
 
 export default class Restore extends PaygateCommand {
   static override description =
-    "Replace the database with a backup made by paygate backup. Refuses while the database is in use (a live worker lease or any process holding it open: stop every serve first) and checks the backup's integrity before touching anything; the replaced database is kept beside it as <db>.before-restore-<time>. The restored database is migrated and left halted: payouts and sweeps wait for paygate payout resume --worker, and each payout it shows unfinished is held until paygate payout approve or cancel. The next deposit index is raised past every index that may have been handed out since the backup (a recorded gap of --gap indexes): no address is handed to two users. The gap's addresses are derived (tens of seconds, progress on stderr) and stay watched; a payment to one shows in paygate deposit list --unattributed and is credited to no one. With --in-place instead of a file: the database DATABASE_URL names was restored by other means (PostgreSQL: pg_restore, point-in-time recovery), and is migrated, halted, held and given its gap where it is.";
+    "Replace the database with a backup made by paygate backup. Refuses while the database is in use (a live worker lease or any process holding it open: stop every serve first) and checks the backup's integrity before touching anything; the replaced database is kept beside it as <db>.before-restore-<time>. The restored database is migrated and left halted: payouts and sweeps wait for paygate payout resume --worker (payout requests are accepted and wait), and each payout it shows not final is held; serve's chain watcher then reads the chain since the backup and confirms each held payout it finds sent, and the rest wait for paygate payout approve or cancel (approve answers invalid_state until the reading is done). The next deposit index is raised past every index that may have been handed out since the backup (a recorded gap of --gap indexes): no address is handed to two users. The gap's addresses are derived (tens of seconds, progress on stderr) and stay watched; a payment to one shows in paygate deposit list --unattributed and is credited to no one. With --in-place instead of a file: the database DATABASE_URL names was restored by other means (PostgreSQL: pg_restore, point-in-time recovery), and is migrated, halted, held and given its gap where it is.";
   static override examples = [
     'systemctl stop paygate && <%= config.bin %> restore /var/backups/paygate/paygate-20260301T0300Z.db && systemctl start paygate',
     'pg_restore --dbname=paygate paygate.dump && <%= config.bin %> restore --in-place   # PostgreSQL, every serve stopped',
@@ -56,16 +56,24 @@ export default class Restore extends PaygateCommand {
         ? await secureRestoredDatabase(config.database, new Date(), cliActor(), opts)
         : await restoreDatabase(sqliteFile(config.database, 'restore'), args.file, new Date(), cliActor(), opts);
     const gap = result.derivation_gap;
+    const { held_payouts: heldPayouts, ...summary } = result;
     this.say(
       record({
-        ...result,
+        ...summary,
         derivation_gap: gap
           ? `indexes ${gap.from_index} to ${gap.to_index} skipped, their ${gap.addresses} addresses watched`
           : 'none (no wallet)',
       }),
     );
     this.say(
-      `\nPayouts and sweeps are halted, and ${result.payouts_held} unfinished payout(s) are held: they may have been sent after the backup. Check the hot wallet's transfers on chain since the backup (docs/operations.md, "After a restore"), decide each held payout with paygate payout approve or paygate payout cancel, then run paygate payout resume --worker. Payments to the skipped addresses show in paygate deposit list --unattributed.`,
+      `\nPayouts and sweeps are halted (payout requests are accepted and wait), and ${result.payouts_held} payout(s) that were not final are held: they may have been sent after the backup.${
+        heldPayouts.length > 0
+          ? `\n${table(
+              heldPayouts.map((p) => ({ ...p })),
+              ['payout_id', 'status', 'asset', 'amount', 'to_address'],
+            )}\n`
+          : ' '
+      }Start paygate serve: its chain watcher reads the chain since the backup and marks each held payout it finds sent (one transfer out of the hot wallet with its asset, address and amount) confirmed with that txid; paygate payout approve of a held payout answers invalid_state until that reading is done. Then check paygate payout list --unknown-on-chain (docs/operations.md, "After a restore"), decide each payout left with paygate payout approve or paygate payout cancel, and run paygate payout resume --worker. Payments to the skipped addresses show in paygate deposit list --unattributed.`,
     );
     return result;
   }

@@ -92,6 +92,12 @@ export interface Config {
   payPublicUrl: string | null;
   /** Which proxies the payment page's listener trusts (PAY_TRUST_PROXY, TRUST_PROXY's syntax; default false). */
   payTrustProxy: TrustProxy;
+  /**
+   * The secret the owners' TOTP secrets are sealed with (CABINET_TOTP_KEY or CABINET_TOTP_KEY_FILE,
+   * at least 32 characters; docs/adr/0067-second-factor-guard.md); null: no owner can turn the
+   * second factor on, and secrets written before sealing stay as they are until it is set.
+   */
+  cabinetTotpKey: string | null;
 }
 
 /** Which proxies to trust for the client's address: none (false), a hop count, or their addresses/CIDRs. */
@@ -229,6 +235,25 @@ function passphrase(env: Env): string | null {
   } catch (e) {
     throw new ConfigError('WALLET_PASSPHRASE_FILE', `cannot read ${file}: ${(e as Error).message}`);
   }
+}
+
+/** CABINET_TOTP_KEY, or the first line of CABINET_TOTP_KEY_FILE: a secret of at least 32 characters. */
+function cabinetTotpKey(env: Env): string | null {
+  let key = text(env, 'CABINET_TOTP_KEY');
+  let name = 'CABINET_TOTP_KEY';
+  const file = text(env, 'CABINET_TOTP_KEY_FILE');
+  if (key === null && file !== null) {
+    name = 'CABINET_TOTP_KEY_FILE';
+    try {
+      key = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    } catch (e) {
+      throw new ConfigError(name, `cannot read ${file}: ${(e as Error).message}`);
+    }
+  }
+  if (key === null) return null;
+  if (key.length < 32)
+    throw new ConfigError(name, 'must be at least 32 characters (for example `openssl rand -base64 32`)');
+  return key;
 }
 
 /** TRUST_PROXY or CABINET_TRUST_PROXY (same syntax): which proxies name the client's address. */
@@ -400,5 +425,6 @@ export function parseConfig(env: Env = process.env): Config {
     }),
     payPublicUrl: httpUrl(env, 'PAY_PUBLIC_URL'),
     payTrustProxy: trustProxy(env, 'PAY_TRUST_PROXY'),
+    cabinetTotpKey: cabinetTotpKey(env),
   };
 }

@@ -7,6 +7,8 @@ export const ERROR_STATUS = {
   validation_failed: 400,
   bad_request: 400,
   unauthorized: 401,
+  /** Cabinet: a password change whose current password is wrong; the session stays signed in. */
+  current_password_incorrect: 401,
   merchant_disabled: 403,
   merchant_not_approved: 403,
   route_not_found: 404,
@@ -15,6 +17,8 @@ export const ERROR_STATUS = {
   merchant_not_found: 404,
   api_key_not_found: 404,
   delivery_not_found: 404,
+  /** Cabinet: no live session of this account has this id (ended, expired, or another account's). */
+  session_not_found: 404,
   asset_not_found: 404,
   /** CLI only: no owner account has this email. */
   owner_not_found: 404,
@@ -46,10 +50,19 @@ export const ERROR_STATUS = {
   invoice_fee_confirmation_required: 422,
   invoice_fee_valid_from_in_past: 422,
   redirect_url_not_allowed: 422,
+  /** Cabinet: a well-formed period that holds no time (`from` not before `to`); details name the field. */
+  invalid_period: 422,
+  /** Cabinet: a webhook URL the owner may not set (not https, a private or loopback target); details name body.url. */
+  webhook_url_not_allowed: 422,
   address_not_whitelisted: 422,
   /** Added in docs/changelog.md: amount plus payout fee exceeds the available balance. */
   insufficient_balance: 422,
   rate_limited: 429,
+  /**
+   * Cabinet sign-in only, and only after the right password: 10 wrong second-factor codes in a row
+   * locked the account's second factor for 15 minutes (Retry-After says how long is left).
+   */
+  second_factor_locked: 429,
   internal_error: 500,
   service_unavailable: 503,
   payouts_halted: 503,
@@ -108,7 +121,7 @@ export class AppError extends Error {
       code: this.code,
       message: this.message,
     };
-    if (this.code === 'validation_failed') error.details = this.details ?? [];
+    if (this.code === 'validation_failed' || this.details) error.details = this.details ?? [];
     return { error };
   }
 }

@@ -6,10 +6,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildApp, type App } from '../../src/app.js';
+import { buildApp, type App, type AppOptions } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
 
-export async function startAuthBenchApp(): Promise<{ app: App; url: string }> {
+export async function startAuthBenchApp(opts: Pick<AppOptions, 'cabinet'> = {}): Promise<{ app: App; url: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'paygate-bench-'));
   const config = parseConfig({
     ADMIN_PORT: '0',
@@ -23,6 +23,7 @@ export async function startAuthBenchApp(): Promise<{ app: App; url: string }> {
     API_RATE_LIMIT_PER_KEY: '1000000',
   });
   const app = await buildApp(config, {
+    ...opts,
     // The revocation bench tries 50 new keys from one address in about a minute, past the 30 key
     // hashes a minute an address may spend (its 31st key would be refused 429 before revoking).
     verifier: { hashBudgetPerIp: 1_000_000 },

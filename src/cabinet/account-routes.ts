@@ -4,7 +4,7 @@ import type { ApiServer } from '../http/server.js';
 import { confirmTotp, startTotpEnrolment } from '../owners/credentials.js';
 import { sessionOf, type CabinetDeps } from './context.js';
 import { accountView } from './service.js';
-import { AccountSchema, TotpConfirmBody, TotpEnrolmentSchema } from './schema.js';
+import { AccountSchema, TotpConfirmBody, TotpConfirmedSchema, TotpEnrolmentSchema } from './schema.js';
 
 export async function accountRoutes(app: ApiServer, deps: CabinetDeps): Promise<void> {
   const { db, clock } = deps.services;
@@ -31,11 +31,11 @@ export async function accountRoutes(app: ApiServer, deps: CabinetDeps): Promise<
         tags: ['account'],
         summary: 'Start the TOTP enrolment: a secret and its otpauth:// URI',
         description:
-          'The secret is kept aside until POST /cabinet/v1/account/totp/confirm proves the authenticator has it; asking again replaces it. 409 invalid_state when the second factor is on already.',
-        response: { 200: TotpEnrolmentSchema, ...errorResponses(401, 403, 409, 429) },
+          'The secret is kept aside, sealed, until POST /cabinet/v1/account/totp/confirm proves the authenticator has it; asking again replaces it. 409 invalid_state when the second factor is on already; 503 service_unavailable while the operator has not set CABINET_TOTP_KEY.',
+        response: { 200: TotpEnrolmentSchema, ...errorResponses(401, 403, 409, 429, 503) },
       },
     },
-    async (req) => startTotpEnrolment(db, clock, sessionOf(req).owner.id),
+    async (req) => startTotpEnrolment(db, clock, deps.box, sessionOf(req).owner.id),
   );
 
   app.post(
@@ -46,14 +46,15 @@ export async function accountRoutes(app: ApiServer, deps: CabinetDeps): Promise<
         tags: ['account'],
         summary: "Turn the second factor on with the authenticator's first code",
         description:
-          'A code that does not match is 400 validation_failed at body.code; without an enrolment under way, 409 invalid_state. From then on sign-in needs a code, and every other session of the account has ended (this one stays).',
+          'A code that does not match is 400 validation_failed at body.code; without an enrolment under way, 409 invalid_state. From then on sign-in needs a code, and every other session of the account has ended (this one stays). The answer carries ten one-time `recovery_codes`, shown this once.',
         body: TotpConfirmBody,
-        response: { 200: AccountSchema, ...errorResponses(400, 401, 403, 409, 429) },
+        response: { 200: TotpConfirmedSchema, ...errorResponses(400, 401, 403, 409, 429, 503) },
       },
     },
     async (req) => {
       const session = sessionOf(req);
-      return accountView(db, await confirmTotp(db, clock, session.owner.id, req.body.code, session.tokenHash));
+      const on = await confirmTotp(db, clock, deps.box, session.owner.id, req.body.code, session.tokenHash);
+      return { ...(await accountView(db, on.owner)), recovery_codes: on.recoveryCodes };
     },
   );
 }

@@ -1,12 +1,10 @@
 /** A merchant's invoices, payouts, deposits and webhook deliveries, as its owner sees them. */
-import { InvoiceSchema } from '../invoices/schema.js';
-import { getInvoice } from '../invoices/service.js';
 import { Page } from '../http/pagination.js';
 import { errorResponses } from '../http/schemas.js';
 import type { ApiServer } from '../http/server.js';
-import { PayoutSchema } from '../payouts/schema.js';
-import { getPayout } from '../payouts/service.js';
-import { listDeliveries, listDeposits, listInvoices, listPayouts, showDelivery } from './activity.js';
+import { listDeliveries, listDeposits, listInvoices, listPayouts, showDelivery, showPayout } from './activity.js';
+import { ownerInvoice } from './invoice-view.js';
+import { OwnerInvoiceSchema, OwnerPayoutSchema } from './schema-views.js';
 import type { CabinetDeps } from './context.js';
 import { ownedMerchantOf } from './ownership.js';
 import {
@@ -24,6 +22,7 @@ import {
 } from './schema.js';
 
 const LIST_ERRORS = errorResponses(400, 401, 404, 429);
+const FILTERED_LIST_ERRORS = errorResponses(400, 401, 404, 422, 429);
 
 export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise<void> {
   const { db } = deps.services;
@@ -35,11 +34,12 @@ export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise
       schema: {
         operationId: 'listInvoices',
         tags: ['invoices'],
-        summary: 'Invoices, newest first, as /v1 shows them',
-        description: '`from` and `to` bound the creation time, [from, to).',
+        summary: 'Invoices, newest first, as /v1 shows them, with senders and status history',
+        description:
+          "`from` and `to` bound the creation time, the half-open period [from, to) as on the reports; `from` not before `to` is 422 invalid_period. `q` finds by order id, invoice id, deposit address or a deposit's transaction hash.",
         params: MerchantParams,
         querystring: InvoiceListQuery,
-        response: { 200: Page(InvoiceSchema, 'InvoicePage'), ...LIST_ERRORS },
+        response: { 200: Page(OwnerInvoiceSchema, 'InvoicePage'), ...FILTERED_LIST_ERRORS },
       },
     },
     async (req) => listInvoices(db, owned(req), req.query),
@@ -51,13 +51,13 @@ export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise
       schema: {
         operationId: 'getInvoice',
         tags: ['invoices'],
-        summary: 'An invoice as GET /v1/invoices/{id} shows it, with its deposits',
+        summary: "An invoice as GET /v1/invoices/{id} shows it, with each deposit's sender and the status history",
         description: "404 invoice_not_found also for another merchant's invoice.",
         params: InvoiceParams,
-        response: { 200: InvoiceSchema, ...LIST_ERRORS },
+        response: { 200: OwnerInvoiceSchema, ...LIST_ERRORS },
       },
     },
-    async (req) => getInvoice({ db }, owned(req), req.params.invoice_id),
+    async (req) => ownerInvoice(db, owned(req), req.params.invoice_id),
   );
 
   app.get(
@@ -66,11 +66,12 @@ export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise
       schema: {
         operationId: 'listPayouts',
         tags: ['payouts'],
-        summary: 'Payouts, newest first, as /v1 shows them',
-        description: '`from` and `to` bound the creation time, [from, to).',
+        summary: 'Payouts, newest first, as /v1 shows them, with the reason of a rejected, failed or held payout',
+        description:
+          '`from` and `to` bound the creation time, the half-open period [from, to) as on the reports; `from` not before `to` is 422 invalid_period. `q` finds by reference, payout id, destination address or transaction hash.',
         params: MerchantParams,
         querystring: PayoutListQuery,
-        response: { 200: Page(PayoutSchema, 'PayoutPage'), ...LIST_ERRORS },
+        response: { 200: Page(OwnerPayoutSchema, 'PayoutPage'), ...FILTERED_LIST_ERRORS },
       },
     },
     async (req) => listPayouts(db, owned(req), req.query),
@@ -82,13 +83,13 @@ export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise
       schema: {
         operationId: 'getPayout',
         tags: ['payouts'],
-        summary: 'A payout as GET /v1/payouts/{id} shows it',
+        summary: 'A payout as GET /v1/payouts/{id} shows it, with the reason of a rejected, failed or held payout',
         description: "404 payout_not_found also for another merchant's payout.",
         params: PayoutParams,
-        response: { 200: PayoutSchema, ...LIST_ERRORS },
+        response: { 200: OwnerPayoutSchema, ...LIST_ERRORS },
       },
     },
-    async (req) => getPayout({ db }, owned(req), req.params.payout_id),
+    async (req) => showPayout(db, owned(req), req.params.payout_id),
   );
 
   app.get(

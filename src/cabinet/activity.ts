@@ -6,11 +6,11 @@
 import type { Db } from '../db/database.js';
 import type { InvoiceStatus, PayoutStatus } from '../db/schema.js';
 import type { DeliveryStatus } from '../db/tables/webhooks.js';
-import { liveDepositViews, standaloneDepositView } from '../deposits/view.js';
-import { AppError, validationFailed } from '../errors.js';
+import { standaloneDepositView } from '../deposits/view.js';
+import { AppError } from '../errors.js';
 import { decodeCursor, DEFAULT_PAGE_LIMIT, toPage } from '../http/pagination.js';
-import { invoiceView } from '../invoices/view.js';
-import { liveDepositsOfInvoices, type DepositRow } from '../deposits/store.js';
+import { findPayout, type PayoutRow } from '../payouts/store.js';
+import { ownerInvoiceViews } from './invoice-view.js';
 import { payoutView } from '../payouts/view.js';
 import { keyView } from '../keys/service.js';
 import type { ApiKeyRow } from '../keys/store.js';
@@ -24,63 +24,70 @@ import {
   pageInvoices,
   pageKeys,
   pagePayouts,
-  type Period,
 } from './store.js';
+import { cabinetPeriod as period } from './period.js';
 
 export interface PageParams {
   limit?: number;
   cursor?: string;
 }
 
-/** `from`/`to` as stored (toISOString), so text comparison is time order; `to` must be after `from`. */
-function period(q: { from?: string; to?: string }): Period {
-  const at = (v: string | undefined) => (v === undefined ? undefined : new Date(v).toISOString());
-  const p = { from: at(q.from), to: at(q.to) };
-  if (p.from && p.to && p.from >= p.to) throw validationFailed('query.to', 'must be after from');
-  return p;
+interface ListQuery {
+  from?: string;
+  to?: string;
+  asset?: string;
+  q?: string;
 }
 
 const byCreated = (r: { created_at: string; id: string }) => ({ at: r.created_at, id: r.id });
 
-export async function listInvoices(
-  db: Db,
-  merchantId: string,
-  q: PageParams & { status?: InvoiceStatus; from?: string; to?: string },
-) {
+export async function listInvoices(db: Db, merchantId: string, q: PageParams & ListQuery & { status?: InvoiceStatus }) {
   const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
   const page = toPage(
-    await pageInvoices(db, merchantId, { ...period(q), status: q.status }, decodeCursor(q.cursor), limit),
+    await pageInvoices(
+      db,
+      merchantId,
+      { ...period(q), status: q.status, asset: q.asset, q: q.q },
+      decodeCursor(q.cursor),
+      limit,
+    ),
     limit,
     byCreated,
   );
-  // As GET /v1/invoices/{id}: an invoice still `created` shows no deposits.
-  const deposits = await liveDepositsOfInvoices(
-    db,
-    page.data.filter((r) => r.status !== 'created').map((r) => r.id),
-  );
-  const byInvoice = new Map<string, DepositRow[]>();
-  for (const d of deposits)
-    byInvoice.set(d.invoice_id as string, [...(byInvoice.get(d.invoice_id as string) ?? []), d]);
+  return { data: await ownerInvoiceViews(db, page.data), next_cursor: page.next_cursor };
+}
+
+/** A payout as its owner sees it: the /v1 object and why it stopped, when it did. */
+function ownerPayoutView(row: PayoutRow) {
   return {
-    data: page.data.map((r) =>
-      invoiceView(r, r.status === 'created' ? [] : liveDepositViews(byInvoice.get(r.id) ?? [])),
-    ),
-    next_cursor: page.next_cursor,
+    ...payoutView(row),
+    reject_reason: row.reject_reason,
+    fail_reason: row.fail_reason,
+    hold_reason: row.hold_reason,
   };
 }
 
-export async function listPayouts(
-  db: Db,
-  merchantId: string,
-  q: PageParams & { status?: PayoutStatus; from?: string; to?: string },
-) {
+/** One payout of the merchant; another merchant's is payout_not_found, as an absent one. */
+export async function showPayout(db: Db, merchantId: string, id: string) {
+  const row = await findPayout(db, merchantId, id);
+  if (!row) throw new AppError('payout_not_found', 'Payout not found');
+  return ownerPayoutView(row);
+}
+
+export async function listPayouts(db: Db, merchantId: string, q: PageParams & ListQuery & { status?: PayoutStatus }) {
   const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
   const page = toPage(
-    await pagePayouts(db, merchantId, { ...period(q), status: q.status }, decodeCursor(q.cursor), limit),
+    await pagePayouts(
+      db,
+      merchantId,
+      { ...period(q), status: q.status, asset: q.asset, q: q.q },
+      decodeCursor(q.cursor),
+      limit,
+    ),
     limit,
     byCreated,
   );
-  return { data: page.data.map(payoutView), next_cursor: page.next_cursor };
+  return { data: page.data.map(ownerPayoutView), next_cursor: page.next_cursor };
 }
 
 export async function listDeposits(db: Db, merchantId: string, q: PageParams & { unattached?: 'true' | 'false' }) {
@@ -102,10 +109,18 @@ export async function listDeposits(db: Db, merchantId: string, q: PageParams & {
 /** A delivery as its owner sees it: the operator's view of it (webhooks/view.ts) without the merchant's fields. */
 function ownerDeliveryView(d: DeliveryListRow) {
   const { merchant_id: _merchant, merchant_seq: _seq, ...view } = deliveryView(d, d.type);
-  return view;
+  return {
+    ...view,
+    retrying: d.status === 'pending' && d.attempts > 0,
+    subject: { type: d.type.split('.')[0] as 'invoice' | 'payout' | 'deposit', id: d.subject_id },
+  };
 }
 
-export async function listDeliveries(db: Db, merchantId: string, q: PageParams & { status?: DeliveryStatus }) {
+export async function listDeliveries(
+  db: Db,
+  merchantId: string,
+  q: PageParams & { status?: DeliveryStatus | 'retrying' },
+) {
   const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
   const page = toPage(await pageDeliveries(db, merchantId, q, decodeCursor(q.cursor), limit), limit, byCreated);
   return { data: page.data.map(ownerDeliveryView), next_cursor: page.next_cursor };

@@ -1,9 +1,10 @@
 /** What cabinet routes share: their dependencies and the signed-in session of a request. */
 import type { FastifyRequest } from 'fastify';
-import type { HashBudget } from '../keys/hash-budget.js';
+import type { SecretBox } from '../owners/secret-box.js';
 import { cabinetUnauthorized } from '../owners/service.js';
 import type { Services } from '../services.js';
 import type { CabinetSession } from './sessions.js';
+import type { SignInLimits } from './sign-in-limits.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -14,10 +15,10 @@ declare module 'fastify' {
 
 export interface CabinetDeps {
   services: Services;
-  /** Sign-in attempts per client address per minute (each costs an argon2id verification). */
-  loginPerIp: HashBudget;
-  /** Sign-in attempts per account (email) per minute, from any address. */
-  loginPerAccount: HashBudget;
+  /** Sign-in attempts per client address and per account (email), a minute each. */
+  signIn: SignInLimits;
+  /** The key of the owners' TOTP secrets (CABINET_TOTP_KEY); null when not configured. */
+  box: SecretBox | null;
 }
 
 export function sessionOf(req: FastifyRequest): CabinetSession {

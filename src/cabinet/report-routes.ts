@@ -6,6 +6,7 @@ import { openReportFor, ReportPeriodQuery, reportBody, reportResponse } from '..
 import { REPORT_KINDS } from '../reports/service.js';
 import type { CabinetDeps } from './context.js';
 import { ownedMerchantOf } from './ownership.js';
+import { cabinetPeriod } from './period.js';
 import { MerchantParams } from './schema.js';
 
 const ReportQuery = Type.Object(ReportPeriodQuery, { additionalProperties: false });
@@ -21,15 +22,17 @@ export async function reportRoutes(app: ApiServer, deps: CabinetDeps): Promise<v
           tags: ['reports'],
           summary: `The merchant's ${kind} report over the half-open UTC period [from, to)`,
           description:
-            'The same report as the operator exports for this merchant: CSV (default) or JSON, streamed, the same bytes for the same past period.',
+            'The same report as the operator exports for this merchant: CSV (default) or JSON, streamed, the same bytes for the same past period. `from` and `to` mean what they mean on the lists; `from` not before `to` is 422 invalid_period.',
           params: MerchantParams,
           querystring: ReportQuery,
-          response: { 200: reportResponse, ...errorResponses(400, 401, 404, 429) },
+          response: { 200: reportResponse, ...errorResponses(400, 401, 404, 422, 429) },
         },
       },
       async (req, reply) => {
         // Another account's merchant is absent (the ownership hook), before the period is even read.
         const merchant = ownedMerchantOf(req);
+        // The lists' checks first, so an empty period is the same 422 invalid_period everywhere in the cabinet.
+        cabinetPeriod(req.query);
         const { headers, body } = reportBody(await openReportFor(services, kind, req.query, merchant.id));
         return reply.headers(headers).send(body);
       },

@@ -10,14 +10,18 @@ import type { CabinetDeps } from './context.js';
 import { merchantRoutes } from './merchant-routes.js';
 import { pageInvoiceRoutes } from './page-invoice-routes.js';
 import { reportRoutes } from './report-routes.js';
+import { securityRoutes } from './security-routes.js';
 import { sessionRoutes } from './session-routes.js';
+import { settingsRoutes } from './settings-routes.js';
 
 export async function registerCabinetRoutes(app: ApiServer, deps: CabinetDeps): Promise<void> {
   await sessionRoutes(app, deps);
   await accountRoutes(app, deps);
+  await securityRoutes(app, deps);
   await merchantRoutes(app, deps);
   await activityRoutes(app, deps);
   await pageInvoiceRoutes(app, deps);
+  await settingsRoutes(app, deps);
   // The page shows its Reports view because the served document lists these paths.
   await reportRoutes(app, deps);
 }

@@ -1,9 +1,11 @@
 /** TypeBox schemas of /cabinet/v1: they validate requests and generate its OpenAPI document. */
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../http/pagination.js';
-import { AssetCode, DisabledBy, StringEnum, Uuid } from '../http/schemas.js';
+import { AssetCode, DisabledBy, PrintableId, StringEnum, Uuid } from '../http/schemas.js';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../owners/service.js';
 import { PAYOUT_STATUSES } from '../payouts/schema.js';
+import { PERIOD_DESCRIPTIONS } from './period.js';
+import { WebhookEndpointSchema } from './schema-settings.js';
 
 const DateTime = (description: string) => Type.String({ format: 'date-time', description });
 const Token43 = (description: string) =>
@@ -30,6 +32,14 @@ export const SessionBody = Type.Object(
         description: "The authenticator's code, when the second factor is on",
       }),
     ),
+    recovery_code: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 40,
+        description:
+          'Instead of `totp`: one of the recovery codes handed out at enrolment, each accepted once (case, spaces and dashes do not matter)',
+      }),
+    ),
   },
   { additionalProperties: false, title: 'SessionRequest' },
 );
@@ -54,6 +64,22 @@ export const SessionSchema = Type.Object(
     ),
     csrf_token: Type.Optional(
       Type.String({ description: 'Send as X-CSRF-Token with every change (transport cookie only)' }),
+    ),
+    second_factor_failures: Type.Optional(
+      Type.Object(
+        {
+          attempts: Type.Integer({ minimum: 1, description: 'Wrong codes given with the right password' }),
+          locked_until: Type.Union([DateTime('When the last lock of the second factor ended'), Type.Null()]),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'Present when wrong second-factor codes came since the previous sign-in: whoever gave them knew the password, so change it',
+        },
+      ),
+    ),
+    recovery_codes_left: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'After a sign-in with a recovery code: how many are left unused' }),
     ),
   },
   { additionalProperties: false, title: 'Session' },
@@ -98,6 +124,19 @@ export const TotpEnrolmentSchema = Type.Object(
     otpauth_uri: Type.String({ description: 'The same secret as an otpauth:// URI' }),
   },
   { additionalProperties: false, title: 'TotpEnrolment' },
+);
+
+export const TotpConfirmedSchema = Type.Object(
+  {
+    ...AccountSchema.properties,
+    recovery_codes: Type.Array(Type.String(), {
+      minItems: 10,
+      maxItems: 10,
+      description:
+        'Ten one-time recovery codes, shown this once (only their digests are kept): each signs in once as `recovery_code` instead of a TOTP code',
+    }),
+  },
+  { additionalProperties: false, title: 'TotpConfirmed' },
 );
 
 export const TotpConfirmBody = Type.Object(
@@ -149,6 +188,21 @@ export const MerchantSchema = Type.Object(
       { additionalProperties: false },
     ),
     assets: Type.Array(MerchantAssetSchema),
+    payout_limits: Type.Object(
+      {
+        auto_approve: Type.Union([Type.String(), Type.Null()], {
+          description:
+            'A payout above this amount (whole units of its asset, decimal text) waits for the operator; null: no limit',
+        }),
+        daily: Type.Union([Type.String(), Type.Null()], {
+          description: "Payouts of a UTC day above this sum per asset wait for the operator's review; null: no limit",
+        }),
+      },
+      { additionalProperties: false, description: "The operator's review limits (read only)" },
+    ),
+    webhook: Type.Union([WebhookEndpointSchema, Type.Null()], {
+      description: 'The webhook endpoint; null while none is set (PUT …/webhook sets it)',
+    }),
     created_at: DateTime('When the operator created the merchant'),
   },
   { additionalProperties: false, title: 'Merchant' },
@@ -205,15 +259,20 @@ export const KeySchema = Type.Object(
 // Lists.
 
 const Period = {
-  from: Type.Optional(DateTime('Only records created at or after this time')),
-  to: Type.Optional(DateTime('Only records created before this time')),
+  from: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: PERIOD_DESCRIPTIONS.from })),
+  to: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: PERIOD_DESCRIPTIONS.to })),
 };
+
+const Search = (what: string) => Type.Optional(PrintableId(`Finds by ${what}: exact, case as stored`));
+const AssetFilter = Type.Optional({ ...AssetCode, description: 'Only this asset, e.g. USDT_TRON' });
 
 export const InvoiceListQuery = Type.Object(
   {
     status: Type.Optional(
       StringEnum(['created', 'seen', 'confirmed', 'underpaid', 'expired', 'paid_late', 'settled'] as const),
     ),
+    asset: AssetFilter,
+    q: Search('order id, invoice id, deposit address or the transaction hash of one of its deposits'),
     ...Period,
     ...PageQuery,
   },
@@ -223,6 +282,8 @@ export const InvoiceListQuery = Type.Object(
 export const PayoutListQuery = Type.Object(
   {
     status: Type.Optional(StringEnum(PAYOUT_STATUSES)),
+    asset: AssetFilter,
+    q: Search('reference, payout id, destination address or transaction hash'),
     ...Period,
     ...PageQuery,
   },
@@ -238,7 +299,15 @@ export const DepositListQuery = Type.Object(
 );
 
 export const DeliveryListQuery = Type.Object(
-  { status: Type.Optional(StringEnum(['pending', 'delivered', 'failed'] as const)), ...PageQuery },
+  {
+    status: Type.Optional(
+      StringEnum(
+        ['pending', 'retrying', 'delivered', 'failed'] as const,
+        '`retrying`: pending deliveries with at least one attempt the endpoint did not accept (a subset of `pending`)',
+      ),
+    ),
+    ...PageQuery,
+  },
   { additionalProperties: false },
 );
 
@@ -291,6 +360,16 @@ const DeliveryFields = {
   last_error: Type.Union([Type.String(), Type.Null()]),
   created_at: DateTime('When the event was queued'),
   updated_at: DateTime('Last change'),
+  retrying: Type.Boolean({
+    description: 'Pending after at least one attempt the endpoint did not accept: the endpoint is failing now',
+  }),
+  subject: Type.Object(
+    {
+      type: StringEnum(['invoice', 'payout', 'deposit']),
+      id: Type.String({ description: 'The invoice id, payout id or deposit id the event is about' }),
+    },
+    { additionalProperties: false, description: 'What the event is about: link to its invoice or payout' },
+  ),
 };
 
 export const DeliverySchema = Type.Object(DeliveryFields, { additionalProperties: false, title: 'Delivery' });

@@ -8,15 +8,17 @@
  */
 import cookie from '@fastify/cookie';
 import type {} from '@fastify/cookie';
-import { HashBudget } from '../keys/hash-budget.js';
 import type { SharedRateCounts } from '../http/rate-counts.js';
 import { buildSurface, type ApiServer } from '../http/surface.js';
 import type { Services } from '../services.js';
+import { sealLegacySecrets, secretsReport } from '../owners/credentials.js';
+import { secretBox } from '../owners/secret-box.js';
 import type { CabinetDeps } from './context.js';
 import { cabinetDocument } from './openapi.js';
 import { resolveOwnedMerchants } from './ownership.js';
 import { registerPage } from './page.js';
 import { registerCabinetRoutes } from './routes.js';
+import { signInLimits } from './sign-in-limits.js';
 import { assertCsrf, authenticateSession, CSRF_HEADER, SESSION_COOKIE } from './sessions.js';
 
 export interface CabinetOptions {
@@ -31,6 +33,29 @@ const BEARER = /^Bearer ([^\s]+)$/i;
 /** The session cookie of a request's `Cookie` header (the cookie plugin parses it). */
 function cookieOf(app: ApiServer, header: string | undefined): string | undefined {
   return header ? app.parseCookie(header)[SESSION_COOKIE] : undefined;
+}
+
+/**
+ * Seals the TOTP secrets stored readable before sealing existed, and tells the operator of any
+ * account whose second factor this server cannot check (no key, or another one than sealed it).
+ */
+async function checkTotpSecrets(services: Services, box: ReturnType<typeof secretBox>): Promise<void> {
+  const log = services.logger.child({ component: 'cabinet' });
+  if (box) {
+    const sealed = await sealLegacySecrets(services.db, services.clock, box);
+    if (sealed > 0) log.info({ sealed }, 'cabinet: TOTP secrets stored before sealing are sealed now');
+  }
+  const { unreadable, unsealed } = await secretsReport(services.db, box);
+  if (unsealed > 0)
+    log.warn(
+      { accounts: unsealed },
+      'cabinet: TOTP secrets are stored readable; set CABINET_TOTP_KEY (docs/operations.md) to seal them',
+    );
+  else if (unreadable > 0)
+    log.error(
+      { accounts: unreadable },
+      'cabinet: TOTP secrets cannot be opened with this CABINET_TOTP_KEY (missing or not the one that sealed them): these owners cannot sign in',
+    );
 }
 
 export async function buildCabinetServer(
@@ -61,11 +86,17 @@ export async function buildCabinetServer(
       req.cabinet = session;
     },
   });
+  const box = secretBox(services.config.cabinetTotpKey);
   const deps: CabinetDeps = {
     services,
-    loginPerIp: new HashBudget(opts.loginPerIp ?? 20, 60_000, services.clock),
-    loginPerAccount: new HashBudget(opts.loginPerAccount ?? 10, 60_000, services.clock),
+    signIn: signInLimits(
+      { perIp: opts.loginPerIp ?? 20, perAccount: opts.loginPerAccount ?? 10 },
+      services.clock,
+      rateCounts,
+    ),
+    box,
   };
+  await checkTotpSecrets(services, box);
   app.decorateRequest('cabinet', null);
   // Only the session's own check reads the cookie (cookieOf): parsed there, not on every request.
   await app.register(cookie, { hook: false });

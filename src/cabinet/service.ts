@@ -18,6 +18,7 @@ import { merchantsOfOwner, ownedMerchant, type OwnerRow } from '../owners/store.
 import type { Services } from '../services.js';
 import { ownerActor } from './context.js';
 import { merchantNotFound } from './ownership.js';
+import { ownerPayoutLimits, webhookOf } from './settings.js';
 import type { MerchantSchema } from './schema.js';
 import type { CabinetSession } from './sessions.js';
 
@@ -37,6 +38,7 @@ export async function accountView(db: Db, owner: OwnerRow) {
 }
 
 type AssetDeps = Pick<Services, 'db' | 'catalog' | 'config'>;
+type ViewDeps = AssetDeps & Pick<Services, 'clock'>;
 
 /** The catalog's receivable assets with the merchant's own switch and the operator's. */
 async function merchantAssets(deps: AssetDeps, merchantId: string): Promise<MerchantSchema['assets']> {
@@ -52,7 +54,7 @@ async function merchantAssets(deps: AssetDeps, merchantId: string): Promise<Merc
     }));
 }
 
-export async function merchantOwnerView(deps: AssetDeps, m: MerchantRow): Promise<MerchantSchema> {
+export async function merchantOwnerView(deps: ViewDeps, m: MerchantRow): Promise<MerchantSchema> {
   return {
     merchant_id: m.id,
     name: m.name,
@@ -68,6 +70,8 @@ export async function merchantOwnerView(deps: AssetDeps, m: MerchantRow): Promis
       network_fee_payer: m.legacy_network_fee_payer === 'customer' ? 'customer' : 'merchant',
     },
     assets: await merchantAssets(deps, m.id),
+    payout_limits: await ownerPayoutLimits(deps.db, m.id),
+    webhook: await webhookOf(deps.db, m.id, deps.clock.now()),
     created_at: m.created_at,
   };
 }

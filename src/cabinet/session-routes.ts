@@ -1,9 +1,7 @@
 /** The account's setup link and sign-in/sign-out: `/cabinet/v1/account/setup` and `/cabinet/v1/sessions`. */
 import type {} from '@fastify/cookie';
-import { AppError } from '../errors.js';
 import { errorResponses } from '../http/schemas.js';
 import type { ApiServer } from '../http/server.js';
-import type { HashBudget } from '../keys/hash-budget.js';
 import { checkCredentials } from '../owners/credentials.js';
 import { completeSetup, normalizeEmail } from '../owners/service.js';
 import { sessionOf, type CabinetDeps } from './context.js';
@@ -13,14 +11,6 @@ import { endCabinetSession, SESSION_COOKIE, startSession } from './sessions.js';
 
 /** The cookie's scope: only the API sends and reads it, never the page's files. */
 export const COOKIE_PATH = '/cabinet/v1';
-
-function spend(budget: HashBudget, key: string, what: string): void {
-  const s = budget.hit(key);
-  if (s.limited)
-    throw new AppError('rate_limited', `Too many sign-in attempts ${what}; retry in ${s.reset} s`, {
-      headers: { 'retry-after': String(s.reset) },
-    });
-}
 
 export async function sessionRoutes(app: ApiServer, deps: CabinetDeps): Promise<void> {
   const { db, clock } = deps.services;
@@ -54,28 +44,29 @@ export async function sessionRoutes(app: ApiServer, deps: CabinetDeps): Promise<
         tags: ['sessions'],
         summary: 'Sign in',
         description:
-          'Wrong credentials, a disabled or not yet set up account, a missing or wrong second-factor code: 401, one body. Attempts are limited per client address and per account (429 with Retry-After). With `transport=cookie` (the web page) the token is set as an HttpOnly, SameSite=Strict cookie and the answer carries `csrf_token` instead of `token`.',
+          "Wrong credentials, a disabled or not yet set up account, a missing or wrong second-factor code: 401, one body. With the second factor on, give `totp` or one of the account's one-time `recovery_code`s. Ten wrong codes in a row lock the second factor for 15 minutes: with the right password the answer is then 429 second_factor_locked with Retry-After, and no code is checked. The next sign-in reports the wrong codes since the previous one in `second_factor_failures`. Attempts are limited per client address and per account, across replicas when REDIS_URL is set (429 rate_limited with Retry-After). When the server cannot check a password or a code right now (its share of the hashing is full, or the TOTP key is missing): 503 service_unavailable, with Retry-After when it is the hashing. With `transport=cookie` (the web page) the token is set as an HttpOnly, SameSite=Strict cookie and the answer carries `csrf_token` instead of `token`.",
         security: [],
         querystring: SessionQuery,
         body: SessionBody,
-        response: { 201: SessionSchema, ...errorResponses(400, 401, 429) },
+        response: { 201: SessionSchema, ...errorResponses(400, 401, 429, 503) },
       },
       config: { public: true },
     },
     async (req, reply) => {
-      spend(deps.loginPerIp, req.client, 'from this address');
-      spend(deps.loginPerAccount, normalizeEmail(req.body.email) ?? req.body.email, 'for this account');
-      const owner = await checkCredentials(db, clock, req.body);
+      await deps.signIn.perIp.spend(req.client);
+      await deps.signIn.perAccount.spend(normalizeEmail(req.body.email) ?? req.body.email);
+      const checks = { verifier: deps.services.verifier, box: deps.box };
+      const { owner, notice } = await checkCredentials(db, clock, checks, req.body);
       const transport = req.query.transport ?? 'bearer';
-      const s = await startSession(db, clock, owner, transport);
-      if (transport === 'bearer') return reply.code(201).send({ token: s.token, expires_at: s.expires_at });
+      const s = await startSession(db, clock, owner, transport, req.ip);
+      if (transport === 'bearer') return reply.code(201).send({ token: s.token, expires_at: s.expires_at, ...notice });
       void reply.setCookie(SESSION_COOKIE, s.token, {
         path: COOKIE_PATH,
         httpOnly: true,
         sameSite: 'strict',
         secure: req.protocol === 'https',
       });
-      return reply.code(201).send({ expires_at: s.expires_at, csrf_token: s.csrf_token as string });
+      return reply.code(201).send({ expires_at: s.expires_at, csrf_token: s.csrf_token as string, ...notice });
     },
   );
 

@@ -55,6 +55,7 @@ export async function startSession(
   clock: Clock,
   owner: OwnerRow,
   transport: SessionTransport,
+  clientAddress: string | null = null,
 ): Promise<StartedSession> {
   const token = randomBytes(32).toString('base64url');
   const now = clock.now();
@@ -68,6 +69,7 @@ export async function startSession(
       last_seen_at: now.toISOString(),
       expires_at: expiresAt,
       ended_at: null,
+      client_address: clientAddress,
     }),
   );
   return { token, expires_at: expiresAt, csrf_token: transport === 'cookie' ? csrfTokenOf(token) : null };

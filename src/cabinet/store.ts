@@ -10,44 +10,70 @@ import type { DB, InvoiceStatus, PayoutStatus } from '../db/schema.js';
 import type { DeliveryStatus } from '../db/tables/webhooks.js';
 import type { PageKey } from '../http/pagination.js';
 import { listDeliveries } from '../webhooks/store.js';
+import type { Period } from './period.js';
 
-export interface Period {
-  /** ISO times as stored (toISOString), half-open [from, to). */
-  from?: string;
-  to?: string;
+export type { Period } from './period.js';
+
+export interface ListFilter extends Period {
+  status?: string;
+  asset?: string;
+  /** An exact id, reference, address or transaction hash (store.ts's search of each table). */
+  q?: string;
 }
 
 /**
- * An invoice's or a payout's page, for `.where((eb) => listed(eb, merchantId, f, key))`: the
- * merchant's rows after the previous page's last one, of the status and created in the period
- * when they are given.
+ * An invoice's or a payout's page, for `.where((eb) => listed(eb, merchantId, f, key, found))`:
+ * the merchant's rows after the previous page's last one, of the status and asset and created in
+ * the period when they are given, and matching the search.
  */
 function listed<TB extends 'invoices' | 'payouts'>(
   eb: ExpressionBuilder<DB, TB>,
   merchantId: string,
-  f: Period & { status?: string },
+  f: ListFilter,
   key: PageKey | null,
+  found: (q: string) => Expression<SqlBool>,
 ): Expression<SqlBool> {
   const created = eb.ref('created_at');
   const conditions: Expression<SqlBool>[] = [sql<SqlBool>`${eb.ref('merchant_id')} = ${merchantId}`];
   if (key) conditions.push(afterKey(eb, 'created_at', 'id', key, 'desc'));
   if (f.status) conditions.push(sql<SqlBool>`${eb.ref('status')} = ${f.status}`);
+  if (f.asset) conditions.push(sql<SqlBool>`${eb.ref('asset')} = ${f.asset}`);
   if (f.from) conditions.push(sql<SqlBool>`${created} >= ${f.from}`);
   if (f.to) conditions.push(sql<SqlBool>`${created} < ${f.to}`);
+  if (f.q !== undefined) conditions.push(found(f.q));
   return eb.and(conditions);
 }
 
 export async function pageInvoices(
   db: Executor,
   merchantId: string,
-  f: Period & { status?: InvoiceStatus },
+  f: ListFilter & { status?: InvoiceStatus },
   key: PageKey | null,
   limit: number,
 ) {
   return db
     .selectFrom('invoices')
     .selectAll()
-    .where((eb) => listed(eb, merchantId, f, key))
+    .where((eb) =>
+      listed(eb, merchantId, f, key, (q) =>
+        eb.or([
+          eb('order_id', '=', q),
+          eb('id', '=', q),
+          eb('address', '=', q),
+          // deposits_tx_log finds the hash; its invoice must be this merchant's (the outer scope).
+          eb(
+            'id',
+            'in',
+            eb
+              .selectFrom('deposits')
+              .select('invoice_id')
+              .where('tx_hash', '=', q)
+              .where('invoice_id', 'is not', null)
+              .$narrowType<{ invoice_id: string }>(),
+          ),
+        ]),
+      ),
+    )
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit + 1)
@@ -57,14 +83,18 @@ export async function pageInvoices(
 export async function pagePayouts(
   db: Executor,
   merchantId: string,
-  f: Period & { status?: PayoutStatus },
+  f: ListFilter & { status?: PayoutStatus },
   key: PageKey | null,
   limit: number,
 ) {
   return db
     .selectFrom('payouts')
     .selectAll()
-    .where((eb) => listed(eb, merchantId, f, key))
+    .where((eb) =>
+      listed(eb, merchantId, f, key, (q) =>
+        eb.or([eb('reference', '=', q), eb('id', '=', q), eb('to_address', '=', q), eb('tx_hash', '=', q)]),
+      ),
+    )
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit + 1)
@@ -93,11 +123,12 @@ export async function pageDeposits(
 export async function pageDeliveries(
   db: Executor,
   merchantId: string,
-  f: { status?: DeliveryStatus },
+  f: { status?: DeliveryStatus | 'retrying' },
   key: PageKey | null,
   limit: number,
 ) {
-  return listDeliveries(db, { merchantId, status: f.status, limit: limit + 1, page: { after: key, limit: limit + 1 } });
+  const status = f.status === 'retrying' ? { retrying: true } : { status: f.status };
+  return listDeliveries(db, { merchantId, ...status, limit: limit + 1, page: { after: key, limit: limit + 1 } });
 }
 
 export async function findDeliveryOf(db: Executor, merchantId: string, id: string) {
@@ -105,7 +136,7 @@ export async function findDeliveryOf(db: Executor, merchantId: string, id: strin
     .selectFrom('webhook_deliveries as d')
     .innerJoin('events as e', 'e.id', 'd.event_id')
     .selectAll('d')
-    .select('e.type')
+    .select(['e.type', 'e.subject_id'])
     .where('d.id', '=', id)
     .where('d.merchant_id', '=', merchantId)
     .executeTakeFirst();

@@ -48,6 +48,9 @@ import * as m0050 from './migrations/0050_accounting.js';
 import * as m0051 from './migrations/0051_two_merchant_switches.js';
 import * as m0052 from './migrations/0052_operator_token_terms.js';
 import * as m0053 from './migrations/0053_page_invoices.js';
+import * as m0054 from './migrations/0054_session_addresses.js';
+import * as m0055 from './migrations/0055_second_factor_guard.js';
+import * as m0056 from './migrations/0056_hot_wallet_transfers.js';
 
 /** The last migration that PostgreSQL's baseline covers: its schema is SQLite's after this one. */
 export const POSTGRES_BASELINE = '0047_derivation_gaps';
@@ -103,6 +106,9 @@ export const AFTER_BASELINE: Record<string, EngineMigration> = {
   '0051_two_merchant_switches': m0051,
   '0052_operator_token_terms': m0052,
   '0053_page_invoices': m0053,
+  '0054_session_addresses': m0054,
+  '0055_second_factor_guard': m0055,
+  '0056_hot_wallet_transfers': m0056,
 };
 
 /** Every migration by the name recorded in `kysely_migration` on both engines. */

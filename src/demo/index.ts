@@ -107,6 +107,8 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
       TRON_FULL_NODE_URL: devnet.url,
       WALLET_KEYSTORE: path.join(dir, 'keystore.json'),
       WALLET_PASSPHRASE: randomBytes(24).toString('base64url'),
+      // A throwaway instance seals its owners' TOTP secrets with a throwaway key, so enrolment works.
+      CABINET_TOTP_KEY: randomBytes(32).toString('base64url'),
       LOG_LEVEL: opts.logLevel,
     });
     const setup = openDatabase(config.database);

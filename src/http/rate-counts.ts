@@ -1,6 +1,6 @@
 /**
  * The rate-limit counters shared by every `serve` replica through Redis (REDIS_URL): the per-IP
- * and per-key limits of /v1 and the cabinet's per-IP limit then hold across replicas
+ * and per-key limits of /v1, the cabinet's per-IP limit and its sign-in limits then hold across replicas
  * (docs/adr/0050-rate-limits-across-replicas.md). Counting is @fastify/rate-limit's own: its Redis
  * store (one Lua script per request: INCR, and PEXPIRE when the window opens) and, while Redis does
  * not answer, its in-process store, so the limits go on per replica instead of stopping payments
@@ -163,9 +163,16 @@ class FallbackStore implements CountStore {
 
 export type Listener = 'v1' | 'cabinet' | 'pay';
 
+/** Counts in a fixed window that opens at the first count: the current count and the ms left. */
+export interface WindowCounter {
+  incr(key: string, windowMs: number, max: number): Promise<{ current: number; ttl: number }>;
+}
+
 export interface SharedRateCounts {
   /** The store for @fastify/rate-limit's `store` option on one listener. */
   store(listener: Listener): FastifyRateLimitStoreCtor;
+  /** Counters of their own under `<prefix>ratelimit:<name>:` (the cabinet's sign-in limits). */
+  counter(name: string): WindowCounter;
   close(): Promise<void>;
 }
 
@@ -201,6 +208,26 @@ export async function openSharedRateCounts(config: Config, logger: Logger): Prom
           );
         }
       } as unknown as FastifyRateLimitStoreCtor;
+    },
+    counter(name) {
+      const nameSpace = `${prefix}ratelimit:${name}:`;
+      const counts = new FallbackStore(
+        new RedisStore(false, false, redis, nameSpace),
+        new LocalStore(false, false),
+        link,
+        nameSpace,
+      );
+      return {
+        incr: (key, windowMs, max) =>
+          new Promise((resolve, reject) =>
+            counts.incr(
+              key,
+              (err, r) => (err || !r ? reject(err ?? new Error('no count')) : resolve(r)),
+              windowMs,
+              max,
+            ),
+          ),
+      };
     },
     close: () => link.close(),
   };

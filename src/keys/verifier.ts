@@ -14,6 +14,8 @@
  * never stated); a key that could not be checked is never a 401, since it may be right: a client
  * past its own budget gets 429 rate_limited, and when the server's hashing capacity is spent the
  * answer is 503 service_unavailable (the client's budget is not charged); both carry Retry-After.
+ * The cabinet's password checks (`verifyPassword`) go through the same hashing slots in a share of
+ * their own, so a flood of sign-ins holds at most that share and API keys keep the rest.
  *
  * A key's terms are read with it (same query): past its expiry, or from a client address outside
  * its allowed networks, it is the same 401 as any bad key, decided before any hashing. Its last use
@@ -57,6 +59,14 @@ export interface VerifierOptions {
   hashesPerSecond?: number;
   /** Client addresses whose budgets are counted per minute (bounded maps; oldest dropped first). */
   maxClients?: number;
+  /**
+   * The share of password checks (cabinet sign-ins): at most this many hash at once (default 1), so
+   * the other hashing slots stay free for API keys; at most `passwordQueue` wait (default 8), each
+   * at most `maxQueueWaitMs`. Past either a sign-in is answered 503 with Retry-After. The share
+   * is not counted in the keys' per-second rate: its one slot bounds its CPU already.
+   */
+  passwordSlots?: number;
+  passwordQueue?: number;
 }
 
 interface Verified {
@@ -69,6 +79,14 @@ interface Verified {
 
 const MAX_REMEMBERED_FAILURES = 32;
 
+/** Where a verification waits for its turn, and what a full queue or a long wait answers. */
+interface HashingShare {
+  limit: LimitFunction;
+  maxQueue: number;
+  busy: (retryAfter: number) => AppError;
+  count: () => void;
+}
+
 export const unauthorized = () => new AppError('unauthorized', 'Missing or invalid API key');
 
 /** The client spent its own hashing budget: the key was not checked, so it is not called wrong. */
@@ -80,6 +98,12 @@ const hashBudgetSpent = (retryAfter: number) =>
 /** The process's hashing capacity is spent: the key was not checked, so it is not called wrong. */
 const hashingBusy = (retryAfter: number) =>
   new AppError('service_unavailable', `API keys cannot be verified right now; retry in ${retryAfter} s`, {
+    headers: { 'retry-after': String(retryAfter) },
+  });
+
+/** The password share is full: the password was not checked, so it is not called wrong. */
+const passwordsBusy = (retryAfter: number) =>
+  new AppError('service_unavailable', `Sign-ins cannot be checked right now; retry in ${retryAfter} s`, {
     headers: { 'retry-after': String(retryAfter) },
   });
 
@@ -99,10 +123,17 @@ export class ApiKeyVerifier {
   private readonly hashing: LimitFunction;
   private readonly maxQueue: number;
   private readonly maxQueueWaitMs: number;
-  /** Count of argon2 verifications done; read by tests, benchmarks and /metrics. */
+  private readonly passwords: LimitFunction;
+  private readonly passwordQueue: number;
+  /** Count of argon2 verifications of keys done; read by tests, benchmarks and /metrics. */
   hashCount = 0;
-  /** Keys left unchecked because the client spent its hashing budget (429) or the server its capacity (503). */
-  readonly refused = { client_budget: 0, server_busy: 0 };
+  /** Count of argon2 verifications of passwords done (cabinet sign-ins, decoys included). */
+  passwordHashCount = 0;
+  /**
+   * Keys left unchecked because the client spent its hashing budget (429) or the server its
+   * capacity (503); passwords left unchecked because their share was full (503).
+   */
+  readonly refused = { client_budget: 0, server_busy: 0, passwords_busy: 0 };
 
   constructor(
     private readonly db: Db,
@@ -115,6 +146,28 @@ export class ApiKeyVerifier {
     this.hashing = pLimit(opts.maxConcurrentHashes ?? 2);
     this.maxQueue = opts.maxQueue ?? 64;
     this.maxQueueWaitMs = opts.maxQueueWaitMs ?? 2_000;
+    this.passwords = pLimit(opts.passwordSlots ?? 1);
+    this.passwordQueue = opts.passwordQueue ?? 8;
+  }
+
+  /**
+   * Whether `password` matches the argon2id `passwordHash`, through the password share: a check
+   * takes one of its own few slots first and then a hashing slot like a key's, so password checks
+   * never hold more than their share of the hashing and never wait in the keys' queue more than
+   * their share deep. A key needing a hash waits behind at most that many password checks,
+   * whatever the flood of sign-ins. A full share is 503 with Retry-After, for sign-ins only.
+   */
+  async verifyPassword(passwordHash: string, password: string): Promise<boolean> {
+    return this.inHashingSlot(
+      () => this.hashing(() => argon2.verify(passwordHash, password)),
+      () => undefined,
+      {
+        limit: this.passwords,
+        maxQueue: this.passwordQueue,
+        busy: (s) => this.passwordsBusy(s),
+        count: () => (this.passwordHashCount += 1),
+      },
+    );
   }
 
   /**
@@ -225,10 +278,20 @@ export class ApiKeyVerifier {
    * within maxQueueWaitMs, is answered 503 at once and `refund` is called; a verification given up
    * that way does not hash when its turn comes.
    */
-  private async inHashingSlot(verify: () => Promise<boolean>, refund: () => void): Promise<boolean> {
-    if (this.hashing.activeCount >= this.hashing.concurrency && this.hashing.pendingCount >= this.maxQueue) {
+  private async inHashingSlot(
+    verify: () => Promise<boolean>,
+    refund: () => void,
+    share: HashingShare = {
+      limit: this.hashing,
+      maxQueue: this.maxQueue,
+      busy: (s) => this.busy(s),
+      count: () => (this.hashCount += 1),
+    },
+  ): Promise<boolean> {
+    const { limit, maxQueue, busy } = share;
+    if (limit.activeCount >= limit.concurrency && limit.pendingCount >= maxQueue) {
       refund();
-      throw this.busy(1);
+      throw busy(1);
     }
     let timer: NodeJS.Timeout | undefined;
     let givenUp = false;
@@ -236,13 +299,13 @@ export class ApiKeyVerifier {
       timer = setTimeout(() => {
         givenUp = true;
         refund();
-        reject(this.busy(Math.max(1, Math.ceil(this.maxQueueWaitMs / 1000))));
+        reject(busy(Math.max(1, Math.ceil(this.maxQueueWaitMs / 1000))));
       }, this.maxQueueWaitMs);
     });
-    const turn = this.hashing(async () => {
+    const turn = limit(async () => {
       clearTimeout(timer);
       if (givenUp) return false;
-      this.hashCount += 1;
+      share.count();
       return verify();
     });
     try {
@@ -255,6 +318,11 @@ export class ApiKeyVerifier {
   private busy(retryAfter: number): AppError {
     this.refused.server_busy += 1;
     return hashingBusy(retryAfter);
+  }
+
+  private passwordsBusy(retryAfter: number): AppError {
+    this.refused.passwords_busy += 1;
+    return passwordsBusy(retryAfter);
   }
 
   private budgetSpent(retryAfter: number): AppError {

@@ -23,7 +23,7 @@ import { AppError } from '../errors.js';
 import { openSqlite, writeTx } from '../db/database.js';
 import type { DatabaseTarget } from '../config.js';
 import { MIGRATIONS, migrateToLatest } from '../db/migrate.js';
-import { holdAfterRestore } from '../payouts/restore.js';
+import { holdAfterRestore, type HeldPayout } from '../payouts/restore.js';
 import { RESTORE_GAP, skipDerivationRange, type DerivationGap } from '../addresses/gaps.js';
 
 /**
@@ -146,8 +146,10 @@ export interface RestoreResult {
   schema: string | null;
   /** The payout worker and the sweeper are halted until `paygate payout resume --worker`. */
   worker_halted: true;
-  /** Payouts held until the operator approves or cancels each (payouts/restore.ts). */
+  /** Payouts held until the chain since the backup is read, then the operator's decision (payouts/restore.ts). */
   payouts_held: number;
+  /** Each held payout: what to look for among the hot wallet's transfers out since the backup. */
+  held_payouts: HeldPayout[];
   /** Deposit indexes skipped and watched (addresses/gaps.ts); null when the backup has no wallet. */
   derivation_gap: DerivationGap | null;
 }
@@ -218,11 +220,13 @@ async function makeSafe(
   now: Date,
   actor: string,
   opts: RestoreOptions,
-): Promise<{ held: number; gap: DerivationGap | null }> {
+): Promise<{ held: number; payouts: HeldPayout[]; gap: DerivationGap | null }> {
   const restored = openSqlite(copy);
   try {
     await migrateToLatest(restored.db);
-    const { held } = await writeTx(restored.db, (trx) => holdAfterRestore(trx, { now: () => now }, actor, backup));
+    const { held, payouts } = await writeTx(restored.db, (trx) =>
+      holdAfterRestore(trx, { now: () => now }, actor, backup),
+    );
     const gap = await skipDerivationRange(
       restored.db,
       opts.gap ?? RESTORE_GAP,
@@ -231,7 +235,7 @@ async function makeSafe(
       opts.onGapProgress,
     );
     restored.sqlite.pragma('wal_checkpoint(TRUNCATE)');
-    return { held, gap };
+    return { held, payouts, gap };
   } finally {
     await restored.close();
   }
@@ -276,7 +280,7 @@ export async function restoreDatabase(
     const copy = new Sqlite(partial);
     copy.pragma('journal_mode = WAL');
     copy.close();
-    const { held, gap } = await makeSafe(partial, file, now, actor, opts);
+    const { held, payouts, gap } = await makeSafe(partial, file, now, actor, opts);
     let previous: string | null = null;
     if (guard) {
       // Under the lock: fold the WAL in completely and make the old database one self-contained
@@ -307,6 +311,7 @@ export async function restoreDatabase(
       schema: check.schema,
       worker_halted: true,
       payouts_held: held,
+      held_payouts: payouts,
       derivation_gap: gap,
     };
   } finally {

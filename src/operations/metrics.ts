@@ -177,7 +177,7 @@ function verifierCounters(s: Services, registry: Registry): void {
   ]);
   counter(
     'paygate_api_key_verifications_refused_total',
-    'API keys left unchecked: client_budget (answered 429) or server_busy (answered 503)',
+    'Credentials left unchecked: API keys for client_budget (answered 429) or server_busy (503), cabinet passwords for passwords_busy (503)',
     () => Object.entries(s.verifier.refused).map(([reason, value]) => ({ value, labels: { reason } })),
   );
 }

@@ -11,7 +11,7 @@ import { RESTORE_GAP, skipDerivationRange, type DerivationGap } from '../address
 import { databaseLabel, type DatabaseTarget } from '../config.js';
 import { openDatabase, writeTx } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { holdAfterRestore } from '../payouts/restore.js';
+import { holdAfterRestore, type HeldPayout } from '../payouts/restore.js';
 import { assertNoLiveLease } from '../runtime/lease.js';
 import type { RestoreOptions } from './backup.js';
 
@@ -19,8 +19,10 @@ export interface InPlaceResult {
   database: string;
   /** The payout worker and the sweeper are halted until `paygate payout resume --worker`. */
   worker_halted: true;
-  /** Payouts held until the operator approves or cancels each. */
+  /** Payouts held until the chain since the restore point is read, then the operator's decision. */
   payouts_held: number;
+  /** Each held payout: what to look for among the hot wallet's transfers out since the restore point. */
+  held_payouts: HeldPayout[];
   /** Deposit indexes skipped and watched; null when the database has no wallet. */
   derivation_gap: DerivationGap | null;
 }
@@ -37,7 +39,7 @@ export async function secureRestoredDatabase(
     // runs on this database now, and one that runs would hand out indexes inside the gap.
     await assertNoLiveLease(database.db, { now: () => now });
     await migrateToLatest(database.db);
-    const { held } = await writeTx(database.db, (trx) =>
+    const { held, payouts } = await writeTx(database.db, (trx) =>
       holdAfterRestore(trx, { now: () => now }, actor, '--in-place'),
     );
     const gap = await skipDerivationRange(
@@ -47,7 +49,13 @@ export async function secureRestoredDatabase(
       `restore in place by ${actor}`,
       opts.onGapProgress,
     );
-    return { database: databaseLabel(target), worker_halted: true, payouts_held: held, derivation_gap: gap };
+    return {
+      database: databaseLabel(target),
+      worker_halted: true,
+      payouts_held: held,
+      held_payouts: payouts,
+      derivation_gap: gap,
+    };
   } finally {
     await database.close();
   }

@@ -4,12 +4,15 @@
  * node contradicted finality (readiness and a metric), failed webhook deliveries, the
  * sweeps still open (what the treasury has not consolidated yet), the deposit addresses derived
  * ahead (creations that outrun derivation wait for it once this reaches zero), the latest
- * reserves check, the API keys about to expire and the payout halts.
+ * reserves check, the API keys about to expire, the payout halts, and the transfers out of the
+ * hot wallet that paygate did not sign (with the chain reading after a restore).
  */
 import { sql } from 'kysely';
 import { failedDeliveryCount } from '../webhooks/store.js';
 import { readCursor } from '../watcher/store.js';
 import { finalityStop } from '../watcher/stop.js';
+import { unknownTransferCount, unknownTransfers } from '../watcher/hot-wallet.js';
+import { readingState } from '../payouts/chain-reading.js';
 import { KEY_EXPIRY_METRIC } from '../keys/operations.js';
 import { RESERVES_METRICS, RESERVES_READINESS } from '../reserves/operations.js';
 import { PAYOUT_HALTS_METRIC, PAYOUT_HALTS_READINESS } from '../payouts/operations.js';
@@ -33,6 +36,35 @@ registerMetricSource({
   name: 'paygate_watcher_finality_stopped',
   help: 'Whether the chain watcher, payouts and sweeps stand still because the node contradicted finality (1) or not (0); paygate watcher status says why',
   collect: async (s) => [{ value: (await finalityStop(s.db)) ? 1 : 0 }],
+});
+
+// What left the hot wallet without paygate signing it (watcher/hot-wallet.ts): a stolen key looks
+// like this. A detail of /readyz (the instance still serves), an error log and this gauge's alert.
+registerMetricSource({
+  name: 'paygate_hot_wallet_unknown_transfers',
+  help: 'Transfers out of the hot wallet recorded on chain that paygate did not sign and no restore matched to a held payout (paygate payout list --unknown-on-chain)',
+  collect: async (s) => [{ value: await unknownTransferCount(s.db) }],
+});
+
+registerReadinessCheck({
+  name: 'hot_wallet',
+  async check(s) {
+    const unknown = await unknownTransferCount(s.db);
+    const reading = await readingState(s.db);
+    return {
+      ok: true,
+      unknown_transfers: unknown,
+      ...(unknown > 0
+        ? {
+            alert: 'transfers out of the hot wallet that paygate did not sign (paygate payout list --unknown-on-chain)',
+            latest: await unknownTransfers(s.db, 5),
+          }
+        : {}),
+      ...(reading && reading.done_at === null
+        ? { restore_reading: { from_block: reading.from_block, until_block: reading.until_block } }
+        : {}),
+    };
+  },
 });
 
 registerMetricSource({

@@ -13,6 +13,7 @@ import { AppError, validationFailed } from '../errors.js';
 import { ARGON2_OPTIONS } from '../keys/service.js';
 import { requireMerchant } from '../merchants/service.js';
 import {
+  deleteRecoveryCodes,
   endOwnerSessions,
   expireSetupTokens,
   findOwnerByEmail,
@@ -149,6 +150,8 @@ export async function createOwner(
       totp_enabled: 0,
       totp_pending_secret: null,
       totp_last_counter: null,
+      totp_failures: 0,
+      totp_locked_until: null,
       disabled_at: null,
       created_at: now,
       updated_at: now,
@@ -249,8 +252,8 @@ export async function setOwnerEnabled(
 }
 
 /**
- * A lost password or authenticator: the password and the second factor are cleared, every session
- * ends, and a new setup link replaces any earlier one. A disabled account stays disabled.
+ * A lost password or authenticator: the password and the second factor (its secret, recovery
+ * codes, failure count and lock) are cleared, every session ends, and a new setup link replaces any earlier one. A disabled account stays disabled.
  */
 export async function resetOwner(
   db: Db,
@@ -269,9 +272,12 @@ export async function resetOwner(
       totp_enabled: 0,
       totp_pending_secret: null,
       totp_last_counter: null,
+      totp_failures: 0,
+      totp_locked_until: null,
       updated_at: now,
     };
     await updateOwner(trx, owner.id, patch);
+    await deleteRecoveryCodes(trx, owner.id);
     const ended = await endOwnerSessions(trx, owner.id, now);
     const link = await newSetupLink(trx, at, owner.id, cabinetUrl);
     await recordAudit(trx, clock, {

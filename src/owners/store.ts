@@ -30,20 +30,6 @@ export async function updateOwner(
   await db.updateTable('owners').set(patch).where('id', '=', id).execute();
 }
 
-/**
- * Records the time step of an accepted TOTP code; false when a code of that step or a later one
- * was accepted already (a replayed code, or two sign-ins racing with one code).
- */
-export async function advanceTotpCounter(db: Tx, id: string, counter: number, at: string): Promise<boolean> {
-  const r = await db
-    .updateTable('owners')
-    .set({ totp_last_counter: counter, updated_at: at })
-    .where('id', '=', id)
-    .where((eb) => eb.or([eb('totp_last_counter', 'is', null), eb('totp_last_counter', '<', counter)]))
-    .executeTakeFirst();
-  return r.numUpdatedRows > 0n;
-}
-
 export async function grantMerchant(db: Tx, ownerId: string, merchantId: string, at: string): Promise<boolean> {
   const r = await db
     .insertInto('owner_merchants')
@@ -201,4 +187,9 @@ export async function endOwnerSessions(db: Tx, ownerId: string, at: string, keep
   if (keepTokenHash !== undefined) q = q.where('token_hash', '!=', keepTokenHash);
   const r = await q.executeTakeFirst();
   return Number(r.numUpdatedRows);
+}
+
+/** Removes the account's recovery codes (a new enrolment or an operator's reset). */
+export async function deleteRecoveryCodes(trx: Tx, ownerId: string): Promise<void> {
+  await trx.deleteFrom('owner_recovery_codes').where('owner_id', '=', ownerId).execute();
 }

@@ -6,7 +6,8 @@
  * - worker: the payout worker executes no queued payout of the scope, and with every asset ('*')
  *   the sweeper signs nothing either. `halt --worker` sets both brakes (the stronger brake must
  *   not leave the API open); `resume --worker` lifts both, a plain `resume` only the request
- *   brake. `paygate restore` sets both for every asset.
+ *   brake. `paygate restore` sets the worker brake alone for every asset: during its hold requests
+ *   are accepted (202) and wait.
  * A halt of every asset and a halt of one asset are separate rows: resuming one does not lift the other.
  */
 import type { AssetCatalog } from '../assets/catalog.js';
@@ -104,11 +105,12 @@ export async function applyHalt(
   trx: Tx,
   clock: Clock,
   actor: string,
-  input: { scope: string; worker: boolean; halted: boolean; reason?: string },
+  input: { scope: string; worker: boolean; halted: boolean; reason?: string; brakes?: HaltBrake[] },
 ): Promise<void> {
   // `halt` stops new requests; `halt --worker` stops the worker as well (the stronger brake must
   // never leave the API open). `resume` lifts the request brake only, `resume --worker` both.
-  const brakes: HaltBrake[] = input.worker ? ['requests', 'worker'] : ['requests'];
+  // A restore's hold names the worker brake alone: requests are accepted and wait.
+  const brakes: HaltBrake[] = input.brakes ?? (input.worker ? ['requests', 'worker'] : ['requests']);
   const now = clock.now().toISOString();
   const before = await trx.selectFrom('payout_halts').selectAll().where('scope', '=', input.scope).executeTakeFirst();
   const row = {

@@ -2,8 +2,9 @@
  * The operator's review of payouts: `payout list [--status]`, `payout approve <id>`,
  * `payout reject <id> --reason`. Only a payout in `pending_review` can be approved or rejected
  * (`invalid_state` otherwise), except that `payout approve` also lifts the hold `paygate restore`
- * puts on an unfinished payout (the operator found it unsent on chain). Each action writes its audit record, its status change, its ledger
- * entries and its `payout.<status>` event in one transaction.
+ * puts on an unfinished payout (the chain shows it unsent), once the chain since the backup has
+ * been read (chain-reading.ts; `invalid_state` until then). Each action writes its audit record,
+ * its status change, its ledger entries and its `payout.<status>` event in one transaction.
  */
 import { recordAudit } from '../audit/store.js';
 import type { Clock } from '../clock.js';
@@ -13,38 +14,15 @@ import { AppError } from '../errors.js';
 import type { PageKey } from '../http/pagination.js';
 import { requireMerchant } from '../merchants/service.js';
 import { assertWhitelisted } from '../whitelist/service.js';
-import { PAYOUT_STATUSES, type PayoutView } from './schema.js';
+import { PAYOUT_STATUSES } from './schema.js';
 import { findPayoutForOperator, listPayoutsForOperator, type PayoutRow } from './store.js';
 import { transitionPayout } from './transitions.js';
-import { payoutView } from './view.js';
+import { operatorView, type OperatorPayoutView } from './operator-view.js';
+import { assertReadingDone } from './chain-reading.js';
+
+export { operatorView, type OperatorPayoutView } from './operator-view.js';
 
 export const REJECT_REASON_MAX = 500;
-
-export interface OperatorPayoutView extends PayoutView {
-  merchant_id: string;
-  reviewed_by: string | null;
-  reviewed_at: string | null;
-  reject_reason: string | null;
-  /** Why a queued payout waits (hot wallet short of the asset, TRX or energy; a hot wallet limit). */
-  wait_reason: string | null;
-  /** Receipt result of a failed payout. */
-  fail_reason: string | null;
-  /** Why the worker will not sign it until `payout approve` or `payout cancel` (set by `paygate restore`). */
-  hold_reason: string | null;
-}
-
-export function operatorView(row: PayoutRow): OperatorPayoutView {
-  return {
-    ...payoutView(row),
-    merchant_id: row.merchant_id,
-    reviewed_by: row.reviewed_by,
-    reviewed_at: row.reviewed_at,
-    reject_reason: row.reject_reason,
-    wait_reason: row.wait_reason,
-    fail_reason: row.fail_reason,
-    hold_reason: row.hold_reason,
-  };
-}
 
 async function requirePayout(db: Db, id: string): Promise<PayoutRow> {
   const row = await findPayoutForOperator(db, id);
@@ -64,6 +42,8 @@ function requirePending(row: PayoutRow, action: string): void {
 export async function approvePayout(db: Db, clock: Clock, actor: string, id: string): Promise<OperatorPayoutView> {
   return writeTx(db, async (trx) => {
     const row = await requirePayout(trx, id);
+    // Held since a restore: not before the chain since the backup has been read (it may have been sent).
+    await assertReadingDone(trx, row);
     if (row.hold_reason !== null && HELD.includes(row.status)) return releaseHold(trx, clock, actor, row);
     requirePending(row, 'approved');
     // An address removed from the whitelist since the request is not paid: reject the payout instead.
@@ -72,7 +52,7 @@ export async function approvePayout(db: Db, clock: Clock, actor: string, id: str
     const { row: next } = await transitionPayout(trx, clock, row, {
       to: 'approved',
       actor,
-      patch: { reviewed_by: actor, reviewed_at: at },
+      patch: { reviewed_by: actor, reviewed_at: at, hold_reason: null },
     });
     await recordAudit(trx, clock, {
       actor,
@@ -80,7 +60,10 @@ export async function approvePayout(db: Db, clock: Clock, actor: string, id: str
       subjectType: 'payout',
       subjectId: id,
       merchantId: row.merchant_id,
-      details: { review_reasons: JSON.parse(row.review_reasons) as string[] },
+      details: {
+        review_reasons: JSON.parse(row.review_reasons) as string[],
+        ...(row.hold_reason !== null ? { hold_reason: row.hold_reason } : {}),
+      },
     });
     return operatorView(next);
   });

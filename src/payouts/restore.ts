@@ -1,46 +1,63 @@
 /**
- * Restoring a backup is restoring the past, and the chain has moved on: a payout the backup shows
- * `approved` or `queued` may have been signed and sent after the backup was taken, and one it
- * shows `signing` or `broadcast` may have been signed anew since (with other bytes than the ones
- * restored). So `paygate restore` leaves the payouts safe by itself, in the restored file before
+ * Restoring a backup is restoring the past, and the chain has moved on: any payout the backup shows
+ * not final may have been signed and sent after the backup was taken (`pending_review` included:
+ * it may have been approved and sent since), or signed anew with other bytes than the ones
+ * restored. So `paygate restore` leaves the payouts safe by itself, in the restored database before
  * any process can open it:
- * - the brake on every asset is set (`payout halt --worker`): no payout is signed and the sweeper
- *   signs nothing until the operator, having checked the hot wallet on chain, runs
- *   `paygate payout resume --worker`;
- * - each unfinished payout gets a hold (`hold_reason`): the worker never signs it, even after the
- *   resume, until the operator decides: `payout approve` (it was not sent: send it) or
- *   `payout cancel` (it was sent, or must not be: release it). A held `signing` or `broadcast`
- *   payout is still followed with its stored bytes (the same txid can land only once); the hold
- *   matters only if those bytes prove dead and it would be signed anew.
+ * - the payout worker and the sweeper are halted on every asset (the worker brake of
+ *   `payout halt --worker`, without its request brake: `POST /v1/payouts` still accepts requests,
+ *   which wait) until the operator runs `paygate payout resume --worker`;
+ * - each payout that is not final gets a hold (`hold_reason`): the worker never signs it, even after
+ *   the resume. A held `signing` or `broadcast` payout is still followed with its stored bytes (the
+ *   same txid can land only once);
+ * - the chain since the backup is read (chain-reading.ts): each held payout found sent is
+ *   confirmed with the txid on chain; the others wait for `payout approve` (not sent: send it) or
+ *   `payout cancel`, which answers invalid_state for approve until the reading is done.
  */
 import { recordAudit } from '../audit/store.js';
 import type { Clock } from '../clock.js';
 import type { Tx } from '../db/database.js';
 import type { PayoutStatus } from '../db/schema.js';
+import { formatUnits } from '../money.js';
+import { beginReading } from './chain-reading.js';
 import { ALL_ASSETS, applyHalt } from './halts.js';
 
 /** The statuses in which a payout may have been signed after the backup without the backup knowing. */
-export const UNFINISHED: readonly PayoutStatus[] = ['approved', 'queued', 'signing', 'broadcast'];
+export const UNFINISHED: readonly PayoutStatus[] = ['pending_review', 'approved', 'queued', 'signing', 'broadcast'];
+
+export interface HeldPayout {
+  payout_id: string;
+  status: PayoutStatus;
+  asset: string;
+  /** In the asset's units. */
+  amount: string;
+  to_address: string;
+}
 
 export interface RestoreHolds {
-  /** Payouts held for the operator's decision. */
+  /** Payouts held until the chain since the backup is read, then the operator's decision. */
   held: number;
+  payouts: HeldPayout[];
 }
 
 export async function holdAfterRestore(trx: Tx, clock: Clock, actor: string, backup: string): Promise<RestoreHolds> {
   const at = clock.now().toISOString();
-  const reason = `restored from a backup (${at}): it may have been signed after the backup was taken; check the hot wallet's transfers on chain, then payout approve (send it) or payout cancel (release it)`;
+  const reason = `restored from a backup (${at}): it may have been sent after the backup was taken; the chain since the backup is being read (paygate payout list --unknown-on-chain), then payout approve (send it) or payout cancel (release it)`;
+  // The worker brake only: requests are accepted during the hold and wait (an operator's
+  // `payout halt` is what answers 503).
   await applyHalt(trx, clock, actor, {
     scope: ALL_ASSETS,
     worker: true,
     halted: true,
+    brakes: ['worker'],
     reason: `paygate restore ${backup}`,
   });
   const rows = await trx
     .selectFrom('payouts')
-    .select(['id', 'merchant_id', 'status'])
+    .select(['id', 'merchant_id', 'status', 'asset', 'amount', 'decimals', 'to_address', 'created_at'])
     .where('status', 'in', UNFINISHED)
     .where('hold_reason', 'is', null)
+    .orderBy('created_at')
     .execute();
   if (rows.length > 0) {
     await trx
@@ -60,5 +77,15 @@ export async function holdAfterRestore(trx: Tx, clock: Clock, actor: string, bac
       details: { status: r.status, reason },
     });
   }
-  return { held: rows.length };
+  await beginReading(trx, clock, actor, rows[0]?.created_at ?? null);
+  return {
+    held: rows.length,
+    payouts: rows.map((r) => ({
+      payout_id: r.id,
+      status: r.status,
+      asset: r.asset,
+      amount: formatUnits(r.amount, r.decimals),
+      to_address: r.to_address,
+    })),
+  };
 }

@@ -11,6 +11,7 @@
  *   queued → signing | rejected                    signed tx stored before any broadcast | cancel
  *   signing → broadcast | queued                   node took the tx | it provably can never land (re-sign)
  *   broadcast → confirmed | failed | queued        receipt in a solid block | provably never landed (re-sign)
+ *   any open status → confirmed                    after a restore, found sent on chain (chain-reading.ts)
  *
  * Money: rejected/failed release the reservation (fee charged stays "0"); confirmed releases it
  * and debits amount + fee (fee charged = the fee). The ledger's UNIQUE (payout_id, kind) makes a
@@ -62,7 +63,14 @@ export interface TransitionInput {
   actor: string;
   /** Extra columns that change with the status (reviewed_by, reject_reason, tx_hash, signed_tx…). */
   patch?: Partial<Patchable>;
+  /**
+   * The chain shows the payout sent with a transaction the database did not sign (a restore lost
+   * it; chain-reading.ts): `confirmed` from any open status.
+   */
+  foundOnChain?: boolean;
 }
+
+const OPEN: readonly PayoutStatus[] = ['pending_review', 'approved', 'queued', 'signing', 'broadcast'];
 
 export function eventKey(row: PayoutRow): string {
   return REENTERED.includes(row.status)
@@ -76,7 +84,8 @@ export async function transitionPayout(
   row: PayoutRow,
   t: TransitionInput,
 ): Promise<{ row: PayoutRow; view: PayoutView }> {
-  if (!NEXT[row.status].includes(t.to)) {
+  const onChain = t.foundOnChain === true && t.to === 'confirmed' && OPEN.includes(row.status);
+  if (!NEXT[row.status].includes(t.to) && !onChain) {
     throw new AppError('invalid_state', `Payout ${row.id} is ${row.status}; it cannot become ${t.to}`);
   }
   const now = clock.now().toISOString();

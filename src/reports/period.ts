@@ -15,7 +15,8 @@ export interface Period {
 /** A date (`2026-03-01`, midnight UTC) or a date-time with `Z` or a numeric offset. */
 const MOMENT = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 
-function moment(name: 'from' | 'to', text: string): string {
+/** One end of a period as stored text; `invalid_argument` naming the end otherwise. */
+export function moment(name: 'from' | 'to', text: string): string {
   const m = MOMENT.exec(text);
   const bad = (why: string) =>
     new AppError(

@@ -1,13 +1,14 @@
 /**
  * The chain watcher's answer to a fork: the node's chain no longer holds the last block scanned,
- * so the scan goes back to the common ancestor, and the deposits of the replaced blocks are
- * orphaned (deposit-progress.ts). A block replaced at or below the final height stops the
+ * so the scan goes back to the common ancestor, the deposits of the replaced blocks are
+ * orphaned (deposit-progress.ts) and their transfers out of the hot wallet go with them. A block replaced at or below the final height stops the
  * watcher instead (stop.ts).
  */
 import type { ChainBlockHeader } from '../chain/client.js';
 import { writeTx } from '../db/database.js';
 import { dropUnattributedAbove } from '../deposits/unattributed.js';
 import { advanceDeposits, orphanDropped } from './deposit-progress.js';
+import { dropOutgoingAbove } from './hot-wallet.js';
 import type { CursorWriter } from './range-commit.js';
 import { finalityContradiction, stopWatcher } from './stop.js';
 import { dropScannedAbove, lowestScanned, readCursor, scannedFrom, writeCursor, type Cursor } from './store.js';
@@ -57,6 +58,7 @@ export async function rollbackFork(
     if (!cur || cur.next_block !== next) return;
     const touched = await orphanDropped(trx, ctx, ancestor);
     await dropUnattributedAbove(trx, ancestor);
+    await dropOutgoingAbove(trx, ancestor);
     await dropScannedAbove(trx, ancestor);
     // As in commitRange(): a solid block above the ancestor (the rescan has not reached it) makes
     // nothing more final; what was final stays.

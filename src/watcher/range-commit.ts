@@ -1,7 +1,9 @@
 /**
  * The chain watcher's write of a scanned range: one short transaction records the range's
- * deposits, the scanned block ids and the cursor, and moves confirmations and finality on
- * (deposit-progress.ts). It is written only while the cursor is where the scan started.
+ * deposits, the transfers out of the hot wallet (hot-wallet.ts), the scanned block ids and the
+ * cursor, moves confirmations and finality on (deposit-progress.ts) and, after a restore, the
+ * chain reading (payouts/chain-reading.ts). It is written only while the cursor is where the scan
+ * started.
  */
 import type { ScanBlock } from '../chain/client.js';
 import { writeTx } from '../db/database.js';
@@ -11,6 +13,9 @@ import type { WorkerLease } from '../runtime/lease.js';
 import type { Services } from '../services.js';
 import type { MatchedTransfer } from './chain-match.js';
 import { advanceDeposits } from './deposit-progress.js';
+import { logUnknown, recordOutgoing, type OutgoingTransfer } from './hot-wallet.js';
+import { advanceReading, readingPending } from '../payouts/chain-reading.js';
+import type { HotWalletTransfersTable } from '../db/tables/hot-wallet.js';
 import { pruneScanned, readCursor, storeScanned, writeCursor, type Cursor } from './store.js';
 
 /** What a write that moves the cursor takes: the services, the lease it holds, and its share of finality. */
@@ -35,6 +40,7 @@ export async function commitRange(
   chain: { number: number; solid: number; checked: boolean },
   blocks: ScanBlock[],
   found: MatchedTransfer[],
+  outgoing: OutgoingTransfer[] = [],
 ): Promise<boolean> {
   const { s, lease } = w;
   const last = blocks.at(-1);
@@ -46,11 +52,16 @@ export async function commitRange(
     head: chain.number,
     finalLimit: w.finalPerCommit,
   };
-  return writeTx(s.db, async (trx) => {
+  let unknown: HotWalletTransfersTable[] = [];
+  let reading = false;
+  const more = await writeTx(s.db, async (trx) => {
     if (lease) await lease.assertHeld(trx);
     const cur = await readCursor(trx);
     // Another scan moved the cursor meanwhile (a stale process): its result stands, ours is dropped.
     if (cur && cur.next_block !== cursor.next_block) return false;
+    // What left the hot wallet, matched to what paygate signed (hot-wallet.ts).
+    reading = await readingPending(trx);
+    unknown = await recordOutgoing(trx, s.clock.now().toISOString(), outgoing);
     const touched = new Set<string>();
     for (const f of found) {
       const { watched, block, ...transfer } = f;
@@ -107,6 +118,11 @@ export async function commitRange(
       solid_number: reached,
       updated_at: s.clock.now().toISOString(),
     });
+    // After a restore: the held payouts matched to what left, once the chain is read far enough.
+    if (reading && (await advanceReading(trx, s.clock, chain.number, reached)))
+      s.logger.info({ final: reached }, 'chain watcher: the chain since the restore is read; held payouts matched');
     return reached < final;
   });
+  logUnknown(s.logger, unknown, reading);
+  return more;
 }

@@ -7,6 +7,7 @@
  * follows the node's chain once, as after a fork (final deposits stay as they are), and the stop
  * goes. `paygate watcher status` shows it.
  */
+import { unknownTransferCount } from './hot-wallet.js';
 import { recordAudit } from '../audit/store.js';
 import type { Clock } from '../clock.js';
 import { writeTx, type Db, type Executor, type Tx } from '../db/database.js';
@@ -139,11 +140,13 @@ export interface WatcherStatus {
   final_block: number | null;
   last_block_time: string | null;
   updated_at: string | null;
+  /** Transfers out of the hot wallet that paygate did not sign (hot-wallet.ts): the alert's count. */
+  unknown_hot_wallet_transfers: number;
   stop: WatcherStop | null;
 }
 
 export async function watcherStatus(db: Executor): Promise<WatcherStatus> {
-  const [cursor, stop] = await Promise.all([readCursor(db), readWatcherStop(db)]);
+  const [cursor, stop, unknown] = await Promise.all([readCursor(db), readWatcherStop(db), unknownTransferCount(db)]);
   return {
     state: stop === undefined ? 'running' : stop.resumed_at === null ? 'stopped' : 'resuming',
     next_block: cursor?.next_block ?? null,
@@ -151,6 +154,7 @@ export async function watcherStatus(db: Executor): Promise<WatcherStatus> {
     final_block: cursor?.solid_number ?? null,
     last_block_time: cursor?.last_block_time ?? null,
     updated_at: cursor?.updated_at ?? null,
+    unknown_hot_wallet_transfers: unknown,
     stop: stop ?? null,
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The chain watcher (docs/adr/0024-watcher-finality-rules.md): scans blocks in order from the stored cursor (up to 100 per
  * request while behind, one at a time at the head), records the transfers into deposit addresses
- * as deposits and moves the cursor in the same transaction. Every network call happens before the
+ * as deposits and the transfers out of the hot wallet (hot-wallet.ts), and moves the cursor in the
+ * same transaction. Every network call happens before the
  * write transaction; a node error, `{"Error"}` answer or timeout throws out of the tick, which the
  * worker host retries with a backoff, and nothing was written. A parent-hash mismatch rolls back to
  * the common ancestor (deposit-progress.ts settles the consequences) and the scan continues there;
@@ -35,6 +36,8 @@ import {
 } from './chain-match.js';
 import { FINAL_PER_COMMIT } from './deposit-progress.js';
 import { rollbackFork } from './fork-rollback.js';
+import { outgoingOf } from './hot-wallet.js';
+import { readingState } from '../payouts/chain-reading.js';
 import { commitRange, type CursorWriter } from './range-commit.js';
 import type { Worker } from '../runtime/worker.js';
 import type { WorkerLease } from '../runtime/lease.js';
@@ -196,6 +199,9 @@ export class ChainWatcher implements Worker {
     // After the fetch: any address a payment in these blocks was sent to was committed before it.
     const watched = await this.depositAddressesIn(blocks, fetched.infos);
     const found = blocks.flatMap((b) => matchBlock(b, fetched.infos.get(b.number)?.logs ?? null, watched, this.tokens));
+    const outgoing = blocks.flatMap((b) =>
+      outgoingOf(b, fetched.infos.get(b.number)?.logs ?? null, watched.hotHex, this.tokens),
+    );
     // Final only up to what was solid when these blocks were fetched, confirmed only by the blocks
     // seen on top of them then: the next range (or the head's hash) shows that the node's chain
     // still holds them, and then the heights above them count. And final only once the scan has
@@ -209,6 +215,7 @@ export class ChainWatcher implements Worker {
       { number: Math.min(head.number, fetched.head), solid: Math.min(solid.number, fetched.solid), checked },
       blocks,
       found,
+      outgoing,
     );
     this.reportCatchUp(last.number, head.number);
     return last.number < head.number || more;
@@ -245,15 +252,23 @@ export class ChainWatcher implements Worker {
     this.reportedBlock = scanned;
   }
 
-  /** First start: from about when the oldest deposit address was handed out, else the head. */
+  /**
+   * First start: from about when the oldest deposit address was handed out, else the head; after a
+   * restore of a backup that had no cursor, from no later than its oldest held payout (its chain
+   * reading must see what left since).
+   */
   private async start(head: ChainBlockHeader): Promise<Cursor> {
     const oldest = await this.s.db
       .selectFrom('deposit_addresses')
       .select((eb) => eb.fn.min('created_at').as('at'))
       .executeTakeFirst();
+    const reading = await readingState(this.s.db);
+    const since = [oldest?.at, reading?.done_at === null ? reading.from_time : undefined]
+      .filter((x): x is string => typeof x === 'string')
+      .sort()[0];
     let next = head.number;
-    if (oldest?.at) {
-      const back = Math.ceil(Math.max(0, head.timestamp - Date.parse(oldest.at)) / BLOCK_MS) + 20;
+    if (since) {
+      const back = Math.ceil(Math.max(0, head.timestamp - Date.parse(since)) / BLOCK_MS) + 20;
       next = Math.max(1, head.number - back);
     }
     const cursor = {

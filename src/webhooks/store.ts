@@ -201,6 +201,8 @@ export async function attemptsOf(db: Executor, deliveryId: string): Promise<Atte
 
 export interface DeliveryListRow extends DeliveryRow {
   type: string;
+  /** The invoice, payout or deposit the event is about. */
+  subject_id: string;
 }
 
 /**
@@ -209,15 +211,17 @@ export interface DeliveryListRow extends DeliveryRow {
  */
 export async function listDeliveries(
   db: Executor,
-  f: { merchantId?: string; status?: DeliveryStatus; limit: number; page?: PageRequest },
+  f: { merchantId?: string; status?: DeliveryStatus; retrying?: boolean; limit: number; page?: PageRequest },
 ): Promise<DeliveryListRow[]> {
   let q = db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('events as e', 'e.id', 'd.event_id')
     .selectAll('d')
-    .select('e.type');
+    .select(['e.type', 'e.subject_id']);
   if (f.merchantId) q = q.where('d.merchant_id', '=', f.merchantId);
   if (f.status) q = q.where('d.status', '=', f.status);
+  // Still pending after a refused or failed attempt: the endpoint is not taking them.
+  if (f.retrying) q = q.where('d.status', '=', 'pending').where('d.attempts', '>', 0);
   if (!f.page) return q.orderBy('d.created_at', 'desc').orderBy('d.merchant_seq', 'desc').limit(f.limit).execute();
   const after = f.page.after;
   if (after) q = q.where((eb) => afterKey(eb, 'd.created_at', 'd.id', after, 'desc'));

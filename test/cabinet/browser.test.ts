@@ -18,6 +18,7 @@ import { addToWhitelist } from '../../src/whitelist/service.js';
 import { api } from '../helpers/http.js';
 import { newAddress } from '../payouts/fixture.js';
 import { startChainApp, type ChainTestApp } from '../watcher/fixture.js';
+import { TOTP_KEY } from './helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const present = existsSync(CHROMIUM);
@@ -77,7 +78,7 @@ async function signIn(password: string, code?: string): Promise<void> {
 
 describe.skipIf(!present)('the cabinet page in Chromium', () => {
   beforeAll(async () => {
-    t = await startChainApp();
+    t = await startChainApp({ env: { CABINET_TOTP_KEY: TOTP_KEY } });
     shop = await t.shop({ confirmations: 2 });
     cabinet = t.app.cabinetUrl as string;
     const { db, catalog } = t.app.services;

@@ -22,12 +22,14 @@ export interface CabinetTestApp extends TestApp {
 }
 
 export const PASSWORD = 'correct horse battery staple';
+/** The key the cabinet seals TOTP secrets with (CABINET_TOTP_KEY). */
+export const TOTP_KEY = 'test key of the cabinet, 32 chars or more';
 
 export async function startCabinetApp(opts: TestAppOptions = {}): Promise<CabinetTestApp> {
   const t = await startTestApp({
     cabinet: { loginPerIp: 1000, loginPerAccount: 1000 },
     ...opts,
-    env: { WALLET_PASSPHRASE: TEST_PASSPHRASE, ...opts.env },
+    env: { WALLET_PASSPHRASE: TEST_PASSPHRASE, CABINET_TOTP_KEY: TOTP_KEY, ...opts.env },
   });
   // A wallet, so /v1 can hand out deposit addresses.
   await initWallet(t.app.services.db, t.clock, 'test', t.app.config, { mnemonic: TEST_MNEMONIC, scrypt: CHEAP_SCRYPT });

@@ -207,7 +207,26 @@ describe('lists', () => {
       { path: 'query.cursor', message: 'is not a cursor this server returned' },
     ]);
     const backwards = await t.call(`${base}?from=${times[2]}&to=${times[1]}`, shop.token);
-    expect(backwards.body.error.details).toEqual([{ path: 'query.to', message: 'must be after from' }]);
+    expect(backwards.status).toBe(422);
+    expect(backwards.body.error.code).toBe('invalid_period');
+    expect(backwards.body.error.details).toEqual([
+      { path: 'query.to', message: expect.stringContaining('must be after from') },
+    ]);
+    // From = To holds no time: the same refusal, on the reports too.
+    const empty = await t.call(`${base}?from=2026-05-01&to=2026-05-01`, shop.token);
+    expect([empty.status, empty.body.error.code]).toEqual([422, 'invalid_period']);
+    const report = await t.call(
+      `/cabinet/v1/merchants/${shop.id}/reports/invoices?from=2026-05-01&to=2026-05-01`,
+      shop.token,
+    );
+    expect([report.status, report.body.error.code, report.body.error.details[0].path]).toEqual([
+      422,
+      'invalid_period',
+      'query.to',
+    ]);
+    // A date alone is midnight UTC, as on the reports: the day of these invoices holds all three.
+    expect((await t.call(`${base}?from=2026-05-01&to=2026-05-02`, shop.token)).body.data).toHaveLength(3);
+    expect((await t.call(`${base}?to=2026-05-01`, shop.token)).body.data).toHaveLength(0);
     const notTime = await t.call(`${base}?from=yesterday`, shop.token);
     expect(notTime.body.error.details[0].path).toBe('query.from');
   });

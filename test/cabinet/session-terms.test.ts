@@ -61,6 +61,6 @@ describe('session terms', () => {
       .where('action', '=', 'owner.totp_enable')
       .where('actor', '=', `owner:${email}`)
       .executeTakeFirstOrThrow();
-    expect(JSON.parse(audit.details)).toEqual({ other_sessions_ended: 1 });
+    expect(JSON.parse(audit.details)).toEqual({ other_sessions_ended: 1, recovery_codes: 10 });
   });
 });

@@ -1,9 +1,10 @@
 /**
- * Restore never pays twice. A backup shows a payout queued; after the backup the payout is sent.
- * The backup is restored: the payout worker and the sweeper stay halted until
- * `payout resume --worker`, and each payout the backup shows unfinished is held (shown with its
- * reason in `payout list`) until the operator decides: `payout cancel` for the one sent after the
- * backup, `payout approve` for the one that was not. The chain shows each sent exactly once.
+ * Restore never pays twice. A backup shows two payouts waiting; after the backup one of them is
+ * sent. The backup is restored: the payout worker and the sweeper stay halted until
+ * `payout resume --worker`, and each payout the backup shows not final is held (shown with its
+ * reason in `payout list`). The watcher reads the chain since the backup: the one sent is
+ * confirmed with the txid found on chain, the other shows no transfer out and waits for the
+ * operator's `payout approve`. The chain shows each sent exactly once.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
@@ -13,6 +14,10 @@ import { changeMerchant } from '../../src/merchants/service.js';
 import { backupDatabase } from '../../src/operations/backup.js';
 import { listHalts } from '../../src/payouts/halts.js';
 import { approvePayout } from '../../src/payouts/operator.js';
+import { createPayoutWorker } from '../../src/payouts/worker/worker.js';
+import type { WorkerLease } from '../../src/runtime/lease.js';
+import type { Services } from '../../src/services.js';
+import { chainWatcher } from '../../src/watcher/watcher.js';
 import { addToWhitelist } from '../../src/whitelist/service.js';
 import { startTestApp, tempDir, type TestApp, type TestAppOptions } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
@@ -34,7 +39,18 @@ beforeAll(async () => {
   const w = await workerAppOptions(devnet);
   hot = w.hotAddress;
   // A short lease: the restored backup names the first process as holder until it lapses.
-  options = { ...w.options, env: { ...w.options.env, ...env }, workerHost: { ...w.options.workerHost, ttlMs: 1_000 } };
+  options = {
+    ...w.options,
+    env: { ...w.options.env, ...env },
+    workerHost: {
+      ...w.options.workerHost,
+      ttlMs: 1_000,
+      workers: (s: Services, lease: WorkerLease) => [
+        chainWatcher(s, lease, { intervalMs: 30 }),
+        createPayoutWorker(s, lease, { intervalMs: 30 }),
+      ],
+    },
+  };
 });
 afterAll(async () => {
   for (const a of apps) await a.close();
@@ -48,7 +64,7 @@ async function start(): Promise<TestApp> {
 }
 
 describeSqliteOnly('paygate restore replaces a SQLite file')('paygate restore', () => {
-  it('halts payouts and sweeps, holds the unfinished payouts for the operator, and never pays one twice', async () => {
+  it('halts payouts and sweeps, holds the payouts not final, settles them from the chain, and never pays one twice', async () => {
     const first = await start();
     const db = first.app.services.db;
     const catalog = first.app.services.catalog;
@@ -111,7 +127,9 @@ describeSqliteOnly('paygate restore replaces a SQLite file')('paygate restore', 
     );
     expect(listed.get(sent.id)).toMatchObject({
       status: 'queued',
-      hold_reason: expect.stringMatching(/restored from a backup.*payout approve.*payout cancel/),
+      hold_reason: expect.stringMatching(
+        /restored from a backup.*chain since the backup is being read.*payout approve/,
+      ),
     });
     expect(listed.get(unsent.id)).toMatchObject({
       status: 'approved',
@@ -120,27 +138,34 @@ describeSqliteOnly('paygate restore replaces a SQLite file')('paygate restore', 
 
     const second = await start();
     const db2 = second.app.services.db;
-    expect(await listHalts(db2)).toMatchObject([{ scope: '*', requests_halted: true, worker_halted: true }]);
+    // The hold after a restore stops the worker, not the requests.
+    expect(await listHalts(db2)).toMatchObject([{ scope: '*', requests_halted: false, worker_halted: true }]);
     // The worker runs and signs nothing: halted, then, once resumed, held.
     await vi.waitFor(async () => expect((await row(second, sent.id)).wait_reason).toMatch(/halted/), {
       timeout: 10_000,
     });
     const resumed = await runCli(['payout', 'resume', '--worker', '--json'], env);
     expect(resumed.code, resumed.stderr).toBe(0);
-    await vi.waitFor(async () => expect((await row(second, sent.id)).wait_reason).toMatch(/restored from a backup/), {
-      timeout: 10_000,
-    });
+    // The chain since the backup: the queued payout was sent (one transfer out with its asset,
+    // address and amount) and is confirmed with that txid; the other shows none and stays held.
+    const sentTx = successfulTransfersTo(devnet, hot, sent.to)[0]?.txid;
+    await vi.waitFor(
+      async () => {
+        devnet.control.mine(1);
+        expect(await row(second, sent.id)).toMatchObject({ status: 'confirmed', tx_hash: sentTx, hold_reason: null });
+      },
+      { timeout: 20_000, interval: 50 },
+    );
     await changeMerchant(db2, second.clock, 'test', unsent.merchantId, 'enable');
-    await vi.waitFor(async () => expect((await row(second, unsent.id)).wait_reason).toMatch(/restored from a backup/), {
-      timeout: 10_000,
+    expect(await row(second, unsent.id)).toMatchObject({
+      status: 'approved',
+      hold_reason: expect.stringMatching(/no transfer out of the hot wallet that matches it/),
     });
-    expect((await row(second, sent.id)).status).toBe('queued');
-    expect((await row(second, unsent.id)).status).toBe('approved');
+    const unknown = await runCli(['payout', 'list', '--unknown-on-chain', '--json'], env);
+    expect(unknown.json).toMatchObject({ reading: 'done', payouts: [{ payout_id: unsent.id, candidates: [] }] });
     expect(successfulTransfersTo(devnet, hot, sent.to)).toHaveLength(1);
 
-    // The operator checked the chain: one was sent after the backup, the other was not.
-    const cancel = await runCli(['payout', 'cancel', sent.id, '--reason', 'sent after the backup', '--json'], env);
-    expect(cancel.json).toMatchObject({ status: 'rejected', hold_reason: null });
+    // The operator approves the one the chain shows unsent: it goes out once.
     const approve = await runCli(['payout', 'approve', unsent.id, '--json'], env);
     expect(approve.code, approve.stderr).toBe(0);
     expect(approve.json).toMatchObject({ status: 'approved', hold_reason: null });

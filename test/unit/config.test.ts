@@ -163,3 +163,18 @@ describe('network defaults', () => {
     );
   });
 });
+
+describe('CABINET_TOTP_KEY', () => {
+  it('is read from the variable or the first line of its file, and refused shorter than 32 characters', () => {
+    expect(parseConfig({}).cabinetTotpKey).toBeNull();
+    const key = 'k'.repeat(32);
+    expect(parseConfig({ CABINET_TOTP_KEY: key }).cabinetTotpKey).toBe(key);
+    const file = path.join(tempDir(), 'totp-key');
+    writeFileSync(file, `${key}\n`);
+    expect(parseConfig({ CABINET_TOTP_KEY_FILE: file }).cabinetTotpKey).toBe(key);
+    expect(() => parseConfig({ CABINET_TOTP_KEY: 'short' })).toThrow(ConfigError);
+    expect(() => parseConfig({ CABINET_TOTP_KEY_FILE: `${file}-absent` })).toThrow(
+      /CABINET_TOTP_KEY_FILE: cannot read/,
+    );
+  });
+});

@@ -31,7 +31,7 @@ export interface paths {
     put?: never;
     /**
      * Sign in
-     * @description Wrong credentials, a disabled or not yet set up account, a missing or wrong second-factor code: 401, one body. Attempts are limited per client address and per account (429 with Retry-After). With `transport=cookie` (the web page) the token is set as an HttpOnly, SameSite=Strict cookie and the answer carries `csrf_token` instead of `token`.
+     * @description Wrong credentials, a disabled or not yet set up account, a missing or wrong second-factor code: 401, one body. With the second factor on, give `totp` or one of the account's one-time `recovery_code`s. Ten wrong codes in a row lock the second factor for 15 minutes: with the right password the answer is then 429 second_factor_locked with Retry-After, and no code is checked. The next sign-in reports the wrong codes since the previous one in `second_factor_failures`. Attempts are limited per client address and per account, across replicas when REDIS_URL is set (429 rate_limited with Retry-After). When the server cannot check a password or a code right now (its share of the hashing is full, or the TOTP key is missing): 503 service_unavailable, with Retry-After when it is the hashing. With `transport=cookie` (the web page) the token is set as an HttpOnly, SameSite=Strict cookie and the answer carries `csrf_token` instead of `token`.
      */
     post: operations['signIn'];
     delete?: never;
@@ -95,7 +95,7 @@ export interface paths {
     put?: never;
     /**
      * Start the TOTP enrolment: a secret and its otpauth:// URI
-     * @description The secret is kept aside until POST /cabinet/v1/account/totp/confirm proves the authenticator has it; asking again replaces it. 409 invalid_state when the second factor is on already.
+     * @description The secret is kept aside, sealed, until POST /cabinet/v1/account/totp/confirm proves the authenticator has it; asking again replaces it. 409 invalid_state when the second factor is on already; 503 service_unavailable while the operator has not set CABINET_TOTP_KEY.
      */
     post: operations['startTotpEnrolment'];
     delete?: never;
@@ -115,10 +115,70 @@ export interface paths {
     put?: never;
     /**
      * Turn the second factor on with the authenticator's first code
-     * @description A code that does not match is 400 validation_failed at body.code; without an enrolment under way, 409 invalid_state. From then on sign-in needs a code, and every other session of the account has ended (this one stays).
+     * @description A code that does not match is 400 validation_failed at body.code; without an enrolment under way, 409 invalid_state. From then on sign-in needs a code, and every other session of the account has ended (this one stays). The answer carries ten one-time `recovery_codes`, shown this once.
      */
     post: operations['confirmTotp'];
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cabinet/v1/account/password': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Change the password; every other session of the account ends
+     * @description A wrong current password is 401 current_password_incorrect (audited; this session stays signed in; attempts count against the account's sign-in limit, 429 with Retry-After). A new password shorter than 12 characters is 400 validation_failed at body.new_password, as at setup. Nothing is changed on any refusal.
+     */
+    post: operations['changePassword'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cabinet/v1/account/sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's live sessions, newest first, this one marked
+     * @description Each with when it signed in, its last use and the client address it signed in from.
+     */
+    get: operations['listAccountSessions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cabinet/v1/account/sessions/{session_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * End one session of the account now
+     * @description Its token (or cookie) is refused from the next request; ending this very session signs out. An ended, expired or unknown id, or another account's: 404 session_not_found.
+     */
+    delete: operations['endAccountSession'];
     options?: never;
     head?: never;
     patch?: never;
@@ -256,8 +316,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Invoices, newest first, as /v1 shows them
-     * @description `from` and `to` bound the creation time, [from, to).
+     * Invoices, newest first, as /v1 shows them, with senders and status history
+     * @description `from` and `to` bound the creation time, the half-open period [from, to) as on the reports; `from` not before `to` is 422 invalid_period. `q` finds by order id, invoice id, deposit address or a deposit's transaction hash.
      */
     get: operations['listInvoices'];
     put?: never;
@@ -280,7 +340,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * An invoice as GET /v1/invoices/{id} shows it, with its deposits
+     * An invoice as GET /v1/invoices/{id} shows it, with each deposit's sender and the status history
      * @description 404 invoice_not_found also for another merchant's invoice.
      */
     get: operations['getInvoice'];
@@ -300,8 +360,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Payouts, newest first, as /v1 shows them
-     * @description `from` and `to` bound the creation time, [from, to).
+     * Payouts, newest first, as /v1 shows them, with the reason of a rejected, failed or held payout
+     * @description `from` and `to` bound the creation time, the half-open period [from, to) as on the reports; `from` not before `to` is 422 invalid_period. `q` finds by reference, payout id, destination address or transaction hash.
      */
     get: operations['listPayouts'];
     put?: never;
@@ -320,7 +380,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * A payout as GET /v1/payouts/{id} shows it
+     * A payout as GET /v1/payouts/{id} shows it, with the reason of a rejected, failed or held payout
      * @description 404 payout_not_found also for another merchant's payout.
      */
     get: operations['getPayout'];
@@ -392,6 +452,86 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/cabinet/v1/merchants/{merchant_id}/webhook': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Set the merchant's webhook endpoint; the signing secret is shown once
+     * @description The secret (whsec_…) is in the answer only when it is made: when the endpoint is first set and with `rotate_secret` (the old secret keeps signing for 24 h). The URL must be https and must not name a private, loopback or link-local address (422 webhook_url_not_allowed, nothing changed); host names are checked again before every delivery. An address the operator allowed stays allowed while the URL stays the same. Audited with the owner as actor.
+     */
+    put: operations['setWebhook'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cabinet/v1/merchants/{merchant_id}/webhook/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a signed webhook.test event to the endpoint now
+     * @description The answer is the receiver's: status, duration, an excerpt. The event is outside the merchant's ordered stream and the delivery log. 409 invalid_state when no endpoint is set. No body.
+     */
+    post: operations['testWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cabinet/v1/merchants/{merchant_id}/whitelist': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The payout whitelist, newest first: each address with its delay and when it becomes usable
+     * @description Read only: the operator adds and removes addresses. Removed entries are not listed.
+     */
+    get: operations['listWhitelist'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cabinet/v1/merchants/{merchant_id}/summary': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Dashboard totals per asset: received today, in 7 and 30 days, and pending
+     * @description Received: confirmed deposits (invoice and standalone, late ones included) by the time they were first seen; today starts at midnight UTC, 7 and 30 days count back from now. Pending: deposits seen and not yet confirmed. Decimal text in the asset's units.
+     */
+    get: operations['getSummary'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/cabinet/v1/merchants/{merchant_id}/reports/invoices': {
     parameters: {
       query?: never;
@@ -401,7 +541,7 @@ export interface paths {
     };
     /**
      * The merchant's invoices report over the half-open UTC period [from, to)
-     * @description The same report as the operator exports for this merchant: CSV (default) or JSON, streamed, the same bytes for the same past period.
+     * @description The same report as the operator exports for this merchant: CSV (default) or JSON, streamed, the same bytes for the same past period. `from` and `to` mean what they mean on the lists; `from` not before `to` is 422 invalid_period.
      */
     get: operations['reportInvoices'];
     put?: never;
@@ -421,7 +561,7 @@ export interface paths {
     };
     /**
      * The merchant's payouts report over the half-open UTC period [from, to)
-     * @description The same report as the operator exports for this merchant: CSV (default) or JSON, streamed, the same bytes for the same past period.
+     * @description The same report as the operator exports for this merchant: CSV (default) or JSON, streamed, the same bytes for the same past period. `from` and `to` mean what they mean on the lists; `from` not before `to` is 422 invalid_period.
      */
     get: operations['reportPayouts'];
     put?: never;
@@ -441,7 +581,7 @@ export interface paths {
     };
     /**
      * The merchant's deposits report over the half-open UTC period [from, to)
-     * @description The same report as the operator exports for this merchant: CSV (default) or JSON, streamed, the same bytes for the same past period.
+     * @description The same report as the operator exports for this merchant: CSV (default) or JSON, streamed, the same bytes for the same past period. `from` and `to` mean what they mean on the lists; `from` not before `to` is 422 invalid_period.
      */
     get: operations['reportDeposits'];
     put?: never;
@@ -461,7 +601,7 @@ export interface paths {
     };
     /**
      * The merchant's ledger report over the half-open UTC period [from, to)
-     * @description The same report as the operator exports for this merchant: CSV (default) or JSON, streamed, the same bytes for the same past period.
+     * @description The same report as the operator exports for this merchant: CSV (default) or JSON, streamed, the same bytes for the same past period. `from` and `to` mean what they mean on the lists; `from` not before `to` is 422 invalid_period.
      */
     get: operations['reportLedger'];
     put?: never;
@@ -625,6 +765,8 @@ export interface operations {
           password: string;
           /** @description The authenticator's code, when the second factor is on */
           totp?: string;
+          /** @description Instead of `totp`: one of the recovery codes handed out at enrolment, each accepted once (case, spaces and dashes do not matter) */
+          recovery_code?: string;
         };
       };
     };
@@ -653,6 +795,14 @@ export interface operations {
             expires_at: string;
             /** @description Send as X-CSRF-Token with every change (transport cookie only) */
             csrf_token?: string;
+            /** @description Present when wrong second-factor codes came since the previous sign-in: whoever gave them knew the password, so change it */
+            second_factor_failures?: {
+              /** @description Wrong codes given with the right password */
+              attempts: number;
+              locked_until: string | null;
+            };
+            /** @description After a sign-in with a recovery code: how many are left unused */
+            recovery_codes_left?: number;
           };
         };
       };
@@ -703,6 +853,23 @@ export interface operations {
           'x-ratelimit-reset'?: number;
           /** @description Seconds to wait before retrying */
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Temporarily unavailable (see error.code); retry with backoff */
+      503: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1047,6 +1214,23 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Temporarily unavailable (see error.code); retry with backoff */
+      503: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   confirmTotp: {
@@ -1097,6 +1281,8 @@ export interface operations {
               /** @description Whose switch is off: "operator" (merchant disable) and/or "owner" (the cabinet); [] when enabled. Each side moves only its own. */
               disabled_by: ('operator' | 'owner')[];
             }[];
+            /** @description Ten one-time recovery codes, shown this once (only their digests are kept): each signs in once as `recovery_code` instead of a TOTP code */
+            recovery_codes: string[];
           };
         };
       };
@@ -1153,6 +1339,336 @@ export interface operations {
       };
       /** @description invalid_state: the request does not fit the current state */
       409: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description rate_limited: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Temporarily unavailable (see error.code); retry with backoff */
+      503: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  changePassword: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          current_password: string;
+          /** @description At least 12 characters (400 validation_failed at body.new_password otherwise, as at setup) */
+          new_password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Changed */
+      204: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
+      400: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description unauthorized: wrong credentials, or a missing, ended, expired or used token (one body whatever the cause) */
+      401: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token */
+      403: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description rate_limited: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listAccountSessions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** @description Names the session; it is not its token and signs nothing in */
+              session_id: string;
+              /**
+               * @description `cookie`: the web page; `bearer`: the API
+               * @enum {string}
+               */
+              transport: 'bearer' | 'cookie';
+              /**
+               * Format: date-time
+               * @description Signed in at
+               */
+              created_at: string;
+              /**
+               * Format: date-time
+               * @description Last request (recorded at most once a minute)
+               */
+              last_used_at: string;
+              /**
+               * Format: date-time
+               * @description Ends then unless a request comes first
+               */
+              expires_at: string;
+              /** @description The client address at sign-in; null for a session from before it was recorded */
+              address: string | null;
+              /** @description The session of this request */
+              current: boolean;
+            }[];
+          };
+        };
+      };
+      /** @description unauthorized: wrong credentials, or a missing, ended, expired or used token (one body whatever the cause) */
+      401: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description rate_limited: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  endAccountSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Session id, from GET /cabinet/v1/account/sessions */
+        session_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Ended */
+      204: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
+      400: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description unauthorized: wrong credentials, or a missing, ended, expired or used token (one body whatever the cause) */
+      401: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token */
+      403: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found (also for another account's merchant, or another merchant's record) */
+      404: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
           'X-Request-Id'?: string;
@@ -1256,6 +1772,33 @@ export interface operations {
                 /** @description The operator receives this asset now (else asset_payments_disabled) */
                 offered: boolean;
               }[];
+              /** @description The operator's review limits (read only) */
+              payout_limits: {
+                /** @description A payout above this amount (whole units of its asset, decimal text) waits for the operator; null: no limit */
+                auto_approve: string | null;
+                /** @description Payouts of a UTC day above this sum per asset wait for the operator's review; null: no limit */
+                daily: string | null;
+              };
+              /** @description The webhook endpoint; null while none is set (PUT …/webhook sets it) */
+              webhook: {
+                url: string;
+                /** @description The operator allowed http and private targets for this URL */
+                allow_private: boolean;
+                /** @description The signing secret (whsec_…), only in the answer that made it (first set or rotation): shown once, keep it */
+                secret: string | null;
+                /** @description Until when the previous secret still signs (after a rotation) */
+                previous_secret_until: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the endpoint was first set
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description Last change
+                 */
+                updated_at: string;
+              } | null;
               /**
                * Format: date-time
                * @description When the operator created the merchant
@@ -1386,6 +1929,33 @@ export interface operations {
               /** @description The operator receives this asset now (else asset_payments_disabled) */
               offered: boolean;
             }[];
+            /** @description The operator's review limits (read only) */
+            payout_limits: {
+              /** @description A payout above this amount (whole units of its asset, decimal text) waits for the operator; null: no limit */
+              auto_approve: string | null;
+              /** @description Payouts of a UTC day above this sum per asset wait for the operator's review; null: no limit */
+              daily: string | null;
+            };
+            /** @description The webhook endpoint; null while none is set (PUT …/webhook sets it) */
+            webhook: {
+              url: string;
+              /** @description The operator allowed http and private targets for this URL */
+              allow_private: boolean;
+              /** @description The signing secret (whsec_…), only in the answer that made it (first set or rotation): shown once, keep it */
+              secret: string | null;
+              /** @description Until when the previous secret still signs (after a rotation) */
+              previous_secret_until: string | null;
+              /**
+               * Format: date-time
+               * @description When the endpoint was first set
+               */
+              created_at: string;
+              /**
+               * Format: date-time
+               * @description Last change
+               */
+              updated_at: string;
+            } | null;
             /**
              * Format: date-time
              * @description When the operator created the merchant
@@ -1542,6 +2112,33 @@ export interface operations {
               /** @description The operator receives this asset now (else asset_payments_disabled) */
               offered: boolean;
             }[];
+            /** @description The operator's review limits (read only) */
+            payout_limits: {
+              /** @description A payout above this amount (whole units of its asset, decimal text) waits for the operator; null: no limit */
+              auto_approve: string | null;
+              /** @description Payouts of a UTC day above this sum per asset wait for the operator's review; null: no limit */
+              daily: string | null;
+            };
+            /** @description The webhook endpoint; null while none is set (PUT …/webhook sets it) */
+            webhook: {
+              url: string;
+              /** @description The operator allowed http and private targets for this URL */
+              allow_private: boolean;
+              /** @description The signing secret (whsec_…), only in the answer that made it (first set or rotation): shown once, keep it */
+              secret: string | null;
+              /** @description Until when the previous secret still signs (after a rotation) */
+              previous_secret_until: string | null;
+              /**
+               * Format: date-time
+               * @description When the endpoint was first set
+               */
+              created_at: string;
+              /**
+               * Format: date-time
+               * @description Last change
+               */
+              updated_at: string;
+            } | null;
             /**
              * Format: date-time
              * @description When the operator created the merchant
@@ -2174,9 +2771,13 @@ export interface operations {
     parameters: {
       query?: {
         status?: 'created' | 'seen' | 'confirmed' | 'underpaid' | 'expired' | 'paid_late' | 'settled';
-        /** @description Only records created at or after this time */
+        /** @description Only this asset, e.g. USDT_TRON */
+        asset?: string;
+        /** @description Finds by order id, invoice id, deposit address or the transaction hash of one of its deposits: exact, case as stored */
+        q?: string;
+        /** @description Start of the half-open UTC period [from, to), included: a date (2026-03-01, midnight UTC) or an ISO 8601 time with its zone (2026-03-01T09:30:00Z) */
         from?: string;
-        /** @description Only records created before this time */
+        /** @description End of the period, excluded (to=2026-03-02 takes all of March 1st); same forms. Not after from: 422 invalid_period */
         to?: string;
         /** @description Rows per page (default 50) */
         limit?: number;
@@ -2272,6 +2873,20 @@ export interface operations {
                 block_time: string;
                 /** @description The block time is after expires_at */
                 late: boolean;
+                /** @description The sender's address as the chain shows it; null when it was not recorded */
+                from_address: string | null;
+              }[];
+              /** @description Every status the invoice entered, oldest first */
+              status_history: {
+                /** @enum {string} */
+                status: 'created' | 'seen' | 'confirmed' | 'underpaid' | 'expired' | 'paid_late' | 'settled';
+                /**
+                 * Format: date-time
+                 * @description When the invoice entered this status
+                 */
+                at: string;
+                /** @description false: recorded when the status changed. true: the invoice predates the recorded history; the step is its creation time, or its last change for the current status */
+                derived: boolean;
               }[];
             }[];
             /** @description Pass as `cursor` for the next page; null on the last page */
@@ -2315,6 +2930,23 @@ export interface operations {
       };
       /** @description Not found (also for another account's merchant, or another merchant's record) */
       404: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description A business rule refused the request (see error.code); nothing was written */
+      422: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
           'X-Request-Id'?: string;
@@ -2743,6 +3375,20 @@ export interface operations {
               block_time: string;
               /** @description The block time is after expires_at */
               late: boolean;
+              /** @description The sender's address as the chain shows it; null when it was not recorded */
+              from_address: string | null;
+            }[];
+            /** @description Every status the invoice entered, oldest first */
+            status_history: {
+              /** @enum {string} */
+              status: 'created' | 'seen' | 'confirmed' | 'underpaid' | 'expired' | 'paid_late' | 'settled';
+              /**
+               * Format: date-time
+               * @description When the invoice entered this status
+               */
+              at: string;
+              /** @description false: recorded when the status changed. true: the invoice predates the recorded history; the step is its creation time, or its last change for the current status */
+              derived: boolean;
             }[];
           };
         };
@@ -2824,9 +3470,13 @@ export interface operations {
       query?: {
         status?:
           'pending_review' | 'approved' | 'queued' | 'signing' | 'broadcast' | 'confirmed' | 'rejected' | 'failed';
-        /** @description Only records created at or after this time */
+        /** @description Only this asset, e.g. USDT_TRON */
+        asset?: string;
+        /** @description Finds by reference, payout id, destination address or transaction hash: exact, case as stored */
+        q?: string;
+        /** @description Start of the half-open UTC period [from, to), included: a date (2026-03-01, midnight UTC) or an ISO 8601 time with its zone (2026-03-01T09:30:00Z) */
         from?: string;
-        /** @description Only records created before this time */
+        /** @description End of the period, excluded (to=2026-03-02 takes all of March 1st); same forms. Not after from: 422 invalid_period */
         to?: string;
         /** @description Rows per page (default 50) */
         limit?: number;
@@ -2894,6 +3544,12 @@ export interface operations {
               created_at: string;
               /** Format: date-time */
               updated_at: string;
+              /** @description The operator's reason, for a rejected payout; else null */
+              reject_reason: string | null;
+              /** @description The chain's verdict on a failed payout's transaction; else null */
+              fail_reason: string | null;
+              /** @description Why the payout is held and will not be sent until the operator decides (after a restore); else null */
+              hold_reason: string | null;
             }[];
             /** @description Pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
@@ -2936,6 +3592,23 @@ export interface operations {
       };
       /** @description Not found (also for another account's merchant, or another merchant's record) */
       404: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description A business rule refused the request (see error.code); nothing was written */
+      422: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
           'X-Request-Id'?: string;
@@ -3028,6 +3701,12 @@ export interface operations {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description The operator's reason, for a rejected payout; else null */
+            reject_reason: string | null;
+            /** @description The chain's verdict on a failed payout's transaction; else null */
+            fail_reason: string | null;
+            /** @description Why the payout is held and will not be sent until the operator decides (after a restore); else null */
+            hold_reason: string | null;
           };
         };
       };
@@ -3236,7 +3915,8 @@ export interface operations {
   listDeliveries: {
     parameters: {
       query?: {
-        status?: 'pending' | 'delivered' | 'failed';
+        /** @description `retrying`: pending deliveries with at least one attempt the endpoint did not accept (a subset of `pending`) */
+        status?: 'pending' | 'retrying' | 'delivered' | 'failed';
         /** @description Rows per page (default 50) */
         limit?: number;
         /** @description next_cursor of the previous page; opaque */
@@ -3289,6 +3969,15 @@ export interface operations {
                * @description Last change
                */
               updated_at: string;
+              /** @description Pending after at least one attempt the endpoint did not accept: the endpoint is failing now */
+              retrying: boolean;
+              /** @description What the event is about: link to its invoice or payout */
+              subject: {
+                /** @enum {string} */
+                type: 'invoice' | 'payout' | 'deposit';
+                /** @description The invoice id, payout id or deposit id the event is about */
+                id: string;
+              };
             }[];
             /** @description Pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
@@ -3418,6 +4107,15 @@ export interface operations {
              * @description Last change
              */
             updated_at: string;
+            /** @description Pending after at least one attempt the endpoint did not accept: the endpoint is failing now */
+            retrying: boolean;
+            /** @description What the event is about: link to its invoice or payout */
+            subject: {
+              /** @enum {string} */
+              type: 'invoice' | 'payout' | 'deposit';
+              /** @description The invoice id, payout id or deposit id the event is about */
+              id: string;
+            };
             attempts_log: {
               attempt: number;
               /**
@@ -3432,6 +4130,558 @@ export interface operations {
               outcome: 'delivered' | 'retry' | 'failed';
               error: string | null;
               response_excerpt: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
+      400: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description unauthorized: wrong credentials, or a missing, ended, expired or used token (one body whatever the cause) */
+      401: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found (also for another account's merchant, or another merchant's record) */
+      404: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description rate_limited: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  setWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Merchant id */
+        merchant_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description https URL that receives the events; a private, loopback or link-local address is the operator's to allow (422 webhook_url_not_allowed)
+           * @example https://shop.example/paygate/webhooks
+           */
+          url: string;
+          /** @description Make a new signing secret; the current one keeps signing for 24 h */
+          rotate_secret?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            url: string;
+            /** @description The operator allowed http and private targets for this URL */
+            allow_private: boolean;
+            /** @description The signing secret (whsec_…), only in the answer that made it (first set or rotation): shown once, keep it */
+            secret: string | null;
+            /** @description Until when the previous secret still signs (after a rotation) */
+            previous_secret_until: string | null;
+            /**
+             * Format: date-time
+             * @description When the endpoint was first set
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Last change
+             */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
+      400: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description unauthorized: wrong credentials, or a missing, ended, expired or used token (one body whatever the cause) */
+      401: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token */
+      403: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found (also for another account's merchant, or another merchant's record) */
+      404: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description A business rule refused the request (see error.code); nothing was written */
+      422: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description rate_limited: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  testWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Merchant id */
+        merchant_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            event_id: string;
+            url: string;
+            /** @description The receiver's HTTP status; null when no answer came */
+            status_code: number | null;
+            duration_ms: number;
+            /** @description Why no answer came (refused target, timeout, network error) */
+            error: string | null;
+            /** @description The start of the receiver's answer */
+            response_excerpt: string | null;
+          };
+        };
+      };
+      /** @description unauthorized: wrong credentials, or a missing, ended, expired or used token (one body whatever the cause) */
+      401: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token */
+      403: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found (also for another account's merchant, or another merchant's record) */
+      404: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description invalid_state: the request does not fit the current state */
+      409: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description rate_limited: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listWhitelist: {
+    parameters: {
+      query?: {
+        /** @description Rows per page (default 50) */
+        limit?: number;
+        /** @description next_cursor of the previous page; opaque */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        /** @description Merchant id */
+        merchant_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              entry_id: string;
+              asset: string;
+              address: string;
+              /** @description The safety delay of the entry, e.g. 24h (from when it was added) */
+              delay: string;
+              /** @description The same delay in seconds */
+              delay_seconds: number;
+              /**
+               * Format: date-time
+               * @description Payouts to the address are accepted from this time
+               */
+              usable_from: string;
+              /** @description The delay has passed at the time of the answer */
+              usable: boolean;
+              /**
+               * Format: date-time
+               * @description When the operator added it
+               */
+              created_at: string;
+            }[];
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
+      400: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description unauthorized: wrong credentials, or a missing, ended, expired or used token (one body whatever the cause) */
+      401: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found (also for another account's merchant, or another merchant's record) */
+      404: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description rate_limited: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getSummary: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Merchant id */
+        merchant_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /**
+             * Format: uuid
+             * @description Merchant id
+             */
+            merchant_id: string;
+            /**
+             * Format: date-time
+             * @description The moment the totals were summed
+             */
+            as_of: string;
+            /**
+             * Format: date-time
+             * @description Start of "today": midnight UTC
+             */
+            today_from: string;
+            /** @description One row per asset with a deposit in the last 30 days or one pending; none otherwise */
+            assets: {
+              asset: string;
+              /** @description Confirmed deposits seen since midnight UTC (decimal text) */
+              received_today: string;
+              /** @description Confirmed deposits seen in the last 7 × 24 h */
+              received_7d: string;
+              /** @description Confirmed deposits seen in the last 30 × 24 h */
+              received_30d: string;
+              /** @description Deposits seen and not yet confirmed */
+              pending: string;
             }[];
           };
         };
@@ -3596,6 +4846,23 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description A business rule refused the request (see error.code); nothing was written */
+      422: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description rate_limited: retry after Retry-After seconds */
       429: {
         headers: {
@@ -3690,6 +4957,23 @@ export interface operations {
       };
       /** @description Not found (also for another account's merchant, or another merchant's record) */
       404: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description A business rule refused the request (see error.code); nothing was written */
+      422: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
           'X-Request-Id'?: string;
@@ -3814,6 +5098,23 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description A business rule refused the request (see error.code); nothing was written */
+      422: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description rate_limited: retry after Retry-After seconds */
       429: {
         headers: {
@@ -3908,6 +5209,23 @@ export interface operations {
       };
       /** @description Not found (also for another account's merchant, or another merchant's record) */
       404: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description A business rule refused the request (see error.code); nothing was written */
+      422: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
           'X-Request-Id'?: string;

@@ -6,17 +6,33 @@ export interface OwnersTable {
   email: string;
   /** argon2id encoded hash; null until the owner has used the setup link. */
   password_hash: string | null;
-  /** Base32 TOTP secret in force (it must verify codes, so it is not hashed). */
+  /**
+   * The TOTP secret in force, sealed with the cabinet's key (`s1.…`, owners/secret-box.ts): it
+   * must verify codes, so it cannot be hashed. A base32 value is one written before sealing, sealed
+   * as soon as the app has its key.
+   */
   totp_secret: string | null;
   /** 1 once a first code confirmed the secret: sign-in then needs a code. */
   totp_enabled: number;
-  /** A secret handed out by an enrolment and not yet confirmed by a code. */
+  /** A secret handed out by an enrolment and not yet confirmed by a code (sealed too). */
   totp_pending_secret: string | null;
   /** The time step of the last code accepted, so a code is never accepted twice. */
   totp_last_counter: number | null;
+  /** Wrong second-factor codes (with the right password) since the last sign-in (0055). */
+  totp_failures: number;
+  /** Every tenth failure locks the second factor until then; null: never locked. */
+  totp_locked_until: string | null;
   disabled_at: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** One-time recovery codes handed out at enrolment: SHA-256 (hex) of each, never the code (0055). */
+export interface OwnerRecoveryCodesTable {
+  owner_id: string;
+  code_hash: string;
+  created_at: string;
+  used_at: string | null;
 }
 
 /** Which merchants an account sees. */
@@ -49,6 +65,11 @@ export interface OwnerSessionsTable {
   expires_at: string;
   /** Set at sign-out, or when the operator disables or resets the account. */
   ended_at: string | null;
+  /**
+   * The client address at sign-in (migration 0054); null for sessions from before it. Optional in
+   * this type: only the sign-in writes it and only the account's session list reads it.
+   */
+  client_address?: string | null;
 }
 
 export interface CabinetTables {
@@ -56,4 +77,5 @@ export interface CabinetTables {
   owner_merchants: OwnerMerchantsTable;
   owner_setup_tokens: OwnerSetupTokensTable;
   owner_sessions: OwnerSessionsTable;
+  owner_recovery_codes: OwnerRecoveryCodesTable;
 }

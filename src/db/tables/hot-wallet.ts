@@ -1,0 +1,57 @@
+/** Row types of the hot wallet's record on chain (migration 0056), joined into DB in ../schema.ts. */
+
+/**
+ * How a transfer out of the hot wallet is accounted for: `payout` (a payout's stored signed txid),
+ * `sweep` (a sweep's fee top-up), `restore_match` (a transfer the restored database did not sign,
+ * matched after a restore to the one held payout it pays), or `unknown` (paygate did not sign it:
+ * the alert).
+ */
+export type HotTransferKind = 'payout' | 'sweep' | 'restore_match' | 'unknown';
+
+/** Every transfer out of the hot wallet the watcher saw (TRX and the catalog's tokens). */
+export interface HotWalletTransfersTable {
+  tx_hash: string;
+  /** -1 for a native TRX transfer, else the Transfer log's index in its transaction. */
+  log_index: number;
+  asset: string;
+  to_address: string;
+  /** Base units, integer text. */
+  amount: string;
+  decimals: number;
+  block_number: number;
+  block_hash: string;
+  block_time: string;
+  kind: HotTransferKind;
+  /** The payout it is (by txid, or matched after a restore); null otherwise. */
+  payout_id: string | null;
+  /** The sweep whose top-up it is; null otherwise. */
+  sweep_id: string | null;
+  detected_at: string;
+}
+
+/**
+ * The chain reading after a restore (one row, id 1): from the backup's height until the head seen
+ * first after the restore is final, the held payouts are matched to the transfers out that the
+ * restored database did not sign. `done_at` null: still reading (`payout approve` of a held
+ * payout answers invalid_state).
+ */
+export interface RestoreReadingTable {
+  id: number;
+  /** First block to read: the restored cursor's next block; null when the backup had none. */
+  from_block: number | null;
+  /** When the backup knew the chain last (its newest payout), for a backup without a cursor. */
+  from_time: string;
+  /** The head the watcher saw first after the restore plus a margin: the reading is done once it is final. */
+  until_block: number | null;
+  started_at: string;
+  started_by: string;
+  done_at: string | null;
+  /** Payouts marked sent from the chain, and payouts left for the operator, when done. */
+  matched: number | null;
+  unresolved: number | null;
+}
+
+export interface HotWalletTables {
+  hot_wallet_transfers: HotWalletTransfersTable;
+  restore_reading: RestoreReadingTable;
+}
