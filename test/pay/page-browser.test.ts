@@ -177,15 +177,20 @@ describe.skipIf(!present)('the payment page in Chromium', () => {
     await status('Waiting for your payment');
   }, 60_000);
 
-  it('offers the cancel link once the term is over', async () => {
+  it('takes the choice by keyboard alone, and offers the cancel link once the term is over', async () => {
     const invoice = await pageInvoice('page-4', { expires_in: 60 });
     await page.goto(invoice.checkout_url);
-    await page.getByRole('button', { name: /USDT/ }).click();
+    await page.getByRole('button', { name: /USDT/ }).waitFor();
+    // By keyboard alone: the first stop is the first token's button.
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
     await status('Waiting for your payment');
     t.clock.advance(61_000);
     await t.mine(2);
     await status('This invoice has expired');
     expect(await page.getByRole('link', { name: 'Return to Chain shop' }).getAttribute('href')).toBe(CANCEL_URL);
     await axeEverywhere('expired');
+    expect(await page.locator('#announcer').textContent()).toBe('This invoice has expired');
+    expect(problems).toEqual([]);
   }, 60_000);
 });
