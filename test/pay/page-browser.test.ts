@@ -177,6 +177,22 @@ describe.skipIf(!present)('the payment page in Chromium', () => {
     await status('Waiting for your payment');
   }, 60_000);
 
+  it("counts down by the service's clock when the phone's clock is a quarter of an hour late", async () => {
+    const invoice = await pageInvoice('page-5');
+    const phone = await browser.newPage({ viewport: { width: 360, height: 800 } });
+    try {
+      await phone.clock.install();
+      await phone.clock.setSystemTime(Date.now() - 15 * 60_000);
+      await phone.goto(invoice.checkout_url);
+      const timer = phone.getByRole('timer');
+      await timer.waitFor();
+      // An hour's term (give or take the minutes the test clock went ahead), not an hour and a quarter.
+      expect(await timer.textContent()).toMatch(/^(59:\d\d|1:0\d:\d\d)$/);
+    } finally {
+      await phone.close();
+    }
+  }, 60_000);
+
   it('takes the choice by keyboard alone, and offers the cancel link once the term is over', async () => {
     const invoice = await pageInvoice('page-4', { expires_in: 60 });
     await page.goto(invoice.checkout_url);

@@ -13,6 +13,19 @@ export class ApiError extends Error {
   }
 }
 
+/** How far the service's clock is ahead of this device's, in ms (a phone's clock may be off by minutes). */
+let serverOffsetMs = 0;
+
+function noteServerTime(date: string | null): void {
+  const at = date ? Date.parse(date) : NaN;
+  // The header has whole seconds: differences under two seconds are its rounding, not a wrong clock.
+  if (Number.isFinite(at) && Math.abs(at - Date.now()) > 2000) serverOffsetMs = at - Date.now();
+  else if (Number.isFinite(at)) serverOffsetMs = 0;
+}
+
+/** Now by the service's clock, as the deadline is: the countdown reaches zero when the service says expired. */
+export const serverNow = () => Date.now() + serverOffsetMs;
+
 async function call<T>(method: 'GET' | 'POST', path: string, body?: ChooseAssetRequest): Promise<T> {
   let res: Response;
   try {
@@ -29,6 +42,7 @@ async function call<T>(method: 'GET' | 'POST', path: string, body?: ChooseAssetR
   } catch {
     throw new ApiError(0, 'network', 'The payment service could not be reached.', null);
   }
+  noteServerTime(res.headers.get('date'));
   const data = (await res.json().catch(() => null)) as unknown;
   if (res.ok) return data as T;
   // A proxy's own error page has no such body: the status alone then speaks.

@@ -1,5 +1,6 @@
 // Small pieces of the page: a copy button, the countdown, a polite announcer.
 import { useEffect, useState } from 'preact/hooks';
+import { serverNow } from './api.js';
 
 /** Says `text` to screen readers without moving focus (one polite region for the whole page). */
 export function announce(text: string): void {
@@ -38,7 +39,7 @@ export function CopyButton({ value, what }: { value: string; what: string }) {
 /** The seconds left until `deadline` (an ISO time), updated every second. */
 export function useSecondsLeft(deadline: string): number {
   const end = Date.parse(deadline);
-  const left = () => Math.max(0, Math.ceil((end - Date.now()) / 1000));
+  const left = () => Math.max(0, Math.ceil((end - serverNow()) / 1000));
   const [seconds, setSeconds] = useState(left);
   useEffect(() => {
     setSeconds(left());
