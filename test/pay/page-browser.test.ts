@@ -193,6 +193,45 @@ describe.skipIf(!present)('the payment page in Chromium', () => {
     }
   }, 60_000);
 
+  it('stops asking for the invoice while the tab is hidden, and asks at once when it is shown again', async () => {
+    const invoice = await pageInvoice('page-6');
+    const chosen = await api(t.app.payUrl as string, `/pay/v1/invoices/${invoice.invoice_id}/asset`, {
+      body: { asset: 'USDT_TRON' },
+    });
+    expect(chosen.status).toBe(201);
+    const phone = await browser.newPage({ viewport: { width: 360, height: 800 } });
+    try {
+      // The page's timers run on a clock the test moves: minutes pass without waiting for them.
+      await phone.clock.install();
+      const reads: string[] = [];
+      phone.on('request', (r) => {
+        if (r.url().includes('/pay/v1/invoices/')) reads.push(r.url());
+      });
+      await phone.goto(invoice.checkout_url);
+      await phone.locator('#pay-status').filter({ hasText: 'Waiting for your payment' }).waitFor();
+      const polled = phone.waitForRequest((r) => r.url().includes('/pay/v1/invoices/'));
+      await phone.clock.runFor(5_000);
+      await polled;
+
+      const visibility = (hidden: boolean) =>
+        phone.evaluate(
+          `Object.defineProperty(document, 'hidden', { configurable: true, get: () => ${hidden} });` +
+            `Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => '${hidden ? 'hidden' : 'visible'}' });` +
+            `document.dispatchEvent(new Event('visibilitychange'))`,
+        );
+      await visibility(true);
+      reads.length = 0;
+      await phone.clock.runFor(10 * 60_000);
+      await phone.waitForTimeout(200);
+      expect(reads).toEqual([]);
+      const back = phone.waitForRequest((r) => r.url().includes('/pay/v1/invoices/'));
+      await visibility(false);
+      await back;
+    } finally {
+      await phone.close();
+    }
+  }, 60_000);
+
   it('takes the choice by keyboard alone, and offers the cancel link once the term is over', async () => {
     const invoice = await pageInvoice('page-4', { expires_in: 60 });
     await page.goto(invoice.checkout_url);
