@@ -3,8 +3,10 @@
  * the real app, its chain watcher and the devnet: the customer opens the checkout link, picks USDT,
  * reads the address and the amount from the page, pays them on the devnet and sees the page reach
  * "paid" with the return link; a token chosen elsewhere and a token switched off since are refused
- * in words; an invoice past its term offers the cancel link; and axe-core finds no violation at
- * 360 and 1280 px wide, light and dark, before and after the choice, paid and expired.
+ * in words; an invoice past its term offers the cancel link; the countdown keeps the service's
+ * time on a phone whose clock is wrong; polling pauses in a hidden tab and waits out a 429's
+ * Retry-After; and axe-core finds no violation at 360 and 1280 px wide, light and dark, before and
+ * after the choice, paid and expired.
  * Skips only when /usr/bin/chromium is absent (`apt-get install -y chromium`; .ci/run installs it).
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -248,4 +250,49 @@ describe.skipIf(!present)('the payment page in Chromium', () => {
     expect(await page.locator('#announcer').textContent()).toBe('This invoice has expired');
     expect(problems).toEqual([]);
   }, 60_000);
+});
+
+describe.skipIf(!present)('the payment page under the per-IP limit', () => {
+  let limited: ChainTestApp;
+  afterAll(async () => limited?.close());
+
+  it('says to wait when the service answers 429, and asks again only after Retry-After', async () => {
+    limited = await startChainApp({ env: { API_RATE_LIMIT_PER_IP: '8' } });
+    const { merchant } = await limited.merchant({ name: 'Busy shop' });
+    const row = await requireMerchant(limited.app.services.db, merchant.merchant_id);
+    const { invoice } = await createPageInvoice(
+      pageDeps(limited.app.services),
+      row,
+      { order_id: 'busy-1', price: '5', expires_in: 3600 },
+      'test',
+    );
+    const phone = await chromium
+      .launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+      .then((b) => b.newPage({ viewport: { width: 360, height: 800 } }));
+    try {
+      await phone.clock.install();
+      const reads: string[] = [];
+      phone.on('request', (r) => {
+        if (r.url().includes('/pay/v1/invoices/')) reads.push(r.url());
+      });
+      await phone.goto(invoice.checkout_url);
+      await phone.getByRole('button', { name: /USDT/ }).waitFor();
+      const refusal = phone.getByRole('alert').filter({ hasText: 'Too many requests from your network.' });
+      for (let i = 0; i < 12 && !(await refusal.isVisible()); i++) {
+        await phone.clock.runFor(15_000);
+        await phone.waitForTimeout(100);
+      }
+      const text = (await refusal.textContent()) as string;
+      const wait = Number(/tries again in (\d+) seconds/.exec(text)?.[1]);
+      expect(wait).toBeGreaterThan(15);
+      // What the page showed stays: the choice is still there while it waits.
+      expect(await phone.getByRole('button', { name: /USDT/ }).isVisible()).toBe(true);
+      reads.length = 0;
+      await phone.clock.runFor((wait - 1) * 1000);
+      await phone.waitForTimeout(200);
+      expect(reads).toEqual([]);
+    } finally {
+      await phone.context().browser()?.close();
+    }
+  }, 90_000);
 });

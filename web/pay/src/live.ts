@@ -54,7 +54,9 @@ class Poller {
       this.onError(failure);
       // An unknown link stays unknown: asking again changes nothing.
       if (failure.code === 'invoice_not_found') return this.stop();
-      this.backoff = Math.min(MAX_BACKOFF_MS, Math.max(ACTIVE_MS, this.backoff * 2));
+      // Never sooner than the usual pace, nor than the service asked (429's Retry-After).
+      const usual = this.latest ? (interval(this.latest) ?? IDLE_MS) : ACTIVE_MS;
+      this.backoff = Math.min(MAX_BACKOFF_MS, Math.max(usual, this.backoff * 2));
       this.schedule(Math.max(failure.retryAfter === null ? 0 : failure.retryAfter * 1000, this.backoff));
     }
   }
