@@ -36,6 +36,8 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The commands' manifest the build wrote: each command start imports only its own command.
+COPY --from=build /app/oclif.manifest.json ./oclif.manifest.json
 COPY --from=build /app/bin ./bin
 COPY --from=build /app/config ./config
 COPY deploy/healthcheck.mjs ./deploy/healthcheck.mjs

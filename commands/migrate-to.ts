@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { readFileSync } from 'node:fs';
 import { PaygateCommand, loadDotEnv } from '../src/cli/base.js';
+import { progressBar, type Progress } from '../src/cli/progress.js';
 import { record, table } from '../src/cli/format.js';
 import { parseConfig } from '../src/config.js';
 import { AppError } from '../src/errors.js';
@@ -44,7 +45,7 @@ function targetUrlOf(positional: string | undefined, urlFile: string | undefined
 
 export default class MigrateTo extends PaygateCommand {
   static override description =
-    'Move this SQLite instance (DATABASE_URL) to an empty PostgreSQL database, named by PAYGATE_MIGRATE_TO_URL or by the file --url-file (never an argument: it would show in ps and shell history): the target is migrated to the same schema version, every table copied in one transaction (ids and amounts as they are), its sequences moved past the copied ids, and the copy checked (rows of every table, every merchant ledger balance) before it commits. Refuses a target holding any row, and a source in use (a live worker lease or any process with the file open: stop every serve first). The SQLite file is only read. Progress goes to stderr. Then set DATABASE_URL to the PostgreSQL URL and start serve (docs/operations.md, "Moving to PostgreSQL").';
+    'Move this SQLite instance (DATABASE_URL) to an empty PostgreSQL database, named by PAYGATE_MIGRATE_TO_URL or by the file --url-file (never an argument: it would show in ps and shell history): the target is migrated to the same schema version, every table copied in one transaction (ids and amounts as they are), its sequences moved past the copied ids, and the copy checked (rows of every table, every merchant ledger balance) before it commits. Refuses a target holding any row, and a source in use (a live worker lease or any process with the file open: stop every serve first). The SQLite file is only read. Progress shows on a terminal (stderr), never with --json or when stderr is not a terminal. Then set DATABASE_URL to the PostgreSQL URL and start serve (docs/operations.md, "Moving to PostgreSQL").';
   static override examples = [
     'systemctl stop paygate && <%= config.bin %> migrate-to --url-file /etc/paygate/postgres-url',
     'DATABASE_URL=/var/lib/paygate/paygate.db PAYGATE_MIGRATE_TO_URL="$(cat /run/secrets/pg-url)" <%= config.bin %> migrate-to --json',
@@ -66,14 +67,25 @@ export default class MigrateTo extends PaygateCommand {
     loadDotEnv();
     const target = targetUrlOf(args.url, flags['url-file']);
     const config = parseConfig(process.env);
-    let shown = '';
-    const result = await migrateToPostgres(config, target, new Date(), {
-      onProgress: (name, copied, total) => {
-        if (this.jsonEnabled() || (copied < total && name === shown)) return;
-        shown = name;
-        process.stderr.write(`migrate-to: ${name} ${copied}/${total} rows\n`);
-      },
-    });
+    const json = this.jsonEnabled();
+    let current = '';
+    let progress: Progress | null = null;
+    let result: MigrateToResult;
+    try {
+      result = await migrateToPostgres(config, target, new Date(), {
+        // One bar per table, as it is copied.
+        onProgress: (name, copied, total) => {
+          if (name !== current) {
+            progress?.stop();
+            progress = progressBar(`migrate-to ${name}`, 'rows', { json });
+            current = name;
+          }
+          progress?.update(copied, total);
+        },
+      });
+    } finally {
+      (progress as Progress | null)?.stop();
+    }
     this.say(table(result.tables as unknown as Array<Record<string, unknown>>, ['table', 'rows']));
     this.say(
       `\n${record({

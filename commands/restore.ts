@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { PaygateCommand, cliActor, loadDotEnv } from '../src/cli/base.js';
 import { record, table } from '../src/cli/format.js';
+import { progressBar } from '../src/cli/progress.js';
 import { parseConfig } from '../src/config.js';
 import { RESTORE_GAP } from '../src/addresses/gaps.js';
 import { AppError } from '../src/errors.js';
@@ -9,7 +10,7 @@ import { secureRestoredDatabase, type InPlaceResult } from '../src/operations/re
 
 export default class Restore extends PaygateCommand {
   static override description =
-    "Replace the database with a backup made by paygate backup. Refuses while the database is in use (a live worker lease or any process holding it open: stop every serve first) and checks the backup's integrity before touching anything; the replaced database is kept beside it as <db>.before-restore-<time>. The restored database is migrated and left halted: payouts and sweeps wait for paygate payout resume --worker (payout requests are accepted and wait), and each payout it shows not final is held; serve's chain watcher then reads the chain since the backup and confirms each held payout it finds sent, and the rest wait for paygate payout approve or cancel (approve answers invalid_state until the reading is done). The next deposit index is raised past every index that may have been handed out since the backup (a recorded gap of --gap indexes): no address is handed to two users. The gap's addresses are derived (tens of seconds, progress on stderr) and stay watched; a payment to one shows in paygate deposit list --unattributed and is credited to no one. With --in-place instead of a file: the database DATABASE_URL names was restored by other means (PostgreSQL: pg_restore, point-in-time recovery), and is migrated, halted, held and given its gap where it is.";
+    "Replace the database with a backup made by paygate backup. Refuses while the database is in use (a live worker lease or any process holding it open: stop every serve first) and checks the backup's integrity before touching anything; the replaced database is kept beside it as <db>.before-restore-<time>. The restored database is migrated and left halted: payouts and sweeps wait for paygate payout resume --worker (payout requests are accepted and wait), and each payout it shows not final is held; serve's chain watcher then reads the chain since the backup and confirms each held payout it finds sent, and the rest wait for paygate payout approve or cancel (approve answers invalid_state until the reading is done). The next deposit index is raised past every index that may have been handed out since the backup (a recorded gap of --gap indexes): no address is handed to two users. The gap's first addresses (as many as the instance can have handed out since the backup, estimated from its rate with a margin, or --watch) are derived and stay watched; a payment to one shows in paygate deposit list --unattributed and is credited to no one. With --in-place instead of a file: the database DATABASE_URL names was restored by other means (PostgreSQL: pg_restore, point-in-time recovery), and is migrated, halted, held and given its gap where it is.";
   static override examples = [
     'systemctl stop paygate && <%= config.bin %> restore /var/backups/paygate/paygate-20260301T0300Z.db && systemctl start paygate',
     'pg_restore --dbname=paygate paygate.dump && <%= config.bin %> restore --in-place   # PostgreSQL, every serve stopped',
@@ -22,6 +23,11 @@ export default class Restore extends PaygateCommand {
       default: RESTORE_GAP,
       min: RESTORE_GAP,
       description: 'deposit indexes to skip: more than were handed out since the backup',
+    }),
+    watch: Flags.integer({
+      min: 1,
+      description:
+        "the gap's first indexes to watch (default: estimated from the backup, the rate its newest addresses were handed out at times the time since, doubled, plus 1000)",
     }),
     'in-place': Flags.boolean({
       default: false,
@@ -39,29 +45,32 @@ export default class Restore extends PaygateCommand {
         'Give the backup file to restore, or --in-place for a database already restored by other means (not both)',
       );
     const config = parseConfig(process.env);
-    // Tests restore with a small gap: deriving RESTORE_GAP addresses takes tens of seconds.
+    // Tests restore with a small gap, to see its end.
     const testGap = Number(process.env.PAYGATE_TEST_RESTORE_GAP ?? 0);
-    let shown = -1;
+    const progress = progressBar('restore: deriving the watched addresses of the gap', 'addresses', {
+      json: this.jsonEnabled(),
+    });
     const opts = {
       gap: testGap > 0 ? testGap : flags.gap,
-      onGapProgress: (done: number, total: number) => {
-        const percent = Math.floor((done / total) * 100);
-        if (this.jsonEnabled() || (percent < 100 && percent - shown < 10) || percent === shown) return;
-        shown = percent;
-        process.stderr.write(`restore: deriving the skipped addresses ${percent}% (${done}/${total})\n`);
-      },
+      watch: flags.watch,
+      onGapProgress: (done: number, total: number) => progress.update(done, total),
     };
-    const result =
-      args.file === undefined
-        ? await secureRestoredDatabase(config.database, new Date(), cliActor(), opts)
-        : await restoreDatabase(sqliteFile(config.database, 'restore'), args.file, new Date(), cliActor(), opts);
+    let result: RestoreResult | InPlaceResult;
+    try {
+      result =
+        args.file === undefined
+          ? await secureRestoredDatabase(config.database, new Date(), cliActor(), opts)
+          : await restoreDatabase(sqliteFile(config.database, 'restore'), args.file, new Date(), cliActor(), opts);
+    } finally {
+      progress.stop();
+    }
     const gap = result.derivation_gap;
     const { held_payouts: heldPayouts, ...summary } = result;
     this.say(
       record({
         ...summary,
         derivation_gap: gap
-          ? `indexes ${gap.from_index} to ${gap.to_index} skipped, their ${gap.addresses} addresses watched`
+          ? `indexes ${gap.from_index} to ${gap.to_index} skipped, the addresses of ${gap.from_index} to ${gap.watched_to_index} watched (${gap.addresses})`
           : 'none (no wallet)',
       }),
     );

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { PaygateCommand } from '../../src/cli/base.js';
-import { table } from '../../src/cli/format.js';
+import { pageFlags, pageQuery, pageTable, type Paged } from '../../src/cli/list.js';
+import { pageOfRows } from '../../src/operators/paging.js';
 import { listUnattributedDeposits, type UnattributedDepositView } from '../../src/deposits/unattributed.js';
 import { AppError } from '../../src/errors.js';
 
@@ -13,18 +14,21 @@ export default class DepositList extends PaygateCommand {
   ];
   static override flags = {
     unattributed: Flags.boolean({ description: "payments to addresses of a restore's derivation gap (required)" }),
-    limit: Flags.integer({ default: 100, min: 1, max: 10000, description: 'at most this many' }),
+    ...pageFlags,
   };
 
-  async run(): Promise<UnattributedDepositView[]> {
+  async run(): Promise<Paged<UnattributedDepositView>> {
     const { flags } = await this.parse(DepositList);
+    const q = pageQuery(flags);
     if (!flags.unattributed)
       throw new AppError('invalid_argument', 'deposit list lists unattributed deposits only: pass --unattributed');
     const ctx = await this.context();
-    const rows = await listUnattributedDeposits(ctx.database.db, flags.limit);
+    // Few rows (payments to addresses nobody holds): paged in memory.
+    const rows = await listUnattributedDeposits(ctx.database.db, Number.MAX_SAFE_INTEGER);
+    const page = pageOfRows(rows, q, (r) => ({ at: r.detected_at, id: `${r.tx_hash}:${r.log_index}` }));
     this.say(
-      table(
-        rows.map((r) => ({ ...r })),
+      pageTable(
+        page as unknown as Paged<Record<string, unknown>>,
         [
           'address',
           'derivation_index',
@@ -37,8 +41,9 @@ export default class DepositList extends PaygateCommand {
           'block_time',
           'detected_at',
         ],
+        this,
       ),
     );
-    return rows;
+    return page;
   }
 }

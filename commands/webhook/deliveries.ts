@@ -1,7 +1,9 @@
 import { Flags } from '@oclif/core';
 import { PaygateCommand } from '../../src/cli/base.js';
 import { idFlag } from '../../src/cli/flags.js';
-import { table } from '../../src/cli/format.js';
+import { pageFlags, pageQuery, pageTable, type Paged } from '../../src/cli/list.js';
+import { toPage } from '../../src/http/pagination.js';
+import { pageLimit, pageRequest } from '../../src/operators/paging.js';
 import { DELIVERY_STATUSES, deliveries, type DeliveryView } from '../../src/webhooks/service.js';
 
 export default class WebhookDeliveries extends PaygateCommand {
@@ -13,29 +15,35 @@ export default class WebhookDeliveries extends PaygateCommand {
   static override flags = {
     merchant: idFlag('only deliveries of this merchant'),
     status: Flags.string({ options: [...DELIVERY_STATUSES], description: 'only deliveries in this status' }),
-    limit: Flags.integer({ default: 100, min: 1, max: 10000, description: 'at most this many' }),
+    ...pageFlags,
   };
 
-  async run(): Promise<DeliveryView[]> {
+  async run(): Promise<Paged<DeliveryView>> {
     const { flags } = await this.parse(WebhookDeliveries);
+    const q = pageQuery(flags);
     const ctx = await this.context();
     const rows = await deliveries(ctx.database.db, {
       ...(flags.merchant ? { merchantId: flags.merchant } : {}),
       ...(flags.status ? { status: flags.status as DeliveryView['status'] } : {}),
-      limit: flags.limit,
+      page: pageRequest(q),
     });
+    const page = toPage(rows, pageLimit(q), (d) => ({ at: d.created_at, id: d.delivery_id }));
     this.say(
-      table(rows as unknown as Array<Record<string, unknown>>, [
-        'delivery_id',
-        'merchant_id',
-        'type',
-        'status',
-        'attempts',
-        'last_status_code',
-        'next_attempt_at',
-        'created_at',
-      ]),
+      pageTable(
+        page as unknown as Paged<Record<string, unknown>>,
+        [
+          'delivery_id',
+          'merchant_id',
+          'type',
+          'status',
+          'attempts',
+          'last_status_code',
+          'next_attempt_at',
+          'created_at',
+        ],
+        this,
+      ),
     );
-    return rows;
+    return page;
   }
 }

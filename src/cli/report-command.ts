@@ -2,8 +2,8 @@
  * `report invoices|payouts|deposits|ledger --from --to [--merchant] [--format csv|json] [--output F]`:
  * one command shape for the four reports of src/reports. The report streams to stdout, or to F:
  * written under a temporary name beside it and put in place only once complete, so a failed or
- * interrupted export never leaves a partial file under the name asked for. On a terminal, a
- * progress line goes to stderr.
+ * interrupted export never leaves a partial file under the name asked for. On a terminal, its
+ * progress shows on stderr (src/cli/progress.ts).
  */
 import { Flags } from '@oclif/core';
 import { createHash } from 'node:crypto';
@@ -15,6 +15,7 @@ import { openReport, REPORT_FORMATS, type ReportFormat, type ReportKind } from '
 import { PaygateCommand } from './base.js';
 import { idFlag } from './flags.js';
 import { record } from './format.js';
+import { progressBar } from './progress.js';
 
 const DESCRIPTIONS: Record<ReportKind, string> = {
   invoices: 'Invoices created in the period [from, to), one row each, oldest first (docs/reports.md)',
@@ -63,25 +64,6 @@ function stdoutSink(): Sink {
     });
 }
 
-/** A progress line on stderr, only when stderr is a terminal, at most every 250 ms. */
-function progressLine(kind: ReportKind): { update(rows: number): void; end(rows: number): void } {
-  if (!process.stderr.isTTY) return { update: () => undefined, end: () => undefined };
-  let shownAt = 0;
-  const show = (rows: number) => process.stderr.write(`\r${kind}: ${rows.toLocaleString('en-US')} rows`);
-  return {
-    update(rows) {
-      const now = Date.now();
-      if (now - shownAt < 250) return;
-      shownAt = now;
-      show(rows);
-    },
-    end(rows) {
-      show(rows);
-      process.stderr.write('\n');
-    },
-  };
-}
-
 export function reportCommand(kind: ReportKind) {
   return class extends PaygateCommand {
     static override description = DESCRIPTIONS[kind];
@@ -102,7 +84,7 @@ export function reportCommand(kind: ReportKind) {
       if (f.output !== undefined && existsSync(f.output))
         throw new AppError('invalid_argument', `${f.output} already exists; refusing to overwrite it`);
       const ctx = await this.context();
-      const progress = progressLine(kind);
+      const progress = progressBar(`report ${kind}`, 'rows', { json });
       let rows = 0;
       const report = await openReport(
         { db: ctx.database.scans, catalog: loadCatalog(ctx.config.tronNetwork) },
@@ -114,14 +96,17 @@ export function reportCommand(kind: ReportKind) {
           },
         },
       );
-      if (f.output === undefined) {
-        const sink = stdoutSink();
-        for await (const chunk of report.chunks) await sink(chunk);
-        progress.end(rows);
-        return undefined;
+      let written: Awaited<ReturnType<typeof writeFileAtomically>>;
+      try {
+        if (f.output === undefined) {
+          const sink = stdoutSink();
+          for await (const chunk of report.chunks) await sink(chunk);
+          return undefined;
+        }
+        written = await writeFileAtomically(f.output, report.chunks);
+      } finally {
+        progress.stop();
       }
-      const written = await writeFileAtomically(f.output, report.chunks);
-      progress.end(rows);
       const summary: ReportSummary = {
         kind,
         from: report.period.from,

@@ -7,9 +7,20 @@
  * WAL record is flushed, as SQLite's synchronous=FULL. The pool's size bounds this process's
  * connections (DATABASE_POOL_SIZE); a statement that finds every connection in use waits for one.
  */
-import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import type { DB } from './schema.js';
+
+/**
+ * `pg`, loaded when a PostgreSQL database is opened: a command on a SQLite file (most CLI
+ * commands) does not pay for loading it at start.
+ */
+let loaded: typeof pg | undefined;
+function pgModule(): typeof pg {
+  loaded ??= createRequire(import.meta.url)('pg') as typeof pg;
+  return loaded;
+}
 
 /** pg's type ids (pg_type.oid) of the types given a parser of their own here. */
 const INT8 = 20;
@@ -30,7 +41,7 @@ const typeParsers: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === INT8 && format !== 'binary'
       ? parseInt8
-      : pg.types.getTypeParser(oid, format ?? 'text')) as pg.CustomTypesConfig['getTypeParser'],
+      : pgModule().types.getTypeParser(oid, format ?? 'text')) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 /** How long a statement waits for a free connection of the pool (or a new one) before 503. */
@@ -64,7 +75,7 @@ export interface PostgresOptions {
 
 export function openPostgres(url: string, opts: PostgresOptions = {}): PostgresDatabase {
   const poolSize = opts.poolSize ?? 10;
-  const pool = new pg.Pool({
+  const pool = new (pgModule().Pool)({
     connectionString: url,
     max: poolSize,
     types: typeParsers,

@@ -24,7 +24,7 @@ import { openSqlite, writeTx } from '../db/database.js';
 import type { DatabaseTarget } from '../config.js';
 import { MIGRATIONS, migrateToLatest } from '../db/migrate.js';
 import { holdAfterRestore, type HeldPayout } from '../payouts/restore.js';
-import { RESTORE_GAP, skipDerivationRange, type DerivationGap } from '../addresses/gaps.js';
+import { RESTORE_GAP, estimateWatched, skipDerivationRange, type DerivationGap } from '../addresses/gaps.js';
 
 /**
  * The SQLite file that `paygate backup`/`restore` copy. A PostgreSQL database is backed up by its
@@ -157,7 +157,9 @@ export interface RestoreResult {
 export interface RestoreOptions {
   /** Deposit indexes to skip (RESTORE_GAP unless a test asks for fewer). */
   gap?: number;
-  /** Called as the gap's addresses are derived and stored. */
+  /** Indexes of the gap to watch; estimated from the backup's own rate when absent (addresses/gaps.ts). */
+  watch?: number;
+  /** Called as the gap's watched addresses are derived and stored. */
   onGapProgress?: (done: number, total: number) => void;
 }
 
@@ -230,6 +232,7 @@ async function makeSafe(
     const gap = await skipDerivationRange(
       restored.db,
       opts.gap ?? RESTORE_GAP,
+      opts.watch ?? (await estimateWatched(restored.db, now)),
       now.toISOString(),
       `restore of ${backup} by ${actor}`,
       opts.onGapProgress,

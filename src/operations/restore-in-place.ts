@@ -7,7 +7,7 @@
  * been handed out after the restore point are skipped and watched (addresses/gaps.ts). Refused
  * while a worker lease is live: every `serve` on the database must be stopped first.
  */
-import { RESTORE_GAP, skipDerivationRange, type DerivationGap } from '../addresses/gaps.js';
+import { RESTORE_GAP, estimateWatched, skipDerivationRange, type DerivationGap } from '../addresses/gaps.js';
 import { databaseLabel, type DatabaseTarget } from '../config.js';
 import { openDatabase, writeTx } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
@@ -45,6 +45,7 @@ export async function secureRestoredDatabase(
     const gap = await skipDerivationRange(
       database.db,
       opts.gap ?? RESTORE_GAP,
+      opts.watch ?? (await estimateWatched(database.db, now)),
       now.toISOString(),
       `restore in place by ${actor}`,
       opts.onGapProgress,

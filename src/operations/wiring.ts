@@ -42,7 +42,7 @@ registerMetricSource({
 // like this. A detail of /readyz (the instance still serves), an error log and this gauge's alert.
 registerMetricSource({
   name: 'paygate_hot_wallet_unknown_transfers',
-  help: 'Transfers out of the hot wallet recorded on chain that paygate did not sign and no restore matched to a held payout (paygate payout list --unknown-on-chain)',
+  help: 'Transfers out of the hot wallet recorded on chain that paygate did not sign, no restore matched to a held payout and no operator acknowledged (paygate wallet transfers --unknown)',
   collect: async (s) => [{ value: await unknownTransferCount(s.db) }],
 });
 
@@ -56,7 +56,8 @@ registerReadinessCheck({
       unknown_transfers: unknown,
       ...(unknown > 0
         ? {
-            alert: 'transfers out of the hot wallet that paygate did not sign (paygate payout list --unknown-on-chain)',
+            alert:
+              'transfers out of the hot wallet that paygate did not sign (paygate wallet transfers --unknown; wallet transfer acknowledge once checked)',
             latest: await unknownTransfers(s.db, 5),
           }
         : {}),

@@ -101,6 +101,14 @@ async function heldPayouts(db: Executor): Promise<PayoutRow[]> {
     .execute();
 }
 
+/** The held payouts with a transfer's asset, address and amount: it may be theirs. */
+export async function heldPayoutsMatching(
+  db: Executor,
+  transfer: { asset: string; to_address: string; amount: string },
+): Promise<string[]> {
+  return (await heldPayouts(db)).filter((p) => keyOf(p) === keyOf(transfer)).map((p) => p.id);
+}
+
 function unresolvedReason(candidates: HotWalletTransfersTable[]): string {
   if (candidates.length === 0)
     return 'restored from a backup: the chain since the backup shows no transfer out of the hot wallet that matches it (it was not sent); payout approve sends it, payout cancel releases it';

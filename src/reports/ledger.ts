@@ -2,8 +2,9 @@
  * The ledger report: per account (merchant, asset) the opening balance at `from`, every entry of
  * the period and the closing balance at `to`, where a balance is available + reserved (the
  * ledger's credits − debits) and an entry's amount is its signed change of that balance. A
- * reservation and its release move money between available and reserved only: they are listed
- * with amount "0", so every entry of the account appears and entry ids can be followed.
+ * reservation and its release move money between available and reserved only: the JSON lists
+ * them with amount "0", so every entry of the account appears and entry ids can be followed; the
+ * CSV, read in spreadsheets where such rows only get in the way of sums and filters, leaves them out.
  *
  * An account's entries of the period are the run of seq after the last entry dated before `from`
  * through the last entry dated before `to` (entries are never dated before the one they follow,
@@ -29,7 +30,7 @@ import {
   type LedgerCsvRecord,
   type LedgerEntryRecord,
 } from './rows.js';
-import { entryBatch, lastEntryBefore, nextAccount, type Account } from './store.js';
+import { entryBatch, fillMerchantNames, lastEntryBefore, nextAccount, type Account } from './store.js';
 
 export interface LedgerReportInput {
   db: Executor;
@@ -73,13 +74,17 @@ export async function* ledgerChunks(input: LedgerReportInput): AsyncIterable<str
   let written = 0;
   let accounts = 0;
   let account: Account | undefined = undefined;
+  const names = new Map<string, string>();
   while ((account = await nextAccount(db, input.merchantId, account ?? null))) {
     const bounds = await boundsOf(db, account, period);
     if (!bounds) continue;
+    await fillMerchantNames(db, [account.merchant_id], names);
+    const merchantName = names.get(account.merchant_id) ?? '';
     const decimals = input.catalog.get(account.asset)?.decimals ?? 0;
     const fmt = (units: bigint) => formatAmount(units, decimals);
-    const line = (l: Omit<LedgerCsvRecord, 'merchant_id' | 'asset'>): LedgerCsvRecord => ({
+    const line = (l: Omit<LedgerCsvRecord, 'merchant_id' | 'merchant_name' | 'asset'>): LedgerCsvRecord => ({
       merchant_id: account!.merchant_id,
+      merchant_name: merchantName,
       asset: account!.asset,
       ...l,
     });
@@ -87,6 +92,7 @@ export async function* ledgerChunks(input: LedgerReportInput): AsyncIterable<str
       // The account's object up to its entries, which follow batch by batch.
       const head = JSON.stringify({
         merchant_id: account.merchant_id,
+        merchant_name: merchantName,
         asset: account.asset,
         opening: fmt(bounds.opening),
         closing: fmt(bounds.closing),
@@ -127,7 +133,7 @@ export async function* ledgerChunks(input: LedgerReportInput): AsyncIterable<str
         const { source, reference } = sourceOf(e);
         if (json)
           records.push({ entry_id: e.id, at: e.created_at, kind: e.kind, amount: fmt(change), source, reference });
-        else
+        else if (e.kind !== 'reserve' && e.kind !== 'release')
           lines.push(
             line({
               line: 'entry',
@@ -135,7 +141,7 @@ export async function* ledgerChunks(input: LedgerReportInput): AsyncIterable<str
               at: e.created_at,
               kind: e.kind,
               direction: directionOf(change),
-              amount: fmt(change < 0n ? -change : change),
+              amount: fmt(change),
               balance: fmt(balance),
               source,
               reference,
@@ -145,7 +151,7 @@ export async function* ledgerChunks(input: LedgerReportInput): AsyncIterable<str
       afterSeq = rows[rows.length - 1]!.seq;
       if (json) {
         yield records.map((r, i) => `${inAccount + i === 0 ? '\n' : ',\n'}${JSON.stringify(r)}`).join('');
-      } else yield csvRows(LEDGER_CSV_COLUMNS, lines);
+      } else if (lines.length > 0) yield csvRows(LEDGER_CSV_COLUMNS, lines);
       inAccount += rows.length;
       written += rows.length;
       input.progress(written);

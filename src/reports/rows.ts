@@ -1,8 +1,10 @@
 /**
  * The rows of each report, in their fixed column order (docs/reports.md). A row is a plain object
  * whose keys are the columns in order: the JSON format prints it as it is, the CSV format prints
- * its values under a header of its keys. Amounts are decimal text of the row's asset
- * (`formatUnits`, never a float); a value that does not apply is null (an empty CSV cell).
+ * its values under a header of its keys (a time column's named `<column>_utc`, format.ts). Amounts
+ * are decimal text of the row's asset (`formatUnits`, never a float); a value that does not apply
+ * is null (an empty CSV cell). The merchant's name stands beside its id, for a reader who does not
+ * know the ids.
  */
 import type { LedgerKind } from '../db/schema.js';
 import type { DepositReportRow, InvoiceReportRow, PayoutReportRow } from './store.js';
@@ -12,6 +14,7 @@ export const INVOICE_COLUMNS = [
   'invoice_id',
   'created_at',
   'merchant_id',
+  'merchant_name',
   'order_id',
   'status',
   'asset',
@@ -21,7 +24,7 @@ export const INVOICE_COLUMNS = [
   'amount_credited',
   'service_fee_payer',
   'service_fee_percent',
-  'service_fee_amount',
+  'service_fee_charged',
   'address',
   'external_user_id',
   'expires_at',
@@ -30,12 +33,22 @@ export const INVOICE_COLUMNS = [
 
 export type InvoiceRecord = Record<(typeof INVOICE_COLUMNS)[number], string | string[] | null>;
 
-export function invoiceRecord(r: InvoiceReportRow, txHashes: string[]): InvoiceRecord {
+/**
+ * What an invoice's deposits show: their transaction hashes in chain order, and the service fee
+ * charged (Σ amount − credited over its credited deposits, in base units).
+ */
+export interface InvoicePaid {
+  txHashes: string[];
+  feeCharged: bigint;
+}
+
+export function invoiceRecord(r: InvoiceReportRow, paid: InvoicePaid | undefined, merchantName: string): InvoiceRecord {
   const amount = (units: string) => formatUnits(units, r.decimals);
   return {
     invoice_id: r.id,
     created_at: r.created_at,
     merchant_id: r.merchant_id,
+    merchant_name: merchantName,
     order_id: r.order_id,
     status: r.status,
     asset: r.asset,
@@ -45,11 +58,12 @@ export function invoiceRecord(r: InvoiceReportRow, txHashes: string[]): InvoiceR
     amount_credited: amount(r.amount_credited),
     service_fee_payer: r.service_fee_payer,
     service_fee_percent: r.service_fee_percent,
-    service_fee_amount: amount(r.service_fee_amount),
+    // The fee as charged, not the quote: an unpaid invoice charged nothing.
+    service_fee_charged: formatAmount(paid?.feeCharged ?? 0n, r.decimals),
     address: r.address,
     external_user_id: r.external_user_id,
     expires_at: r.expires_at,
-    tx_hashes: txHashes,
+    tx_hashes: paid?.txHashes ?? [],
   };
 }
 
@@ -57,6 +71,7 @@ export const PAYOUT_COLUMNS = [
   'payout_id',
   'created_at',
   'merchant_id',
+  'merchant_name',
   'reference',
   'status',
   'asset',
@@ -69,12 +84,13 @@ export const PAYOUT_COLUMNS = [
 
 export type PayoutRecord = Record<(typeof PAYOUT_COLUMNS)[number], string | null>;
 
-export function payoutRecord(r: PayoutReportRow): PayoutRecord {
+export function payoutRecord(r: PayoutReportRow, merchantName: string): PayoutRecord {
   const amount = (units: string) => formatUnits(units, r.decimals);
   return {
     payout_id: r.id,
     created_at: r.created_at,
     merchant_id: r.merchant_id,
+    merchant_name: merchantName,
     reference: r.reference,
     status: r.status,
     asset: r.asset,
@@ -91,6 +107,7 @@ export const DEPOSIT_COLUMNS = [
   'deposit_id',
   'block_time',
   'merchant_id',
+  'merchant_name',
   'asset',
   'amount',
   'tx_hash',
@@ -109,13 +126,14 @@ export const DEPOSIT_COLUMNS = [
 
 export type DepositRecord = Record<(typeof DEPOSIT_COLUMNS)[number], string | number | boolean | null>;
 
-export function depositRecord(r: DepositReportRow): DepositRecord {
+export function depositRecord(r: DepositReportRow, merchantName: string): DepositRecord {
   const amount = (units: string) => formatUnits(units, r.decimals);
   const credited = r.credited_amount;
   return {
     deposit_id: r.id,
     block_time: r.block_time,
     merchant_id: r.merchant_id,
+    merchant_name: merchantName,
     asset: r.asset,
     amount: amount(r.amount),
     tx_hash: r.tx_hash,
@@ -167,6 +185,7 @@ export interface LedgerEntryRecord {
 
 export const LEDGER_CSV_COLUMNS = [
   'merchant_id',
+  'merchant_name',
   'asset',
   'line',
   'entry_id',
@@ -181,7 +200,7 @@ export const LEDGER_CSV_COLUMNS = [
 
 export type LedgerCsvRecord = Record<(typeof LEDGER_CSV_COLUMNS)[number], string | number | null>;
 
-/** In CSV the amount is unsigned and `direction` says which way it moves the balance. */
+/** Which way an entry moves the balance: a filter for a spreadsheet beside the signed amount. */
 export function directionOf(change: bigint): 'in' | 'out' | 'none' {
   return change > 0n ? 'in' : change < 0n ? 'out' : 'none';
 }

@@ -24,7 +24,15 @@ import {
   PAYOUT_COLUMNS,
   payoutRecord,
 } from './rows.js';
-import { depositBatch, invoiceBatch, invoiceTxHashes, payoutBatch, type After, type BatchQuery } from './store.js';
+import {
+  depositBatch,
+  fillMerchantNames,
+  invoiceBatch,
+  invoicesPaid,
+  payoutBatch,
+  type After,
+  type BatchQuery,
+} from './store.js';
 
 export type { ReportFormat } from './format.js';
 export type { Period } from './period.js';
@@ -126,26 +134,43 @@ async function* batches(
 ): AsyncIterable<readonly object[]> {
   let after: After | null = null;
   let written = 0;
+  const names = new Map<string, string>();
+  const nameOf = (id: string) => names.get(id) ?? '';
   for (;;) {
     const q: BatchQuery = { ...first, after };
     let records: object[];
     let last: After | null;
     if (kind === 'invoices') {
       const rows = await invoiceBatch(db, q);
+      await fillMerchantNames(
+        db,
+        rows.map((r) => r.merchant_id),
+        names,
+      );
       // Only an invoice that received something has live deposits to name.
-      const hashes = await invoiceTxHashes(
+      const paid = await invoicesPaid(
         db,
         rows.filter((r) => r.amount_received !== '0').map((r) => r.id),
       );
-      records = rows.map((r) => invoiceRecord(r, hashes.get(r.id) ?? []));
+      records = rows.map((r) => invoiceRecord(r, paid.get(r.id), nameOf(r.merchant_id)));
       last = rows.length ? { at: rows[rows.length - 1]!.created_at, id: rows[rows.length - 1]!.id } : null;
     } else if (kind === 'payouts') {
       const rows = await payoutBatch(db, q);
-      records = rows.map(payoutRecord);
+      await fillMerchantNames(
+        db,
+        rows.map((r) => r.merchant_id),
+        names,
+      );
+      records = rows.map((r) => payoutRecord(r, nameOf(r.merchant_id)));
       last = rows.length ? { at: rows[rows.length - 1]!.created_at, id: rows[rows.length - 1]!.id } : null;
     } else {
       const rows = await depositBatch(db, q);
-      records = rows.map(depositRecord);
+      await fillMerchantNames(
+        db,
+        rows.map((r) => r.merchant_id),
+        names,
+      );
+      records = rows.map((r) => depositRecord(r, nameOf(r.merchant_id)));
       last = rows.length ? { at: rows[rows.length - 1]!.block_time, id: rows[rows.length - 1]!.id } : null;
     }
     if (records.length > 0) {

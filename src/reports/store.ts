@@ -62,7 +62,6 @@ const INVOICE_READ = [
   'amount_credited',
   'service_fee_payer',
   'service_fee_percent',
-  'service_fee_amount',
   'address',
   'external_user_id',
   'expires_at',
@@ -117,13 +116,19 @@ export async function invoiceBatch(db: Executor, q: BatchQuery): Promise<Invoice
     .execute();
 }
 
-/** Transaction hashes of the live deposits of these invoices, in chain order, by invoice id. */
-export async function invoiceTxHashes(db: Executor, invoiceIds: string[]): Promise<Map<string, string[]>> {
-  const byInvoice = new Map<string, string[]>();
+/**
+ * What the live deposits of these invoices show, by invoice id: their transaction hashes in chain
+ * order and the service fee charged (what the credited ones brought less what they credited).
+ */
+export async function invoicesPaid(
+  db: Executor,
+  invoiceIds: string[],
+): Promise<Map<string, { txHashes: string[]; feeCharged: bigint }>> {
+  const byInvoice = new Map<string, { txHashes: string[]; feeCharged: bigint }>();
   if (invoiceIds.length === 0) return byInvoice;
   const rows = await db
     .selectFrom('deposits')
-    .select(['invoice_id', 'tx_hash'])
+    .select(['invoice_id', 'tx_hash', 'amount', 'credited_amount'])
     .where('invoice_id', 'in', invoiceIds)
     .where('status', '!=', 'orphaned')
     .orderBy('invoice_id')
@@ -132,11 +137,29 @@ export async function invoiceTxHashes(db: Executor, invoiceIds: string[]): Promi
     .orderBy('log_index')
     .execute();
   for (const r of rows) {
-    const list = byInvoice.get(r.invoice_id as string) ?? [];
-    list.push(r.tx_hash);
-    byInvoice.set(r.invoice_id as string, list);
+    const paid = byInvoice.get(r.invoice_id as string) ?? { txHashes: [], feeCharged: 0n };
+    paid.txHashes.push(r.tx_hash);
+    if (r.credited_amount !== null) paid.feeCharged += BigInt(r.amount) - BigInt(r.credited_amount);
+    byInvoice.set(r.invoice_id as string, paid);
   }
   return byInvoice;
+}
+
+/** Merchants' names by id, read once per id: `names` is filled with those it lacks. */
+export async function fillMerchantNames(
+  db: Executor,
+  ids: Iterable<string>,
+  names: Map<string, string>,
+): Promise<void> {
+  const missing = [...new Set(ids)].filter((id) => !names.has(id));
+  for (let i = 0; i < missing.length; i += 500) {
+    const rows = await db
+      .selectFrom('merchants')
+      .select(['id', 'name'])
+      .where('id', 'in', missing.slice(i, i + 500))
+      .execute();
+    for (const r of rows) names.set(r.id, r.name);
+  }
 }
 
 export async function payoutBatch(db: Executor, q: BatchQuery): Promise<PayoutReportRow[]> {

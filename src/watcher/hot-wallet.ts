@@ -5,7 +5,8 @@
  * payout's stored transaction or a sweep's fee top-up. A transfer paygate did not sign is `unknown`:
  * a stolen key, another program using the same key, or a restore whose database lost the record
  * (payouts/chain-reading.ts matches those to the held payouts). Unknown transfers are logged as
- * errors and counted by `paygate_hot_wallet_unknown_transfers`.
+ * errors and counted by `paygate_hot_wallet_unknown_transfers` until the operator acknowledges one
+ * as theirs (wallet/transfers.ts).
  */
 import type { ScanBlock, ScanTransferLog } from '../chain/client.js';
 import { UNREADABLE_AMOUNT } from '../chain/parse.js';
@@ -81,7 +82,7 @@ export function outgoingOf(
 /**
  * Records the transfers out, each matched by txid to a payout's or a sweep's signed transaction
  * (stored before any broadcast, so a transaction paygate signed is always known by the time it is in
- * a block). Inside the watcher's write transaction; a transfer already recorded keeps its match.
+ * a block), or to the operator's acknowledgement (wallet/transfers.ts). Inside the watcher's write transaction; a transfer already recorded keeps its match.
  * Returns the unknown ones newly recorded.
  */
 export async function recordOutgoing(
@@ -107,11 +108,25 @@ export async function recordOutgoing(
         .execute()
     ).map((t) => [t.txid, t.sweep_id]),
   );
+  // The operator's acknowledgement is kept by txid: a transaction a fork moved to another block is
+  // still theirs.
+  const acknowledged = new Set(
+    (await trx.selectFrom('hot_wallet_acknowledgements').select('tx_hash').where('tx_hash', 'in', txids).execute()).map(
+      (a) => a.tx_hash,
+    ),
+  );
   const fresh: HotWalletTransfersTable[] = [];
   for (const t of transfers) {
     const payoutId = payouts.get(t.txHash) ?? null;
     const sweepId = payoutId === null ? (sweeps.get(t.txHash) ?? null) : null;
-    const kind: HotTransferKind = payoutId !== null ? 'payout' : sweepId !== null ? 'sweep' : 'unknown';
+    const kind: HotTransferKind =
+      payoutId !== null
+        ? 'payout'
+        : sweepId !== null
+          ? 'sweep'
+          : acknowledged.has(t.txHash)
+            ? 'acknowledged'
+            : 'unknown';
     const row: HotWalletTransfersTable = {
       tx_hash: t.txHash,
       log_index: t.logIndex,
@@ -142,7 +157,7 @@ export async function dropOutgoingAbove(trx: Tx, ancestor: number): Promise<void
   await trx.deleteFrom('hot_wallet_transfers').where('block_number', '>', ancestor).execute();
 }
 
-/** Transfers out that paygate did not sign and no restore matched: the alert's count. */
+/** Transfers out that paygate did not sign, no restore matched and the operator did not acknowledge: the alert's count. */
 export async function unknownTransferCount(db: Executor): Promise<number> {
   const r = await db
     .selectFrom('hot_wallet_transfers')

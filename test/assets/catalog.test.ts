@@ -158,14 +158,14 @@ describe('CLI: asset list, asset set, merchant asset, merchant update', () => {
     expect(set.code, set.stderr).toBe(0);
     expect(set.json).toMatchObject({ asset: 'USDT_TRON', payments: true, payouts: false });
     const list = await runCli(['asset', 'list', '--json'], env);
-    expect(list.json.network).toBe('devnet');
-    expect(list.json.assets.map((a: { asset: string }) => a.asset)).toEqual([
+    expect(list.json.next_cursor).toBeNull();
+    expect(list.json.data.map((a: { asset: string }) => a.asset)).toEqual([
       'USDT_TRON',
       'USDC_TRON',
       'USDD_TRON',
       'TRX_TRON',
     ]);
-    expect(list.json.assets[0]).toMatchObject({ payouts: false, minimum_deposit: '1' });
+    expect(list.json.data[0]).toMatchObject({ payouts: false, minimum_deposit: '1' });
     const locked = await runCli(['asset', 'set', 'USDD_TRON', '--payouts', 'on', '--json'], env);
     expect([locked.code, locked.json.error.code]).toEqual([1, 'asset_flag_locked']);
     const m = await runCli(['merchant', 'create', '--name', 'Shop', '--json'], env);

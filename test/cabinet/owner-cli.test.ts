@@ -87,8 +87,10 @@ describe('paygate owner', () => {
     expect(again.code).toBe(1);
     expect(again.json.error.code).toBe('invalid_state');
     const list = await runCli(['owner', 'list', '--json'], env);
-    expect(list.json.owners.map((o: { email: string }) => o.email)).toEqual(['ann@shop.example', 'bob@games.example']);
-    expect(list.json.owners[0].merchant_ids).toEqual([shop]);
+    // Newest first, the console's shape.
+    expect(list.json.next_cursor).toBeNull();
+    expect(list.json.data.map((o: { email: string }) => o.email)).toEqual(['bob@games.example', 'ann@shop.example']);
+    expect(list.json.data[1].merchant_ids).toEqual([shop]);
   });
 
   it('grant and revoke change what an account sees; each change is in the audit log', async () => {

@@ -99,7 +99,7 @@ describe('merchants and keys through the CLI', () => {
     expect(ok.body.merchant_id).toBe(id);
 
     const listed = await runCli(['key', 'list', id, '--json'], env);
-    expect(listed.json.keys).toEqual([expect.objectContaining({ key_id: issued.json.key_id, status: 'active' })]);
+    expect(listed.json.data).toEqual([expect.objectContaining({ key_id: issued.json.key_id, status: 'active' })]);
     expect(listed.stdout).not.toContain(key.slice(20));
 
     const disabled = await runCli(['merchant', 'disable', id, '--json'], env);

@@ -4,7 +4,7 @@
  * command); `runCliProcess` spawns bin/dev.js, for the few tests that must prove process behaviour
  * (signals, exit codes of a real process, one process's writes seen by another).
  */
-import { Config, run } from '@oclif/core';
+import { Config, Plugin, run } from '@oclif/core';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -33,6 +33,13 @@ const NOISE = /Could not find source for|based on\s*$|tsconfig\. Defaulting to c
 
 let queue: Promise<unknown> = Promise.resolve();
 
+/** oclif's config over the sources, never the oclif.manifest.json of the last build (see bin/dev.js). */
+async function loadConfig(): Promise<Config> {
+  const plugin = new Plugin({ root: ROOT, isRoot: true, ignoreManifest: true });
+  await plugin.load();
+  return Config.load({ root: ROOT, plugins: new Map([[plugin.name, plugin]]) });
+}
+
 /**
  * One command in this process: env and cwd as given for its duration, output captured. Commands
  * share the process's console, env and cwd, so concurrent calls run one after the other.
@@ -44,7 +51,7 @@ export function runCli(args: string[], env: Record<string, string>, cwd?: string
 }
 
 async function runInProcess(args: string[], env: Record<string, string>, cwd?: string): Promise<CliResult> {
-  config ??= Config.load({ root: ROOT });
+  config ??= loadConfig();
   const loaded = await config;
   const savedEnv = { ...process.env };
   const savedCwd = process.cwd();

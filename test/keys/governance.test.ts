@@ -152,7 +152,7 @@ describe('paygate key issue and key list', () => {
     expect((await read(r.json.api_key)).status).toBe(404);
 
     const list = await runCli(['key', 'list', merchantId, '--json'], env());
-    const listed = list.json.keys.find((k: any) => k.key_id === r.json.key_id);
+    const listed = list.json.data.find((k: any) => k.key_id === r.json.key_id);
     expect(listed).toEqual({
       key_id: r.json.key_id,
       merchant_id: merchantId,

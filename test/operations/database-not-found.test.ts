@@ -65,7 +65,7 @@ describe.skipIf(ON_POSTGRES)('a SQLite database that is not there', () => {
     expect(readdirSync(dir)).toContain('paygate.db');
     const list = await runBuilt(['payout', 'list', '--json'], { cwd: dir, unset: ['DATABASE_URL'] });
     expect(list.code).toBe(0);
-    expect(list.json).toEqual([]);
+    expect(list.json).toEqual({ data: [], next_cursor: null });
   });
 });
 

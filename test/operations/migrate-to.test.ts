@@ -230,7 +230,7 @@ describe('paygate migrate-to', () => {
     }
   });
 
-  it('takes the target from --url-file, and prints a summary for people, with progress on stderr', async () => {
+  it('takes the target from --url-file, and prints a summary for people, no progress off a terminal', async () => {
     const other = await createPostgresDatabase();
     const urlFile = path.join(tempDir(), 'postgres-url');
     writeFileSync(urlFile, `${other.url}\n`, { mode: 0o600 });
@@ -242,7 +242,7 @@ describe('paygate migrate-to', () => {
       expect(r.stdout).toMatch(/^balances\s+\d+ balances of 2 merchants equal$/m);
       expect(r.stdout).toMatch(/events\.seq next \d+/);
       expect(r.stdout).toContain('Set DATABASE_URL=<the PostgreSQL URL>');
-      expect(r.stderr).toMatch(/^migrate-to: invoices 3\/3 rows$/m);
+      expect(r.stderr).toBe('');
     } finally {
       await other.drop();
     }

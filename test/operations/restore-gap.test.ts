@@ -82,7 +82,12 @@ describeSqliteOnly('paygate restore replaces a SQLite file')('paygate restore an
 
     const restored = await runCli(['restore', backup, '--json'], cliEnv);
     expect(restored.code, restored.stderr).toBe(0);
-    expect(restored.json.derivation_gap).toEqual({ from_index: 1, to_index: GAP, addresses: GAP });
+    expect(restored.json.derivation_gap).toEqual({
+      from_index: 1,
+      to_index: GAP,
+      addresses: GAP,
+      watched_to_index: GAP,
+    });
 
     clock.advance(5_000); // the backup's worker lease lapses
     const second = await start();
@@ -118,9 +123,18 @@ describeSqliteOnly('paygate restore replaces a SQLite file')('paygate restore an
 
     const listed = await runCli(['deposit', 'list', '--unattributed', '--json'], cliEnv);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.json).toEqual([
-      expect.objectContaining({ address: bob, derivation_index: 1, asset: 'USDT_TRON', amount: '12.5', tx_hash: txid }),
-    ]);
+    expect(listed.json).toEqual({
+      data: [
+        expect.objectContaining({
+          address: bob,
+          derivation_index: 1,
+          asset: 'USDT_TRON',
+          amount: '12.5',
+          tx_hash: txid,
+        }),
+      ],
+      next_cursor: null,
+    });
     const human = await runCli(['deposit', 'list', '--unattributed'], cliEnv);
     expect(human.stdout).toContain(bob);
 

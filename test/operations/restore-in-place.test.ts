@@ -115,11 +115,11 @@ describe('paygate restore --in-place (a database restored by PostgreSQL tools)',
     expect(r.json).toMatchObject({
       worker_halted: true,
       payouts_held: 1,
-      derivation_gap: { from_index: 1, to_index: GAP, addresses: GAP },
+      derivation_gap: { from_index: 1, to_index: GAP, addresses: GAP, watched_to_index: GAP },
     });
 
     const list = await cli(['payout', 'list'], restored.url);
-    const payout = (list.json as { payout_id: string; status: string; hold_reason: string | null }[]).find(
+    const payout = (list.json.data as { payout_id: string; status: string; hold_reason: string | null }[]).find(
       (x) => x.payout_id === payoutId,
     );
     expect(payout).toMatchObject({ status: 'approved', hold_reason: expect.stringMatching(/restored from a backup/) });

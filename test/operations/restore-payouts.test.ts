@@ -123,7 +123,10 @@ describeSqliteOnly('paygate restore replaces a SQLite file')('paygate restore', 
     expect(restored.json).toMatchObject({ worker_halted: true, payouts_held: 2 });
     const list = await runCli(['payout', 'list', '--json'], env);
     const listed = new Map(
-      (list.json as { payout_id: string; status: string; hold_reason: string | null }[]).map((p) => [p.payout_id, p]),
+      (list.json.data as { payout_id: string; status: string; hold_reason: string | null }[]).map((p) => [
+        p.payout_id,
+        p,
+      ]),
     );
     expect(listed.get(sent.id)).toMatchObject({
       status: 'queued',

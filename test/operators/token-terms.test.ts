@@ -134,7 +134,7 @@ describe('paygate operator token issue with terms', () => {
     expect(refused.body.error.code).toBe('operator_token_read_only');
 
     const listed = await tokenCli('list --json');
-    const row = (listed.json.tokens as Array<Record<string, unknown>>).find((x) => x.name === 'monitor');
+    const row = (listed.json.data as Array<Record<string, unknown>>).find((x) => x.name === 'monitor');
     expect(row).toMatchObject({
       token_id: issued.json.token_id,
       read_only: true,
@@ -151,7 +151,7 @@ describe('paygate operator token issue with terms', () => {
   });
 
   it('refuses bad terms naming the flag, and issues nothing', async () => {
-    const before = (await tokenCli('list --json')).json.tokens.length;
+    const before = (await tokenCli('list --json')).json.data.length;
     for (const [flag, value] of [
       ['--allow-ip', '10.0.0.1/8'],
       ['--allow-ip', 'example.com'],
@@ -162,7 +162,7 @@ describe('paygate operator token issue with terms', () => {
       expect(r.code, `${flag} ${value}`).not.toBe(0);
       expect(`${r.stdout}${r.stderr}`, `${flag} ${value}`).toContain(flag.slice(2));
     }
-    expect((await tokenCli('list --json')).json.tokens.length).toBe(before);
+    expect((await tokenCli('list --json')).json.data.length).toBe(before);
   });
 });
 

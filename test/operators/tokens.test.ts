@@ -50,10 +50,10 @@ describe('paygate operator token', () => {
   it('lists tokens without their secrets', async () => {
     const listed = await runCli(['operator', 'token', 'list', '--json'], env);
     expect(listed.code).toBe(0);
-    const names = (listed.json.tokens as Array<{ name: string }>).map((x) => x.name);
+    const names = (listed.json.data as Array<{ name: string }>).map((x) => x.name);
     expect(names).toEqual(expect.arrayContaining(['tests', 'deploy bot', 'alice']));
     expect(listed.stdout).not.toMatch(/op_[0-9a-f]{16}_/);
-    for (const tok of listed.json.tokens) expect(Object.keys(tok)).not.toContain('token');
+    for (const tok of listed.json.data) expect(Object.keys(tok)).not.toContain('token');
   });
 
   it('refuses a bad name and an unknown token id with their codes', async () => {

@@ -55,10 +55,15 @@ describe('payout CLI', () => {
       cli('payout', 'list', '--status', 'pending_review', '--merchant', id.toUpperCase()),
       cli('whitelist', 'list', id.toUpperCase()),
     ]);
-    expect(list.json.map((p: { payout_id: string }) => p.payout_id).sort()).toEqual(
+    expect(list.json.data.map((p: { payout_id: string }) => p.payout_id).sort()).toEqual(
       [created.body.payout_id, second.body.payout_id].sort(),
     );
-    expect(listed.json).toHaveLength(1);
+    expect(listed.json.data).toHaveLength(1);
+    // A terminal of 120 columns shows each payout on one line; --json has every field.
+    const human = await runCli(['payout', 'list', '--merchant', id], env);
+    expect(human.stdout).toMatch(/^payout_id\s+status\s+asset\s+amount\s+to_address$/m);
+    expect(human.stdout).toContain(created.body.payout_id);
+    for (const line of human.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(120);
 
     // The CLI runs on the system clock and approval checks the whitelist entry again: let its 1 s
     // delay pass there too.

@@ -94,7 +94,7 @@ describe('a payout the node refuses to prepare', () => {
       TRON_NETWORK: 'devnet',
     });
     expect(list.code, list.stderr).toBe(0);
-    expect(list.json.find((p: { payout_id: string }) => p.payout_id === first)?.wait_reason).toMatch(/REVERT/);
+    expect(list.json.data.find((p: { payout_id: string }) => p.payout_id === first)?.wait_reason).toMatch(/REVERT/);
 
     await cancelPayout(db(), t.clock, 'test', first, 'recipient refused by the token contract');
     expect(await ledgerProblems(db())).toEqual([]);

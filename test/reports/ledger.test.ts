@@ -73,7 +73,7 @@ describe('the ledger report', () => {
     expect(Object.keys(body)).toEqual(['from', 'to', 'accounts']);
     expect(body.accounts).toHaveLength(1);
     const [acct] = body.accounts;
-    expect(Object.keys(acct)).toEqual(['merchant_id', 'asset', 'opening', 'closing', 'entries']);
+    expect(Object.keys(acct)).toEqual(['merchant_id', 'merchant_name', 'asset', 'opening', 'closing', 'entries']);
     expect(acct).toMatchObject({ merchant_id: shop.id, asset: 'USDT_TRON', opening: '0', closing: '82.5' });
     const entries = acct.entries.map((e: any) => [e.kind, e.amount, e.source, e.reference]);
     expect(entries).toEqual([
@@ -102,31 +102,41 @@ describe('the ledger report', () => {
     expect([...first.entries, ...second.entries]).toEqual(whole.entries);
     // A period after the last entry still lists the account: its balance at month end.
     const later = JSON.parse(await report({ from: end, to: '2100-01-01', merchantId: shop.id })).accounts[0];
-    expect(later).toEqual({ merchant_id: shop.id, asset: 'USDT_TRON', opening: '82.5', closing: '82.5', entries: [] });
+    expect(later).toEqual({
+      merchant_id: shop.id,
+      merchant_name: 'Books shop',
+      asset: 'USDT_TRON',
+      opening: '82.5',
+      closing: '82.5',
+      entries: [],
+    });
     // A period before the first entry has no account.
     expect(JSON.parse(await report({ from: '2000-01-01', to: start, merchantId: shop.id })).accounts).toEqual([]);
   });
 
-  it('as CSV has opening, entry and closing lines with unsigned amounts and a direction, so no amount reads as a formula', async () => {
+  it('as CSV has opening, entry and closing lines with signed amounts as in JSON, no reservation lines, times a spreadsheet reads', async () => {
     const csv = await report({ from: start, to: end, merchantId: shop.id }, 'csv');
     const lines = csv.split('\r\n').filter(Boolean);
-    expect(lines[0]).toBe('merchant_id,asset,line,entry_id,at,kind,direction,amount,balance,source,reference');
+    expect(lines[0]).toBe(
+      'merchant_id,merchant_name,asset,line,entry_id,at_utc,kind,direction,amount,balance,source,reference',
+    );
     const cells = lines.slice(1).map((l) => l.split(','));
-    expect(cells.map((c) => [c[2], c[5], c[6], c[7], c[8]])).toEqual([
-      ['opening', '', '', '', '0'],
-      ['entry', 'credit', 'in', '99', '99'],
-      ['entry', 'credit', 'in', '5', '104'],
-      ['entry', 'reserve', 'none', '0', '104'],
-      ['entry', 'release', 'none', '0', '104'],
-      ['entry', 'debit', 'out', '21', '83'],
-      ['entry', 'reserve', 'none', '0', '83'],
-      ['entry', 'release', 'none', '0', '83'],
-      ['entry', 'debit', 'out', '0.5', '82.5'],
-      ['closing', '', '', '', '82.5'],
+    expect(cells.map((c) => [c[1], c[3], c[6], c[7], c[8], c[9]])).toEqual([
+      ['Books shop', 'opening', '', '', '', '0'],
+      ['Books shop', 'entry', 'credit', 'in', '99', '99'],
+      ['Books shop', 'entry', 'credit', 'in', '5', '104'],
+      ['Books shop', 'entry', 'debit', 'out', '-21', '83'],
+      ['Books shop', 'entry', 'debit', 'out', '-0.5', '82.5'],
+      ['Books shop', 'closing', '', '', '', '82.5'],
     ]);
-    expect(cells.every((c) => !c.some((cell) => /^'?-/.test(cell)))).toBe(true);
-    expect(cells[0]![4]).toBe(start);
-    expect(cells.at(-1)![4]).toBe(end);
+    // A negative amount is a number to a spreadsheet: never turned into text.
+    expect(cells.some((c) => c.some((cell) => cell.startsWith("'")))).toBe(false);
+    const spreadsheet = (iso: string) => iso.slice(0, 19).replace('T', ' ');
+    expect(cells[0]![5]).toBe(spreadsheet(start));
+    expect(cells.at(-1)![5]).toBe(spreadsheet(end));
+    // The entries' signed amounts add up from the opening to the closing, as in JSON.
+    const sum = cells.filter((c) => c[3] === 'entry').reduce((acc, c) => acc + units(c[8]!), 0n);
+    expect(sum).toBe(82_500_000n);
   });
 
   it('gives the same bytes whatever the batch size', async () => {

@@ -25,7 +25,7 @@ import {
   depositBatch,
   entryBatch,
   invoiceBatch,
-  invoiceTxHashes,
+  invoicesPaid,
   lastEntryBefore,
   nextAccount,
   payoutBatch,
@@ -66,7 +66,7 @@ const QUERIES: ReportQuery[] = [
   },
   {
     name: "invoices: the batch's transaction hashes",
-    run: (db) => invoiceTxHashes(db, [ID, M]),
+    run: (db) => invoicesPaid(db, [ID, M]),
     index: /SEARCH deposits USING INDEX deposits_invoice \(invoice_id=\?\)/,
   },
   {

@@ -107,8 +107,9 @@ describe('the invoice report', () => {
     const rows = readCsv(await text({ kind: 'invoices', from: start, to: end }));
     expect(rows[0]).toEqual([
       'invoice_id',
-      'created_at',
+      'created_at_utc',
       'merchant_id',
+      'merchant_name',
       'order_id',
       'status',
       'asset',
@@ -118,10 +119,10 @@ describe('the invoice report', () => {
       'amount_credited',
       'service_fee_payer',
       'service_fee_percent',
-      'service_fee_amount',
+      'service_fee_charged',
       'address',
       'external_user_id',
-      'expires_at',
+      'expires_at_utc',
       'tx_hashes',
     ]);
     expect(rows.slice(1).map((r) => r[0])).toEqual([
@@ -130,16 +131,34 @@ describe('the invoice report', () => {
       ids.paid.invoice_id,
     ]);
     const paid = rows[3]!;
-    expect(paid.slice(4, 13)).toEqual(['settled', 'USDT_TRON', '100', '100', '100', '99', 'merchant', '1', '1']);
+    expect(paid.slice(5, 14)).toEqual(['settled', 'USDT_TRON', '100', '100', '100', '99', 'merchant', '1', '1']);
     // Both deposits' hashes, in chain order.
-    expect(paid[16]).toBe(`${ids.paidTx} ${ids.paidTx2}`);
-    expect(rows[2]!.slice(3, 7)).toEqual(['a,"b"', 'created', 'USDT_TRON', '1.000001']);
+    expect(paid[17]).toBe(`${ids.paidTx} ${ids.paidTx2}`);
+    expect(rows[2]!.slice(4, 8)).toEqual(['a,"b"', 'created', 'USDT_TRON', '1.000001']);
+  });
+
+  it('is spreadsheet-friendly: UTC times a spreadsheet reads, the merchant by name, the fee as charged', async () => {
+    const rows = readCsv(await text({ kind: 'invoices', from: start, to: end }));
+    const [, unpaid] = rows;
+    // 2026-03-01T10:00:01.000Z is written 2026-03-01 10:00:01.
+    expect(unpaid![1]).toBe((ids.formula.created_at as string).slice(0, 19).replace('T', ' '));
+    expect(unpaid![16]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    expect(unpaid![2]).toBe(shop.id);
+    expect(unpaid![3]).toBe('Books shop');
+    // Quoted 1 % of 10.5, but nothing credited yet: nothing charged, so summing the column is the fees earned.
+    expect(unpaid![13]).toBe('0');
+    const json = JSON.parse(await text({ kind: 'invoices', from: start, to: end, format: 'json' }));
+    expect(json.invoices[0]).toMatchObject({
+      created_at: ids.formula.created_at,
+      merchant_name: 'Books shop',
+      service_fee_charged: '0',
+    });
   });
 
   it('neutralises a cell a spreadsheet would run as a formula with a leading quote', async () => {
     const csv = await text({ kind: 'invoices', from: start, to: end });
     expect(csv).toContain(`,"'=HYPERLINK(""http://x"",""y"")",`);
-    expect(readCsv(csv)[1]![3]).toBe(`'=HYPERLINK("http://x","y")`);
+    expect(readCsv(csv)[1]![4]).toBe(`'=HYPERLINK("http://x","y")`);
   });
 
   it('takes `from` in and leaves `to` out', async () => {
@@ -188,8 +207,9 @@ describe('the payout and deposit reports', () => {
     const rows = readCsv(await text({ kind: 'payouts', from: start, to: end }));
     expect(rows[0]).toEqual([
       'payout_id',
-      'created_at',
+      'created_at_utc',
       'merchant_id',
+      'merchant_name',
       'reference',
       'status',
       'asset',
@@ -199,7 +219,7 @@ describe('the payout and deposit reports', () => {
       'to_address',
       'tx_hash',
     ]);
-    expect(rows.slice(1).map((r) => [r[0], r[4], r[6], r[7], r[8], r[10]])).toEqual([
+    expect(rows.slice(1).map((r) => [r[0], r[5], r[7], r[8], r[9], r[11]])).toEqual([
       [ids.payout.id, 'confirmed', '20', '1', '1', ids.payoutTx],
       [ids.rejected.id, 'rejected', '5', '1', '0', ''],
     ]);
@@ -209,8 +229,9 @@ describe('the payout and deposit reports', () => {
     const rows = readCsv(await text({ kind: 'deposits', from: start, to: end }));
     expect(rows[0]).toEqual([
       'deposit_id',
-      'block_time',
+      'block_time_utc',
       'merchant_id',
+      'merchant_name',
       'asset',
       'amount',
       'tx_hash',
@@ -224,17 +245,17 @@ describe('the payout and deposit reports', () => {
       'late',
       'credited_amount',
       'fee',
-      'credited_at',
+      'credited_at_utc',
     ]);
-    const byTx = new Map(rows.slice(1).map((r) => [r[5], r]));
-    expect(rows.slice(1).map((r) => r[5])).toEqual([ids.paidTx, ids.paidTx2, ids.trxTx, ids.seenTx]);
+    const byTx = new Map(rows.slice(1).map((r) => [r[6], r]));
+    expect(rows.slice(1).map((r) => r[6])).toEqual([ids.paidTx, ids.paidTx2, ids.trxTx, ids.seenTx]);
     // The invoice's fee (1 USDT) is taken from its first deposit.
-    expect(byTx.get(ids.paidTx)!.slice(12, 16)).toEqual(['confirmed', 'false', '59', '1']);
-    expect(byTx.get(ids.paidTx2)!.slice(12, 16)).toEqual(['confirmed', 'false', '40', '0']);
+    expect(byTx.get(ids.paidTx)!.slice(13, 17)).toEqual(['confirmed', 'false', '59', '1']);
+    expect(byTx.get(ids.paidTx2)!.slice(13, 17)).toEqual(['confirmed', 'false', '40', '0']);
     // Standalone TRX, 1 % fee, rounded up to the sun.
-    expect(byTx.get(ids.trxTx)!.slice(3, 7)).toEqual(['TRX_TRON', '2.5', ids.trxTx, '-1']);
-    expect(byTx.get(ids.trxTx)!.slice(10, 16)).toEqual(['', '', 'confirmed', 'false', '2.475', '0.025']);
-    expect(byTx.get(ids.seenTx)!.slice(12, 17)).toEqual(['seen', 'false', '', '', '']);
+    expect(byTx.get(ids.trxTx)!.slice(4, 8)).toEqual(['TRX_TRON', '2.5', ids.trxTx, '-1']);
+    expect(byTx.get(ids.trxTx)!.slice(11, 17)).toEqual(['', '', 'confirmed', 'false', '2.475', '0.025']);
+    expect(byTx.get(ids.seenTx)!.slice(13, 18)).toEqual(['seen', 'false', '', '', '']);
     expect(await text({ kind: 'deposits', from: start, to: end })).toContain(`,${ids.trxTx},-1,`);
   });
 });

@@ -114,11 +114,11 @@ describe('webhook CLI', () => {
       cli('webhook', 'resend', delivered!.id),
       cli('webhook', 'show', 'x'),
     ]);
-    expect(list.json.map((d: { event_id: string; status: string }) => [d.event_id, d.status])).toEqual([
+    expect(list.json.data.map((d: { event_id: string; status: string }) => [d.event_id, d.status])).toEqual([
       [bad, 'failed'],
       [ok, 'delivered'],
     ]);
-    expect(failed.json.map((d: { delivery_id: string }) => d.delivery_id)).toEqual([id]);
+    expect(failed.json.data.map((d: { delivery_id: string }) => d.delivery_id)).toEqual([id]);
     expect(table.stdout).toMatch(/delivery_id\s+merchant_id\s+type\s+status/);
     expect(table.stdout).toContain('invoice.expired');
     expect(shown.json.attempts_log).toEqual([

@@ -43,7 +43,7 @@ describe.skipIf(ON_POSTGRES)('paygate whitelist add, again', () => {
     expect(longer.code).toBe(0);
     expect(longer.stdout).toContain('its delay is lengthened');
     const listed = await runBuilt(['whitelist', 'list', id, '--json'], opts);
-    const usable = Date.parse(listed.json[0].usable_from) - Date.parse(listed.json[0].created_at);
+    const usable = Date.parse(listed.json.data[0].usable_from) - Date.parse(listed.json.data[0].created_at);
     expect(usable).toBe(48 * 3_600_000);
   }, 120_000);
 });

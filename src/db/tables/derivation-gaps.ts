@@ -6,6 +6,8 @@ import type { Generated } from 'kysely';
 export interface DerivationGapsTable {
   from_index: number;
   to_index: number;
+  /** The last index whose address is watched (0057): from `from_index` to it. */
+  watched_to_index: number;
   recorded_at: string;
   reason: string;
 }

@@ -1,12 +1,13 @@
-/** Row types of the hot wallet's record on chain (migration 0056), joined into DB in ../schema.ts. */
+/** Row types of the hot wallet's record on chain (migrations 0056, 0058), joined into DB in ../schema.ts. */
 
 /**
  * How a transfer out of the hot wallet is accounted for: `payout` (a payout's stored signed txid),
  * `sweep` (a sweep's fee top-up), `restore_match` (a transfer the restored database did not sign,
- * matched after a restore to the one held payout it pays), or `unknown` (paygate did not sign it:
- * the alert).
+ * matched after a restore to the one held payout it pays), `acknowledged` (paygate did not sign it
+ * and the operator said it was theirs: never matched to a payout), or `unknown` (paygate did not
+ * sign it: the alert).
  */
-export type HotTransferKind = 'payout' | 'sweep' | 'restore_match' | 'unknown';
+export type HotTransferKind = 'payout' | 'sweep' | 'restore_match' | 'acknowledged' | 'unknown';
 
 /** Every transfer out of the hot wallet the watcher saw (TRX and the catalog's tokens). */
 export interface HotWalletTransfersTable {
@@ -51,7 +52,16 @@ export interface RestoreReadingTable {
   unresolved: number | null;
 }
 
+/** The operator's word that a transfer out paygate did not sign was theirs, by txid (survives a fork). */
+export interface HotWalletAcknowledgementsTable {
+  tx_hash: string;
+  reason: string;
+  acknowledged_by: string;
+  acknowledged_at: string;
+}
+
 export interface HotWalletTables {
   hot_wallet_transfers: HotWalletTransfersTable;
+  hot_wallet_acknowledgements: HotWalletAcknowledgementsTable;
   restore_reading: RestoreReadingTable;
 }

@@ -1,5 +1,6 @@
-/** The console's payouts: `payout list|approve|reject|cancel|halt|resume`. */
+/** The console's payouts: `payout list [--unknown-on-chain]|approve|reject|cancel|halt|resume`. */
 import { toPage } from '../../http/pagination.js';
+import { listUnknownOnChain } from '../../payouts/chain-reading.js';
 import { setHalt } from '../../payouts/halts.js';
 import { approvePayout, cancelPayout, listPayouts, rejectPayout, showPayout } from '../../payouts/operator.js';
 import type { Services } from '../../services.js';
@@ -13,6 +14,7 @@ import {
   PayoutListQuery,
   PayoutParams,
   ReasonBody,
+  UnknownOnChainSchema,
 } from '../schemas/payouts.js';
 
 const tags = ['payouts'];
@@ -41,6 +43,20 @@ export async function payoutRoutes(app: ConsoleServer, s: Services): Promise<voi
       });
       return toPage(rows, pageLimit(q), (p) => ({ at: p.created_at, id: p.payout_id }));
     },
+  );
+
+  app.get(
+    '/admin/v1/payouts/unknown-on-chain',
+    {
+      schema: {
+        operationId: 'listPayoutsUnknownOnChain',
+        tags,
+        summary:
+          'The chain reading since a restore: the held payouts it did not settle with their candidate transfers, and the transfers out paygate did not sign (payout list --unknown-on-chain)',
+        response: { 200: UnknownOnChainSchema, ...errors() },
+      },
+    },
+    async () => listUnknownOnChain(s.db),
   );
 
   app.get(

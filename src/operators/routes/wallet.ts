@@ -1,13 +1,21 @@
-/** The console's wallet: `wallet show`, `wallet limit`, `sweep`. */
+/** The console's wallet: `wallet show`, `wallet limit`, `wallet transfers`, `wallet transfer acknowledge`, `sweep`. */
+import { toPage } from '../../http/pagination.js';
 import type { Services } from '../../services.js';
 import { setHotWalletLimit } from '../../payouts/worker/limits.js';
 import { requestSweep, sweepRequestView } from '../../sweeper/requests.js';
 import { walletOverview } from '../../wallet/overview.js';
+import { acknowledgeTransfer, listHotWalletTransfers, transferKey } from '../../wallet/transfers.js';
 import { actorOf, type ConsoleServer } from '../context.js';
-import { bodyErrors, errors } from '../schemas/common.js';
+import { pageLimit, pageRequest } from '../paging.js';
+import { bodyErrors, errors, Page } from '../schemas/common.js';
 import {
+  AcknowledgeBody,
+  AcknowledgedSchema,
+  HotWalletTransferSchema,
   SweepBody,
   SweepRequestSchema,
+  TransferListQuery,
+  TransferParams,
   WalletLimitBody,
   WalletLimitParams,
   WalletLimitSchema,
@@ -54,6 +62,46 @@ export async function walletRoutes(app: ConsoleServer, s: Services): Promise<voi
         ...(b.fee_limit === undefined ? {} : { feeLimit: b.fee_limit }),
       });
     },
+  );
+
+  app.get(
+    '/admin/v1/wallet/transfers',
+    {
+      schema: {
+        operationId: 'listHotWalletTransfers',
+        tags,
+        summary:
+          'Transfers out of the hot wallet, newest first, with what each one is: a payout, a sweep top-up, a payout found after a restore, acknowledged, or unknown (wallet transfers)',
+        description:
+          'unknown=true: only those paygate did not sign and nobody accounted for, the ones paygate_hot_wallet_unknown_transfers counts. Pages with limit and cursor.',
+        querystring: TransferListQuery,
+        response: { 200: Page(HotWalletTransferSchema, 'HotWalletTransferPage'), ...errors() },
+      },
+    },
+    async (req) => {
+      const q = req.query;
+      const page = pageRequest(q);
+      const rows = await listHotWalletTransfers(s.db, { unknown: q.unknown === true, ...page });
+      return toPage(rows, pageLimit(q), transferKey);
+    },
+  );
+
+  app.post(
+    '/admin/v1/wallet/transfers/:txid/acknowledge',
+    {
+      schema: {
+        operationId: 'acknowledgeHotWalletTransfer',
+        tags,
+        summary:
+          'Say that a transfer out of the hot wallet paygate did not sign was the operator’s: it leaves the unknown count and is never matched to a held payout (wallet transfer acknowledge)',
+        description:
+          'Audited with the token id and the reason. A stolen key looks exactly like an unknown transfer: check before. 404 hot_wallet_transfer_not_found when no transfer out is recorded in the transaction; 409 invalid_state when paygate signed it (a payout, a sweep, a payout found after a restore), when it is already acknowledged, while the chain since a restore is being read, or when a payout held since a restore has its asset, address and amount.',
+        params: TransferParams,
+        body: AcknowledgeBody,
+        response: { 200: AcknowledgedSchema, ...bodyErrors(404, 409) },
+      },
+    },
+    async (req) => acknowledgeTransfer(s.db, s.clock, actorOf(req), req.params.txid, req.body.reason),
   );
 
   app.post(

@@ -74,3 +74,44 @@ export const HaltsSchema = Type.Object(
   },
   { additionalProperties: false, title: 'PayoutHalts' },
 );
+
+export const UnknownOnChainSchema = Type.Object(
+  {
+    reading: StringEnum(
+      ['in_progress', 'done', 'none'],
+      'The chain reading since a restore: in_progress, done, or none when no restore started one',
+    ),
+    reading_from_block: Nullable(Type.Integer()),
+    reading_until_block: Nullable(Type.Integer()),
+    payouts: Type.Array(
+      Type.Object(
+        {
+          ...OperatorPayoutSchema.properties,
+          candidates: Type.Array(
+            Type.Object(
+              { tx_hash: Type.String(), block_number: Type.Integer(), block_time: Time() },
+              { additionalProperties: false, title: 'ChainCandidate' },
+            ),
+            { description: 'Transfers out that paygate did not sign with its asset, address and amount' },
+          ),
+        },
+        { additionalProperties: false, title: 'HeldPayout' },
+      ),
+      { description: 'Payouts held since a restore that the chain did not settle' },
+    ),
+    unknown_transfers: Type.Array(
+      Type.Object(
+        {
+          tx_hash: Type.String(),
+          asset: Type.String(),
+          to_address: Type.String(),
+          amount: Type.String(),
+          block_number: Type.Integer(),
+        },
+        { additionalProperties: false, title: 'UnknownTransfer' },
+      ),
+      { description: 'Transfers out that paygate did not sign and no held payout took (newest 100)' },
+    ),
+  },
+  { additionalProperties: false, title: 'UnknownOnChain' },
+);

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { StringEnum } from '../../http/schemas.js';
 import { PAYOUT_STATUSES } from '../../payouts/schema.js';
-import { AssetParam, Nullable, Time } from './common.js';
+import { AssetParam, Nullable, PageQuery, Time } from './common.js';
 
 export const WalletSchema = Type.Object(
   {
@@ -137,4 +137,66 @@ export const SweepRequestSchema = Type.Object(
     ),
   },
   { additionalProperties: false, title: 'SweepRequestStatus' },
+);
+
+export const TRANSFER_KINDS = ['payout', 'sweep', 'restore_match', 'acknowledged', 'unknown'] as const;
+
+export const HotWalletTransferSchema = Type.Object(
+  {
+    tx_hash: Type.String(),
+    log_index: Type.Integer({ description: '-1 for a TRX transfer, else the token Transfer log’s index' }),
+    block_number: Type.Integer(),
+    block_time: Time(),
+    asset: Type.String(),
+    to_address: Type.String(),
+    amount: Type.String({ description: 'In the asset’s units' }),
+    kind: StringEnum(
+      TRANSFER_KINDS,
+      'payout: a payout paygate signed; sweep: a sweep’s fee top-up; restore_match: a payout found on the chain after a restore; acknowledged: paygate did not sign it and an operator said it was theirs; unknown: paygate did not sign it (the alert)',
+    ),
+    payout_id: Nullable(Type.String({ format: 'uuid' })),
+    sweep_id: Nullable(Type.String()),
+    acknowledged_by: Nullable(Type.String()),
+    acknowledged_at: Nullable(Time()),
+    acknowledge_reason: Nullable(Type.String()),
+  },
+  { additionalProperties: false, title: 'HotWalletTransfer' },
+);
+
+export const TransferListQuery = Type.Object(
+  {
+    unknown: Type.Optional(
+      Type.Boolean({ description: 'Only the transfers paygate did not sign and nobody accounted for (the alert’s)' }),
+    ),
+    ...PageQuery,
+  },
+  { additionalProperties: false },
+);
+
+export const TransferParams = Type.Object(
+  { txid: Type.String({ pattern: '^(0x)?[0-9a-fA-F]{64}$', description: 'The transaction id' }) },
+  { additionalProperties: false },
+);
+
+export const AcknowledgeBody = Type.Object(
+  {
+    reason: Type.String({
+      minLength: 1,
+      maxLength: 500,
+      description: 'Why the transfer was the operator’s (kept in the audit log)',
+    }),
+  },
+  { additionalProperties: false, title: 'TransferAcknowledgeRequest' },
+);
+
+export const AcknowledgedSchema = Type.Object(
+  {
+    tx_hash: Type.String(),
+    acknowledged_by: Type.String(),
+    acknowledged_at: Time(),
+    reason: Type.String(),
+    transfers: Type.Array(HotWalletTransferSchema, { description: 'Every transfer out of the transaction' }),
+    note: Type.String({ description: 'What the acknowledgement changes' }),
+  },
+  { additionalProperties: false, title: 'AcknowledgedTransfer' },
 );
