@@ -21,6 +21,11 @@ export default class Demo extends PaygateCommand {
       min: 0,
       max: 65535,
     }),
+    'pay-port': Flags.integer({
+      description: 'the payment page port (default 8082; any free port with --tour or --port 0)',
+      min: 0,
+      max: 65535,
+    }),
     'block-time': durationFlag({ description: 'devnet time between blocks', default: '1s', maxMs: 3_600_000 }),
     tour: Flags.boolean({
       description:
@@ -37,6 +42,7 @@ export default class Demo extends PaygateCommand {
     const demo = await startDemo({
       port: flags.tour ? 0 : flags.port,
       cabinetPort: flags.tour || flags.port === 0 ? (flags['cabinet-port'] ?? 0) : (flags['cabinet-port'] ?? 9091),
+      payPort: flags.tour || flags.port === 0 ? (flags['pay-port'] ?? 0) : (flags['pay-port'] ?? 8082),
       blockTimeMs: flags['block-time'],
       logLevel: 'warn',
       onEvent: (e) =>

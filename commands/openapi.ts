@@ -6,18 +6,20 @@ import {
   buildAdminOpenApiDocument,
   buildCabinetOpenApiDocument,
   buildOpenApiDocument,
+  buildPayOpenApiDocument,
 } from '../src/http/openapi-doc.js';
 import { renderApiMarkdown } from '../src/http/openapi-markdown.js';
 
 export default class OpenApi extends PaygateCommand {
   static override description =
-    'Print the OpenAPI 3.1 document of /v1 (the one GET /v1/openapi.json serves) or, with --admin, of the operator console /admin/v1 (GET /admin/v1/openapi.json), with --cabinet of the merchant cabinet /cabinet/v1, or its Markdown reference; needs no database or wallet';
+    'Print the OpenAPI 3.1 document of /v1 (the one GET /v1/openapi.json serves) or, with --admin, of the operator console /admin/v1 (GET /admin/v1/openapi.json), with --cabinet of the merchant cabinet /cabinet/v1, with --pay of the payment page API /pay/v1, or its Markdown reference; needs no database or wallet';
   static override examples = [
     '<%= config.bin %> openapi > openapi.json',
     '<%= config.bin %> openapi --output dist/openapi.json',
     '<%= config.bin %> openapi --markdown --output docs/api.md',
     '<%= config.bin %> openapi --admin --markdown --output docs/admin-api.md',
     '<%= config.bin %> openapi --cabinet --markdown --output docs/cabinet-api.md',
+    '<%= config.bin %> openapi --pay --markdown --output docs/pay-api.md',
   ];
   static override flags = {
     admin: Flags.boolean({ description: 'the operator console /admin/v1 instead of /v1' }),
@@ -27,6 +29,10 @@ export default class OpenApi extends PaygateCommand {
       description: 'the merchant cabinet /cabinet/v1 instead of /v1',
       exclusive: ['admin'],
     }),
+    pay: Flags.boolean({
+      description: "the payment page's API /pay/v1 instead of /v1",
+      exclusive: ['admin', 'cabinet'],
+    }),
   };
 
   async run(): Promise<{ output: string | null; bytes: number } | Record<string, unknown>> {
@@ -35,7 +41,9 @@ export default class OpenApi extends PaygateCommand {
       ? await buildAdminOpenApiDocument()
       : flags.cabinet
         ? await buildCabinetOpenApiDocument()
-        : await buildOpenApiDocument();
+        : flags.pay
+          ? await buildPayOpenApiDocument()
+          : await buildOpenApiDocument();
     const text = flags.markdown ? renderApiMarkdown(doc) : `${JSON.stringify(doc, null, 2)}\n`;
     if (flags.output) {
       mkdirSync(path.dirname(path.resolve(flags.output)), { recursive: true });

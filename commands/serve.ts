@@ -11,7 +11,7 @@ export default class Serve extends PaygateCommand {
     'Run the merchant API (/v1), the admin listener (/healthz, /readyz, /metrics on ADMIN_HOST:ADMIN_PORT) and the background jobs until SIGINT/SIGTERM; needs the database and the wallet (paygate init) and its passphrase, refuses a database that does not exist (database_not_found) and a node of another chain than the one the database belongs to (wrong_network). Logs are JSON lines on stdout; a short banner is added only when stdout is a terminal. On SIGTERM it finishes in-flight requests, stops the workers at a safe point and exits 0.';
   static override examples = [
     'WALLET_PASSPHRASE_FILE=/etc/paygate/passphrase <%= config.bin %> serve',
-    'PORT=8081 ADMIN_PORT=9190 CABINET_PORT=9191 <%= config.bin %> serve   # a second process on the same database: /v1 only until it takes the worker lease',
+    'PORT=8081 ADMIN_PORT=9190 CABINET_PORT=9191 PAY_PORT=8182 <%= config.bin %> serve   # a second process on the same database: /v1 only until it takes the worker lease',
   ];
 
   /**
@@ -22,7 +22,7 @@ export default class Serve extends PaygateCommand {
     process.stdout.write(`${JSON.stringify(json)}\n`);
   }
 
-  async run(): Promise<{ url: string; admin_url: string | null; cabinet_url: string | null }> {
+  async run(): Promise<{ url: string; admin_url: string | null; cabinet_url: string | null; pay_url: string | null }> {
     await this.parse(Serve);
     loadDotEnv();
     // Refuses a database that does not exist (never creates one), migrates an existing one, then
@@ -62,6 +62,7 @@ export default class Serve extends PaygateCommand {
         url,
         admin: app.adminUrl,
         cabinet: app.cabinetUrl,
+        pay: app.payUrl,
         network: config.tronNetwork,
         database,
         // Where the rate limits count: Redis shared by the replicas, or this process alone.
@@ -78,6 +79,7 @@ export default class Serve extends PaygateCommand {
       this.say(`paygate serving ${url}/v1 (database ${database})`);
       if (app.adminUrl) this.say(`admin listener ${app.adminUrl} (/healthz, /readyz, /metrics)`);
       if (app.cabinetUrl) this.say(`merchant cabinet ${app.cabinetUrl} (/cabinet/v1 and its web page)`);
+      if (app.payUrl) this.say(`payment page ${app.payUrl} (/pay/{invoice_id} and /pay/v1, for customers)`);
     }
     const signal = await stopSignal;
     logger.info({ signal }, 'shutting down: finishing in-flight requests, stopping workers');
@@ -91,6 +93,7 @@ export default class Serve extends PaygateCommand {
           in_flight: [
             ...requestsInFlight(app.http, 'api'),
             ...(app.cabinet ? requestsInFlight(app.cabinet, 'cabinet') : []),
+            ...(app.pay ? requestsInFlight(app.pay, 'pay') : []),
           ],
           ...(app.database.engine === 'postgres' ? { pool: poolCounts(app.database.pool) } : {}),
         },
@@ -104,6 +107,6 @@ export default class Serve extends PaygateCommand {
     logger.info('stopped');
     // Everything is closed; a node request abandoned by a stopping worker must not hold the process.
     setTimeout(() => process.exit(0), 1_000).unref();
-    return { url, admin_url: app.adminUrl, cabinet_url: app.cabinetUrl };
+    return { url, admin_url: app.adminUrl, cabinet_url: app.cabinetUrl, pay_url: app.payUrl };
   }
 }

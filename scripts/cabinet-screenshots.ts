@@ -1,6 +1,6 @@
 /**
  * The screenshots of docs/cabinet.md, taken from a real demo instance in headless Chromium:
- *   node --import tsx scripts/cabinet-screenshots.ts [--out docs/cabinet]
+ *   node --import tsx scripts/cabinet-screenshots.ts [--out docs/cabinet] [--width 1200] [--dark]
  * The demo's invoice is paid and settles, a payout is requested, approved and confirmed, a few
  * more invoices wait, then the owner signs in and each main view is saved as a PNG. Needs
  * /usr/bin/chromium (apt-get install -y chromium).
@@ -13,7 +13,13 @@ import { systemClock } from '../src/clock.js';
 import { startDemo } from '../src/demo/index.js';
 import { approvePayout } from '../src/payouts/operator.js';
 
-const { values } = parseArgs({ options: { out: { type: 'string', default: 'docs/cabinet' } } });
+const { values } = parseArgs({
+  options: {
+    out: { type: 'string', default: 'docs/cabinet' },
+    width: { type: 'string', default: '1200' },
+    dark: { type: 'boolean', default: false },
+  },
+});
 const out = path.resolve(values.out as string);
 mkdirSync(out, { recursive: true });
 
@@ -57,7 +63,10 @@ try {
 
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
   try {
-    const page = await browser.newPage({ viewport: { width: 1200, height: 760 } });
+    const page = await browser.newPage({
+      viewport: { width: Number(values.width), height: 760 },
+      colorScheme: values.dark ? 'dark' : 'light',
+    });
     const shot = async (name: string) => {
       // The status toast comes and goes; the pictures show the page itself.
       await page.evaluate("document.getElementById('status').textContent = ''");

@@ -27,7 +27,7 @@ import { unlockWallet } from './wallet/service.js';
 import { buildAdminServer, type AdminOptions } from './operations/admin.js';
 import { requireBuiltPage } from './cabinet/page.js';
 import { buildCabinetServer, type CabinetOptions } from './cabinet/server.js';
-import { buildPayServer } from './pay/server.js';
+import { buildPayServer, type PayOptions } from './pay/server.js';
 import { createMetrics, httpLatency, instrumentHttp, type AppMetrics } from './operations/metrics.js';
 import './operations/wiring.js';
 
@@ -67,7 +67,7 @@ export interface AppOptions {
   /** The cabinet listener (/cabinet/v1 and its page on CABINET_HOST:CABINET_PORT); false: none. */
   cabinet?: false | CabinetOptions;
   /** The payment page's listener (/pay/{id} and /pay/v1 on PAY_HOST:PAY_PORT); false: none. */
-  pay?: false;
+  pay?: false | PayOptions;
 }
 
 export interface App {
@@ -146,7 +146,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
 
   const cabinet = opts.cabinet === false ? null : await buildCabinetServer(services, opts.cabinet, rateCounts);
   let cabinetUrl: string | null = null;
-  const pay = opts.pay === false ? null : await buildPayServer(services, rateCounts);
+  const pay = opts.pay === false ? null : await buildPayServer(services, opts.pay, rateCounts);
   let payListenerUrl: string | null = null;
   services.payUrl = () => (config.payPublicUrl ? payUrl(config) : (payListenerUrl ?? payUrl(config)));
 

@@ -8,6 +8,7 @@ import { payUrl } from '../../src/config.js';
 import { AppError } from '../../src/errors.js';
 import { requireMerchant } from '../../src/merchants/service.js';
 import { CreatePageInvoiceBody, type PageInvoiceView } from '../../src/pay/schema.js';
+import { parsePrice } from '../../src/pay/price.js';
 import { createPageInvoice } from '../../src/pay/service.js';
 
 /** The flag each body field comes from, to name it in a refusal. */
@@ -70,6 +71,11 @@ export default class InvoiceCreate extends PaygateCommand {
     if (problem) {
       const field = problem.path.split('/')[1] ?? '';
       throw new AppError('invalid_argument', `${FLAG_OF[field] ?? field}: ${problem.message}`);
+    }
+    try {
+      parsePrice(body.price);
+    } catch (e) {
+      throw new AppError('invalid_argument', `--price ${(e as Error).message}`);
     }
     const ctx = await this.context();
     const db = ctx.database.db;

@@ -2,8 +2,15 @@
 import { Page } from '../http/pagination.js';
 import { errorResponses } from '../http/schemas.js';
 import type { ApiServer } from '../http/server.js';
-import { listDeliveries, listDeposits, listInvoices, listPayouts, showDelivery, showPayout } from './activity.js';
-import { ownerInvoice } from './invoice-view.js';
+import {
+  listDeliveries,
+  listDeposits,
+  listInvoices,
+  listPayouts,
+  showDelivery,
+  showInvoice,
+  showPayout,
+} from './activity.js';
 import { OwnerInvoiceSchema, OwnerPayoutSchema } from './schema-views.js';
 import type { CabinetDeps } from './context.js';
 import { ownedMerchantOf } from './ownership.js';
@@ -34,15 +41,15 @@ export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise
       schema: {
         operationId: 'listInvoices',
         tags: ['invoices'],
-        summary: 'Invoices, newest first, as /v1 shows them, with senders and status history',
+        summary: 'Invoices, newest first, as /v1 shows them, with senders and status history; page invoices included',
         description:
-          "`from` and `to` bound the creation time, the half-open period [from, to) as on the reports; `from` not before `to` is 422 invalid_period. `q` finds by order id, invoice id, deposit address or a deposit's transaction hash.",
+          "`from` and `to` bound the creation time, the half-open period [from, to) as on the reports; `from` not before `to` is 422 invalid_period. `q` finds by order id, invoice id, deposit address or a deposit's transaction hash. A page invoice shows its price and description; one whose customer has not picked the token yet has `awaiting_choice: true`, status created (expired past its term), and asset, address, amounts and fees null.",
         params: MerchantParams,
         querystring: InvoiceListQuery,
         response: { 200: Page(OwnerInvoiceSchema, 'InvoicePage'), ...FILTERED_LIST_ERRORS },
       },
     },
-    async (req) => listInvoices(db, owned(req), req.query),
+    async (req) => listInvoices(db, deps.services.clock.now(), owned(req), req.query),
   );
 
   app.get(
@@ -51,13 +58,14 @@ export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise
       schema: {
         operationId: 'getInvoice',
         tags: ['invoices'],
-        summary: "An invoice as GET /v1/invoices/{id} shows it, with each deposit's sender and the status history",
+        summary:
+          "An invoice as GET /v1/invoices/{id} shows it, with each deposit's sender and the status history; a page invoice also before the choice",
         description: "404 invoice_not_found also for another merchant's invoice.",
         params: InvoiceParams,
         response: { 200: OwnerInvoiceSchema, ...LIST_ERRORS },
       },
     },
-    async (req) => ownerInvoice(db, owned(req), req.params.invoice_id),
+    async (req) => showInvoice(db, deps.services.clock.now(), owned(req), req.params.invoice_id),
   );
 
   app.get(

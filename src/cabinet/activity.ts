@@ -10,7 +10,10 @@ import { standaloneDepositView } from '../deposits/view.js';
 import { AppError } from '../errors.js';
 import { decodeCursor, DEFAULT_PAGE_LIMIT, toPage } from '../http/pagination.js';
 import { findPayout, type PayoutRow } from '../payouts/store.js';
-import { ownerInvoiceViews } from './invoice-view.js';
+import { compareKeys } from '../db/keyset.js';
+import { awaitingView, pageAwaiting } from '../pay/listing.js';
+import { findMerchantPageInvoice } from '../pay/store.js';
+import { ownerInvoice, ownerInvoiceViews } from './invoice-view.js';
 import { payoutView } from '../payouts/view.js';
 import { keyView } from '../keys/service.js';
 import type { ApiKeyRow } from '../keys/store.js';
@@ -41,20 +44,45 @@ interface ListQuery {
 
 const byCreated = (r: { created_at: string; id: string }) => ({ at: r.created_at, id: r.id });
 
-export async function listInvoices(db: Db, merchantId: string, q: PageParams & ListQuery & { status?: InvoiceStatus }) {
+export async function listInvoices(
+  db: Db,
+  now: Date,
+  merchantId: string,
+  q: PageParams & ListQuery & { status?: InvoiceStatus },
+) {
   const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
-  const page = toPage(
-    await pageInvoices(
-      db,
-      merchantId,
-      { ...period(q), status: q.status, asset: q.asset, q: q.q },
-      decodeCursor(q.cursor),
-      limit,
-    ),
-    limit,
-    byCreated,
+  const f = { ...period(q), status: q.status, asset: q.asset, q: q.q };
+  const key = decodeCursor(q.cursor);
+  // Two keyset walks in the same order, merged: invoices, and page invoices awaiting the choice.
+  const rows = [
+    ...(await pageInvoices(db, merchantId, f, key, limit)).map((row) => ({ row, awaiting: null })),
+    ...(await pageAwaiting(db, merchantId, f, key, limit, now)).map((awaiting) => ({ row: null, awaiting })),
+  ].sort((a, b) => compareKeys(byCreated(b.row ?? b.awaiting!), byCreated(a.row ?? a.awaiting!)));
+  const page = toPage(rows, limit, (r) => byCreated(r.row ?? r.awaiting!));
+  const views = new Map(
+    (
+      await ownerInvoiceViews(
+        db,
+        page.data.flatMap((r) => (r.row ? [r.row] : [])),
+      )
+    ).map((v) => [v.invoice_id, v]),
   );
-  return { data: await ownerInvoiceViews(db, page.data), next_cursor: page.next_cursor };
+  return {
+    data: page.data.map(({ row, awaiting }) => (row ? views.get(row.id)! : awaitingView(awaiting!, now))),
+    next_cursor: page.next_cursor,
+  };
+}
+
+/** One invoice as the cabinet shows it: a /v1 invoice, or a page invoice chosen or awaiting the choice. */
+export async function showInvoice(db: Db, now: Date, merchantId: string, id: string) {
+  try {
+    return await ownerInvoice(db, merchantId, id);
+  } catch (e) {
+    if (!(e instanceof AppError) || e.code !== 'invoice_not_found') throw e;
+    const page = await findMerchantPageInvoice(db, merchantId, id);
+    if (!page || page.asset !== null) throw e;
+    return awaitingView(page, now);
+  }
 }
 
 /** A payout as its owner sees it: the /v1 object and why it stopped, when it did. */

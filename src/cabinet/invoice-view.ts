@@ -13,6 +13,7 @@ import { AppError } from '../errors.js';
 import type { InvoiceStatus } from '../db/schema.js';
 import { findInvoice, type InvoiceRow } from '../invoices/store.js';
 import { invoiceView } from '../invoices/view.js';
+import { pageTermsOf, withPageTerms } from '../pay/listing.js';
 import { INVOICE_STATUSES } from '../webhooks/event-types.js';
 
 export interface StatusStep {
@@ -52,7 +53,7 @@ const groupBy = <T>(rows: T[], key: (r: T) => string) => {
   return m;
 };
 
-/** The owner's view of a page of invoices: two queries whatever the page's size. */
+/** The owner's view of a page of invoices: three queries whatever the page's size. */
 export async function ownerInvoiceViews(db: Executor, rows: InvoiceRow[]) {
   // As GET /v1/invoices/{id}: an invoice still `created` shows no deposits.
   const withDeposits = rows.filter((r) => r.status !== 'created').map((r) => r.id);
@@ -64,10 +65,15 @@ export async function ownerInvoiceViews(db: Executor, rows: InvoiceRow[]) {
     ),
     (e) => e.subject_id,
   );
+  // Invoices made from a page invoice show its price and description.
+  const terms = await pageTermsOf(
+    db,
+    rows.filter((r) => r.checkout_url !== null).map((r) => r.id),
+  );
   return rows.map((r) => {
     const own = r.status === 'created' ? [] : (deposits.get(r.id) ?? []);
     return {
-      ...invoiceView(r),
+      ...withPageTerms(invoiceView(r), terms.get(r.id)),
       deposits: own.map((d) => ({ ...depositView(d), from_address: d.from_address })),
       status_history: history(r, events.get(r.id) ?? []),
     };

@@ -4,8 +4,9 @@
  * the same files. Each file is its own route (no wildcard), so any other path is route_not_found.
  */
 import fastifyStatic from '@fastify/static';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { TronNetwork } from '../config.js';
 import type { ApiServer } from '../http/server.js';
 import { packageRoot } from '../paths.js';
 
@@ -21,17 +22,37 @@ export function requireBuiltPage(dir = PAGE_DIR()): void {
     throw new Error(`the cabinet's web page is not built (${dir} is missing): run \`npm run build\``);
 }
 
-export async function registerPage(app: ApiServer): Promise<void> {
+/**
+ * index.html with the chain this instance watches in its `paygate-network` meta element: the page
+ * links transactions and addresses to that network's explorer (none for the devnet) without a
+ * request of its own. Read once, at the first request.
+ */
+function indexPage(network: TronNetwork): () => string {
+  let html: string | null = null;
+  return () =>
+    (html ??= readFileSync(path.join(PAGE_DIR(), 'index.html'), 'utf8').replace(
+      '<meta name="paygate-network" content="" />',
+      `<meta name="paygate-network" content="${network}" />`,
+    ));
+}
+
+export async function registerPage(app: ApiServer, network: TronNetwork): Promise<void> {
+  const index = indexPage(network);
   await app.register(async (scope) => {
     // The page's files are the same for everyone: no session is asked for them.
     scope.addHook('onRoute', (route) => {
       route.config = { ...route.config, public: true };
     });
+    for (const url of ['/', '/index.html'])
+      scope.get(url, { schema: { hide: true } }, async (_req, reply) =>
+        reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(index()),
+      );
     await scope.register(fastifyStatic, {
       root: PAGE_DIR(),
       prefix: '/',
       wildcard: false,
-      index: 'index.html',
+      index: false,
+      globIgnore: ['index.html'],
       serveDotFiles: false,
       // The page is small and changes with each release: always revalidated, never stale.
       cacheControl: false,

@@ -1,11 +1,12 @@
 /**
  * TypeBox schemas of what the cabinet shows beyond /v1's objects: the owner's invoice (sender
- * addresses, status history) and payout (the reason it stopped), the webhook endpoint, the
+ * addresses, status history, a page invoice's terms) and payout (the reason it stopped), the webhook endpoint, the
  * whitelist, the account's sessions and the dashboard summary.
  */
 import { Type } from '@sinclair/typebox';
 import { StringEnum } from '../http/schemas.js';
-import { DepositSchema, InvoiceSchema } from '../invoices/schema.js';
+import { DepositSchema } from '../invoices/schema.js';
+import { CabinetInvoiceSchema } from '../pay/schema.js';
 import { PayoutSchema } from '../payouts/schema.js';
 import { INVOICE_STATUSES } from '../webhooks/event-types.js';
 
@@ -27,7 +28,7 @@ export const StatusStepSchema = Type.Object(
     at: DateTime('When the invoice entered this status'),
     derived: Type.Boolean({
       description:
-        'false: recorded when the status changed. true: the invoice predates the recorded history; the step is its creation time, or its last change for the current status',
+        'false: recorded when the status changed. true: the invoice predates the recorded history (the step is its creation time, or its last change for the current status), or it is a page invoice awaiting the choice (its creation, and its term when it ran out)',
     }),
   },
   { additionalProperties: false, title: 'InvoiceStatusStep' },
@@ -35,7 +36,7 @@ export const StatusStepSchema = Type.Object(
 
 export const OwnerInvoiceSchema = Type.Object(
   {
-    ...InvoiceSchema.properties,
+    ...CabinetInvoiceSchema.properties,
     deposits: Type.Array(OwnerDepositSchema),
     status_history: Type.Array(StatusStepSchema, { description: 'Every status the invoice entered, oldest first' }),
   },

@@ -102,6 +102,6 @@ export async function buildCabinetServer(
   await app.register(cookie, { hook: false });
   resolveOwnedMerchants(app, services.db);
   await registerCabinetRoutes(app, deps);
-  await registerPage(app);
+  await registerPage(app, services.config.tronNetwork);
   return app;
 }

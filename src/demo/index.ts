@@ -21,8 +21,10 @@ import { setPayoutFee } from '../fees/payout.js';
 import { approvedMerchantWithKey } from '../keys/service.js';
 import { creditMerchant } from '../ledger/operator.js';
 import { createLogger } from '../logger.js';
-import { updateMerchantSettings } from '../merchants/service.js';
+import { requireMerchant, updateMerchantSettings } from '../merchants/service.js';
 import { completeSetup, createOwner } from '../owners/service.js';
+import { pageDeps } from '../pay/server.js';
+import { createPageInvoice } from '../pay/service.js';
 import { loadCatalog } from '../assets/catalog.js';
 import { initWallet } from '../wallet/service.js';
 import { setEndpoint } from '../webhooks/endpoints.js';
@@ -67,6 +69,8 @@ export interface DemoInfo {
   hot_wallet: string;
   /** Whitelisted for the shop's USDT payouts, usable at once. */
   payout_address: string;
+  /** A page invoice of the shop (priced in dollars): its link opens the payment page. */
+  page: { invoice_id: string; checkout_url: string; price: string };
   /** The first invoice, ready to be paid with `paygate devnet pay`. */
   invoice: { invoice_id: string; address: string; amount: string; asset: string };
   customer: { address: string; private_key: string };
@@ -126,6 +130,7 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
     const cabinet = await ownerAccount(app, seeded.merchants);
     const shop = seeded.merchants[0] as DemoMerchant;
     const invoice = await firstInvoice(`${url}/v1`, shop.api_key);
+    const page = await pageInvoice(app, shop.merchant_id);
     const customer = devnet.accounts[0] as { address: string; privateKey: string };
     const info: DemoInfo = {
       api_url: `${url}/v1`,
@@ -137,6 +142,7 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
       database: databaseLabel(config.database),
       hot_wallet: seeded.hotWallet,
       payout_address: seeded.payoutAddress,
+      page,
       invoice,
       customer: { address: customer.address, private_key: customer.privateKey },
     };
@@ -196,6 +202,18 @@ async function ownerAccount(app: App, merchants: DemoMerchant[]): Promise<DemoCa
   const password = randomBytes(12).toString('base64url');
   await completeSetup(db, clock, owner.setup_token, password);
   return { url, email: DEMO_OWNER, password };
+}
+
+/** One page invoice of the shop, made as the operator makes one (`paygate invoice create`). */
+async function pageInvoice(app: App, merchantId: string): Promise<DemoInfo['page']> {
+  const { db } = app.services;
+  const { invoice } = await createPageInvoice(
+    pageDeps(app.services),
+    await requireMerchant(db, merchantId),
+    { order_id: 'page-1', price: '19.99', expires_in: 3600, description: 'Demo order: a logo design' },
+    'demo',
+  );
+  return { invoice_id: invoice.invoice_id, checkout_url: invoice.checkout_url, price: invoice.price };
 }
 
 async function firstInvoice(api: string, key: string): Promise<DemoInfo['invoice']> {

@@ -1,13 +1,11 @@
 /**
- * The tour's page invoice: the shop sends a customer a link priced in dollars, and the tour does
- * what the customer's browser does on the payment page, through the same routes of the payment
- * listener: the page is served, its view offers the tokens, USDT is chosen, the amount it shows is
- * paid to the address it shows on the devnet, and the view follows the invoice until it is settled.
+ * The tour's page invoice: the customer opens the page link the demo printed and the tour does
+ * what the customer's browser does there, through the same routes of the payment listener: the
+ * page is served, its view offers the tokens for the dollar price, USDT is chosen, the amount the
+ * page shows is paid to the address it shows on the devnet, and the view follows the invoice until
+ * it is settled.
  */
-import { requireMerchant } from '../merchants/service.js';
 import { parseAmount } from '../money.js';
-import { pageDeps } from '../pay/server.js';
-import { createPageInvoice } from '../pay/service.js';
 import type { RunningDemo } from './index.js';
 
 type Json = Record<string, unknown>;
@@ -21,23 +19,8 @@ export async function payThroughPage(
   record: (step: string, ok: boolean, detail: string) => boolean,
   at: () => string,
 ): Promise<boolean> {
-  const { services } = demo.app;
-  const shop = await requireMerchant(services.db, demo.info.merchant_id);
-  // As the owner's cabinet or `paygate invoice create` makes one.
-  const { invoice } = await createPageInvoice(
-    pageDeps(services),
-    shop,
-    {
-      order_id: `tour-page-${Date.now()}`,
-      price: '24.9',
-      expires_in: 3600,
-      description: 'Two bags of coffee beans, 250 g',
-      return_url: 'https://shop.example/thanks',
-    },
-    'demo-operator',
-  );
-  const link = invoice.checkout_url;
-  const route = `${new URL(link).origin}/pay/v1/invoices/${invoice.invoice_id}`;
+  const { page } = demo.info;
+  const route = page.checkout_url.replace('/pay/', '/pay/v1/invoices/');
   const call = async (method: string, url: string, body?: Json) => {
     const res = await fetch(url, {
       method,
@@ -46,9 +29,9 @@ export async function payThroughPage(
     });
     return { status: res.status, body: (await res.json()) as Json };
   };
-  say(`${at()} The shop sent a customer the payment page ${link} (24.90 USD)`);
+  say(`${at()} The customer opens the page link ${page.checkout_url} (${page.price} USD)`);
 
-  const html = await fetch(link);
+  const html = await fetch(page.checkout_url);
   const served = html.status === 200 && (html.headers.get('content-type') ?? '').startsWith('text/html');
   const view = (await call('GET', route)).body;
   const offered = (view.offered as { asset: string; amount: string }[] | undefined) ?? [];
@@ -82,6 +65,6 @@ export async function payThroughPage(
   return record(
     'page invoice paid',
     now.status === 'settled',
-    `received ${String(now.amount_received)} USDT; the page says paid and links back to ${String(now.return_url)}`,
+    `received ${String(now.amount_received)} USDT; the page says paid`,
   );
 }

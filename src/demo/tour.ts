@@ -2,9 +2,9 @@
  * `paygate demo --tour`: the whole story on a fresh demo instance, narrated step by step: an
  * invoice is created, paid on the (simulated) chain, seen, confirmed and settled; the merchant's
  * balance grows; a payout is requested, approved by the operator and confirmed on chain; and the
- * merchant's webhook receiver got every event, signed; the owner sees it all in the cabinet; and a
- * customer pays an invoice priced in dollars through the payment page's routes. It succeeds only
- * if every step happened.
+ * merchant's webhook receiver got every event, signed; the owner sees it all in the cabinet; and the
+ * customer of the demo's page link pays it through the payment page's routes. It succeeds only if
+ * every step happened.
  */
 import { systemClock } from '../clock.js';
 import { formatAmount } from '../money.js';

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI documents outside a running server (`paygate openapi [--admin|--cabinet]`, `npm run
+ * The OpenAPI documents outside a running server (`paygate openapi [--admin|--cabinet|--pay]`, `npm run
  * docs`, `npm run lint:openapi`): the real app is built over a throwaway database, exactly as
  * `serve` builds it, so the document is the one `GET /v1/openapi.json` (or the admin listener's
  * `GET /admin/v1/openapi.json`, or the cabinet's `GET /cabinet/v1/openapi.json`) serves. No PUBLIC_BASE_URL: the published reference names

@@ -147,7 +147,7 @@ function schemeText(s: Json): string {
 /** Where the document itself is served: the common prefix of its paths, then /openapi.json. */
 function documentPath(doc: Json): string {
   const first = Object.keys(doc.paths ?? {})[0] ?? '/v1/';
-  const prefix = /^\/(admin\/|cabinet\/)?v\d+\//.exec(first)?.[0] ?? '/v1/';
+  const prefix = /^\/(admin\/|cabinet\/|pay\/)?v\d+\//.exec(first)?.[0] ?? '/v1/';
   return `${prefix}openapi.json`;
 }
 

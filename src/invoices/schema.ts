@@ -78,7 +78,8 @@ export const InvoiceSchema = Type.Object(
     return_url: Type.Union([Type.String(), Type.Null()]),
     cancel_url: Type.Union([Type.String(), Type.Null()]),
     checkout_url: Type.Union([Type.String(), Type.Null()], {
-      description: 'Always null: no hosted payment page for this route',
+      description:
+        'null for an invoice created through POST /v1/invoices; for an invoice made from a page invoice (created by the cabinet or the console, its token picked by the customer), the payment page of it',
     }),
     expires_at: DateTime('When the invoice expires'),
     created_at: DateTime('When the invoice was created'),

@@ -2,8 +2,9 @@
  * TypeBox schemas of page invoices: the creation body and answer (cabinet, console), the
  * customer's view and choice (/pay/v1). They validate requests and generate the OpenAPI documents.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { AmountText, AssetCode, PrintableId, StringEnum, Uuid } from '../http/schemas.js';
+import { InvoiceSchema } from '../invoices/schema.js';
 
 const DateTime = (description: string) => Type.String({ format: 'date-time', description });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -127,3 +128,32 @@ export const ChooseAssetBody = Type.Object(
 );
 
 export const InvoiceIdParams = Type.Object({ invoice_id: Uuid() }, { additionalProperties: false });
+
+const orNull = <T extends TSchema>(t: T, description: string) => Type.Union([t, Type.Null()], { description });
+const p = InvoiceSchema.properties;
+
+/**
+ * An invoice in the cabinet: the /v1 Invoice, plus a page invoice's price and description, and
+ * `awaiting_choice` for one whose customer has not picked the token (asset, address, amounts and
+ * fees are null until then).
+ */
+export const CabinetInvoiceSchema = Type.Object(
+  {
+    ...p,
+    asset: orNull(p.asset, 'null while a page invoice awaits the choice'),
+    address: orNull(p.address, 'Deposit address; null while a page invoice awaits the choice'),
+    amount_requested: orNull(p.amount_requested, "The merchant's amount; null while a page invoice awaits the choice"),
+    amount_expected: orNull(
+      p.amount_expected,
+      'What the customer must send; null while a page invoice awaits the choice',
+    ),
+    amount_received: orNull(p.amount_received, 'Received so far; null while a page invoice awaits the choice'),
+    amount_credited: orNull(p.amount_credited, 'Booked so far; null while a page invoice awaits the choice'),
+    fees: orNull(p.fees, 'null while a page invoice awaits the choice'),
+    price: orNull(Type.String(), 'A page invoice: its price in US dollars; null for an invoice made through /v1'),
+    price_currency: orNull(Type.Literal('USD'), 'USD for a page invoice; null otherwise'),
+    description: orNull(Type.String(), "A page invoice's description; null otherwise"),
+    awaiting_choice: Type.Boolean({ description: 'A page invoice whose customer has not picked the token yet' }),
+  },
+  { additionalProperties: false, title: 'CabinetInvoice' },
+);

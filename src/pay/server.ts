@@ -36,8 +36,14 @@ export function pageDeps(services: Services): PageDeps {
   };
 }
 
+export interface PayOptions {
+  /** Where the built page is (default PAY_PAGE_DIR(); tests serve one of their own). */
+  pageDir?: string;
+}
+
 export async function buildPayServer(
   services: Services,
+  opts: PayOptions = {},
   rateCounts: SharedRateCounts | null = null,
 ): Promise<ApiServer> {
   const { app } = await buildSurface({
@@ -52,7 +58,7 @@ export async function buildPayServer(
     noStore: true,
   });
   await registerPayRoutes(app, pageDeps(services));
-  await registerPage(app);
+  await registerPage(app, opts.pageDir ?? PAY_PAGE_DIR());
   return app;
 }
 
@@ -60,8 +66,7 @@ export async function buildPayServer(
  * The page: `GET /pay/{invoice_id}` answers its index.html, and each built file (script, style,
  * icon) is its own route under /pay/ (no wildcard: any other path is route_not_found).
  */
-async function registerPage(app: ApiServer): Promise<void> {
-  const dir = PAY_PAGE_DIR();
+async function registerPage(app: ApiServer, dir: string): Promise<void> {
   if (existsSync(dir))
     await app.register(fastifyStatic, {
       root: dir,

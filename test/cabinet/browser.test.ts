@@ -162,15 +162,19 @@ describe.skipIf(!present)('the cabinet page in Chromium', () => {
     await t.pay(invoice.address, '12.5');
     await t.mine(1);
     await statusBecomes('seen');
-    const txRow = page.getByRole('row').filter({ hasText: /[0-9a-f]{64}/ });
+    // The deposit's row: its transaction hash, shortened, with the whole hash on hover.
+    const txRow = page.getByRole('row').filter({ has: page.locator('code[title]') });
     await txRow.waitFor();
     await t.mine(22);
     await statusBecomes('settled');
+    // The change is said aloud in the live region, not only drawn.
+    await page.getByRole('status').filter({ hasText: 'Invoice settled.' }).waitFor();
     expect(await page.evaluate('window.stillHere')).toBe(true);
-    expect(await txRow.textContent()).toMatch(/12\.5\d+confirmed/);
+    expect(await txRow.locator('code').first().getAttribute('title')).toMatch(/^[0-9a-f]{64}$/);
+    expect(await txRow.textContent()).toMatch(/12\.5 USDT\d+confirmed/);
     expect(
       await page.getByText('Credited to the balance').locator('xpath=following-sibling::dd[1]').textContent(),
-    ).toBe('12.5');
+    ).toBe('12.5 USDT');
   }, 60_000);
 
   it('lists and details pass axe: invoices, payouts, keys, webhooks', async () => {
@@ -204,7 +208,8 @@ describe.skipIf(!present)('the cabinet page in Chromium', () => {
     await page.waitForURL(new RegExp(`#/m/${other.merchant.merchant_id}/payouts$`));
     await heading('Payouts');
     await page.getByText('no payout matches').waitFor();
-    // The payout filter offers the statuses the served API document lists, in their order.
+    // The payout filter offers the payout statuses, in their order (the build checks the list
+    // against the served API document).
     const offered = await page.getByLabel('Status').locator('option').allTextContents();
     expect(offered).toEqual(['any', ...PAYOUT_STATUSES.map((s) => s.replace(/_/g, ' '))]);
     // The filter form puts its choice in the address; the list follows it.
@@ -220,7 +225,10 @@ describe.skipIf(!present)('the cabinet page in Chromium', () => {
     await page.goto(`${cabinet}/#/m/${shop.id}/settings`);
     await heading('Settings');
     const usdt = page.getByLabel('Receive USDT_TRON');
-    await usdt.uncheck();
+    await usdt.click();
+    // Switching an asset off is confirmed first: nothing changes until then.
+    expect(await usdt.isChecked()).toBe(true);
+    await page.getByRole('button', { name: 'Stop receiving USDT_TRON' }).click();
     await page.getByRole('status').filter({ hasText: 'USDT_TRON: refused for new invoices' }).waitFor();
     const refused = await api(t.url, '/v1/invoices', {
       key: shop.key,

@@ -6,7 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { requireBuiltPage } from '../../src/cabinet/page.js';
+import Fastify from 'fastify';
+import { registerPage, requireBuiltPage } from '../../src/cabinet/page.js';
+import type { ApiServer } from '../../src/http/server.js';
 import { startCabinetApp, type CabinetTestApp } from './helpers.js';
 
 let t: CabinetTestApp | undefined;
@@ -22,6 +24,20 @@ describe('the built cabinet page', () => {
     expect(bundle.status).toBe(200);
     expect(bundle.headers.get('content-type')).toMatch(/javascript/);
     expect(bundle.headers.get('content-security-policy')).toContain("script-src 'self'");
+  });
+
+  it("names the instance's chain for the explorer links: none on the devnet, Nile's Tronscan on Nile", async () => {
+    const devnet = await (await fetch(`${t?.cabinet}/`)).text();
+    expect(devnet).toMatch(/<meta name="paygate-network" content="(devnet|mainnet)" \/>/);
+    // The page's routes alone, as an instance on Nile registers them.
+    const nile = Fastify();
+    try {
+      await registerPage(nile as unknown as ApiServer, 'nile');
+      for (const url of ['/', '/index.html'])
+        expect((await nile.inject(url)).body).toContain('<meta name="paygate-network" content="nile" />');
+    } finally {
+      await nile.close();
+    }
   });
 
   it('is required before a start: an empty folder names `npm run build`', () => {

@@ -28,6 +28,11 @@ describe('paygate demo', () => {
         headers: { authorization: `Bearer ${session.body.token}` },
       });
       expect(merchants.body.data.map((m: { name: string }) => m.name).sort()).toEqual(['Demo games', 'Demo shop']);
+      // The printed page link: the payment page's listener answers its view.
+      const { page } = demo.info;
+      expect(page.checkout_url).toBe(`${demo.app.payUrl}/pay/${page.invoice_id}`);
+      const view = await api(demo.app.payUrl as string, `/pay/v1/invoices/${page.invoice_id}`);
+      expect(view.body).toMatchObject({ merchant_name: 'Demo shop', price: '19.99', status: 'created' });
       expect((await fetch(`${cabinet.url}/`)).status).toBe(200);
       const node = await fetch(`${demo.info.devnet_url}/wallet/getnowblock`, { method: 'POST', body: '{}' });
       expect(((await node.json()) as { blockID: string }).blockID).toMatch(/^[0-9a-f]{64}$/);
@@ -53,10 +58,10 @@ describe('paygate demo', () => {
     expect(out).toMatch(/The owner signs in to the cabinet \(http:\/\/127\.0\.0\.1:\d+\) as owner@demo\.example/);
     expect(out).toContain("✔ owner's cabinet: the owner sees the settled invoice and the confirmed payout");
     expect(out).toMatch(
-      /The shop sent a customer the payment page http:\/\/127\.0\.0\.1:\d+\/pay\/[0-9a-f-]{36} \(24\.90 USD\)/,
+      /The customer opens the page link http:\/\/127\.0\.0\.1:\d+\/pay\/[0-9a-f-]{36} \(19\.99 USD\)/,
     );
-    expect(out).toMatch(/✔ customer picks USDT: the page shows: send 24\.9 USDT to T\w{33}/);
-    expect(out).toContain('✔ page invoice paid: received 24.9 USDT; the page says paid');
+    expect(out).toMatch(/✔ customer picks USDT: the page shows: send 19\.99 USDT to T\w{33}/);
+    expect(out).toContain('✔ page invoice paid: received 19.99 USDT; the page says paid');
     expect(out).toContain('The tour is complete');
     expect(code).toBe(0);
   }, 120_000);

@@ -76,7 +76,7 @@ describe('the help a user copies from', () => {
     const serve = (await import(pathToFileURL(path.join(COMMANDS, 'serve.ts')).href)).default as { examples: string[] };
     const second = serve.examples.find((e) => e.includes('a second process')) as string;
     const env = Object.fromEntries([...second.matchAll(/\b([A-Z_]+)=(\S+)/g)].map((m) => [m[1], m[2]]));
-    const ports = (c: ReturnType<typeof parseConfig>) => [c.port, c.adminPort, c.cabinetPort];
+    const ports = (c: ReturnType<typeof parseConfig>) => [c.port, c.adminPort, c.cabinetPort, c.payPort];
     const first = ports(parseConfig({}));
     for (const port of ports(parseConfig(env))) expect(first).not.toContain(port);
   });

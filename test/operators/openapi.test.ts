@@ -23,6 +23,7 @@ const ROUTES = [
   'PUT /admin/v1/merchants/{merchant_id}/assets/{asset}',
   'PUT /admin/v1/merchants/{merchant_id}/webhook',
   'POST /admin/v1/merchants/{merchant_id}/webhook/test',
+  'POST /admin/v1/merchants/{merchant_id}/invoices',
   'GET /admin/v1/merchants/{merchant_id}/keys',
   'POST /admin/v1/merchants/{merchant_id}/keys',
   'DELETE /admin/v1/merchants/{merchant_id}/keys/{key_id}',

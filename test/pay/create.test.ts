@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAssetFlags, setMerchantAsset } from '../../src/assets/service.js';
+import { listAudit } from '../../src/audit/store.js';
 import { changeMerchant } from '../../src/merchants/service.js';
 import { api } from '../helpers/http.js';
 import { pageBody, startPayApp, type PayTestApp } from './fixture.js';
@@ -63,6 +64,11 @@ describe('creating a page invoice', () => {
     const again = await t.createPage(merchantId, { ...body, price: '19.99' });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(r.body);
+    // Once in the audit log, with the console token that made it.
+    const audit = await listAudit(t.app.services.db, 'invoice', r.body.invoice_id);
+    expect(audit.map((a) => [a.action, a.actor, a.merchant_id])).toEqual([
+      ['invoice.page_create', t.tokenId, merchantId],
+    ]);
   });
 
   it('offers only the listed assets, in catalog order', async () => {
@@ -98,6 +104,24 @@ describe('creating a page invoice', () => {
     expect(made.status).toBe(201);
     expect(made.body.checkout_url).toBeNull();
     await refused(merchantId, pageBody({ order_id: order }), 409, 'order_id_conflict');
+  });
+
+  it('gives an order id sent at once to /v1 and as a page invoice to exactly one of them', async () => {
+    const orders = Array.from({ length: 8 }, (_, i) => `race-${i}-${Math.random()}`);
+    const answers = await Promise.all(
+      orders.flatMap((order) => [
+        api(t.url, '/v1/invoices', {
+          key,
+          body: { order_id: order, asset: 'USDT_TRON', amount: '25', expires_in: 900 },
+        }),
+        t.createPage(merchantId, pageBody({ order_id: order })),
+      ]),
+    );
+    for (let i = 0; i < orders.length; i++) {
+      const pair = [answers[2 * i]!, answers[2 * i + 1]!];
+      expect(pair.map((a) => a.status).sort(), JSON.stringify(pair.map((a) => a.body))).toEqual([201, 409]);
+      expect(pair.find((a) => a.status === 409)!.body.error.code).toBe('order_id_conflict');
+    }
   });
 
   it('the database itself refuses an order id of the other table', async () => {

@@ -119,6 +119,11 @@ describe('parseConfig', () => {
     ['TRUST_PROXY', 'TRUE'],
     ['CABINET_TRUST_PROXY', 'true'],
     ['CABINET_TRUST_PROXY', '0.0.0.0/0'],
+    ['PAY_TRUST_PROXY', 'true'],
+    ['PAY_PORT', '8080'],
+    ['PAY_PORT', '9091'],
+    ['PAY_HOST', '0.0.0.0:8082'],
+    ['PAY_PUBLIC_URL', 'checkout.example.com'],
     ['REDIS_URL', 'http://cache:6379'],
     ['REDIS_URL', 'redis://'],
     ['REDIS_URL', 'redis://cache:6379/rate'],
@@ -149,6 +154,19 @@ describe('TRUST_PROXY', () => {
       trustProxy: false,
       cabinetTrustProxy: ['10.0.0.5'],
     });
+  });
+});
+
+describe('the payment page listener', () => {
+  it('is on loopback port 8082 by default, its links naming it, unless PAY_PUBLIC_URL says otherwise', async () => {
+    const { payUrl } = await import('../../src/config.js');
+    const c = parseConfig({});
+    expect(c).toMatchObject({ payHost: '127.0.0.1', payPort: 8082, payPublicUrl: null, payTrustProxy: false });
+    expect(payUrl(c)).toBe('http://127.0.0.1:8082');
+    expect(payUrl(parseConfig({ PAY_PUBLIC_URL: 'https://checkout.example.com/' }))).toBe(
+      'https://checkout.example.com',
+    );
+    expect(parseConfig({ PAY_TRUST_PROXY: '1' })).toMatchObject({ payTrustProxy: 1, trustProxy: false });
   });
 });
 

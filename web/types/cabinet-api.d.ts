@@ -316,8 +316,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Invoices, newest first, as /v1 shows them, with senders and status history
-     * @description `from` and `to` bound the creation time, the half-open period [from, to) as on the reports; `from` not before `to` is 422 invalid_period. `q` finds by order id, invoice id, deposit address or a deposit's transaction hash.
+     * Invoices, newest first, as /v1 shows them, with senders and status history; page invoices included
+     * @description `from` and `to` bound the creation time, the half-open period [from, to) as on the reports; `from` not before `to` is 422 invalid_period. `q` finds by order id, invoice id, deposit address or a deposit's transaction hash. A page invoice shows its price and description; one whose customer has not picked the token yet has `awaiting_choice: true`, status created (expired past its term), and asset, address, amounts and fees null.
      */
     get: operations['listInvoices'];
     put?: never;
@@ -340,7 +340,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * An invoice as GET /v1/invoices/{id} shows it, with each deposit's sender and the status history
+     * An invoice as GET /v1/invoices/{id} shows it, with each deposit's sender and the status history; a page invoice also before the choice
      * @description 404 invoice_not_found also for another merchant's invoice.
      */
     get: operations['getInvoice'];
@@ -2814,18 +2814,20 @@ export interface operations {
               order_id: string;
               /** @enum {string} */
               status: 'created' | 'seen' | 'confirmed' | 'underpaid' | 'expired' | 'paid_late' | 'settled';
-              asset: string;
+              /** @description null while a page invoice awaits the choice */
+              asset: string | null;
               network: string;
-              /** @description Deposit address */
-              address: string;
-              /** @description The merchant's amount */
-              amount_requested: string;
-              /** @description What the customer must send: requested, plus the service fee when the customer pays it */
-              amount_expected: string;
-              /** @description Sum of the deposits seen and confirmed, late ones included */
-              amount_received: string;
-              /** @description Booked to the merchant's balance for this invoice so far */
-              amount_credited: string;
+              /** @description Deposit address; null while a page invoice awaits the choice */
+              address: string | null;
+              /** @description The merchant's amount; null while a page invoice awaits the choice */
+              amount_requested: string | null;
+              /** @description What the customer must send; null while a page invoice awaits the choice */
+              amount_expected: string | null;
+              /** @description Received so far; null while a page invoice awaits the choice */
+              amount_received: string | null;
+              /** @description Booked so far; null while a page invoice awaits the choice */
+              amount_credited: string | null;
+              /** @description null while a page invoice awaits the choice */
               fees: {
                 service: {
                   /** @enum {string} */
@@ -2843,11 +2845,11 @@ export interface operations {
                   /** @enum {string} */
                   status: 'included';
                 };
-              };
+              } | null;
               external_user_id: string | null;
               return_url: string | null;
               cancel_url: string | null;
-              /** @description Always null: no hosted payment page for this route */
+              /** @description null for an invoice created through POST /v1/invoices; for an invoice made from a page invoice (created by the cabinet or the console, its token picked by the customer), the payment page of it */
               checkout_url: string | null;
               /**
                * Format: date-time
@@ -2876,6 +2878,14 @@ export interface operations {
                 /** @description The sender's address as the chain shows it; null when it was not recorded */
                 from_address: string | null;
               }[];
+              /** @description A page invoice: its price in US dollars; null for an invoice made through /v1 */
+              price: string | null;
+              /** @description USD for a page invoice; null otherwise */
+              price_currency: 'USD' | null;
+              /** @description A page invoice's description; null otherwise */
+              description: string | null;
+              /** @description A page invoice whose customer has not picked the token yet */
+              awaiting_choice: boolean;
               /** @description Every status the invoice entered, oldest first */
               status_history: {
                 /** @enum {string} */
@@ -2885,7 +2895,7 @@ export interface operations {
                  * @description When the invoice entered this status
                  */
                 at: string;
-                /** @description false: recorded when the status changed. true: the invoice predates the recorded history; the step is its creation time, or its last change for the current status */
+                /** @description false: recorded when the status changed. true: the invoice predates the recorded history (the step is its creation time, or its last change for the current status), or it is a page invoice awaiting the choice (its creation, and its term when it ran out) */
                 derived: boolean;
               }[];
             }[];
@@ -3316,18 +3326,20 @@ export interface operations {
             order_id: string;
             /** @enum {string} */
             status: 'created' | 'seen' | 'confirmed' | 'underpaid' | 'expired' | 'paid_late' | 'settled';
-            asset: string;
+            /** @description null while a page invoice awaits the choice */
+            asset: string | null;
             network: string;
-            /** @description Deposit address */
-            address: string;
-            /** @description The merchant's amount */
-            amount_requested: string;
-            /** @description What the customer must send: requested, plus the service fee when the customer pays it */
-            amount_expected: string;
-            /** @description Sum of the deposits seen and confirmed, late ones included */
-            amount_received: string;
-            /** @description Booked to the merchant's balance for this invoice so far */
-            amount_credited: string;
+            /** @description Deposit address; null while a page invoice awaits the choice */
+            address: string | null;
+            /** @description The merchant's amount; null while a page invoice awaits the choice */
+            amount_requested: string | null;
+            /** @description What the customer must send; null while a page invoice awaits the choice */
+            amount_expected: string | null;
+            /** @description Received so far; null while a page invoice awaits the choice */
+            amount_received: string | null;
+            /** @description Booked so far; null while a page invoice awaits the choice */
+            amount_credited: string | null;
+            /** @description null while a page invoice awaits the choice */
             fees: {
               service: {
                 /** @enum {string} */
@@ -3345,11 +3357,11 @@ export interface operations {
                 /** @enum {string} */
                 status: 'included';
               };
-            };
+            } | null;
             external_user_id: string | null;
             return_url: string | null;
             cancel_url: string | null;
-            /** @description Always null: no hosted payment page for this route */
+            /** @description null for an invoice created through POST /v1/invoices; for an invoice made from a page invoice (created by the cabinet or the console, its token picked by the customer), the payment page of it */
             checkout_url: string | null;
             /**
              * Format: date-time
@@ -3378,6 +3390,14 @@ export interface operations {
               /** @description The sender's address as the chain shows it; null when it was not recorded */
               from_address: string | null;
             }[];
+            /** @description A page invoice: its price in US dollars; null for an invoice made through /v1 */
+            price: string | null;
+            /** @description USD for a page invoice; null otherwise */
+            price_currency: 'USD' | null;
+            /** @description A page invoice's description; null otherwise */
+            description: string | null;
+            /** @description A page invoice whose customer has not picked the token yet */
+            awaiting_choice: boolean;
             /** @description Every status the invoice entered, oldest first */
             status_history: {
               /** @enum {string} */
@@ -3387,7 +3407,7 @@ export interface operations {
                * @description When the invoice entered this status
                */
               at: string;
-              /** @description false: recorded when the status changed. true: the invoice predates the recorded history; the step is its creation time, or its last change for the current status */
+              /** @description false: recorded when the status changed. true: the invoice predates the recorded history (the step is its creation time, or its last change for the current status), or it is a page invoice awaiting the choice (its creation, and its term when it ran out) */
               derived: boolean;
             }[];
           };

@@ -1,23 +1,19 @@
 // The cabinet page: a router over the location's hash, the signed-in layout (merchant switcher,
 // sections), and the polling that keeps the open view current. Only /cabinet/v1 is called.
-import { call, get, setCsrfToken, whenSignedOut } from './api';
-import { announce, h, type Child } from './dom';
+import { ApiError, call, get, setCsrfToken, whenSignedOut } from './api';
+import { announce, h, nodes, type Child } from '../../shared/dom';
+import { startPoll, type Poll } from './poll';
 import type { Account, ViewContext } from './types';
 import { setupView, signInView } from './views/auth';
 import { dashboardView } from './views/dashboard';
 import { deliveriesView, deliveryView } from './views/deliveries';
-import { invoicesView, invoiceView, payoutsView, payoutView } from './views/activity';
-import { keysView, reportsView, settingsView } from './views/settings';
+import { invoiceView, payoutView } from './views/details';
+import { invoicesView, payoutsView } from './views/lists';
+import { reportsView } from './views/reports';
+import { keysView, settingsView } from './views/settings';
 
-/** How often an open dashboard or detail view asks again (a paid invoice settles in front of you). */
-export const POLL_MS = 2000;
-
-const state: { account: Account | null; reports: boolean; statuses: Record<string, string[]> } = {
-  account: null,
-  reports: false,
-  statuses: {},
-};
-let timer: ReturnType<typeof setInterval> | null = null;
+const state: { account: Account | null } = { account: null };
+let poll: Poll | null = null;
 let generation = 0;
 
 const SECTIONS: Array<[string, string]> = [
@@ -27,6 +23,7 @@ const SECTIONS: Array<[string, string]> = [
   ['/keys', 'API keys'],
   ['/deliveries', 'Webhooks'],
   ['/settings', 'Settings'],
+  ['/reports', 'Reports'],
 ];
 
 type Route =
@@ -82,10 +79,7 @@ function renderNav(merchantId: string | null, current = ''): void {
     e.preventDefault();
     location.hash = `#/m/${select.value}${current === 'dashboard' ? '' : `/${current.split('/')[0]}`}`;
   });
-  const sections: Array<[string, string]> = [
-    ...SECTIONS,
-    ...(state.reports ? [['/reports', 'Reports'] as [string, string]] : []),
-  ];
+  const sections = SECTIONS;
   nav.append(
     switcher,
     h(
@@ -105,29 +99,17 @@ async function signOut(): Promise<void> {
   } catch {
     // Ended already: the sign-in follows either way.
   }
-  signedOut('You are signed out.');
+  signedOut('You are signed out.', false);
 }
 
-function signedOut(message: string): void {
+/** Back to the sign-in; an ended session keeps the address, so signing in again returns there. */
+function signedOut(message: string, keepAddress: boolean): void {
   state.account = null;
   setCsrfToken(null);
   renderSession();
-  if (location.hash !== '#/sign-in') location.hash = '#/sign-in';
+  if (!keepAddress && location.hash !== '#/sign-in') location.hash = '#/sign-in';
   else void render();
   if (message) announce(message);
-}
-
-/** The values of the `status` filter of a merchant's list in the API document (none without it). */
-function statusesOf(doc: unknown, list: string): string[] {
-  type Doc = {
-    paths?: Record<
-      string,
-      { get?: { parameters?: Array<{ in: string; name: string; schema?: { enum?: string[] } }> } }
-    >;
-  };
-  const op = (doc as Doc | null)?.paths?.[`/cabinet/v1/merchants/{merchant_id}/${list}`]?.get;
-  const status = (op?.parameters ?? []).find((p) => p.in === 'query' && p.name === 'status');
-  return status?.schema?.enum ?? [];
 }
 
 /** Reads the session (cookie) and the account; false when there is none. */
@@ -140,18 +122,11 @@ async function loadSession(): Promise<boolean> {
     state.account = null;
     return false;
   }
-  // Reports are served once this installation has them, and a list's statuses are the ones its
-  // filter takes: the page asks its own API document rather than keep copies.
-  const doc: unknown = await fetch('/cabinet/v1/openapi.json')
-    .then((r) => r.json())
-    .catch(() => null);
-  state.reports = Object.keys((doc as { paths?: object } | null)?.paths ?? {}).some((p) => p.includes('/reports/'));
-  state.statuses = { invoices: statusesOf(doc, 'invoices'), payouts: statusesOf(doc, 'payouts') };
   renderSession();
   return true;
 }
 
-const VIEWS: Record<string, (ctx: ViewContext & { statuses: Record<string, string[]> }) => Promise<void>> = {
+const VIEWS: Record<string, (ctx: ViewContext) => Promise<void>> = {
   dashboard: dashboardView,
   invoices: (ctx) => (ctx.id ? invoiceView(ctx) : invoicesView(ctx)),
   payouts: (ctx) => (ctx.id ? payoutView(ctx) : payoutsView(ctx)),
@@ -162,8 +137,8 @@ const VIEWS: Record<string, (ctx: ViewContext & { statuses: Record<string, strin
 };
 
 async function render(): Promise<void> {
-  if (timer) clearInterval(timer);
-  timer = null;
+  poll?.stop();
+  poll = null;
   const mine = ++generation;
   const r = route();
   const main = document.getElementById('view') as HTMLElement;
@@ -171,7 +146,7 @@ async function render(): Promise<void> {
     if (mine !== generation) return null;
     document.title = `${title} · paygate cabinet`;
     const heading = h('h1', {}, title);
-    main.replaceChildren(heading, ...(content as Array<Node | string>));
+    main.replaceChildren(heading, ...nodes(content));
     return heading;
   };
   if (r.name === 'setup' && 'token' in r) {
@@ -203,13 +178,11 @@ async function render(): Promise<void> {
     query: r.query,
     account,
     params: { merchant_id: r.merchantId },
-    statuses: state.statuses,
     show,
     poll(fn: () => Promise<void>) {
       if (mine !== generation) return;
-      timer = setInterval(() => {
-        if (mine === generation) fn().catch(() => undefined);
-      }, POLL_MS);
+      poll = startPoll(fn, () => mine === generation);
+      main.querySelector('h1')?.after(poll.line);
     },
     async reloadAccount() {
       state.account = await get('/cabinet/v1/account');
@@ -218,19 +191,33 @@ async function render(): Promise<void> {
   try {
     await view(ctx);
   } catch (e) {
-    const err = e as { status?: number; message?: string };
-    if (err?.status !== 401) show('Something went wrong', h('p', { class: 'error' }, String(err?.message ?? e)));
+    if (e instanceof ApiError && e.status === 401) return;
+    // A record this account does not have, or an id that cannot be one: the same answer.
+    if (
+      e instanceof ApiError &&
+      (e.status === 404 || (e.status === 400 && e.details.some((d) => d.path.startsWith('params.'))))
+    )
+      show(
+        'Not found',
+        h('p', {}, 'This account has no such record. '),
+        h('p', {}, h('a', { href: `#/m/${r.merchantId}/${r.name}` }, 'Back to the list')),
+      );
+    else show('Something went wrong', h('p', { class: 'error' }, e instanceof Error ? e.message : String(e)));
   }
 }
 
-async function afterSignIn(): Promise<void> {
+async function afterSignIn(notice?: string): Promise<void> {
   await loadSession();
+  if (notice) announce(`Signed in. ${notice}`, { persist: true });
+  else announce(`Signed in as ${state.account?.email ?? ''}`);
+  // A deep link opened before signing in is where the owner meant to go.
+  const deep = route();
+  if ('merchantId' in deep && deep.merchantId) return render();
   const first = state.account?.merchants[0];
   location.hash = first ? `#/m/${first.merchant_id}` : '#/';
-  announce(`Signed in as ${state.account?.email ?? ''}`);
 }
 
-whenSignedOut(() => signedOut('Your session has ended; please sign in again.'));
+whenSignedOut(() => signedOut('Your session has ended; please sign in again.', true));
 window.addEventListener('hashchange', () => {
   void render().then(() => (document.getElementById('view') as HTMLElement).focus({ preventScroll: false }));
 });

@@ -1,6 +1,6 @@
 // The records the page shows, as the served OpenAPI document describes them.
 import type { Answer } from './api';
-import type { Child } from './dom';
+import type { Child } from '../../shared/dom';
 
 export type Account = Answer<'get', '/cabinet/v1/account'>;
 export type AccountMerchant = Account['merchants'][number];

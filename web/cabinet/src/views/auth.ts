@@ -1,10 +1,11 @@
 // Sign-in (with the second factor) and the one-time setup link.
 import { ApiError, call, explain } from '../api';
-import { errorBox, h, showError, type Child } from '../dom';
+import { errorBox, h, showError, type Child } from '../../../shared/dom';
 
 interface AuthContext {
   show(title: string, ...content: Child[]): HTMLElement | null;
-  done(): Promise<void>;
+  /** Signed in; `notice` is what the owner must hear first (wrong codes seen, recovery codes left). */
+  done(notice?: string): Promise<void>;
 }
 
 function field(
@@ -38,6 +39,17 @@ export function signInView({ show, done }: AuthContext): void {
       { type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code', pattern: '[0-9]{6}', maxlength: 6 },
       'The 6-digit code of your authenticator app, if you turned the second factor on.',
     ),
+    h(
+      'details',
+      { class: 'recovery' },
+      h('summary', {}, 'Lost the authenticator? Use a recovery code'),
+      field(
+        'recovery',
+        'Recovery code',
+        { type: 'text', autocomplete: 'off', spellcheck: false },
+        'One of the codes shown when you turned the second factor on; each works once.',
+      ),
+    ),
     error,
     h('button', { type: 'submit' }, 'Sign in'),
   );
@@ -46,20 +58,31 @@ export function signInView({ show, done }: AuthContext): void {
     showError(error, '');
     const data = new FormData(form);
     const totp = String(data.get('totp') ?? '').trim();
+    const recovery = String(data.get('recovery') ?? '').trim();
     const body = {
       email: String(data.get('email')),
       password: String(data.get('password')),
-      ...(totp ? { totp } : {}),
+      ...(recovery ? { recovery_code: recovery } : totp ? { totp } : {}),
     };
     try {
-      await call('post', '/cabinet/v1/sessions', { query: { transport: 'cookie' }, body, quiet: true });
-      await done();
+      const session = await call('post', '/cabinet/v1/sessions', { query: { transport: 'cookie' }, body, quiet: true });
+      const notices: string[] = [];
+      const failures = session.second_factor_failures?.attempts ?? 0;
+      if (failures > 0)
+        notices.push(
+          `${failures} wrong authentication ${failures === 1 ? 'code was' : 'codes were'} given with your password since you last signed in: change the password.`,
+        );
+      if (session.recovery_codes_left !== undefined)
+        notices.push(`Recovery codes left: ${session.recovery_codes_left}.`);
+      await done(notices.join(' ') || undefined);
     } catch (err) {
       showError(
         error,
         status(err) === 401
           ? 'Sign-in failed: check the email, the password and, if the second factor is on, the code.'
-          : explain(err),
+          : err instanceof ApiError && err.code === 'second_factor_locked'
+            ? `Too many wrong codes: the second factor is locked; try again in ${Math.ceil(Number(err.retryAfter ?? 900) / 60)} minutes, or ask the operator to reset it.`
+            : explain(err),
       );
     }
   });

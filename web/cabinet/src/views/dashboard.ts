@@ -1,57 +1,110 @@
-// The dashboard: balances, the latest invoices and payouts, failed webhook deliveries. It polls.
+// The dashboard: balances, the latest invoices and payouts, webhook health. It polls.
 import { get } from '../api';
-import { badge, h, link, table, time, type Child } from '../dom';
-import type { InvoiceItem, PayoutItem, ViewContext } from '../types';
+import { badge, h, link, numeric, table, type Child } from '../../../shared/dom';
+import { amount, assetName, when } from '../../../shared/format';
+import type { DeliveryPage, ViewContext } from '../types';
+import { subjectLink } from './deliveries';
+import { INVOICE_COLUMNS, invoiceRow, PAYOUT_COLUMNS, payoutRow } from './rows';
 
-export const invoiceRow = (merchantId: string, i: InvoiceItem): Child[] => [
-  link(`#/m/${merchantId}/invoices/${i.invoice_id}`, i.order_id),
-  badge(i.status),
-  `${i.amount_requested} ${i.asset}`,
-  `${i.amount_received} ${i.asset}`,
-  time(i.created_at),
-];
-export const INVOICE_COLUMNS = ['Order', 'Status', 'Requested', 'Received', 'Created'];
+const section = (id: string, title: string, ...content: Child[]) =>
+  h('section', { 'aria-labelledby': id }, h('h2', { id }, title), ...content);
 
-export const payoutRow = (merchantId: string, p: PayoutItem): Child[] => [
-  link(`#/m/${merchantId}/payouts/${p.payout_id}`, p.reference),
-  badge(p.status),
-  `${p.amount} ${p.asset}`,
-  h('code', {}, p.to_address),
-  time(p.created_at),
-];
-export const PAYOUT_COLUMNS = ['Reference', 'Status', 'Amount', 'To', 'Created'];
+/**
+ * Webhook health: deliveries that gave up, and those still retrying after a refused attempt (an
+ * endpoint refusing every attempt for minutes is a problem now, not after the last retry).
+ */
+function webhookHealth(merchantId: string, failed: DeliveryPage, pending: DeliveryPage): HTMLElement {
+  const retrying = pending.data;
+  const answer = (d: DeliveryPage['data'][number]) =>
+    d.last_error ?? (d.last_status_code ? `HTTP ${d.last_status_code}` : '—');
+  const rows = [...failed.data, ...retrying].map((d) => [
+    link(`#/m/${merchantId}/deliveries/${d.delivery_id}`, d.event_id),
+    badge(d.retrying ? 'retrying' : d.status),
+    d.type,
+    subjectLink(merchantId, d.subject),
+    String(d.attempts),
+    answer(d),
+    when(d.created_at),
+  ]);
+  const warning =
+    retrying.length > 0 || failed.data.length > 0
+      ? h(
+          'p',
+          { class: 'warning', role: 'note' },
+          retrying.length > 0
+            ? `Your webhook endpoint is refusing deliveries: ${retrying.length}${pending.next_cursor ? '+' : ''} still retrying (last answer: ${answer(retrying[0] as DeliveryPage['data'][number])}).`
+            : '',
+          failed.data.length > 0
+            ? ` ${failed.data.length}${failed.next_cursor ? '+' : ''} gave up; the operator can resend them.`
+            : '',
+        )
+      : null;
+  return section(
+    'webhooks-h',
+    'Webhook deliveries',
+    warning,
+    table(
+      'Deliveries failed or retrying',
+      ['Event', 'Status', 'Type', 'About', 'Attempts', 'Last answer', 'Created'],
+      rows,
+      'none failed or retrying.',
+    ),
+  );
+}
 
 export async function dashboardView(ctx: ViewContext): Promise<void> {
   const { params, merchant, merchantId } = ctx;
   const region = h('div', { class: 'stack' });
   let last = '';
   const load = async () => {
-    const [balances, invoices, payouts, failed] = await Promise.all([
+    const [balances, invoices, payouts, failed, pending, summary] = await Promise.all([
       get('/cabinet/v1/merchants/{merchant_id}/balances', params),
       get('/cabinet/v1/merchants/{merchant_id}/invoices', params, { limit: 5 }),
       get('/cabinet/v1/merchants/{merchant_id}/payouts', params, { limit: 5 }),
       get('/cabinet/v1/merchants/{merchant_id}/deliveries', params, { status: 'failed', limit: 5 }),
+      get('/cabinet/v1/merchants/{merchant_id}/deliveries', params, { status: 'retrying', limit: 20 }),
+      get('/cabinet/v1/merchants/{merchant_id}/summary', params),
     ]);
-    const text = JSON.stringify([balances, invoices, payouts, failed]);
+    const text = JSON.stringify([balances, invoices, payouts, failed, pending, summary]);
     // Unchanged data leaves the page alone (and the reader's focus where it is).
     if (text === last) return;
     last = text;
     region.replaceChildren(
-      h(
-        'section',
-        { 'aria-labelledby': 'balances-h' },
-        h('h2', { id: 'balances-h' }, 'Balances'),
+      section(
+        'totals-h',
+        'Received',
+        table(
+          'Confirmed deposits per asset (today: since midnight UTC; pending: seen, not yet confirmed)',
+          ['Asset', numeric('Today'), numeric('7 days'), numeric('30 days'), numeric('Pending')],
+          summary.assets.map((a) => [
+            assetName(a.asset),
+            amount(a.received_today, a.asset),
+            amount(a.received_7d, a.asset),
+            amount(a.received_30d, a.asset),
+            amount(a.pending, a.asset),
+          ]),
+          'nothing received yet.',
+        ),
+      ),
+      section(
+        'balances-h',
+        'Balances',
         table(
           'Balance per asset',
-          ['Asset', 'Available', 'Reserved for payouts', 'Total'],
-          balances.balances.map((b) => [b.asset, b.available, b.reserved, b.total]),
+          ['Asset', numeric('Available'), numeric('Reserved for payouts'), numeric('Total')],
+          balances.balances.map((b) => [
+            assetName(b.asset),
+            amount(b.available, b.asset),
+            amount(b.reserved, b.asset),
+            amount(b.total, b.asset),
+          ]),
           'no money booked yet.',
         ),
       ),
-      h(
-        'section',
-        { 'aria-labelledby': 'invoices-h' },
-        h('h2', { id: 'invoices-h' }, 'Latest invoices'),
+      webhookHealth(merchantId, failed, pending),
+      section(
+        'invoices-h',
+        'Latest invoices',
         table(
           'The five newest invoices',
           INVOICE_COLUMNS,
@@ -59,32 +112,14 @@ export async function dashboardView(ctx: ViewContext): Promise<void> {
           'none yet.',
         ),
       ),
-      h(
-        'section',
-        { 'aria-labelledby': 'payouts-h' },
-        h('h2', { id: 'payouts-h' }, 'Latest payouts'),
+      section(
+        'payouts-h',
+        'Latest payouts',
         table(
           'The five newest payouts',
           PAYOUT_COLUMNS,
           payouts.data.map((p) => payoutRow(merchantId, p)),
           'none yet.',
-        ),
-      ),
-      h(
-        'section',
-        { 'aria-labelledby': 'failed-h' },
-        h('h2', { id: 'failed-h' }, 'Failed webhook deliveries'),
-        table(
-          'Deliveries that gave up (the operator can resend them)',
-          ['Event', 'Type', 'Attempts', 'Last error', 'Created'],
-          failed.data.map((d) => [
-            link(`#/m/${merchantId}/deliveries/${d.delivery_id}`, d.event_id),
-            d.type,
-            String(d.attempts),
-            d.last_error ?? (d.last_status_code ? `HTTP ${d.last_status_code}` : '—'),
-            time(d.created_at),
-          ]),
-          'none.',
         ),
       ),
     );
@@ -99,7 +134,6 @@ export async function dashboardView(ctx: ViewContext): Promise<void> {
       badge(merchant.approval),
       ' · API ',
       badge(merchant.enabled ? 'enabled' : 'disabled'),
-      ' · updates by itself every few seconds',
     ),
     region,
   );

@@ -1,11 +1,19 @@
 // The webhook delivery log of a merchant and one delivery with its attempts.
 import { get } from '../api';
-import { badge, fields, h, link, table, time } from '../dom';
+import { badge, fields, h, link, table } from '../../../shared/dom';
+import { when } from '../../../shared/format';
 import type { ViewContext } from '../types';
-import { pager } from './activity';
+import { pager } from './lists';
 
-const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'failed'] as const;
 type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** The invoice or payout a delivery is about, linked; a deposit by its id. */
+export function subjectLink(merchantId: string, subject: { type: string; id: string }): HTMLElement | string {
+  if (subject.type === 'invoice') return link(`#/m/${merchantId}/invoices/${subject.id}`, 'the invoice');
+  if (subject.type === 'payout') return link(`#/m/${merchantId}/payouts/${subject.id}`, 'the payout');
+  return `${subject.type} ${subject.id}`;
+}
 
 export async function deliveriesView(ctx: ViewContext): Promise<void> {
   const q = ctx.query;
@@ -42,14 +50,15 @@ export async function deliveriesView(ctx: ViewContext): Promise<void> {
     form,
     table(
       'Deliveries, newest first',
-      ['Event', 'Type', 'Status', 'Attempts', 'Last answer', 'Created'],
+      ['Event', 'Type', 'About', 'Status', 'Attempts', 'Last answer', 'Created'],
       page.data.map((d) => [
         link(`#/m/${ctx.merchantId}/deliveries/${d.delivery_id}`, d.event_id),
         d.type,
-        badge(d.status),
+        subjectLink(ctx.merchantId, d.subject),
+        badge(d.retrying ? 'retrying' : d.status),
         String(d.attempts),
         d.last_status_code ? `HTTP ${d.last_status_code}` : (d.last_error ?? '—'),
-        time(d.created_at),
+        when(d.created_at),
       ]),
       'no delivery matches.',
     ),
@@ -68,9 +77,10 @@ export async function deliveryView(ctx: ViewContext): Promise<void> {
       ['Status', badge(d.status)],
       ['Event id (webhook-id)', h('code', {}, d.event_id)],
       ['Type', d.type],
+      ['About', subjectLink(ctx.merchantId, d.subject)],
       ['Attempts', String(d.attempts)],
-      ['Next attempt', time(d.next_attempt_at)],
-      ['Created', time(d.created_at)],
+      ['Next attempt', when(d.next_attempt_at)],
+      ['Created', when(d.created_at)],
     ]),
     h('h2', {}, 'Attempts'),
     table(
@@ -78,7 +88,7 @@ export async function deliveryView(ctx: ViewContext): Promise<void> {
       ['#', 'At', 'URL', 'Answer', 'Duration', 'Outcome', 'Response excerpt'],
       d.attempts_log.map((a) => [
         String(a.attempt),
-        time(a.at),
+        when(a.at),
         h('code', {}, a.url),
         a.status_code ? `HTTP ${a.status_code}` : (a.error ?? '—'),
         `${a.duration_ms} ms`,

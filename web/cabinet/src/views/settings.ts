@@ -1,8 +1,11 @@
-// Settings (the merchant's switches, its assets, the network fee payer, the second factor), the API
-// keys, and report downloads when the installation serves them.
-import { call, explain, get, withQuery } from '../api';
-import { announce, badge, errorBox, h, showError, table, time, type Child } from '../dom';
-import type { Account, Merchant, ViewContext } from '../types';
+// Settings (the merchant's switches, its assets, the network fee payer, the second factor) and the
+// API keys.
+import { call, explain, get } from '../api';
+import { announce, badge, errorBox, h, showError, table, type Child } from '../../../shared/dom';
+import { assetName, when } from '../../../shared/format';
+import type { Merchant, ViewContext } from '../types';
+import { passwordSection, sessionsSection, totpSection } from './account';
+import { payoutRulesSection, webhookSection } from './payout-settings';
 
 function section(id: string, title: string, ...content: Child[]): HTMLElement {
   return h('section', { class: 'card', 'aria-labelledby': id }, h('h2', { id }, title), ...content);
@@ -13,6 +16,7 @@ function merchantSection(ctx: ViewContext, m: Merchant, redraw: () => Promise<vo
   // The button moves the owner's own switch; the operator's stop is the operator's to lift.
   const ownerOff = m.disabled_by.includes('owner');
   const operatorOff = m.disabled_by.includes('operator');
+  const confirmArea = h('div', { class: 'confirm' });
   const toggle = async () => {
     showError(error, '');
     try {
@@ -80,7 +84,12 @@ function merchantSection(ctx: ViewContext, m: Merchant, redraw: () => Promise<vo
       { class: 'actions' },
       h(
         'button',
-        { type: 'button', class: ownerOff ? '' : 'danger', onclick: () => void toggle() },
+        {
+          type: 'button',
+          class: ownerOff ? '' : 'danger',
+          // Switching on is harmless; switching off stops every API key at once: confirmed first.
+          onclick: () => (ownerOff ? void toggle() : askToDisable()),
+        },
         ownerOff
           ? 'Enable the merchant (your switch)'
           : operatorOff
@@ -91,15 +100,57 @@ function merchantSection(ctx: ViewContext, m: Merchant, redraw: () => Promise<vo
         ? h('button', { type: 'button', onclick: () => void payer() }, 'Let the merchant pay the network fee')
         : null,
     ),
+    confirmArea,
   );
+  function askToDisable(): void {
+    const input = h('input', { id: 'confirm-name', name: 'confirm-name', autocomplete: 'off', required: true });
+    const hint = h('p', { class: 'error', role: 'alert', hidden: true });
+    const form = h(
+      'form',
+      { class: 'card danger-zone', 'aria-labelledby': 'confirm-h' },
+      h('h3', { id: 'confirm-h' }, 'Disable the merchant?'),
+      h(
+        'p',
+        {},
+        'Every API key of ',
+        h('strong', {}, m.name),
+        ' answers 403 merchant_disabled from the next request: your shop stops taking payments and payouts.',
+      ),
+      h(
+        'div',
+        { class: 'field' },
+        h('label', { for: 'confirm-name' }, `Type the merchant's name (${m.name}) to confirm`),
+        input,
+      ),
+      hint,
+      h(
+        'div',
+        { class: 'actions' },
+        h('button', { type: 'submit', class: 'danger' }, 'Disable it now'),
+        h(
+          'button',
+          { type: 'button', class: 'plain', onclick: () => confirmArea.replaceChildren() },
+          'Keep it enabled',
+        ),
+      ),
+    );
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      if (input.value.trim() !== m.name) return showError(hint, `That is not the merchant's name; type ${m.name}.`);
+      void toggle();
+    });
+    confirmArea.replaceChildren(form);
+    input.focus();
+  }
 }
 
 function assetsSection(ctx: ViewContext, m: Merchant): HTMLElement {
   const error = errorBox();
+  const confirm = h('div', {});
   const rows = m.assets.map((a) => {
     const id = `asset-${a.asset}`;
     const box = h('input', { type: 'checkbox', id, checked: a.payments });
-    box.addEventListener('change', async () => {
+    const apply = async () => {
       showError(error, '');
       try {
         const r = await call('put', '/cabinet/v1/merchants/{merchant_id}/assets/{asset}', {
@@ -111,10 +162,35 @@ function assetsSection(ctx: ViewContext, m: Merchant): HTMLElement {
         box.checked = !box.checked;
         showError(error, explain(e));
       }
+    };
+    box.addEventListener('change', () => {
+      if (box.checked) return void apply();
+      // Switching off refuses new invoices in the asset: said and confirmed first.
+      box.checked = true;
+      const yes = h('button', { type: 'button', class: 'danger' }, `Stop receiving ${a.asset}`);
+      const no = h('button', { type: 'button', class: 'plain' }, 'Keep receiving');
+      yes.addEventListener('click', () => {
+        box.checked = false;
+        confirm.replaceChildren();
+        void apply();
+      });
+      no.addEventListener('click', () => {
+        confirm.replaceChildren();
+        box.focus();
+      });
+      confirm.replaceChildren(
+        h(
+          'div',
+          { class: 'card danger-zone', role: 'group', 'aria-label': `Switch ${a.asset} off?` },
+          h('p', {}, `New invoices in ${assetName(a.asset)} will be refused (asset_disabled_by_merchant).`),
+          h('div', { class: 'actions' }, yes, no),
+        ),
+      );
+      yes.focus();
     });
     return [
       h('span', { class: 'check' }, box, h('label', { for: id }, `Receive ${a.asset}`)),
-      a.name,
+      assetName(a.asset),
       a.offered ? 'yes' : 'no (switched off by the operator)',
     ];
   });
@@ -123,85 +199,29 @@ function assetsSection(ctx: ViewContext, m: Merchant): HTMLElement {
     'Assets',
     h('p', {}, 'An asset switched off here refuses new invoices with asset_disabled_by_merchant.'),
     error,
+    confirm,
     table('Receiving per asset', ['Receive', 'Name', 'Offered by the operator'], rows, 'no asset.'),
   );
 }
 
-function totpSection(ctx: ViewContext, account: Account, redraw: () => Promise<void>): HTMLElement {
-  const error = errorBox();
-  const area = h('div', { class: 'stack' });
-  const start = async () => {
-    showError(error, '');
-    try {
-      const e = await call('post', '/cabinet/v1/account/totp');
-      const code = h('input', {
-        id: 'totp-code',
-        name: 'code',
-        inputmode: 'numeric',
-        autocomplete: 'one-time-code',
-        pattern: '[0-9]{6}',
-        maxlength: 6,
-        required: true,
-      });
-      const form = h(
-        'form',
-        {},
-        h(
-          'p',
-          {},
-          'Add this secret to your authenticator app (type it, or open the otpauth link on the phone), then enter the code it shows.',
-        ),
-        h(
-          'dl',
-          { class: 'fields' },
-          h('dt', {}, 'Secret'),
-          h('dd', {}, h('code', { id: 'totp-secret' }, e.secret)),
-          h('dt', {}, 'Link'),
-          h('dd', {}, h('code', { class: 'wrap' }, e.otpauth_uri)),
-        ),
-        h('div', { class: 'field' }, h('label', { for: 'totp-code' }, 'Code from the app'), code),
-        h('button', { type: 'submit' }, 'Turn the second factor on'),
-      );
-      form.addEventListener('submit', async (ev) => {
-        ev.preventDefault();
-        showError(error, '');
-        try {
-          await call('post', '/cabinet/v1/account/totp/confirm', { body: { code: code.value.trim() } });
-          await ctx.reloadAccount();
-          announce('The second factor is on: sign-in now asks for a code.');
-          await redraw();
-        } catch (err) {
-          showError(error, explain(err));
-        }
-      });
-      area.replaceChildren(form);
-      code.focus();
-    } catch (err) {
-      showError(error, explain(err));
-    }
-  };
-  return section(
-    'totp-h',
-    'Second factor (your account)',
-    h(
-      'p',
-      {},
-      'Account ',
-      h('strong', {}, account.email),
-      ': ',
-      account.totp ? 'the second factor (TOTP) is on.' : 'the second factor is off.',
-    ),
-    error,
-    account.totp ? null : h('button', { type: 'button', onclick: () => void start() }, 'Set up a second factor'),
-    area,
-  );
-}
-
 export async function settingsView(ctx: ViewContext): Promise<void> {
-  const redraw = async () => {
-    const m = await get('/cabinet/v1/merchants/{merchant_id}', ctx.params);
-    const account = await get('/cabinet/v1/account');
-    ctx.show('Settings', merchantSection(ctx, m, redraw), assetsSection(ctx, m), totpSection(ctx, account, redraw));
+  const redraw = async (recoveryCodes?: string[]) => {
+    const [m, account] = await Promise.all([
+      get('/cabinet/v1/merchants/{merchant_id}', ctx.params),
+      get('/cabinet/v1/account'),
+    ]);
+    const [rules, sessions] = await Promise.all([payoutRulesSection(ctx, m), sessionsSection()]);
+    ctx.show(
+      'Settings',
+      merchantSection(ctx, m, () => redraw()),
+      assetsSection(ctx, m),
+      webhookSection(ctx, m),
+      rules,
+      h('h2', { class: 'part' }, 'Your account'),
+      totpSection(ctx, account, redraw, recoveryCodes),
+      passwordSection(),
+      sessions,
+    );
   };
   await redraw();
 }
@@ -221,58 +241,12 @@ export async function keysView(ctx: ViewContext): Promise<void> {
         h('code', {}, k.key_id),
         k.label ?? '—',
         badge(k.status),
-        time(k.created_at),
-        k.expires_at ? time(k.expires_at) : 'never',
-        time(k.revoked_at),
-        time(k.last_used_at),
+        when(k.created_at),
+        when(k.expires_at, 'never'),
+        when(k.revoked_at),
+        when(k.last_used_at, 'never'),
       ]),
       'no key yet.',
     ),
-  );
-}
-
-export async function reportsView(ctx: ViewContext): Promise<void> {
-  const kind = h(
-    'select',
-    { id: 'r-kind', name: 'kind' },
-    ...['invoices', 'payouts', 'deposits', 'ledger'].map((k) => h('option', { value: k }, k)),
-  );
-  const from = h('input', { id: 'r-from', name: 'from', type: 'date', required: true });
-  const to = h('input', { id: 'r-to', name: 'to', type: 'date', required: true });
-  const format = h(
-    'select',
-    { id: 'r-format', name: 'format' },
-    h('option', { value: 'csv' }, 'CSV'),
-    h('option', { value: 'json' }, 'JSON'),
-  );
-  const error = errorBox();
-  const form = h(
-    'form',
-    { class: 'filters' },
-    h('div', { class: 'field' }, h('label', { for: 'r-kind' }, 'Report'), kind),
-    h('div', { class: 'field' }, h('label', { for: 'r-from' }, 'From (UTC day)'), from),
-    h('div', { class: 'field' }, h('label', { for: 'r-to' }, 'To (UTC day, excluded)'), to),
-    h('div', { class: 'field' }, h('label', { for: 'r-format' }, 'Format'), format),
-    h('button', { type: 'submit' }, 'Download'),
-  );
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    if (!from.value || !to.value) return showError(error, 'Choose both days.');
-    showError(error, '');
-    const href = withQuery(`/cabinet/v1/merchants/${ctx.merchantId}/reports/${kind.value}`, {
-      from: `${from.value}T00:00:00Z`,
-      to: `${to.value}T00:00:00Z`,
-      format: format.value,
-    });
-    const a = h('a', { href, download: `${kind.value}-${from.value}-${to.value}.${format.value}` });
-    document.body.append(a);
-    a.click();
-    a.remove();
-  });
-  ctx.show(
-    'Reports',
-    h('p', {}, 'Every record of the period [from, to), one row each, for this merchant.'),
-    form,
-    error,
   );
 }

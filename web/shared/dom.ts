@@ -65,6 +65,7 @@ const TONES: Record<string, string> = {
   pending: 'warn',
   pending_review: 'warn',
   retry: 'warn',
+  retrying: 'warn',
   underpaid: 'warn',
   expired: 'muted',
   revoked: 'muted',
@@ -82,17 +83,34 @@ export function badge(status: string): HTMLSpanElement {
  * A table with a caption and column headers; `rows` are arrays of cells (text or elements).
  * An empty list says so instead of showing an empty table.
  */
-export function table(caption: string, columns: string[], rows: Child[][], empty = 'Nothing yet.'): HTMLElement {
+export type Column = string | { label: string; num: true };
+export const numeric = (label: string): Column => ({ label, num: true });
+
+export function table(caption: string, columns: Column[], rows: Child[][], empty = 'Nothing yet.'): HTMLElement {
   if (rows.length === 0) return h('p', { class: 'empty' }, `${caption}: ${empty}`);
+  // Amounts line up on the right, column header included.
+  const cls = (i: number) => {
+    const c = columns[i];
+    return typeof c === 'object' ? 'num' : undefined;
+  };
   return h(
     'div',
-    { class: 'table-wrap' },
+    // A wide table scrolls inside its frame on a phone: the frame is reachable by keyboard.
+    { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': caption },
     h(
       'table',
       {},
       h('caption', {}, caption),
-      h('thead', {}, h('tr', {}, ...columns.map((c) => h('th', { scope: 'col' }, c)))),
-      h('tbody', {}, ...rows.map((cells) => h('tr', {}, ...cells.map((c) => h('td', {}, c ?? '—'))))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...columns.map((c, i) => h('th', { scope: 'col', class: cls(i) }, typeof c === 'object' ? c.label : c)),
+        ),
+      ),
+      h('tbody', {}, ...rows.map((cells) => h('tr', {}, ...cells.map((c, i) => h('td', { class: cls(i) }, c ?? '—'))))),
     ),
   );
 }
@@ -103,14 +121,17 @@ export function fields(pairs: Array<[string, Child]>): HTMLDListElement {
 }
 
 let announced: ReturnType<typeof setTimeout> | undefined;
-/** Says something to screen readers and on screen, without moving focus. */
-export function announce(text: string): void {
+/**
+ * Says something to screen readers and on screen, without moving focus. `persist`: it stays until
+ * the next announcement (what the reader must act on, such as wrong codes seen at sign-in).
+ */
+export function announce(text: string, opts: { persist?: boolean } = {}): void {
   const status = document.getElementById('status') as HTMLElement;
   status.textContent = '';
   clearTimeout(announced);
   // A change of text is what assistive technology announces; it goes again after a while.
   setTimeout(() => (status.textContent = text), 30);
-  announced = setTimeout(() => (status.textContent = ''), 8000);
+  if (!opts.persist) announced = setTimeout(() => (status.textContent = ''), 8000);
 }
 
 /** A form error shown beside the form and announced at once. */

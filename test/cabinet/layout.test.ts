@@ -1,0 +1,104 @@
+/**
+ * The cabinet page at 360 px and 1280 px, in light and dark mode: axe-core finds no violation on
+ * any main view, and no view is wider than the screen. Then the explorer links: Tronscan for Nile
+ * (and mainnet), none on the devnet.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { creditMerchant } from '../../src/ledger/operator.js';
+import { setEndpoint } from '../../src/webhooks/endpoints.js';
+import { addToWhitelist } from '../../src/whitelist/service.js';
+import { api } from '../helpers/http.js';
+import { newAddress } from '../payouts/fixture.js';
+import {
+  chromiumPresent,
+  heading,
+  signIn,
+  startBrowserFixture,
+  violations,
+  type BrowserFixture,
+} from './browser-fixture.js';
+
+let f: BrowserFixture;
+let invoiceId: string;
+let payoutId: string;
+
+describe.skipIf(!chromiumPresent)('the cabinet page at phone and desk widths, light and dark', () => {
+  beforeAll(async () => {
+    f = await startBrowserFixture();
+    const { db, catalog } = f.t.app.services;
+    const { t, shop } = f;
+    await setEndpoint(db, t.clock, 'test', shop.id, { url: 'http://127.0.0.1:9/hook', allowPrivate: true });
+    await creditMerchant(db, t.clock, 'test', catalog, shop.id, {
+      asset: 'USDT_TRON',
+      amount: '1234567.5',
+      memo: 'test',
+    });
+    const to = newAddress();
+    await addToWhitelist(db, t.clock, 'test', catalog, shop.id, { asset: 'USDT_TRON', address: to, delay: '0' });
+    const payout = await api(t.url, '/v1/payouts', {
+      key: shop.key,
+      body: { reference: 'supplier-0042', asset: 'USDT_TRON', to_address: to, amount: '25' },
+    });
+    payoutId = payout.body.payout_id;
+    const invoice = await t.create(shop.key, { amount: '12.5' });
+    invoiceId = invoice.invoice_id;
+    await t.pay(invoice.address, '12.5');
+    await t.mine(4);
+  }, 60_000);
+
+  afterAll(async () => f?.close());
+
+  for (const width of [360, 1280])
+    for (const colorScheme of ['light', 'dark'] as const)
+      it(`passes axe and fits at ${width} px, ${colorScheme}`, async () => {
+        const page: Page = await f.page({ viewport: { width, height: 900 }, colorScheme });
+        const check = async (view: string) => {
+          expect(await violations(page), view).toEqual([]);
+          expect(await page.evaluate('document.documentElement.scrollWidth'), view).toBeLessThanOrEqual(width);
+        };
+        await page.goto(`${f.cabinet}/`);
+        await heading(page, 'Sign in');
+        await check('sign-in');
+        await signIn(page, f.email);
+        await heading(page, 'Chain shop');
+        await page.getByText('1,234,567.5').first().waitFor();
+        await check('dashboard');
+        const views: Array<[string, string]> = [
+          ['invoices', 'Invoices'],
+          [`invoices/${invoiceId}`, 'Invoice'],
+          ['payouts', 'Payouts'],
+          [`payouts/${payoutId}`, 'Payout'],
+          ['keys', 'API keys'],
+          ['deliveries', 'Webhook deliveries'],
+          ['settings', 'Settings'],
+          ['reports', 'Reports'],
+        ];
+        for (const [tail, title] of views) {
+          await page.goto(`${f.cabinet}/#/m/${f.shop.id}/${tail}`);
+          await heading(page, title);
+          await check(tail);
+        }
+        await page.getByRole('link', { name: 'Settings' }).click();
+        await heading(page, 'Settings');
+        await page.getByRole('button', { name: 'Set up a second factor' }).click();
+        await page.getByRole('img', { name: /QR code/ }).waitFor();
+        await check('second factor enrolment');
+        expect(f.problems).toEqual([]);
+        await page.context().close();
+      }, 60_000);
+
+  it('links addresses and transactions to no explorer on the devnet, and copies them', async () => {
+    const page = await f.page({ permissions: ['clipboard-read', 'clipboard-write'] });
+    await page.goto(`${f.cabinet}/#/m/${f.shop.id}/invoices/${invoiceId}`);
+    await heading(page, 'Sign in');
+    await signIn(page, f.email);
+    await heading(page, 'Invoice');
+    expect(await page.locator('main a[href*="tronscan"]').count()).toBe(0);
+    await page.getByRole('button', { name: 'Copy the address' }).first().click();
+    await page.getByRole('button', { name: 'Copy the address' }).first().getByText('Copied').waitFor();
+    const invoice = await f.t.invoice(f.shop.key, invoiceId);
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(invoice.address);
+    await page.context().close();
+  }, 60_000);
+});

@@ -1,0 +1,173 @@
+/**
+ * What owners expect of the cabinet page, in Chromium over the real API: search and the asset
+ * filter, the payer's address and the status history, payout reasons, dashboard totals, webhook
+ * self-service (URL, secret once, test event, deliveries linked), the whitelist and limits, the
+ * password change, the sessions with "end this session", recovery codes at enrolment and sign-in
+ * with one.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { totpCode } from '../../src/owners/totp.js';
+import { creditMerchant } from '../../src/ledger/operator.js';
+import { rejectPayout } from '../../src/payouts/operator.js';
+import { addToWhitelist } from '../../src/whitelist/service.js';
+import { api } from '../helpers/http.js';
+import { newAddress } from '../payouts/fixture.js';
+import {
+  chromiumPresent,
+  heading,
+  OWNER_PASSWORD,
+  signIn,
+  startBrowserFixture,
+  type BrowserFixture,
+} from './browser-fixture.js';
+
+let f: BrowserFixture;
+let page: Page;
+let paid: { invoice_id: string; order_id: string; address: string };
+let rejectedId: string;
+let to: string;
+
+describe.skipIf(!chromiumPresent)('what owners expect, in the cabinet page', () => {
+  beforeAll(async () => {
+    f = await startBrowserFixture();
+    const { db, catalog } = f.t.app.services;
+    const { t, shop } = f;
+    await creditMerchant(db, t.clock, 'test', catalog, shop.id, { asset: 'USDT_TRON', amount: '50', memo: 'test' });
+    to = newAddress();
+    await addToWhitelist(db, t.clock, 'test', catalog, shop.id, { asset: 'USDT_TRON', address: to, delay: '0' });
+    const r = await api(t.url, '/v1/payouts', {
+      key: shop.key,
+      body: { reference: 'supplier-7', asset: 'USDT_TRON', to_address: to, amount: '5' },
+    });
+    rejectedId = r.body.payout_id;
+    await rejectPayout(db, t.clock, 'operator', rejectedId, 'the supplier is unknown to us');
+    paid = await t.create(shop.key, { order_id: 'order-paid', amount: '12.5' });
+    await t.create(shop.key, { order_id: 'order-open', amount: '3' });
+    await t.pay(paid.address, '12.5');
+    await t.mine(4);
+    page = await f.page();
+    await page.goto(`${f.cabinet}/`);
+    await heading(page, 'Sign in');
+    await signIn(page, f.email);
+    await heading(page, 'Chain shop');
+  }, 60_000);
+
+  afterAll(async () => f?.close());
+
+  it('shows the totals received and searches the lists by order id and asset', async () => {
+    await page.getByRole('heading', { name: 'Received', level: 2 }).waitFor();
+    const totals = page.getByRole('region', { name: /Confirmed deposits per asset/ });
+    expect(await totals.textContent()).toContain('12.5 USDT');
+    await page.getByRole('link', { name: 'Invoices' }).click();
+    await heading(page, 'Invoices');
+    await page.getByRole('link', { name: 'order-open' }).waitFor();
+    await page.getByLabel('Search').fill('order-paid');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.waitForURL(/q=order-paid/);
+    await page.getByRole('link', { name: 'order-open' }).waitFor({ state: 'detached' });
+    expect(await page.getByRole('link', { name: 'order-paid' }).count()).toBe(1);
+    await page.getByLabel('Search').fill('');
+    await page.getByLabel('Asset').selectOption('TRX_TRON');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.getByText('no invoice matches').waitFor();
+  }, 60_000);
+
+  it("shows the payer's address and the status history of an invoice", async () => {
+    await page.goto(`${f.cabinet}/#/m/${f.shop.id}/invoices/${paid.invoice_id}`);
+    await heading(page, 'Invoice');
+    const deposits = page.getByRole('region', { name: /Deposits of this invoice/ });
+    await deposits.getByRole('button', { name: 'Copy the address' }).waitFor();
+    // The sender the API records for the deposit, as the page's own session reads it.
+    const record = await page.request.get(`${f.cabinet}/cabinet/v1/merchants/${f.shop.id}/invoices/${paid.invoice_id}`);
+    const payer = (await record.json()).deposits[0].from_address as string;
+    expect(payer).toMatch(/^T/);
+    expect(await deposits.locator('code[title]').nth(1).getAttribute('title')).toBe(payer);
+    const history = page.getByRole('region', { name: /Every status of this invoice/ });
+    expect(await history.textContent()).toMatch(/created.*seen.*confirmed/s);
+  }, 60_000);
+
+  it("shows the operator's reason of a rejected payout", async () => {
+    await page.goto(`${f.cabinet}/#/m/${f.shop.id}/payouts/${rejectedId}`);
+    await heading(page, 'Payout');
+    await page.getByText('the supplier is unknown to us').waitFor();
+  }, 60_000);
+
+  it('sets the webhook endpoint, shows its secret once, sends a test event; shows limits and the whitelist', async () => {
+    await page.goto(`${f.cabinet}/#/m/${f.shop.id}/settings`);
+    await heading(page, 'Settings');
+    expect(await page.getByRole('region', { name: /Addresses payouts may go to/ }).textContent()).toContain(
+      to.slice(0, 8),
+    );
+    await page.getByLabel('Endpoint URL').fill('https://shop.example/hooks/paygate');
+    await page.getByRole('button', { name: /Set the endpoint|Save the endpoint/ }).click();
+    await page.getByRole('status').filter({ hasText: 'The webhook endpoint is saved' }).waitFor();
+    expect(await page.locator('#webhook-secret').textContent()).toMatch(/^whsec_/);
+    await page.reload();
+    await heading(page, 'Settings');
+    expect(await page.locator('#webhook-secret').count()).toBe(0);
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await page
+      .getByText(/The test event was (accepted|refused)/)
+      .first()
+      .waitFor();
+  }, 60_000);
+
+  it('enrols the second factor with recovery codes, signs in with one, and ends another session', async () => {
+    await page.goto(`${f.cabinet}/#/m/${f.shop.id}/settings`);
+    await heading(page, 'Settings');
+    await page.getByRole('button', { name: 'Set up a second factor' }).click();
+    await page.getByRole('img', { name: /QR code/ }).waitFor();
+    const secret = (await page.locator('#totp-secret').textContent()) as string;
+    await page.getByLabel('Code from the app').fill(totpCode(secret, f.t.clock.now()));
+    await page.getByRole('button', { name: 'Turn the second factor on' }).click();
+    const list = page.getByRole('list', { name: 'Recovery codes' });
+    await list.waitFor();
+    const codes = await list.locator('code').allTextContents();
+    expect(codes.length).toBe(10);
+
+    // A second browser signs in with a recovery code; the first ends that session.
+    const other = await f.page();
+    await other.goto(`${f.cabinet}/#/m/${f.shop.id}/keys`);
+    await heading(other, 'Sign in');
+    // A wrong code first: the next sign-in says so, and stays on screen.
+    await signIn(other, f.email, OWNER_PASSWORD, '000000');
+    await other.getByRole('alert').filter({ hasText: 'Sign-in failed' }).waitFor();
+    await other.getByText('Lost the authenticator? Use a recovery code').click();
+    await other.getByLabel('Recovery code').fill(codes[0] as string);
+    await signIn(other, f.email);
+    await heading(other, 'API keys');
+    const notice = other.getByRole('status').filter({ hasText: 'Recovery codes left: 9' });
+    await notice.waitFor();
+    expect(await notice.textContent()).toMatch(/1 wrong authentication codes? .*change the password/);
+
+    await page.reload();
+    await heading(page, 'Settings');
+    const sessions = page.getByRole('region', { name: 'Where this account is signed in' });
+    expect(await sessions.getByText('this session', { exact: true }).count()).toBe(1);
+    await sessions
+      .getByRole('button', { name: /End this session/ })
+      .first()
+      .click();
+    await page.getByRole('status').filter({ hasText: 'The session has ended' }).waitFor();
+    await other.reload();
+    await heading(other, 'Sign in');
+    await other.context().close();
+  }, 60_000);
+
+  it('changes the password', async () => {
+    await page.goto(`${f.cabinet}/#/m/${f.shop.id}/settings`);
+    await heading(page, 'Settings');
+    await page.getByLabel('Current password').fill('not it at all, sorry');
+    await page.getByLabel('New password', { exact: true }).fill(`${OWNER_PASSWORD} 2`);
+    await page.getByLabel('Repeat the new password').fill(`${OWNER_PASSWORD} 2`);
+    await page.getByRole('button', { name: 'Change the password' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The current password is not right' }).waitFor();
+    await page.getByLabel('Current password').fill(OWNER_PASSWORD);
+    await page.getByRole('button', { name: 'Change the password' }).click();
+    await page.getByRole('status').filter({ hasText: 'The password is changed' }).waitFor();
+    const old = await api(f.cabinet, '/cabinet/v1/sessions', { body: { email: f.email, password: OWNER_PASSWORD } });
+    expect(old.status).toBe(401);
+    expect(f.problems).toEqual([]);
+  }, 60_000);
+});

@@ -1,0 +1,135 @@
+// One invoice and one payout: detail views that poll and redraw only what changed.
+import { get } from '../api';
+import { announce, badge, fields, h, nodes, numeric, table, type Child } from '../../../shared/dom';
+import { amount, assetName, chainRef, when } from '../../../shared/format';
+import type { Invoice, Payout, ViewContext } from '../types';
+
+function invoiceContent(i: Invoice): Child[] {
+  return [
+    fields([
+      ['Status', badge(i.status)],
+      ['Order', i.order_id],
+      ['Invoice id', h('code', {}, i.invoice_id)],
+      ['Asset', assetName(i.asset)],
+      ['Deposit address', chainRef('address', i.address)],
+      ['Requested', amount(i.amount_requested, i.asset)],
+      ['Expected from the customer', amount(i.amount_expected, i.asset)],
+      ['Received', amount(i.amount_received, i.asset)],
+      ['Credited to the balance', amount(i.amount_credited, i.asset)],
+      [
+        'Service fee',
+        h(
+          'span',
+          {},
+          amount(i.fees.service.amount, i.asset),
+          ` (${i.fees.service.percent} %, paid by the ${i.fees.service.payer})`,
+        ),
+      ],
+      ['User', i.external_user_id],
+      ['Expires', when(i.expires_at)],
+      ['Created', when(i.created_at)],
+    ]),
+    h('h2', { id: 'deposits-h' }, 'Deposits'),
+    table(
+      'Deposits of this invoice, in chain order',
+      ['Transaction', 'Paid from', numeric('Amount'), 'Confirmations', 'Status', 'Block time', 'Late'],
+      i.deposits.map((d) => [
+        chainRef('transaction', d.tx_hash, { short: true }),
+        d.from_address ? chainRef('address', d.from_address, { short: true }) : 'unknown',
+        amount(d.amount, i.asset),
+        String(d.confirmations),
+        badge(d.status),
+        when(d.block_time),
+        d.late ? 'yes' : 'no',
+      ]),
+      'none seen yet.',
+    ),
+    h('h2', { id: 'history-h' }, 'Status history'),
+    table(
+      'Every status of this invoice, oldest first',
+      ['Status', 'Since', 'How'],
+      i.status_history.map((s) => [
+        badge(s.status),
+        when(s.at),
+        s.derived ? 'derived from the deposits and the clock' : 'recorded',
+      ]),
+      'none recorded.',
+    ),
+  ];
+}
+
+/** What the payout's transaction row says when there is no transaction. */
+function noTransaction(p: Payout): string {
+  if (p.status === 'rejected') return 'none: the operator rejected the payout';
+  if (p.status === 'failed') return 'none: the payout failed before a transaction was sent';
+  if (p.status === 'pending_review') return 'none yet: the payout waits for the operator’s review';
+  return 'not sent yet';
+}
+
+/** Why the operator rejected or held the payout, or why it failed: in their words. */
+function reasons(p: Payout): Array<[string, Child]> {
+  const rows: Array<[string, Child]> = [];
+  if (p.reject_reason) rows.push(['Rejected because', h('strong', {}, p.reject_reason)]);
+  if (p.fail_reason) rows.push(['Failed because', h('strong', {}, p.fail_reason)]);
+  if (p.hold_reason) rows.push(['Held because', h('strong', {}, p.hold_reason)]);
+  return rows;
+}
+
+function payoutContent(p: Payout): Child[] {
+  return [
+    fields([
+      ['Status', badge(p.status)],
+      ['Reference', p.reference],
+      ['Payout id', h('code', {}, p.payout_id)],
+      ['Amount', amount(p.amount, p.asset)],
+      ['Asset', assetName(p.asset)],
+      ['To', chainRef('address', p.to_address)],
+      ['Payout fee', h('span', {}, amount(p.fees.network.amount, p.asset), ` (charged ${p.fees.network.charged})`)],
+      ['Review reasons', p.review_reasons.length ? p.review_reasons.join(', ').replace(/_/g, ' ') : 'none'],
+      ...reasons(p),
+      ['Transaction', p.tx_hash ? chainRef('transaction', p.tx_hash) : noTransaction(p)],
+      ['Created', when(p.created_at)],
+      ['Updated', when(p.updated_at)],
+    ]),
+  ];
+}
+
+/** A detail view that asks again every few seconds and redraws only what changed. */
+async function polledDetail<T>(ctx: ViewContext, title: string, read: () => Promise<T>, content: (r: T) => Child[]) {
+  const region = h('div', { class: 'stack' });
+  let last = '';
+  const load = async () => {
+    const record = await read();
+    const text = JSON.stringify(record);
+    if (text === last) return;
+    const before = last;
+    last = text;
+    region.replaceChildren(...nodes(content(record)));
+    // A new status is said aloud (the region itself stays quiet: it redraws whole tables).
+    const status = (record as { status?: string }).status;
+    if (before && status && JSON.parse(before).status !== status) announce(`${title} ${status.replace(/_/g, ' ')}.`);
+  };
+  await load();
+  ctx.show(title, region);
+  ctx.poll(load);
+}
+
+export function invoiceView(ctx: ViewContext): Promise<void> {
+  const params = { ...ctx.params, invoice_id: ctx.id ?? '' };
+  return polledDetail(
+    ctx,
+    'Invoice',
+    () => get('/cabinet/v1/merchants/{merchant_id}/invoices/{invoice_id}', params),
+    invoiceContent,
+  );
+}
+
+export function payoutView(ctx: ViewContext): Promise<void> {
+  const params = { ...ctx.params, payout_id: ctx.id ?? '' };
+  return polledDetail(
+    ctx,
+    'Payout',
+    () => get('/cabinet/v1/merchants/{merchant_id}/payouts/{payout_id}', params),
+    payoutContent,
+  );
+}
