@@ -1,5 +1,5 @@
 /**
- * Page invoices in the cabinet's invoice list and detail (§ the cabinet lists page invoices): those
+ * Page invoices in the cabinet's invoice list and detail: those
  * still awaiting the customer's choice (no invoices row yet) shown with asset, address, amounts and
  * fees null, and every invoice made from a page invoice shown with its price and description.
  */

@@ -32,7 +32,6 @@ const ROUTES = [
   'POST /admin/v1/merchants/{merchant_id}/whitelist',
   'DELETE /admin/v1/merchants/{merchant_id}/whitelist/{asset}/{address}',
   'POST /admin/v1/merchants/{merchant_id}/ledger-entries',
-  'POST /admin/v1/merchants/{merchant_id}/invoices',
   'GET /admin/v1/assets',
   'GET /admin/v1/assets/{asset}',
   'PATCH /admin/v1/assets/{asset}',

@@ -100,6 +100,17 @@ describe('page invoices in the cabinet', () => {
 
     const one = await cabinet(`/cabinet/v1/merchants/${id}/invoices/${page.body.invoice_id}`);
     expect(one.body).toEqual(list.body.data[0]);
+    expect(one.body.status_history).toEqual([{ status: 'created', at: page.body.created_at, derived: true }]);
+
+    // The search finds an awaiting page invoice by its order id or id; an asset filter leaves it out.
+    const ids = async (query: string) =>
+      (await cabinet(`/cabinet/v1/merchants/${id}/invoices?${query}`)).body.data.map(
+        (i: { invoice_id: string }) => i.invoice_id,
+      );
+    expect(await ids(`q=${page.body.order_id}`)).toEqual([page.body.invoice_id]);
+    expect(await ids(`q=${page.body.invoice_id}`)).toEqual([page.body.invoice_id]);
+    expect(await ids('q=v1-a')).toEqual([v1.body.invoice_id]);
+    expect(await ids('asset=USDT_TRON')).toEqual([v1.body.invoice_id]);
 
     clock.advance(60_000);
     const expired = await cabinet(`/cabinet/v1/merchants/${id}/invoices?status=expired`);
@@ -128,7 +139,15 @@ describe('page invoices in the cabinet', () => {
       checkout_url: page.body.checkout_url,
     });
     const v1 = await api(t.url, `/v1/invoices/${page.body.invoice_id}`, { key });
-    const { price: _p, price_currency: _c, description: _d, awaiting_choice: _a, ...asV1 } = one.body;
+    const {
+      price: _p,
+      price_currency: _c,
+      description: _d,
+      awaiting_choice: _a,
+      status_history: history,
+      ...asV1
+    } = one.body;
     expect(asV1).toEqual(v1.body);
+    expect(history).toEqual([{ status: 'created', at: v1.body.created_at, derived: false }]);
   });
 });
