@@ -17,7 +17,10 @@ interface WebPage {
 }
 
 /** The pages; one line each. Each page's folder holds index.html, style.css and favicon.svg. */
-export const PAGES: WebPage[] = [{ name: 'cabinet', entry: 'src/main.ts' }];
+export const PAGES: WebPage[] = [
+  { name: 'cabinet', entry: 'src/main.ts' },
+  { name: 'pay', entry: 'src/main.tsx' },
+];
 
 const STATIC_FILES = ['index.html', 'style.css', 'favicon.svg'];
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

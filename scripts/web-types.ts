@@ -11,11 +11,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { format, resolveConfig } from 'prettier';
-import { buildCabinetOpenApiDocument, type OpenApiDocument } from '../src/http/openapi-doc.js';
+import { buildCabinetOpenApiDocument, buildPayOpenApiDocument, type OpenApiDocument } from '../src/http/openapi-doc.js';
 
 /** One generated file per served document; a page's API is one more line. */
 export const WEB_TYPES: Array<{ file: string; document: () => Promise<OpenApiDocument> }> = [
   { file: 'web/types/cabinet-api.d.ts', document: buildCabinetOpenApiDocument },
+  { file: 'web/types/pay-api.d.ts', document: buildPayOpenApiDocument },
 ];
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -2,14 +2,16 @@
  * `paygate demo --tour`: the whole story on a fresh demo instance, narrated step by step: an
  * invoice is created, paid on the (simulated) chain, seen, confirmed and settled; the merchant's
  * balance grows; a payout is requested, approved by the operator and confirmed on chain; and the
- * merchant's webhook receiver got every event, signed; a page invoice is chosen on the payment page's
- * API and paid. It succeeds only if every step happened.
+ * merchant's webhook receiver got every event, signed; the owner sees it all in the cabinet; and the
+ * customer of the demo's page link pays it through the payment page's routes. It succeeds only if
+ * every step happened.
  */
 import { systemClock } from '../clock.js';
-import { formatAmount, parseAmount } from '../money.js';
+import { formatAmount } from '../money.js';
 import { merchantBalances } from '../ledger/operator.js';
 import { approvePayout } from '../payouts/operator.js';
 import type { RunningDemo } from './index.js';
+import { payThroughPage } from './page-tour.js';
 
 type Json = Record<string, unknown>;
 
@@ -123,47 +125,9 @@ export async function runTour(demo: RunningDemo, say: (line: string) => void): P
     `${got.length} verified deliveries: ${got.join(', ')}`,
   );
 
-  await pageTour(demo, say, record, at);
   await ownersView(demo, String(payout.payout_id), say, record, at);
+  await payThroughPage(demo, say, record, at);
   return steps;
-}
-
-/** The page invoice of the demo, paid as its customer would: the token picked on the page's API, then paid on chain. */
-async function pageTour(
-  demo: RunningDemo,
-  say: (line: string) => void,
-  record: (step: string, ok: boolean, detail: string) => boolean,
-  at: () => string,
-): Promise<void> {
-  const { page } = demo.info;
-  const api = page.checkout_url.replace('/pay/', '/pay/v1/invoices/');
-  say(`${at()} The customer opens the page link ${page.checkout_url} (${page.price} USD) and picks USDT:`);
-  const chosen = await fetch(`${api}/asset`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ asset: 'USDT_TRON' }),
-  });
-  const view = (await chosen.json()) as Json;
-  if (
-    !record(
-      'page invoice chosen',
-      chosen.status === 201,
-      `pay ${String(view.amount_expected)} USDT to ${String(view.address)}`,
-    )
-  )
-    return;
-  const amount = parseAmount(String(view.amount_expected), 6);
-  demo.devnet.control.pay({ to: String(view.address), asset: 'USDT_TRON', amount });
-  let last: Json = view;
-  for (const deadline = Date.now() + STEP_TIMEOUT_MS; Date.now() < deadline; await sleep(200)) {
-    last = (await (await fetch(api)).json()) as Json;
-    if (last.status === 'confirmed' || last.status === 'settled') break;
-  }
-  record(
-    'page invoice paid',
-    last.status === 'confirmed' || last.status === 'settled',
-    `the page shows ${String(last.status)}, received ${String(last.amount_received)} USDT`,
-  );
 }
 
 /** The end of the story as the merchant's owner sees it: the same invoice and payout through /cabinet/v1. */

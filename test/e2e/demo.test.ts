@@ -52,12 +52,16 @@ describe('paygate demo', () => {
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(out).toContain('✔ invoice settled: received 12.5, credited 12.375');
     expect(out).toContain('✔ payout confirmed');
-    expect(out).toMatch(/✔ page invoice paid: the page shows (confirmed|settled), received 19\.99 USDT/);
     expect(out).toMatch(
       /✔ webhooks: \d+ verified deliveries: .*invoice\.seen.*invoice\.confirmed.*invoice\.settled.*payout\.confirmed/,
     );
     expect(out).toMatch(/The owner signs in to the cabinet \(http:\/\/127\.0\.0\.1:\d+\) as owner@demo\.example/);
     expect(out).toContain("✔ owner's cabinet: the owner sees the settled invoice and the confirmed payout");
+    expect(out).toMatch(
+      /The customer opens the page link http:\/\/127\.0\.0\.1:\d+\/pay\/[0-9a-f-]{36} \(19\.99 USD\)/,
+    );
+    expect(out).toMatch(/✔ customer picks USDT: the page shows: send 19\.99 USDT to T\w{33}/);
+    expect(out).toContain('✔ page invoice paid: received 19.99 USDT; the page says paid');
     expect(out).toContain('The tour is complete');
     expect(code).toBe(0);
   }, 120_000);

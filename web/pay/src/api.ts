@@ -1,0 +1,88 @@
+// The page's two requests to /pay/v1, and the words a customer needs for each refusal.
+import type { ChoiceAnswer, ChooseAssetRequest, ErrorBody, PayView } from './types.js';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** Seconds the service asked to wait (429), when it said. */
+    readonly retryAfter: number | null,
+  ) {
+    super(message);
+  }
+}
+
+/** How far the service's clock is ahead of this device's, in ms (a phone's clock may be off by minutes). */
+let serverOffsetMs = 0;
+
+function noteServerTime(date: string | null): void {
+  const at = date ? Date.parse(date) : NaN;
+  // The header has whole seconds: differences under two seconds are its rounding, not a wrong clock.
+  if (Number.isFinite(at) && Math.abs(at - Date.now()) > 2000) serverOffsetMs = at - Date.now();
+  else if (Number.isFinite(at)) serverOffsetMs = 0;
+}
+
+/** Now by the service's clock, as the deadline is: the countdown reaches zero when the service says expired. */
+export const serverNow = () => Date.now() + serverOffsetMs;
+
+async function call<T>(method: 'GET' | 'POST', path: string, body?: ChooseAssetRequest): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(`/pay/v1${path}`, {
+      method,
+      headers:
+        body === undefined
+          ? { accept: 'application/json' }
+          : { accept: 'application/json', 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      cache: 'no-store',
+      credentials: 'omit',
+    });
+  } catch {
+    throw new ApiError(0, 'network', 'The payment service could not be reached.', null);
+  }
+  noteServerTime(res.headers.get('date'));
+  const data = (await res.json().catch(() => null)) as unknown;
+  if (res.ok) return data as T;
+  // A proxy's own error page has no such body: the status alone then speaks.
+  const error = (data as Partial<ErrorBody> | null)?.error;
+  const wait = Number(res.headers.get('retry-after'));
+  throw new ApiError(
+    res.status,
+    error?.code ?? 'http_error',
+    error?.message ?? `HTTP ${res.status}`,
+    Number.isFinite(wait) && wait > 0 ? wait : null,
+  );
+}
+
+export const readInvoice = (id: string) => call<PayView>('GET', `/invoices/${encodeURIComponent(id)}`);
+
+export const chooseAsset = (id: string, asset: string): Promise<PayView> =>
+  call<ChoiceAnswer>('POST', `/invoices/${encodeURIComponent(id)}/asset`, { asset });
+
+/** A refusal in a customer's words: what happened and what to do now. */
+export function explain(error: unknown, symbol = 'This token'): string {
+  if (!(error instanceof ApiError)) return 'Something went wrong on this page. Reload it and try again.';
+  switch (error.code) {
+    case 'network':
+      return 'The payment service could not be reached. Check your connection; the page keeps trying.';
+    case 'invoice_not_found':
+      return 'This payment link is not valid. Ask the merchant for a new one.';
+    case 'asset_already_selected':
+      return 'A token was already chosen for this invoice (perhaps in another window), and the choice is final.';
+    case 'invoice_expired':
+      return 'This invoice has expired: no token can be chosen any more. Ask the merchant for a new link.';
+    case 'asset_not_offered':
+      return `${symbol} is not offered for this invoice. Choose one of the tokens listed.`;
+    case 'asset_payments_disabled':
+    case 'asset_disabled_by_merchant':
+      return `${symbol} cannot be received right now. Choose another token.`;
+    case 'rate_limited':
+      return `Too many requests from your network. The page tries again in ${error.retryAfter ?? 'a few'} seconds.`;
+    default:
+      return error.status >= 500
+        ? 'The payment service has a temporary problem. The page keeps trying.'
+        : `The request was refused: ${error.message}`;
+  }
+}
