@@ -105,7 +105,13 @@ describe("the owner's switches", () => {
       body: { payments: false },
     });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ asset: 'USDT_TRON', name: expect.any(String), payments: false, offered: true, usd_pegged: true });
+    expect(r.body).toEqual({
+      asset: 'USDT_TRON',
+      name: expect.any(String),
+      payments: false,
+      offered: true,
+      usd_pegged: true,
+    });
     const refused = await invoice(shop.key, 'o-2');
     expect(refused.status).toBe(422);
     expect(refused.body.error.code).toBe('asset_disabled_by_merchant');
