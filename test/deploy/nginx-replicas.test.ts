@@ -47,12 +47,12 @@ describe('the replica examples (deploy/replicas/, deploy/nginx/paygate-replicas.
       expect(two[name], name).toBe(one[name]);
     expect(one.DATABASE_URL).toMatch(/^postgres:\/\//);
     const differ = Object.keys({ ...one, ...two }).filter((k) => one[k] !== two[k]);
-    expect(differ.sort()).toEqual(['ADMIN_PORT', 'CABINET_PORT', 'PORT']);
-    // Each parses as serve reads it, and the three listeners of the two replicas are six ports.
+    expect(differ.sort()).toEqual(['ADMIN_PORT', 'CABINET_PORT', 'PAY_PORT', 'PORT']);
+    // Each parses as serve reads it, and the four listeners of the two replicas are eight ports.
     const configs = [one, two].map((env) => parseConfig(env));
     for (const c of configs) expect(c.database.engine).toBe('postgres');
-    const ports = configs.flatMap((c) => [c.port, c.adminPort, c.cabinetPort]);
-    expect(new Set(ports).size).toBe(6);
+    const ports = configs.flatMap((c) => [c.port, c.adminPort, c.cabinetPort, c.payPort]);
+    expect(new Set(ports).size).toBe(8);
     // nginx sends /v1 to exactly the public listeners, never to an admin or cabinet port.
     expect(upstreamServers(readFileSync(CONF, 'utf8'))).toEqual(configs.map((c) => `${c.host}:${c.port}`));
   });

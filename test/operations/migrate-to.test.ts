@@ -177,9 +177,10 @@ describe('paygate migrate-to', () => {
     try {
       const merchants = await from.db.selectFrom('merchants').select('id').execute();
       for (const { id } of merchants) expect(await balances(to.db, id), id).toEqual(await balances(from.db, id));
-      // 100 opening + 12.375 credited − 5.5 paid out (the rejected payout released what it held).
+      // 100 opening + 12.375 credited for the tour's invoice + 19.7901 for its page invoice (19.99
+      // less the 1 % fee) − 5.5 paid out (the rejected payout released what it held).
       const shop = await balances(to.db, shopId);
-      expect(shop.find((b) => b.asset === 'USDT_TRON')?.balance).toBe(106_875_000n);
+      expect(shop.find((b) => b.asset === 'USDT_TRON')?.balance).toBe(126_665_100n);
       const addresses = (d: typeof to) =>
         d.db.selectFrom('deposit_addresses').select(['address', 'derivation_index']).orderBy('address').execute();
       expect(await addresses(to)).toEqual(await addresses(from));
@@ -224,7 +225,7 @@ describe('paygate migrate-to', () => {
       const { db, clock, catalog } = t.app.services;
       await creditMerchant(db, clock, 'test', catalog, shopId, { asset: 'USDT_TRON', amount: '1', memo: 'after' });
       const shop = await balances(db, shopId);
-      expect(shop.find((b) => b.asset === 'USDT_TRON')?.balance).toBe(107_875_000n);
+      expect(shop.find((b) => b.asset === 'USDT_TRON')?.balance).toBe(127_665_100n);
     } finally {
       await t.close();
     }
