@@ -4,26 +4,18 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { AmountText, AssetCode, PrintableId, StringEnum, Uuid } from '../http/schemas.js';
-import { InvoiceSchema } from '../invoices/schema.js';
+import { CreateInvoiceBody, InvoiceSchema } from '../invoices/schema.js';
+import { INVOICE_STATUSES } from '../webhooks/event-types.js';
 
 const DateTime = (description: string) => Type.String({ format: 'date-time', description });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
-
-export const INVOICE_STATUSES = [
-  'created',
-  'seen',
-  'confirmed',
-  'underpaid',
-  'expired',
-  'paid_late',
-  'settled',
-] as const;
 
 export const CreatePageInvoiceBody = Type.Object(
   {
     order_id: PrintableId("The merchant's order identifier, one space with the /v1 invoices' order ids"),
     price: AmountText('The price in US dollars, plain decimal text such as "19.99"; one token is one dollar'),
-    expires_in: Type.Integer({ minimum: 60, maximum: 604800, description: 'Seconds until the invoice expires' }),
+    // Expiry, user and redirect URLs under the rules of /v1 invoices.
+    expires_in: CreateInvoiceBody.properties.expires_in,
     currencies: Type.Optional(
       Type.Array(AssetCode, {
         minItems: 1,
@@ -41,17 +33,9 @@ export const CreatePageInvoiceBody = Type.Object(
         description: 'What the customer pays for, shown on the page: 1 to 200 printable characters',
       }),
     ),
-    external_user_id: Type.Optional(
-      PrintableId("The merchant's identifier of the paying user (required in per_user mode)"),
-    ),
-    return_url: Type.Optional(
-      Type.String({
-        description: "Where the customer returns after paying; its origin must be allowed by the project's settings",
-      }),
-    ),
-    cancel_url: Type.Optional(
-      Type.String({ description: 'Where the customer goes after an expired invoice; same rule as return_url' }),
-    ),
+    external_user_id: CreateInvoiceBody.properties.external_user_id,
+    return_url: CreateInvoiceBody.properties.return_url,
+    cancel_url: CreateInvoiceBody.properties.cancel_url,
   },
   { additionalProperties: false, title: 'CreatePageInvoiceRequest' },
 );

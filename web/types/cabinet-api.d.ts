@@ -3028,7 +3028,7 @@ export interface operations {
           external_user_id?: string;
           /** @description Where the customer returns after paying; its origin must be allowed by the project's settings */
           return_url?: string;
-          /** @description Where the customer goes after an expired invoice; same rule as return_url */
+          /** @description Where the customer goes after cancelling; same rule as return_url */
           cancel_url?: string;
         };
       };
