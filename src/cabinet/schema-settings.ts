@@ -47,17 +47,8 @@ export const WebhookEndpointSchema = Type.Object(
   { additionalProperties: false, title: 'WebhookEndpoint' },
 );
 
-export const WebhookTestSchema = Type.Object(
-  {
-    event_id: Type.String(),
-    url: Type.String(),
-    status_code: Nullable(Type.Integer(), "The receiver's HTTP status; null when no answer came"),
-    duration_ms: Type.Number(),
-    error: Nullable(Type.String(), 'Why no answer came (refused target, timeout, network error)'),
-    response_excerpt: Nullable(Type.String(), "The start of the receiver's answer"),
-  },
-  { additionalProperties: false, title: 'WebhookTestResult' },
-);
+/** The test event's outcome, as the console shows it. */
+export { WebhookTestSchema } from '../operators/schemas/merchants.js';
 
 export const WhitelistEntrySchema = Type.Object(
   {

@@ -133,8 +133,8 @@ export const WebhookTestSchema = Type.Object(
     url: Type.String(),
     status_code: Nullable(Type.Integer(), "The receiver's HTTP status; null when no answer came"),
     duration_ms: Type.Number(),
-    error: Nullable(Type.String()),
-    response_excerpt: Nullable(Type.String()),
+    error: Nullable(Type.String(), 'Why no answer came (refused target, timeout, network error)'),
+    response_excerpt: Nullable(Type.String(), "The start of the receiver's answer"),
   },
   { additionalProperties: false, title: 'WebhookTestResult' },
 );
