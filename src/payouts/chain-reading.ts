@@ -39,18 +39,29 @@ export async function readingState(db: Executor): Promise<RestoreReadingTable | 
   return db.selectFrom('restore_reading').selectAll().where('id', '=', 1).executeTakeFirst();
 }
 
+/** Why a payout requested while the chain since a restore is read waits (service.ts). */
+export const HELD_DURING_READING =
+  'requested while the chain since a restore is being read: a request the restore lost and sent again may have been paid already, so it is matched against the chain like the restored payouts, then payout approve (send it) or payout cancel (release it)';
+
 /** Whether the chain since a restore is still being read (held payouts cannot be approved yet). */
 export async function readingPending(db: Executor): Promise<boolean> {
   const r = await readingState(db);
   return r !== undefined && r.done_at === null;
 }
 
-/** `payout approve` of a held payout waits for the reading: it may have been sent after the backup. */
-export async function assertReadingDone(db: Executor, row: PayoutRow): Promise<void> {
+/**
+ * `payout approve`, `reject` and `cancel` of a held payout wait for the reading: it may have been
+ * sent after the backup, and neither sending it again nor releasing its money is safe before then.
+ */
+export async function assertReadingDone(
+  db: Executor,
+  row: PayoutRow,
+  action: 'approve' | 'reject' | 'cancel' = 'approve',
+): Promise<void> {
   if (row.hold_reason !== null && (await readingPending(db)))
     throw new AppError(
       'invalid_state',
-      `Payout ${row.id} is held since a restore and the chain since the backup is still being read; approve it once the reading is done (paygate payout list --unknown-on-chain)`,
+      `Payout ${row.id} is held since a restore and the chain since the backup is still being read; ${action} it once the reading is done (paygate payout list --unknown-on-chain)`,
     );
 }
 

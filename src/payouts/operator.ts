@@ -154,6 +154,9 @@ export async function cancelPayout(
   const why = checkedReason(reason);
   return writeTx(db, async (trx) => {
     const row = await requirePayout(trx, id);
+    // A held payout may have been sent after the backup: cancelling it before the reading ends
+    // would release money that left the wallet.
+    await assertReadingDone(trx, row, 'cancel');
     if (!CANCELLABLE.includes(row.status)) {
       throw new AppError(
         'invalid_state',
@@ -174,6 +177,7 @@ export async function rejectPayout(
   const why = checkedReason(reason);
   return writeTx(db, async (trx) => {
     const row = await requirePayout(trx, id);
+    await assertReadingDone(trx, row, 'reject');
     requirePending(row, 'rejected');
     return reject(trx, clock, actor, row, why, { action: 'payout.reject', details: { reason: why } });
   });

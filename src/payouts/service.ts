@@ -42,6 +42,7 @@ import { assertRequestsNotHalted } from './halts.js';
 import { payoutLimits } from './limits.js';
 import { reviewReasons } from './review.js';
 import type { CreatePayoutBody, PayoutView } from './schema.js';
+import { HELD_DURING_READING, readingPending } from './chain-reading.js';
 import { findPayout, findPayoutByReference, insertPayout, NOT_SIGNED, type PayoutRow } from './store.js';
 import { payoutView } from './view.js';
 
@@ -187,6 +188,9 @@ async function insertNew(trx: Tx, deps: PayoutDeps, merchant: MerchantRow, req: 
     reviewed_at: null,
     reject_reason: null,
     ...NOT_SIGNED,
+    // A request the restore lost and the merchant sent again may have been paid already: while
+    // the chain since the backup is read, a new payout is held and matched against it too.
+    hold_reason: (await readingPending(trx)) ? HELD_DURING_READING : null,
     created_at: at,
     updated_at: at,
   };

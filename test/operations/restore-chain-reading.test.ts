@@ -174,6 +174,14 @@ describe('a restore and the chain since the backup', () => {
       body: { reference: 'during-the-hold', asset: 'USDT_TRON', to_address: to, amount: '1' },
     });
     expect(during.status, JSON.stringify(during.body)).toBe(202);
+    // It may be a request the restore lost, sent again: held and matched against the chain too.
+    expect((await row(second, during.body.payout_id as string)).hold_reason).toMatch(/being read/);
+    // Neither cancelling nor rejecting a held payout releases its money before the reading ends.
+    for (const verb of ['cancel', 'reject']) {
+      const refused = await runCli(['payout', verb, id, '--reason', 'not needed', '--json'], cliEnv(restoredUrl));
+      expect(refused.code).toBe(1);
+      expect(refused.json.error).toMatchObject({ code: 'invalid_state', message: expect.stringMatching(/being read/) });
+    }
 
     // The watcher reads the chain since the backup: the one transfer out with the payout's asset,
     // address and amount is its, and the payout is confirmed with that txid.
@@ -185,7 +193,12 @@ describe('a restore and the chain since the backup', () => {
       { timeout: 30_000, interval: 50 },
     );
     const after = await runCli(['payout', 'list', '--unknown-on-chain', '--json'], cliEnv(restoredUrl));
-    expect(after.json).toMatchObject({ reading: 'done', payouts: [], unknown_transfers: [] });
+    // What is left for the operator: the request made during the hold, which nothing on chain paid.
+    expect(after.json).toMatchObject({
+      reading: 'done',
+      payouts: [{ payout_id: during.body.payout_id, candidates: [] }],
+      unknown_transfers: [],
+    });
     expect(
       await second.app.services.db
         .selectFrom('hot_wallet_transfers')
