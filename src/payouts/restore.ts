@@ -77,7 +77,17 @@ export async function holdAfterRestore(trx: Tx, clock: Clock, actor: string, bac
       details: { status: r.status, reason },
     });
   }
-  await beginReading(trx, clock, actor, rows[0]?.created_at ?? null);
+  // From the oldest payout held now, those an earlier restore held included: a backup without a
+  // cursor is read from there.
+  const oldest = await trx
+    .selectFrom('payouts')
+    .select('created_at')
+    .where('status', 'in', UNFINISHED)
+    .where('hold_reason', 'is not', null)
+    .orderBy('created_at')
+    .limit(1)
+    .executeTakeFirst();
+  await beginReading(trx, clock, actor, oldest?.created_at ?? null);
   return {
     held: rows.length,
     payouts: rows.map((r) => ({
