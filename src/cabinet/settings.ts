@@ -66,7 +66,11 @@ export async function setOwnedWebhook(
 }
 
 export async function testOwnedWebhook(s: Pick<Services, 'db' | 'clock'>, session: CabinetSession, merchantId: string) {
-  return sendTestEvent(s.db, s.clock, merchantId, { actor: ownerActor(session) });
+  const r = await sendTestEvent(s.db, s.clock, merchantId, { actor: ownerActor(session) });
+  // The owner learns that the target was refused, never what an internal name resolves to.
+  return r.error?.startsWith('refused target ')
+    ? { ...r, error: "refused target: not a public address (private addresses are the operator's to allow)" }
+    : r;
 }
 
 /** The auto-approve and daily limits, decimal whole units of the payout's asset; null: no limit. */

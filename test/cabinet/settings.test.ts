@@ -78,6 +78,21 @@ describe("the owner's webhook endpoint", () => {
     expect(actions.map((e) => e.action)).toEqual(['merchant.webhook', 'merchant.webhook', 'merchant.webhook']);
   });
 
+  it('tests a host name that resolves to a private address without saying what it resolves to', async () => {
+    const shop = await ownShop('names@shop.example');
+    const base = `/cabinet/v1/merchants/${shop.id}`;
+    // A name is checked when it is used: localhost resolves to loopback, which is refused.
+    const set = await t.call(`${base}/webhook`, shop.token, { method: 'PUT', body: { url: 'https://localhost/hook' } });
+    expect(set.status, set.text).toBe(200);
+    const test = await t.call(`${base}/webhook/test`, shop.token, { method: 'POST' });
+    expect(test.status, test.text).toBe(200);
+    expect(test.body).toMatchObject({
+      status_code: null,
+      error: expect.stringMatching(/^refused target: not a public address/),
+    });
+    expect(test.text).not.toMatch(/127\.0\.0\.1|::1|loopback/);
+  });
+
   it("keeps the operator's allowance of a private target for that URL only, and sends a signed test event", async () => {
     const shop = await ownShop('private@shop.example');
     const { db } = t.app.services;
