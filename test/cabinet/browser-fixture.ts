@@ -11,11 +11,10 @@ import { createOwner } from '../../src/owners/service.js';
 import { api } from '../helpers/http.js';
 import { startChainApp, type ChainTestApp } from '../watcher/fixture.js';
 import { TOTP_KEY } from './helpers.js';
+import { toolPresent } from '../helpers/tools.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
-export const chromiumPresent = existsSync(CHROMIUM);
-if (!chromiumPresent)
-  console.warn(`${CHROMIUM} is absent: the cabinet's browser tests are skipped (apt-get install -y chromium)`);
+export const chromiumPresent = toolPresent('Chromium', existsSync(CHROMIUM), 'apt-get install -y chromium');
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 export const OWNER_PASSWORD = 'a long password for the browser';

@@ -19,13 +19,10 @@ import { api } from '../helpers/http.js';
 import { newAddress } from '../payouts/fixture.js';
 import { startChainApp, type ChainTestApp } from '../watcher/fixture.js';
 import { TOTP_KEY } from './helpers.js';
+import { toolPresent } from '../helpers/tools.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const present = existsSync(CHROMIUM);
-if (!present)
-  console.warn(
-    `${CHROMIUM} is absent: the cabinet's browser tests are skipped (install it: apt-get install -y chromium)`,
-  );
+const present = toolPresent('Chromium', existsSync(CHROMIUM), 'apt-get install -y chromium');
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PASSWORD = 'a long password for the browser';

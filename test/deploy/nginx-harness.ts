@@ -12,6 +12,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { expect, vi } from 'vitest';
 import { tempDir } from '../helpers/app.js';
+import { toolPresent } from '../helpers/tools.js';
 
 export const SITE_NAME = 'pay.example.com';
 
@@ -23,8 +24,9 @@ function findNginx(): string | null {
   return null;
 }
 
-/** The nginx binary, or null (the caller skips, saying so). */
-export const nginxBin = findNginx();
+/** The nginx binary, or null (the caller skips; where tools are required, the file fails). */
+const found = findNginx();
+export const nginxBin = toolPresent('nginx', found !== null, 'apt-get install -y nginx') ? found : null;
 
 export async function freePort(): Promise<number> {
   const s = createServer();

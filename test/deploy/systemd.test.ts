@@ -2,22 +2,16 @@
  * deploy/paygate.service: systemd accepts it, and it keeps the hardening the docs promise; so does
  * the template the replicas' drop-in (deploy/replicas/replica.conf) makes of it.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/app.js';
+import { commandRuns, toolPresent } from '../helpers/tools.js';
 
 const UNIT = path.resolve(import.meta.dirname, '../../deploy/paygate.service');
 const REPLICA_DROP_IN = path.resolve(import.meta.dirname, '../../deploy/replicas/replica.conf');
-const analyze = (() => {
-  try {
-    execFileSync('systemd-analyze', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const analyze = toolPresent('systemd-analyze', commandRuns('systemd-analyze'), 'apt-get install -y systemd');
 
 /**
  * Everything systemd-analyze complains about (it warns about unknown or bad values on stderr with

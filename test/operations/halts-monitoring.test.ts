@@ -12,16 +12,10 @@ import { ManualClock } from '../../src/clock.js';
 import { startDevnet, type Devnet } from '../../src/devnet/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
+import { commandRuns, toolPresent } from '../helpers/tools.js';
 
 const RULES = path.resolve(import.meta.dirname, '../../deploy/prometheus/paygate-alerts.yml');
-const promtool = (() => {
-  try {
-    execFileSync('promtool', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const promtool = toolPresent('promtool', commandRuns('promtool'), 'apt-get install -y prometheus');
 
 /** One sample of the Prometheus text, e.g. sample(text, 'paygate_payouts_halted{scope="*",brake="worker"}'). */
 function sample(text: string, series: string): number | undefined {

@@ -19,13 +19,10 @@ import { pageDeps } from '../../src/pay/server.js';
 import { createPageInvoice } from '../../src/pay/service.js';
 import { api } from '../helpers/http.js';
 import { startChainApp, type ChainTestApp } from '../watcher/fixture.js';
+import { toolPresent } from '../helpers/tools.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const present = existsSync(CHROMIUM);
-if (!present)
-  console.warn(
-    `${CHROMIUM} is absent: the payment page's browser tests are skipped (install it: apt-get install -y chromium)`,
-  );
+const present = toolPresent('Chromium', existsSync(CHROMIUM), 'apt-get install -y chromium');
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const RETURN_URL = 'https://shop.example/thanks';

@@ -7,8 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { representativeTargets, runSqlmap, sqlmapAvailable } from './sqlmap-run.js';
 import { startTarget, type Target } from './target.js';
+import { toolPresent } from '../helpers/tools.js';
 
-const available = sqlmapAvailable();
+const available = toolPresent('sqlmap', sqlmapAvailable(), 'apt-get install -y sqlmap');
 
 describe.skipIf(!available)('sqlmap against serve (skipped: sqlmap is not installed)', () => {
   let target: Target;

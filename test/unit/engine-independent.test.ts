@@ -4,11 +4,12 @@
  * dynamic imports included), never reach a module that opens one or starts a process that would;
  * and those that run on PostgreSQL whatever the engine really never use the engine under test.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { ENGINE_INDEPENDENT, POSTGRES_ALWAYS, SQLITE_RUN_ONLY } from '../helpers/engine-independent.js';
+import { resolveImport } from '../helpers/tiers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -27,15 +28,6 @@ const FORBIDDEN = new Set([
   'child_process',
 ]);
 
-/** A relative import resolved to the repository file it names (`./x.js` is `./x.ts` here). */
-function resolve(from: string, specifier: string): string {
-  const target = path.join(path.dirname(from), specifier);
-  for (const candidate of [target, target.replace(/\.js$/, '.ts'), target.replace(/\.mjs$/, '.mts')]) {
-    if (existsSync(path.join(ROOT, candidate)) && statSync(path.join(ROOT, candidate)).isFile()) return candidate;
-  }
-  throw new Error(`${from} imports ${specifier}, which is no file`);
-}
-
 /** The chain of imports from `file` to the first forbidden module it reaches, or null. */
 function pathToForbidden(file: string, seen = new Set<string>()): string[] | null {
   if (seen.has(file)) return null;
@@ -43,7 +35,7 @@ function pathToForbidden(file: string, seen = new Set<string>()): string[] | nul
   const source = readFileSync(path.join(ROOT, file), 'utf8');
   for (const { fileName } of ts.preProcessFile(source, true, true).importedFiles) {
     const relative = fileName.startsWith('.');
-    const target = relative ? resolve(file, fileName) : fileName;
+    const target = relative ? resolveImport(file, fileName) : fileName;
     if (FORBIDDEN.has(target)) return [file, target];
     if (!relative) continue;
     const rest = pathToForbidden(target, seen);
@@ -85,7 +77,7 @@ function ownFolderSources(file: string, seen = new Set<string>()): string[] {
     .preProcessFile(source, true, true)
     .importedFiles.map((i) => i.fileName)
     .filter((f) => f.startsWith('./'))
-    .map((f) => resolve(file, f));
+    .map((f) => resolveImport(file, f));
   return [source, ...local.flatMap((f) => ownFolderSources(f, seen))];
 }
 
