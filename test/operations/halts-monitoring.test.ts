@@ -5,7 +5,7 @@
  * series that /metrics serves.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
@@ -112,6 +112,15 @@ describe('deploy/prometheus/paygate-alerts.yml', () => {
       for (const [name] of expr.matchAll(/\bpaygate_[a-z_]+/g)) expect(served, expr).toContain(name);
       for (const [, brake] of expr.matchAll(/brake="([a-z]+)"/g)) expect(['requests', 'worker']).toContain(brake);
     }
+  });
+
+  it('gives every alert a runbook that exists', () => {
+    const rules = readFileSync(RULES, 'utf8');
+    const alerts = [...rules.matchAll(/^\s+- alert: (\w+)$/gm)].map((m) => m[1]);
+    const runbooks = [...rules.matchAll(/^\s+runbook_url: '([^']+)'$/gm)].map((m) => m[1] as string);
+    expect(runbooks).toEqual(alerts.map((a) => `docs/runbooks/${a}.md`));
+    for (const runbook of runbooks)
+      expect(existsSync(path.resolve(import.meta.dirname, '../..', runbook)), runbook).toBe(true);
   });
 
   it.skipIf(!promtool)('passes promtool check rules', () => {
