@@ -5,13 +5,14 @@ import { filesByTier, TIERS } from './test/helpers/tiers.js';
 const ON_POSTGRES = process.env.PAYGATE_TEST_DATABASE === 'postgres';
 
 /**
- * On PostgreSQL: without the files the SQLite run has run the same way already, and without the
- * browser tier: the pages drive the same routes the integration tier runs on PostgreSQL, and the
- * browser adds nothing an engine changes (docs/adr/0071-test-tiers.md).
+ * On PostgreSQL: without the files the SQLite run has run the same way already, without the unit
+ * tier (it reaches no database), and without the browser tier: the pages drive the same routes
+ * the integration tier runs on PostgreSQL, and a browser adds nothing an engine changes
+ * (docs/adr/0071-test-tiers.md).
  */
 const skipped = new Set(ON_POSTGRES ? SQLITE_RUN_ONLY : []);
 const byTier = filesByTier();
-const tiers = ON_POSTGRES ? TIERS.filter((t) => t !== 'browser') : TIERS;
+const tiers = ON_POSTGRES ? TIERS.filter((t) => t !== 'unit' && t !== 'browser') : TIERS;
 
 export default defineConfig({
   test: {
