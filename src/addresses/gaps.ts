@@ -102,8 +102,10 @@ export async function skipDerivationRange(
   const total = watchedTo - from + 1;
   for (let start = from; start <= watchedTo; start += CHUNK) {
     const rows: Array<{ derivation_index: number; address: string }> = [];
-    for (let i = start; i <= Math.min(watchedTo, start + CHUNK - 1); i++)
-      rows.push({ derivation_index: i, address: chain.addressAt(i) });
+    for (let i = start; i <= Math.min(watchedTo, start + CHUNK - 1); i++) {
+      const address = chain.addressAt(i); // null: an index BIP32 makes invalid, which has no address
+      if (address !== null) rows.push({ derivation_index: i, address });
+    }
     await writeTx(db, (trx) =>
       trx
         .insertInto('unattributed_addresses')

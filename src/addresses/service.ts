@@ -9,7 +9,7 @@ import type { Clock } from '../clock.js';
 import { isUniqueViolation, writeTx, type Db, type Tx } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { MerchantRow } from '../merchants/store.js';
-import type { DepositAddressAllocator } from './allocator.js';
+import type { DepositAddressAllocator, ReservedAddress } from './allocator.js';
 import { findUserAddress, type DepositAddressRow } from './store.js';
 
 export interface AddressDeps {
@@ -32,10 +32,13 @@ export async function userAddress(
   merchantId: string,
   externalUserId: string,
   now: string,
+  reserved: ReservedAddress | null,
 ): Promise<DepositAddressRow> {
-  return (
-    (await findUserAddress(trx, merchantId, externalUserId)) ?? allocator.allocate(trx, merchantId, externalUserId, now)
-  );
+  const existing = await findUserAddress(trx, merchantId, externalUserId);
+  if (existing) return existing;
+  // Null only when the address was read before the transaction, and a permanent address stays.
+  if (!reserved) throw new Error('no deposit address was reserved for a user without one');
+  return allocator.allocate(trx, reserved, merchantId, externalUserId, now);
 }
 
 export function assertApproved(m: MerchantRow): void {
@@ -74,12 +77,13 @@ async function createUserAddress(
   merchantId: string,
   externalUserId: string,
 ): Promise<DepositAddressRow> {
+  // As an invoice creation: the address is reserved before the transaction, the unique (merchant,
+  // user) index decides a race, and the loser of a race reads the winner's address.
+  const reserved = await deps.allocator.reserve(deps.db);
   try {
-    // As an invoice creation: the unique (merchant, user) index decides a race, the index counter
-    // is an atomic update (writeTx rowLocks); the loser of a race reads the winner's address.
     return await writeTx(
       deps.db,
-      (trx) => userAddress(trx, deps.allocator, merchantId, externalUserId, deps.clock.now().toISOString()),
+      (trx) => userAddress(trx, deps.allocator, merchantId, externalUserId, deps.clock.now().toISOString(), reserved),
       { rowLocks: true },
     );
   } catch (e) {

@@ -9,8 +9,9 @@
  * transaction (or one savepoint of a group commit, see db/group-commit.ts), and UNIQUE (merchant_id,
  * order_id) backs it across processes; a request that loses the race finds the winner's invoice.
  */
-import type { DepositAddressAllocator } from '../addresses/allocator.js';
+import type { DepositAddressAllocator, ReservedAddress } from '../addresses/allocator.js';
 import { assertApproved, userAddress } from '../addresses/service.js';
+import { findUserAddress } from '../addresses/store.js';
 import type { AssetCatalog, CatalogAsset } from '../assets/catalog.js';
 import { assertReceivable } from '../assets/service.js';
 import type { Clock } from '../clock.js';
@@ -103,11 +104,14 @@ export async function createInvoice(
   // Replays are common (client retries): answer them without taking the write lock.
   const seen = await findInvoiceByOrder(deps.db, merchant.id, body.order_id);
   if (seen) return replay(deps.db, seen, req);
+  assertMayInvoice(merchant, req);
+  // Derived before the transaction takes its locks (allocator.ts).
+  const address = await reserveAddress(deps, merchant, req.externalUserId);
 
   const unit = async (trx: Tx): Promise<CreateResult> => {
     const existing = await findInvoiceByOrder(trx, merchant.id, body.order_id);
     if (existing) return replay(trx, existing, req);
-    return { invoice: await insertNew(trx, deps, merchant, req), created: true };
+    return { invoice: await insertNew(trx, deps, merchant, req, address), created: true };
   };
   // Unique constraints decide every race here (the order id, a user's permanent address) and the
   // counters are taken by atomic updates: on PostgreSQL concurrent creations queue on those rows.
@@ -130,9 +134,8 @@ export async function createInvoice(
   }
 }
 
-/** The business rules, then the insert with its address and its `invoice.created` event. */
-async function insertNew(trx: Tx, deps: InvoiceDeps, merchant: MerchantRow, req: Request): Promise<InvoiceView> {
-  const { body, amount } = req;
+/** The rules a creation must pass before an address is reserved for it: the merchant's alone. */
+function assertMayInvoice(merchant: MerchantRow, req: Request): void {
   assertApproved(merchant);
   if (merchant.legacy_network_fee_payer === 'customer') {
     throw new AppError(
@@ -143,6 +146,32 @@ async function insertNew(trx: Tx, deps: InvoiceDeps, merchant: MerchantRow, req:
   if (merchant.address_mode === 'per_user' && req.externalUserId === null) {
     throw new AppError('address_mode_mismatch', 'A per_user project must send external_user_id with every invoice');
   }
+}
+
+/**
+ * The deposit address a new invoice takes, reserved before its transaction; null when the user
+ * already has a permanent address (a per_user merchant), which the transaction reads again.
+ */
+export async function reserveAddress(
+  deps: Pick<InvoiceDeps, 'db' | 'allocator' | 'groupCommit'>,
+  merchant: MerchantRow,
+  externalUserId: string | null,
+): Promise<ReservedAddress | null> {
+  if (merchant.address_mode === 'per_user' && externalUserId !== null) {
+    if (await findUserAddress(deps.db, merchant.id, externalUserId)) return null;
+  }
+  return deps.allocator.reserve(deps.db, deps.groupCommit);
+}
+
+/** The business rules, then the insert with its address and its `invoice.created` event. */
+async function insertNew(
+  trx: Tx,
+  deps: InvoiceDeps,
+  merchant: MerchantRow,
+  req: Request,
+  address: ReservedAddress | null,
+): Promise<InvoiceView> {
+  const { body, amount } = req;
   const asset = await assertReceivable(trx, deps.catalog, merchant.id, body.asset);
   if (amount < asset.minimumDeposit) {
     throw new AppError(
@@ -164,6 +193,7 @@ async function insertNew(trx: Tx, deps: InvoiceDeps, merchant: MerchantRow, req:
     cancelUrl: body.cancel_url ?? null,
     checkoutUrl: null,
     expiresAt: new Date(now.getTime() + body.expires_in * 1000).toISOString(),
+    address,
   });
 }
 
@@ -179,6 +209,8 @@ export interface InvoiceTerms {
   cancelUrl: string | null;
   checkoutUrl: string | null;
   expiresAt: string;
+  /** Its deposit address, reserved before the transaction (reserveAddress). */
+  address: ReservedAddress | null;
 }
 
 /**
@@ -211,8 +243,8 @@ export async function openInvoice(
   const fees = await feesFor(trx, merchant.id, asset, amount, at);
   const address =
     merchant.address_mode === 'per_user' && terms.externalUserId !== null
-      ? await userAddress(trx, deps.allocator, merchant.id, terms.externalUserId, at)
-      : await deps.allocator.allocate(trx, merchant.id, null, at);
+      ? await userAddress(trx, deps.allocator, merchant.id, terms.externalUserId, at, terms.address)
+      : await deps.allocator.allocate(trx, reservedFor(terms), merchant.id, null, at);
 
   const row: InvoiceRow = {
     id: terms.id,
@@ -249,6 +281,11 @@ export async function openInvoice(
     data: view,
   });
   return view;
+}
+
+function reservedFor(terms: InvoiceTerms): ReservedAddress {
+  if (!terms.address) throw new Error('no deposit address was reserved for a new invoice');
+  return terms.address;
 }
 
 /** GET /v1/invoices/{id}: another merchant's invoice is as absent as a missing one. */

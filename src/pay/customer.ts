@@ -3,13 +3,14 @@
  * token, final, which opens the invoice as /v1 would (docs/adr/0063-page-invoices.md). The id is
  * the only credential: an id that is not a page invoice's is invoice_not_found, whoever asks.
  */
+import type { ReservedAddress } from '../addresses/allocator.js';
 import { assertApproved } from '../addresses/service.js';
 import { isUniqueViolation, writeTx, type Executor, type Tx } from '../db/database.js';
 import { liveDepositsOfInvoice } from '../deposits/store.js';
 import { liveDepositViews } from '../deposits/view.js';
 import { AppError } from '../errors.js';
 import { invoiceAmounts, invoiceFeeAt, serviceFeeAt } from '../fees/service.js';
-import { openInvoice } from '../invoices/service.js';
+import { openInvoice, reserveAddress } from '../invoices/service.js';
 import { findInvoice, type InvoiceRow } from '../invoices/store.js';
 import { findMerchant, type MerchantRow } from '../merchants/store.js';
 import { merchantEnabled } from '../merchants/switches.js';
@@ -90,7 +91,14 @@ export interface ChoiceResult {
 }
 
 /** The checks of a choice on a page invoice still without one, then the invoice opened in `trx`. */
-async function choose(trx: Tx, deps: PageDeps, page: PageInvoiceRow, merchant: MerchantRow, asset: string) {
+async function choose(
+  trx: Tx,
+  deps: PageDeps,
+  page: PageInvoiceRow,
+  merchant: MerchantRow,
+  asset: string,
+  address: ReservedAddress | null,
+) {
   const now = deps.clock.now();
   if (now.getTime() >= Date.parse(page.expires_at))
     throw new AppError('invoice_expired', 'The invoice is past its term; no token can be chosen');
@@ -110,6 +118,7 @@ async function choose(trx: Tx, deps: PageDeps, page: PageInvoiceRow, merchant: M
     cancelUrl: page.cancel_url,
     checkoutUrl: page.checkout_url,
     expiresAt: page.expires_at,
+    address,
   });
   return true;
 }
@@ -127,6 +136,8 @@ export async function chooseAsset(deps: PageDeps, id: string, asset: string): Pr
     earlier(first.page, asset);
     return { view: await getPayView(deps, id), created: false };
   }
+  // Derived before the transaction takes its locks (src/addresses/allocator.ts).
+  const address = await reserveAddress(deps, first.merchant, first.page.external_user_id);
   const run = () =>
     writeTx(
       deps.db,
@@ -136,7 +147,7 @@ export async function chooseAsset(deps: PageDeps, id: string, asset: string): Pr
           earlier(page, asset);
           return false;
         }
-        return choose(trx, deps, page, merchant, asset);
+        return choose(trx, deps, page, merchant, asset, address);
       },
       { rowLocks: true },
     );

@@ -3,7 +3,8 @@
  * from the account's extended public key only: the API and the watcher never hold the seed. The hot
  * wallet is m/44'/195'/1'/0/0. Private keys are derived from the mnemonic only by the signers.
  *
- * Built on @scure/bip32, @scure/bip39, @noble/curves and node:crypto, not on tronweb's bundled
+ * Built on @scure/bip32, @scure/bip39, @noble/curves, node:crypto and (for deposit addresses from
+ * the xpub) libsecp256k1, not on tronweb's bundled
  * ethers: `serve` unlocks the keystore and derives addresses, and loading tronweb for that alone
  * costs tens of megabytes of memory.
  */
@@ -12,8 +13,29 @@ import { keccak_256 } from '@noble/hashes/sha3';
 import { HDKey } from '@scure/bip32';
 import { entropyToMnemonic, validateMnemonic } from '@scure/bip39';
 import { wordlist as english } from '@scure/bip39/wordlists/english';
-import { pbkdf2Sync } from 'node:crypto';
+import { createHmac, pbkdf2Sync } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { addressFromBytes } from '../chain/address.js';
+
+/**
+ * The native binding of libsecp256k1, loaded directly: the package's main entry falls back to its
+ * JavaScript (elliptic) code when the binding is missing, ten times slower; a missing binding must
+ * stop start-up instead, saying so.
+ */
+const libsecp256k1 = loadLibsecp256k1();
+/** What the binding throws when a tweak is out of range or the sum is the point at infinity. */
+const TWEAK_REJECTED = 'The tweak was out of range or the resulted private key is invalid';
+
+function loadLibsecp256k1(): typeof import('secp256k1') {
+  try {
+    return createRequire(import.meta.url)('secp256k1/bindings') as typeof import('secp256k1');
+  } catch (error) {
+    throw new Error(
+      `the native libsecp256k1 binding of the secp256k1 package could not be loaded (${(error as Error).message}); ` +
+        'reinstall with `npm ci` on this platform (prebuilt for linux-x64, otherwise built with node-gyp)',
+    );
+  }
+}
 
 export const DEPOSIT_ACCOUNT_PATH = "m/44'/195'/0'/0";
 export const HOT_WALLET_PATH = "m/44'/195'/1'/0/0";
@@ -132,24 +154,62 @@ function uncompressed(compressed: Uint8Array | null): Uint8Array {
   return secp256k1.ProjectivePoint.fromHex(compressed).toRawBytes(false);
 }
 
+/** HMAC-SHA512 of BIP32 CKDpub: keyed by the parent's chain code, over its compressed key || ser32(index). */
+export type ChildHmac = (chainCode: Uint8Array, data: Uint8Array) => Uint8Array;
+
+const hmacSha512: ChildHmac = (chainCode, data) => createHmac('sha512', chainCode).update(data).digest();
+
+/** A public BIP32 node: its 33-byte compressed key and its chain code. */
+export interface PublicNode {
+  publicKey: Uint8Array;
+  chainCode: Uint8Array;
+}
+
 /**
- * Watch-only derivation of deposit addresses from the account xpub: BIP32 public child derivation
- * (CKDpub) by @scure/bip32, then the TRON address of the child's public key.
+ * BIP32 public child derivation (CKDpub) of a non-hardened `index`: the child's 65-byte key, as
+ * libsecp256k1 returns it, or null when BIP32 makes the child invalid (IL >= n, or the sum is the
+ * point at infinity; odds below 2^-127), an index the caller skips for the next one as BIP32 says.
+ */
+export function publicChildKey(parent: PublicNode, index: number, hmac: ChildHmac = hmacSha512): Uint8Array | null {
+  const data = new Uint8Array(37);
+  data.set(parent.publicKey);
+  new DataView(data.buffer).setUint32(33, index, false);
+  const tweak = hmac(parent.chainCode, data).subarray(0, 32);
+  try {
+    return libsecp256k1.publicKeyTweakAdd(parent.publicKey, tweak, false);
+  } catch (error) {
+    // libsecp256k1's ec_pubkey_tweak_add rejects IL >= n and a sum at infinity alike.
+    if (error instanceof Error && error.message === TWEAK_REJECTED) return null;
+    throw error;
+  }
+}
+
+/**
+ * Watch-only derivation of deposit addresses from the account xpub: CKDpub by node:crypto's
+ * HMAC-SHA512 and libsecp256k1's point addition (publicChildKey), then the TRON address of the
+ * child's key. The parent's key and chain code are read from the xpub once. ~60 µs an address,
+ * against ~750 µs with @scure/bip32's deriveChild and a second decompression.
  */
 export class DepositKeyChain {
-  private readonly account: HDKey;
+  private readonly account: PublicNode;
 
-  constructor(readonly xpub: string) {
+  /** `hmac` is replaceable so that tests can force the invalid children BIP32 describes. */
+  constructor(
+    readonly xpub: string,
+    private readonly hmac: ChildHmac = hmacSha512,
+  ) {
     const node = HDKey.fromExtendedKey(xpub);
     if (node.privateKey) throw new Error('the deposit account key must be an xpub, not an xprv');
     if (node.depth !== 4)
       throw new Error(`the deposit xpub must be at depth 4 (${DEPOSIT_ACCOUNT_PATH}), got ${node.depth}`);
-    this.account = node;
+    if (!node.publicKey || !node.chainCode) throw new Error('the deposit xpub has no public key or chain code');
+    this.account = { publicKey: node.publicKey, chainCode: node.chainCode };
   }
 
-  /** The deposit address of child `index`; throws for an index BIP32 makes invalid (odds below 2^-127). */
-  addressAt(index: number): string {
+  /** The deposit address of child `index`, or null for an index BIP32 makes invalid (skip it). */
+  addressAt(index: number): string | null {
     assertIndex(index);
-    return tronAddressOfPublicKey(uncompressed(this.account.deriveChild(index).publicKey));
+    const key = publicChildKey(this.account, index, this.hmac);
+    return key === null ? null : tronAddressOfPublicKey(key);
   }
 }

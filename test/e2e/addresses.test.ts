@@ -1,4 +1,5 @@
 /** POST /v1/addresses over real HTTP: one permanent address per (merchant, user), and its errors. */
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { setAssetFlags, setMerchantAsset } from '../../src/assets/service.js';
@@ -166,6 +167,29 @@ describe('address index exhaustion', () => {
       expectError(await api(big.url, '/v1/invoices', { key: m.key, body: newInvoice() }), 503, 'addresses_exhausted');
     } finally {
       await big.close();
+    }
+  });
+});
+
+describe('an index BIP32 makes invalid', () => {
+  /** The derivation's HMAC with IL = 2^256 - 1 (>= n) for index 1: the child of index 1 is invalid. */
+  const hmac = (chainCode: Uint8Array, data: Uint8Array) => {
+    const I = createHmac('sha512', chainCode).update(data).digest();
+    if (Buffer.from(data).readUInt32BE(33) === 1) I.fill(0xff, 0, 32);
+    return I;
+  };
+
+  it('is skipped: the creations after index 0 get index 2, and index 1 is never stored', async () => {
+    const t = await startInvoiceApp({ addresses: { hmac } });
+    try {
+      const p = await t.merchant({ name: 'Per invoice' });
+      const got = [];
+      for (let i = 0; i < 2; i++) got.push((await api(t.url, '/v1/invoices', { key: p.key, body: newInvoice() })).body);
+      expect(got.map((b) => b.address)).toEqual([VECTORS[0], VECTORS[2]]);
+      const stored = await t.app.services.db.selectFrom('deposit_addresses').select('derivation_index').execute();
+      expect(stored.map((r) => r.derivation_index).sort()).toEqual([0, 2]);
+    } finally {
+      await t.close();
     }
   });
 });

@@ -58,7 +58,7 @@ beforeAll(async () => {
   const db = app.services.db;
   const merchant = await createMerchant(db, systemClock, 'test', { name: 'Shop' });
   const keys = new DepositKeyChain(w.deposit_xpub);
-  [a, b] = [keys.addressAt(0), keys.addressAt(1)];
+  [a, b] = [keys.addressAt(0)!, keys.addressAt(1)!];
   for (const [i, address] of [a, b].entries()) {
     await db
       .insertInto('deposit_addresses')

@@ -122,7 +122,7 @@ export async function sweepFixture(opts: { clock?: Clock } = {}): Promise<SweepF
       new Sweeper(underLease(opts.chain ? { ...services, chain: opts.chain } : services, lease), lease, opts),
     async address(index, storedIndex = index) {
       usedIndexes.add(index);
-      const address = keyChain.addressAt(index);
+      const address = keyChain.addressAt(index)!;
       await database.db
         .insertInto('deposit_addresses')
         .values({
