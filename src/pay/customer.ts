@@ -19,7 +19,7 @@ import { parsePrice, priceInAsset } from './price.js';
 import type { PayView } from './schema.js';
 import { balanceOf, chooseBy, foreignDepositsOf, isPermanentAddress } from './truth.js';
 import { pageStatus, type PageDeps } from './service.js';
-import { findPageInvoice, recordChoice, type PageInvoiceRow } from './store.js';
+import { findPageInvoice, recordChoice, saveReceiptEmail, type PageInvoiceRow } from './store.js';
 
 function notFound(): AppError {
   return new AppError('invoice_not_found', 'Invoice not found');
@@ -162,4 +162,12 @@ export async function chooseAsset(deps: PageDeps, id: string, asset: string): Pr
     earlier(page, asset);
   }
   return { view: await getPayView(deps, id), created };
+}
+
+/** POST /pay/v1/invoices/{invoice_id}/email: stored for the receipt mail, with the page's language. */
+export async function leaveReceiptEmail(deps: PageDeps, id: string, email: string, language: string): Promise<void> {
+  await writeTx(deps.db, async (trx) => {
+    await requirePage(trx, id);
+    await saveReceiptEmail(trx, id, email, language, deps.clock.now().toISOString());
+  });
 }

@@ -1,8 +1,9 @@
 /** The customer's routes of the payment page's listener: GET the page's view, POST the choice of the token. */
 import { errorResponses } from '../http/schemas.js';
 import type { ApiServer } from '../http/surface.js';
-import { chooseAsset, getPayView } from './customer.js';
-import { ChooseAssetBody, InvoiceIdParams, PayViewSchema } from './schema.js';
+import { chooseAsset, getPayView, leaveReceiptEmail } from './customer.js';
+import { languageOf } from './languages.js';
+import { ChooseAssetBody, InvoiceIdParams, PayViewSchema, ReceiptEmailBody } from './schema.js';
 import type { PageDeps } from './service.js';
 
 export async function registerPayRoutes(app: ApiServer, deps: PageDeps): Promise<void> {
@@ -39,6 +40,27 @@ export async function registerPayRoutes(app: ApiServer, deps: PageDeps): Promise
     async (req, reply) => {
       const { view, created } = await chooseAsset(deps, req.params.invoice_id, req.body.asset);
       return reply.code(created ? 201 : 200).send(view);
+    },
+  );
+
+  app.post(
+    '/pay/v1/invoices/:invoice_id/email',
+    {
+      schema: {
+        operationId: 'leaveReceiptEmail',
+        tags: ['payment page'],
+        summary: 'The customer leaves an email address for the receipt (optional)',
+        description:
+          "204: stored with the page's language (the body's `language`, else the language cookie, else Accept-Language); a later address replaces it. The receipt is mailed once the invoice is paid. The address is never shown on /v1 or in webhooks.",
+        params: InvoiceIdParams,
+        body: ReceiptEmailBody,
+        response: { 204: { type: 'null', description: 'Stored' }, ...errorResponses(400, 404, 429, 503) },
+      },
+    },
+    async (req, reply) => {
+      const language = req.body.language ?? languageOf(req.headers);
+      await leaveReceiptEmail(deps, req.params.invoice_id, req.body.email, language);
+      return reply.code(204).send();
     },
   );
 }

@@ -6,6 +6,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { AmountText, AssetCode, DISPLAY_TEXT_PATTERN, PrintableId, StringEnum, Uuid } from '../http/schemas.js';
 import { CreateInvoiceBody, InvoiceSchema } from '../invoices/schema.js';
 import { INVOICE_STATUSES } from '../webhooks/event-types.js';
+import { LANGUAGES } from './languages.js';
 
 const DateTime = (description: string) => Type.String({ format: 'date-time', description });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -138,6 +139,23 @@ export type PayView = Static<typeof PayViewSchema>;
 export const ChooseAssetBody = Type.Object(
   { asset: AssetCode },
   { additionalProperties: false, title: 'ChooseAssetRequest' },
+);
+
+export const ReceiptEmailBody = Type.Object(
+  {
+    email: Type.String({
+      format: 'email',
+      maxLength: 254,
+      description: 'Where the receipt is sent once the invoice is paid; never shown on /v1 or in webhooks',
+    }),
+    language: Type.Optional(
+      StringEnum(
+        LANGUAGES,
+        "The receipt's language; by default the page's (its language cookie, else Accept-Language)",
+      ),
+    ),
+  },
+  { additionalProperties: false, title: 'ReceiptEmailRequest' },
 );
 
 export const InvoiceIdParams = Type.Object({ invoice_id: Uuid() }, { additionalProperties: false });

@@ -243,6 +243,34 @@ describe('the choice of the token', () => {
   });
 });
 
+describe('the email for the receipt', () => {
+  it('is stored with the page language, a later one replacing it; refused when malformed or unknown', async () => {
+    const page = await newPage();
+    const path = `/pay/v1/invoices/${page.invoice_id}/email`;
+    const r = await api(t.pay, path, {
+      body: { email: 'ana@example.com' },
+      headers: { 'accept-language': 'pt-PT,en;q=0.5' },
+    });
+    expect(r.status, r.text).toBe(204);
+    const stored = () =>
+      t.app.services.db
+        .selectFrom('receipt_emails')
+        .select(['email', 'language'])
+        .where('invoice_id', '=', page.invoice_id)
+        .execute();
+    expect(await stored()).toEqual([{ email: 'ana@example.com', language: 'pt-BR' }]);
+    expect((await api(t.pay, path, { body: { email: 'ana@example.org', language: 'tr' } })).status).toBe(204);
+    expect(await stored()).toEqual([{ email: 'ana@example.org', language: 'tr' }]);
+    const bad = await pay(path, { body: { email: 'not an address' } });
+    expect([bad.status, bad.body.error.details[0].path]).toEqual([400, 'body.email']);
+    const absent = await pay('/pay/v1/invoices/00000000-0000-7000-8000-000000000000/email', {
+      body: { email: 'a@b.co' },
+    });
+    expect([absent.status, absent.body.error.code]).toEqual([404, 'invoice_not_found']);
+    expect((await pay(`/pay/v1/invoices/${page.invoice_id}`)).body).not.toHaveProperty('email');
+  });
+});
+
 describe('the page and its document', () => {
   it('serves its OpenAPI document without a key', async () => {
     const r = await api(t.pay, '/pay/v1/openapi.json');
@@ -250,6 +278,7 @@ describe('the page and its document', () => {
     expect(Object.keys(r.body.paths).sort()).toEqual([
       '/pay/v1/invoices/{invoice_id}',
       '/pay/v1/invoices/{invoice_id}/asset',
+      '/pay/v1/invoices/{invoice_id}/email',
     ]);
   });
 
