@@ -316,6 +316,16 @@ export interface WorkerLeaseTable {
 
 export type DepositStatus = 'seen' | 'confirmed' | 'orphaned';
 
+/** The customer's address for a page invoice's receipt, with the page's language (0059). */
+export interface ReceiptEmailsTable {
+  invoice_id: string;
+  email: string;
+  /** One of the page's languages (en, es, pt-BR, ru, tr, zh-CN, vi, id). */
+  language: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DepositsTable {
   id: string;
   merchant_id: string;
@@ -382,6 +392,7 @@ export interface DB
   fee_schedules: FeeSchedulesTable;
   invoices: InvoicesTable;
   page_invoices: PageInvoicesTable;
+  receipt_emails: ReceiptEmailsTable;
   ledger_entries: LedgerEntriesTable;
   whitelist_entries: WhitelistEntriesTable;
   payouts: PayoutsTable;

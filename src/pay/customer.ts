@@ -18,8 +18,9 @@ import { formatAmount, formatUnits } from '../money.js';
 import { offerOf } from './offer.js';
 import { parsePrice, priceInAsset } from './price.js';
 import type { PayView } from './schema.js';
+import { balanceOf, chooseBy, foreignDepositsOf, isPermanentAddress } from './truth.js';
 import { pageStatus, type PageDeps } from './service.js';
-import { findPageInvoice, recordChoice, type PageInvoiceRow } from './store.js';
+import { findPageInvoice, recordChoice, saveReceiptEmail, type PageInvoiceRow } from './store.js';
 
 function notFound(): AppError {
   return new AppError('invoice_not_found', 'Invoice not found');
@@ -58,6 +59,7 @@ async function payView(
   const amount = (units: string | undefined) =>
     invoice && units !== undefined ? formatUnits(units, invoice.decimals) : null;
   const deposits = invoice ? liveDepositViews(await liveDepositsOfInvoice(db, invoice.id)) : [];
+  const permanent = invoice ? await isPermanentAddress(db, invoice) : false;
   return {
     invoice_id: page.id,
     merchant_name: merchant.name,
@@ -70,10 +72,14 @@ async function payView(
     address: invoice?.address ?? null,
     amount_expected: amount(invoice?.amount_expected),
     amount_received: amount(invoice?.amount_received),
+    ...balanceOf(invoice),
+    address_permanent: permanent,
     expires_at: page.expires_at,
+    choose_by: chooseBy(page, deps.minTimeToPayMs).toISOString(),
     return_url: page.return_url,
     cancel_url: page.cancel_url,
     deposits: deposits.map((d) => ({ tx_hash: d.tx_hash, amount: d.amount, confirmations: d.confirmations })),
+    foreign_deposits: invoice ? await foreignDepositsOf(db, invoice, permanent) : [],
   };
 }
 
@@ -102,6 +108,8 @@ async function choose(
   const now = deps.clock.now();
   if (now.getTime() >= Date.parse(page.expires_at))
     throw new AppError('invoice_expired', 'The invoice is past its term; no token can be chosen');
+  if (now.getTime() > chooseBy(page, deps.minTimeToPayMs).getTime())
+    throw new AppError('invoice_expired', 'Too little time is left to pay this invoice; no token can be chosen');
   if (!(JSON.parse(page.currencies) as string[]).includes(asset))
     throw new AppError('asset_not_offered', `${asset} is not offered for this invoice`);
   assertApproved(merchant);
@@ -165,4 +173,12 @@ export async function chooseAsset(deps: PageDeps, id: string, asset: string): Pr
     earlier(page, asset);
   }
   return { view: await getPayView(deps, id), created };
+}
+
+/** POST /pay/v1/invoices/{invoice_id}/email: stored for the receipt mail, with the page's language. */
+export async function leaveReceiptEmail(deps: PageDeps, id: string, email: string, language: string): Promise<void> {
+  await writeTx(deps.db, async (trx) => {
+    await requirePage(trx, id);
+    await saveReceiptEmail(trx, id, email, language, deps.clock.now().toISOString());
+  });
 }

@@ -3,9 +3,10 @@
  * customer's view and choice (/pay/v1). They validate requests and generate the OpenAPI documents.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { AmountText, AssetCode, PrintableId, StringEnum, Uuid } from '../http/schemas.js';
+import { AmountText, AssetCode, DISPLAY_TEXT_PATTERN, PrintableId, StringEnum, Uuid } from '../http/schemas.js';
 import { CreateInvoiceBody, InvoiceSchema } from '../invoices/schema.js';
 import { INVOICE_STATUSES } from '../webhooks/event-types.js';
+import { LANGUAGES } from './languages.js';
 
 const DateTime = (description: string) => Type.String({ format: 'date-time', description });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -29,8 +30,9 @@ export const CreatePageInvoiceBody = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 200,
-        pattern: '^[^\\u0000-\\u001F\\u007F]+$',
-        description: 'What the customer pays for, shown on the page: 1 to 200 printable characters',
+        pattern: DISPLAY_TEXT_PATTERN,
+        description:
+          'What the customer pays for, shown on the page: 1 to 200 printable characters, no bidirectional controls (U+061C, U+200E–U+200F, U+202A–U+202E, U+2066–U+2069)',
       }),
     ),
     external_user_id: CreateInvoiceBody.properties.external_user_id,
@@ -92,7 +94,25 @@ export const PayViewSchema = Type.Object(
     amount_received: Nullable(
       Type.String({ description: 'Received so far, late deposits included; null until the choice' }),
     ),
+    amount_due: Nullable(
+      Type.String({
+        description:
+          'What is still missing: amount_expected − amount_received, never below "0"; the amount to send and copy. Null until the choice',
+      }),
+    ),
+    amount_overpaid: Nullable(
+      Type.String({
+        description: 'What was received beyond amount_expected, else "0"; null until the choice',
+      }),
+    ),
+    address_permanent: Type.Boolean({
+      description:
+        "The address is the customer's permanent one (a per_user merchant's): never to be called one to stop sending to. false until the choice",
+    }),
     expires_at: DateTime('When the invoice expires'),
+    choose_by: DateTime(
+      'Until when a token can be chosen: expires_at less min(PAY_MIN_TIME_TO_PAY, half the term), so there is time to pay',
+    ),
     return_url: Nullable(Type.String()),
     cancel_url: Nullable(Type.String()),
     deposits: Type.Array(
@@ -100,6 +120,16 @@ export const PayViewSchema = Type.Object(
         { tx_hash: Type.String(), amount: Type.String(), confirmations: Type.Integer() },
         { additionalProperties: false },
       ),
+    ),
+    foreign_deposits: Type.Array(
+      Type.Object(
+        { asset: Type.String(), amount: Type.String(), tx_hash: Type.String() },
+        { additionalProperties: false },
+      ),
+      {
+        description:
+          'Transfers of another catalog asset to the address since the choice: they do not pay this invoice; each stays a deposit credited to the merchant, who sees it',
+      },
     ),
   },
   { additionalProperties: false, title: 'PaymentPageInvoice' },
@@ -109,6 +139,23 @@ export type PayView = Static<typeof PayViewSchema>;
 export const ChooseAssetBody = Type.Object(
   { asset: AssetCode },
   { additionalProperties: false, title: 'ChooseAssetRequest' },
+);
+
+export const ReceiptEmailBody = Type.Object(
+  {
+    email: Type.String({
+      format: 'email',
+      maxLength: 254,
+      description: 'Where the receipt is sent once the invoice is paid; never shown on /v1 or in webhooks',
+    }),
+    language: Type.Optional(
+      StringEnum(
+        LANGUAGES,
+        "The receipt's language; by default the page's (its language cookie, else Accept-Language)",
+      ),
+    ),
+  },
+  { additionalProperties: false, title: 'ReceiptEmailRequest' },
 );
 
 export const InvoiceIdParams = Type.Object({ invoice_id: Uuid() }, { additionalProperties: false });

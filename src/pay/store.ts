@@ -49,3 +49,12 @@ export async function recordChoice(db: Tx, id: string, asset: string, at: string
     .executeTakeFirst();
   return r.numUpdatedRows > 0n;
 }
+
+/** The customer's address for the receipt, with the page's language; a later one replaces it. */
+export async function saveReceiptEmail(db: Tx, invoiceId: string, email: string, language: string, at: string) {
+  await db
+    .insertInto('receipt_emails')
+    .values({ invoice_id: invoiceId, email, language, created_at: at, updated_at: at })
+    .onConflict((oc) => oc.column('invoice_id').doUpdateSet({ email, language, updated_at: at }))
+    .execute();
+}

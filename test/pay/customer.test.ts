@@ -66,10 +66,15 @@ describe('the payment page view', () => {
       address: null,
       amount_expected: null,
       amount_received: null,
+      amount_due: null,
+      amount_overpaid: null,
+      address_permanent: false,
       expires_at: '2026-03-01T10:15:00.000Z',
+      choose_by: '2026-03-01T10:10:00.000Z',
       return_url: null,
       cancel_url: 'https://bakery.example/c',
       deposits: [],
+      foreign_deposits: [],
     });
     expect(r.headers.get('x-ratelimit-limit')).toBeTruthy();
     expect(r.headers.get('cache-control')).toBe('no-store');
@@ -186,6 +191,7 @@ describe('the choice of the token', () => {
     const r = await pay(`/pay/v1/invoices/${created.body.invoice_id}/asset`, { body: { asset: 'USDT_TRON' } });
     expect(r.status, r.text).toBe(201);
     expect(r.body.address).toBe(address.body.address);
+    expect(r.body.address_permanent).toBe(true);
   });
 
   it('refuses: expired, not offered, switched off since; nothing chosen', async () => {
@@ -210,7 +216,12 @@ describe('the choice of the token', () => {
     expect([operator.status, operator.body.error.code]).toEqual([422, 'asset_payments_disabled']);
     await setAssetFlags(s.db, t.clock, 'test', s.catalog, 'USDD_TRON', { payments: true });
 
-    t.clock.advance(900_000);
+    // 900 s term: min(5 min, half the term) must be left to pay, so choose_by is 10 min in.
+    t.clock.advance(600_001);
+    const short = await pay(`/pay/v1/invoices/${page.invoice_id}/asset`, { body: { asset: 'USDT_TRON' } });
+    expect([short.status, short.body.error.code]).toEqual([409, 'invoice_expired']);
+    expect(short.body.error.message).toContain('Too little time');
+    t.clock.advance(299_999);
     const late = await pay(`/pay/v1/invoices/${page.invoice_id}/asset`, { body: { asset: 'USDT_TRON' } });
     expect([late.status, late.body.error.code]).toEqual([409, 'invoice_expired']);
     for (const id of [listed.invoice_id, page.invoice_id]) {
@@ -232,6 +243,34 @@ describe('the choice of the token', () => {
   });
 });
 
+describe('the email for the receipt', () => {
+  it('is stored with the page language, a later one replacing it; refused when malformed or unknown', async () => {
+    const page = await newPage();
+    const path = `/pay/v1/invoices/${page.invoice_id}/email`;
+    const r = await api(t.pay, path, {
+      body: { email: 'ana@example.com' },
+      headers: { 'accept-language': 'pt-PT,en;q=0.5' },
+    });
+    expect(r.status, r.text).toBe(204);
+    const stored = () =>
+      t.app.services.db
+        .selectFrom('receipt_emails')
+        .select(['email', 'language'])
+        .where('invoice_id', '=', page.invoice_id)
+        .execute();
+    expect(await stored()).toEqual([{ email: 'ana@example.com', language: 'pt-BR' }]);
+    expect((await api(t.pay, path, { body: { email: 'ana@example.org', language: 'tr' } })).status).toBe(204);
+    expect(await stored()).toEqual([{ email: 'ana@example.org', language: 'tr' }]);
+    const bad = await pay(path, { body: { email: 'not an address' } });
+    expect([bad.status, bad.body.error.details[0].path]).toEqual([400, 'body.email']);
+    const absent = await pay('/pay/v1/invoices/00000000-0000-7000-8000-000000000000/email', {
+      body: { email: 'a@b.co' },
+    });
+    expect([absent.status, absent.body.error.code]).toEqual([404, 'invoice_not_found']);
+    expect((await pay(`/pay/v1/invoices/${page.invoice_id}`)).body).not.toHaveProperty('email');
+  });
+});
+
 describe('the page and its document', () => {
   it('serves its OpenAPI document without a key', async () => {
     const r = await api(t.pay, '/pay/v1/openapi.json');
@@ -239,6 +278,7 @@ describe('the page and its document', () => {
     expect(Object.keys(r.body.paths).sort()).toEqual([
       '/pay/v1/invoices/{invoice_id}',
       '/pay/v1/invoices/{invoice_id}/asset',
+      '/pay/v1/invoices/{invoice_id}/email',
     ]);
   });
 

@@ -9,7 +9,7 @@ export interface paths {
     };
     /**
      * What the payment page shows
-     * @description The merchant's name, the description, the price and the offered tokens with what the customer pays in each; after the choice the token, the deposit address, the amounts, the status and the deposits. 404 invoice_not_found for an unknown id and for an invoice made through the merchant API.
+     * @description The merchant's name, the description, the price and the offered tokens with what the customer pays in each; after the choice the token, the deposit address, the amounts (amount_due the one to send now, amount_overpaid the excess), the status, the deposits and any deposits of another token to the address (foreign_deposits: they do not pay the invoice). 404 invoice_not_found for an unknown id and for an invoice made through the merchant API.
      */
     get: operations['getPaymentPageInvoice'];
     put?: never;
@@ -31,9 +31,29 @@ export interface paths {
     put?: never;
     /**
      * The customer chooses the token to pay in (final)
-     * @description 201 with the deposit address and amount_expected (the offered amount of that token); the same token again is 200; another token is 409 asset_already_selected; at or past expires_at 409 invoice_expired; a token not offered 422 asset_not_offered; one switched off since 422 asset_payments_disabled or asset_disabled_by_merchant.
+     * @description 201 with the deposit address and amount_expected (the offered amount of that token); the same token again is 200; another token is 409 asset_already_selected; past choose_by (less than min(PAY_MIN_TIME_TO_PAY, half the term) left to pay) 409 invoice_expired; a token not offered 422 asset_not_offered; one switched off since 422 asset_payments_disabled or asset_disabled_by_merchant.
      */
     post: operations['chooseAsset'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/pay/v1/invoices/{invoice_id}/email': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The customer leaves an email address for the receipt (optional)
+     * @description 204: stored with the page's language (the body's `language`, else the language cookie, else Accept-Language); a later address replaces it. The receipt is mailed once the invoice is paid. The address is never shown on /v1 or in webhooks.
+     */
+    post: operations['leaveReceiptEmail'];
     delete?: never;
     options?: never;
     head?: never;
@@ -112,17 +132,32 @@ export interface operations {
             address: string | null;
             amount_expected: string | null;
             amount_received: string | null;
+            amount_due: string | null;
+            amount_overpaid: string | null;
+            /** @description The address is the customer's permanent one (a per_user merchant's): never to be called one to stop sending to. false until the choice */
+            address_permanent: boolean;
             /**
              * Format: date-time
              * @description When the invoice expires
              */
             expires_at: string;
+            /**
+             * Format: date-time
+             * @description Until when a token can be chosen: expires_at less min(PAY_MIN_TIME_TO_PAY, half the term), so there is time to pay
+             */
+            choose_by: string;
             return_url: string | null;
             cancel_url: string | null;
             deposits: {
               tx_hash: string;
               amount: string;
               confirmations: number;
+            }[];
+            /** @description Transfers of another catalog asset to the address since the choice: they do not pay this invoice; each stays a deposit credited to the merchant, who sees it */
+            foreign_deposits: {
+              asset: string;
+              amount: string;
+              tx_hash: string;
             }[];
           };
         };
@@ -234,17 +269,32 @@ export interface operations {
             address: string | null;
             amount_expected: string | null;
             amount_received: string | null;
+            amount_due: string | null;
+            amount_overpaid: string | null;
+            /** @description The address is the customer's permanent one (a per_user merchant's): never to be called one to stop sending to. false until the choice */
+            address_permanent: boolean;
             /**
              * Format: date-time
              * @description When the invoice expires
              */
             expires_at: string;
+            /**
+             * Format: date-time
+             * @description Until when a token can be chosen: expires_at less min(PAY_MIN_TIME_TO_PAY, half the term), so there is time to pay
+             */
+            choose_by: string;
             return_url: string | null;
             cancel_url: string | null;
             deposits: {
               tx_hash: string;
               amount: string;
               confirmations: number;
+            }[];
+            /** @description Transfers of another catalog asset to the address since the choice: they do not pay this invoice; each stays a deposit credited to the merchant, who sees it */
+            foreign_deposits: {
+              asset: string;
+              amount: string;
+              tx_hash: string;
             }[];
           };
         };
@@ -283,17 +333,32 @@ export interface operations {
             address: string | null;
             amount_expected: string | null;
             amount_received: string | null;
+            amount_due: string | null;
+            amount_overpaid: string | null;
+            /** @description The address is the customer's permanent one (a per_user merchant's): never to be called one to stop sending to. false until the choice */
+            address_permanent: boolean;
             /**
              * Format: date-time
              * @description When the invoice expires
              */
             expires_at: string;
+            /**
+             * Format: date-time
+             * @description Until when a token can be chosen: expires_at less min(PAY_MIN_TIME_TO_PAY, half the term), so there is time to pay
+             */
+            choose_by: string;
             return_url: string | null;
             cancel_url: string | null;
             deposits: {
               tx_hash: string;
               amount: string;
               confirmations: number;
+            }[];
+            /** @description Transfers of another catalog asset to the address since the choice: they do not pay this invoice; each stays a deposit credited to the merchant, who sees it */
+            foreign_deposits: {
+              asset: string;
+              amount: string;
+              tx_hash: string;
             }[];
           };
         };
@@ -368,6 +433,119 @@ export interface operations {
       };
       /** @description asset_not_offered, asset_payments_disabled or asset_disabled_by_merchant (see error.code); nothing was chosen */
       422: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description rate_limited: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Temporarily unavailable (see error.code); retry with backoff */
+      503: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  leaveReceiptEmail: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        invoice_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: email
+           * @description Where the receipt is sent once the invoice is paid; never shown on /v1 or in webhooks
+           */
+          email: string;
+          /**
+           * @description The receipt's language; by default the page's (its language cookie, else Accept-Language)
+           * @enum {string}
+           */
+          language?: 'en' | 'es' | 'pt-BR' | 'ru' | 'tr' | 'zh-CN' | 'vi' | 'id';
+        };
+      };
+    };
+    responses: {
+      /** @description Stored */
+      204: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
+      400: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description invoice_not_found: no payment-page invoice has this id */
+      404: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
           'X-Request-Id'?: string;
