@@ -1,8 +1,8 @@
 /**
  * The exceptions table (docs/exceptions.md): opened, updated and dropped inside the transaction
  * that writes their cause, resolved by a person, a refund or a lifted hold. At most one open row
- * per subject (invoice, else payout, else deposit), kind and asset: the partial unique index
- * `exceptions_one_open` (migration 0060).
+ * per subject (invoice, else payout, else deposit), kind and asset: the partial unique indexes
+ * `exceptions_open_per_*` (migration 0060).
  */
 import type { Clock } from '../clock.js';
 import type { Executor, Tx } from '../db/database.js';

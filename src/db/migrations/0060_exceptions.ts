@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 /**
  * Exceptions (docs/exceptions.md): a payment or payout that needs a person, written in the same
  * transaction as the state that causes it. One open exception per subject (the invoice, else the
- * payout, else the deposit), kind and asset: the partial unique index makes a second writer update
+ * payout, else the deposit), kind and asset: partial unique indexes make a second writer update
  * the first one's row instead of adding another (docs/adr/0077-exceptions.md). Portable SQL: both
  * engines take the same statements.
  */
@@ -28,11 +28,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('resolution_note', 'text')
     .addColumn('refund_id', 'text')
     .execute();
-  await sql`create unique index exceptions_one_open on exceptions
-    (kind, coalesce(invoice_id, payout_id, deposit_id), asset) where resolved_at is null`.execute(db);
+  // NULLs are distinct in a unique index on both engines: each index holds only its subject's rows.
+  await sql`create unique index exceptions_open_per_invoice on exceptions (kind, invoice_id, asset)
+    where resolved_at is null`.execute(db);
+  await sql`create unique index exceptions_open_per_payout on exceptions (kind, payout_id)
+    where resolved_at is null`.execute(db);
+  await sql`create unique index exceptions_open_per_deposit on exceptions (kind, deposit_id)
+    where resolved_at is null and invoice_id is null`.execute(db);
   await db.schema.createIndex('exceptions_by_merchant').on('exceptions').columns(['merchant_id', 'id']).execute();
   await db.schema.createIndex('exceptions_by_invoice').on('exceptions').column('invoice_id').execute();
-  await db.schema.createIndex('exceptions_by_payout').on('exceptions').column('payout_id').execute();
 }
 
 export const postgres = up;
