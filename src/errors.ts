@@ -24,6 +24,8 @@ export const ERROR_STATUS = {
   owner_not_found: 404,
   /** CLI and console: no transfer out of the hot wallet is recorded in this transaction. */
   hot_wallet_transfer_not_found: 404,
+  /** Cabinet, console and CLI: no exception has this id (or, in the cabinet, not one of this merchant's). */
+  exception_not_found: 404,
   /** Cabinet only: a change sent with the session cookie lacks the session's X-CSRF-Token. */
   csrf_token_invalid: 403,
   /** Console only: a read-only operator token may call GET routes only; nothing was changed. */

@@ -8,6 +8,7 @@ import type { InvoiceStatus, PayoutStatus } from '../db/schema.js';
 import type { DeliveryStatus } from '../db/tables/webhooks.js';
 import { standaloneDepositView } from '../deposits/view.js';
 import { AppError } from '../errors.js';
+import { exceptionsOfInvoice } from '../exceptions/service.js';
 import { decodeCursor, DEFAULT_PAGE_LIMIT, toPage } from '../http/pagination.js';
 import { findPayout, type PayoutRow } from '../payouts/store.js';
 import { compareKeys } from '../db/keyset.js';
@@ -74,9 +75,30 @@ export async function listInvoices(
 }
 
 /** One invoice as the cabinet shows it: a /v1 invoice, or a page invoice chosen or awaiting the choice. */
+/** What needs attention on one invoice: its exceptions and the deposits of another asset to its address. */
+async function invoiceAttention(db: Db, inv: { invoice_id: string; address: string | null; asset: string | null }) {
+  const foreign =
+    inv.address === null || inv.asset === null
+      ? []
+      : await db
+          .selectFrom('deposits')
+          .selectAll()
+          .where('address', '=', inv.address)
+          .where('invoice_id', 'is', null)
+          .where('asset', '!=', inv.asset)
+          .where('status', '!=', 'orphaned')
+          .orderBy('created_at')
+          .execute();
+  return {
+    exceptions: await exceptionsOfInvoice(db, inv.invoice_id),
+    foreign_deposits: foreign.map((r) => ({ ...standaloneDepositView(r), invoice_id: null })),
+  };
+}
+
 export async function showInvoice(db: Db, now: Date, merchantId: string, id: string) {
   try {
-    return await ownerInvoice(db, merchantId, id);
+    const view = await ownerInvoice(db, merchantId, id);
+    return { ...view, ...(await invoiceAttention(db, view)) };
   } catch (e) {
     if (!(e instanceof AppError) || e.code !== 'invoice_not_found') throw e;
     const page = await findMerchantPageInvoice(db, merchantId, id);

@@ -23,6 +23,7 @@ const TAGS = [
   { name: 'payouts', description: 'Payouts, as the merchant API shows them' },
   { name: 'keys', description: 'API keys of a merchant (never a secret)' },
   { name: 'webhooks', description: 'The webhook delivery log with every attempt' },
+  { name: 'exceptions', description: 'Payments that went wrong and what was done about them' },
   { name: 'reports', description: 'Accounting exports of the merchant over a period (CSV or JSON)' },
 ];
 

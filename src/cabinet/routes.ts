@@ -6,6 +6,7 @@
 import type { ApiServer } from '../http/surface.js';
 import { accountRoutes } from './account-routes.js';
 import { activityRoutes } from './activity-routes.js';
+import { exceptionRoutes } from './exception-routes.js';
 import type { CabinetDeps } from './context.js';
 import { merchantRoutes } from './merchant-routes.js';
 import { pageInvoiceRoutes } from './page-invoice-routes.js';
@@ -20,6 +21,7 @@ export async function registerCabinetRoutes(app: ApiServer, deps: CabinetDeps): 
   await securityRoutes(app, deps);
   await merchantRoutes(app, deps);
   await activityRoutes(app, deps);
+  await exceptionRoutes(app, deps);
   await pageInvoiceRoutes(app, deps);
   await settingsRoutes(app, deps);
   // The page shows its Reports view because the served document lists these paths.

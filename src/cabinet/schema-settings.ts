@@ -71,6 +71,9 @@ export const SummarySchema = Type.Object(
     merchant_id: Uuid('Merchant id'),
     as_of: DateTime('The moment the totals were summed'),
     today_from: DateTime('Start of "today": midnight UTC'),
+    open_exceptions: Type.Integer({
+      description: 'Exceptions of the merchant that need attention (GET …/exceptions?open=true)',
+    }),
     assets: Type.Array(
       Type.Object(
         {

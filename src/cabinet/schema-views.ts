@@ -4,11 +4,13 @@
  * whitelist, the account's sessions and the dashboard summary.
  */
 import { Type } from '@sinclair/typebox';
+import { ExceptionSchema } from '../exceptions/schema.js';
 import { StringEnum } from '../http/schemas.js';
 import { DepositSchema } from '../invoices/schema.js';
 import { CabinetInvoiceSchema } from '../pay/schema.js';
 import { PayoutSchema } from '../payouts/schema.js';
 import { INVOICE_STATUSES } from '../webhooks/event-types.js';
+import { StandaloneDepositSchema } from './schema.js';
 
 const DateTime = (description: string) => Type.String({ format: 'date-time', description });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T, description: string) =>
@@ -39,6 +41,17 @@ export const OwnerInvoiceSchema = Type.Object(
     ...CabinetInvoiceSchema.properties,
     deposits: Type.Array(OwnerDepositSchema),
     status_history: Type.Array(StatusStepSchema, { description: 'Every status the invoice entered, oldest first' }),
+    exceptions: Type.Optional(
+      Type.Array(ExceptionSchema, {
+        description: 'One invoice read only: its exceptions, open and resolved, oldest first',
+      }),
+    ),
+    foreign_deposits: Type.Optional(
+      Type.Array(StandaloneDepositSchema, {
+        description:
+          'One invoice read only: deposits of another asset to its address (credited as standalone deposits)',
+      }),
+    ),
   },
   { additionalProperties: false, title: 'OwnerInvoice' },
 );

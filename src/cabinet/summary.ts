@@ -12,6 +12,8 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { engineOf } from '../db/engine.js';
 import { formatUnits } from '../money.js';
+import { countOpen } from '../exceptions/store.js';
+import { OWNER_KINDS } from '../exceptions/service.js';
 
 const DAY_MS = 86_400_000;
 const LOW_DIGITS = 12;
@@ -90,6 +92,7 @@ export async function merchantSummary(db: Executor, merchantId: string, now: Dat
   const text = (v: bigint, decimals: number) => formatUnits(v.toString(), decimals);
   return {
     merchant_id: merchantId,
+    open_exceptions: await countOpen(db, merchantId, OWNER_KINDS),
     as_of: now.toISOString(),
     today_from: today,
     assets: [...byAsset.entries()]

@@ -7,6 +7,7 @@ import type { Generated } from 'kysely';
 import type { AccountingTables } from './tables/accounting.js';
 import type { CabinetTables } from './tables/cabinet.js';
 import type { DerivationGapTables } from './tables/derivation-gaps.js';
+import type { ExceptionTables } from './tables/exceptions.js';
 import type { HotWalletTables } from './tables/hot-wallet.js';
 import type { OperatorTokenTables } from './tables/operator-tokens.js';
 import type { PayoutWorkerTables } from './tables/payout-worker.js';
@@ -378,7 +379,8 @@ export interface DB
     OperatorTokenTables,
     AccountingTables,
     CabinetTables,
-    HotWalletTables {
+    HotWalletTables,
+    ExceptionTables {
   worker_lease: WorkerLeaseTable;
   deposits: DepositsTable;
   events: EventsTable;

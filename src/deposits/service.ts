@@ -9,6 +9,7 @@ import { uuidv7 } from '../db/ids.js';
 import { serviceFeeAt } from '../fees/service.js';
 import { post } from '../ledger/service.js';
 import { invoiceOfAddress, oldestOpenOfAddress } from '../invoices/store.js';
+import { foreignDeposit } from '../exceptions/deposits.js';
 import { percentOf } from '../money.js';
 import { recordEvent, subjectEventCount } from '../webhooks/outbox.js';
 import { depositRef, findDeposit, insertDeposit, markCredited, moveDeposit, type DepositRow } from './store.js';
@@ -29,6 +30,8 @@ export interface FoundTransfer {
   logIndex: number;
   from: string | null;
   block: { number: number; hash: string; time: string };
+  /** The asset's minimum deposit: another asset's deposit below it to an invoice's address is dust. */
+  minimumDeposit?: bigint;
 }
 
 export interface DepositContext {
@@ -132,7 +135,10 @@ export async function recordTransfer(trx: Tx, ctx: DepositContext, t: FoundTrans
       confirmations: 0,
       final: 0,
     };
-    if (existing.status === 'orphaned' && moved.invoice_id === null) await seenEvent(trx, ctx, moved);
+    if (existing.status === 'orphaned' && moved.invoice_id === null) {
+      await seenEvent(trx, ctx, moved);
+      if (t.externalUserId === null) await foreignDeposit(trx, ctx.clock, moved, t.minimumDeposit ?? 0n);
+    }
     return { deposit: moved, invoices: moved.invoice_id ? [moved.invoice_id] : [] };
   }
   const { invoiceId, expiresAt } = await attribute(trx, t);
@@ -162,7 +168,10 @@ export async function recordTransfer(trx: Tx, ctx: DepositContext, t: FoundTrans
     updated_at: now,
   };
   if (!(await insertDeposit(trx, row))) return null;
-  if (invoiceId === null) await seenEvent(trx, ctx, row);
+  if (invoiceId === null) {
+    await seenEvent(trx, ctx, row);
+    if (t.externalUserId === null) await foreignDeposit(trx, ctx.clock, row, t.minimumDeposit ?? 0n);
+  }
   return { deposit: row, invoices: invoiceId ? [invoiceId] : [] };
 }
 
@@ -205,7 +214,11 @@ async function replaceTransfer(
     final: 0,
     updated_at: now,
   };
-  if (invoiceId === null) await seenEvent(trx, ctx, deposit);
+  if (invoiceId === null) {
+    await seenEvent(trx, ctx, deposit);
+    if (existing.status === 'orphaned' && t.externalUserId === null)
+      await foreignDeposit(trx, ctx.clock, deposit, t.minimumDeposit ?? 0n);
+  }
   return {
     deposit,
     invoices: [...new Set([existing.invoice_id, invoiceId].filter((id): id is string => id !== null))],

@@ -9,6 +9,7 @@ import type { Tx } from '../db/database.js';
 import { depositRef, liveDepositsOfInvoice, markCredited, type DepositRow } from '../deposits/store.js';
 import { liveDepositViews } from '../deposits/view.js';
 import { post } from '../ledger/service.js';
+import { syncInvoiceExceptions } from '../exceptions/invoices.js';
 import { recordEvent, subjectEventCount } from '../webhooks/outbox.js';
 import { deriveStatus, invoiceCredit, statusPath } from './lifecycle.js';
 import { invoiceView } from './view.js';
@@ -76,7 +77,9 @@ export async function settleInvoice(trx: Tx, ctx: SettleContext, invoiceId: stri
     .where('id', '=', invoiceId)
     .where('status', '=', inv.status)
     .executeTakeFirst();
-  if (r.numUpdatedRows === 0n || !changed) return false;
+  if (r.numUpdatedRows === 0n) return false;
+  await syncInvoiceExceptions(trx, ctx.clock, inv, status, deposits);
+  if (!changed) return false;
   // A status can be entered again after a fork: the key counts this invoice's events so far.
   const n = await subjectEventCount(trx, invoiceId);
   const views = liveDepositViews(deposits);

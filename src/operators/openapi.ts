@@ -25,6 +25,7 @@ const TAGS = [
   { name: 'payouts', description: 'Payout review, cancellation and halts' },
   { name: 'deliveries', description: 'Webhook deliveries: list, show with attempts, resend' },
   { name: 'wallet', description: 'The hot wallet, its payout limits, and sweeps into it' },
+  { name: 'exceptions', description: 'Payments and payouts that need a person: list and resolve' },
   { name: 'accounting', description: 'Reports over a period (CSV or JSON) and the reserves check' },
 ];
 

@@ -19,6 +19,7 @@ import { findPayoutForOperator, listPayoutsForOperator, type PayoutRow } from '.
 import { transitionPayout } from './transitions.js';
 import { operatorView, type OperatorPayoutView } from './operator-view.js';
 import { assertReadingDone } from './chain-reading.js';
+import { syncPayoutHold } from '../exceptions/payouts.js';
 
 export { operatorView, type OperatorPayoutView } from './operator-view.js';
 
@@ -93,6 +94,7 @@ async function releaseHold(trx: Tx, clock: Clock, actor: string, row: PayoutRow)
     merchantId: row.merchant_id,
     details: { status: row.status, hold_reason: row.hold_reason },
   });
+  await syncPayoutHold(trx, clock, { ...row, hold_reason: null });
   return operatorView({ ...row, hold_reason: null, wait_reason: null });
 }
 

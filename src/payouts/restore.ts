@@ -21,6 +21,7 @@ import type { PayoutStatus } from '../db/schema.js';
 import { formatUnits } from '../money.js';
 import { beginReading } from './chain-reading.js';
 import { ALL_ASSETS, applyHalt } from './halts.js';
+import { syncPayoutHolds } from '../exceptions/payouts.js';
 
 /** The statuses in which a payout may have been signed after the backup without the backup knowing. */
 export const UNFINISHED: readonly PayoutStatus[] = ['pending_review', 'approved', 'queued', 'signing', 'broadcast'];
@@ -67,6 +68,11 @@ export async function holdAfterRestore(trx: Tx, clock: Clock, actor: string, bac
       .where('hold_reason', 'is', null)
       .execute();
   }
+  await syncPayoutHolds(
+    trx,
+    clock,
+    rows.map((r) => r.id),
+  );
   for (const r of rows) {
     await recordAudit(trx, clock, {
       actor,

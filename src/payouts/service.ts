@@ -45,6 +45,7 @@ import type { CreatePayoutBody, PayoutView } from './schema.js';
 import { HELD_DURING_READING, readingPending } from './chain-reading.js';
 import { findPayout, findPayoutByReference, insertPayout, NOT_SIGNED, type PayoutRow } from './store.js';
 import { payoutView } from './view.js';
+import { syncPayoutHold } from '../exceptions/payouts.js';
 
 export const NETWORK = 'tron';
 
@@ -195,6 +196,7 @@ async function insertNew(trx: Tx, deps: PayoutDeps, merchant: MerchantRow, req: 
     updated_at: at,
   };
   await insertPayout(trx, row);
+  await syncPayoutHold(trx, deps.clock, row);
   // Throws insufficient_balance (and so rolls the insert back) when amount + fee > available.
   await post(trx, deps.clock, {
     merchantId: merchant.id,

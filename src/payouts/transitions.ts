@@ -28,6 +28,7 @@ import { recordEvent } from '../webhooks/outbox.js';
 import type { PayoutView } from './schema.js';
 import { updatePayoutStatus, type PayoutRow } from './store.js';
 import { payoutView } from './view.js';
+import { syncPayoutHold } from '../exceptions/payouts.js';
 
 export const NEXT: Readonly<Record<PayoutStatus, readonly PayoutStatus[]>> = {
   pending_review: ['approved', 'rejected'],
@@ -122,6 +123,9 @@ export async function transitionPayout(
       });
     }
   }
+
+  // A hold lifted with the move, or a held payout closed: its exception is resolved with it.
+  if (row.hold_reason !== null) await syncPayoutHold(trx, clock, next);
 
   // 3. The event, keyed per transition.
   const view = payoutView(next);

@@ -7,6 +7,7 @@
 import type { Clock } from '../clock.js';
 import type { Tx } from '../db/database.js';
 import { creditStandalone, standaloneEvent } from '../deposits/service.js';
+import { orphanForeignDeposits } from '../exceptions/deposits.js';
 import { orphanAbove, unsettledDeposits, updateProgress } from '../deposits/store.js';
 import { settleInvoice } from '../invoices/settlement.js';
 import { overdueOpen } from '../invoices/store.js';
@@ -86,5 +87,6 @@ export async function advanceDeposits(trx: Tx, ctx: ProgressContext, touched: Se
 /** Orphans the deposits of blocks above the common ancestor; returns the invoices they belonged to. */
 export async function orphanDropped(trx: Tx, ctx: { clock: Clock }, ancestor: number): Promise<Set<string>> {
   const rows = await orphanAbove(trx, ancestor, ctx.clock.now().toISOString());
+  await orphanForeignDeposits(trx, ctx.clock, rows);
   return new Set(rows.flatMap((r) => (r.invoice_id ? [r.invoice_id] : [])));
 }

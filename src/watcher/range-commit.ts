@@ -76,7 +76,7 @@ export async function commitRange(
           decimals,
           from_address: from,
         };
-        await recordUnattributedDeposit(trx, {
+        await recordUnattributedDeposit(trx, s.clock, {
           ...seen,
           address: watched.address,
           block_number: block.number,
@@ -92,6 +92,7 @@ export async function commitRange(
         derivationIndex: watched.derivationIndex,
         merchantId: watched.merchantId,
         externalUserId: watched.externalUserId,
+        minimumDeposit: s.catalog.get(transfer.asset)?.minimumDeposit ?? 0n,
         block: { number: block.number, hash: block.id, time: blockTime },
       });
       for (const id of t?.invoices ?? []) touched.add(id);

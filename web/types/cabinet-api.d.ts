@@ -452,6 +452,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/cabinet/v1/merchants/{merchant_id}/exceptions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Payments that went wrong, newest first: underpaid, overpaid, paid late, another asset
+     * @description `open=true`: those still needing attention. `kind` filters by kind.
+     */
+    get: operations['listExceptions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cabinet/v1/merchants/{merchant_id}/exceptions/{exception_id}/resolve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Mark an exception dealt with, with a note
+     * @description 404 exception_not_found for an unknown id or another merchant’s; 409 invalid_state when it is resolved already.
+     */
+    post: operations['resolveException'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/cabinet/v1/merchants/{merchant_id}/webhook': {
     parameters: {
       query?: never;
@@ -2906,6 +2946,56 @@ export interface operations {
                 /** @description false: recorded when the status changed. true: the invoice predates the recorded history (the step is its creation time, or its last change for the current status), or it is a page invoice awaiting the choice (its creation, and its term when it ran out) */
                 derived: boolean;
               }[];
+              /** @description One invoice read only: its exceptions, open and resolved, oldest first */
+              exceptions?: {
+                /** Format: uuid */
+                exception_id: string;
+                /**
+                 * @description underpaid: the shortfall; overpaid: the excess; paid_late: the late amount; foreign_asset: a deposit of another asset to an open invoice; unattributed and payout_held: the operator only
+                 * @enum {string}
+                 */
+                kind: 'underpaid' | 'overpaid' | 'paid_late' | 'foreign_asset' | 'unattributed' | 'payout_held';
+                /** @description Null for unattributed */
+                merchant_id: string | null;
+                /** @description The invoice, where one applies */
+                invoice_id: string | null;
+                /** @description The held payout (payout_held) */
+                payout_id: string | null;
+                /** @description The deposit (foreign_asset: the first one; unattributed) */
+                deposit_id: string | null;
+                asset: string;
+                /** @description In the asset’s units: the shortfall, the excess, the late amount or the deposits’ amount */
+                amount: string;
+                /** Format: date-time */
+                created_at: string;
+                resolved_at: string | null;
+                resolution: {
+                  note: string;
+                  /** @description The owner account id, operator token id, cli:<user> or system */
+                  by: string;
+                  refund_id: string | null;
+                } | null;
+              }[];
+              /** @description One invoice read only: deposits of another asset to its address (credited as standalone deposits) */
+              foreign_deposits?: {
+                deposit_id: string;
+                /** @description The invoice it pays; null for a standalone deposit */
+                invoice_id: string | null;
+                address: string;
+                asset: string;
+                external_user_id: string | null;
+                tx_hash: string;
+                amount: string;
+                confirmations: number;
+                /** @enum {string} */
+                status: 'seen' | 'confirmed';
+                /**
+                 * Format: date-time
+                 * @description Time of the block holding the deposit
+                 */
+                block_time: string;
+                late: boolean;
+              }[];
             }[];
             /** @description Pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
@@ -3417,6 +3507,56 @@ export interface operations {
               at: string;
               /** @description false: recorded when the status changed. true: the invoice predates the recorded history (the step is its creation time, or its last change for the current status), or it is a page invoice awaiting the choice (its creation, and its term when it ran out) */
               derived: boolean;
+            }[];
+            /** @description One invoice read only: its exceptions, open and resolved, oldest first */
+            exceptions?: {
+              /** Format: uuid */
+              exception_id: string;
+              /**
+               * @description underpaid: the shortfall; overpaid: the excess; paid_late: the late amount; foreign_asset: a deposit of another asset to an open invoice; unattributed and payout_held: the operator only
+               * @enum {string}
+               */
+              kind: 'underpaid' | 'overpaid' | 'paid_late' | 'foreign_asset' | 'unattributed' | 'payout_held';
+              /** @description Null for unattributed */
+              merchant_id: string | null;
+              /** @description The invoice, where one applies */
+              invoice_id: string | null;
+              /** @description The held payout (payout_held) */
+              payout_id: string | null;
+              /** @description The deposit (foreign_asset: the first one; unattributed) */
+              deposit_id: string | null;
+              asset: string;
+              /** @description In the asset’s units: the shortfall, the excess, the late amount or the deposits’ amount */
+              amount: string;
+              /** Format: date-time */
+              created_at: string;
+              resolved_at: string | null;
+              resolution: {
+                note: string;
+                /** @description The owner account id, operator token id, cli:<user> or system */
+                by: string;
+                refund_id: string | null;
+              } | null;
+            }[];
+            /** @description One invoice read only: deposits of another asset to its address (credited as standalone deposits) */
+            foreign_deposits?: {
+              deposit_id: string;
+              /** @description The invoice it pays; null for a standalone deposit */
+              invoice_id: string | null;
+              address: string;
+              asset: string;
+              external_user_id: string | null;
+              tx_hash: string;
+              amount: string;
+              confirmations: number;
+              /** @enum {string} */
+              status: 'seen' | 'confirmed';
+              /**
+               * Format: date-time
+               * @description Time of the block holding the deposit
+               */
+              block_time: string;
+              late: boolean;
             }[];
           };
         };
@@ -4234,6 +4374,353 @@ export interface operations {
       };
     };
   };
+  listExceptions: {
+    parameters: {
+      query?: {
+        /** @description true: only open ones; false: only resolved ones */
+        open?: 'true' | 'false';
+        kind?: 'underpaid' | 'overpaid' | 'paid_late' | 'foreign_asset';
+        /** @description Rows per page (default 50) */
+        limit?: number;
+        /** @description next_cursor of the previous page; opaque */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        /** @description Merchant id */
+        merchant_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              exception_id: string;
+              /**
+               * @description underpaid: the shortfall; overpaid: the excess; paid_late: the late amount; foreign_asset: a deposit of another asset to an open invoice; unattributed and payout_held: the operator only
+               * @enum {string}
+               */
+              kind: 'underpaid' | 'overpaid' | 'paid_late' | 'foreign_asset' | 'unattributed' | 'payout_held';
+              /** @description Null for unattributed */
+              merchant_id: string | null;
+              /** @description The invoice, where one applies */
+              invoice_id: string | null;
+              /** @description The held payout (payout_held) */
+              payout_id: string | null;
+              /** @description The deposit (foreign_asset: the first one; unattributed) */
+              deposit_id: string | null;
+              asset: string;
+              /** @description In the asset’s units: the shortfall, the excess, the late amount or the deposits’ amount */
+              amount: string;
+              /** Format: date-time */
+              created_at: string;
+              resolved_at: string | null;
+              resolution: {
+                note: string;
+                /** @description The owner account id, operator token id, cli:<user> or system */
+                by: string;
+                refund_id: string | null;
+              } | null;
+            }[];
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
+      400: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description unauthorized: wrong credentials, or a missing, ended, expired or used token (one body whatever the cause) */
+      401: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found (also for another account's merchant, or another merchant's record) */
+      404: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description rate_limited: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  resolveException: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The merchant */
+        merchant_id: string;
+        /** @description The exception */
+        exception_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description What was done about it */
+          note: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            exception_id: string;
+            /**
+             * @description underpaid: the shortfall; overpaid: the excess; paid_late: the late amount; foreign_asset: a deposit of another asset to an open invoice; unattributed and payout_held: the operator only
+             * @enum {string}
+             */
+            kind: 'underpaid' | 'overpaid' | 'paid_late' | 'foreign_asset' | 'unattributed' | 'payout_held';
+            /** @description Null for unattributed */
+            merchant_id: string | null;
+            /** @description The invoice, where one applies */
+            invoice_id: string | null;
+            /** @description The held payout (payout_held) */
+            payout_id: string | null;
+            /** @description The deposit (foreign_asset: the first one; unattributed) */
+            deposit_id: string | null;
+            asset: string;
+            /** @description In the asset’s units: the shortfall, the excess, the late amount or the deposits’ amount */
+            amount: string;
+            /** Format: date-time */
+            created_at: string;
+            resolved_at: string | null;
+            resolution: {
+              note: string;
+              /** @description The owner account id, operator token id, cli:<user> or system */
+              by: string;
+              refund_id: string | null;
+            } | null;
+          };
+        };
+      };
+      /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
+      400: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description unauthorized: wrong credentials, or a missing, ended, expired or used token (one body whatever the cause) */
+      401: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token */
+      403: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found (also for another account's merchant, or another merchant's record) */
+      404: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description invalid_state: the request does not fit the current state */
+      409: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description bad_request: body larger than 16 KiB */
+      413: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description bad_request: unsupported Content-Type */
+      415: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description rate_limited: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   setWebhook: {
     parameters: {
       query?: never;
@@ -4699,6 +5186,8 @@ export interface operations {
              * @description Start of "today": midnight UTC
              */
             today_from: string;
+            /** @description Exceptions of the merchant that need attention (GET …/exceptions?open=true) */
+            open_exceptions: number;
             /** @description One row per asset with a deposit in the last 30 days or one pending; none otherwise */
             assets: {
               asset: string;
