@@ -20,7 +20,7 @@ export const ERROR_STATUS = {
   /** Cabinet: no live session of this account has this id (ended, expired, or another account's). */
   session_not_found: 404,
   asset_not_found: 404,
-  /** CLI only: no owner account has this email. */
+  /** CLI: no owner account has this email; cabinet: no account of this merchant has this id. */
   owner_not_found: 404,
   /** CLI and console: no transfer out of the hot wallet is recorded in this transaction. */
   hot_wallet_transfer_not_found: 404,
