@@ -9,7 +9,8 @@ import { SESSION_COOKIE } from './sessions.js';
 const DESCRIPTIONS: Record<string, string> = {
   '204': 'Done; no body',
   '401': 'unauthorized: wrong credentials, or a missing, ended, expired or used token (one body whatever the cause)',
-  '403': 'csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed)',
+  '403':
+    'csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed)',
   '404': "Not found (also for another account's merchant, or another merchant's record)",
   '409': 'invalid_state: the request does not fit the current state',
   '422': 'A business rule refused the request (see error.code); nothing was written',
