@@ -20,7 +20,7 @@ export const ERROR_STATUS = {
   /** Cabinet: no live session of this account has this id (ended, expired, or another account's). */
   session_not_found: 404,
   asset_not_found: 404,
-  /** CLI only: no owner account has this email. */
+  /** CLI: no owner account has this email; cabinet: no account of this merchant has this id. */
   owner_not_found: 404,
   /** CLI and console: no transfer out of the hot wallet is recorded in this transaction. */
   hot_wallet_transfer_not_found: 404,
@@ -30,6 +30,8 @@ export const ERROR_STATUS = {
   csrf_token_invalid: 403,
   /** Console only: a read-only operator token may call GET routes only; nothing was changed. */
   operator_token_read_only: 403,
+  /** Cabinet only: the account holds this merchant as a viewer and the operation is an owner's; nothing was changed. */
+  role_not_allowed: 403,
   delivery_not_failed: 409,
   asset_flag_locked: 409,
   address_mode_mismatch: 409,

@@ -9,7 +9,8 @@ import { SESSION_COOKIE } from './sessions.js';
 const DESCRIPTIONS: Record<string, string> = {
   '204': 'Done; no body',
   '401': 'unauthorized: wrong credentials, or a missing, ended, expired or used token (one body whatever the cause)',
-  '403': 'csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token',
+  '403':
+    'csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed)',
   '404': "Not found (also for another account's merchant, or another merchant's record)",
   '409': 'invalid_state: the request does not fit the current state',
   '422': 'A business rule refused the request (see error.code); nothing was written',
@@ -21,6 +22,7 @@ const TAGS = [
   { name: 'merchants', description: "The account's merchants, their switches and balances" },
   { name: 'invoices', description: 'Invoices and deposits, as the merchant API shows them' },
   { name: 'payouts', description: 'Payouts, as the merchant API shows them' },
+  { name: 'members', description: "The merchant's people: owners invite and remove viewers" },
   { name: 'keys', description: 'API keys of a merchant (never a secret)' },
   { name: 'webhooks', description: 'The webhook delivery log with every attempt' },
   { name: 'exceptions', description: 'Payments that went wrong and what was done about them' },

@@ -8,6 +8,7 @@ import { accountRoutes } from './account-routes.js';
 import { activityRoutes } from './activity-routes.js';
 import { exceptionRoutes } from './exception-routes.js';
 import type { CabinetDeps } from './context.js';
+import { memberRoutes } from './member-routes.js';
 import { merchantRoutes } from './merchant-routes.js';
 import { pageInvoiceRoutes } from './page-invoice-routes.js';
 import { reportRoutes } from './report-routes.js';
@@ -20,6 +21,7 @@ export async function registerCabinetRoutes(app: ApiServer, deps: CabinetDeps): 
   await accountRoutes(app, deps);
   await securityRoutes(app, deps);
   await merchantRoutes(app, deps);
+  await memberRoutes(app, deps);
   await activityRoutes(app, deps);
   await exceptionRoutes(app, deps);
   await pageInvoiceRoutes(app, deps);
