@@ -95,6 +95,11 @@ export interface SurfaceOptions {
   emptyBodyIsObject?: boolean;
   /** Made once the surface exists (its limits can be made then): the surface's credential check. */
   authenticate?: (surface: Surface) => Authenticate;
+  /**
+   * A refusal answered otherwise than the JSON error body (the payment page's not-found page for a
+   * browser, its redirect of a trailing slash); undefined keeps the JSON body.
+   */
+  errorPage?: (e: AppError, req: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
 }
 
 export interface Surface {
@@ -191,7 +196,10 @@ export async function buildSurface(opts: SurfaceOptions): Promise<Surface> {
   };
 
   // Load shedding is counted on /metrics; conventions.ts says what is logged.
-  app.setErrorHandler((err, req, reply) => replyWithError(err, req, reply));
+  app.setErrorHandler((err, req, reply) => {
+    const e = toAppError(err);
+    return opts.errorPage?.(e, req, reply) ?? replyWithError(err, req, reply, e);
+  });
 
   // A query string is text: `?limit=20` is read as the number its schema asks for (bodies are
   // JSON and validated without any coercion). Only routes that need it get the hook: every hook

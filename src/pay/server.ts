@@ -16,7 +16,10 @@ import type { SharedRateCounts } from '../http/rate-counts.js';
 import { buildSurface, type ApiServer } from '../http/surface.js';
 import { packageRoot } from '../paths.js';
 import type { Services } from '../services.js';
+import type { Executor } from '../db/database.js';
+import { payErrorPage } from './not-found.js';
 import { payDocument } from './openapi.js';
+import { findPageInvoice } from './store.js';
 import { registerPayRoutes } from './routes.js';
 import type { PageDeps } from './service.js';
 
@@ -57,9 +60,10 @@ export async function buildPayServer(
     trustProxy: services.config.payTrustProxy,
     // A customer's invoice: never kept by a cache on the way.
     noStore: true,
+    errorPage: payErrorPage,
   });
   await registerPayRoutes(app, pageDeps(services));
-  await registerPage(app, opts.pageDir ?? PAY_PAGE_DIR());
+  await registerPage(app, opts.pageDir ?? PAY_PAGE_DIR(), services.db);
   return app;
 }
 
@@ -67,7 +71,7 @@ export async function buildPayServer(
  * The page: `GET /pay/{invoice_id}` answers its index.html, and each built file (script, style,
  * icon) is its own route under /pay/ (no wildcard: any other path is route_not_found).
  */
-async function registerPage(app: ApiServer, dir: string): Promise<void> {
+async function registerPage(app: ApiServer, dir: string, db: Executor): Promise<void> {
   if (existsSync(dir))
     await app.register(fastifyStatic, {
       root: dir,
@@ -87,6 +91,8 @@ async function registerPage(app: ApiServer, dir: string): Promise<void> {
     } catch {
       throw new AppError('service_unavailable', 'The payment page is not built: run npm run build');
     }
+    // An unknown id is the not-found page (in the customer's language), not a page that fails later.
+    if (!(await findPageInvoice(db, id))) throw new AppError('invoice_not_found', 'Invoice not found');
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(html);
   });
 }

@@ -7,9 +7,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, tempDir, type TestApp } from '../helpers/app.js';
+import { requireMerchant } from '../../src/merchants/service.js';
+import { pageDeps } from '../../src/pay/server.js';
+import { createPageInvoice } from '../../src/pay/service.js';
 import { api } from '../helpers/http.js';
 
-const ID = '0190a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b';
+const UNKNOWN = '0190a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b';
+let ID: string;
 let built: TestApp;
 let missing: TestApp;
 
@@ -22,6 +26,16 @@ beforeAll(async () => {
   );
   writeFileSync(path.join(dir, 'main.js'), 'console.log("page");');
   built = await startTestApp({ pay: { pageDir: dir }, workers: false });
+  const s = built.app.services;
+  const { merchant } = await built.merchant();
+  ID = (
+    await createPageInvoice(
+      pageDeps(s),
+      await requireMerchant(s.db, merchant.merchant_id),
+      { order_id: 'page-1', price: '5', expires_in: 900 },
+      'test',
+    )
+  ).invoice.invoice_id;
   missing = await startTestApp({
     pay: { pageDir: path.join(tempDir(), 'absent') },
     workers: false,
@@ -51,8 +65,31 @@ describe('the payment page itself', () => {
     expect((await api(pay, '/')).status).toBe(404);
   });
 
+  it('answers a browser a not-found page in its language for an unknown path or id; the API keeps JSON', async () => {
+    const pay = built.app.payUrl as string;
+    const browser = {
+      accept: 'text/html,application/xhtml+xml,*/*;q=0.8',
+      'accept-language': 'ru-RU,ru;q=0.9,en;q=0.5',
+    };
+    for (const path of [`/pay/${UNKNOWN}`, '/pay/abc', '/pay/x.y', `/pay/v1/invoices/${UNKNOWN}`]) {
+      const r = await fetch(`${pay}${path}`, { headers: browser });
+      expect([path, r.status]).toEqual([path, 404]);
+      expect(r.headers.get('content-type')).toMatch(/^text\/html/);
+      const html = await r.text();
+      expect(html).toContain('<html lang="ru">');
+      expect(html).toContain('Страница не найдена');
+    }
+    // The picker's cookie wins over Accept-Language.
+    const picked = await fetch(`${pay}/pay/abc`, { headers: { ...browser, cookie: 'paygate_lang=zh-CN' } });
+    expect(await picked.text()).toContain('<html lang="zh-CN">');
+    const json = await api(pay, `/pay/v1/invoices/${UNKNOWN}`);
+    expect([json.status, json.body.error.code]).toEqual([404, 'invoice_not_found']);
+    const slash = await fetch(`${pay}/pay/${ID}/?a=1`, { redirect: 'manual', headers: browser });
+    expect([slash.status, slash.headers.get('location')]).toEqual([308, `/pay/${ID}?a=1`]);
+  });
+
   it('says to run npm run build when the page was never built', async () => {
-    const r = await api(missing.app.payUrl as string, `/pay/${ID}`);
+    const r = await api(missing.app.payUrl as string, `/pay/${UNKNOWN}`);
     expect(r.status).toBe(503);
     expect(r.body.error).toMatchObject({
       code: 'service_unavailable',
