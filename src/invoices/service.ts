@@ -114,7 +114,7 @@ export async function createInvoice(
     return { invoice: await insertNew(trx, deps, merchant, req, address), created: true };
   };
   // Unique constraints decide every race here (the order id, a user's permanent address) and the
-  // counters are taken by atomic updates: on PostgreSQL concurrent creations queue on those rows.
+  // merchant's event number is an atomic update: on PostgreSQL a merchant's creations queue on it.
   const run = () => (deps.groupCommit ? deps.groupCommit.run(unit, ROW_LOCKS) : writeTx(deps.db, unit, ROW_LOCKS));
   try {
     try {
