@@ -2,15 +2,15 @@
 import { useState } from 'preact/hooks';
 import { chooseAsset, explain } from './api.js';
 import { useLiveInvoice } from './live.js';
-import { grouped, less, token } from './money.js';
+import { formatMoney, formatPrice, less, token } from '../../shared/money.js';
 import { Payment } from './payment.js';
 import type { PayView } from './types.js';
 import { Countdown } from './widgets.js';
 
+const locale = () => document.documentElement.lang || 'en';
+
 function price(view: PayView): string {
-  return view.price_currency === 'USD'
-    ? `$${grouped(view.price, 2)}`
-    : `${grouped(view.price, 2)} ${view.price_currency}`;
+  return formatPrice(view.price, view.price_currency, locale());
 }
 
 function Summary({ view }: { view: PayView }) {
@@ -82,7 +82,7 @@ function Choice({
                   {standard} on {chain}
                 </span>
                 <span class="amount">
-                  {grouped(o.amount)} {symbol}
+                  {formatMoney(o.amount, 0, locale())} {symbol}
                   {less(view.price, o.amount) ? <span class="fee"> incl. service fee</span> : null}
                 </span>
               </button>

@@ -1,6 +1,8 @@
 // After the choice: where and how much to send, and the status as it changes.
 import { useEffect, useRef } from 'preact/hooks';
-import { grouped, isZero, less, subtract, token } from './money.js';
+import { formatMoney, isZero, less, subtract, token } from '../../shared/money.js';
+
+const grouped = (amount: string) => formatMoney(amount, 0, document.documentElement.lang || 'en');
 import { QrCode } from './qr.js';
 import type { PayView } from './types.js';
 import { CopyButton, Countdown, announce } from './widgets.js';
