@@ -9,7 +9,7 @@ export interface paths {
     };
     /**
      * What the payment page shows
-     * @description The merchant's name, the description, the price and the offered tokens with what the customer pays in each; after the choice the token, the deposit address, the amounts, the status and the deposits. 404 invoice_not_found for an unknown id and for an invoice made through the merchant API.
+     * @description The merchant's name, the description, the price and the offered tokens with what the customer pays in each; after the choice the token, the deposit address, the amounts (amount_due the one to send now, amount_overpaid the excess), the status, the deposits and any deposits of another token to the address (foreign_deposits: they do not pay the invoice). 404 invoice_not_found for an unknown id and for an invoice made through the merchant API.
      */
     get: operations['getPaymentPageInvoice'];
     put?: never;
@@ -31,7 +31,7 @@ export interface paths {
     put?: never;
     /**
      * The customer chooses the token to pay in (final)
-     * @description 201 with the deposit address and amount_expected (the offered amount of that token); the same token again is 200; another token is 409 asset_already_selected; at or past expires_at 409 invoice_expired; a token not offered 422 asset_not_offered; one switched off since 422 asset_payments_disabled or asset_disabled_by_merchant.
+     * @description 201 with the deposit address and amount_expected (the offered amount of that token); the same token again is 200; another token is 409 asset_already_selected; past choose_by (less than min(PAY_MIN_TIME_TO_PAY, half the term) left to pay) 409 invoice_expired; a token not offered 422 asset_not_offered; one switched off since 422 asset_payments_disabled or asset_disabled_by_merchant.
      */
     post: operations['chooseAsset'];
     delete?: never;
@@ -112,17 +112,32 @@ export interface operations {
             address: string | null;
             amount_expected: string | null;
             amount_received: string | null;
+            amount_due: string | null;
+            amount_overpaid: string | null;
+            /** @description The address is the customer's permanent one (a per_user merchant's): never to be called one to stop sending to. false until the choice */
+            address_permanent: boolean;
             /**
              * Format: date-time
              * @description When the invoice expires
              */
             expires_at: string;
+            /**
+             * Format: date-time
+             * @description Until when a token can be chosen: expires_at less min(PAY_MIN_TIME_TO_PAY, half the term), so there is time to pay
+             */
+            choose_by: string;
             return_url: string | null;
             cancel_url: string | null;
             deposits: {
               tx_hash: string;
               amount: string;
               confirmations: number;
+            }[];
+            /** @description Transfers of another catalog asset to the address since the choice: they do not pay this invoice; each stays a deposit credited to the merchant, who sees it */
+            foreign_deposits: {
+              asset: string;
+              amount: string;
+              tx_hash: string;
             }[];
           };
         };
@@ -234,17 +249,32 @@ export interface operations {
             address: string | null;
             amount_expected: string | null;
             amount_received: string | null;
+            amount_due: string | null;
+            amount_overpaid: string | null;
+            /** @description The address is the customer's permanent one (a per_user merchant's): never to be called one to stop sending to. false until the choice */
+            address_permanent: boolean;
             /**
              * Format: date-time
              * @description When the invoice expires
              */
             expires_at: string;
+            /**
+             * Format: date-time
+             * @description Until when a token can be chosen: expires_at less min(PAY_MIN_TIME_TO_PAY, half the term), so there is time to pay
+             */
+            choose_by: string;
             return_url: string | null;
             cancel_url: string | null;
             deposits: {
               tx_hash: string;
               amount: string;
               confirmations: number;
+            }[];
+            /** @description Transfers of another catalog asset to the address since the choice: they do not pay this invoice; each stays a deposit credited to the merchant, who sees it */
+            foreign_deposits: {
+              asset: string;
+              amount: string;
+              tx_hash: string;
             }[];
           };
         };
@@ -283,17 +313,32 @@ export interface operations {
             address: string | null;
             amount_expected: string | null;
             amount_received: string | null;
+            amount_due: string | null;
+            amount_overpaid: string | null;
+            /** @description The address is the customer's permanent one (a per_user merchant's): never to be called one to stop sending to. false until the choice */
+            address_permanent: boolean;
             /**
              * Format: date-time
              * @description When the invoice expires
              */
             expires_at: string;
+            /**
+             * Format: date-time
+             * @description Until when a token can be chosen: expires_at less min(PAY_MIN_TIME_TO_PAY, half the term), so there is time to pay
+             */
+            choose_by: string;
             return_url: string | null;
             cancel_url: string | null;
             deposits: {
               tx_hash: string;
               amount: string;
               confirmations: number;
+            }[];
+            /** @description Transfers of another catalog asset to the address since the choice: they do not pay this invoice; each stays a deposit credited to the merchant, who sees it */
+            foreign_deposits: {
+              asset: string;
+              amount: string;
+              tx_hash: string;
             }[];
           };
         };
