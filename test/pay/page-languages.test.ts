@@ -4,16 +4,30 @@
  * them), each message keeps the English one's values; the page picks the customer's language
  * from the browser's list (what Accept-Language says) or the picker's cookie.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CATALOGS, negotiate, rememberedLanguage, translate, type Message } from '../../web/pay/src/i18n.js';
+import {
+  LANGUAGES,
+  negotiate,
+  rememberedLanguage,
+  translate,
+  type Catalog,
+  type Message,
+} from '../../web/pay/src/i18n.js';
 
+const DIR = 'web/pay/i18n';
+const CATALOGS: Record<string, Catalog> = Object.fromEntries(
+  readdirSync(DIR).map((file) => [file.replace(/\.json$/, ''), JSON.parse(readFileSync(`${DIR}/${file}`, 'utf8'))]),
+);
 const en = CATALOGS.en as Record<string, Message>;
 const values = (m: Message) =>
   [...new Set((typeof m === 'string' ? [m] : Object.values(m)).flatMap((s) => s?.match(/\{\w+\}/g) ?? []))].sort();
 
 describe('the payment page’s catalogs', () => {
-  it('speaks the eight languages', () => {
-    expect(Object.keys(CATALOGS).sort()).toEqual(['en', 'es', 'id', 'pt-BR', 'ru', 'tr', 'vi', 'zh-CN']);
+  it('speaks the eight languages, each with its catalog', () => {
+    const eight = ['en', 'es', 'id', 'pt-BR', 'ru', 'tr', 'vi', 'zh-CN'];
+    expect([...LANGUAGES].sort()).toEqual(eight);
+    expect(Object.keys(CATALOGS).sort()).toEqual(eight);
   });
 
   for (const [lang, catalog] of Object.entries(CATALOGS))
@@ -30,11 +44,11 @@ describe('the payment page’s catalogs', () => {
     });
 
   it('picks plural forms and formats the count for the language', () => {
-    expect(translate('en', 'transactions.confirmations', {}, 1)).toBe('1 confirmation');
-    expect(translate('ru', 'transactions.confirmations', {}, 3)).toBe('3 подтверждения');
-    expect(translate('ru', 'transactions.confirmations', {}, 5)).toBe('5 подтверждений');
-    expect(translate('ru', 'transactions.confirmations', {}, 21)).toBe('21 подтверждение');
-    expect(translate('es', 'action.return', { merchant: 'Café' })).toBe('Volver a Café');
+    expect(translate(CATALOGS.en, 'en', 'transactions.confirmations', {}, 1)).toBe('1 confirmation');
+    expect(translate(CATALOGS.ru, 'ru', 'transactions.confirmations', {}, 3)).toBe('3 подтверждения');
+    expect(translate(CATALOGS.ru, 'ru', 'transactions.confirmations', {}, 5)).toBe('5 подтверждений');
+    expect(translate(CATALOGS.ru, 'ru', 'transactions.confirmations', {}, 21)).toBe('21 подтверждение');
+    expect(translate(CATALOGS.es, 'es', 'action.return', { merchant: 'Café' })).toBe('Volver a Café');
   });
 
   it('takes the first language of the browser’s list that it speaks', () => {

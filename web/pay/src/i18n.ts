@@ -1,29 +1,15 @@
 // The page's words in the customer's language: plain JSON catalogs (web/pay/i18n/<tag>.json), one
 // message per key, `{name}` for a value and, for a count, one text per plural category as
-// Intl.PluralRules names them (`#` is the count, formatted for the locale).
+// Intl.PluralRules names them (`#` is the count, formatted for the locale). English is in the
+// bundle; another language's catalog is fetched when the page speaks it.
 import en from '../i18n/en.json';
-import es from '../i18n/es.json';
-import id from '../i18n/id.json';
-import ptBR from '../i18n/pt-BR.json';
-import ru from '../i18n/ru.json';
-import tr from '../i18n/tr.json';
-import vi from '../i18n/vi.json';
-import zhCN from '../i18n/zh-CN.json';
 
 export type Message = string | Partial<Record<Intl.LDMLPluralRule, string>>;
 export type Catalog = Record<string, Message>;
 export type MessageKey = keyof typeof en;
 
-export const CATALOGS: Record<string, Catalog> = {
-  en,
-  es,
-  'pt-BR': ptBR,
-  ru,
-  tr,
-  'zh-CN': zhCN,
-  vi,
-  id,
-};
+/** The catalogs this page has: English is in the bundle, another is fetched once it is wanted. */
+const catalogs: Record<string, Catalog> = { en };
 
 /** Each language by its own name, for the picker. */
 export const LANGUAGE_NAMES: Record<string, string> = {
@@ -37,7 +23,7 @@ export const LANGUAGE_NAMES: Record<string, string> = {
   id: 'Bahasa Indonesia',
 };
 
-export const LANGUAGES = Object.keys(CATALOGS);
+export const LANGUAGES = Object.keys(LANGUAGE_NAMES);
 
 /** The cookie that remembers the picker's choice; the server's pages under /pay read it too. */
 export const LANGUAGE_COOKIE = 'paygate_lang';
@@ -76,8 +62,22 @@ let current = 'en';
 /** The language the page speaks now: `<html lang>` says it, Intl formats by it. */
 export const locale = (): string => current;
 
-export function setLanguage(lang: string): void {
-  current = LANGUAGES.includes(lang) ? lang : 'en';
+/**
+ * Speaks `lang` from now on, its catalog fetched first (`/pay/i18n/<tag>.json`, beside the
+ * bundle); a catalog that cannot be fetched leaves the page in the language it speaks.
+ */
+export async function setLanguage(lang: string): Promise<void> {
+  if (!LANGUAGES.includes(lang)) return;
+  if (!catalogs[lang]) {
+    try {
+      const res = await fetch(`/pay/i18n/${lang}.json`, { credentials: 'omit' });
+      if (!res.ok) return;
+      catalogs[lang] = (await res.json()) as Catalog;
+    } catch {
+      return;
+    }
+  }
+  current = lang;
   document.documentElement.lang = current;
 }
 
@@ -86,30 +86,32 @@ export function startLanguage(): string {
   return rememberedLanguage(document.cookie) ?? negotiate(navigator.languages ?? [navigator.language]);
 }
 
-function fill(text: string, values: Record<string, string | number>): string {
+function fill(text: string, lang: string, values: Record<string, string | number>): string {
   return text.replace(/\{(\w+)\}/g, (whole, name: string) => {
     const value = values[name];
-    return value === undefined ? whole : typeof value === 'number' ? value.toLocaleString(current) : value;
+    return value === undefined ? whole : typeof value === 'number' ? value.toLocaleString(lang) : value;
   });
 }
 
-/** The message `key` in `lang`, falling back to English; `count` picks the plural form. */
+/** The message `key` of `catalog` (English when it lacks it) in `lang`; `count` picks the plural form. */
 export function translate(
+  catalog: Catalog | undefined,
   lang: string,
   key: MessageKey,
   values: Record<string, string | number> = {},
   count?: number,
 ): string {
-  const message: Message = CATALOGS[lang]?.[key] ?? en[key];
-  if (typeof message === 'string') return fill(message, values);
+  const message: Message = catalog?.[key] ?? en[key];
+  if (typeof message === 'string') return fill(message, lang, values);
   const n = count ?? 0;
   const form = message[new Intl.PluralRules(lang).select(n)] ?? message.other ?? '';
-  return fill(form.replace(/#/g, n.toLocaleString(lang)), values);
+  return fill(form.replace(/#/g, n.toLocaleString(lang)), lang, values);
 }
 
 /** The message `key` in the page's language. */
-export const t = (key: MessageKey, values?: Record<string, string | number>): string => translate(current, key, values);
+export const t = (key: MessageKey, values?: Record<string, string | number>): string =>
+  translate(catalogs[current], current, key, values);
 
 /** A message with a count (`{one: "# confirmation", other: "# confirmations"}`). */
 export const tn = (key: MessageKey, count: number, values?: Record<string, string | number>): string =>
-  translate(current, key, values, count);
+  translate(catalogs[current], current, key, values, count);

@@ -11,9 +11,8 @@ export function LanguagePicker({ onChange }: { onChange: (lang: string) => void 
         value={locale()}
         onChange={(e) => {
           const lang = (e.currentTarget as HTMLSelectElement).value;
-          setLanguage(lang);
           rememberLanguage(lang);
-          onChange(lang);
+          void setLanguage(lang).then(() => onChange(locale()));
         }}
       >
         {LANGUAGES.map((lang) => (

@@ -7,7 +7,7 @@ import { setLanguage, startLanguage } from './i18n.js';
 const root = document.getElementById('app') as HTMLElement;
 const id = decodeURIComponent(location.pathname.replace(/\/+$/, '').split('/').pop() ?? '');
 
-setLanguage(startLanguage());
+await setLanguage(startLanguage());
 // The static "Loading" text makes way for the page itself.
 root.textContent = '';
 render(<App id={id} />, root);
