@@ -94,6 +94,11 @@ export interface Config {
   /** Which proxies the payment page's listener trusts (PAY_TRUST_PROXY, TRUST_PROXY's syntax; default false). */
   payTrustProxy: TrustProxy;
   /**
+   * The least time left to pay for a choice of token on the page (PAY_MIN_TIME_TO_PAY, default
+   * 5 min): with less than min(this, half the invoice's term) left the choice is invoice_expired.
+   */
+  payMinTimeToPayMs: number;
+  /**
    * The secret the owners' TOTP secrets are sealed with (CABINET_TOTP_KEY or CABINET_TOTP_KEY_FILE,
    * at least 32 characters; docs/adr/0067-second-factor-guard.md); null: no owner can turn the
    * second factor on, and secrets written before sealing stay as they are until it is set.
@@ -378,6 +383,7 @@ export function parseConfig(env: Env = process.env): Config {
     }),
     payPublicUrl: httpUrl(env, 'PAY_PUBLIC_URL'),
     payTrustProxy: trustProxy(env, 'PAY_TRUST_PROXY'),
+    payMinTimeToPayMs: durationMs(env, 'PAY_MIN_TIME_TO_PAY', 300_000, 0, 86_400_000),
     cabinetTotpKey: cabinetTotpKey(env),
   };
 }

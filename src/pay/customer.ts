@@ -17,6 +17,7 @@ import { formatAmount, formatUnits } from '../money.js';
 import { offerOf } from './offer.js';
 import { parsePrice, priceInAsset } from './price.js';
 import type { PayView } from './schema.js';
+import { balanceOf, chooseBy, foreignDepositsOf, isPermanentAddress } from './truth.js';
 import { pageStatus, type PageDeps } from './service.js';
 import { findPageInvoice, recordChoice, type PageInvoiceRow } from './store.js';
 
@@ -57,6 +58,7 @@ async function payView(
   const amount = (units: string | undefined) =>
     invoice && units !== undefined ? formatUnits(units, invoice.decimals) : null;
   const deposits = invoice ? liveDepositViews(await liveDepositsOfInvoice(db, invoice.id)) : [];
+  const permanent = invoice ? await isPermanentAddress(db, invoice) : false;
   return {
     invoice_id: page.id,
     merchant_name: merchant.name,
@@ -69,10 +71,14 @@ async function payView(
     address: invoice?.address ?? null,
     amount_expected: amount(invoice?.amount_expected),
     amount_received: amount(invoice?.amount_received),
+    ...balanceOf(invoice),
+    address_permanent: permanent,
     expires_at: page.expires_at,
+    choose_by: chooseBy(page, deps.minTimeToPayMs).toISOString(),
     return_url: page.return_url,
     cancel_url: page.cancel_url,
     deposits: deposits.map((d) => ({ tx_hash: d.tx_hash, amount: d.amount, confirmations: d.confirmations })),
+    foreign_deposits: invoice ? await foreignDepositsOf(db, invoice, permanent) : [],
   };
 }
 
@@ -94,6 +100,8 @@ async function choose(trx: Tx, deps: PageDeps, page: PageInvoiceRow, merchant: M
   const now = deps.clock.now();
   if (now.getTime() >= Date.parse(page.expires_at))
     throw new AppError('invoice_expired', 'The invoice is past its term; no token can be chosen');
+  if (now.getTime() > chooseBy(page, deps.minTimeToPayMs).getTime())
+    throw new AppError('invoice_expired', 'Too little time is left to pay this invoice; no token can be chosen');
   if (!(JSON.parse(page.currencies) as string[]).includes(asset))
     throw new AppError('asset_not_offered', `${asset} is not offered for this invoice`);
   assertApproved(merchant);

@@ -14,7 +14,7 @@ export async function registerPayRoutes(app: ApiServer, deps: PageDeps): Promise
         tags: ['payment page'],
         summary: 'What the payment page shows',
         description:
-          "The merchant's name, the description, the price and the offered tokens with what the customer pays in each; after the choice the token, the deposit address, the amounts, the status and the deposits. 404 invoice_not_found for an unknown id and for an invoice made through the merchant API.",
+          "The merchant's name, the description, the price and the offered tokens with what the customer pays in each; after the choice the token, the deposit address, the amounts (amount_due the one to send now, amount_overpaid the excess), the status, the deposits and any deposits of another token to the address (foreign_deposits: they do not pay the invoice). 404 invoice_not_found for an unknown id and for an invoice made through the merchant API.",
         params: InvoiceIdParams,
         response: { 200: PayViewSchema, ...errorResponses(400, 404, 429) },
       },
@@ -30,7 +30,7 @@ export async function registerPayRoutes(app: ApiServer, deps: PageDeps): Promise
         tags: ['payment page'],
         summary: 'The customer chooses the token to pay in (final)',
         description:
-          '201 with the deposit address and amount_expected (the offered amount of that token); the same token again is 200; another token is 409 asset_already_selected; at or past expires_at 409 invoice_expired; a token not offered 422 asset_not_offered; one switched off since 422 asset_payments_disabled or asset_disabled_by_merchant.',
+          '201 with the deposit address and amount_expected (the offered amount of that token); the same token again is 200; another token is 409 asset_already_selected; past choose_by (less than min(PAY_MIN_TIME_TO_PAY, half the term) left to pay) 409 invoice_expired; a token not offered 422 asset_not_offered; one switched off since 422 asset_payments_disabled or asset_disabled_by_merchant.',
         params: InvoiceIdParams,
         body: ChooseAssetBody,
         response: { 200: PayViewSchema, 201: PayViewSchema, ...errorResponses(400, 403, 404, 409, 422, 429, 503) },

@@ -92,7 +92,25 @@ export const PayViewSchema = Type.Object(
     amount_received: Nullable(
       Type.String({ description: 'Received so far, late deposits included; null until the choice' }),
     ),
+    amount_due: Nullable(
+      Type.String({
+        description:
+          'What is still missing: amount_expected − amount_received, never below "0"; the amount to send and copy. Null until the choice',
+      }),
+    ),
+    amount_overpaid: Nullable(
+      Type.String({
+        description: 'What was received beyond amount_expected, else "0"; null until the choice',
+      }),
+    ),
+    address_permanent: Type.Boolean({
+      description:
+        "The address is the customer's permanent one (a per_user merchant's): never to be called one to stop sending to. false until the choice",
+    }),
     expires_at: DateTime('When the invoice expires'),
+    choose_by: DateTime(
+      'Until when a token can be chosen: expires_at less min(PAY_MIN_TIME_TO_PAY, half the term), so there is time to pay',
+    ),
     return_url: Nullable(Type.String()),
     cancel_url: Nullable(Type.String()),
     deposits: Type.Array(
@@ -100,6 +118,16 @@ export const PayViewSchema = Type.Object(
         { tx_hash: Type.String(), amount: Type.String(), confirmations: Type.Integer() },
         { additionalProperties: false },
       ),
+    ),
+    foreign_deposits: Type.Array(
+      Type.Object(
+        { asset: Type.String(), amount: Type.String(), tx_hash: Type.String() },
+        { additionalProperties: false },
+      ),
+      {
+        description:
+          'Transfers of another catalog asset to the address since the choice: they do not pay this invoice; each stays a deposit credited to the merchant, who sees it',
+      },
     ),
   },
   { additionalProperties: false, title: 'PaymentPageInvoice' },

@@ -33,6 +33,7 @@ export function pageDeps(services: Services): PageDeps {
     catalog: services.catalog,
     allocator: services.addresses,
     payUrl: () => services.payUrl?.() ?? payUrl(services.config),
+    minTimeToPayMs: services.config.payMinTimeToPayMs,
   };
 }
 

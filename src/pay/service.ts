@@ -30,6 +30,8 @@ export interface PageDeps {
   allocator: DepositAddressAllocator;
   /** Where customers reach the payment page (PAY_PUBLIC_URL or its listener's address). */
   payUrl: () => string;
+  /** PAY_MIN_TIME_TO_PAY: the least time left to pay for a choice to be taken. */
+  minTimeToPayMs: number;
 }
 
 /** What creating a page invoice needs (no address is allocated before the choice). */

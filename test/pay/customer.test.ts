@@ -66,10 +66,15 @@ describe('the payment page view', () => {
       address: null,
       amount_expected: null,
       amount_received: null,
+      amount_due: null,
+      amount_overpaid: null,
+      address_permanent: false,
       expires_at: '2026-03-01T10:15:00.000Z',
+      choose_by: '2026-03-01T10:10:00.000Z',
       return_url: null,
       cancel_url: 'https://bakery.example/c',
       deposits: [],
+      foreign_deposits: [],
     });
     expect(r.headers.get('x-ratelimit-limit')).toBeTruthy();
     expect(r.headers.get('cache-control')).toBe('no-store');
@@ -186,6 +191,7 @@ describe('the choice of the token', () => {
     const r = await pay(`/pay/v1/invoices/${created.body.invoice_id}/asset`, { body: { asset: 'USDT_TRON' } });
     expect(r.status, r.text).toBe(201);
     expect(r.body.address).toBe(address.body.address);
+    expect(r.body.address_permanent).toBe(true);
   });
 
   it('refuses: expired, not offered, switched off since; nothing chosen', async () => {
@@ -210,7 +216,12 @@ describe('the choice of the token', () => {
     expect([operator.status, operator.body.error.code]).toEqual([422, 'asset_payments_disabled']);
     await setAssetFlags(s.db, t.clock, 'test', s.catalog, 'USDD_TRON', { payments: true });
 
-    t.clock.advance(900_000);
+    // 900 s term: min(5 min, half the term) must be left to pay, so choose_by is 10 min in.
+    t.clock.advance(600_001);
+    const short = await pay(`/pay/v1/invoices/${page.invoice_id}/asset`, { body: { asset: 'USDT_TRON' } });
+    expect([short.status, short.body.error.code]).toEqual([409, 'invoice_expired']);
+    expect(short.body.error.message).toContain('Too little time');
+    t.clock.advance(299_999);
     const late = await pay(`/pay/v1/invoices/${page.invoice_id}/asset`, { body: { asset: 'USDT_TRON' } });
     expect([late.status, late.body.error.code]).toEqual([409, 'invoice_expired']);
     for (const id of [listed.invoice_id, page.invoice_id]) {
