@@ -66,11 +66,11 @@ function Explanation({ view, symbol }: { view: PayView; symbol: string }) {
     case 'created':
       return partPaid(view) ? <p class="missing">{t('explain.part', amounts)}</p> : <p>{t('explain.created')}</p>;
     case 'seen':
-      return (
-        <>
-          <p>{tn('explain.seen', confirmationsOf(view))}</p>
-          {partPaid(view) ? <p class="missing">{t('explain.part', amounts)}</p> : null}
-        </>
+      // Part of it: what to send is all that matters; the whole of it: only confirmations are awaited.
+      return partPaid(view) ? (
+        <p class="missing">{t('explain.part', amounts)}</p>
+      ) : (
+        <p>{tn('explain.seen', confirmationsOf(view))}</p>
       );
     case 'confirmed':
     case 'settled':
