@@ -7,6 +7,7 @@
 import type { FastifyError } from 'fastify';
 import { isDatabaseUnavailable } from '../db/database.js';
 import { AppError, type ErrorDetail } from '../errors.js';
+import { DISPLAY_TEXT_PATTERN } from './schemas.js';
 
 interface AjvIssue {
   keyword: string;
@@ -19,6 +20,7 @@ interface AjvIssue {
 const PATTERN_MESSAGES: Record<string, string> = {
   '^[\\x21-\\x7E]+$': 'must be printable ASCII characters (0x21 to 0x7E), without spaces',
   '^[A-Z0-9]+_[A-Z0-9]+$': 'must be an asset code such as USDT_TRON',
+  [DISPLAY_TEXT_PATTERN]: 'must be printable text, without control or bidirectional control characters',
   '^[A-Za-z0-9]+$': 'must be ASCII letters and digits',
   '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$': 'must be a UUID',
 };

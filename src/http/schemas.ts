@@ -30,6 +30,16 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
 export const PrintableId = (description: string) =>
   Type.String({ minLength: 1, maxLength: 200, pattern: '^[\\x21-\\x7E]+$', description });
 
+/**
+ * Text shown to customers (a description, a merchant's name): no control characters and no
+ * bidirectional controls (U+061C, U+200E–U+200F, U+202A–U+202E, U+2066–U+2069), which can make a
+ * page show text in another order than it is stored.
+ */
+export const DISPLAY_TEXT_PATTERN = '^[^\\u0000-\\u001F\\u007F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069]+$';
+
+/** Whether a text holds a bidirectional control character. */
+export const hasBidiControl = (text: string): boolean => /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/.test(text);
+
 /** Two parts of uppercase letters and digits joined by `_` (USDT_TRON). */
 export const AssetCode = Type.String({ pattern: '^[A-Z0-9]+_[A-Z0-9]+$', description: 'Asset code, e.g. USDT_TRON' });
 

@@ -10,6 +10,7 @@ import { writeTx, type Db, type Executor, type Tx } from '../db/database.js';
 import type { AddressMode, MerchantApproval } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { PageRequest } from '../http/pagination.js';
+import { hasBidiControl } from '../http/schemas.js';
 import { findMerchant, insertMerchant, listMerchants, updateMerchant, type MerchantRow } from './store.js';
 import { disabledBy, merchantEnabled, type SwitchOwner } from './switches.js';
 
@@ -87,6 +88,8 @@ export async function createMerchant(
   const name = input.name.trim();
   if (name.length < 1 || name.length > 200)
     throw new AppError('invalid_argument', '--name must be 1 to 200 characters');
+  if (hasBidiControl(name))
+    throw new AppError('invalid_argument', '--name must not hold bidirectional control characters');
   const now = clock.now().toISOString();
   const row: MerchantRow = {
     id: randomUUID(),

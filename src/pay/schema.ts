@@ -3,7 +3,7 @@
  * customer's view and choice (/pay/v1). They validate requests and generate the OpenAPI documents.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { AmountText, AssetCode, PrintableId, StringEnum, Uuid } from '../http/schemas.js';
+import { AmountText, AssetCode, DISPLAY_TEXT_PATTERN, PrintableId, StringEnum, Uuid } from '../http/schemas.js';
 import { CreateInvoiceBody, InvoiceSchema } from '../invoices/schema.js';
 import { INVOICE_STATUSES } from '../webhooks/event-types.js';
 
@@ -29,8 +29,9 @@ export const CreatePageInvoiceBody = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 200,
-        pattern: '^[^\\u0000-\\u001F\\u007F]+$',
-        description: 'What the customer pays for, shown on the page: 1 to 200 printable characters',
+        pattern: DISPLAY_TEXT_PATTERN,
+        description:
+          'What the customer pays for, shown on the page: 1 to 200 printable characters, no bidirectional controls (U+061C, U+200E–U+200F, U+202A–U+202E, U+2066–U+2069)',
       }),
     ),
     external_user_id: CreateInvoiceBody.properties.external_user_id,

@@ -13,6 +13,7 @@ import type { Clock } from '../clock.js';
 import { isOrderSpaceConflict, isUniqueViolation, writeTx, type Db, type Executor, type Tx } from '../db/database.js';
 import { uuidv7 } from '../db/ids.js';
 import { AppError, validationFailed } from '../errors.js';
+import { hasBidiControl } from '../http/schemas.js';
 import { assertRedirectAllowed } from '../invoices/redirect.js';
 import { findInvoice, findInvoiceByOrder, type InvoiceRow } from '../invoices/store.js';
 import { merchantEnabled } from '../merchants/switches.js';
@@ -113,6 +114,9 @@ export async function createPageInvoice(
   } catch (e) {
     throw validationFailed('body.price', (e as AmountError).message);
   }
+  // The route's schema refuses it first; this holds for every other caller (the CLI, the demo).
+  if (body.description !== undefined && hasBidiControl(body.description))
+    throw validationFailed('body.description', 'must not hold bidirectional control characters');
   const listed = body.currencies ?? null;
   for (const code of listed ?? [])
     if (!deps.catalog.get(code)) throw new AppError('asset_not_supported', `Asset ${code} is not accepted for payment`);

@@ -48,6 +48,16 @@ describe('page invoices in the cabinet', () => {
       pageBody({ currencies: ['TRX_TRON'] }),
     );
     expect([refused.status, refused.body.error.code]).toEqual([422, 'asset_not_offered']);
+    const bidi = await cabinet(
+      `/cabinet/v1/merchants/${merchantId}/invoices`,
+      pageBody({ description: 'Logo \u202Egnp.exe' }),
+    );
+    expect([bidi.status, bidi.body.error.details[0].path]).toEqual([400, 'body.description']);
+    const urls = await cabinet(
+      `/cabinet/v1/merchants/${merchantId}/invoices`,
+      pageBody({ return_url: 'https://evil.example/r' }),
+    );
+    expect([urls.status, urls.body.error.code]).toEqual([422, 'redirect_url_not_allowed']);
     const other = await cabinet(`/cabinet/v1/merchants/00000000-0000-4000-8000-000000000000/invoices`, pageBody());
     expect([other.status, other.body.error.code]).toEqual([404, 'merchant_not_found']);
   });

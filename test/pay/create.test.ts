@@ -173,6 +173,17 @@ describe('refusals, each writing nothing', () => {
     }
     await refused(merchantId, pageBody({ description: 'bad\u0007bell' }), 400, 'validation_failed');
     await refused(merchantId, pageBody({ description: 'x'.repeat(201) }), 400, 'validation_failed');
+    for (const bidi of ['\u202E', '\u2066', '\u200F', '\u061C']) {
+      const r = await refused(
+        merchantId,
+        pageBody({ description: `Invoice ${bidi}fdp.exe` }),
+        400,
+        'validation_failed',
+      );
+      expect(r.body.error.details).toEqual([
+        { path: 'body.description', message: expect.stringContaining('bidirectional') },
+      ]);
+    }
     await refused(merchantId, pageBody({ currencies: [] }), 400, 'validation_failed');
     await refused(merchantId, pageBody({ expires_in: 59 }), 400, 'validation_failed');
   });

@@ -65,4 +65,33 @@ describe('a page invoice paid on chain', () => {
     }
     await t.check(true);
   });
+
+  it('tells what is still due, what was paid too much, and the deposits of another token', async () => {
+    const s = t.app.services;
+    const { invoice: page } = await createPageInvoice(
+      pageDeps(s),
+      await requireMerchant(s.db, shop.id),
+      { order_id: 'chain-page-2', price: '12.5', expires_in: 3600 },
+      'test',
+    );
+    const pay = t.app.payUrl as string;
+    const view = async () => (await api(pay, `/pay/v1/invoices/${page.invoice_id}`)).body;
+    const chosen = await api(pay, `/pay/v1/invoices/${page.invoice_id}/asset`, { body: { asset: 'USDT_TRON' } });
+    const { address } = chosen.body as { address: string };
+    expect(chosen.body).toMatchObject({ amount_due: '12.5', amount_overpaid: '0', foreign_deposits: [] });
+
+    await t.pay(address, '4');
+    const usdc = await t.pay(address, '10', 'USDC_TRON');
+    await t.mine(1);
+    expect(await view()).toMatchObject({
+      amount_received: '4',
+      amount_due: '8.5',
+      amount_overpaid: '0',
+      foreign_deposits: [{ asset: 'USDC_TRON', amount: '10', tx_hash: usdc }],
+    });
+
+    await t.pay(address, '10');
+    await t.mine(1);
+    expect(await view()).toMatchObject({ amount_received: '14', amount_due: '0', amount_overpaid: '1.5' });
+  });
 });

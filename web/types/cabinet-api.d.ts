@@ -3022,7 +3022,7 @@ export interface operations {
           expires_in: number;
           /** @description The dollar-pegged assets the customer may pay in; without it, every one the merchant receives now that can hold the price */
           currencies?: string[];
-          /** @description What the customer pays for, shown on the page: 1 to 200 printable characters */
+          /** @description What the customer pays for, shown on the page: 1 to 200 printable characters, no bidirectional controls (U+061C, U+200E–U+200F, U+202A–U+202E, U+2066–U+2069) */
           description?: string;
           /** @description The merchant's identifier of the paying user (required in per_user mode) */
           external_user_id?: string;

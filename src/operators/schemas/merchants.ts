@@ -1,6 +1,6 @@
 /** Console schemas of merchants: the fields of `merchant show|list|create|update … --json`. */
 import { Type } from '@sinclair/typebox';
-import { DisabledBy, StringEnum } from '../../http/schemas.js';
+import { DISPLAY_TEXT_PATTERN, DisabledBy, StringEnum } from '../../http/schemas.js';
 import { Nullable, Time, Uuid } from './common.js';
 
 const Url = (description: string) => Type.String({ maxLength: 2000, description });
@@ -42,7 +42,12 @@ export const MerchantDetailsSchema = Type.Object(
 
 export const CreateMerchantBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200, description: 'Display name' }),
+    name: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: DISPLAY_TEXT_PATTERN,
+      description: 'Display name, shown to customers: no control or bidirectional control characters',
+    }),
     address_mode: Type.Optional(
       StringEnum(['per_invoice', 'per_user'], 'A fresh address per invoice (default), or one per external user'),
     ),
