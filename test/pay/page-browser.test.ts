@@ -5,8 +5,11 @@
  * "paid" with the return link; a token chosen elsewhere and a token switched off since are refused
  * in words; an invoice past its term offers the cancel link; the countdown keeps the service's
  * time on a phone whose clock is wrong; polling pauses in a hidden tab and waits out a 429's
- * Retry-After; and axe-core finds no violation at 360 and 1280 px wide, light and dark, before and
- * after the choice, paid and expired.
+ * Retry-After; the amount due (never the original one) is shown and copied once part arrived, the
+ * whole amount seen leaves nothing to send, another token and an overpayment are named, a per_user
+ * customer's address is called theirs; the page speaks the browser's language and the one picked,
+ * remembered; and axe-core finds no violation at 360 and 1280 px wide, light and dark, before and
+ * after the choice, part paid, seen in full, paid, overpaid, in Russian and expired.
  * Skips only when /usr/bin/chromium is absent (`apt-get install -y chromium`; .ci/run installs it).
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -318,6 +321,25 @@ describe.skipIf(!present)('the payment page in Chromium', () => {
     await axeEverywhere('expired');
     expect(await page.locator('#announcer').textContent()).toBe('This invoice has expired');
     expect(problems).toEqual([]);
+  }, 60_000);
+
+  it("calls a per_user customer's address theirs, never one to stop sending to", async () => {
+    const { merchant } = await t.merchant({ name: 'Regular shop', addressMode: 'per_user' });
+    const row = await requireMerchant(t.app.services.db, merchant.merchant_id);
+    const { invoice } = await createPageInvoice(
+      pageDeps(t.app.services),
+      row,
+      { order_id: 'regular-1', price: '5', expires_in: 600, external_user_id: 'customer-7' },
+      'test',
+    );
+    await page.goto(invoice.checkout_url);
+    await page.getByRole('button', { name: /USDT/ }).click();
+    await page.getByText('This address is yours at Regular shop: it stays the same for your next payments.').waitFor();
+    t.clock.advance(601_000);
+    await t.mine(2);
+    await status('This invoice has expired');
+    await page.getByText('This address stays yours at Regular shop').waitFor();
+    expect(await page.getByText('Do not send anything to this address any more.').count()).toBe(0);
   }, 60_000);
 });
 

@@ -13,7 +13,7 @@ import {
   translate,
   type Catalog,
   type Message,
-} from '../../web/pay/src/i18n.js';
+} from '../../web/pay/src/catalog.js';
 
 const DIR = 'web/pay/i18n';
 const CATALOGS: Record<string, Catalog> = Object.fromEntries(
