@@ -182,7 +182,7 @@ describe.skipIf(!present)('the payment page in Chromium', () => {
     await page.getByText('You paid 2 USDT more than the invoice asked.').waitFor();
     await axeEverywhere('overpaid, another token');
     expect(problems).toEqual([]);
-  }, 90_000);
+  }, 150_000);
 
   it('speaks the browser’s language, and the one picked, remembered after a reload', async () => {
     const invoice = await pageInvoice('page-8');

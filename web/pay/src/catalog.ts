@@ -3,7 +3,7 @@
 // Intl.PluralRules names them (`#` is the count, formatted for the locale). English is in the
 // bundle; another language's catalog is fetched when the page speaks it. This part has no DOM:
 // the unit tests read it.
-import en from '../i18n/en.json';
+import en from '../i18n/en.json' with { type: 'json' };
 
 export type Message = string | Partial<Record<Intl.LDMLPluralRule, string>>;
 export type Catalog = Record<string, Message>;

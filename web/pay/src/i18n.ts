@@ -1,6 +1,6 @@
 // The language the page speaks: chosen at start, changed by the picker, its catalog fetched when
 // it is not English (the catalogs and their rules: catalog.ts).
-import en from '../i18n/en.json';
+import en from '../i18n/en.json' with { type: 'json' };
 import {
   LANGUAGE_COOKIE,
   LANGUAGES,
