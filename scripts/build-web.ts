@@ -5,7 +5,7 @@
  *   node --import tsx scripts/build-web.ts [outDir]
  */
 import { build } from 'esbuild';
-import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -23,6 +23,8 @@ export const PAGES: WebPage[] = [
 ];
 
 const STATIC_FILES = ['index.html', 'style.css', 'favicon.svg'];
+/** Folders copied whole: the payment page's language catalogs, fetched by the page when wanted. */
+const STATIC_DIRS = ['i18n'];
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export async function buildWeb(outDir = 'dist/web'): Promise<void> {
@@ -43,10 +45,15 @@ export async function buildWeb(outDir = 'dist/web'): Promise<void> {
       jsx: 'automatic',
       jsxImportSource: 'preact',
       legalComments: 'none',
+      // The catalogs' letters as they are (UTF-8), not six-byte escapes.
+      charset: 'utf8',
       logLevel: 'warning',
     });
     for (const file of STATIC_FILES)
       if (existsSync(path.join(source, file))) copyFileSync(path.join(source, file), path.join(target, file));
+    for (const dir of STATIC_DIRS)
+      if (existsSync(path.join(source, dir)))
+        cpSync(path.join(source, dir), path.join(target, dir), { recursive: true });
   }
 }
 

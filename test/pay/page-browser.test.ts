@@ -5,8 +5,11 @@
  * "paid" with the return link; a token chosen elsewhere and a token switched off since are refused
  * in words; an invoice past its term offers the cancel link; the countdown keeps the service's
  * time on a phone whose clock is wrong; polling pauses in a hidden tab and waits out a 429's
- * Retry-After; and axe-core finds no violation at 360 and 1280 px wide, light and dark, before and
- * after the choice, paid and expired.
+ * Retry-After; the amount due (never the original one) is shown and copied once part arrived, the
+ * whole amount seen leaves nothing to send, another token and an overpayment are named, a per_user
+ * customer's address is called theirs; the page speaks the browser's language and the one picked,
+ * remembered; and axe-core finds no violation at 360 and 1280 px wide, light and dark, before and
+ * after the choice, part paid, seen in full, paid, overpaid, in Russian and expired.
  * Skips only when /usr/bin/chromium is absent (`apt-get install -y chromium`; .ci/run installs it).
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -31,6 +34,8 @@ const CANCEL_URL = 'https://shop.example/cart';
 let t: ChainTestApp;
 let browser: Browser;
 let page: Page;
+/** The page the tests share; `page` points at another while one is checked. */
+let main: Page;
 let shop: { id: string; key: string };
 /** Problems the page reported itself (script errors, CSP refusals). */
 const problems: string[] = [];
@@ -88,7 +93,7 @@ describe.skipIf(!present)('the payment page in Chromium', () => {
     await updateMerchantSettings(t.app.services.db, t.clock, 'test', merchant.merchant_id, { confirmations: 2 });
     shop = { id: merchant.merchant_id, key };
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    page = await browser.newPage({ viewport: { width: 360, height: 800 } });
+    page = main = await browser.newPage({ viewport: { width: 360, height: 800 } });
     page.on('pageerror', (e) => problems.push(`script error: ${e.message}`));
     page.on('console', (m) => {
       // A refused request (409, 422) is logged by the browser itself; not a fault of the page.
@@ -124,8 +129,11 @@ describe.skipIf(!present)('the payment page in Chromium', () => {
     await page.evaluate('window.stillHere = true');
     await t.pay(address, amount);
     await t.mine(1);
-    await status('Payment seen');
+    await status('Payment received: waiting for confirmations');
     await page.getByText('1 confirmation so far').waitFor();
+    // The whole amount is on the network: nothing invites a second payment.
+    expect(await page.locator('#pay-amount, #pay-address, .qr, button.copy, [role="timer"]').count()).toBe(0);
+    await axeEverywhere('seen in full');
     await t.mine(22);
     await status('Paid');
     const back = page.getByRole('link', { name: 'Return to Chain shop' });
@@ -138,7 +146,68 @@ describe.skipIf(!present)('the payment page in Chromium', () => {
     expect(v1.status).toBe('settled');
     expect(v1.address).toBe(address);
     expect(problems).toEqual([]);
-  }, 90_000);
+  }, 150_000);
+
+  it('asks for and copies only the amount due once part arrived; names another token; says how much was paid too much', async () => {
+    const invoice = await pageInvoice('page-7');
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.goto(invoice.checkout_url);
+    await page.getByRole('button', { name: /USDT/ }).click();
+    await status('Waiting for your payment');
+    const address = (await page.locator('#pay-address').textContent()) as string;
+    await t.pay(address, '5');
+    await t.mine(1);
+    await status('Part of the payment received');
+    await page.getByText('Received 5 USDT of 12.5 USDT. Send the missing 7.5 USDT').waitFor();
+    expect(await page.locator('#pay-amount').textContent()).toBe('7.5');
+    await page.getByText('Amount due', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Copy the amount' }).click();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe('7.5');
+    await axeEverywhere('part paid');
+
+    // USDC to the USDT invoice's address: said apart, and the amount due stays.
+    await t.pay(address, '3', 'USDC_TRON');
+    await t.mine(1);
+    await page.getByText('3 USDC arrived at this address.').waitFor();
+    await page.getByText('USDC does not pay this invoice: only USDT does. Chain shop sees this transfer').waitFor();
+    expect(await page.locator('#pay-amount').textContent()).toBe('7.5');
+
+    // The rest and 2 more.
+    await t.pay(address, '9.5');
+    await t.mine(22);
+    await status('Paid');
+    await page.getByText('You paid 2 USDT more than the invoice asked.').waitFor();
+    await axeEverywhere('overpaid, another token');
+    expect(problems).toEqual([]);
+  }, 150_000);
+
+  it('speaks the browser’s language, and the one picked, remembered after a reload', async () => {
+    const invoice = await pageInvoice('page-8');
+    const phone = await browser.newPage({ viewport: { width: 360, height: 800 }, locale: 'es-MX' });
+    try {
+      await phone.goto(invoice.checkout_url);
+      await phone.getByRole('heading', { level: 2, name: 'Elija el token con el que pagará' }).waitFor();
+      expect(await phone.evaluate('document.documentElement.lang')).toBe('es');
+      // The price in the language's format, digit for digit.
+      await phone.getByRole('heading', { level: 1, name: /12,50\sUS\$/ }).waitFor();
+      const cancel = phone.getByRole('link', { name: 'Cancelar y volver a Chain shop' });
+      expect(await cancel.getAttribute('href')).toBe(CANCEL_URL);
+
+      await phone.getByLabel('Idioma').selectOption('ru');
+      await phone.getByRole('heading', { level: 2, name: 'Выберите токен для оплаты' }).waitFor();
+      expect(await phone.evaluate('document.documentElement.lang')).toBe('ru');
+      await phone.reload();
+      await phone.getByRole('button', { name: /USDT/ }).click();
+      await phone.locator('#pay-status').filter({ hasText: 'Ждём ваш платёж' }).waitFor();
+      expect(await phone.evaluate('document.documentElement.lang')).toBe('ru');
+      await phone.getByRole('button', { name: 'Копировать сумму' }).waitFor();
+      page = phone;
+      await axeEverywhere('in Russian');
+    } finally {
+      page = main;
+      await phone.close();
+    }
+  }, 60_000);
 
   it('says in words that another token was chosen elsewhere, then shows that one', async () => {
     const invoice = await pageInvoice('page-2');
@@ -185,8 +254,9 @@ describe.skipIf(!present)('the payment page in Chromium', () => {
       await phone.goto(invoice.checkout_url);
       const timer = phone.getByRole('timer');
       await timer.waitFor();
-      // An hour's term (give or take the minutes the test clock went ahead), not an hour and a quarter.
-      expect(await timer.textContent()).toMatch(/^(59:\d\d|1:0\d:\d\d)$/);
+      // The time left to choose: an hour's term less five minutes to pay (give or take the minutes
+      // the test clock went ahead), not an hour and ten minutes.
+      expect(await timer.textContent()).toMatch(/^5\d:\d\d$/);
     } finally {
       await phone.close();
     }
@@ -232,20 +302,41 @@ describe.skipIf(!present)('the payment page in Chromium', () => {
   }, 60_000);
 
   it('takes the choice by keyboard alone, and offers the cancel link once the term is over', async () => {
-    const invoice = await pageInvoice('page-4', { expires_in: 60 });
+    // Ten minutes: the choice stays open for five of them (the other five are left to pay).
+    const invoice = await pageInvoice('page-4', { expires_in: 600 });
     await page.goto(invoice.checkout_url);
     await page.getByRole('button', { name: /USDT/ }).waitFor();
-    // By keyboard alone: the first stop is the first token's button.
+    // By keyboard alone: the first stop is the language picker, the next the first token's button.
+    await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await status('Waiting for your payment');
-    t.clock.advance(61_000);
+    t.clock.advance(601_000);
     await t.mine(2);
     await status('This invoice has expired');
     expect(await page.getByRole('link', { name: 'Return to Chain shop' }).getAttribute('href')).toBe(CANCEL_URL);
     await axeEverywhere('expired');
     expect(await page.locator('#announcer').textContent()).toBe('This invoice has expired');
     expect(problems).toEqual([]);
+  }, 60_000);
+
+  it("calls a per_user customer's address theirs, never one to stop sending to", async () => {
+    const { merchant } = await t.merchant({ name: 'Regular shop', addressMode: 'per_user' });
+    const row = await requireMerchant(t.app.services.db, merchant.merchant_id);
+    const { invoice } = await createPageInvoice(
+      pageDeps(t.app.services),
+      row,
+      { order_id: 'regular-1', price: '5', expires_in: 600, external_user_id: 'customer-7' },
+      'test',
+    );
+    await page.goto(invoice.checkout_url);
+    await page.getByRole('button', { name: /USDT/ }).click();
+    await page.getByText('This address is yours at Regular shop: it stays the same for your next payments.').waitFor();
+    t.clock.advance(601_000);
+    await t.mine(2);
+    await status('This invoice has expired');
+    await page.getByText('This address stays yours at Regular shop').waitFor();
+    expect(await page.getByText('Do not send anything to this address any more.').count()).toBe(0);
   }, 60_000);
 });
 

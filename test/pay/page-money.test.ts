@@ -1,12 +1,12 @@
 /**
- * The payment page's amounts: what is missing is computed exactly from decimal text (no float
- * ever rounds a customer's balance), and prices show their cents with thousands separators
- * without dropping a digit the service gave.
+ * The pages' one money format: what is missing is computed exactly from decimal text (no float
+ * ever rounds a customer's balance), and amounts are shown in the reader's locale by Intl from the
+ * decimal text itself, digit for digit, however large.
  */
 import { describe, expect, it } from 'vitest';
-import { grouped, isZero, less, subtract, token } from '../../web/pay/src/money.js';
+import { formatMoney, formatPrice, isZero, less, subtract, token } from '../../web/shared/money.js';
 
-describe('the payment page’s amounts', () => {
+describe('the pages’ amounts', () => {
   it('says exactly what is missing', () => {
     expect(subtract('12.5', '12.499999')).toBe('0.000001');
     expect(subtract('0.3', '0.1')).toBe('0.2');
@@ -18,11 +18,25 @@ describe('the payment page’s amounts', () => {
     expect(isZero('0.000001')).toBe(false);
   });
 
-  it('shows prices with their cents and separators, never rounded', () => {
-    expect(grouped('1234.5', 2)).toBe('1,234.50');
-    expect(grouped('1234567', 2)).toBe('1,234,567.00');
-    expect(grouped('0.125', 2)).toBe('0.125');
-    expect(grouped('999')).toBe('999');
+  it('formats big amounts digit for digit in each locale, never through a float', () => {
+    // 2^53 + 1 and an 18-decimal token's smallest unit: a double would lose both.
+    expect(formatMoney('9007199254740993.000001', 6, 'en')).toBe('9,007,199,254,740,993.000001');
+    expect(formatMoney('123456789012345678901234567890.123456789012345678', 18, 'en')).toBe(
+      '123,456,789,012,345,678,901,234,567,890.123456789012345678',
+    );
+    expect(formatMoney('1234567.000001', 6, 'ru')).toBe('1\u00a0234\u00a0567,000001');
+    expect(formatMoney('1234567.5', 6, 'pt-BR')).toBe('1.234.567,5');
+    expect(formatMoney('10', 6, 'en')).toBe('10');
+    // More digits than the asset's decimals are still shown, never rounded away.
+    expect(formatMoney('0.1234567', 6, 'en')).toBe('0.1234567');
+    expect(formatMoney('not a number', 6, 'en')).toBe('not a number');
+  });
+
+  it('shows prices with their cents and the locale’s currency sign, never rounded', () => {
+    expect(formatPrice('1234.5', 'USD', 'en')).toBe('$1,234.50');
+    expect(formatPrice('1234567', 'USD', 'en')).toBe('$1,234,567.00');
+    expect(formatPrice('0.125', 'USD', 'en')).toBe('$0.125');
+    expect(formatPrice('10', 'USD', 'es')).toBe('10,00\u00a0US$');
   });
 
   it('names a token by its symbol, standard and network', () => {

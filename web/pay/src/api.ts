@@ -1,4 +1,5 @@
 // The page's two requests to /pay/v1, and the words a customer needs for each refusal.
+import { t } from './i18n.js';
 import type { ChoiceAnswer, ChooseAssetRequest, ErrorBody, PayView } from './types.js';
 
 export class ApiError extends Error {
@@ -40,7 +41,7 @@ async function call<T>(method: 'GET' | 'POST', path: string, body?: ChooseAssetR
       credentials: 'omit',
     });
   } catch {
-    throw new ApiError(0, 'network', 'The payment service could not be reached.', null);
+    throw new ApiError(0, 'network', 'unreachable', null);
   }
   noteServerTime(res.headers.get('date'));
   const data = (await res.json().catch(() => null)) as unknown;
@@ -62,27 +63,28 @@ export const chooseAsset = (id: string, asset: string): Promise<PayView> =>
   call<ChoiceAnswer>('POST', `/invoices/${encodeURIComponent(id)}/asset`, { asset });
 
 /** A refusal in a customer's words: what happened and what to do now. */
-export function explain(error: unknown, symbol = 'This token'): string {
-  if (!(error instanceof ApiError)) return 'Something went wrong on this page. Reload it and try again.';
+export function explain(error: unknown, symbol?: string): string {
+  if (!(error instanceof ApiError)) return t('error.page');
+  const token = { symbol: symbol ?? t('error.this_token') };
   switch (error.code) {
     case 'network':
-      return 'The payment service could not be reached. Check your connection; the page keeps trying.';
+      return t('error.network');
     case 'invoice_not_found':
-      return 'This payment link is not valid. Ask the merchant for a new one.';
+      return t('error.not_found');
     case 'asset_already_selected':
-      return 'A token was already chosen for this invoice (perhaps in another window), and the choice is final.';
+      return t('error.already_selected');
     case 'invoice_expired':
-      return 'This invoice has expired: no token can be chosen any more. Ask the merchant for a new link.';
+      return t('error.expired');
     case 'asset_not_offered':
-      return `${symbol} is not offered for this invoice. Choose one of the tokens listed.`;
+      return t('error.not_offered', token);
     case 'asset_payments_disabled':
     case 'asset_disabled_by_merchant':
-      return `${symbol} cannot be received right now. Choose another token.`;
+      return t('error.disabled', token);
     case 'rate_limited':
-      return `Too many requests from your network. The page tries again in ${error.retryAfter ?? 'a few'} seconds.`;
+      return error.retryAfter === null
+        ? t('error.rate_limited_soon')
+        : t('error.rate_limited', { seconds: error.retryAfter });
     default:
-      return error.status >= 500
-        ? 'The payment service has a temporary problem. The page keeps trying.'
-        : `The request was refused: ${error.message}`;
+      return error.status >= 500 ? t('error.unavailable') : t('error.refused', { message: error.message });
   }
 }

@@ -1,28 +1,55 @@
-// The payment page: who asks for how much, the choice of a token, then the payment itself.
+// The payment page: who asks for how much, the choice of a token, then the payment itself, in the
+// customer's language.
 import { useState } from 'preact/hooks';
-import { chooseAsset, explain } from './api.js';
+import { formatPrice, less, token } from '../../shared/money.js';
+import { chooseAsset, serverNow, explain } from './api.js';
+import { LanguagePicker } from './language.js';
+import { locale, t } from './i18n.js';
 import { useLiveInvoice } from './live.js';
-import { grouped, less, token } from './money.js';
-import { Payment } from './payment.js';
+import { Payment, money } from './payment.js';
 import type { PayView } from './types.js';
 import { Countdown } from './widgets.js';
-
-function price(view: PayView): string {
-  return view.price_currency === 'USD'
-    ? `$${grouped(view.price, 2)}`
-    : `${grouped(view.price, 2)} ${view.price_currency}`;
-}
 
 function Summary({ view }: { view: PayView }) {
   return (
     <header class="summary">
       <p class="merchant">{view.merchant_name}</p>
       <h1>
-        <span class="sr-only">Pay </span>
-        <span class="price">{price(view)}</span>
+        <span class="sr-only">{t('summary.pay')} </span>
+        <span class="price">{formatPrice(view.price, view.price_currency, locale())}</span>
       </h1>
       {view.description ? <p class="description">{view.description}</p> : null}
     </header>
+  );
+}
+
+function CancelLink({ view }: { view: PayView }) {
+  return view.cancel_url ? (
+    <p class="cancel">
+      <a href={view.cancel_url} rel="noreferrer">
+        {t('choice.cancel', { merchant: view.merchant_name })}
+      </a>
+    </p>
+  ) : null;
+}
+
+/** Past the term, or too close to it for a payment to arrive: no token can be chosen. */
+function Closed({ view }: { view: PayView }) {
+  const expired = view.status === 'expired';
+  return (
+    <section class="payment" aria-labelledby="choose-title">
+      <h2 id="choose-title">{expired ? t('status.expired') : t('choice.closed_title')}</h2>
+      <div class="state muted">
+        <p>{expired ? t('choice.expired') : t('choice.closed', { merchant: view.merchant_name })}</p>
+        {view.cancel_url ? (
+          <p>
+            <a class="button" href={view.cancel_url} rel="noreferrer">
+              {t('action.return', { merchant: view.merchant_name })}
+            </a>
+          </p>
+        ) : null}
+      </div>
+    </section>
   );
 }
 
@@ -40,6 +67,8 @@ function Choice({
   onRefused: (text: string | null) => void;
 }) {
   const [busy, setBusy] = useState<string | null>(null);
+  // Re-rendered each second by the countdown's end and each poll: past choose_by the buttons go.
+  const [late, setLate] = useState(false);
   const choose = async (asset: string) => {
     setBusy(asset);
     onRefused(null);
@@ -51,26 +80,11 @@ function Choice({
       setBusy(null);
     }
   };
-  if (view.status === 'expired')
-    return (
-      <section class="payment" aria-labelledby="choose-title">
-        <h2 id="choose-title">This invoice has expired</h2>
-        <div class="state muted">
-          <p>No token was chosen in time, so it can no longer be paid.</p>
-          {view.cancel_url ? (
-            <p>
-              <a class="button" href={view.cancel_url} rel="noreferrer">
-                Return to {view.merchant_name}
-              </a>
-            </p>
-          ) : null}
-        </div>
-      </section>
-    );
+  if (view.status === 'expired' || late || Date.parse(view.choose_by) <= serverNow()) return <Closed view={view} />;
   return (
     <section class="choice" aria-labelledby="choose-title">
-      <h2 id="choose-title">Choose a token to pay with</h2>
-      <p class="hint">All are dollar stablecoins on the TRON network. The choice is final for this invoice.</p>
+      <h2 id="choose-title">{t('choice.title')}</h2>
+      <p class="hint">{t('choice.hint')}</p>
       <ul class="tokens">
         {view.offered.map((o) => {
           const { symbol, standard, chain } = token(o.asset);
@@ -78,19 +92,25 @@ function Choice({
             <li key={o.asset}>
               <button type="button" class="token" disabled={busy !== null} onClick={() => void choose(o.asset)}>
                 <span class="symbol">{symbol}</span>
-                <span class="network">
-                  {standard} on {chain}
-                </span>
+                <span class="network">{t('choice.network', { standard, chain })}</span>
                 <span class="amount">
-                  {grouped(o.amount)} {symbol}
-                  {less(view.price, o.amount) ? <span class="fee"> incl. service fee</span> : null}
+                  {money(o.amount)} {symbol}
+                  {less(view.price, o.amount) ? <span class="fee"> {t('choice.fee')}</span> : null}
                 </span>
               </button>
             </li>
           );
         })}
       </ul>
-      <Countdown deadline={view.expires_at} onEnd={onDeadline} />
+      <Countdown
+        deadline={view.choose_by}
+        label={t('countdown.choose')}
+        onEnd={() => {
+          setLate(true);
+          onDeadline();
+        }}
+      />
+      <CancelLink view={view} />
     </section>
   );
 }
@@ -98,7 +118,7 @@ function Choice({
 function Failure({ text }: { text: string }) {
   return (
     <>
-      <h1>Payment</h1>
+      <h1>{t('page.title')}</h1>
       <p class="error" role="alert">
         {text}
       </p>
@@ -109,18 +129,25 @@ function Failure({ text }: { text: string }) {
 export function App({ id }: { id: string }) {
   const live = useLiveInvoice(id);
   const { view, error } = live;
+  // The language lives here: a change re-renders the whole page in it.
+  const [, setLang] = useState(locale());
   // Kept here, not in the choice: after a refusal the page may show the payment instead.
   const [refusal, setRefusal] = useState<string | null>(null);
+  const picker = <LanguagePicker onChange={setLang} />;
   if (!view)
     return error ? (
-      <Failure text={explain(error)} />
+      <>
+        {picker}
+        <Failure text={explain(error)} />
+      </>
     ) : (
       <>
-        <h1>Payment</h1>
-        <p>Loading the invoice…</p>
+        {picker}
+        <h1>{t('page.title')}</h1>
+        <p>{t('page.loading')}</p>
       </>
     );
-  document.title = `Pay ${view.merchant_name}`;
+  document.title = t('page.title_of', { merchant: view.merchant_name });
   const chosen = (next: PayView) => {
     live.update(next);
     // Keyboard and screen-reader users continue where the payment's details begin.
@@ -128,6 +155,7 @@ export function App({ id }: { id: string }) {
   };
   return (
     <>
+      {picker}
       <Summary view={view} />
       {error ? (
         <p class="error" role="alert">

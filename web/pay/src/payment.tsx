@@ -1,6 +1,8 @@
-// After the choice: where and how much to send, and the status as it changes.
+// After the choice: where and how much to send, and the status as it changes. What the page asks
+// the customer to send is always the amount still due, never the original one.
 import { useEffect, useRef } from 'preact/hooks';
-import { grouped, isZero, less, subtract, token } from './money.js';
+import { formatMoney, isZero, token } from '../../shared/money.js';
+import { locale, t, tn } from './i18n.js';
 import { QrCode } from './qr.js';
 import type { PayView } from './types.js';
 import { CopyButton, Countdown, announce } from './widgets.js';
@@ -8,116 +10,133 @@ import { CopyButton, Countdown, announce } from './widgets.js';
 /** The statuses in which sending (more) money to the address is what the customer should do. */
 const AWAITING = new Set(['created', 'seen']);
 
+/** An amount in the page's locale, every digit the service gave. */
+export const money = (amount: string) => formatMoney(amount, 0, locale());
+
+const received = (view: PayView) => view.amount_received ?? '0';
+const due = (view: PayView) => view.amount_due ?? view.amount_expected ?? '0';
+
+/** Part of the amount arrived and the rest is still to send. */
+const partPaid = (view: PayView) => !isZero(received(view)) && !isZero(due(view));
+
 /** One line that names the status; the screen reader hears it each time it changes. */
 function headline(view: PayView): { text: string; tone: string } {
   switch (view.status) {
     case 'created':
-      return { text: 'Waiting for your payment', tone: 'wait' };
+      return { text: t('status.created'), tone: 'wait' };
     case 'seen':
-      return { text: 'Payment seen: waiting for confirmations', tone: 'info' };
+      if (isZero(due(view))) return { text: t('status.seen_full'), tone: 'info' };
+      return { text: t('status.seen_part'), tone: 'warn' };
     case 'confirmed':
     case 'settled':
-      return { text: 'Paid', tone: 'good' };
+      return { text: t('status.paid'), tone: 'good' };
     case 'underpaid':
-      return { text: 'Not paid in full', tone: 'warn' };
+      return { text: t('status.underpaid'), tone: 'warn' };
     case 'expired':
-      return { text: 'This invoice has expired', tone: 'muted' };
+      return { text: t('status.expired'), tone: 'muted' };
     case 'paid_late':
-      return { text: 'Paid after the deadline', tone: 'warn' };
+      return { text: t('status.paid_late'), tone: 'warn' };
   }
 }
 
-function Back({ href, children }: { href: string | null; children: string }) {
+function Back({ href, merchant }: { href: string | null; merchant: string }) {
   return href ? (
     <p>
       <a class="button" href={href} rel="noreferrer">
-        {children}
+        {t('action.return', { merchant })}
       </a>
     </p>
   ) : null;
 }
 
+const confirmationsOf = (view: PayView) => view.deposits.reduce((most, d) => Math.max(most, d.confirmations), 0);
+
 /** What the status means for the customer, and what to do next. */
 function Explanation({ view, symbol }: { view: PayView; symbol: string }) {
-  const expected = view.amount_expected ?? '0';
-  const received = view.amount_received ?? '0';
-  const missing = less(received, expected) ? subtract(expected, received) : null;
-  const confirmations = view.deposits.reduce((most, d) => Math.max(most, d.confirmations), 0);
+  const merchant = view.merchant_name;
+  const amounts = {
+    received: money(received(view)),
+    expected: money(view.amount_expected ?? '0'),
+    due: money(due(view)),
+    overpaid: money(view.amount_overpaid ?? '0'),
+    symbol,
+    merchant,
+  };
   switch (view.status) {
     case 'created':
-      return <p>Send the amount below to the address below. This page updates by itself once the payment is seen.</p>;
+      return partPaid(view) ? <p class="missing">{t('explain.part', amounts)}</p> : <p>{t('explain.created')}</p>;
     case 'seen':
-      return (
-        <>
-          <p>
-            Your payment is on the network with {confirmations} confirmation{confirmations === 1 ? '' : 's'} so far. It
-            counts as paid once the network has confirmed it; you can leave this page open.
-          </p>
-          {missing && !isZero(received) ? (
-            <p class="missing">
-              Received {grouped(received)} {symbol} of {grouped(expected)} {symbol}:{' '}
-              <strong>
-                send the missing {grouped(missing)} {symbol}
-              </strong>{' '}
-              to the same address before the time is up.
-            </p>
-          ) : null}
-        </>
+      // Part of it: what to send is all that matters; the whole of it: only confirmations are awaited.
+      return partPaid(view) ? (
+        <p class="missing">{t('explain.part', amounts)}</p>
+      ) : (
+        <p>{tn('explain.seen', confirmationsOf(view))}</p>
       );
     case 'confirmed':
     case 'settled':
       return (
         <>
-          <p>
-            {view.merchant_name} has received {grouped(received)} {symbol}. Thank you!
-          </p>
-          <Back href={view.return_url}>{`Return to ${view.merchant_name}`}</Back>
+          <p>{t('explain.paid', amounts)}</p>
+          {isZero(view.amount_overpaid ?? '0') ? null : (
+            <p class="overpaid">
+              <strong>{t('explain.overpaid', amounts)}</strong> {t('explain.overpaid_refund', amounts)}
+            </p>
+          )}
+          <Back href={view.return_url} merchant={merchant} />
         </>
       );
     case 'underpaid':
       return (
         <>
           <p>
-            The time to pay ended with {grouped(received)} {symbol} of {grouped(expected)} {symbol} received:{' '}
-            <strong>
-              {grouped(missing ?? '0')} {symbol} is missing
-            </strong>
-            . Contact {view.merchant_name} about the rest before sending anything more.
+            {t('explain.underpaid', amounts)} <strong>{t('explain.underpaid_missing', amounts)}</strong>{' '}
+            {t('explain.underpaid_contact', amounts)}
           </p>
-          <Back href={view.cancel_url}>{`Return to ${view.merchant_name}`}</Back>
+          <Back href={view.cancel_url} merchant={merchant} />
         </>
       );
     case 'expired':
       return (
         <>
-          <p>No payment arrived in time. Do not send anything to this address any more.</p>
-          <Back href={view.cancel_url}>{`Return to ${view.merchant_name}`}</Back>
+          <p>
+            {t('explain.expired')}{' '}
+            {view.address_permanent ? t('explain.expired_permanent', amounts) : t('explain.expired_stop')}
+          </p>
+          <Back href={view.cancel_url} merchant={merchant} />
         </>
       );
     case 'paid_late':
-      return (
-        <p>
-          Your payment of {grouped(received)} {symbol} arrived after the invoice expired. {view.merchant_name} will be
-          in touch with you about it.
-        </p>
-      );
+      return <p>{t('explain.paid_late', amounts)}</p>;
   }
+}
+
+/** Another token sent to the address: it does not pay this invoice, and the merchant sees it. */
+function ForeignDeposits({ view, symbol }: { view: PayView; symbol: string }) {
+  if (view.foreign_deposits.length === 0) return null;
+  return (
+    <div class="state warn foreign" role="note">
+      {view.foreign_deposits.map((d) => (
+        <p key={d.tx_hash}>
+          <strong>{t('foreign.arrived', { amount: money(d.amount), token: token(d.asset).symbol, symbol })}</strong>{' '}
+          {t('foreign.explain', { token: token(d.asset).symbol, symbol, merchant: view.merchant_name })}
+        </p>
+      ))}
+    </div>
+  );
 }
 
 function Transactions({ view, symbol }: { view: PayView; symbol: string }) {
   if (view.deposits.length === 0) return null;
   return (
     <section class="transactions" aria-labelledby="tx-title">
-      <h3 id="tx-title">Your transactions</h3>
+      <h3 id="tx-title">{t('transactions.title')}</h3>
       <ul>
         {view.deposits.map((d) => (
           <li key={d.tx_hash}>
             <span class="amount">
-              {grouped(d.amount)} {symbol}
+              {money(d.amount)} {symbol}
             </span>
-            <span class="confirmations">
-              {d.confirmations} confirmation{d.confirmations === 1 ? '' : 's'}
-            </span>
+            <span class="confirmations">{tn('transactions.confirmations', d.confirmations)}</span>
             <code class="hash">{d.tx_hash}</code>
           </li>
         ))}
@@ -126,9 +145,42 @@ function Transactions({ view, symbol }: { view: PayView; symbol: string }) {
   );
 }
 
+/** Where and how much to send: the amount due, the address, copy buttons, the QR code, the time left. */
+function SendInstructions({ view, onDeadline }: { view: PayView; onDeadline: () => void }) {
+  const { symbol, standard, chain } = token(view.asset as string);
+  const amount = due(view);
+  return (
+    <>
+      <dl class="send">
+        <div>
+          <dt>{partPaid(view) ? t('send.amount_due') : t('send.amount')}</dt>
+          <dd>
+            <span class="value">
+              <code id="pay-amount">{amount}</code> {symbol}
+            </span>
+            <CopyButton value={amount} what={t('copy.what_amount')} />
+          </dd>
+        </div>
+        <div>
+          <dt>{t('send.address')}</dt>
+          <dd>
+            <code id="pay-address" class="address">
+              {view.address}
+            </code>
+            <CopyButton value={view.address as string} what={t('copy.what_address')} />
+          </dd>
+        </div>
+      </dl>
+      <p class="network">{t('send.only', { symbol, standard, chain })}</p>
+      {view.address_permanent ? <p class="network">{t('send.permanent', { merchant: view.merchant_name })}</p> : null}
+      <QrCode text={view.address as string} label={t('send.qr', { address: view.address as string })} />
+      <Countdown deadline={view.expires_at} onEnd={onDeadline} label={t('countdown.pay')} />
+    </>
+  );
+}
+
 export function Payment({ view, onDeadline }: { view: PayView; onDeadline: () => void }) {
-  const asset = view.asset as string;
-  const { symbol, standard, chain } = token(asset);
+  const { symbol } = token(view.asset as string);
   const status = headline(view);
   const first = useRef(true);
   useEffect(() => {
@@ -136,11 +188,12 @@ export function Payment({ view, onDeadline }: { view: PayView; onDeadline: () =>
     if (first.current) first.current = false;
     else announce(status.text);
   }, [status.text]);
-  const sending = AWAITING.has(view.status) && view.address !== null && view.amount_expected !== null;
+  // Nothing to send once the whole amount is on the network: only confirmations are awaited.
+  const sending = AWAITING.has(view.status) && view.address !== null && !isZero(due(view));
   return (
     <section class="payment" aria-labelledby="pay-title">
       <h2 id="pay-title" tabIndex={-1}>
-        {AWAITING.has(view.status) ? 'Pay with' : 'Payment in'} {symbol}
+        {sending ? t('pay.title_with', { symbol }) : t('pay.title_in', { symbol })}
       </h2>
       <div class={`state ${status.tone}`}>
         <p class="headline" id="pay-status">
@@ -148,36 +201,8 @@ export function Payment({ view, onDeadline }: { view: PayView; onDeadline: () =>
         </p>
         <Explanation view={view} symbol={symbol} />
       </div>
-      {sending ? (
-        <>
-          <dl class="send">
-            <div>
-              <dt>Amount</dt>
-              <dd>
-                <span class="value">
-                  <code id="pay-amount">{view.amount_expected}</code> {symbol}
-                </span>
-                <CopyButton value={view.amount_expected as string} what="amount" />
-              </dd>
-            </div>
-            <div>
-              <dt>Address</dt>
-              <dd>
-                <code id="pay-address" class="address">
-                  {view.address}
-                </code>
-                <CopyButton value={view.address as string} what="address" />
-              </dd>
-            </div>
-          </dl>
-          <p class="network">
-            Send only {symbol} ({standard}) on the {chain} network, exactly this amount: any other token or network is
-            lost.
-          </p>
-          <QrCode text={view.address as string} label={`QR code of the address ${view.address}`} />
-          <Countdown deadline={view.expires_at} onEnd={onDeadline} />
-        </>
-      ) : null}
+      <ForeignDeposits view={view} symbol={symbol} />
+      {sending ? <SendInstructions view={view} onDeadline={onDeadline} /> : null}
       <Transactions view={view} symbol={symbol} />
     </section>
   );

@@ -1,6 +1,7 @@
 // Small pieces of the page: a copy button, the countdown, a polite announcer.
 import { useEffect, useState } from 'preact/hooks';
 import { serverNow } from './api.js';
+import { t, tn } from './i18n.js';
 
 /** Says `text` to screen readers without moving focus (one polite region for the whole page). */
 export function announce(text: string): void {
@@ -23,15 +24,15 @@ export function CopyButton({ value, what }: { value: string; what: string }) {
     try {
       await navigator.clipboard.writeText(value);
       setCopied(true);
-      announce(`The ${what} is copied.`);
+      announce(t('copy.done', { what }));
     } catch {
-      announce(`The ${what} could not be copied: select it and copy it by hand.`);
+      announce(t('copy.failed', { what }));
     }
   };
   return (
     <button type="button" class="copy" onClick={() => void copy()}>
-      {copied ? 'Copied' : 'Copy'}
-      <span class="sr-only"> the {what}</span>
+      {copied ? t('copy.copied') : t('copy.copy')}
+      <span class="sr-only"> {what}</span>
     </button>
   );
 }
@@ -61,25 +62,25 @@ export function clock(seconds: number): string {
 function spoken(seconds: number): string {
   const m = Math.floor(seconds / 60);
   const s = seconds % 60;
-  const parts = [
-    m > 0 ? `${m} minute${m === 1 ? '' : 's'}` : '',
-    s > 0 || m === 0 ? `${s} second${s === 1 ? '' : 's'}` : '',
-  ];
-  return parts.filter(Boolean).join(' ');
+  const parts = [m > 0 ? tn('time.minutes', m) : '', s > 0 || m === 0 ? tn('time.seconds', s) : ''];
+  return t('time.left', { time: parts.filter(Boolean).join(' ') });
 }
 
-/** The time left to pay; `onEnd` once it reaches zero (the page then asks for the status). */
-export function Countdown({ deadline, onEnd }: { deadline: string; onEnd: () => void }) {
+/**
+ * The time left (to pay, or to choose a token), under `label`; `onEnd` once it reaches zero (the
+ * page then asks for the status).
+ */
+export function Countdown({ deadline, onEnd, label }: { deadline: string; onEnd: () => void; label: string }) {
   const seconds = useSecondsLeft(deadline);
   useEffect(() => {
     if (seconds === 0) onEnd();
     // Only the moment it reaches zero matters, not each second.
   }, [seconds === 0]);
-  if (seconds === 0) return <p class="countdown over">The time to pay is up.</p>;
+  if (seconds === 0) return <p class="countdown over">{t('countdown.over')}</p>;
   return (
     <p class={seconds < 300 ? 'countdown soon' : 'countdown'}>
-      Time left to pay:{' '}
-      <span role="timer" aria-label={`${spoken(seconds)} left`}>
+      {label}{' '}
+      <span role="timer" aria-label={spoken(seconds)}>
         {clock(seconds)}
       </span>
     </p>
