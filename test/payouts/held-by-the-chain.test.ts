@@ -186,7 +186,7 @@ describe('payouts a transfer out of the hot wallet may have paid', () => {
     });
     const approve = await t.call(`/admin/v1/payouts/${again}/approve`, { body: {} });
     expect(refusal(approve)).toEqual([409, 'invalid_state']);
-    expect(approve.body.error.message).toMatch(/--chain-checked/);
+    expect(approve.body.error.message).toMatch(/chain_checked/);
     const confirm = (id: string, txid: string) => t.call(`/admin/v1/payouts/${id}/confirm`, { body: { txid } });
     expect(refusal(await confirm(again, randomBytes(32).toString('hex')))).toEqual([
       404,
