@@ -39,6 +39,8 @@ export const ERROR_STATUS = {
   asset_already_selected: 409,
   invoice_expired: 409,
   reference_conflict: 409,
+  /** CLI and console: the transfer named to settle a held payout has another asset, address or amount. */
+  transfer_mismatch: 422,
   asset_required: 422,
   no_payable_assets: 422,
   asset_not_offered: 422,

@@ -12,7 +12,7 @@ import { writeTx, type Db } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { ApiKeyVerifier } from '../keys/verifier.js';
 import { ARGON2_OPTIONS } from '../keys/service.js';
-import { endOwnerSessions, endSession, findOwner, updateOwner } from '../owners/store.js';
+import { endOwnerSessions, endSession, findOwner, updateOwner, type OwnerRow } from '../owners/store.js';
 import { cabinetUnauthorized } from '../owners/service.js';
 import { ownerActor } from './context.js';
 import type { SignInLimit } from './sign-in-limits.js';
@@ -20,6 +20,41 @@ import { SESSION_MAX_MS, type CabinetSession } from './sessions.js';
 
 export const sessionIdOf = (tokenHash: string): string =>
   createHash('sha256').update(`paygate cabinet session id\0${tokenHash}`).digest('hex').slice(0, 32);
+
+export interface PasswordChecks {
+  perAccount: SignInLimit;
+  verifier: Pick<ApiKeyVerifier, 'verifyPassword'>;
+}
+
+/**
+ * A change of the account's security needs the current password, not a session alone (a leaked
+ * token cannot take the account over): wrong, it is 401 current_password_incorrect, audited as
+ * `refused`, counted against the account's sign-in limit and checked in the password share of the
+ * bounded hashing, as sign-ins are.
+ */
+export async function assertCurrentPassword(
+  db: Db,
+  clock: Clock,
+  checks: PasswordChecks,
+  session: CabinetSession,
+  password: string,
+  refused: string,
+): Promise<OwnerRow> {
+  const owner = await findOwner(db, session.owner.id);
+  if (!owner?.password_hash) throw cabinetUnauthorized();
+  await checks.perAccount.spend(owner.email);
+  if (await checks.verifier.verifyPassword(owner.password_hash, password)) return owner;
+  await writeTx(db, (trx) =>
+    recordAudit(trx, clock, {
+      actor: ownerActor(session),
+      action: refused,
+      subjectType: 'owner',
+      subjectId: owner.id,
+      details: { reason: 'current password incorrect' },
+    }),
+  );
+  throw new AppError('current_password_incorrect', 'The current password is not correct; nothing was changed');
+}
 
 /**
  * The current password must match (wrong: 401 current_password_incorrect, audited, and counted
@@ -30,25 +65,18 @@ export const sessionIdOf = (tokenHash: string): string =>
 export async function changePassword(
   db: Db,
   clock: Clock,
-  checks: { perAccount: SignInLimit; verifier: Pick<ApiKeyVerifier, 'verifyPassword'> },
+  checks: PasswordChecks,
   session: CabinetSession,
   body: { current_password: string; new_password: string },
 ): Promise<number> {
-  const owner = await findOwner(db, session.owner.id);
-  if (!owner?.password_hash) throw cabinetUnauthorized();
-  await checks.perAccount.spend(owner.email);
-  if (!(await checks.verifier.verifyPassword(owner.password_hash, body.current_password))) {
-    await writeTx(db, (trx) =>
-      recordAudit(trx, clock, {
-        actor: ownerActor(session),
-        action: 'owner.password_change_refused',
-        subjectType: 'owner',
-        subjectId: owner.id,
-        details: { reason: 'current password incorrect' },
-      }),
-    );
-    throw new AppError('current_password_incorrect', 'The current password is not correct; nothing was changed');
-  }
+  const owner = await assertCurrentPassword(
+    db,
+    clock,
+    checks,
+    session,
+    body.current_password,
+    'owner.password_change_refused',
+  );
   const hash = await argon2.hash(body.new_password, ARGON2_OPTIONS);
   return writeTx(db, async (trx) => {
     const now = clock.now().toISOString();

@@ -145,6 +145,45 @@ export const TotpConfirmedSchema = Type.Object(
   { additionalProperties: false, title: 'TotpConfirmed' },
 );
 
+const CurrentPassword = Type.String({
+  minLength: 1,
+  maxLength: 1024,
+  description: "The account's current password (401 current_password_incorrect otherwise; nothing changes)",
+});
+
+export const TotpStartBody = Type.Object(
+  { current_password: CurrentPassword },
+  { additionalProperties: false, title: 'TotpStartRequest' },
+);
+
+export const TotpDisableBody = Type.Object(
+  {
+    current_password: CurrentPassword,
+    code: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: "The authenticator's current 6-digit code, or one of the account's unused recovery codes",
+    }),
+  },
+  { additionalProperties: false, title: 'TotpDisableRequest' },
+);
+
+export const RecoveryCodesBody = Type.Object(
+  { current_password: CurrentPassword },
+  { additionalProperties: false, title: 'RecoveryCodesRequest' },
+);
+
+export const RecoveryCodesSchema = Type.Object(
+  {
+    recovery_codes: Type.Array(Type.String(), {
+      minItems: 10,
+      maxItems: 10,
+      description: 'Ten new one-time recovery codes, shown this once; the previous ones no longer sign in',
+    }),
+  },
+  { additionalProperties: false, title: 'RecoveryCodes' },
+);
+
 export const TotpConfirmBody = Type.Object(
   { code: Type.String({ pattern: '^[0-9]{6}$', description: "The authenticator's current 6-digit code" }) },
   { additionalProperties: false, title: 'TotpConfirmRequest' },

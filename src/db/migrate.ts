@@ -57,6 +57,7 @@ import * as m0059 from './migrations/0059_receipt_emails.js';
 import * as m0060 from './migrations/0060_exceptions.js';
 import * as m0067 from './migrations/0067_member_roles.js';
 import * as m0068 from './migrations/0068_prefix_search.js';
+import * as m0065 from './migrations/0065_payout_hold_transfer.js';
 
 /** The last migration that PostgreSQL's baseline covers: its schema is SQLite's after this one. */
 export const POSTGRES_BASELINE = '0047_derivation_gaps';
@@ -121,6 +122,7 @@ export const AFTER_BASELINE: Record<string, EngineMigration> = {
   '0060_exceptions': m0060,
   '0067_member_roles': m0067,
   '0068_prefix_search': m0068,
+  '0065_payout_hold_transfer': m0065,
 };
 
 /** Every migration by the name recorded in `kysely_migration` on both engines. */

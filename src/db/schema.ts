@@ -286,6 +286,8 @@ export interface PayoutsTable {
   fail_reason: string | null;
   /** Why the worker must not sign it until the operator approves or cancels it (set at restore, migration 0045). */
   hold_reason: string | null;
+  /** The unknown transfer out whose asset, address and amount held the payout at creation (migration 0065). */
+  hold_tx_hash: string | null;
 }
 
 export interface PayoutHaltsTable {

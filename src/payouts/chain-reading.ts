@@ -8,6 +8,8 @@
  * address and amount, in its write transaction:
  * - exactly one transfer, claimed by no other held payout: the payout was sent with it, and becomes
  *   `confirmed` with that txid (ledger and `payout.confirmed` event in the same transaction);
+ * - a transfer that landed before a payout was created is never that payout's (chain-candidates.ts):
+ *   a merchant who sends a request again during the reading cannot make a held payout's match ambiguous;
  * - none, or several: it stays held, its hold saying so, listed by `payout list --unknown-on-chain`
  *   with its candidates, for the operator's `payout approve` (send it) or `payout cancel`.
  * Until the reading is done, `payout approve` of a held payout answers invalid_state.
@@ -15,16 +17,13 @@
 import { recordAudit } from '../audit/store.js';
 import type { Clock } from '../clock.js';
 import type { Executor, Tx } from '../db/database.js';
-import type { PayoutStatus } from '../db/schema.js';
 import type { HotWalletTransfersTable, RestoreReadingTable } from '../db/tables/hot-wallet.js';
 import { AppError } from '../errors.js';
 import { formatUnits } from '../money.js';
+import { holdOfNewPayout, isCandidate, OPEN } from './chain-candidates.js';
 import { operatorView, type OperatorPayoutView } from './operator-view.js';
 import type { PayoutRow } from './store.js';
 import { transitionPayout } from './transitions.js';
-
-/** Statuses a held payout may still be in (the closed ones need nothing from the chain). */
-const OPEN: readonly PayoutStatus[] = ['pending_review', 'approved', 'queued', 'signing', 'broadcast'];
 
 export const CHAIN_ACTOR = 'chain';
 
@@ -56,7 +55,7 @@ export async function readingPending(db: Executor): Promise<boolean> {
 export async function assertReadingDone(
   db: Executor,
   row: PayoutRow,
-  action: 'approve' | 'reject' | 'cancel' = 'approve',
+  action: 'approve' | 'reject' | 'cancel' | 'confirm' = 'approve',
 ): Promise<void> {
   if (row.hold_reason !== null && (await readingPending(db)))
     throw new AppError(
@@ -100,8 +99,6 @@ function readingTransfers(trx: Executor, r: RestoreReadingTable, until: number |
   return q.orderBy('block_number').execute();
 }
 
-const keyOf = (x: { asset: string; to_address: string; amount: string }) => `${x.asset}|${x.to_address}|${x.amount}`;
-
 async function heldPayouts(db: Executor): Promise<PayoutRow[]> {
   return db
     .selectFrom('payouts')
@@ -112,18 +109,49 @@ async function heldPayouts(db: Executor): Promise<PayoutRow[]> {
     .execute();
 }
 
-/** The held payouts with a transfer's asset, address and amount: it may be theirs. */
-export async function heldPayoutsMatching(
-  db: Executor,
-  transfer: { asset: string; to_address: string; amount: string },
-): Promise<string[]> {
-  return (await heldPayouts(db)).filter((p) => keyOf(p) === keyOf(transfer)).map((p) => p.id);
-}
-
 function unresolvedReason(candidates: HotWalletTransfersTable[]): string {
   if (candidates.length === 0)
     return 'restored from a backup: the chain since the backup shows no transfer out of the hot wallet that matches it (it was not sent); payout approve sends it, payout cancel releases it';
   return `restored from a backup: ${candidates.length} transfer(s) out of the hot wallet since the backup match its asset, address and amount (${candidates.map((c) => c.tx_hash).join(', ')}), or another held payout claims the same one; check which paid it (paygate payout list --unknown-on-chain), then payout approve or payout cancel`;
+}
+
+/** The held payout was sent with `t`: confirmed with its txid, the transfer its. */
+async function foundOnChain(trx: Tx, clock: Clock, p: PayoutRow, t: HotWalletTransfersTable): Promise<void> {
+  await transitionPayout(trx, clock, p, {
+    to: 'confirmed',
+    actor: CHAIN_ACTOR,
+    foundOnChain: true,
+    patch: { tx_hash: t.tx_hash, hold_reason: null, wait_reason: null },
+  });
+  await trx
+    .updateTable('hot_wallet_transfers')
+    .set({ kind: 'restore_match', payout_id: p.id })
+    .where('tx_hash', '=', t.tx_hash)
+    .where('log_index', '=', t.log_index)
+    .execute();
+  await recordAudit(trx, clock, {
+    actor: CHAIN_ACTOR,
+    action: 'payout.found_on_chain',
+    subjectType: 'payout',
+    subjectId: p.id,
+    merchantId: p.merchant_id,
+    details: { status: p.status, tx_hash: t.tx_hash, block_number: t.block_number },
+  });
+}
+
+/**
+ * A held payout the chain did not settle stays held, saying why. One with no candidate that an
+ * unknown transfer still matches (a request the restore lost, sent again during the reading after
+ * it was paid) is held by that transfer, as a request made after the reading would be.
+ */
+async function leaveHeld(trx: Tx, p: PayoutRow, candidates: HotWalletTransfersTable[]): Promise<void> {
+  const hold = candidates.length === 0 ? await holdOfNewPayout(trx, p) : null;
+  await trx
+    .updateTable('payouts')
+    .set(hold ?? { hold_reason: unresolvedReason(candidates) })
+    .where('id', '=', p.id)
+    .where('status', '=', p.status)
+    .execute();
 }
 
 /**
@@ -145,54 +173,30 @@ export async function advanceReading(trx: Tx, clock: Clock, head: number, final:
   if (final < r.until_block) return false;
   const transfers = await readingTransfers(trx, r, r.until_block);
   const held = await heldPayouts(trx);
-  const heldByKey = new Map<string, number>();
-  for (const p of held) heldByKey.set(keyOf(p), (heldByKey.get(keyOf(p)) ?? 0) + 1);
+  const candidatesOf = new Map(held.map((p) => [p.id, transfers.filter((t) => isCandidate(p, t))]));
+  // How many held payouts each transfer may be: one that two may be settles neither.
+  const claims = new Map<string, number>();
+  for (const c of candidatesOf.values()) for (const t of c) claims.set(t.tx_hash, (claims.get(t.tx_hash) ?? 0) + 1);
   let matched = 0;
-  let unresolved = 0;
+  const left: { p: PayoutRow; candidates: HotWalletTransfersTable[] }[] = [];
   for (const p of held) {
     // Its own stored transaction landed: the worker follows it to its end as usual.
     const own = p.tx_hash
       ? await trx.selectFrom('hot_wallet_transfers').select('tx_hash').where('payout_id', '=', p.id).executeTakeFirst()
       : undefined;
     if (own) continue;
-    const candidates = transfers.filter((t) => keyOf(t) === keyOf(p) && t.kind === 'unknown');
+    const candidates = (candidatesOf.get(p.id) ?? []).filter((t) => t.kind === 'unknown');
     const only = candidates[0];
-    if (candidates.length === 1 && only && heldByKey.get(keyOf(p)) === 1) {
-      await transitionPayout(trx, clock, p, {
-        to: 'confirmed',
-        actor: CHAIN_ACTOR,
-        foundOnChain: true,
-        patch: { tx_hash: only.tx_hash, hold_reason: null, wait_reason: null },
-      });
-      await trx
-        .updateTable('hot_wallet_transfers')
-        .set({ kind: 'restore_match', payout_id: p.id })
-        .where('tx_hash', '=', only.tx_hash)
-        .where('log_index', '=', only.log_index)
-        .execute();
+    if (candidates.length === 1 && only && claims.get(only.tx_hash) === 1) {
+      await foundOnChain(trx, clock, p, only);
       only.kind = 'restore_match';
-      await recordAudit(trx, clock, {
-        actor: CHAIN_ACTOR,
-        action: 'payout.found_on_chain',
-        subjectType: 'payout',
-        subjectId: p.id,
-        merchantId: p.merchant_id,
-        details: { status: p.status, tx_hash: only.tx_hash, block_number: only.block_number },
-      });
       matched++;
-      continue;
-    }
-    await trx
-      .updateTable('payouts')
-      .set({ hold_reason: unresolvedReason(candidates) })
-      .where('id', '=', p.id)
-      .where('status', '=', p.status)
-      .execute();
-    unresolved++;
+    } else left.push({ p, candidates });
   }
+  for (const { p, candidates } of left) await leaveHeld(trx, p, candidates);
   await trx
     .updateTable('restore_reading')
-    .set({ done_at: clock.now().toISOString(), matched, unresolved })
+    .set({ done_at: clock.now().toISOString(), matched, unresolved: left.length })
     .where('id', '=', 1)
     .execute();
   return true;
@@ -222,11 +226,11 @@ export interface UnknownOnChain {
 /** `paygate payout list --unknown-on-chain`: the held payouts the chain could not settle, with their candidates. */
 export async function listUnknownOnChain(db: Executor): Promise<UnknownOnChain> {
   const r = await readingState(db);
-  const transfers = r ? await readingTransfers(db, r, null) : [];
+  const transfers = await db.selectFrom('hot_wallet_transfers').selectAll().where('kind', '=', 'unknown').execute();
   const payouts = (await heldPayouts(db)).map((p) => ({
     ...operatorView(p),
     candidates: transfers
-      .filter((t) => keyOf(t) === keyOf(p))
+      .filter((t) => isCandidate(p, t))
       .map((t) => ({ tx_hash: t.tx_hash, block_number: t.block_number, block_time: t.block_time })),
   }));
   const unknown = await db

@@ -18,6 +18,7 @@ import { PAYOUT_STATUSES } from './schema.js';
 import { findPayoutForOperator, listPayoutsForOperator, type PayoutRow } from './store.js';
 import { transitionPayout } from './transitions.js';
 import { operatorView, type OperatorPayoutView } from './operator-view.js';
+import { candidatesOf } from './chain-candidates.js';
 import { assertReadingDone } from './chain-reading.js';
 import { syncPayoutHold } from '../exceptions/payouts.js';
 
@@ -40,11 +41,23 @@ function requirePending(row: PayoutRow, action: string): void {
   }
 }
 
-export async function approvePayout(db: Db, clock: Clock, actor: string, id: string): Promise<OperatorPayoutView> {
+export interface ApproveOptions {
+  /** The operator checked the chain: none of the held payout's candidate transfers paid it. */
+  chainChecked?: boolean;
+}
+
+export async function approvePayout(
+  db: Db,
+  clock: Clock,
+  actor: string,
+  id: string,
+  options: ApproveOptions = {},
+): Promise<OperatorPayoutView> {
   return writeTx(db, async (trx) => {
     const row = await requirePayout(trx, id);
     // Held since a restore: not before the chain since the backup has been read (it may have been sent).
     await assertReadingDone(trx, row);
+    await assertChainChecked(trx, row, options.chainChecked === true);
     if (row.hold_reason !== null && HELD.includes(row.status)) return releaseHold(trx, clock, actor, row);
     requirePending(row, 'approved');
     // An address removed from the whitelist since the request is not paid: reject the payout instead.
@@ -68,6 +81,20 @@ export async function approvePayout(db: Db, clock: Clock, actor: string, id: str
     });
     return operatorView(next);
   });
+}
+
+/**
+ * A held payout with candidate transfers out (one may have paid it) is sent only on the operator's
+ * word that the chain was checked; otherwise the transfer settles it (`payout confirm --txid`).
+ */
+async function assertChainChecked(trx: Tx, row: PayoutRow, checked: boolean): Promise<void> {
+  if (row.hold_reason === null || checked) return;
+  const candidates = await candidatesOf(trx, row);
+  if (candidates.length > 0)
+    throw new AppError(
+      'invalid_state',
+      `Payout ${row.id} is held and transfer(s) out of the hot wallet that paygate did not sign match it (${candidates.map((c) => c.tx_hash).join(', ')}): if one paid it, payout confirm ${row.id} --txid <txid>; if none did, payout approve ${row.id} --chain-checked`,
+    );
 }
 
 /** Statuses in which a restore's hold can stand (payouts/restore.ts). */

@@ -42,6 +42,7 @@ import { assertRequestsNotHalted } from './halts.js';
 import { payoutLimits } from './limits.js';
 import { reviewReasons } from './review.js';
 import type { CreatePayoutBody, PayoutView } from './schema.js';
+import { holdOfNewPayout, type TransferKey } from './chain-candidates.js';
 import { HELD_DURING_READING, readingPending } from './chain-reading.js';
 import { findPayout, findPayoutByReference, insertPayout, NOT_SIGNED, type PayoutRow } from './store.js';
 import { payoutView } from './view.js';
@@ -148,6 +149,16 @@ export async function createPayout(
   }
 }
 
+/**
+ * A request the restore lost and the merchant sent again may have been paid already: while the
+ * chain since the backup is read, a new payout is held and matched against it too; afterwards, one
+ * that matches a transfer out paygate did not sign is held by that transfer.
+ */
+async function holdOfRequest(trx: Tx, key: TransferKey): Promise<Pick<PayoutRow, 'hold_reason' | 'hold_tx_hash'>> {
+  if (await readingPending(trx)) return { hold_reason: HELD_DURING_READING, hold_tx_hash: null };
+  return (await holdOfNewPayout(trx, key)) ?? { hold_reason: null, hold_tx_hash: null };
+}
+
 /** Checks 4–8, review, then payout row + reservation + event, all in the caller's transaction. */
 async function insertNew(trx: Tx, deps: PayoutDeps, merchant: MerchantRow, req: Request): Promise<PayoutView> {
   const { body, amount } = req;
@@ -189,9 +200,7 @@ async function insertNew(trx: Tx, deps: PayoutDeps, merchant: MerchantRow, req: 
     reviewed_at: null,
     reject_reason: null,
     ...NOT_SIGNED,
-    // A request the restore lost and the merchant sent again may have been paid already: while
-    // the chain since the backup is read, a new payout is held and matched against it too.
-    hold_reason: (await readingPending(trx)) ? HELD_DURING_READING : null,
+    ...(await holdOfRequest(trx, { asset: asset.code, to_address: body.to_address, amount: amount.toString() })),
     created_at: at,
     updated_at: at,
   };

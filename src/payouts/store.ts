@@ -12,7 +12,7 @@ export type PayoutRow = PayoutsTable;
 /** Statuses whose amount no longer leaves (or never left) the wallet. */
 export const CLOSED_UNPAID: readonly PayoutStatus[] = ['rejected', 'failed'];
 
-/** The worker's columns of a payout nobody has signed yet (migrations 0033, 0045). */
+/** The worker's columns of a payout nobody has signed yet (migrations 0033, 0045, 0065). */
 export const NOT_SIGNED = {
   signed_tx: null,
   tx_expiration: null,
@@ -23,6 +23,7 @@ export const NOT_SIGNED = {
   network_fee: null,
   fail_reason: null,
   hold_reason: null,
+  hold_tx_hash: null,
 } as const satisfies Partial<PayoutsTable>;
 
 export async function insertPayout(db: Tx, row: PayoutRow): Promise<void> {

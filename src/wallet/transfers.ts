@@ -4,7 +4,7 @@
  * cold storage on purpose). An acknowledged transfer leaves the alert's count and is never matched
  * to a payout held since a restore. A stolen key looks exactly like an unknown transfer, so the
  * acknowledgement is audited (who, when, why) and refused where it could hide a payout: one paygate
- * signed, one a held payout may be, or any while the chain since a restore is still being read.
+ * signed, one a payout that is not final may be, or any while the chain since a restore is still being read.
  */
 import { recordAudit } from '../audit/store.js';
 import type { Clock } from '../clock.js';
@@ -13,7 +13,8 @@ import type { HotTransferKind } from '../db/tables/hot-wallet.js';
 import { AppError } from '../errors.js';
 import type { PageKey } from '../http/pagination.js';
 import { formatUnits } from '../money.js';
-import { heldPayoutsMatching, readingPending } from '../payouts/chain-reading.js';
+import { openPayoutsMatching } from '../payouts/chain-candidates.js';
+import { readingPending } from '../payouts/chain-reading.js';
 import { sql } from 'kysely';
 
 export interface HotWalletTransferView {
@@ -172,11 +173,11 @@ export async function acknowledgeTransfer(
         `The chain since a restore is still being read and transaction ${txid} may be a held payout's; acknowledge it once the reading is done (paygate payout list --unknown-on-chain)`,
       );
     for (const r of rows) {
-      const held = await heldPayoutsMatching(trx, r);
-      if (held.length > 0)
+      const open = await openPayoutsMatching(trx, r);
+      if (open.length > 0)
         throw new AppError(
           'invalid_state',
-          `Transaction ${txid} has the asset, address and amount of payout(s) ${held.join(', ')}, held since a restore: it may be theirs. Settle them first (paygate payout list --unknown-on-chain), then acknowledge it`,
+          `Transaction ${txid} has the asset, address and amount of payout(s) ${open.join(', ')}, not final: it may be theirs. Settle them first (paygate payout list --unknown-on-chain; payout confirm --txid if it paid one), then acknowledge it`,
         );
     }
     const at = clock.now().toISOString();

@@ -98,7 +98,10 @@ describe.skipIf(!chromiumPresent)('the cabinet page, rare but read right', () =>
     const session = await api(f.cabinet, '/cabinet/v1/sessions', { body: { email, password: OWNER_PASSWORD } });
     expect(session.status, session.text).toBe(201);
     const bearer = { authorization: `Bearer ${session.body.token}` };
-    const enrol = await api(f.cabinet, '/cabinet/v1/account/totp', { method: 'POST', headers: bearer });
+    const enrol = await api(f.cabinet, '/cabinet/v1/account/totp', {
+      body: { current_password: OWNER_PASSWORD },
+      headers: bearer,
+    });
     expect(enrol.status, enrol.text).toBe(200);
     const secret = enrol.body.secret as string;
     const confirmed = await api(f.cabinet, '/cabinet/v1/account/totp/confirm', {

@@ -59,7 +59,7 @@ const signIn = (t: TestApp, body: Record<string, unknown>) => on(t)('/cabinet/v1
 async function enrolled(email: string): Promise<{ secret: string; codes: string[] }> {
   await a.owner(email, [merchantId]);
   const token = await a.signIn(email, PASSWORD);
-  const e = await a.call('/cabinet/v1/account/totp', token, { method: 'POST' });
+  const e = await a.call('/cabinet/v1/account/totp', token, { body: { current_password: PASSWORD } });
   expect(e.status).toBe(200);
   const confirmed = await a.call('/cabinet/v1/account/totp/confirm', token, {
     body: { code: totpCode(e.body.secret, clock.now()) },
@@ -225,7 +225,7 @@ describe('TOTP secrets at rest', () => {
     await a.owner('keyless@shop.example', [merchantId]);
     const token = (await signIn(keyless, { email: 'keyless@shop.example', password: PASSWORD })).body.token;
     const r = await on(keyless)('/cabinet/v1/account/totp', {
-      method: 'POST',
+      body: { current_password: PASSWORD },
       headers: { authorization: `Bearer ${token}` },
     });
     expect(r.status).toBe(503);
@@ -246,5 +246,63 @@ describe('TOTP secrets at rest', () => {
     expect(row.totp_secret).toMatch(/^s1\./);
     expect((await auditOf(email, 'owner.totp_secret_seal')).length).toBe(1);
     expect((await signIn(a, { email, password: PASSWORD, totp: totpCode(secret, clock.now()) })).status).toBe(201);
+  });
+});
+
+describe('changing the second factor', () => {
+  it('needs the current password to turn it on, make new recovery codes or turn it off; a refusal changes nothing', async () => {
+    const state = async (email: string) =>
+      a.app.services.db
+        .selectFrom('owners')
+        .select(['totp_enabled', 'totp_secret', 'totp_pending_secret'])
+        .where('email', '=', email)
+        .executeTakeFirstOrThrow();
+    const wrong = { current_password: 'not the password' };
+    const refused = async (email: string, token: string, path: string, body: Record<string, unknown>) => {
+      const before = await state(email);
+      const r = await a.call(path, token, { body });
+      expect(r.status, r.text).toBe(401);
+      expect(r.body.error.code).toBe('current_password_incorrect');
+      expect(await state(email)).toEqual(before);
+    };
+    // A session alone (a leaked token) cannot turn it on with its own authenticator.
+    const leaked = 'leaked@shop.example';
+    await a.owner(leaked, [merchantId]);
+    const token = await a.signIn(leaked, PASSWORD);
+    expect((await a.call('/cabinet/v1/account/totp', token, { method: 'POST' })).status).toBe(400);
+    await refused(leaked, token, '/cabinet/v1/account/totp', wrong);
+
+    const email = 'changes@shop.example';
+    const { secret, codes } = await enrolled(email);
+    const session = await a.signIn(email, PASSWORD, totpCode(secret, clock.now()));
+    clock.advance(30_000);
+    await refused(email, session, '/cabinet/v1/account/recovery-codes', wrong);
+    const renewed = await a.call('/cabinet/v1/account/recovery-codes', session, {
+      body: { current_password: PASSWORD },
+    });
+    expect(renewed.status, renewed.text).toBe(200);
+    expect(renewed.body.recovery_codes).toHaveLength(10);
+    expect((await signIn(a, { email, password: PASSWORD, recovery_code: codes[0] })).status).toBe(401);
+
+    const elsewhere = await a.signIn(email, PASSWORD, totpCode(secret, clock.now()));
+    clock.advance(30_000);
+    await refused(email, session, '/cabinet/v1/account/totp/disable', {
+      ...wrong,
+      code: totpCode(secret, clock.now()),
+    });
+    const badCode = await a.call('/cabinet/v1/account/totp/disable', session, {
+      body: { current_password: PASSWORD, code: wrongCode(secret) },
+    });
+    expect(badCode.status, badCode.text).toBe(400);
+    expect(badCode.body.error.details[0].path).toBe('body.code');
+    const off = await a.call('/cabinet/v1/account/totp/disable', session, {
+      body: { current_password: PASSWORD, code: renewed.body.recovery_codes[0] },
+    });
+    expect(off.status, off.text).toBe(200);
+    expect(off.body.totp).toBe(false);
+    // The account's other sessions end; sign-in needs the password only.
+    expect((await a.call('/cabinet/v1/account', elsewhere)).status).toBe(401);
+    expect((await signIn(a, { email, password: PASSWORD })).status).toBe(201);
+    expect(await auditOf(email, 'owner.totp_disable')).toHaveLength(1);
   });
 });

@@ -47,7 +47,7 @@ describe('session terms', () => {
     const other = await t.owner('bystander@shop.example', [merchantId]);
     const bystander = await t.signIn(other.email, PASSWORD);
 
-    const e = await t.call('/cabinet/v1/account/totp', here, { method: 'POST' });
+    const e = await t.call('/cabinet/v1/account/totp', here, { body: { current_password: PASSWORD } });
     const on = await t.call('/cabinet/v1/account/totp/confirm', here, {
       body: { code: totpCode(e.body.secret, clock.now()) },
     });

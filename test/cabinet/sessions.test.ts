@@ -202,7 +202,7 @@ describe('TOTP', () => {
     const token = await t.signIn('two@shop.example', PASSWORD);
     const noEnrolment = await t.call('/cabinet/v1/account/totp/confirm', token, { body: { code: '123456' } });
     expect(noEnrolment.status).toBe(409);
-    const e = await t.call('/cabinet/v1/account/totp', token, { method: 'POST' });
+    const e = await t.call('/cabinet/v1/account/totp', token, { body: { current_password: PASSWORD } });
     expect(e.status).toBe(200);
     expect(e.body.otpauth_uri).toMatch(/^otpauth:\/\/totp\/paygate:two%40shop\.example\?.*secret=/);
     const wrong = await t.call('/cabinet/v1/account/totp/confirm', token, {
@@ -215,7 +215,9 @@ describe('TOTP', () => {
     });
     expect(on.status).toBe(200);
     expect(on.body.totp).toBe(true);
-    expect((await t.call('/cabinet/v1/account/totp', token, { method: 'POST' })).status).toBe(409);
+    expect((await t.call('/cabinet/v1/account/totp', token, { body: { current_password: PASSWORD } })).status).toBe(
+      409,
+    );
 
     const without = await t.call('/cabinet/v1/sessions', null, {
       body: { email: 'two@shop.example', password: PASSWORD },

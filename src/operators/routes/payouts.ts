@@ -1,13 +1,17 @@
 /** The console's payouts: `payout list [--unknown-on-chain]|approve|reject|cancel|halt|resume`. */
+import { Type } from '@sinclair/typebox';
 import { toPage } from '../../http/pagination.js';
 import { listUnknownOnChain } from '../../payouts/chain-reading.js';
 import { setHalt } from '../../payouts/halts.js';
+import { confirmPayoutFromChain } from '../../payouts/confirm.js';
 import { approvePayout, cancelPayout, listPayouts, rejectPayout, showPayout } from '../../payouts/operator.js';
 import type { Services } from '../../services.js';
 import { actorOf, type ConsoleServer } from '../context.js';
 import { pageLimit, pageRequest } from '../paging.js';
 import { bodyErrors, errors, Page } from '../schemas/common.js';
 import {
+  ApproveBody,
+  ConfirmBody,
   HaltBody,
   HaltsSchema,
   OperatorPayoutSchema,
@@ -83,12 +87,34 @@ export async function payoutRoutes(app: ConsoleServer, s: Services): Promise<voi
         tags,
         summary: 'Approve a payout in pending_review: it then waits for the payout worker (payout approve)',
         description:
-          'Also lifts the hold paygate restore put on an unfinished payout, once the chain shows it was not sent. 409 invalid_state in any other case. No body.',
+          'Also lifts the hold on a held payout (after a restore, or matching a transfer out paygate did not sign), once the chain shows it was not sent: with candidate transfers, only with chain_checked true. 409 invalid_state in any other case. The body is optional.',
         params: PayoutParams,
-        response: { 200: OperatorPayoutSchema, ...errors(404, 409, 422) },
+        body: Type.Optional(ApproveBody),
+        response: { 200: OperatorPayoutSchema, ...bodyErrors(404, 409, 422) },
       },
     },
-    async (req) => approvePayout(s.db, s.clock, actorOf(req), req.params.payout_id),
+    async (req) =>
+      approvePayout(s.db, s.clock, actorOf(req), req.params.payout_id, {
+        chainChecked: req.body?.chain_checked === true,
+      }),
+  );
+
+  app.post(
+    '/admin/v1/payouts/:payout_id/confirm',
+    {
+      schema: {
+        operationId: 'confirmPayoutFromChain',
+        tags,
+        summary:
+          'Settle a held payout the chain shows was paid by a transfer out paygate did not sign (payout confirm)',
+        description:
+          "Status, ledger, payout.confirmed event and the transfer's match commit together. 404 hot_wallet_transfer_not_found; 409 invalid_state when the transfer is not final or already accounted for, or the payout is not held; 422 transfer_mismatch for another asset, address or amount. A refusal changes nothing.",
+        params: PayoutParams,
+        body: ConfirmBody,
+        response: { 200: OperatorPayoutSchema, ...bodyErrors(404, 409, 422) },
+      },
+    },
+    async (req) => confirmPayoutFromChain(s.db, s.clock, actorOf(req), req.params.payout_id, req.body.txid),
   );
 
   app.post(

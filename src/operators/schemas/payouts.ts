@@ -32,6 +32,29 @@ export const PayoutListQuery = Type.Object(
 
 export const PayoutParams = Type.Object({ payout_id: Uuid('The payout') }, { additionalProperties: false });
 
+export const ApproveBody = Type.Object(
+  {
+    chain_checked: Type.Optional(
+      Type.Boolean({
+        description:
+          'The operator checked the chain: none of the transfers out that paygate did not sign and that match a held payout paid it (required then, else 409 invalid_state)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ConfirmBody = Type.Object(
+  {
+    txid: Type.String({
+      minLength: 1,
+      maxLength: 80,
+      description: 'The transaction out of the hot wallet that paid the held payout (64 hex characters)',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 export const ReasonBody = Type.Object(
   {
     reason: Type.String({
