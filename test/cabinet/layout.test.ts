@@ -74,8 +74,26 @@ describe.skipIf(!chromiumPresent)('the cabinet page at phone and desk widths, li
         await check('sign-in');
         await signIn(page, f.email);
         await heading(page, 'Chain shop');
-        await page.getByText('1,234,567.5').first().waitFor();
+        await page.getByText('1,234,567.50').first().waitFor();
         await check('dashboard');
+        if (width === 360) {
+          // A phone: the header is one short band, and each row a card whose status and amount are on screen.
+          expect(
+            await page.evaluate("document.getElementById('nav').getBoundingClientRect().bottom"),
+          ).toBeLessThanOrEqual(100);
+          const card = page
+            .getByRole('region', { name: 'The five newest invoices' })
+            .locator('tr', { hasText: 'logo-design-0007' });
+          for (const [cell, text] of [
+            ['Status', 'created'],
+            ['Requested', '$1,250.00'],
+          ]) {
+            const shown = card.locator(`td[data-label="${cell}"]`);
+            expect(await shown.textContent()).toContain(text);
+            const box = await shown.boundingBox();
+            expect(box && box.x >= 0 && box.x + box.width <= width, cell).toBe(true);
+          }
+        }
         const views: Array<[string, string]> = [
           ['invoices', 'Invoices'],
           [`invoices/${invoiceId}`, 'Invoice'],
@@ -93,8 +111,9 @@ describe.skipIf(!chromiumPresent)('the cabinet page at phone and desk widths, li
           await heading(page, title);
           await check(tail);
         }
-        await page.getByRole('link', { name: 'Settings' }).click();
-        await heading(page, 'Settings');
+        await page.getByRole('link', { name: 'Account' }).click();
+        await heading(page, 'Account');
+        await check('account');
         await page.getByRole('button', { name: 'Set up a second factor' }).click();
         await page.getByRole('img', { name: /QR code/ }).waitFor();
         await check('second factor enrolment');
@@ -114,5 +133,22 @@ describe.skipIf(!chromiumPresent)('the cabinet page at phone and desk widths, li
     const invoice = await f.t.invoice(f.shop.key, invoiceId);
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(invoice.address);
     await page.context().close();
+    // Without a clipboard (plain HTTP), the button says so and selects the text for the reader's copy.
+    const bare = await f.page();
+    await bare.addInitScript("Object.defineProperty(navigator, 'clipboard', { value: undefined })");
+    await bare.goto(`${f.cabinet}/#/m/${f.shop.id}/invoices/${invoiceId}`);
+    await heading(bare, 'Sign in');
+    await signIn(bare, f.email);
+    await heading(bare, 'Invoice');
+    const button = bare.getByRole('button', { name: 'Copy the address' }).first();
+    const box = await button.boundingBox();
+    expect(box?.height).toBeGreaterThanOrEqual(44);
+    await button.click();
+    await button.getByText('Copy failed').waitFor();
+    const selected = await bare.evaluate(
+      '(() => { const e = document.activeElement; return e.value.slice(e.selectionStart, e.selectionEnd); })()',
+    );
+    expect(selected).toBe(invoice.address);
+    await bare.context().close();
   }, 60_000);
 });
