@@ -88,18 +88,17 @@ function renderNav(merchantId: string | null, current = ''): void {
     const stay = current === 'dashboard' || current === 'account' ? '' : `/${current.split('/')[0]}`;
     location.hash = `#/m/${select.value}${stay}`;
   });
-  const sections = SECTIONS;
   nav.replaceChildren(
-    // One merchant needs no switcher: the row stays short on a phone.
-    ...nodes(state.account.merchants.length > 1 ? switcher : null),
     h(
       'ul',
       {},
-      ...sections.map(([tail, label]) => {
+      ...SECTIONS.map(([tail, label]) => {
         const here = (tail.slice(1) || 'dashboard') === current;
         return h('li', {}, h('a', { href: `#/m/${merchantId}${tail}`, 'aria-current': here ? 'page' : false }, label));
       }),
     ),
+    // The sections first (what a phone shows without scrolling along); one merchant needs no switcher.
+    ...nodes(state.account.merchants.length > 1 ? switcher : null),
   );
 }
 
