@@ -28,6 +28,8 @@ export const ERROR_STATUS = {
   csrf_token_invalid: 403,
   /** Console only: a read-only operator token may call GET routes only; nothing was changed. */
   operator_token_read_only: 403,
+  /** Cabinet only: the account holds this merchant as a viewer and the operation is an owner's; nothing was changed. */
+  role_not_allowed: 403,
   delivery_not_failed: 409,
   asset_flag_locked: 409,
   address_mode_mismatch: 409,

@@ -98,6 +98,11 @@ export const CurrentSessionSchema = Type.Object(
   { additionalProperties: false, title: 'CurrentSession' },
 );
 
+export const MemberRoleSchema = StringEnum(
+  ['owner', 'viewer'],
+  'owner: everything; viewer: reads, reports and exports only (changes answer 403 role_not_allowed)',
+);
+
 const MerchantSummary = Type.Object(
   {
     merchant_id: Uuid('Merchant id'),
@@ -105,6 +110,7 @@ const MerchantSummary = Type.Object(
     approval: StringEnum(['pending', 'approved', 'rejected']),
     enabled: Type.Boolean({ description: "Neither the operator's switch nor the owner's is off" }),
     disabled_by: DisabledBy,
+    role: MemberRoleSchema,
   },
   { additionalProperties: false, title: 'MerchantSummary' },
 );

@@ -33,6 +33,7 @@ export async function accountView(db: Db, owner: OwnerRow) {
       approval: m.approval,
       enabled: merchantEnabled(m),
       disabled_by: disabledBy(m),
+      role: m.role,
     })),
   };
 }

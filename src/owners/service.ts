@@ -9,6 +9,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { recordAudit } from '../audit/store.js';
 import type { Clock } from '../clock.js';
 import { writeTx, type Db, type Executor, type Tx } from '../db/database.js';
+import type { MemberRole } from '../db/tables/cabinet.js';
 import { AppError, validationFailed } from '../errors.js';
 import { ARGON2_OPTIONS } from '../keys/service.js';
 import { requireMerchant } from '../merchants/service.js';
@@ -89,7 +90,7 @@ function emailArgument(text: string): string {
   return email;
 }
 
-async function requireOwner(db: Executor, emailText: string): Promise<OwnerRow> {
+export async function requireOwner(db: Executor, emailText: string): Promise<OwnerRow> {
   const email = normalizeEmail(emailText);
   const owner = email ? await findOwnerByEmail(db, email) : undefined;
   if (!owner) throw new AppError('owner_not_found', `No owner account has the email ${emailText}`);
@@ -101,7 +102,7 @@ async function viewOf(db: Executor, owner: OwnerRow): Promise<OwnerView> {
 }
 
 /** A new setup link for `owner`; earlier unused links of the owner stop working. */
-async function newSetupLink(trx: Tx, now: Date, ownerId: string, cabinetUrl: string): Promise<SetupLink> {
+export async function newSetupLink(trx: Tx, now: Date, ownerId: string, cabinetUrl: string): Promise<SetupLink> {
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(now.getTime() + SETUP_LINK_TTL_MS).toISOString();
   await expireSetupTokens(trx, ownerId, now.toISOString());
@@ -170,25 +171,26 @@ export async function createOwner(
   });
 }
 
-/** Gives the owner `email` the merchant (harmless when it has it already). */
+/** Gives the owner `email` the merchant in `role` (harmless when it holds it so already; a held grant takes the role). */
 export async function grantOwnerMerchant(
   db: Db,
   clock: Clock,
   actor: string,
   email: string,
   merchantId: string,
+  role: MemberRole = 'owner',
 ): Promise<OwnerView> {
   return writeTx(db, async (trx) => {
     const owner = await requireOwner(trx, email);
     await requireMerchant(trx, merchantId);
-    if (await grantMerchant(trx, owner.id, merchantId, clock.now().toISOString())) {
+    if (await grantMerchant(trx, owner.id, merchantId, clock.now().toISOString(), role)) {
       await recordAudit(trx, clock, {
         actor,
         action: 'owner.grant',
         subjectType: 'owner',
         subjectId: owner.id,
         merchantId,
-        details: { email: owner.email },
+        details: { email: owner.email, role },
       });
     }
     return viewOf(trx, owner);

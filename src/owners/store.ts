@@ -1,6 +1,6 @@
 /** SQL for owner accounts, their merchants and their one-time setup links. */
 import type { Executor, Tx } from '../db/database.js';
-import type { OwnerSessionsTable, OwnerSetupTokensTable, OwnersTable } from '../db/tables/cabinet.js';
+import type { MemberRole, OwnerSessionsTable, OwnerSetupTokensTable, OwnersTable } from '../db/tables/cabinet.js';
 import type { MerchantRow } from '../merchants/store.js';
 
 export type OwnerRow = OwnersTable;
@@ -30,11 +30,23 @@ export async function updateOwner(
   await db.updateTable('owners').set(patch).where('id', '=', id).execute();
 }
 
-export async function grantMerchant(db: Tx, ownerId: string, merchantId: string, at: string): Promise<boolean> {
+/** Grants the merchant in `role`; a grant already held takes the role given. False when nothing changed. */
+export async function grantMerchant(
+  db: Tx,
+  ownerId: string,
+  merchantId: string,
+  at: string,
+  role: MemberRole = 'owner',
+): Promise<boolean> {
   const r = await db
     .insertInto('owner_merchants')
-    .values({ owner_id: ownerId, merchant_id: merchantId, granted_at: at })
-    .onConflict((oc) => oc.columns(['owner_id', 'merchant_id']).doNothing())
+    .values({ owner_id: ownerId, merchant_id: merchantId, granted_at: at, role })
+    .onConflict((oc) =>
+      oc
+        .columns(['owner_id', 'merchant_id'])
+        .doUpdateSet({ role })
+        .where('owner_merchants.role', '!=', role),
+    )
     .executeTakeFirst();
   return (r.numInsertedOrUpdatedRows ?? 0n) > 0n;
 }
@@ -61,31 +73,57 @@ export async function merchantIdsByOwner(db: Executor): Promise<Map<string, stri
   return out;
 }
 
-/** The merchants an owner sees, oldest first. */
-export async function merchantsOfOwner(db: Executor, ownerId: string): Promise<MerchantRow[]> {
+/** The merchants an owner sees with its role in each, oldest first. */
+export async function merchantsOfOwner(
+  db: Executor,
+  ownerId: string,
+): Promise<(MerchantRow & { role: MemberRole })[]> {
   return db
     .selectFrom('owner_merchants as om')
     .innerJoin('merchants as m', 'm.id', 'om.merchant_id')
     .selectAll('m')
+    .select('om.role')
     .where('om.owner_id', '=', ownerId)
     .orderBy('m.created_at')
     .orderBy('m.id')
     .execute();
 }
 
-/** The merchant `merchantId` when the owner sees it; undefined for an absent one and another account's alike. */
+/** The merchant `merchantId` and the account's role in it; undefined for an absent one and another account's alike. */
 export async function ownedMerchant(
   db: Executor,
   ownerId: string,
   merchantId: string,
-): Promise<MerchantRow | undefined> {
+): Promise<(MerchantRow & { role: MemberRole }) | undefined> {
   return db
     .selectFrom('owner_merchants as om')
     .innerJoin('merchants as m', 'm.id', 'om.merchant_id')
     .selectAll('m')
+    .select('om.role')
     .where('om.owner_id', '=', ownerId)
     .where('om.merchant_id', '=', merchantId)
     .executeTakeFirst();
+}
+
+/** The role of each merchant the owner sees. */
+export async function rolesOfOwner(db: Executor, ownerId: string): Promise<Map<string, MemberRole>> {
+  const rows = await db
+    .selectFrom('owner_merchants')
+    .select(['merchant_id', 'role'])
+    .where('owner_id', '=', ownerId)
+    .execute();
+  return new Map(rows.map((r) => [r.merchant_id, r.role]));
+}
+
+/** The accounts that hold a merchant, by email. */
+export async function membersOf(db: Executor, merchantId: string) {
+  return db
+    .selectFrom('owner_merchants as om')
+    .innerJoin('owners as o', 'o.id', 'om.owner_id')
+    .select(['o.id as account_id', 'o.email', 'om.role', 'om.granted_at', 'o.password_hash', 'o.disabled_at'])
+    .where('om.merchant_id', '=', merchantId)
+    .orderBy('o.email')
+    .execute();
 }
 
 export async function insertSetupToken(db: Tx, row: SetupTokenRow): Promise<void> {

@@ -1,4 +1,5 @@
 /** Row types of the merchant cabinet's tables (migration 0049), joined into DB in ../schema.ts. */
+import type { Generated } from 'kysely';
 
 /** A merchant owner's account. Emails are stored in lower case. */
 export interface OwnersTable {
@@ -40,7 +41,11 @@ export interface OwnerMerchantsTable {
   owner_id: string;
   merchant_id: string;
   granted_at: string;
+  /** `owner`: everything; `viewer`: reads, reports and exports only (0067). */
+  role: Generated<MemberRole>;
 }
+
+export type MemberRole = 'owner' | 'viewer';
 
 /** One-time setup links: SHA-256 (hex) of the token, never the token. */
 export interface OwnerSetupTokensTable {
