@@ -4,6 +4,7 @@ import { call, explain, get } from '../api';
 import { announce, badge, errorBox, h, showError, table, type Child } from '../../../shared/dom';
 import { assetName, when } from '../../../shared/format';
 import type { Merchant, ViewContext } from '../types';
+import { canChange, viewerNote } from '../roles';
 import { payoutRulesSection, webhookSection } from './payout-settings';
 
 function section(id: string, title: string, ...content: Child[]): HTMLElement {
@@ -78,7 +79,11 @@ function merchantSection(ctx: ViewContext, m: Merchant, redraw: () => Promise<vo
       ),
     ),
     error,
-    h(
+    canChange(ctx.merchant) ? actions() : viewerNote(),
+    confirmArea,
+  );
+  function actions(): HTMLElement {
+    return h(
       'div',
       { class: 'actions' },
       h(
@@ -98,9 +103,8 @@ function merchantSection(ctx: ViewContext, m: Merchant, redraw: () => Promise<vo
       m.settings.network_fee_payer === 'customer'
         ? h('button', { type: 'button', onclick: () => void payer() }, 'Let the merchant pay the network fee')
         : null,
-    ),
-    confirmArea,
-  );
+    );
+  }
   function askToDisable(): void {
     const input = h('input', { id: 'confirm-name', name: 'confirm-name', autocomplete: 'off', required: true });
     const hint = h('p', { class: 'error', role: 'alert', hidden: true });
@@ -188,7 +192,11 @@ function assetsSection(ctx: ViewContext, m: Merchant): HTMLElement {
       yes.focus();
     });
     return [
-      h('span', { class: 'check' }, box, h('label', { for: id }, `Receive ${a.asset}`)),
+      canChange(ctx.merchant)
+        ? h('span', { class: 'check' }, box, h('label', { for: id }, `Receive ${a.asset}`))
+        : a.payments
+          ? 'received'
+          : 'switched off',
       assetName(a.asset),
       a.offered ? 'yes' : 'no (switched off by the operator)',
     ];
