@@ -13,9 +13,11 @@ import { setEndpoint } from '../../src/webhooks/endpoints.js';
 import { addToWhitelist } from '../../src/whitelist/service.js';
 import { api } from '../helpers/http.js';
 import { newAddress } from '../payouts/fixture.js';
+import { createOwner, grantOwnerMerchant } from '../../src/owners/service.js';
 import {
   chromiumPresent,
   heading,
+  OWNER_PASSWORD,
   signIn,
   startBrowserFixture,
   violations,
@@ -120,6 +122,36 @@ describe.skipIf(!chromiumPresent)('the cabinet page at phone and desk widths, li
         expect(f.problems).toEqual([]);
         await page.context().close();
       }, 60_000);
+
+  it('shows a viewer no control that changes the merchant', async () => {
+    const { db } = f.t.app.services;
+    const email = 'accountant@shop.example';
+    const created = await createOwner(db, f.t.clock, 'test', {
+      email,
+      merchantIds: [f.shop.id],
+      cabinetUrl: f.cabinet,
+    });
+    await grantOwnerMerchant(db, f.t.clock, 'test', email, f.shop.id, 'viewer');
+    const setup = await api(f.cabinet, '/cabinet/v1/account/setup', {
+      body: { setup_token: created.setup_token, password: OWNER_PASSWORD },
+    });
+    expect(setup.status).toBe(200);
+    const page = await f.page({ viewport: { width: 360, height: 900 } });
+    await page.goto(`${f.cabinet}/#/m/${f.shop.id}/settings`);
+    await heading(page, 'Sign in');
+    await signIn(page, email);
+    await heading(page, 'Settings');
+    await page.getByRole('heading', { name: 'Webhook endpoint', level: 2 }).waitFor();
+    // Only reading is left: no form field, no button but the header's and the copy buttons.
+    const main = page.locator('main');
+    expect(await main.locator('input, select, textarea, form').count()).toBe(0);
+    expect((await main.getByRole('button').allTextContents()).filter((t) => t !== 'Copy')).toEqual([]);
+    expect(await violations(page)).toEqual([]);
+    await page.goto(`${f.cabinet}/#/m/${f.shop.id}/invoices`);
+    await heading(page, 'Invoices');
+    expect(await page.getByRole('link', { name: 'New payment link' }).count()).toBe(0);
+    await page.context().close();
+  }, 60_000);
 
   it('links addresses and transactions to no explorer on the devnet, and copies them', async () => {
     const page = await f.page({ permissions: ['clipboard-read', 'clipboard-write'] });
