@@ -164,7 +164,7 @@ describe.skipIf(!chromiumPresent)('what owners expect, in the cabinet page', () 
     await other.reload();
     await heading(other, 'Sign in');
     await other.context().close();
-  }, 60_000);
+  }, 120_000);
 
   it('changes the password; a refusal clears the earlier success message', async () => {
     await page.goto(`${f.cabinet}/#/account`);
