@@ -123,7 +123,11 @@ function downloadLink(codes: string[], email: string): HTMLAnchorElement {
  * says they are saved (downloaded, printed or copied), and leaving the page asks first.
  */
 export function recoveryList(codes: string[], done: () => void, email = ''): HTMLElement {
-  const leaving = (e: BeforeUnloadEvent) => e.preventDefault();
+  // Leaving the page asks first while the codes are on screen (not once the page has moved on).
+  const leaving = (e: BeforeUnloadEvent) => {
+    if (box.isConnected) e.preventDefault();
+    else window.removeEventListener('beforeunload', leaving);
+  };
   window.addEventListener('beforeunload', leaving);
   const saved = h('input', { type: 'checkbox', id: 'codes-saved' });
   const hide = h('button', { type: 'button', disabled: true }, 'Hide the codes');
@@ -133,7 +137,7 @@ export function recoveryList(codes: string[], done: () => void, email = ''): HTM
     announce('The recovery codes are hidden; they cannot be shown again.');
     done();
   });
-  return h(
+  const box = h(
     'div',
     { class: 'stack recovery-codes', id: 'recovery-codes' },
     h(
@@ -156,6 +160,7 @@ export function recoveryList(codes: string[], done: () => void, email = ''): HTM
       hide,
     ),
   );
+  return box;
 }
 
 export function passwordSection(): HTMLElement {
