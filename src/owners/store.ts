@@ -42,10 +42,7 @@ export async function grantMerchant(
     .insertInto('owner_merchants')
     .values({ owner_id: ownerId, merchant_id: merchantId, granted_at: at, role })
     .onConflict((oc) =>
-      oc
-        .columns(['owner_id', 'merchant_id'])
-        .doUpdateSet({ role })
-        .where('owner_merchants.role', '!=', role),
+      oc.columns(['owner_id', 'merchant_id']).doUpdateSet({ role }).where('owner_merchants.role', '!=', role),
     )
     .executeTakeFirst();
   return (r.numInsertedOrUpdatedRows ?? 0n) > 0n;
@@ -74,10 +71,7 @@ export async function merchantIdsByOwner(db: Executor): Promise<Map<string, stri
 }
 
 /** The merchants an owner sees with its role in each, oldest first. */
-export async function merchantsOfOwner(
-  db: Executor,
-  ownerId: string,
-): Promise<(MerchantRow & { role: MemberRole })[]> {
+export async function merchantsOfOwner(db: Executor, ownerId: string): Promise<(MerchantRow & { role: MemberRole })[]> {
   return db
     .selectFrom('owner_merchants as om')
     .innerJoin('merchants as m', 'm.id', 'om.merchant_id')
