@@ -97,6 +97,9 @@ try {
       await heading(title);
       await shot(name);
     }
+    await page.goto(`${info.cabinet.url}/#/account`);
+    await heading('Account');
+    await shot('account');
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await heading('Webhook deliveries');
     await page.getByRole('link', { name: /^evt_/ }).first().click();

@@ -117,14 +117,16 @@ describe.skipIf(!present)('the cabinet page in Chromium', () => {
     await heading('Chain shop');
     expect(page.url()).not.toContain('setup=');
 
-    await page.getByRole('link', { name: 'Settings' }).click();
-    await heading('Settings');
+    await page.getByRole('link', { name: 'Account' }).click();
+    await heading('Account');
     await page.getByRole('button', { name: 'Set up a second factor' }).click();
     const secret = (await page.locator('#totp-secret').textContent()) as string;
-    await axe('settings with the enrolment open');
+    // The enrolment runs once: its button is off while it runs, so no second secret is issued.
+    expect(await page.locator('#totp-start').isDisabled()).toBe(true);
+    await axe('account with the enrolment open');
     await page.getByLabel('Code from the app').fill(totpCode(secret, t.clock.now()));
     await page.getByRole('button', { name: 'Turn the second factor on' }).click();
-    await page.getByText('the second factor (TOTP) is on.').waitFor();
+    await page.getByText('The second factor (TOTP) is on.').waitFor();
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await heading('Sign in');
@@ -168,10 +170,10 @@ describe.skipIf(!present)('the cabinet page in Chromium', () => {
     await page.getByRole('status').filter({ hasText: 'Invoice settled.' }).waitFor();
     expect(await page.evaluate('window.stillHere')).toBe(true);
     expect(await txRow.locator('code').first().getAttribute('title')).toMatch(/^[0-9a-f]{64}$/);
-    expect(await txRow.textContent()).toMatch(/12\.5 USDT\d+confirmed/);
+    expect(await txRow.textContent()).toMatch(/12\.50 USDT\d+confirmed/);
     expect(
       await page.getByText('Credited to the balance').locator('xpath=following-sibling::dd[1]').textContent(),
-    ).toBe('12.5 USDT');
+    ).toBe('12.50 USDT');
   }, 60_000);
 
   it('lists and details pass axe: invoices, payouts, keys, webhooks', async () => {

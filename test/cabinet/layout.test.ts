@@ -13,9 +13,11 @@ import { setEndpoint } from '../../src/webhooks/endpoints.js';
 import { addToWhitelist } from '../../src/whitelist/service.js';
 import { api } from '../helpers/http.js';
 import { newAddress } from '../payouts/fixture.js';
+import { createOwner, grantOwnerMerchant } from '../../src/owners/service.js';
 import {
   chromiumPresent,
   heading,
+  OWNER_PASSWORD,
   signIn,
   startBrowserFixture,
   violations,
@@ -74,8 +76,26 @@ describe.skipIf(!chromiumPresent)('the cabinet page at phone and desk widths, li
         await check('sign-in');
         await signIn(page, f.email);
         await heading(page, 'Chain shop');
-        await page.getByText('1,234,567.5').first().waitFor();
+        await page.getByText('1,234,567.50').first().waitFor();
         await check('dashboard');
+        if (width === 360) {
+          // A phone: the header is one short band, and each row a card whose status and amount are on screen.
+          expect(
+            await page.evaluate("document.getElementById('nav').getBoundingClientRect().bottom"),
+          ).toBeLessThanOrEqual(100);
+          const card = page
+            .getByRole('region', { name: 'The five newest invoices' })
+            .locator('tr', { hasText: 'logo-design-0007' });
+          for (const [cell, text] of [
+            ['Status', 'created'],
+            ['Requested', '$1,250.00'],
+          ]) {
+            const shown = card.locator(`td[data-label="${cell}"]`);
+            expect(await shown.textContent()).toContain(text);
+            const box = await shown.boundingBox();
+            expect(box && box.x >= 0 && box.x + box.width <= width, cell).toBe(true);
+          }
+        }
         const views: Array<[string, string]> = [
           ['invoices', 'Invoices'],
           [`invoices/${invoiceId}`, 'Invoice'],
@@ -93,14 +113,45 @@ describe.skipIf(!chromiumPresent)('the cabinet page at phone and desk widths, li
           await heading(page, title);
           await check(tail);
         }
-        await page.getByRole('link', { name: 'Settings' }).click();
-        await heading(page, 'Settings');
+        await page.getByRole('link', { name: 'Account' }).click();
+        await heading(page, 'Account');
+        await check('account');
         await page.getByRole('button', { name: 'Set up a second factor' }).click();
         await page.getByRole('img', { name: /QR code/ }).waitFor();
         await check('second factor enrolment');
         expect(f.problems).toEqual([]);
         await page.context().close();
       }, 60_000);
+
+  it('shows a viewer no control that changes the merchant', async () => {
+    const { db } = f.t.app.services;
+    const email = 'accountant@shop.example';
+    const created = await createOwner(db, f.t.clock, 'test', {
+      email,
+      merchantIds: [f.shop.id],
+      cabinetUrl: f.cabinet,
+    });
+    await grantOwnerMerchant(db, f.t.clock, 'test', email, f.shop.id, 'viewer');
+    const setup = await api(f.cabinet, '/cabinet/v1/account/setup', {
+      body: { setup_token: created.setup_token, password: OWNER_PASSWORD },
+    });
+    expect(setup.status).toBe(200);
+    const page = await f.page({ viewport: { width: 360, height: 900 } });
+    await page.goto(`${f.cabinet}/#/m/${f.shop.id}/settings`);
+    await heading(page, 'Sign in');
+    await signIn(page, email);
+    await heading(page, 'Settings');
+    await page.getByRole('heading', { name: 'Webhook endpoint', level: 2 }).waitFor();
+    // Only reading is left: no form field, no button but the header's and the copy buttons.
+    const main = page.locator('main');
+    expect(await main.locator('input, select, textarea, form').count()).toBe(0);
+    expect((await main.getByRole('button').allTextContents()).filter((t) => t !== 'Copy')).toEqual([]);
+    expect(await violations(page)).toEqual([]);
+    await page.goto(`${f.cabinet}/#/m/${f.shop.id}/invoices`);
+    await heading(page, 'Invoices');
+    expect(await page.getByRole('link', { name: 'New payment link' }).count()).toBe(0);
+    await page.context().close();
+  }, 60_000);
 
   it('links addresses and transactions to no explorer on the devnet, and copies them', async () => {
     const page = await f.page({ permissions: ['clipboard-read', 'clipboard-write'] });
@@ -114,5 +165,22 @@ describe.skipIf(!chromiumPresent)('the cabinet page at phone and desk widths, li
     const invoice = await f.t.invoice(f.shop.key, invoiceId);
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(invoice.address);
     await page.context().close();
+    // Without a clipboard (plain HTTP), the button says so and selects the text for the reader's copy.
+    const bare = await f.page();
+    await bare.addInitScript("Object.defineProperty(navigator, 'clipboard', { value: undefined })");
+    await bare.goto(`${f.cabinet}/#/m/${f.shop.id}/invoices/${invoiceId}`);
+    await heading(bare, 'Sign in');
+    await signIn(bare, f.email);
+    await heading(bare, 'Invoice');
+    const button = bare.getByRole('button', { name: 'Copy the address' }).first();
+    const box = await button.boundingBox();
+    expect(box?.height).toBeGreaterThanOrEqual(44);
+    await button.click();
+    await button.getByText('Copy failed').waitFor();
+    const selected = await bare.evaluate(
+      '(() => { const e = document.activeElement; return e.value.slice(e.selectionStart, e.selectionEnd); })()',
+    );
+    expect(selected).toBe(invoice.address);
+    await bare.context().close();
   }, 60_000);
 });

@@ -5,6 +5,7 @@
  * password change, the sessions with "end this session", recovery codes at enrolment and sign-in
  * with one.
  */
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../src/owners/totp.js';
@@ -58,7 +59,7 @@ describe.skipIf(!chromiumPresent)('what owners expect, in the cabinet page', () 
   it('shows the totals received and searches the lists by order id and asset', async () => {
     await page.getByRole('heading', { name: 'Received', level: 2 }).waitFor();
     const totals = page.getByRole('region', { name: /Confirmed deposits per asset/ });
-    expect(await totals.textContent()).toContain('12.5 USDT');
+    expect(await totals.textContent()).toContain('12.50 USDT');
     await page.getByRole('link', { name: 'Invoices' }).click();
     await heading(page, 'Invoices');
     await page.getByRole('link', { name: 'order-open' }).waitFor();
@@ -114,8 +115,8 @@ describe.skipIf(!chromiumPresent)('what owners expect, in the cabinet page', () 
   }, 60_000);
 
   it('enrols the second factor with recovery codes, signs in with one, and ends another session', async () => {
-    await page.goto(`${f.cabinet}/#/m/${f.shop.id}/settings`);
-    await heading(page, 'Settings');
+    await page.goto(`${f.cabinet}/#/account`);
+    await heading(page, 'Account');
     await page.getByRole('button', { name: 'Set up a second factor' }).click();
     await page.getByRole('img', { name: /QR code/ }).waitFor();
     const secret = (await page.locator('#totp-secret').textContent()) as string;
@@ -125,6 +126,16 @@ describe.skipIf(!chromiumPresent)('what owners expect, in the cabinet page', () 
     await list.waitFor();
     const codes = await list.locator('code').allTextContents();
     expect(codes.length).toBe(10);
+    // The codes download as a text file, and stay on screen until the owner says they are saved.
+    const download = page.waitForEvent('download');
+    await page.getByRole('link', { name: 'Download (.txt)' }).click();
+    const file = await (await download).path();
+    expect(readFileSync(file, 'utf8')).toContain(codes.join('\n'));
+    const hide = page.getByRole('button', { name: 'Hide the codes' });
+    expect(await hide.isDisabled()).toBe(true);
+    await page.getByLabel('I saved them').check();
+    await hide.click();
+    await list.waitFor({ state: 'detached' });
 
     // A second browser signs in with a recovery code; the first ends that session.
     const other = await f.page();
@@ -142,7 +153,7 @@ describe.skipIf(!chromiumPresent)('what owners expect, in the cabinet page', () 
     expect(await notice.textContent()).toMatch(/1 wrong authentication codes? .*change the password/);
 
     await page.reload();
-    await heading(page, 'Settings');
+    await heading(page, 'Account');
     const sessions = page.getByRole('region', { name: 'Where this account is signed in' });
     expect(await sessions.getByText('this session', { exact: true }).count()).toBe(1);
     await sessions
@@ -153,17 +164,23 @@ describe.skipIf(!chromiumPresent)('what owners expect, in the cabinet page', () 
     await other.reload();
     await heading(other, 'Sign in');
     await other.context().close();
-  }, 60_000);
+  }, 120_000);
 
-  it('changes the password', async () => {
-    await page.goto(`${f.cabinet}/#/m/${f.shop.id}/settings`);
-    await heading(page, 'Settings');
+  it('changes the password; a refusal clears the earlier success message', async () => {
+    await page.goto(`${f.cabinet}/#/account`);
+    await heading(page, 'Account');
+    await page.getByLabel('Current password').fill(OWNER_PASSWORD);
+    await page.getByLabel('New password', { exact: true }).fill(`${OWNER_PASSWORD} 1`);
+    await page.getByLabel('Repeat the new password').fill(`${OWNER_PASSWORD} 1`);
+    await page.getByRole('button', { name: 'Change the password' }).click();
+    await page.getByRole('status').filter({ hasText: 'The password is changed' }).waitFor();
     await page.getByLabel('Current password').fill('not it at all, sorry');
     await page.getByLabel('New password', { exact: true }).fill(`${OWNER_PASSWORD} 2`);
     await page.getByLabel('Repeat the new password').fill(`${OWNER_PASSWORD} 2`);
     await page.getByRole('button', { name: 'Change the password' }).click();
     await page.getByRole('alert').filter({ hasText: 'The current password is not right' }).waitFor();
-    await page.getByLabel('Current password').fill(OWNER_PASSWORD);
+    expect(await page.locator('#status').textContent()).toBe('');
+    await page.getByLabel('Current password').fill(`${OWNER_PASSWORD} 1`);
     await page.getByRole('button', { name: 'Change the password' }).click();
     await page.getByRole('status').filter({ hasText: 'The password is changed' }).waitFor();
     const old = await api(f.cabinet, '/cabinet/v1/sessions', { body: { email: f.email, password: OWNER_PASSWORD } });

@@ -49,7 +49,7 @@ describe.skipIf(!chromiumPresent)('payment links in the cabinet page', () => {
     const row = page.getByRole('row').filter({ hasText: 'order-1042' });
     await row.waitFor();
     const text = (await row.textContent()) as string;
-    expect(text).toContain('19.99 USD');
+    expect(text).toContain('$19.99');
     expect(text).toContain('Logo design, two drafts');
     expect(text).toContain('Awaiting the customer’s choice');
     expect(text).not.toContain('null');

@@ -56,7 +56,6 @@ const TONES: Record<string, string> = {
   active: 'good',
   approved: 'good',
   enabled: 'good',
-  paid_late: 'good',
   created: 'neutral',
   seen: 'info',
   queued: 'info',
@@ -67,6 +66,9 @@ const TONES: Record<string, string> = {
   retry: 'warn',
   retrying: 'warn',
   underpaid: 'warn',
+  // Money that came late or in the wrong amount asks the owner to look: a warning, never green.
+  paid_late: 'warn',
+  overpaid: 'warn',
   expired: 'muted',
   revoked: 'muted',
   rejected: 'bad',
@@ -88,29 +90,26 @@ export const numeric = (label: string): Column => ({ label, num: true });
 
 export function table(caption: string, columns: Column[], rows: Child[][], empty = 'Nothing yet.'): HTMLElement {
   if (rows.length === 0) return h('p', { class: 'empty' }, `${caption}: ${empty}`);
+  const label = (c: Column | undefined) => (typeof c === 'object' ? c.label : (c ?? ''));
   // Amounts line up on the right, column header included.
-  const cls = (i: number) => {
-    const c = columns[i];
-    return typeof c === 'object' ? 'num' : undefined;
-  };
+  const cls = (i: number) => (typeof columns[i] === 'object' ? 'num' : undefined);
   return h(
     'div',
-    // A wide table scrolls inside its frame on a phone: the frame is reachable by keyboard.
+    // On a desk the frame scrolls a wide table; under 600 px each row is a card (the stylesheet),
+    // its cells labelled by `data-label`, so nothing needs a sideways scroll. Reachable by keyboard.
     { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': caption },
     h(
       'table',
-      {},
+      { class: 'cards' },
       h('caption', {}, caption),
+      h('thead', {}, h('tr', {}, ...columns.map((c, i) => h('th', { scope: 'col', class: cls(i) }, label(c))))),
       h(
-        'thead',
+        'tbody',
         {},
-        h(
-          'tr',
-          {},
-          ...columns.map((c, i) => h('th', { scope: 'col', class: cls(i) }, typeof c === 'object' ? c.label : c)),
+        ...rows.map((cells) =>
+          h('tr', {}, ...cells.map((c, i) => h('td', { class: cls(i), 'data-label': label(columns[i]) }, c ?? '—'))),
         ),
       ),
-      h('tbody', {}, ...rows.map((cells) => h('tr', {}, ...cells.map((c, i) => h('td', { class: cls(i) }, c ?? '—'))))),
     ),
   );
 }
@@ -121,6 +120,15 @@ export function fields(pairs: Array<[string, Child]>): HTMLDListElement {
 }
 
 let announced: ReturnType<typeof setTimeout> | undefined;
+let pending: ReturnType<typeof setTimeout> | undefined;
+
+/** Takes the last announcement off the screen (a failure must not sit under an old success). */
+export function clearAnnouncement(): void {
+  clearTimeout(announced);
+  clearTimeout(pending);
+  const status = document.getElementById('status');
+  if (status) status.textContent = '';
+}
 /**
  * Says something to screen readers and on screen, without moving focus. `persist`: it stays until
  * the next announcement (what the reader must act on, such as wrong codes seen at sign-in).
@@ -129,8 +137,9 @@ export function announce(text: string, opts: { persist?: boolean } = {}): void {
   const status = document.getElementById('status') as HTMLElement;
   status.textContent = '';
   clearTimeout(announced);
+  clearTimeout(pending);
   // A change of text is what assistive technology announces; it goes again after a while.
-  setTimeout(() => (status.textContent = text), 30);
+  pending = setTimeout(() => (status.textContent = text), 30);
   if (!opts.persist) announced = setTimeout(() => (status.textContent = ''), 8000);
 }
 
@@ -139,7 +148,9 @@ export function errorBox(): HTMLParagraphElement {
   return h('p', { class: 'error', role: 'alert', hidden: true });
 }
 
+/** Shows (or clears) a form error; a new error also clears an earlier success message. */
 export function showError(box: HTMLElement, text: string): void {
+  if (text) clearAnnouncement();
   box.textContent = text;
   box.hidden = !text;
 }

@@ -768,6 +768,11 @@ export interface operations {
               enabled: boolean;
               /** @description Whose switch is off: "operator" (merchant disable) and/or "owner" (the cabinet); [] when enabled. Each side moves only its own. */
               disabled_by: ('operator' | 'owner')[];
+              /**
+               * @description owner: everything; viewer: reads, reports and exports only (changes answer 403 role_not_allowed)
+               * @enum {string}
+               */
+              role: 'owner' | 'viewer';
             }[];
           };
         };
@@ -1151,6 +1156,11 @@ export interface operations {
               enabled: boolean;
               /** @description Whose switch is off: "operator" (merchant disable) and/or "owner" (the cabinet); [] when enabled. Each side moves only its own. */
               disabled_by: ('operator' | 'owner')[];
+              /**
+               * @description owner: everything; viewer: reads, reports and exports only (changes answer 403 role_not_allowed)
+               * @enum {string}
+               */
+              role: 'owner' | 'viewer';
             }[];
           };
         };
@@ -1668,6 +1678,11 @@ export interface operations {
               enabled: boolean;
               /** @description Whose switch is off: "operator" (merchant disable) and/or "owner" (the cabinet); [] when enabled. Each side moves only its own. */
               disabled_by: ('operator' | 'owner')[];
+              /**
+               * @description owner: everything; viewer: reads, reports and exports only (changes answer 403 role_not_allowed)
+               * @enum {string}
+               */
+              role: 'owner' | 'viewer';
             }[];
             /** @description Ten one-time recovery codes, shown this once (only their digests are kept): each signs in once as `recovery_code` instead of a TOTP code */
             recovery_codes: string[];

@@ -109,11 +109,32 @@ export function get<P extends PathOf<'get'>>(
   return call('get', path, { params, query });
 }
 
+/**
+ * What the owner is told for a refusal the page can meet: words about the shop, never the API's
+ * code (a code the table does not name gets the server's message, which is written for people).
+ */
+const OWNER_WORDS: Record<string, string> = {
+  merchant_disabled: 'The merchant is switched off, so this is refused; switch it on first.',
+  merchant_not_approved: 'The operator has not approved this merchant yet.',
+  role_not_allowed: 'You can view this merchant but not change it; ask one of its owners.',
+  csrf_token_invalid: 'The page is out of date; reload it and try again.',
+  current_password_incorrect: 'The current password is not right.',
+  asset_disabled_by_merchant: 'This asset is switched off in your settings.',
+  asset_payments_disabled: 'The operator has stopped payments in this asset for now.',
+  asset_not_supported: 'This asset is not offered by the gateway.',
+  webhook_url_not_allowed:
+    'That webhook address is refused: use a public https address (private ones are the operator’s to allow).',
+  network_fee_payer_not_supported: 'The customer can no longer pay the network fee; the merchant pays it.',
+  invalid_state: 'That cannot be done in the current state; reload the page to see it.',
+  service_unavailable: 'The cabinet is busy; wait a moment and try again.',
+  internal_error: 'Something went wrong on the server; try again, and tell the operator if it persists.',
+};
+
 /** The words a person needs for a refusal. */
 export function explain(error: unknown): string {
   if (!(error instanceof ApiError)) return 'The cabinet could not be reached; check the connection and retry.';
   if (error.code === 'rate_limited') return `Too many attempts; retry in ${error.retryAfter ?? 'a few'} seconds.`;
   if (error.code === 'validation_failed' && error.details.length > 0)
     return error.details.map((d) => `${d.path.replace(/^(body|query|params)\./, '')} ${d.message}`).join('; ');
-  return error.message;
+  return OWNER_WORDS[error.code] ?? error.message;
 }

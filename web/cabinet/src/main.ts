@@ -1,6 +1,6 @@
 // The cabinet page: a router over the location's hash, the signed-in layout (merchant switcher,
 // sections), and the polling that keeps the open view current. Only /cabinet/v1 is called.
-import { ApiError, call, get, setCsrfToken, whenSignedOut } from './api';
+import { ApiError, call, explain, get, setCsrfToken, whenSignedOut } from './api';
 import { announce, h, nodes, type Child } from '../../shared/dom';
 import { startPoll, type Poll } from './poll';
 import type { Account, ViewContext } from './types';
@@ -12,8 +12,9 @@ import { invoicesView, payoutsView } from './views/lists';
 import { paymentLinkView } from './views/payment-link';
 import { reportsView } from './views/reports';
 import { keysView, settingsView } from './views/settings';
+import { accountView } from './views/account';
 
-const state: { account: Account | null } = { account: null };
+const state: { account: Account | null; merchantId: string | null } = { account: null, merchantId: null };
 let poll: Poll | null = null;
 let generation = 0;
 
@@ -29,7 +30,7 @@ const SECTIONS: Array<[string, string]> = [
 
 type Route =
   | { name: 'setup'; token: string }
-  | { name: 'sign-in' | 'home'; merchantId?: undefined }
+  | { name: 'sign-in' | 'home' | 'account'; merchantId?: undefined }
   | { name: string; merchantId: string; id: string | undefined; query: Record<string, string> };
 
 function route(): Route {
@@ -39,6 +40,7 @@ function route(): Route {
   const query = Object.fromEntries(new URLSearchParams(queryText ?? ''));
   const parts = (path ?? '').split('/').filter(Boolean);
   if (parts[0] === 'sign-in') return { name: 'sign-in' };
+  if (parts[0] === 'account') return { name: 'account' };
   if (parts[0] === 'm' && parts[1]) {
     const [, merchantId, section = '', id] = parts;
     return { name: section || 'dashboard', merchantId, id, query };
@@ -51,8 +53,13 @@ function renderSession(): void {
   box.replaceChildren();
   if (!state.account) return;
   box.append(
-    h('span', { class: 'who' }, `Signed in as ${state.account.email}`),
-    h('button', { type: 'button', class: 'secondary', onclick: () => void signOut() }, 'Sign out'),
+    h('span', { class: 'who' }, state.account.email),
+    h(
+      'a',
+      { href: '#/account', class: 'account-link', 'aria-current': route().name === 'account' ? 'page' : false },
+      'Account',
+    ),
+    h('button', { type: 'button', class: 'secondary small', onclick: () => void signOut() }, 'Sign out'),
   );
 }
 
@@ -78,19 +85,20 @@ function renderNav(merchantId: string | null, current = ''): void {
   );
   switcher.addEventListener('submit', (e) => {
     e.preventDefault();
-    location.hash = `#/m/${select.value}${current === 'dashboard' ? '' : `/${current.split('/')[0]}`}`;
+    const stay = current === 'dashboard' || current === 'account' ? '' : `/${current.split('/')[0]}`;
+    location.hash = `#/m/${select.value}${stay}`;
   });
-  const sections = SECTIONS;
-  nav.append(
-    switcher,
+  nav.replaceChildren(
     h(
       'ul',
       {},
-      ...sections.map(([tail, label]) => {
+      ...SECTIONS.map(([tail, label]) => {
         const here = (tail.slice(1) || 'dashboard') === current;
         return h('li', {}, h('a', { href: `#/m/${merchantId}${tail}`, 'aria-current': here ? 'page' : false }, label));
       }),
     ),
+    // The sections first (what a phone shows without scrolling along); one merchant needs no switcher.
+    ...nodes(state.account.merchants.length > 1 ? switcher : null),
   );
 }
 
@@ -150,6 +158,7 @@ async function render(): Promise<void> {
     main.replaceChildren(heading, ...nodes(content));
     return heading;
   };
+  renderSession();
   if (r.name === 'setup' && 'token' in r) {
     renderNav(null);
     return setupView({ show, token: r.token, done: afterSignIn });
@@ -159,6 +168,13 @@ async function render(): Promise<void> {
     renderNav(null);
     return signInView({ show, done: afterSignIn });
   }
+  if (r.name === 'account') {
+    renderNav(state.merchantId ?? account.merchants[0]?.merchant_id ?? null, 'account');
+    return accountView({ show, reloadAccount: loadAccount }).catch((e: unknown) => {
+      if (!(e instanceof ApiError && e.status === 401))
+        show('Something went wrong', h('p', { class: 'error' }, explain(e)));
+    });
+  }
   if (!('merchantId' in r) || !r.merchantId || !('query' in r)) {
     const first = account.merchants[0];
     if (first) location.hash = `#/m/${first.merchant_id}`;
@@ -166,6 +182,7 @@ async function render(): Promise<void> {
     return;
   }
   const merchant = account.merchants.find((m) => m.merchant_id === r.merchantId);
+  if (merchant) state.merchantId = merchant.merchant_id;
   const view = VIEWS[r.name];
   renderNav(r.merchantId, r.name);
   if (!merchant || !view) {
@@ -185,9 +202,7 @@ async function render(): Promise<void> {
       poll = startPoll(fn, () => mine === generation);
       main.querySelector('h1')?.after(poll.line);
     },
-    async reloadAccount() {
-      state.account = await get('/cabinet/v1/account');
-    },
+    reloadAccount: loadAccount,
   };
   try {
     await view(ctx);
@@ -203,8 +218,12 @@ async function render(): Promise<void> {
         h('p', {}, 'This account has no such record. '),
         h('p', {}, h('a', { href: `#/m/${r.merchantId}/${r.name}` }, 'Back to the list')),
       );
-    else show('Something went wrong', h('p', { class: 'error' }, e instanceof Error ? e.message : String(e)));
+    else show('Something went wrong', h('p', { class: 'error' }, explain(e)));
   }
+}
+
+async function loadAccount(): Promise<void> {
+  state.account = await get('/cabinet/v1/account');
 }
 
 async function afterSignIn(notice?: string): Promise<void> {

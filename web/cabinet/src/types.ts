@@ -14,8 +14,14 @@ export type Payout = Answer<'get', '/cabinet/v1/merchants/{merchant_id}/payouts/
 export type DeliveryPage = Answer<'get', '/cabinet/v1/merchants/{merchant_id}/deliveries'>;
 export type Delivery = Answer<'get', '/cabinet/v1/merchants/{merchant_id}/deliveries/{delivery_id}'>;
 
+/** What the account's own view gets: no merchant, only the page's services. */
+export interface AccountContext {
+  show(title: string, ...content: Child[]): HTMLElement | null;
+  reloadAccount(): Promise<void>;
+}
+
 /** What a view gets: the merchant, the route's id and query, and the page's services. */
-export interface ViewContext {
+export interface ViewContext extends AccountContext {
   merchant: AccountMerchant;
   merchantId: string;
   id: string | undefined;

@@ -1,10 +1,10 @@
 // The owner's own account: the second factor (a QR code drawn here, never fetched), and what
 // comes with it.
 import QRCode from 'qrcode';
-import { ApiError, call, explain, get } from '../api';
+import { ApiError, call, explain, get, type Answer } from '../api';
 import { announce, errorBox, h, showError, table, type Child } from '../../../shared/dom';
 import { copyButton, when } from '../../../shared/format';
-import type { Account, ViewContext } from '../types';
+import type { Account, AccountContext } from '../types';
 
 function section(id: string, title: string, ...content: Child[]): HTMLElement {
   return h('section', { class: 'card', 'aria-labelledby': id }, h('h2', { id }, title), ...content);
@@ -22,91 +22,145 @@ function qrCode(uri: string): HTMLCanvasElement {
 }
 
 export function totpSection(
-  ctx: ViewContext,
+  ctx: AccountContext,
   account: Account,
   redraw: (recoveryCodes?: string[]) => Promise<void>,
   recoveryCodes?: string[],
 ): HTMLElement {
   const error = errorBox();
   const area = h('div', { class: 'stack' });
+  // One enrolment at a time: a second start would issue a new secret and void the scanned one.
+  const button = h('button', { type: 'button', id: 'totp-start' }, 'Set up a second factor');
   const start = async () => {
     showError(error, '');
+    button.disabled = true;
+    button.textContent = 'Setting up…';
     try {
       const e = await call('post', '/cabinet/v1/account/totp');
-      const code = h('input', {
-        id: 'totp-code',
-        name: 'code',
-        inputmode: 'numeric',
-        autocomplete: 'one-time-code',
-        pattern: '[0-9]{6}',
-        maxlength: 6,
-        required: true,
-      });
-      const form = h(
-        'form',
-        {},
-        h('p', {}, 'Scan the QR code with your authenticator app (or type the secret), then enter the code it shows.'),
-        qrCode(e.otpauth_uri),
-        h(
-          'dl',
-          { class: 'fields' },
-          h('dt', {}, 'Secret'),
-          h('dd', {}, h('code', { id: 'totp-secret' }, e.secret), ' ', copyButton(e.secret, 'the secret')),
-          h('dt', {}, 'Link'),
-          h('dd', {}, h('code', { class: 'wrap' }, e.otpauth_uri)),
-        ),
-        h('div', { class: 'field' }, h('label', { for: 'totp-code' }, 'Code from the app'), code),
-        h('button', { type: 'submit' }, 'Turn the second factor on'),
-      );
-      form.addEventListener('submit', async (ev) => {
-        ev.preventDefault();
-        showError(error, '');
-        try {
-          const on = await call('post', '/cabinet/v1/account/totp/confirm', { body: { code: code.value.trim() } });
-          await ctx.reloadAccount();
-          announce('The second factor is on: sign-in now asks for a code. Keep the recovery codes shown below.');
-          await redraw(on.recovery_codes);
-        } catch (err) {
-          showError(error, explain(err));
-        }
-      });
-      area.replaceChildren(form);
-      code.focus();
+      button.textContent = 'Setup under way: finish it below';
+      area.replaceChildren(enrolForm(e, error, ctx, redraw));
+      area.querySelector('input')?.focus();
     } catch (err) {
+      button.disabled = false;
+      button.textContent = 'Set up a second factor';
       showError(error, explain(err));
     }
   };
+  button.addEventListener('click', () => void start());
   return section(
     'totp-h',
-    'Second factor (your account)',
-    h(
-      'p',
-      {},
-      'Account ',
-      h('strong', {}, account.email),
-      ': ',
-      account.totp ? 'the second factor (TOTP) is on.' : 'the second factor is off.',
-    ),
+    'Second factor',
+    h('p', {}, account.totp ? 'The second factor (TOTP) is on.' : 'The second factor is off.'),
     error,
-    account.totp ? null : h('button', { type: 'button', onclick: () => void start() }, 'Set up a second factor'),
-    recoveryCodes?.length ? recoveryList(recoveryCodes) : null,
+    account.totp || recoveryCodes?.length ? null : button,
+    recoveryCodes?.length ? recoveryList(recoveryCodes, () => void redraw(), account.email) : null,
     area,
   );
 }
 
-/** The recovery codes, shown once at enrolment: each signs in once instead of a code. */
-function recoveryList(codes: string[]): HTMLElement {
-  return h(
+type Enrolment = Answer<'post', '/cabinet/v1/account/totp'>;
+
+function enrolForm(
+  e: Enrolment,
+  error: HTMLElement,
+  ctx: AccountContext,
+  redraw: (recoveryCodes?: string[]) => Promise<void>,
+): HTMLFormElement {
+  const code = h('input', {
+    id: 'totp-code',
+    name: 'code',
+    inputmode: 'numeric',
+    autocomplete: 'one-time-code',
+    pattern: '[0-9]{6}',
+    maxlength: 6,
+    required: true,
+  });
+  const submit = h('button', { type: 'submit' }, 'Turn the second factor on');
+  const form = h(
+    'form',
+    {},
+    h('p', {}, 'Scan the QR code with your authenticator app (or type the secret), then enter the code it shows.'),
+    qrCode(e.otpauth_uri),
+    h(
+      'dl',
+      { class: 'fields' },
+      h('dt', {}, 'Secret'),
+      h('dd', {}, h('code', { id: 'totp-secret' }, e.secret), ' ', copyButton(e.secret, 'the secret')),
+      h('dt', {}, 'Link'),
+      h('dd', {}, h('code', { class: 'wrap' }, e.otpauth_uri)),
+    ),
+    h('div', { class: 'field' }, h('label', { for: 'totp-code' }, 'Code from the app'), code),
+    submit,
+  );
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    showError(error, '');
+    submit.disabled = true;
+    try {
+      const on = await call('post', '/cabinet/v1/account/totp/confirm', { body: { code: code.value.trim() } });
+      await ctx.reloadAccount();
+      announce('The second factor is on: sign-in now asks for a code. Save the recovery codes shown below.');
+      await redraw(on.recovery_codes);
+    } catch (err) {
+      submit.disabled = false;
+      showError(error, explain(err));
+    }
+  });
+  return form;
+}
+
+const RECOVERY_HEADER = 'paygate cabinet: recovery codes. Each signs in once when the authenticator is lost.';
+
+/** The codes as a text file the browser saves (made here, nothing is sent anywhere). */
+function downloadLink(codes: string[], email: string): HTMLAnchorElement {
+  const text = `${RECOVERY_HEADER}\nAccount: ${email}\n\n${codes.join('\n')}\n`;
+  const href = URL.createObjectURL(new Blob([text], { type: 'text/plain' }));
+  return h('a', { class: 'button', href, download: 'paygate-recovery-codes.txt' }, 'Download (.txt)');
+}
+
+/**
+ * The recovery codes, shown once: each signs in once instead of a code. They stay until the owner
+ * says they are saved (downloaded, printed or copied), and leaving the page asks first.
+ */
+export function recoveryList(codes: string[], done: () => void, email = ''): HTMLElement {
+  // Leaving the page asks first while the codes are on screen (not once the page has moved on).
+  const leaving = (e: BeforeUnloadEvent) => {
+    if (box.isConnected) e.preventDefault();
+    else window.removeEventListener('beforeunload', leaving);
+  };
+  window.addEventListener('beforeunload', leaving);
+  const saved = h('input', { type: 'checkbox', id: 'codes-saved' });
+  const hide = h('button', { type: 'button', disabled: true }, 'Hide the codes');
+  saved.addEventListener('change', () => (hide.disabled = !saved.checked));
+  hide.addEventListener('click', () => {
+    window.removeEventListener('beforeunload', leaving);
+    announce('The recovery codes are hidden; they cannot be shown again.');
+    done();
+  });
+  const box = h(
     'div',
-    { class: 'stack', id: 'recovery-codes' },
+    { class: 'stack recovery-codes', id: 'recovery-codes' },
     h(
       'p',
       { class: 'warning' },
-      'Your recovery codes, shown this once: each signs you in once if the authenticator is lost. Keep them somewhere safe now.',
+      'Your recovery codes, shown this once: each signs you in once if the authenticator is lost. Save them now.',
     ),
     h('ul', { class: 'codes', 'aria-label': 'Recovery codes' }, ...codes.map((c) => h('li', {}, h('code', {}, c)))),
-    copyButton(codes.join('\n'), 'the recovery codes'),
+    h(
+      'div',
+      { class: 'actions no-print' },
+      downloadLink(codes, email),
+      h('button', { type: 'button', class: 'plain', onclick: () => window.print() }, 'Print'),
+      copyButton(codes.join('\n'), 'the recovery codes'),
+    ),
+    h(
+      'div',
+      { class: 'actions no-print' },
+      h('span', { class: 'check' }, saved, h('label', { for: 'codes-saved' }, 'I saved them')),
+      hide,
+    ),
   );
+  return box;
 }
 
 export function passwordSection(): HTMLElement {
@@ -201,4 +255,19 @@ export async function sessionsSection(): Promise<HTMLElement> {
   };
   await load();
   return section('sessions-h', 'Sessions', error, box);
+}
+
+/** "Account": the owner's own settings (second factor, password, sessions), apart from any merchant's. */
+export async function accountView(ctx: AccountContext): Promise<void> {
+  const redraw = async (recoveryCodes?: string[]) => {
+    const [account, sessions] = await Promise.all([get('/cabinet/v1/account'), sessionsSection()]);
+    ctx.show(
+      'Account',
+      h('p', { class: 'summary' }, 'Signed in as ', h('strong', {}, account.email), '.'),
+      totpSection(ctx, account, redraw, recoveryCodes),
+      passwordSection(),
+      sessions,
+    );
+  };
+  await redraw();
 }

@@ -3,6 +3,7 @@ import { get } from '../api';
 import { badge, h, link, numeric, table, type Child } from '../../../shared/dom';
 import { amount, assetName, when } from '../../../shared/format';
 import type { DeliveryPage, ViewContext } from '../types';
+import { canChange } from '../roles';
 import { subjectLink } from './deliveries';
 import { INVOICE_COLUMNS, invoiceRow, PAYOUT_COLUMNS, payoutRow } from './rows';
 
@@ -134,6 +135,7 @@ export async function dashboardView(ctx: ViewContext): Promise<void> {
       badge(merchant.approval),
       ' · API ',
       badge(merchant.enabled ? 'enabled' : 'disabled'),
+      canChange(merchant) ? null : ' · You are a viewer: you read, the owners change.',
     ),
     region,
   );

@@ -1,15 +1,15 @@
 // One invoice and one payout: detail views that poll and redraw only what changed.
 import { get } from '../api';
 import { announce, badge, fields, h, nodes, numeric, table, type Child } from '../../../shared/dom';
-import { amount, assetName, chainRef, copyButton, when } from '../../../shared/format';
-import { AWAITING, tokenAmount } from './rows';
+import { amount, assetName, chainRef, copyButton, price, when } from '../../../shared/format';
+import { AWAITING, statusBadges, tokenAmount } from './rows';
 import type { Invoice, Payout, ViewContext } from '../types';
 
 /** A page invoice's terms: its price, what it is for, the link the customer pays on. */
 function pageTerms(i: Invoice): Array<[string, Child]> {
   if (i.price === null) return [];
   return [
-    ['Price', amount(i.price, i.price_currency ?? 'USD')],
+    ['Price', price(i.price, i.price_currency ?? 'USD')],
     ['Description', i.description ?? '—'],
     [
       'Payment page',
@@ -44,7 +44,7 @@ function payment(i: Invoice): Array<[string, Child]> {
 function invoiceContent(i: Invoice): Child[] {
   return [
     fields([
-      ['Status', badge(i.status)],
+      ['Status', statusBadges(i)],
       ['Order', i.order_id],
       ['Invoice id', h('code', {}, i.invoice_id)],
       ...pageTerms(i),
@@ -74,7 +74,8 @@ function invoiceContent(i: Invoice): Child[] {
       ['Status', 'Since', 'How'],
       i.status_history.map((s) => [
         badge(s.status),
-        when(s.at),
+        // Steps of one payment can be seconds apart: the history shows the seconds.
+        when(s.at, '—', { seconds: true }),
         s.derived ? 'derived from the deposits and the clock' : 'recorded',
       ]),
       'none recorded.',

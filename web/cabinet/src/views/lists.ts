@@ -4,6 +4,7 @@ import { errorBox, h, link, showError, table } from '../../../shared/dom';
 import { assetName } from '../../../shared/format';
 import { INVOICE_STATUSES, PAYOUT_STATUSES } from '../statuses';
 import type { ViewContext } from '../types';
+import { canChange } from '../roles';
 import { INVOICE_COLUMNS, invoiceRow, PAYOUT_COLUMNS, payoutRow } from './rows';
 
 /** `YYYY-MM-DD` (a UTC day) as the start of that day, or of the day after (`plus` 1). */
@@ -145,12 +146,14 @@ export function invoicesView(ctx: ViewContext): Promise<void> {
     section: 'invoices',
     title: 'Invoices',
     statuses: INVOICE_STATUSES,
-    lead: h(
-      'p',
-      { class: 'actions lead' },
-      link(`#/m/${ctx.merchantId}/invoices/new`, 'New payment link', { class: 'button' }),
-      h('span', { class: 'hint' }, 'A price in dollars, paid in the token your customer picks.'),
-    ),
+    lead: canChange(ctx.merchant)
+      ? h(
+          'p',
+          { class: 'actions lead' },
+          link(`#/m/${ctx.merchantId}/invoices/new`, 'New payment link', { class: 'button' }),
+          h('span', { class: 'hint' }, 'A price in dollars, paid in the token your customer picks.'),
+        )
+      : undefined,
     read: (query) => get('/cabinet/v1/merchants/{merchant_id}/invoices', ctx.params, query as never),
     table: (rows) =>
       table(

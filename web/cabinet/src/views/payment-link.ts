@@ -4,6 +4,7 @@ import { ApiError, call, explain, get } from '../api';
 import { announce, errorBox, h, link, showError, type Child } from '../../../shared/dom';
 import { assetName, copyButton, when } from '../../../shared/format';
 import type { Merchant, ViewContext } from '../types';
+import { canChange, viewerNote } from '../roles';
 
 const EXPIRIES: Array<[number, string]> = [
   [3600, '1 hour'],
@@ -58,6 +59,10 @@ function refusal(e: unknown): string {
 }
 
 export async function paymentLinkView(ctx: ViewContext): Promise<void> {
+  if (!canChange(ctx.merchant)) {
+    ctx.show('New payment link', viewerNote());
+    return;
+  }
   const m = await get('/cabinet/v1/merchants/{merchant_id}', ctx.params);
   const error = errorBox();
   const result = h('div', { class: 'stack', role: 'status' });

@@ -4,6 +4,7 @@ import { call, explain, get } from '../api';
 import { announce, errorBox, fields, h, nodes, numeric, showError, table, type Child } from '../../../shared/dom';
 import { assetName, chainRef, copyButton, when } from '../../../shared/format';
 import type { Merchant, ViewContext } from '../types';
+import { canChange, viewerNote } from '../roles';
 
 function section(id: string, title: string, ...content: Child[]): HTMLElement {
   return h('section', { class: 'card', 'aria-labelledby': id }, h('h2', { id }, title), ...content);
@@ -100,6 +101,7 @@ export function webhookSection(ctx: ViewContext, m: Merchant): HTMLElement {
       showError(error, explain(err));
     }
   }
+  if (!canChange(ctx.merchant)) return section('webhook-h', 'Webhook endpoint', where, viewerNote());
   return section('webhook-h', 'Webhook endpoint', where, form, error, result);
 }
 

@@ -1,6 +1,7 @@
 // The rows of the invoice and payout tables (lists and dashboard alike).
 import { badge, h, link, numeric, type Child, type Column } from '../../../shared/dom';
-import { amount, chainRef, when } from '../../../shared/format';
+import { amount, chainRef, price, when } from '../../../shared/format';
+import { less } from '../../../shared/money';
 import type { InvoiceItem, PayoutItem } from '../types';
 
 /** A table cell holding an amount: right-aligned by the `num` class of its column. */
@@ -15,7 +16,13 @@ export const tokenAmount = (value: string | null, asset: string | null): Child =
 
 /** What the invoice asks: a page invoice's price in dollars, else the amount in its token. */
 const requested = (i: InvoiceItem): Child =>
-  i.price !== null ? amount(i.price, 'USD') : tokenAmount(i.amount_requested, i.asset);
+  i.price !== null ? price(i.price) : tokenAmount(i.amount_requested, i.asset);
+
+/** The status, and a warning beside it when more arrived than was asked (the owner may owe a refund). */
+export function statusBadges(i: Pick<InvoiceItem, 'status' | 'amount_requested' | 'amount_received'>): Child {
+  const over = i.amount_requested !== null && i.amount_received !== null && less(i.amount_requested, i.amount_received);
+  return over ? h('span', { class: 'badges' }, badge(i.status), ' ', badge('overpaid')) : badge(i.status);
+}
 
 export const INVOICE_COLUMNS: Column[] = ['Order', 'Status', numeric('Requested'), numeric('Received'), 'Created'];
 export const invoiceRow = (merchantId: string, i: InvoiceItem): Child[] => [
@@ -23,7 +30,7 @@ export const invoiceRow = (merchantId: string, i: InvoiceItem): Child[] => [
     link(`#/m/${merchantId}/invoices/${i.invoice_id}`, i.order_id),
     i.description ? h('span', { class: 'hint line' }, i.description) : null,
   ],
-  badge(i.status),
+  statusBadges(i),
   requested(i),
   tokenAmount(i.amount_received, i.asset),
   when(i.created_at),

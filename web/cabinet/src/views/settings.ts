@@ -1,10 +1,10 @@
-// Settings (the merchant's switches, its assets, the network fee payer, the second factor) and the
-// API keys.
+// The merchant's settings (its switches, its assets, the network fee payer, webhook and payout
+// rules) and the API keys. The owner's own account is apart, under "Account".
 import { call, explain, get } from '../api';
 import { announce, badge, errorBox, h, showError, table, type Child } from '../../../shared/dom';
 import { assetName, when } from '../../../shared/format';
 import type { Merchant, ViewContext } from '../types';
-import { passwordSection, sessionsSection, totpSection } from './account';
+import { canChange, viewerNote } from '../roles';
 import { payoutRulesSection, webhookSection } from './payout-settings';
 
 function section(id: string, title: string, ...content: Child[]): HTMLElement {
@@ -58,7 +58,7 @@ function merchantSection(ctx: ViewContext, m: Merchant, redraw: () => Promise<vo
         'dd',
         {},
         badge(m.enabled ? 'enabled' : 'disabled'),
-        m.enabled ? '' : ` by ${m.disabled_by.join(' and ')} (every API key answers 403 merchant_disabled)`,
+        m.enabled ? '' : ` by ${m.disabled_by.join(' and ')}: your shop's API keys are refused`,
         operatorOff ? h('p', {}, 'The operator disabled the merchant: only the operator can lift that stop.') : null,
       ),
       h('dt', {}, 'Approval by the operator'),
@@ -79,7 +79,11 @@ function merchantSection(ctx: ViewContext, m: Merchant, redraw: () => Promise<vo
       ),
     ),
     error,
-    h(
+    canChange(ctx.merchant) ? actions() : viewerNote(),
+    confirmArea,
+  );
+  function actions(): HTMLElement {
+    return h(
       'div',
       { class: 'actions' },
       h(
@@ -99,9 +103,8 @@ function merchantSection(ctx: ViewContext, m: Merchant, redraw: () => Promise<vo
       m.settings.network_fee_payer === 'customer'
         ? h('button', { type: 'button', onclick: () => void payer() }, 'Let the merchant pay the network fee')
         : null,
-    ),
-    confirmArea,
-  );
+    );
+  }
   function askToDisable(): void {
     const input = h('input', { id: 'confirm-name', name: 'confirm-name', autocomplete: 'off', required: true });
     const hint = h('p', { class: 'error', role: 'alert', hidden: true });
@@ -114,7 +117,7 @@ function merchantSection(ctx: ViewContext, m: Merchant, redraw: () => Promise<vo
         {},
         'Every API key of ',
         h('strong', {}, m.name),
-        ' answers 403 merchant_disabled from the next request: your shop stops taking payments and payouts.',
+        ' is refused from the next request: your shop stops taking payments and payouts.',
       ),
       h(
         'div',
@@ -157,7 +160,7 @@ function assetsSection(ctx: ViewContext, m: Merchant): HTMLElement {
           params: { ...ctx.params, asset: a.asset },
           body: { payments: box.checked },
         });
-        announce(`${a.asset}: ${r.payments ? 'received' : 'refused for new invoices'}.`);
+        announce(`${assetName(a.asset)}: ${r.payments ? 'received' : 'refused for new invoices'}.`);
       } catch (e) {
         box.checked = !box.checked;
         showError(error, explain(e));
@@ -182,14 +185,18 @@ function assetsSection(ctx: ViewContext, m: Merchant): HTMLElement {
         h(
           'div',
           { class: 'card danger-zone', role: 'group', 'aria-label': `Switch ${a.asset} off?` },
-          h('p', {}, `New invoices in ${assetName(a.asset)} will be refused (asset_disabled_by_merchant).`),
+          h('p', {}, `New invoices in ${assetName(a.asset)} will be refused until you switch it on again.`),
           h('div', { class: 'actions' }, yes, no),
         ),
       );
       yes.focus();
     });
     return [
-      h('span', { class: 'check' }, box, h('label', { for: id }, `Receive ${a.asset}`)),
+      canChange(ctx.merchant)
+        ? h('span', { class: 'check' }, box, h('label', { for: id }, `Receive ${a.asset}`))
+        : a.payments
+          ? 'received'
+          : 'switched off',
       assetName(a.asset),
       a.offered ? 'yes' : 'no (switched off by the operator)',
     ];
@@ -197,7 +204,7 @@ function assetsSection(ctx: ViewContext, m: Merchant): HTMLElement {
   return section(
     'assets-h',
     'Assets',
-    h('p', {}, 'An asset switched off here refuses new invoices with asset_disabled_by_merchant.'),
+    h('p', {}, 'An asset switched off here refuses new invoices; invoices already open still complete.'),
     error,
     confirm,
     table('Receiving per asset', ['Receive', 'Name', 'Offered by the operator'], rows, 'no asset.'),
@@ -205,22 +212,22 @@ function assetsSection(ctx: ViewContext, m: Merchant): HTMLElement {
 }
 
 export async function settingsView(ctx: ViewContext): Promise<void> {
-  const redraw = async (recoveryCodes?: string[]) => {
-    const [m, account] = await Promise.all([
-      get('/cabinet/v1/merchants/{merchant_id}', ctx.params),
-      get('/cabinet/v1/account'),
-    ]);
-    const [rules, sessions] = await Promise.all([payoutRulesSection(ctx, m), sessionsSection()]);
+  const redraw = async () => {
+    const m = await get('/cabinet/v1/merchants/{merchant_id}', ctx.params);
+    const rules = await payoutRulesSection(ctx, m);
     ctx.show(
       'Settings',
       merchantSection(ctx, m, () => redraw()),
       assetsSection(ctx, m),
       webhookSection(ctx, m),
       rules,
-      h('h2', { class: 'part' }, 'Your account'),
-      totpSection(ctx, account, redraw, recoveryCodes),
-      passwordSection(),
-      sessions,
+      h(
+        'p',
+        { class: 'hint' },
+        'Your password, second factor and sessions are under ',
+        h('a', { href: '#/account' }, 'Account'),
+        '.',
+      ),
     );
   };
   await redraw();
