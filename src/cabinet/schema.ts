@@ -311,7 +311,11 @@ const Period = {
   to: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: PERIOD_DESCRIPTIONS.to })),
 };
 
-const Search = (what: string) => Type.Optional(PrintableId(`Finds by ${what}: exact, case as stored`));
+const Search = (what: string) =>
+  Type.Optional({
+    ...PrintableId(`Finds by the start of ${what} (case as stored; ids exactly); at least 3 characters`),
+    minLength: 3,
+  });
 const AssetFilter = Type.Optional({ ...AssetCode, description: 'Only this asset, e.g. USDT_TRON' });
 
 export const InvoiceListQuery = Type.Object(

@@ -6,6 +6,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { afterKey } from '../db/keyset.js';
+import { byValue, startsWith } from '../db/portable.js';
 import type { DB, InvoiceStatus, PayoutStatus } from '../db/schema.js';
 import type { DeliveryStatus } from '../db/tables/webhooks.js';
 import type { PageKey } from '../http/pagination.js';
@@ -17,16 +18,17 @@ export type { Period } from './period.js';
 export interface ListFilter extends Period {
   status?: string;
   asset?: string;
-  /** An exact id, reference, address or transaction hash (store.ts's search of each table). */
+  /** The start of a reference, address or transaction hash, or an exact id (each table's search below). */
   q?: string;
 }
 
 /**
- * An invoice's or a payout's page, for `.where((eb) => listed(eb, merchantId, f, key, found))`:
+ * An invoice's or a payout's page, for `.where((eb) => listed(db, eb, merchantId, f, key, found))`:
  * the merchant's rows after the previous page's last one, of the status and asset and created in
  * the period when they are given, and matching the search.
  */
 function listed<TB extends 'invoices' | 'payouts'>(
+  db: Executor,
   eb: ExpressionBuilder<DB, TB>,
   merchantId: string,
   f: ListFilter,
@@ -34,7 +36,9 @@ function listed<TB extends 'invoices' | 'payouts'>(
   found: (q: string) => Expression<SqlBool>,
 ): Expression<SqlBool> {
   const created = eb.ref('created_at');
-  const conditions: Expression<SqlBool>[] = [sql<SqlBool>`${eb.ref('merchant_id')} = ${merchantId}`];
+  // A search is driven by its prefix indexes (the ids they find), not by walking the merchant's rows.
+  const merchant = f.q === undefined ? eb.ref('merchant_id') : byValue(db, 'merchant_id');
+  const conditions: Expression<SqlBool>[] = [sql<SqlBool>`${merchant} = ${merchantId}`];
   if (key) conditions.push(afterKey(eb, 'created_at', 'id', key, 'desc'));
   if (f.status) conditions.push(sql<SqlBool>`${eb.ref('status')} = ${f.status}`);
   if (f.asset) conditions.push(sql<SqlBool>`${eb.ref('asset')} = ${f.asset}`);
@@ -55,21 +59,33 @@ export async function pageInvoices(
     .selectFrom('invoices')
     .selectAll()
     .where((eb) =>
-      listed(eb, merchantId, f, key, (q) =>
+      listed(db, eb, merchantId, f, key, (q) =>
         eb.or([
-          eb('order_id', '=', q),
           eb('id', '=', q),
-          eb('address', '=', q),
-          // deposits_tx_log finds the hash; its invoice must be this merchant's (the outer scope).
           eb(
             'id',
             'in',
             eb
-              .selectFrom('deposits')
-              .select('invoice_id')
-              .where('tx_hash', '=', q)
-              .where('invoice_id', 'is not', null)
-              .$narrowType<{ invoice_id: string }>(),
+              .selectFrom('invoices as i')
+              .select('i.id')
+              .where('i.merchant_id', '=', merchantId)
+              .where(startsWith(db, sql.ref('i.order_id'), q))
+              .unionAll(
+                eb
+                  .selectFrom('invoices as i')
+                  .select('i.id')
+                  .where('i.merchant_id', '=', merchantId)
+                  .where(startsWith(db, sql.ref('i.address'), q)),
+              )
+              .unionAll(
+                eb
+                  .selectFrom('deposits as d')
+                  .select('d.invoice_id as id')
+                  .where('d.merchant_id', '=', merchantId)
+                  .where(startsWith(db, sql.ref('d.tx_hash'), q))
+                  .where('d.invoice_id', 'is not', null)
+                  .$narrowType<{ id: string }>(),
+              ),
           ),
         ]),
       ),
@@ -91,9 +107,18 @@ export async function pagePayouts(
     .selectFrom('payouts')
     .selectAll()
     .where((eb) =>
-      listed(eb, merchantId, f, key, (q) =>
-        eb.or([eb('reference', '=', q), eb('id', '=', q), eb('to_address', '=', q), eb('tx_hash', '=', q)]),
-      ),
+      listed(db, eb, merchantId, f, key, (q) => {
+        const by = (column: 'reference' | 'to_address' | 'tx_hash') =>
+          eb
+            .selectFrom('payouts as p')
+            .select('p.id')
+            .where('p.merchant_id', '=', merchantId)
+            .where(startsWith(db, sql.ref(`p.${column}`), q));
+        return eb.or([
+          eb('id', '=', q),
+          eb('id', 'in', by('reference').unionAll(by('to_address')).unionAll(by('tx_hash'))),
+        ]);
+      }),
     )
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')

@@ -3,7 +3,7 @@
  * executor the query runs on and gives the same meaning on both: SQLite's planner hints where
  * SQLite needs them, nothing on PostgreSQL, whose planner keeps statistics of its own.
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { engineOf } from './engine.js';
 import type { Executor } from './database.js';
 
@@ -61,4 +61,15 @@ export function idleTransactionLimit(db: Executor, ms: number): RawBuilder<unkno
   return engineOf(db) === 'sqlite'
     ? sql`null`
     : sql`set_config('idle_in_transaction_session_timeout', ${String(Math.round(ms))}, true)`;
+}
+
+/**
+ * `column` starts with `text` (case as stored), in a form each engine's index walks: on SQLite a
+ * range under its byte-wise BINARY order (`>= text AND < text || U+10FFFF`); on PostgreSQL
+ * `LIKE 'text%'` with `%`, `_` and `\` escaped, served by a `text_pattern_ops` index whatever the
+ * database's collation.
+ */
+export function startsWith(db: Executor, column: RawBuilder<unknown>, text: string): RawBuilder<SqlBool> {
+  if (engineOf(db) === 'sqlite') return sql<SqlBool>`(${column} >= ${text} and ${column} < ${`${text}\u{10FFFF}`})`;
+  return sql<SqlBool>`${column} like ${`${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`;
 }

@@ -6,6 +6,7 @@
 import { sql, type SqlBool } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { afterKey } from '../db/keyset.js';
+import { startsWith } from '../db/portable.js';
 import type { InvoiceStatus } from '../db/schema.js';
 import type { PageKey } from '../http/pagination.js';
 import type { InvoiceView } from '../invoices/schema.js';
@@ -100,7 +101,7 @@ export async function pageAwaiting(
   if (key) q = q.where((eb) => afterKey(eb, 'created_at', 'id', key, 'desc'));
   if (f.q !== undefined) {
     const text = f.q;
-    q = q.where((eb) => eb.or([eb('order_id', '=', text), eb('id', '=', text)]));
+    q = q.where((eb) => eb.or([startsWith(db, sql.ref('order_id'), text), eb('id', '=', text)]));
   }
   if (f.from) q = q.where('created_at', '>=', f.from);
   if (f.to) q = q.where('created_at', '<', f.to);

@@ -59,9 +59,17 @@ describe("an owner's invoices", () => {
 
     for (const q of ['order-paid', paid.invoice_id, paid.address, tx])
       expect(ids(await call(`/invoices?q=${q}`)), q).toEqual([paid.invoice_id]);
-    // Exact, as stored: a prefix or another case finds nothing.
-    expect(ids(await call(`/invoices?q=order-pai`))).toEqual([]);
+    // The start of each, case as stored; ids exactly; fewer than 3 characters is refused.
+    for (const q of ['order-pai', paid.address.slice(0, 6), tx.slice(0, 8)])
+      expect(ids(await call(`/invoices?q=${q}`)), q).toEqual([paid.invoice_id]);
     expect(ids(await call(`/invoices?q=${tx.toUpperCase()}`))).toEqual([]);
+    expect(ids(await call(`/invoices?q=${paid.invoice_id.slice(0, 8)}`))).toEqual([]);
+    const short = await call('/invoices?q=or');
+    expect([short.status, short.body.error.code, short.body.error.details]).toEqual([
+      400,
+      'validation_failed',
+      [expect.objectContaining({ path: 'query.q' })],
+    ]);
     expect(ids(await call('/invoices?asset=USDC_TRON'))).toEqual([other.invoice_id]);
     expect(ids(await call('/invoices?asset=USDT_TRON&q=order-usdc'))).toEqual([]);
 
@@ -122,7 +130,8 @@ describe("an owner's payouts", () => {
     const found = (q: string) =>
       call(`/payouts?${q}`).then((r) => r.body.data.map((p: { payout_id: string }) => p.payout_id));
     for (const q of ['rent-may', id, to]) expect(await found(`q=${q}`), q).toEqual([id]);
-    expect(await found('q=rent')).toEqual([]);
+    expect(await found('q=rent')).toEqual([id]);
+    expect(await found('q=Rent')).toEqual([]);
     expect(await found('asset=USDC_TRON')).toEqual([]);
     expect(await found('asset=USDT_TRON&status=rejected')).toEqual([id]);
   });

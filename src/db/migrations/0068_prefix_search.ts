@@ -9,6 +9,7 @@ import { sql, type Kysely } from 'kysely';
 const INDEXES = [
   ['invoices_search_order', 'invoices', 'order_id'],
   ['invoices_search_address', 'invoices', 'address'],
+  ['page_invoices_search_order', 'page_invoices', 'order_id'],
   ['deposits_search_tx', 'deposits', 'tx_hash'],
   ['payouts_search_reference', 'payouts', 'reference'],
   ['payouts_search_address', 'payouts', 'to_address'],
