@@ -38,6 +38,7 @@ export const ENGINE_INDEPENDENT: readonly string[] = [
   'test/unit/config-unsafe-values.test.ts',
   'test/unit/engine-independent.test.ts',
   'test/unit/ids.test.ts',
+  'test/wallet/hd-libsecp256k1.slow.test.ts',
 ];
 
 /**

@@ -2,6 +2,7 @@
  * The test tiers (vitest projects), decided by what a test file imports rather than by a list kept
  * by hand, so a new file lands in the right tier by itself:
  * - `soak`: test/soak (long runs under load);
+ * - `slow`: files named `*.slow.test.ts` (exhaustive comparisons, minutes of CPU);
  * - `end-to-end`: the folders that start `serve`, the demo, nginx or sqlmap as processes;
  * - `browser`: files that drive Chromium (they reach playwright-core);
  * - `devnet`: files that reach the simulated TRON node (src/devnet);
@@ -14,7 +15,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
-export const TIERS = ['unit', 'integration', 'devnet', 'browser', 'end-to-end', 'soak'] as const;
+export const TIERS = ['unit', 'integration', 'devnet', 'browser', 'end-to-end', 'soak', 'slow'] as const;
 export type Tier = (typeof TIERS)[number];
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -76,6 +77,7 @@ export function reach(file: string): Set<string> {
 
 export function tierOf(file: string): Tier {
   if (file.startsWith('test/soak/')) return 'soak';
+  if (file.endsWith('.slow.test.ts')) return 'slow';
   if (END_TO_END_FOLDERS.some((folder) => file.startsWith(folder))) return 'end-to-end';
   const reached = [...reach(file)];
   if (reached.some((f) => f.startsWith('playwright'))) return 'browser';

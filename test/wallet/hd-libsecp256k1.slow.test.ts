@@ -1,5 +1,5 @@
 /**
- * Slow tier (runs with PAYGATE_SLOW_TESTS=1): 100,000 deposit addresses of a fresh wallet by
+ * The slow tier (`npm test` runs it; `npm run test:fast` does not): 100,000 deposit addresses of a fresh wallet by
  * libsecp256k1 against @scure/bip32's CKDpub, address for address (~80 s, most of it @scure/bip32).
  */
 import { randomInt } from 'node:crypto';
@@ -10,7 +10,7 @@ import { DepositKeyChain, generateMnemonic, publicInfoOf, tronAddressOfPublicKey
 
 const COUNT = 100_000;
 
-describe.skipIf(process.env.PAYGATE_SLOW_TESTS !== '1')('deposit addresses by libsecp256k1, slow tier', () => {
+describe('deposit addresses by libsecp256k1, slow tier', () => {
   it(`equal @scure/bip32 for ${COUNT.toLocaleString('en')} indices of a fresh wallet`, { timeout: 600_000 }, () => {
     const xpub = publicInfoOf(generateMnemonic()).depositXpub;
     const chain = new DepositKeyChain(xpub);
