@@ -1440,6 +1440,11 @@ export interface operations {
               enabled: boolean;
               /** @description Whose switch is off: "operator" (merchant disable) and/or "owner" (the cabinet); [] when enabled. Each side moves only its own. */
               disabled_by: ('operator' | 'owner')[];
+              /**
+               * @description owner: everything; viewer: reads, reports and exports only (changes answer 403 role_not_allowed)
+               * @enum {string}
+               */
+              role: 'owner' | 'viewer';
             }[];
           };
         };
@@ -1478,7 +1483,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token */
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed) */
       403: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -1620,7 +1625,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token */
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed) */
       403: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -5455,7 +5460,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token */
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed) */
       403: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
