@@ -53,6 +53,7 @@ import * as m0055 from './migrations/0055_second_factor_guard.js';
 import * as m0056 from './migrations/0056_hot_wallet_transfers.js';
 import * as m0057 from './migrations/0057_gap_watch_window.js';
 import * as m0058 from './migrations/0058_hot_wallet_acknowledgements.js';
+import * as m0062 from './migrations/0062_refunds.js';
 
 /** The last migration that PostgreSQL's baseline covers: its schema is SQLite's after this one. */
 export const POSTGRES_BASELINE = '0047_derivation_gaps';
@@ -113,6 +114,7 @@ export const AFTER_BASELINE: Record<string, EngineMigration> = {
   '0056_hot_wallet_transfers': m0056,
   '0057_gap_watch_window': m0057,
   '0058_hot_wallet_acknowledgements': m0058,
+  '0062_refunds': m0062,
 };
 
 /** Every migration by the name recorded in `kysely_migration` on both engines. */

@@ -10,6 +10,7 @@ import type { DerivationGapTables } from './tables/derivation-gaps.js';
 import type { HotWalletTables } from './tables/hot-wallet.js';
 import type { OperatorTokenTables } from './tables/operator-tokens.js';
 import type { PayoutWorkerTables } from './tables/payout-worker.js';
+import type { RefundTables } from './tables/refunds.js';
 import type { SweeperTables } from './tables/sweeper.js';
 import type { WatcherTables } from './tables/watcher.js';
 import type { WebhookTables } from './tables/webhooks.js';
@@ -368,7 +369,8 @@ export interface DB
     OperatorTokenTables,
     AccountingTables,
     CabinetTables,
-    HotWalletTables {
+    HotWalletTables,
+    RefundTables {
   worker_lease: WorkerLeaseTable;
   deposits: DepositsTable;
   events: EventsTable;
