@@ -16,6 +16,7 @@ import { keyRoutes } from './routes/keys.js';
 import { merchantRoutes } from './routes/merchants.js';
 import { moneyRoutes } from './routes/money.js';
 import { payoutRoutes } from './routes/payouts.js';
+import { refundRoutes } from './routes/refunds.js';
 import { reportRoutes } from './routes/reports.js';
 import { walletRoutes } from './routes/wallet.js';
 import type { ConsoleServer } from './context.js';
@@ -39,6 +40,7 @@ export async function operatorConsole(app: ConsoleServer, s: Services): Promise<
   await moneyRoutes(app, s);
   await assetRoutes(app, s);
   await payoutRoutes(app, s);
+  await refundRoutes(app, s);
   await deliveryRoutes(app, s);
   await walletRoutes(app, s);
   await reportRoutes(app, s);

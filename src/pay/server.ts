@@ -17,7 +17,7 @@ import { buildSurface, type ApiServer } from '../http/surface.js';
 import { packageRoot } from '../paths.js';
 import type { Services } from '../services.js';
 import { payDocument } from './openapi.js';
-import { registerPayRoutes } from './routes.js';
+import { registerPayRoutes, registerRefundClaimRoutes } from './routes.js';
 import type { PageDeps } from './service.js';
 
 /** The built page (`npm run build` bundles web/pay there). */
@@ -58,6 +58,7 @@ export async function buildPayServer(
     noStore: true,
   });
   await registerPayRoutes(app, pageDeps(services));
+  await registerRefundClaimRoutes(app, pageDeps(services));
   await registerPage(app, opts.pageDir ?? PAY_PAGE_DIR());
   return app;
 }

@@ -76,6 +76,7 @@ export async function releaseReservation(trx: Tx, clock: Clock, row: RefundRow, 
 /** Called for every payout transition: the refund of a refund payout follows it. */
 export async function followPayout(trx: Tx, clock: Clock, payout: PayoutsTable): Promise<void> {
   if (!payout.reference.startsWith(REFUND_REFERENCE)) return;
+  // The refund row names its payout: a merchant's own payout with such a reference moves nothing.
   const to: RefundStatus | null =
     payout.status === 'confirmed'
       ? 'sent'

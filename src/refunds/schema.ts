@@ -39,6 +39,9 @@ export const CreateRefundBody = Type.Object(
 );
 export type CreateRefundBody = Static<typeof CreateRefundBody>;
 
+export const CREATE_REFUND_DESCRIPTION =
+  '`asset` defaults to the invoice’s (or names the asset of one of its foreign deposits). The amount is at most what the invoice credited in that asset minus its refunds not canceled, expired or failed (422 refund_exceeds_received); the amount plus the asset’s payout fee is reserved from the available balance at once (422 insufficient_balance). 201 with status awaiting_address and the claim_url to send the customer, valid 30 days; `refund.created` is sent. 404 invoice_not_found for an invoice not of this merchant.';
+
 export const RefundParams = Type.Object({ refund_id: Uuid('The refund') }, { additionalProperties: false });
 
 export const RefundListQuery = Type.Object(

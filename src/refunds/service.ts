@@ -17,7 +17,9 @@ import { writeTx, type Db, type Executor, type Tx } from '../db/database.js';
 import type { RefundStatus } from '../db/tables/refunds.js';
 import { AppError, validationFailed } from '../errors.js';
 import { payoutFeeAt, payoutFeeFor } from '../fees/payout.js';
-import type { PageRequest } from '../http/pagination.js';
+import { payUrl } from '../config.js';
+import { decodeCursor, DEFAULT_PAGE_LIMIT, toPage } from '../http/pagination.js';
+import type { Services } from '../services.js';
 import { findInvoice, type InvoiceRow } from '../invoices/store.js';
 import { post } from '../ledger/service.js';
 import { findMerchant } from '../merchants/store.js';
@@ -151,8 +153,20 @@ export interface RefundQuery {
   status?: RefundStatus;
 }
 
-export async function refundList(db: Executor, q: RefundQuery, page: PageRequest): Promise<RefundView[]> {
-  return (await listRefunds(db, { ...q, limit: page.limit, after: page.after })).map(refundView);
+/** A page of refunds, newest first. */
+export async function refundPage(
+  db: Executor,
+  filter: RefundQuery,
+  q: { limit?: number; cursor?: string },
+): Promise<{ data: RefundView[]; next_cursor: string | null }> {
+  const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
+  const rows = await listRefunds(db, { ...filter, limit: limit + 1, after: decodeCursor(q.cursor) });
+  return toPage(rows.map(refundView), limit, (r) => ({ at: r.created_at, id: r.refund_id }));
+}
+
+/** The refund dependencies from the services: claim links on the page's public address. */
+export function refundDeps(s: Services): RefundDeps {
+  return { db: s.db, clock: s.clock, catalog: s.catalog, payUrl: () => s.payUrl?.() ?? payUrl(s.config) };
 }
 
 /** The expiry job: refunds still without an address at expires_at end, their reservation released. */
