@@ -27,7 +27,12 @@ export default class RefundCreate extends PaygateCommand {
     const ctx = await this.context();
     const db = ctx.database.db;
     const inv = await invoiceOfAnyMerchant(db, args.invoice);
-    const deps = { db, clock: ctx.clock, catalog: loadCatalog(ctx.config.tronNetwork), payUrl: () => payUrl(ctx.config) };
+    const deps = {
+      db,
+      clock: ctx.clock,
+      catalog: loadCatalog(ctx.config.tronNetwork),
+      payUrl: () => payUrl(ctx.config),
+    };
     const body = {
       amount: flags.amount,
       ...(flags.asset ? { asset: flags.asset } : {}),

@@ -57,7 +57,8 @@ export async function registerRefundClaimRoutes(app: ApiServer, deps: PageDeps):
         operationId: 'getRefundClaim',
         tags: ['refunds'],
         summary: 'What the refund claim page shows',
-        description: 'The merchant, the order, the amount and asset, the status and the address once given. 404 refund_not_found.',
+        description:
+          'The merchant, the order, the amount and asset, the status and the address once given. 404 refund_not_found.',
         params: RefundParams,
         response: { 200: ClaimViewSchema, ...errorResponses(400, 404, 429) },
       },

@@ -130,7 +130,10 @@ export async function giveAddress(
       if (row.address !== null && sameAddress(row, address)) return { view: await claimView(trx, row), created: false };
       const now = clock.now();
       if (row.status !== 'awaiting_address' || row.expires_at <= now.toISOString())
-        throw new AppError('refund_not_claimable', `This refund is ${row.status === 'awaiting_address' ? 'expired' : row.status}`);
+        throw new AppError(
+          'refund_not_claimable',
+          `This refund is ${row.status === 'awaiting_address' ? 'expired' : row.status}`,
+        );
       if (await isOwnAddress(trx, address))
         throw new AppError('refund_address_not_allowed', 'This address belongs to the payment gateway itself');
       const payout = await makePayout(trx, clock, row, address, now);

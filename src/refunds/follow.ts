@@ -20,13 +20,15 @@ export const REFUND_REFERENCE = 'refund-';
 export const reserveRef = (id: string) => `refund:${id}`;
 export const releaseRef = (id: string) => `refund-release:${id}`;
 
+/** `refund.created` for a new refund (awaiting_address), else `refund.<status>`. */
 export async function refundEvent(trx: Tx, clock: Clock, row: RefundRow): Promise<void> {
+  const name = row.status === 'awaiting_address' ? 'created' : row.status;
   await recordEvent(trx, clock, {
     merchantId: row.merchant_id,
-    type: `refund.${row.status}`,
+    type: `refund.${name}`,
     subjectId: row.id,
     data: refundView(row),
-    key: `refund:${row.id}:${row.status}`,
+    key: `refund:${row.id}:${name}`,
   });
 }
 
@@ -55,7 +57,10 @@ export async function closeUnclaimed(
   actor: string,
 ): Promise<RefundRow> {
   if (row.status !== 'awaiting_address')
-    throw new AppError('invalid_state', `Refund ${row.id} is ${row.status}; only one awaiting its address can be ${to}`);
+    throw new AppError(
+      'invalid_state',
+      `Refund ${row.id} is ${row.status}; only one awaiting its address can be ${to}`,
+    );
   const next = await moveRefundTo(trx, clock, row, to);
   await releaseReservation(trx, clock, row, actor);
   return next;

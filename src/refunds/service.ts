@@ -28,7 +28,15 @@ import { AmountError, parseAmount } from '../money.js';
 import { assertPayoutAsset, assertPayoutsSwitchedOn } from '../payouts/assets.js';
 import { closeUnclaimed, refundEvent, reserveRef } from './follow.js';
 import type { CreateRefundBody, RefundView } from './schema.js';
-import { findRefund, foreignCredited, insertRefund, listRefunds, liveRefunded, overdueRefunds, type RefundRow } from './store.js';
+import {
+  findRefund,
+  foreignCredited,
+  insertRefund,
+  listRefunds,
+  liveRefunded,
+  overdueRefunds,
+  type RefundRow,
+} from './store.js';
 import { refundView } from './view.js';
 
 /** How long the customer has to give an address. */
@@ -57,7 +65,8 @@ async function creditedIn(db: Executor, inv: InvoiceRow, asset: string): Promise
 
 /** Until exceptions are recorded, no exception can be cited. */
 async function assertException(_trx: Tx, _inv: InvoiceRow, exceptionId: string | undefined): Promise<void> {
-  if (exceptionId !== undefined) throw validationFailed('body.exception_id', 'is not an open exception of this invoice');
+  if (exceptionId !== undefined)
+    throw validationFailed('body.exception_id', 'is not an open exception of this invoice');
 }
 
 export async function createRefund(

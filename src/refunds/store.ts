@@ -84,7 +84,12 @@ export async function moveRefund(
 }
 
 /** What a foreign deposit at the invoice's address credited in `asset` (after its fee), base units. */
-export async function foreignCredited(db: Executor, merchantId: string, address: string, asset: string): Promise<bigint> {
+export async function foreignCredited(
+  db: Executor,
+  merchantId: string,
+  address: string,
+  asset: string,
+): Promise<bigint> {
   const rows = await db
     .selectFrom('deposits')
     .select('credited_amount')

@@ -1,7 +1,13 @@
 /** The console's refunds: `refund create|list|cancel` over HTTP. */
 import { Type } from '@sinclair/typebox';
 import { invoiceOfAnyMerchant } from '../../refunds/operator.js';
-import { CREATE_REFUND_DESCRIPTION, CreateRefundBody, RefundListQuery, RefundParams, RefundSchema } from '../../refunds/schema.js';
+import {
+  CREATE_REFUND_DESCRIPTION,
+  CreateRefundBody,
+  RefundListQuery,
+  RefundParams,
+  RefundSchema,
+} from '../../refunds/schema.js';
 import { cancelRefund, createRefund, getRefund, refundDeps, refundPage } from '../../refunds/service.js';
 import type { Services } from '../../services.js';
 import { actorOf, type ConsoleServer } from '../context.js';
