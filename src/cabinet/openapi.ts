@@ -21,6 +21,7 @@ const TAGS = [
   { name: 'merchants', description: "The account's merchants, their switches and balances" },
   { name: 'invoices', description: 'Invoices and deposits, as the merchant API shows them' },
   { name: 'payouts', description: 'Payouts, as the merchant API shows them' },
+  { name: 'refunds', description: 'Refunds of invoices through a claim link for the customer' },
   { name: 'keys', description: 'API keys of a merchant (never a secret)' },
   { name: 'webhooks', description: 'The webhook delivery log with every attempt' },
   { name: 'reports', description: 'Accounting exports of the merchant over a period (CSV or JSON)' },
