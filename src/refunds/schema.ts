@@ -33,7 +33,10 @@ export const CreateRefundBody = Type.Object(
     amount: AmountText('Amount to send back, plain decimal text; the payout fee is reserved on top'),
     asset: Type.Optional(AssetCode),
     reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
-    exception_id: Type.Optional(Uuid('An open exception of this invoice that the refund answers')),
+    exception_id: Type.Optional({
+      ...Uuid('An open exception of this invoice that the refund answers'),
+      examples: ['0b7e4f2a-5c1d-4e8b-9a3f-6d2c1b0e9f87'],
+    }),
   },
   { additionalProperties: false, title: 'CreateRefundRequest' },
 );

@@ -4337,6 +4337,7 @@ export interface operations {
           /**
            * Format: uuid
            * @description An open exception of this invoice that the refund answers
+           * @example 0b7e4f2a-5c1d-4e8b-9a3f-6d2c1b0e9f87
            */
           exception_id?: string;
         };
