@@ -17,6 +17,8 @@ export const ERROR_STATUS = {
   merchant_not_found: 404,
   api_key_not_found: 404,
   delivery_not_found: 404,
+  /** No refund of this merchant (or, on the claim page, at all) has this id. */
+  refund_not_found: 404,
   /** Cabinet: no live session of this account has this id (ended, expired, or another account's). */
   session_not_found: 404,
   asset_not_found: 404,
@@ -41,6 +43,10 @@ export const ERROR_STATUS = {
   reference_conflict: 409,
   /** CLI and console: the transfer named to settle a held payout has another asset, address or amount. */
   transfer_mismatch: 422,
+  /** Claim page: the refund already has another address. */
+  refund_address_already_set: 409,
+  /** Claim page: the refund was canceled or is past its expires_at. */
+  refund_not_claimable: 409,
   asset_required: 422,
   no_payable_assets: 422,
   asset_not_offered: 422,
@@ -65,6 +71,10 @@ export const ERROR_STATUS = {
   address_not_whitelisted: 422,
   /** Added in docs/changelog.md: amount plus payout fee exceeds the available balance. */
   insufficient_balance: 422,
+  /** The refund exceeds what the invoice credited in that asset minus its live refunds. */
+  refund_exceeds_received: 422,
+  /** Claim page: the address is one of paygate's own (a deposit address, the hot wallet). */
+  refund_address_not_allowed: 422,
   rate_limited: 429,
   /**
    * Cabinet sign-in only, and only after the right password: 10 wrong second-factor codes in a row

@@ -23,6 +23,7 @@ const TAGS = [
   { name: 'invoices', description: 'Invoices and deposits, as the merchant API shows them' },
   { name: 'payouts', description: 'Payouts, as the merchant API shows them' },
   { name: 'members', description: "The merchant's people: owners invite and remove viewers" },
+  { name: 'refunds', description: 'Refunds of invoices through a claim link for the customer' },
   { name: 'keys', description: 'API keys of a merchant (never a secret)' },
   { name: 'webhooks', description: 'The webhook delivery log with every attempt' },
   { name: 'exceptions', description: 'Payments that went wrong and what was done about them' },

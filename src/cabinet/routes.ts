@@ -11,6 +11,7 @@ import type { CabinetDeps } from './context.js';
 import { memberRoutes } from './member-routes.js';
 import { merchantRoutes } from './merchant-routes.js';
 import { pageInvoiceRoutes } from './page-invoice-routes.js';
+import { refundRoutes } from './refund-routes.js';
 import { reportRoutes } from './report-routes.js';
 import { securityRoutes } from './security-routes.js';
 import { sessionRoutes } from './session-routes.js';
@@ -25,6 +26,7 @@ export async function registerCabinetRoutes(app: ApiServer, deps: CabinetDeps): 
   await activityRoutes(app, deps);
   await exceptionRoutes(app, deps);
   await pageInvoiceRoutes(app, deps);
+  await refundRoutes(app, deps);
   await settingsRoutes(app, deps);
   // The page shows its Reports view because the served document lists these paths.
   await reportRoutes(app, deps);

@@ -55,6 +55,7 @@ import * as m0057 from './migrations/0057_gap_watch_window.js';
 import * as m0058 from './migrations/0058_hot_wallet_acknowledgements.js';
 import * as m0059 from './migrations/0059_receipt_emails.js';
 import * as m0060 from './migrations/0060_exceptions.js';
+import * as m0062 from './migrations/0062_refunds.js';
 import * as m0065 from './migrations/0065_payout_hold_transfer.js';
 import * as m0067 from './migrations/0067_member_roles.js';
 import * as m0068 from './migrations/0068_prefix_search.js';
@@ -120,6 +121,7 @@ export const AFTER_BASELINE: Record<string, EngineMigration> = {
   '0058_hot_wallet_acknowledgements': m0058,
   '0059_receipt_emails': m0059,
   '0060_exceptions': m0060,
+  '0062_refunds': m0062,
   '0065_payout_hold_transfer': m0065,
   '0067_member_roles': m0067,
   '0068_prefix_search': m0068,

@@ -11,6 +11,7 @@ import type { ExceptionTables } from './tables/exceptions.js';
 import type { HotWalletTables } from './tables/hot-wallet.js';
 import type { OperatorTokenTables } from './tables/operator-tokens.js';
 import type { PayoutWorkerTables } from './tables/payout-worker.js';
+import type { RefundTables } from './tables/refunds.js';
 import type { SweeperTables } from './tables/sweeper.js';
 import type { WatcherTables } from './tables/watcher.js';
 import type { WebhookTables } from './tables/webhooks.js';
@@ -382,7 +383,8 @@ export interface DB
     AccountingTables,
     CabinetTables,
     HotWalletTables,
-    ExceptionTables {
+    ExceptionTables,
+    RefundTables {
   worker_lease: WorkerLeaseTable;
   deposits: DepositsTable;
   events: EventsTable;

@@ -17,6 +17,7 @@ import { merchantRoutes } from './routes/merchants.js';
 import { moneyRoutes } from './routes/money.js';
 import { exceptionRoutes } from './routes/exceptions.js';
 import { payoutRoutes } from './routes/payouts.js';
+import { refundRoutes } from './routes/refunds.js';
 import { reportRoutes } from './routes/reports.js';
 import { walletRoutes } from './routes/wallet.js';
 import type { ConsoleServer } from './context.js';
@@ -41,6 +42,7 @@ export async function operatorConsole(app: ConsoleServer, s: Services): Promise<
   await assetRoutes(app, s);
   await payoutRoutes(app, s);
   await exceptionRoutes(app, s);
+  await refundRoutes(app, s);
   await deliveryRoutes(app, s);
   await walletRoutes(app, s);
   await reportRoutes(app, s);

@@ -23,6 +23,7 @@ const TAGS = [
   { name: 'money', description: 'Service fees, the payout whitelist and ledger corrections of a merchant' },
   { name: 'assets', description: "The asset catalog, the operator's switches and the fees of each asset" },
   { name: 'payouts', description: 'Payout review, cancellation and halts' },
+  { name: 'refunds', description: 'Refunds of invoices: create, list, cancel' },
   { name: 'deliveries', description: 'Webhook deliveries: list, show with attempts, resend' },
   { name: 'wallet', description: 'The hot wallet, its payout limits, and sweeps into it' },
   { name: 'exceptions', description: 'Payments and payouts that need a person: list and resolve' },

@@ -22,7 +22,10 @@ export function payDocument(config: Config): SurfaceDocument {
         ? { url: payUrl(config), description: 'This installation (PAY_PUBLIC_URL)' }
         : { url: '/', description: 'The host that served this document (set PAY_PUBLIC_URL to name it)' },
     ],
-    tags: [{ name: 'payment page', description: "A page invoice as its customer sees it, and the customer's choice" }],
+    tags: [
+      { name: 'payment page', description: "A page invoice as its customer sees it, and the customer's choice" },
+      { name: 'refunds', description: "A refund's claim link: the customer gives the address" },
+    ],
     securitySchemes: {},
     security: [],
     descriptions: DESCRIPTIONS,

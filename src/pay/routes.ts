@@ -1,9 +1,14 @@
-/** The customer's routes of the payment page's listener: GET the page's view, POST the choice of the token. */
+/**
+ * The customer's routes of the payment page's listener: GET the page's view, POST the choice of the
+ * token; and a refund's claim link.
+ */
 import { errorResponses } from '../http/schemas.js';
 import type { ApiServer } from '../http/surface.js';
 import { chooseAsset, getPayView, leaveReceiptEmail } from './customer.js';
 import { languageOf } from './languages.js';
 import { ChooseAssetBody, InvoiceIdParams, PayViewSchema, ReceiptEmailBody } from './schema.js';
+import { getClaim, giveAddress } from '../refunds/claim.js';
+import { ClaimAddressBody, ClaimViewSchema, RefundParams } from '../refunds/schema.js';
 import type { PageDeps } from './service.js';
 
 export async function registerPayRoutes(app: ApiServer, deps: PageDeps): Promise<void> {
@@ -61,6 +66,45 @@ export async function registerPayRoutes(app: ApiServer, deps: PageDeps): Promise
       const language = req.body.language ?? languageOf(req.headers);
       await leaveReceiptEmail(deps, req.params.invoice_id, req.body.email, language);
       return reply.code(204).send();
+    },
+  );
+}
+
+/** The refund claim link's routes: what the customer sees, and the address the customer gives. */
+export async function registerRefundClaimRoutes(app: ApiServer, deps: PageDeps): Promise<void> {
+  app.get(
+    '/pay/v1/refunds/:refund_id',
+    {
+      schema: {
+        operationId: 'getRefundClaim',
+        tags: ['refunds'],
+        summary: 'What the refund claim page shows',
+        description:
+          'The merchant, the order, the amount and asset, the status and the address once given. 404 refund_not_found.',
+        params: RefundParams,
+        response: { 200: ClaimViewSchema, ...errorResponses(400, 404, 429) },
+      },
+    },
+    async (req) => getClaim(deps.db, req.params.refund_id),
+  );
+
+  app.post(
+    '/pay/v1/refunds/:refund_id/address',
+    {
+      schema: {
+        operationId: 'giveRefundAddress',
+        tags: ['refunds'],
+        summary: 'The customer gives the TRON address the refund is sent to (final)',
+        description:
+          '201 with the address, the refund then `requested` and its payout made; the same address again is 200; another is 409 refund_address_already_set; not a TRON address 400 at body.address; one of the gateway’s own addresses 422 refund_address_not_allowed; canceled or past expires_at 409 refund_not_claimable.',
+        params: RefundParams,
+        body: ClaimAddressBody,
+        response: { 200: ClaimViewSchema, 201: ClaimViewSchema, ...errorResponses(400, 404, 409, 413, 415, 422, 429) },
+      },
+    },
+    async (req, reply) => {
+      const { view, created } = await giveAddress(deps.db, deps.clock, req.params.refund_id, req.body.address);
+      return reply.code(created ? 201 : 200).send(view);
     },
   );
 }

@@ -20,7 +20,7 @@ import type { Executor } from '../db/database.js';
 import { payErrorPage } from './not-found.js';
 import { payDocument } from './openapi.js';
 import { findPageInvoice } from './store.js';
-import { registerPayRoutes } from './routes.js';
+import { registerPayRoutes, registerRefundClaimRoutes } from './routes.js';
 import type { PageDeps } from './service.js';
 
 /** The built page (`npm run build` bundles web/pay there). */
@@ -63,6 +63,7 @@ export async function buildPayServer(
     errorPage: payErrorPage,
   });
   await registerPayRoutes(app, pageDeps(services));
+  await registerRefundClaimRoutes(app, pageDeps(services));
   await registerPage(app, opts.pageDir ?? PAY_PAGE_DIR(), services.db);
   return app;
 }

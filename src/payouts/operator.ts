@@ -13,6 +13,7 @@ import type { PayoutStatus } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { PageKey } from '../http/pagination.js';
 import { requireMerchant } from '../merchants/service.js';
+import { refundOfPayout } from '../refunds/store.js';
 import { assertWhitelisted } from '../whitelist/service.js';
 import { PAYOUT_STATUSES } from './schema.js';
 import { findPayoutForOperator, listPayoutsForOperator, type PayoutRow } from './store.js';
@@ -61,7 +62,9 @@ export async function approvePayout(
     if (row.hold_reason !== null && HELD.includes(row.status)) return releaseHold(trx, clock, actor, row);
     requirePending(row, 'approved');
     // An address removed from the whitelist since the request is not paid: reject the payout instead.
-    await assertWhitelisted(trx, row.merchant_id, row.asset, row.to_address, clock.now());
+    // A refund's payout pays the customer's address, which no whitelist holds.
+    if (!(await refundOfPayout(trx, row.id)))
+      await assertWhitelisted(trx, row.merchant_id, row.asset, row.to_address, clock.now());
     const at = clock.now().toISOString();
     const { row: next } = await transitionPayout(trx, clock, row, {
       to: 'approved',

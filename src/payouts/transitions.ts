@@ -4,7 +4,8 @@
  *   1. the status compare-and-set: the row moves only from the state it was read in (a concurrent
  *      change, e.g. a cancel racing the worker, makes it fail before anything else is written);
  *   2. the ledger entries of the new state;
- *   3. the `payout.<status>` event with the Payout object, keyed per transition.
+ *   3. the `payout.<status>` event with the Payout object, keyed per transition;
+ *   4. a refund payout's refund follows it (src/refunds/follow.ts).
  *
  *   pending_review → approved | rejected           operator (`payout approve|reject|cancel`)
  *   approved → queued | rejected                   worker picks it (rejected: whitelist entry gone) | cancel
@@ -24,6 +25,7 @@ import type { Tx } from '../db/database.js';
 import type { PayoutStatus } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import { heldReservation, post } from '../ledger/service.js';
+import { followPayout } from '../refunds/follow.js';
 import { recordEvent } from '../webhooks/outbox.js';
 import type { PayoutView } from './schema.js';
 import { updatePayoutStatus, type PayoutRow } from './store.js';
@@ -136,5 +138,7 @@ export async function transitionPayout(
     data: view,
     key: eventKey(next),
   });
+  // 4. A refund's payout: the refund follows it in the same transaction.
+  await followPayout(trx, clock, next);
   return { row: next, view };
 }

@@ -153,7 +153,7 @@ export function depositRecord(r: DepositReportRow, merchantName: string): Deposi
 }
 
 /** What booked a ledger entry: a deposit's credit, a payout's money, or an operator's correction. */
-export type LedgerSource = 'deposit' | 'payout' | 'correction';
+export type LedgerSource = 'deposit' | 'payout' | 'refund' | 'correction';
 
 export function sourceOf(e: { payout_id: string | null; source_ref: string | null }): {
   source: LedgerSource;
@@ -161,6 +161,9 @@ export function sourceOf(e: { payout_id: string | null; source_ref: string | nul
 } {
   if (e.payout_id !== null) return { source: 'payout', reference: e.payout_id };
   if (e.source_ref?.startsWith('deposit:')) return { source: 'deposit', reference: e.source_ref.slice(8) };
+  // A refund's reservation and its release (cancel, expiry, or moved to its payout).
+  const refund = /^refund(?:-release)?:(.+)$/.exec(e.source_ref ?? '');
+  if (refund) return { source: 'refund', reference: refund[1]! };
   if (e.source_ref?.startsWith('correction:')) return { source: 'correction', reference: e.source_ref.slice(11) };
   return { source: 'correction', reference: e.source_ref };
 }

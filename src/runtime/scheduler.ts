@@ -9,6 +9,7 @@ import { scanHorizon } from '../watcher/store.js';
 import { pruneDeliveryLog } from '../webhooks/service.js';
 import { reservesJob } from '../reserves/operations.js';
 import { keyExpiryJob } from '../keys/operations.js';
+import { expireRefunds } from '../refunds/service.js';
 import { LeaseLostError } from './lease.js';
 
 export interface Job {
@@ -32,6 +33,8 @@ export function defaultJobs(s: Services): Job[] {
   return [
     { name: 'invoice-expiry', schedule: '*/5 * * * * *', run: expiry },
     { name: 'webhook-log-prune', schedule: '0 17 3 * * *', run: () => pruneDeliveryLog(s.db, s.clock) },
+    // A refund's claim link lasts 30 days: a minute's delay in ending it is nothing.
+    { name: 'refund-expiry', schedule: '23 * * * * *', run: () => expireRefunds(s.db, s.clock) },
     reservesJob(s),
     keyExpiryJob(s),
   ];

@@ -27,6 +27,7 @@ interface Records {
   payoutId: string;
   deliveryId: string;
   deliveryIds: string[];
+  refundId: string;
   token: string;
 }
 
@@ -56,8 +57,21 @@ async function account(email: string, name: string): Promise<Records> {
     .orderBy('merchant_seq')
     .execute();
   expect(deliveries).toHaveLength(2);
+  // A refund of the invoice, as its row (no credit to refund here; its routes are what is tested).
+  const refundId = randomUUID();
+  const at = t.clock.now().toISOString();
+  await db
+    .insertInto('refunds')
+    .values({
+      ...{ id: refundId, merchant_id: id, invoice_id: invoice.body.invoice_id, asset: 'USDT_TRON', decimals: 6 },
+      ...{ amount: '1', fee_amount: '0', fee_schedule_id: null, reason: null, exception_id: null },
+      ...{ status: 'canceled', claim_url: `http://pay/pay/refund/${refundId}`, address: null, payout_id: null },
+      ...{ created_by: 'test', created_at: at, expires_at: at, updated_at: at },
+    })
+    .execute();
   const owner = await t.owner(email, [id]);
   return {
+    refundId,
     merchantId: id,
     key,
     keyId: key.slice(3, 19),
@@ -135,6 +149,7 @@ function recordIds(): Record<string, [theirs: string, absent: string, code: stri
     invoice_id: [a.invoiceId, randomUUID(), 'invoice_not_found'],
     payout_id: [a.payoutId, randomUUID(), 'payout_not_found'],
     key_id: [a.keyId, '0123456789abcdef', 'api_key_not_found'],
+    refund_id: [a.refundId, randomUUID(), 'refund_not_found'],
     delivery_id: [a.deliveryId, `dlv_${'0'.repeat(24)}`, 'delivery_not_found'],
   };
 }

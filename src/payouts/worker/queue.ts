@@ -2,7 +2,8 @@
  * Step 1 of the payout worker (worker.ts): whether an approved payout may be queued for signing.
  * Its merchant must be enabled, by the operator and by the owner (else it waits), its address still whitelisted and past the entry's
  * delay before first use (else it waits or is rejected), and never one of this gateway's own
- * addresses (rejected: it would be credited to no one).
+ * addresses (rejected: it would be credited to no one). A refund's payout (the one a refund row
+ * names) has no whitelist entry and needs none.
  */
 import { recordAudit } from '../../audit/store.js';
 import type { Clock } from '../../clock.js';
@@ -10,6 +11,7 @@ import type { Tx } from '../../db/database.js';
 import { isOwnAddress } from '../../addresses/store.js';
 import { findMerchant } from '../../merchants/store.js';
 import { disabledBy, merchantEnabled } from '../../merchants/switches.js';
+import { refundOfPayout } from '../../refunds/store.js';
 import { liveEntry } from '../../whitelist/store.js';
 import { findPayoutForOperator, type PayoutRow } from '../store.js';
 import { transitionPayout } from '../transitions.js';
@@ -33,6 +35,12 @@ export async function queueApprovedPayout(trx: Tx, clock: Clock, row: PayoutRow,
     return false;
   }
   const own = await isOwnAddress(trx, cur.to_address);
+  // A refund pays the customer's address, never whitelisted: the customer cannot wait out a delay.
+  // Known by its refund row, not by its reference (a merchant may choose any reference).
+  if (!own && (await refundOfPayout(trx, cur.id))) {
+    await transitionPayout(trx, clock, cur, { to: 'queued', actor, patch: { wait_reason: null } });
+    return true;
+  }
   const entry = await liveEntry(trx, cur.merchant_id, cur.asset, cur.to_address);
   if (!own && entry && entry.usable_from > clock.now().toISOString()) {
     // Removed and added again since the approval: the new entry's delay before first use
