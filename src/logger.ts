@@ -53,13 +53,14 @@ const SECRET_KEY_PARTS = [
 ];
 /**
  * Values that are secrets whatever their key: an API key, an extended key (xprv/xpub/tprv/tpub),
- * a webhook signing secret (`whsec_` + base64: whoever reads it can forge webhooks to a merchant;
- * it was missing here, so in a message or an error's message it reached the log in clear).
+ * a webhook signing secret (`whsec_` + base64: whoever reads it can forge webhooks to a merchant),
+ * an operator token (`op_<id>_<secret>`: whoever reads it runs the console).
  */
 const SECRET_VALUES = [
   /sk_[0-9a-f]{16}_[A-Za-z0-9_-]{20,}/g,
   /\b[xt](prv|pub)[1-9A-HJ-NP-Za-km-z]{100,}/g,
   /whsec_[A-Za-z0-9+/]{16,}={0,2}/g,
+  /\bop_[0-9a-f]{16}_[A-Za-z0-9_-]{20,}/g,
 ];
 const MAX_DEPTH = 32;
 

@@ -7,6 +7,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
+import { generateOperatorToken } from '../../src/operators/format.js';
 import { newSecret } from '../../src/webhooks/signing.js';
 
 describe('a webhook secret in log text', () => {
@@ -21,5 +22,19 @@ describe('a webhook secret in log text', () => {
     expect(chunks).toHaveLength(3);
     expect(text).not.toContain(secret.slice(6));
     expect(text).toContain('endpoint re-signed with [redacted]');
+  });
+});
+
+describe('an operator token in log text', () => {
+  it('is redacted in the message and in an error message', () => {
+    const chunks: string[] = [];
+    const log = createLogger('trace', new Writable({ write: (c, _e, done) => (chunks.push(String(c)), done()) }));
+    const { token, secret } = generateOperatorToken();
+    log.warn(`console call with Bearer ${token}`);
+    log.error({ err: new Error(`refused ${token}`) }, 'console');
+    const text = chunks.join('');
+    expect(chunks).toHaveLength(2);
+    expect(text).not.toContain(secret);
+    expect(text).toContain('console call with Bearer [redacted]');
   });
 });

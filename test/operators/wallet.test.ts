@@ -49,6 +49,10 @@ describe('wallet', () => {
       payouts_waiting: [],
     });
     expect(r.body.deposit_xpub).toMatch(/^xpub/);
+    const { token } = await t.issueToken('dashboard', { readOnly: true });
+    const readOnly = await t.call('/admin/v1/wallet', { token });
+    expect(readOnly.status, readOnly.text).toBe(200);
+    expect(readOnly.body).toMatchObject({ hot_address: r.body.hot_address, deposit_xpub: null });
     expect(r.body.in_deposit_addresses).toContainEqual({ asset: 'USDT_TRON', amount: '0' });
   });
 

@@ -37,7 +37,11 @@ export async function walletRoutes(app: ConsoleServer, s: Services): Promise<voi
         response: { 200: WalletSchema, ...errors(409) },
       },
     },
-    async () => walletOverview(s.db, s.chain, s.catalog),
+    async (req) => {
+      const wallet = await walletOverview(s.db, s.chain, s.catalog);
+      // The xpub names every merchant's deposit addresses: a dashboard's token has no need of it.
+      return req.operator?.readOnly ? { ...wallet, deposit_xpub: null } : wallet;
+    },
   );
 
   app.put(

@@ -8,7 +8,12 @@ export const WalletSchema = Type.Object(
   {
     hot_address: Type.String(),
     hot_path: Type.String(),
-    deposit_xpub: Type.String({ description: 'Extended public key of the deposit account (never the seed)' }),
+    deposit_xpub: Nullable(
+      Type.String({
+        description:
+          'Extended public key of the deposit account (never the seed); null to a read-only token: it names every deposit address of every merchant',
+      }),
+    ),
     deposit_path: Type.String(),
     deposit_addresses_in_use: Type.Integer(),
     next_index: Type.Integer({ description: 'Next deposit derivation index to hand out' }),
