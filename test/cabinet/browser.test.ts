@@ -119,7 +119,13 @@ describe.skipIf(!present)('the cabinet page in Chromium', () => {
 
     await page.getByRole('link', { name: 'Account' }).click();
     await heading('Account');
-    await page.getByRole('button', { name: 'Set up a second factor' }).click();
+    // The enrolment asks for the current password first; a wrong one is said in words, signed in still.
+    const factor = page.getByRole('region', { name: 'Second factor' });
+    await factor.getByLabel('Current password').fill('not the password at all');
+    await factor.getByRole('button', { name: 'Set up a second factor' }).click();
+    await factor.getByRole('alert').filter({ hasText: 'The current password is not right.' }).waitFor();
+    await factor.getByLabel('Current password').fill(PASSWORD);
+    await factor.getByRole('button', { name: 'Set up a second factor' }).click();
     const secret = (await page.locator('#totp-secret').textContent()) as string;
     // The enrolment runs once: its button is off while it runs, so no second secret is issued.
     expect(await page.locator('#totp-start').isDisabled()).toBe(true);
