@@ -234,7 +234,7 @@ describe.skipIf(!present)('the cabinet page in Chromium', () => {
     // Switching an asset off is confirmed first: nothing changes until then.
     expect(await usdt.isChecked()).toBe(true);
     await page.getByRole('button', { name: 'Stop receiving USDT_TRON' }).click();
-    await page.getByRole('status').filter({ hasText: 'USDT_TRON: refused for new invoices' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'USDT · TRC-20: refused for new invoices' }).waitFor();
     const refused = await api(t.url, '/v1/invoices', {
       key: shop.key,
       body: { order_id: 'after-switch', asset: 'USDT_TRON', amount: '1', expires_in: 600 },
@@ -245,7 +245,7 @@ describe.skipIf(!present)('the cabinet page in Chromium', () => {
     await heading('Settings');
     expect(await page.getByLabel('Receive USDT_TRON').isChecked()).toBe(false);
     await page.getByLabel('Receive USDT_TRON').check();
-    await page.getByRole('status').filter({ hasText: 'USDT_TRON: received' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'USDT · TRC-20: received' }).waitFor();
     const accepted = await api(t.url, '/v1/invoices', {
       key: shop.key,
       body: { order_id: 'after-switch', asset: 'USDT_TRON', amount: '1', expires_in: 600 },
