@@ -20,6 +20,7 @@ import {
   OWNER_PASSWORD,
   signIn,
   startBrowserFixture,
+  violations,
   type BrowserFixture,
 } from './browser-fixture.js';
 
@@ -184,6 +185,7 @@ describe.skipIf(!chromiumPresent)('what owners expect, in the cabinet page', () 
 
     // Off with the password and a code: an old recovery code no longer counts; a new one does.
     await factor.getByRole('button', { name: 'Turn off the second factor' }).click();
+    expect(await violations(page), 'the form that turns the second factor off').toEqual([]);
     await factor.getByLabel('Current password').fill(OWNER_PASSWORD);
     await factor.getByLabel('Code', { exact: true }).fill(codes[1] as string);
     await factor.getByRole('button', { name: 'Turn the second factor off' }).click();

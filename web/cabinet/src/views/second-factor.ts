@@ -137,7 +137,7 @@ function enrolForm(e: Enrolment, error: HTMLElement, ctx: AccountContext, redraw
 function changeForm(label: string, close: () => void, ...content: HTMLElement[]): HTMLFormElement {
   return h(
     'form',
-    { class: 'narrow', novalidate: true, 'aria-label': label },
+    { class: 'narrow factor-change', novalidate: true, 'aria-label': label },
     ...content,
     h(
       'div',
