@@ -119,7 +119,13 @@ describe.skipIf(!present)('the cabinet page in Chromium', () => {
 
     await page.getByRole('link', { name: 'Account' }).click();
     await heading('Account');
-    await page.getByRole('button', { name: 'Set up a second factor' }).click();
+    // The enrolment asks for the current password first; a wrong one is said in words, signed in still.
+    const factor = page.getByRole('region', { name: 'Second factor' });
+    await factor.getByLabel('Current password').fill('not the password at all');
+    await factor.getByRole('button', { name: 'Set up a second factor' }).click();
+    await factor.getByRole('alert').filter({ hasText: 'The current password is not right.' }).waitFor();
+    await factor.getByLabel('Current password').fill(PASSWORD);
+    await factor.getByRole('button', { name: 'Set up a second factor' }).click();
     const secret = (await page.locator('#totp-secret').textContent()) as string;
     // The enrolment runs once: its button is off while it runs, so no second secret is issued.
     expect(await page.locator('#totp-start').isDisabled()).toBe(true);
@@ -228,7 +234,7 @@ describe.skipIf(!present)('the cabinet page in Chromium', () => {
     // Switching an asset off is confirmed first: nothing changes until then.
     expect(await usdt.isChecked()).toBe(true);
     await page.getByRole('button', { name: 'Stop receiving USDT_TRON' }).click();
-    await page.getByRole('status').filter({ hasText: 'USDT_TRON: refused for new invoices' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'USDT · TRC-20: refused for new invoices' }).waitFor();
     const refused = await api(t.url, '/v1/invoices', {
       key: shop.key,
       body: { order_id: 'after-switch', asset: 'USDT_TRON', amount: '1', expires_in: 600 },
@@ -239,7 +245,7 @@ describe.skipIf(!present)('the cabinet page in Chromium', () => {
     await heading('Settings');
     expect(await page.getByLabel('Receive USDT_TRON').isChecked()).toBe(false);
     await page.getByLabel('Receive USDT_TRON').check();
-    await page.getByRole('status').filter({ hasText: 'USDT_TRON: received' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'USDT · TRC-20: received' }).waitFor();
     const accepted = await api(t.url, '/v1/invoices', {
       key: shop.key,
       body: { order_id: 'after-switch', asset: 'USDT_TRON', amount: '1', expires_in: 600 },

@@ -116,6 +116,7 @@ describe.skipIf(!chromiumPresent)('the cabinet page at phone and desk widths, li
         await page.getByRole('link', { name: 'Account' }).click();
         await heading(page, 'Account');
         await check('account');
+        await page.getByRole('region', { name: 'Second factor' }).getByLabel('Current password').fill(OWNER_PASSWORD);
         await page.getByRole('button', { name: 'Set up a second factor' }).click();
         await page.getByRole('img', { name: /QR code/ }).waitFor();
         await check('second factor enrolment');

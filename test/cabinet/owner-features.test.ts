@@ -3,7 +3,7 @@
  * filter, the payer's address and the status history, payout reasons, dashboard totals, webhook
  * self-service (URL, secret once, test event, deliveries linked), the whitelist and limits, the
  * password change, the sessions with "end this session", recovery codes at enrolment and sign-in
- * with one.
+ * with one, new recovery codes and turning the second factor off (each after the password).
  */
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
@@ -20,6 +20,7 @@ import {
   OWNER_PASSWORD,
   signIn,
   startBrowserFixture,
+  violations,
   type BrowserFixture,
 } from './browser-fixture.js';
 
@@ -114,9 +115,11 @@ describe.skipIf(!chromiumPresent)('what owners expect, in the cabinet page', () 
       .waitFor();
   }, 60_000);
 
-  it('enrols the second factor with recovery codes, signs in with one, and ends another session', async () => {
+  it('enrols the second factor with recovery codes, signs in with one, ends another session, makes new codes and turns it off', async () => {
     await page.goto(`${f.cabinet}/#/account`);
     await heading(page, 'Account');
+    const factor = page.getByRole('region', { name: 'Second factor' });
+    await factor.getByLabel('Current password').fill(OWNER_PASSWORD);
     await page.getByRole('button', { name: 'Set up a second factor' }).click();
     await page.getByRole('img', { name: /QR code/ }).waitFor();
     const secret = (await page.locator('#totp-secret').textContent()) as string;
@@ -164,23 +167,54 @@ describe.skipIf(!chromiumPresent)('what owners expect, in the cabinet page', () 
     await other.reload();
     await heading(other, 'Sign in');
     await other.context().close();
+
+    // New recovery codes after the password (a wrong one is said in words, and nothing is made).
+    await factor.getByRole('button', { name: 'New recovery codes' }).click();
+    await factor.getByLabel('Current password').fill('not it at all, sorry');
+    await factor.getByRole('button', { name: 'Make new recovery codes' }).click();
+    await factor.getByRole('alert').filter({ hasText: 'The current password is not right.' }).waitFor();
+    await factor.getByLabel('Current password').fill(OWNER_PASSWORD);
+    await factor.getByRole('button', { name: 'Make new recovery codes' }).click();
+    await list.waitFor();
+    const renewed = await list.locator('code').allTextContents();
+    expect(renewed.length).toBe(10);
+    expect(renewed).not.toContain(codes[1]);
+    await page.getByLabel('I saved them').check();
+    await page.getByRole('button', { name: 'Hide the codes' }).click();
+    await list.waitFor({ state: 'detached' });
+
+    // Off with the password and a code: an old recovery code no longer counts; a new one does.
+    await factor.getByRole('button', { name: 'Turn off the second factor' }).click();
+    expect(await violations(page), 'the form that turns the second factor off').toEqual([]);
+    await factor.getByLabel('Current password').fill(OWNER_PASSWORD);
+    await factor.getByLabel('Code', { exact: true }).fill(codes[1] as string);
+    await factor.getByRole('button', { name: 'Turn the second factor off' }).click();
+    await factor.getByRole('alert').filter({ hasText: 'That code is not right' }).waitFor();
+    await factor.getByLabel('Code', { exact: true }).fill(renewed[0] as string);
+    await factor.getByRole('button', { name: 'Turn the second factor off' }).click();
+    await factor.getByText('The second factor is off.').waitFor();
+    const plain = await api(f.cabinet, '/cabinet/v1/sessions', { body: { email: f.email, password: OWNER_PASSWORD } });
+    expect(plain.status, plain.text).toBe(201);
+    // Every password check above counts against the account's sign-in limit: a new minute of it.
+    f.t.clock.advance(60_000);
   }, 120_000);
 
   it('changes the password; a refusal clears the earlier success message', async () => {
     await page.goto(`${f.cabinet}/#/account`);
     await heading(page, 'Account');
-    await page.getByLabel('Current password').fill(OWNER_PASSWORD);
+    const passwordForm = page.getByRole('region', { name: 'Password', exact: true });
+    await passwordForm.getByLabel('Current password').fill(OWNER_PASSWORD);
     await page.getByLabel('New password', { exact: true }).fill(`${OWNER_PASSWORD} 1`);
     await page.getByLabel('Repeat the new password').fill(`${OWNER_PASSWORD} 1`);
     await page.getByRole('button', { name: 'Change the password' }).click();
     await page.getByRole('status').filter({ hasText: 'The password is changed' }).waitFor();
-    await page.getByLabel('Current password').fill('not it at all, sorry');
+    await passwordForm.getByLabel('Current password').fill('not it at all, sorry');
     await page.getByLabel('New password', { exact: true }).fill(`${OWNER_PASSWORD} 2`);
     await page.getByLabel('Repeat the new password').fill(`${OWNER_PASSWORD} 2`);
     await page.getByRole('button', { name: 'Change the password' }).click();
     await page.getByRole('alert').filter({ hasText: 'The current password is not right' }).waitFor();
     expect(await page.locator('#status').textContent()).toBe('');
-    await page.getByLabel('Current password').fill(`${OWNER_PASSWORD} 1`);
+    await passwordForm.getByLabel('Current password').fill(`${OWNER_PASSWORD} 1`);
     await page.getByRole('button', { name: 'Change the password' }).click();
     await page.getByRole('status').filter({ hasText: 'The password is changed' }).waitFor();
     const old = await api(f.cabinet, '/cabinet/v1/sessions', { body: { email: f.email, password: OWNER_PASSWORD } });

@@ -97,7 +97,8 @@ export async function call<M extends Method, P extends PathOf<M>>(
   if (res.ok) return data as Answer<M, P>;
   const error = new ApiError(res.status, data);
   error.retryAfter = res.headers.get('retry-after');
-  if (res.status === 401 && !opts.quiet) onSignedOut();
+  // A wrong current password is a refusal of this change; the session itself is still good.
+  if (res.status === 401 && !opts.quiet && error.code !== 'current_password_incorrect') onSignedOut();
   throw error;
 }
 
