@@ -348,6 +348,50 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/cabinet/v1/merchants/{merchant_id}/members': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The accounts that hold the merchant, by email, with their role
+     * @description Owners only (403 role_not_allowed for a viewer).
+     */
+    get: operations['listMembers'];
+    put?: never;
+    /**
+     * Invite a viewer: reads, reports and exports of this merchant only
+     * @description An email without an account gets one, with a one-time setup link (24 h) in the answer, shown once; an existing account is granted at once (no link). Inviting again changes nothing. 409 invalid_state for an account the operator disabled, or one that is an owner of the merchant already.
+     */
+    post: operations['inviteMember'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cabinet/v1/merchants/{merchant_id}/members/{account_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove a viewer, or leave the merchant yourself
+     * @description The account's next request for this merchant is merchant_not_found. Another owner is the operator's to remove, and the last owner never leaves: both 409 invalid_state. 404 owner_not_found for an account that does not hold the merchant.
+     */
+    delete: operations['removeMember'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/cabinet/v1/merchants/{merchant_id}/invoices': {
     parameters: {
       query?: never;
@@ -1078,7 +1122,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token */
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed) */
       403: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -1275,7 +1319,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token */
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed) */
       403: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -1396,6 +1440,11 @@ export interface operations {
               enabled: boolean;
               /** @description Whose switch is off: "operator" (merchant disable) and/or "owner" (the cabinet); [] when enabled. Each side moves only its own. */
               disabled_by: ('operator' | 'owner')[];
+              /**
+               * @description owner: everything; viewer: reads, reports and exports only (changes answer 403 role_not_allowed)
+               * @enum {string}
+               */
+              role: 'owner' | 'viewer';
             }[];
           };
         };
@@ -1434,7 +1483,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token */
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed) */
       403: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -1576,7 +1625,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token */
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed) */
       403: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -1723,7 +1772,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token */
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed) */
       403: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -1861,7 +1910,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token */
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed) */
       403: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -2053,7 +2102,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token */
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed) */
       403: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -2590,7 +2639,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token */
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed) */
       403: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -2743,7 +2792,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token */
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed) */
       403: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -3142,6 +3191,439 @@ export interface operations {
       };
       /** @description Not found (also for another account's merchant, or another merchant's record) */
       404: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description rate_limited: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listMembers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Merchant id */
+        merchant_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /**
+               * Format: uuid
+               * @description Account id
+               */
+              account_id: string;
+              email: string;
+              /**
+               * @description owner: everything; viewer: reads, reports and exports only (changes answer 403 role_not_allowed)
+               * @enum {string}
+               */
+              role: 'owner' | 'viewer';
+              /** @enum {string} */
+              status: 'setup_pending' | 'active' | 'disabled';
+              /** Format: date-time */
+              granted_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
+      400: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description unauthorized: wrong credentials, or a missing, ended, expired or used token (one body whatever the cause) */
+      401: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed) */
+      403: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found (also for another account's merchant, or another merchant's record) */
+      404: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description rate_limited: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  inviteMember: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Merchant id */
+        merchant_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          email: string;
+          /**
+           * @description Owners invite viewers; owners are made by the operator
+           * @enum {string}
+           */
+          role: 'viewer';
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /**
+             * Format: uuid
+             * @description Account id
+             */
+            account_id: string;
+            email: string;
+            /**
+             * @description owner: everything; viewer: reads, reports and exports only (changes answer 403 role_not_allowed)
+             * @enum {string}
+             */
+            role: 'owner' | 'viewer';
+            /** @description A new account only: its one-time setup token (24 h), shown this once */
+            setup_token: string | null;
+            /** @description A new account only: the setup link to hand to the person invited */
+            setup_url: string | null;
+          };
+        };
+      };
+      /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
+      400: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description unauthorized: wrong credentials, or a missing, ended, expired or used token (one body whatever the cause) */
+      401: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed) */
+      403: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found (also for another account's merchant, or another merchant's record) */
+      404: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description invalid_state: the request does not fit the current state */
+      409: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description rate_limited: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  removeMember: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Merchant id */
+        merchant_id: string;
+        /** @description Account id */
+        account_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Removed */
+      204: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
+      400: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description unauthorized: wrong credentials, or a missing, ended, expired or used token (one body whatever the cause) */
+      401: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed) */
+      403: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found (also for another account's merchant, or another merchant's record) */
+      404: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description invalid_state: the request does not fit the current state */
+      409: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
           'X-Request-Id'?: string;
@@ -3613,7 +4095,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token */
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed) */
       403: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -4978,7 +5460,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token */
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed) */
       403: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -5177,7 +5659,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token */
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed) */
       403: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -5305,7 +5787,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token */
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed) */
       403: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
