@@ -109,7 +109,7 @@ export async function exceptionsView(ctx: ViewContext): Promise<void> {
           'button',
           {
             type: 'button',
-            class: 'small secondary',
+            class: 'small',
             'aria-label': `Resolve ${kindWords(e.kind)}, invoice ${e.invoice_id?.slice(0, 8) ?? ''}`,
             onclick: () => choose(e),
           },
