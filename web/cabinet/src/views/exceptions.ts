@@ -17,9 +17,12 @@ const KIND_WORDS: Record<string, string> = {
 
 export const kindWords = (kind: string): string => KIND_WORDS[kind] ?? kind.replace(/_/g, ' ');
 
-/** The invoice an exception is about, linked by the start of its id. */
+/** The end of an invoice id: its start is a time, alike for invoices made close together. */
+const idTail = (id: string): string => `…${id.slice(-8)}`;
+
+/** The invoice an exception is about, linked by the end of its id. */
 export const invoiceLink = (merchantId: string, invoiceId: string | null): Child =>
-  invoiceId ? link(`#/m/${merchantId}/invoices/${invoiceId}`, `Invoice ${invoiceId.slice(0, 8)}`) : '—';
+  invoiceId ? link(`#/m/${merchantId}/invoices/${invoiceId}`, `Invoice ${idTail(invoiceId)}`) : '—';
 
 /** What was done, or that nothing was yet. */
 export const outcome = (e: Pick<ExceptionItem, 'resolution' | 'resolved_at'>): Child =>
@@ -110,7 +113,7 @@ export async function exceptionsView(ctx: ViewContext): Promise<void> {
           {
             type: 'button',
             class: 'small',
-            'aria-label': `Resolve ${kindWords(e.kind)}, invoice ${e.invoice_id?.slice(0, 8) ?? ''}`,
+            'aria-label': `Resolve ${kindWords(e.kind)}, invoice ${e.invoice_id ? idTail(e.invoice_id) : ''}`,
             onclick: () => choose(e),
           },
           'Resolve',
