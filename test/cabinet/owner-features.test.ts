@@ -89,22 +89,25 @@ describe.skipIf(!chromiumPresent)('what owners expect, in the cabinet page', () 
     expect(await history.textContent()).toMatch(/created.*seen.*confirmed/s);
   }, 60_000);
 
-  it('counts an overpaid invoice on the dashboard, lists it as an exception and resolves it with a note', async () => {
+  it('counts an overpaid invoice and another token on the dashboard, lists them, resolves one with a note', async () => {
     const over = await f.t.create(f.shop.key, { order_id: 'order-over', amount: '2' });
     await f.t.pay(over.address, '3.25');
+    await f.t.pay(over.address, '10', 'USDC_TRON');
     await f.t.mine(4);
     await page.goto(`${f.cabinet}/#/m/${f.shop.id}`);
     await heading(page, 'Chain shop');
-    await page.getByRole('link', { name: '1 exception needs attention' }).click();
+    await page.getByRole('link', { name: '2 exceptions need attention' }).click();
     await heading(page, 'Exceptions');
     const list = page.getByRole('region', { name: 'Open exceptions, newest first' });
     expect(await list.textContent()).toMatch(/Paid too much.*1\.25 USDT/s);
+    expect(await list.textContent()).toMatch(/Another token sent.*10\.00 USDC/s);
     expect(await violations(page)).toEqual([]);
     await list.getByRole('button', { name: /Resolve Paid too much/ }).click();
     await page.getByLabel(/Note/).fill('refunded 1.25 USDT to the customer');
     await page.getByRole('button', { name: 'Mark resolved' }).click();
     await page.getByRole('status').filter({ hasText: 'The exception is resolved' }).waitFor();
-    await page.getByText('Open exceptions, newest first: nothing needs attention.').waitFor();
+    await list.getByText('Paid too much').waitFor({ state: 'detached' });
+    expect(await list.textContent()).toContain('Another token sent');
     await page.getByLabel('Show').selectOption('false');
     await page.getByRole('button', { name: 'Show' }).click();
     const resolved = page.getByRole('region', { name: 'Resolved exceptions, newest first' });
@@ -113,6 +116,8 @@ describe.skipIf(!chromiumPresent)('what owners expect, in the cabinet page', () 
     await heading(page, 'Invoice');
     const ofInvoice = page.getByRole('region', { name: /Exceptions of this invoice/ });
     expect(await ofInvoice.textContent()).toMatch(/Paid too much.*refunded 1\.25 USDT/s);
+    const foreign = page.getByRole('region', { name: /Deposits of another token/ });
+    expect(await foreign.textContent()).toMatch(/USDC · TRC-20.*10\.00 USDC.*confirmed/s);
   }, 120_000);
 
   it("shows the operator's reason of a rejected payout", async () => {
