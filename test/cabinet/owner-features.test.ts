@@ -3,7 +3,8 @@
  * filter, the payer's address and the status history, payout reasons, dashboard totals, webhook
  * self-service (URL, secret once, test event, deliveries linked), the whitelist and limits, the
  * password change, the sessions with "end this session", recovery codes at enrolment and sign-in
- * with one, new recovery codes and turning the second factor off (each after the password).
+ * with one, new recovery codes and turning the second factor off (each after the password),
+ * exceptions (dashboard count, list, resolve with a note, the invoice's own).
  */
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
@@ -88,6 +89,37 @@ describe.skipIf(!chromiumPresent)('what owners expect, in the cabinet page', () 
     const history = page.getByRole('region', { name: /Every status of this invoice/ });
     expect(await history.textContent()).toMatch(/created.*seen.*confirmed/s);
   }, 60_000);
+
+  it('counts an overpaid invoice and another token on the dashboard, lists them, resolves one with a note', async () => {
+    const over = await f.t.create(f.shop.key, { order_id: 'order-over', amount: '2' });
+    await f.t.pay(over.address, '3.25');
+    await f.t.pay(over.address, '10', 'USDC_TRON');
+    await f.t.mine(4);
+    await page.goto(`${f.cabinet}/#/m/${f.shop.id}`);
+    await heading(page, 'Chain shop');
+    await page.getByRole('link', { name: '2 exceptions need attention' }).click();
+    await heading(page, 'Exceptions');
+    const list = page.getByRole('region', { name: 'Open exceptions, newest first' });
+    expect(await list.textContent()).toMatch(/Paid too much.*1\.25 USDT/s);
+    expect(await list.textContent()).toMatch(/Another token sent.*10\.00 USDC/s);
+    expect(await violations(page)).toEqual([]);
+    await list.getByRole('button', { name: /Resolve Paid too much/ }).click();
+    await page.getByLabel(/Note/).fill('refunded 1.25 USDT to the customer');
+    await page.getByRole('button', { name: 'Mark resolved' }).click();
+    await page.getByRole('status').filter({ hasText: 'The exception is resolved' }).waitFor();
+    await list.getByText('Paid too much').waitFor({ state: 'detached' });
+    expect(await list.textContent()).toContain('Another token sent');
+    await page.getByLabel('Show').selectOption('false');
+    await page.getByRole('button', { name: 'Show' }).click();
+    const resolved = page.getByRole('region', { name: 'Resolved exceptions, newest first' });
+    expect(await resolved.textContent()).toContain('refunded 1.25 USDT to the customer');
+    await resolved.getByRole('link', { name: /^Invoice / }).click();
+    await heading(page, 'Invoice');
+    const ofInvoice = page.getByRole('region', { name: /Exceptions of this invoice/ });
+    expect(await ofInvoice.textContent()).toMatch(/Paid too much.*refunded 1\.25 USDT/s);
+    const foreign = page.getByRole('region', { name: /Deposits of another token/ });
+    expect(await foreign.textContent()).toMatch(/USDC · TRC-20.*10\.00 USDC.*confirmed/s);
+  }, 120_000);
 
   it("shows the operator's reason of a rejected payout", async () => {
     await page.goto(`${f.cabinet}/#/m/${f.shop.id}/payouts/${rejectedId}`);

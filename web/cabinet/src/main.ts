@@ -8,6 +8,7 @@ import { setupView, signInView } from './views/auth';
 import { dashboardView } from './views/dashboard';
 import { deliveriesView, deliveryView } from './views/deliveries';
 import { invoiceView, payoutView } from './views/details';
+import { exceptionsView } from './views/exceptions';
 import { invoicesView, payoutsView } from './views/lists';
 import { paymentLinkView } from './views/payment-link';
 import { reportsView } from './views/reports';
@@ -22,6 +23,7 @@ const SECTIONS: Array<[string, string]> = [
   ['', 'Dashboard'],
   ['/invoices', 'Invoices'],
   ['/payouts', 'Payouts'],
+  ['/exceptions', 'Exceptions'],
   ['/keys', 'API keys'],
   ['/deliveries', 'Webhooks'],
   ['/settings', 'Settings'],
@@ -139,6 +141,7 @@ const VIEWS: Record<string, (ctx: ViewContext) => Promise<void>> = {
   dashboard: dashboardView,
   invoices: (ctx) => (ctx.id === 'new' ? paymentLinkView(ctx) : ctx.id ? invoiceView(ctx) : invoicesView(ctx)),
   payouts: (ctx) => (ctx.id ? payoutView(ctx) : payoutsView(ctx)),
+  exceptions: exceptionsView,
   keys: keysView,
   deliveries: (ctx) => (ctx.id ? deliveryView(ctx) : deliveriesView(ctx)),
   settings: settingsView,

@@ -11,6 +11,8 @@ export type Invoice = Answer<'get', '/cabinet/v1/merchants/{merchant_id}/invoice
 export type PayoutPage = Answer<'get', '/cabinet/v1/merchants/{merchant_id}/payouts'>;
 export type PayoutItem = PayoutPage['data'][number];
 export type Payout = Answer<'get', '/cabinet/v1/merchants/{merchant_id}/payouts/{payout_id}'>;
+export type ExceptionPage = Answer<'get', '/cabinet/v1/merchants/{merchant_id}/exceptions'>;
+export type ExceptionItem = ExceptionPage['data'][number];
 export type DeliveryPage = Answer<'get', '/cabinet/v1/merchants/{merchant_id}/deliveries'>;
 export type Delivery = Answer<'get', '/cabinet/v1/merchants/{merchant_id}/deliveries/{delivery_id}'>;
 

@@ -53,6 +53,18 @@ function webhookHealth(merchantId: string, failed: DeliveryPage, pending: Delive
   );
 }
 
+/** How many exceptions wait for the owner, linked to their list; nothing when none do. */
+function attention(merchantId: string, open: number): HTMLElement | string {
+  if (open <= 0) return '';
+  const words = open === 1 ? '1 exception needs attention' : `${open} exceptions need attention`;
+  return h(
+    'p',
+    { class: 'warning', role: 'note' },
+    link(`#/m/${merchantId}/exceptions`, words),
+    ': payments that came short, over, late or in another token.',
+  );
+}
+
 export async function dashboardView(ctx: ViewContext): Promise<void> {
   const { params, merchant, merchantId } = ctx;
   const region = h('div', { class: 'stack' });
@@ -71,6 +83,7 @@ export async function dashboardView(ctx: ViewContext): Promise<void> {
     if (text === last) return;
     last = text;
     region.replaceChildren(
+      attention(merchantId, summary.open_exceptions),
       section(
         'totals-h',
         'Received',

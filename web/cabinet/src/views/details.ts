@@ -3,6 +3,7 @@ import { get } from '../api';
 import { announce, badge, fields, h, nodes, numeric, table, type Child } from '../../../shared/dom';
 import { amount, assetName, chainRef, copyButton, price, when } from '../../../shared/format';
 import { AWAITING, statusBadges, tokenAmount } from './rows';
+import { kindWords, outcome } from './exceptions';
 import type { Invoice, Payout, ViewContext } from '../types';
 
 /** A page invoice's terms: its price, what it is for, the link the customer pays on. */
@@ -41,6 +42,41 @@ function payment(i: Invoice): Array<[string, Child]> {
   ];
 }
 
+/** What did not go as planned with this invoice (open and resolved); nothing when all did. */
+function exceptionsOf(i: Invoice): Child[] {
+  const list = i.exceptions ?? [];
+  if (list.length === 0) return [];
+  return [
+    h('h2', { id: 'exceptions-h' }, 'Exceptions'),
+    table(
+      'Exceptions of this invoice, oldest first',
+      ['What', numeric('Amount'), 'When', 'Resolution'],
+      list.map((e) => [kindWords(e.kind), amount(e.amount, e.asset), when(e.created_at), outcome(e)]),
+    ),
+  ];
+}
+
+/** Deposits of another token to the invoice's address: credited on their own, not to the invoice. */
+function foreignDeposits(i: Invoice): Child[] {
+  const list = i.foreign_deposits ?? [];
+  if (list.length === 0) return [];
+  return [
+    h('h2', { id: 'foreign-h' }, 'Deposits of another token'),
+    h('p', { class: 'hint' }, 'Credited to the balance of their own token; they do not pay this invoice.'),
+    table(
+      'Deposits of another token to this address, in chain order',
+      ['Asset', numeric('Amount'), 'Transaction', 'Status', 'Block time'],
+      list.map((d) => [
+        assetName(d.asset),
+        amount(d.amount, d.asset),
+        chainRef('transaction', d.tx_hash, { short: true }),
+        badge(d.status),
+        when(d.block_time),
+      ]),
+    ),
+  ];
+}
+
 function invoiceContent(i: Invoice): Child[] {
   return [
     fields([
@@ -68,6 +104,8 @@ function invoiceContent(i: Invoice): Child[] {
       ]),
       'none seen yet.',
     ),
+    ...exceptionsOf(i),
+    ...foreignDeposits(i),
     h('h2', { id: 'history-h' }, 'Status history'),
     table(
       'Every status of this invoice, oldest first',
