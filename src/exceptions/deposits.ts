@@ -7,7 +7,7 @@
 import type { Clock } from '../clock.js';
 import type { Tx } from '../db/database.js';
 import type { DepositRow } from '../deposits/store.js';
-import { dropOpen, upsertOpen, type ExceptionRow } from './store.js';
+import { dropOpen, uncited, upsertOpen, type ExceptionRow } from './store.js';
 
 /** Statuses of an invoice still waiting for its payment. */
 const OPEN_STATUSES = ['created', 'seen'] as const;
@@ -98,5 +98,6 @@ export async function dropUnattributedExceptions(trx: Tx, ids: readonly number[]
     .where('deposit_id', 'in', ids.map(String))
     .where('resolved_at', 'is', null)
     .where('refund_id', 'is', null)
+    .where(uncited)
     .execute();
 }

@@ -4,12 +4,15 @@
  * per subject (invoice, else payout, else deposit), kind and asset: the partial unique indexes
  * `exceptions_open_per_*` (migration 0060).
  */
+import type { ExpressionBuilder } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Executor, Tx } from '../db/database.js';
+import type { DB } from '../db/schema.js';
 import { uuidv7 } from '../db/ids.js';
 import type { ExceptionKind, ExceptionsTable } from '../db/tables/exceptions.js';
 import { AppError } from '../errors.js';
 import { afterKey, type KeysetKey } from '../db/keyset.js';
+import { LIVE } from '../refunds/store.js';
 
 export type ExceptionRow = ExceptionsTable;
 
@@ -76,6 +79,19 @@ export async function upsertOpen(trx: Tx, clock: Clock, s: ExceptionSubject, amo
   return row;
 }
 
+/** Only exceptions no live refund cites may be dropped: the refund keeps its exception to resolve. */
+export function uncited(eb: ExpressionBuilder<DB, 'exceptions'>) {
+  return eb.not(
+    eb.exists(
+      eb
+        .selectFrom('refunds')
+        .select('refunds.id')
+        .whereRef('refunds.exception_id', '=', 'exceptions.id')
+        .where('refunds.status', 'in', LIVE),
+    ),
+  );
+}
+
 /**
  * Removes an open exception whose cause is gone (a fork orphaned it, or the invoice's status no
  * longer shows it); a resolved one stays, as does one a refund cites.
@@ -86,6 +102,7 @@ export async function dropOpen(trx: Tx, id: string): Promise<void> {
     .where('id', '=', id)
     .where('resolved_at', 'is', null)
     .where('refund_id', 'is', null)
+    .where(uncited)
     .execute();
 }
 

@@ -96,7 +96,7 @@ export async function registerRefundClaimRoutes(app: ApiServer, deps: PageDeps):
         tags: ['refunds'],
         summary: 'The customer gives the TRON address the refund is sent to (final)',
         description:
-          '201 with the address, the refund then `requested` and its payout made; the same address again is 200; another is 409 refund_address_already_set; not a TRON address 400 at body.address; one of the gateway’s own addresses 422 refund_address_not_allowed; canceled or past expires_at 409 refund_not_claimable.',
+          '201 with the address, the refund then `requested` and its payout made; the same address again is 200; another is 409 refund_address_already_set; not a TRON address 400 at body.address; one of the gateway’s own addresses 422 refund_address_not_allowed; canceled or past expires_at 409 refund_not_claimable; a payout of the merchant already holding the reference `refund-{refund_id}` 409 reference_conflict (nothing changes).',
         params: RefundParams,
         body: ClaimAddressBody,
         response: { 200: ClaimViewSchema, 201: ClaimViewSchema, ...errorResponses(400, 404, 409, 413, 415, 422, 429) },

@@ -18,7 +18,7 @@ import { HELD_DURING_READING, readingPending } from '../payouts/chain-reading.js
 import { payoutLimits } from '../payouts/limits.js';
 import { reviewReasons } from '../payouts/review.js';
 import { NETWORK } from '../payouts/service.js';
-import { insertPayout, NOT_SIGNED, type PayoutRow } from '../payouts/store.js';
+import { findPayoutByReference, insertPayout, NOT_SIGNED, type PayoutRow } from '../payouts/store.js';
 import { payoutView } from '../payouts/view.js';
 import { formatUnits } from '../money.js';
 import { recordEvent } from '../webhooks/outbox.js';
@@ -110,6 +110,16 @@ async function makePayout(trx: Tx, clock: Clock, row: RefundRow, address: string
   return payout;
 }
 
+/**
+ * The merchant's own `/v1` payout already holds the reference `refund-{id}` (any printable reference
+ * is a merchant's to choose): the refund cannot be paid under it, and nothing changes.
+ */
+const referenceTaken = (row: RefundRow) =>
+  new AppError(
+    'reference_conflict',
+    `The merchant already made a payout with the reference ${REFUND_REFERENCE}${row.id}, so this refund cannot be paid; the merchant can cancel it and make a new refund`,
+  );
+
 /** The address already given: the same again is the answer (200), another is refused. */
 function sameAddress(row: RefundRow, address: string): boolean {
   if (row.address === address) return true;
@@ -136,15 +146,18 @@ export async function giveAddress(
         );
       if (await isOwnAddress(trx, address))
         throw new AppError('refund_address_not_allowed', 'This address belongs to the payment gateway itself');
+      if (await findPayoutByReference(trx, row.merchant_id, `${REFUND_REFERENCE}${row.id}`)) throw referenceTaken(row);
       const payout = await makePayout(trx, clock, row, address, now);
       const next = await moveRefundTo(trx, clock, row, 'requested', { address, payout_id: payout.id });
       return { view: await claimView(trx, next), created: true };
     });
   } catch (e) {
     // Another process gave an address first (its payout holds the reference): answer as to a repeat.
+    // No address on the refund: the merchant's own payout took the reference meanwhile.
     if (!isUniqueViolation(e, 'payouts', ['merchant_id', 'reference'])) throw e;
     const row = await findRefund(db, id.toLowerCase(), null);
-    if (!row || row.address === null) throw e;
+    if (!row) throw e;
+    if (row.address === null) throw referenceTaken(row);
     sameAddress(row, address);
     return { view: await claimView(db, row), created: false };
   }

@@ -2,14 +2,17 @@
  * A refund's status changes and their `refund.<status>` events, in the caller's transaction. Also
  * the refund's side of its payout: `transitionPayout` calls `followPayout` for every payout whose
  * reference is `refund-{id}`, so the refund moves in the same transaction as its payout
- * (confirmed → sent, rejected or failed → failed; the payout's own transition moves the money).
+ * (confirmed → sent, rejected or failed → failed; the payout's own transition moves the money). A
+ * sent refund resolves the exception it cites in that same transaction.
  */
 import type { Clock } from '../clock.js';
 import type { Tx } from '../db/database.js';
 import type { PayoutsTable } from '../db/schema.js';
 import type { RefundStatus } from '../db/tables/refunds.js';
 import { AppError } from '../errors.js';
+import { findException, resolveException } from '../exceptions/store.js';
 import { post } from '../ledger/service.js';
+import { formatUnits } from '../money.js';
 import { recordEvent } from '../webhooks/outbox.js';
 import { moveRefund, refundOfPayout, type RefundRow } from './store.js';
 import { refundView } from './view.js';
@@ -92,4 +95,17 @@ export async function followPayout(trx: Tx, clock: Clock, payout: PayoutsTable):
   const refund = await refundOfPayout(trx, payout.id);
   if (!refund || refund.status !== 'requested') return;
   await moveRefundTo(trx, clock, refund, to);
+  if (to === 'sent') await resolveCited(trx, clock, refund);
+}
+
+/** A sent refund resolves the exception it cites, unless a person resolved it meanwhile. */
+async function resolveCited(trx: Tx, clock: Clock, refund: RefundRow): Promise<void> {
+  if (refund.exception_id === null) return;
+  const exc = await findException(trx, refund.exception_id);
+  if (!exc || exc.resolved_at !== null) return;
+  await resolveException(trx, clock, exc.id, {
+    note: `Refunded: ${formatUnits(refund.amount, refund.decimals)} ${refund.asset} sent`,
+    by: refund.created_by,
+    refundId: refund.id,
+  });
 }

@@ -2,8 +2,8 @@
  * Refund creation, reads, cancel and expiry (docs/refunds.md). Order of checks on create (after
  * the schema): invoice of this merchant (404 invoice_not_found), asset payable (422
  * asset_not_payable), amount well-formed (400 at body.amount), exception (400 at
- * body.exception_id), payouts of the asset on and the merchant enabled (422 asset_payouts_disabled,
- * 403 merchant_disabled), the invoice's credit in that asset minus its live refunds (422
+ * body.exception_id; 409 invalid_state when another live refund cites it), payouts of the asset
+ * on and the merchant enabled (422 asset_payouts_disabled, 403 merchant_disabled), the invoice's credit in that asset minus its live refunds (422
  * refund_exceeds_received), then amount + fee reserved (422 insufficient_balance).
  *
  * Everything from the reads of the invoice's refunds to the reservation and the event runs in one
@@ -20,6 +20,7 @@ import { payoutFeeAt, payoutFeeFor } from '../fees/payout.js';
 import { payUrl } from '../config.js';
 import { decodeCursor, DEFAULT_PAGE_LIMIT, toPage } from '../http/pagination.js';
 import type { Services } from '../services.js';
+import { findException } from '../exceptions/store.js';
 import { findInvoice, type InvoiceRow } from '../invoices/store.js';
 import { post } from '../ledger/service.js';
 import { findMerchant } from '../merchants/store.js';
@@ -34,6 +35,7 @@ import {
   insertRefund,
   listRefunds,
   liveRefunded,
+  liveRefundOfException,
   overdueRefunds,
   type RefundRow,
 } from './store.js';
@@ -63,10 +65,20 @@ async function creditedIn(db: Executor, inv: InvoiceRow, asset: string): Promise
   return asset === inv.asset ? BigInt(inv.amount_credited) : foreignCredited(db, inv.merchant_id, inv.address, asset);
 }
 
-/** Until exceptions are recorded, no exception can be cited. */
-async function assertException(_trx: Tx, _inv: InvoiceRow, exceptionId: string | undefined): Promise<void> {
-  if (exceptionId !== undefined)
+/**
+ * The cited exception must be open and about this invoice, and no other live refund may cite it.
+ * The look-up runs in the create's write transaction, so two refunds racing for one exception
+ * cannot both pass (SQLite's single writer; PostgreSQL's SERIALIZABLE retries the loser, which then
+ * sees the winner).
+ */
+async function assertException(trx: Tx, inv: InvoiceRow, exceptionId: string | undefined): Promise<void> {
+  if (exceptionId === undefined) return;
+  const exc = await findException(trx, exceptionId.toLowerCase());
+  if (!exc || exc.invoice_id !== inv.id || exc.resolved_at !== null)
     throw validationFailed('body.exception_id', 'is not an open exception of this invoice');
+  const other = await liveRefundOfException(trx, exc.id);
+  if (other)
+    throw new AppError('invalid_state', `Exception ${exc.id} already has a live refund, ${other.id} (${other.status})`);
 }
 
 export async function createRefund(

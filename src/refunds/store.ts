@@ -24,6 +24,16 @@ export async function refundOfPayout(db: Executor, payoutId: string): Promise<Re
   return db.selectFrom('refunds').selectAll().where('payout_id', '=', payoutId).executeTakeFirst();
 }
 
+/** The live refund that cites an exception, if any: at most one may (docs/refunds.md). */
+export async function liveRefundOfException(db: Executor, exceptionId: string): Promise<RefundRow | undefined> {
+  return db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('exception_id', '=', exceptionId)
+    .where('status', 'in', LIVE)
+    .executeTakeFirst();
+}
+
 /** The sum (base units) of an invoice's live refunds in an asset. */
 export async function liveRefunded(db: Executor, invoiceId: string, asset: string): Promise<bigint> {
   const rows = await db

@@ -1,7 +1,8 @@
 /**
  * Refunds against the devnet with the payout worker running: the owner refunds an invoice in the
  * cabinet, the customer gives an address on the claim link, the operator approves the payout, the
- * chain shows the transfer and the refund is sent; every refusal changes nothing; races.
+ * chain shows the transfer and the refund is sent, resolving the exception it cites; every refusal
+ * changes nothing; races.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ManualClock } from '../../src/clock.js';
@@ -12,6 +13,9 @@ import { createOwner } from '../../src/owners/service.js';
 import { approvePayout } from '../../src/payouts/operator.js';
 import { expireRefunds, getRefund } from '../../src/refunds/service.js';
 import { cabinetUrl } from '../../src/config.js';
+import { writeTx } from '../../src/db/database.js';
+import { dropOpen, findException, upsertOpen } from '../../src/exceptions/store.js';
+import { addToWhitelist } from '../../src/whitelist/service.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { api, type ApiRequest } from '../helpers/http.js';
 import { newInvoice } from '../invoices/fixture.js';
@@ -85,6 +89,17 @@ async function shopWithInvoice(credited: string, opening = '0') {
   return { id, invoiceId };
 }
 
+/** An open `overpaid` exception of the invoice, as the settlement records it. */
+const openException = (m: string, invoiceId: string) =>
+  writeTx(db(), (trx) =>
+    upsertOpen(
+      trx,
+      t.clock,
+      { kind: 'overpaid', merchantId: m, invoiceId, asset: 'USDT_TRON', decimals: 6 },
+      1_000_000n,
+    ),
+  );
+
 const refundsPath = (m: string, inv: string) => `/cabinet/v1/merchants/${m}/invoices/${inv}/refunds`;
 const available = async (m: string) => (await balance(db(), m, 'USDT_TRON')).available;
 const eventTypes = async (subject: string) =>
@@ -93,8 +108,9 @@ const eventTypes = async (subject: string) =>
   );
 
 describe('refunds', () => {
-  it('claim → payout approved → sent on chain → refund.sent; balance fell by amount + fee; refusals change nothing', async () => {
+  it('claim → payout approved → sent on chain → refund.sent, its exception resolved; refusals change nothing', async () => {
     const shop = await shopWithInvoice('10', '5');
+    const exception = await openException(shop.id, shop.invoiceId);
     const owner = await ownerOf(`o-${Math.random()}@example.com`, [shop.id]);
     const before = await available(shop.id);
 
@@ -108,9 +124,19 @@ describe('refunds', () => {
     expect(cited.body.error.details[0].path).toBe('body.exception_id');
     expect(await available(shop.id)).toBe(before);
 
-    const made = await owner(refundsPath(shop.id, shop.invoiceId), { body: { amount: '4', reason: 'paid twice' } });
+    const made = await owner(refundsPath(shop.id, shop.invoiceId), {
+      body: { amount: '4', reason: 'paid twice', exception_id: exception.id },
+    });
     expect(made.status, made.text).toBe(201);
     const refund = made.body;
+    expect(refund.exception_id).toBe(exception.id);
+    const twice = await owner(refundsPath(shop.id, shop.invoiceId), {
+      body: { amount: '1', exception_id: exception.id },
+    });
+    expect([twice.status, twice.body.error?.code]).toEqual([409, 'invalid_state']);
+    // A cause that goes away (a fork) leaves an exception a live refund cites in place.
+    await writeTx(db(), (trx) => dropOpen(trx, exception.id));
+    expect((await findException(db(), exception.id))?.resolved_at).toBeNull();
     expect(refund).toMatchObject({ status: 'awaiting_address', amount: '4', asset: 'USDT_TRON', address: null });
     expect(refund.claim_url).toBe(`${t.app.payUrl}/pay/refund/${refund.refund_id}`);
     const fee = BigInt(Math.round(Number(refund.fee) * 1e6));
@@ -156,6 +182,8 @@ describe('refunds', () => {
     expect(successfulTransfersTo(devnet, hot, customer).map((x) => x.amount)).toEqual([4_000_000n]);
     expect((await balance(db(), shop.id, 'USDT_TRON')).balance).toBe(15_000_000n - 4_000_000n - fee);
     expect(await eventTypes(refund.refund_id)).toEqual(['refund.created', 'refund.requested', 'refund.sent']);
+    const resolved = await findException(db(), exception.id);
+    expect([resolved?.refund_id, resolved?.resolved_at === null]).toEqual([refund.refund_id, false]);
     const list = await owner(`/cabinet/v1/merchants/${shop.id}/refunds?status=sent`);
     expect(list.body.data.map((r: { refund_id: string }) => r.refund_id)).toEqual([refund.refund_id]);
     expect(await ledgerProblems(db())).toEqual([]);
@@ -214,5 +242,30 @@ describe('refunds', () => {
     expect(racing.map((r) => r.status).sort()).toEqual([201, 422]);
     expect(racing.find((r) => r.status === 422)!.body.error.code).toBe('insufficient_balance');
     expect(await ledgerProblems(db())).toEqual([]);
+  });
+
+  it("a merchant's own payout holding the refund's reference: the claim answers 409 reference_conflict, nothing changes", async () => {
+    const shop = await shopWithInvoice('10', '5');
+    const owner = await ownerOf(`o-${Math.random()}@example.com`, [shop.id]);
+    const refund = (await owner(refundsPath(shop.id, shop.invoiceId), { body: { amount: '1' } })).body;
+    const to = newAddress();
+    await addToWhitelist(db(), t.clock, 'test', t.app.services.catalog, shop.id, {
+      asset: 'USDT_TRON',
+      address: to,
+      delay: '0',
+    });
+    const own = await api(t.url, '/v1/payouts', {
+      key: await t.key(shop.id),
+      body: { reference: `refund-${refund.refund_id}`, asset: 'USDT_TRON', to_address: to, amount: '1' },
+    });
+    expect(own.status, own.text).toBe(202);
+    const before = await available(shop.id);
+    const claim = await pay(`/pay/v1/refunds/${refund.refund_id}/address`, { body: { address: newAddress() } });
+    expect([claim.status, claim.body.error?.code]).toEqual([409, 'reference_conflict']);
+    expect(await getRefund(db(), refund.refund_id, shop.id)).toMatchObject({
+      status: 'awaiting_address',
+      address: null,
+    });
+    expect(await available(shop.id)).toBe(before);
   });
 });
