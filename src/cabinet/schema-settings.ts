@@ -92,7 +92,9 @@ export const SummarySchema = Type.Object(
         {
           date: Type.String({ format: 'date', description: 'A UTC day, YYYY-MM-DD' }),
           asset: Type.String(),
-          amount: Type.String({ description: 'Confirmed deposits first seen that UTC day (decimal text; "0" if none)' }),
+          amount: Type.String({
+            description: 'Confirmed deposits first seen that UTC day (decimal text; "0" if none)',
+          }),
         },
         { additionalProperties: false },
       ),
