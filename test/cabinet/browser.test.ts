@@ -183,10 +183,6 @@ describe.skipIf(!present)('the cabinet page in Chromium', () => {
     const days = chart.getByRole('table', { name: 'USDT received per day (UTC)' }).locator('tbody tr');
     expect(await days.count()).toBe(30);
     expect(await days.last().textContent()).toMatch(/12\.50 USDT$/);
-    if (process.env.CHART_SHOT) {
-      await page.setViewportSize({ width: 360, height: 900 });
-      await page.screenshot({ path: process.env.CHART_SHOT, fullPage: true });
-    }
   }, 60_000);
 
   it('lists and details pass axe: invoices, payouts, keys, webhooks', async () => {
