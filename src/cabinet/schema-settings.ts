@@ -87,6 +87,22 @@ export const SummarySchema = Type.Object(
       ),
       { description: 'One row per asset with a deposit in the last 30 days or one pending; none otherwise' },
     ),
+    daily: Type.Array(
+      Type.Object(
+        {
+          date: Type.String({ format: 'date', description: 'A UTC day, YYYY-MM-DD' }),
+          asset: Type.String(),
+          amount: Type.String({
+            description: 'Confirmed deposits first seen that UTC day (decimal text; "0" if none)',
+          }),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        description:
+          'Received per UTC day for the chart: the 30 days up to and including today, oldest first, 30 entries for each asset with a confirmed deposit in those days (days without one hold "0"), grouped by asset',
+      },
+    ),
   },
   { additionalProperties: false, title: 'MerchantSummary' },
 );

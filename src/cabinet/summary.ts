@@ -17,6 +17,7 @@ import { OWNER_KINDS } from '../exceptions/service.js';
 
 const DAY_MS = 86_400_000;
 const LOW_DIGITS = 12;
+const CHART_DAYS = 30;
 
 interface Sums {
   asset: string;
@@ -104,5 +105,38 @@ export async function merchantSummary(db: Executor, merchantId: string, now: Dat
         received_30d: text(e.d30, e.decimals),
         pending: text(e.pending, e.decimals),
       })),
+    daily: await dailyReceived(db, merchantId, today),
   };
+}
+
+/**
+ * Received per UTC day for the chart: the 30 days up to and including today, zero-filled, for each
+ * asset with a confirmed deposit in them. Timestamps are ISO text in UTC on both engines, so their
+ * first ten characters are the day.
+ */
+async function dailyReceived(db: Executor, merchantId: string, todayFrom: string) {
+  const dates = Array.from({ length: CHART_DAYS }, (_, i) =>
+    new Date(Date.parse(todayFrom) - (CHART_DAYS - 1 - i) * DAY_MS).toISOString().slice(0, 10),
+  );
+  const day = sql<string>`substr(${sql.ref('created_at')}, 1, 10)`;
+  const rows = (await db
+    .selectFrom('deposits')
+    .select(['asset', 'decimals', day.as('day')])
+    .select(sumOf(db, 'amount', sql`1 = 1`))
+    .where('merchant_id', '=', merchantId)
+    .where('created_at', '>=', `${dates[0]}T00:00:00.000Z`)
+    .where('status', '=', 'confirmed')
+    .groupBy(['asset', 'decimals', day])
+    .execute()) as unknown as (Sums & { day: string })[];
+  const perAsset = new Map<string, { decimals: number; days: Map<string, bigint> }>();
+  for (const r of rows) {
+    const e = perAsset.get(r.asset) ?? { decimals: r.decimals, days: new Map<string, bigint>() };
+    perAsset.set(r.asset, e);
+    e.days.set(r.day, (e.days.get(r.day) ?? 0n) + total(r, 'amount'));
+  }
+  return [...perAsset.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .flatMap(([asset, e]) =>
+      dates.map((date) => ({ date, asset, amount: formatUnits((e.days.get(date) ?? 0n).toString(), e.decimals) })),
+    );
 }

@@ -180,6 +180,15 @@ describe.skipIf(!present)('the cabinet page in Chromium', () => {
     expect(
       await page.getByText('Credited to the balance').locator('xpath=following-sibling::dd[1]').textContent(),
     ).toBe('12.50 USDT');
+
+    // The dashboard draws the 30 days received, with the same numbers as a table for screen readers.
+    await page.goto(`${cabinet}/#/m/${shop.id}`);
+    const chart = page.locator('figure.chart-box').filter({ hasText: 'USDT received per day' });
+    await chart.locator('svg.chart').waitFor();
+    expect(await chart.locator('svg rect.bar').count()).toBe(30);
+    const days = chart.getByRole('table', { name: 'USDT received per day (UTC)' }).locator('tbody tr');
+    expect(await days.count()).toBe(30);
+    expect(await days.last().textContent()).toMatch(/12\.50 USDT$/);
   }, 60_000);
 
   it('lists and details pass axe: invoices, payouts, keys, webhooks', async () => {

@@ -157,7 +157,17 @@ describe("the dashboard's totals", () => {
     await vi.waitFor(async () => expect((await call(`/invoices/${usdd.invoice_id}`)).body.status).toBe('confirmed'), {
       timeout: 15_000,
     });
-    const after = (await call('/summary')).body.assets;
+    const afterBody = (await call('/summary')).body;
+    const after = afterBody.assets;
+    // The chart's days: 30 per asset received, oldest first, today last and holding the deposit.
+    const usddDays = afterBody.daily.filter((d: { asset: string }) => d.asset === 'USDD_TRON');
+    expect(usddDays).toHaveLength(30);
+    expect(usddDays[29]).toEqual({ date: afterBody.today_from.slice(0, 10), asset: 'USDD_TRON', amount: '12.5' });
+    expect(usddDays.slice(0, 29).map((d: { amount: string }) => d.amount)).toEqual(Array(29).fill('0'));
+    expect(usddDays[0].date).toBe(
+      new Date(Date.parse(afterBody.today_from) - 29 * 86_400_000).toISOString().slice(0, 10),
+    );
+    expect(afterBody.daily.filter((d: { asset: string }) => d.asset === 'USDT_TRON')).toHaveLength(30);
     expect(after.find((a: { asset: string }) => a.asset === 'USDD_TRON')).toEqual({
       asset: 'USDD_TRON',
       received_today: '12.5',
@@ -187,5 +197,6 @@ describe("the dashboard's totals", () => {
     expect(summary.body.assets).toEqual([
       { asset: 'USDT_TRON', received_today: '0', received_7d: '0', received_30d: '0', pending: '7.25' },
     ]);
+    expect(summary.body.daily).toEqual([]);
   });
 });

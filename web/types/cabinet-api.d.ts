@@ -6826,6 +6826,17 @@ export interface operations {
               /** @description Deposits seen and not yet confirmed */
               pending: string;
             }[];
+            /** @description Received per UTC day for the chart: the 30 days up to and including today, oldest first, 30 entries for each asset with a confirmed deposit in those days (days without one hold "0"), grouped by asset */
+            daily: {
+              /**
+               * Format: date
+               * @description A UTC day, YYYY-MM-DD
+               */
+              date: string;
+              asset: string;
+              /** @description Confirmed deposits first seen that UTC day (decimal text; "0" if none) */
+              amount: string;
+            }[];
           };
         };
       };

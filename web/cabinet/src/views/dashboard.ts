@@ -5,10 +5,22 @@ import { amount, assetName, when } from '../../../shared/format';
 import type { DeliveryPage, ViewContext } from '../types';
 import { canChange } from '../roles';
 import { subjectLink } from './deliveries';
+import { receivedChart } from './chart';
 import { INVOICE_COLUMNS, invoiceRow, PAYOUT_COLUMNS, payoutRow } from './rows';
 
 const section = (id: string, title: string, ...content: Child[]) =>
   h('section', { 'aria-labelledby': id }, h('h2', { id }, title), ...content);
+
+/** One 30-day chart per asset; the summary lists each asset's days together, oldest first. */
+function dailyCharts(daily: { date: string; asset: string; amount: string }[]): HTMLElement[] {
+  const perAsset = new Map<string, { day: string; amount: string }[]>();
+  for (const d of daily) {
+    const days = perAsset.get(d.asset) ?? [];
+    perAsset.set(d.asset, days);
+    days.push({ day: d.date, amount: d.amount });
+  }
+  return [...perAsset.entries()].map(([asset, days]) => receivedChart(asset, days));
+}
 
 /**
  * Webhook health: deliveries that gave up, and those still retrying after a refused attempt (an
@@ -99,6 +111,7 @@ export async function dashboardView(ctx: ViewContext): Promise<void> {
           ]),
           'nothing received yet.',
         ),
+        ...dailyCharts(summary.daily),
       ),
       section(
         'balances-h',
