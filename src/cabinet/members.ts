@@ -6,7 +6,6 @@
  * owner as actor, in its transaction (SERIALIZABLE on PostgreSQL, so two owners leaving at once
  * cannot both pass the last-owner check).
  */
-import { randomUUID } from 'node:crypto';
 import { recordAudit } from '../audit/store.js';
 import { writeTx, type Db } from '../db/database.js';
 import { AppError, validationFailed } from '../errors.js';
@@ -19,7 +18,7 @@ import {
   revokeMerchant,
   type OwnerRow,
 } from '../owners/store.js';
-import { newSetupLink, normalizeEmail, ownerStatus } from '../owners/service.js';
+import { newOwnerRow, newSetupLink, normalizeEmail, ownerStatus } from '../owners/service.js';
 import type { Services } from '../services.js';
 import type { CabinetSession } from './sessions.js';
 import { ownerActor } from './context.js';
@@ -34,23 +33,6 @@ export async function listMembers(db: Db, merchantId: string) {
       status: ownerStatus({ password_hash: r.password_hash, disabled_at: r.disabled_at } as OwnerRow),
       granted_at: r.granted_at,
     })),
-  };
-}
-
-function newAccount(email: string, now: string): OwnerRow {
-  return {
-    id: randomUUID(),
-    email,
-    password_hash: null,
-    totp_secret: null,
-    totp_enabled: 0,
-    totp_pending_secret: null,
-    totp_last_counter: null,
-    totp_failures: 0,
-    totp_locked_until: null,
-    disabled_at: null,
-    created_at: now,
-    updated_at: now,
   };
 }
 
@@ -71,7 +53,7 @@ export async function inviteViewer(
       throw new AppError('invalid_state', 'This account was disabled by the operator: it cannot be invited');
     const held = existing && (await membersOf(trx, merchantId)).find((m) => m.account_id === existing.id);
     if (held?.role === 'owner') throw new AppError('invalid_state', 'This account is an owner of the merchant already');
-    const account = existing ?? newAccount(email, at.toISOString());
+    const account = existing ?? newOwnerRow(email, at.toISOString());
     if (!existing) await insertOwner(trx, account);
     if (!held) await grantMerchant(trx, account.id, merchantId, at.toISOString(), 'viewer');
     const link = existing ? null : await newSetupLink(trx, at, account.id, cabinetUrl);

@@ -10,6 +10,7 @@ import type { Clock } from '../clock.js';
 import { writeTx, type Db } from '../db/database.js';
 import { AppError, validationFailed } from '../errors.js';
 import { startTotpEnrolment } from '../owners/credentials.js';
+import { secondFactorOff } from '../owners/service.js';
 import { checkSecondFactor, newRecoveryCodes } from '../owners/second-factor.js';
 import type { SecretBox } from '../owners/secret-box.js';
 import { deleteRecoveryCodes, endOwnerSessions, findOwner, updateOwner, type OwnerRow } from '../owners/store.js';
@@ -69,15 +70,7 @@ export async function disableSecondFactor(
   }
   return writeTx(db, async (trx) => {
     const now = clock.now().toISOString();
-    const patch = {
-      totp_enabled: 0,
-      totp_secret: null,
-      totp_pending_secret: null,
-      totp_last_counter: null,
-      totp_failures: 0,
-      totp_locked_until: null,
-      updated_at: now,
-    };
+    const patch = secondFactorOff(now);
     await updateOwner(trx, owner.id, patch);
     await deleteRecoveryCodes(trx, owner.id);
     const ended = await endOwnerSessions(trx, owner.id, now, session.tokenHash);

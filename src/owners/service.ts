@@ -31,6 +31,32 @@ import {
 } from './store.js';
 
 /** How long a setup link works. */
+
+/** A new account: no password until its setup link is used, no second factor. */
+export function newOwnerRow(email: string, now: string): OwnerRow {
+  return {
+    id: randomUUID(),
+    email,
+    password_hash: null,
+    ...secondFactorOff(now),
+    disabled_at: null,
+    created_at: now,
+  };
+}
+
+/** The columns that turn an account's second factor off, pending enrolment and lock included. */
+export function secondFactorOff(now: string) {
+  return {
+    totp_enabled: 0,
+    totp_secret: null,
+    totp_pending_secret: null,
+    totp_last_counter: null,
+    totp_failures: 0,
+    totp_locked_until: null,
+    updated_at: now,
+  } as const;
+}
+
 export const SETUP_LINK_TTL_MS = 24 * 3_600_000;
 export const PASSWORD_MIN = 12;
 export const PASSWORD_MAX = 200;
@@ -143,20 +169,7 @@ export async function createOwner(
     for (const id of merchantIds) await requireMerchant(trx, id);
     const at = clock.now();
     const now = at.toISOString();
-    const row: OwnerRow = {
-      id: randomUUID(),
-      email,
-      password_hash: null,
-      totp_secret: null,
-      totp_enabled: 0,
-      totp_pending_secret: null,
-      totp_last_counter: null,
-      totp_failures: 0,
-      totp_locked_until: null,
-      disabled_at: null,
-      created_at: now,
-      updated_at: now,
-    };
+    const row = newOwnerRow(email, now);
     await insertOwner(trx, row);
     for (const id of merchantIds) await grantMerchant(trx, row.id, id, now);
     const link = await newSetupLink(trx, at, row.id, input.cabinetUrl);
@@ -270,13 +283,7 @@ export async function resetOwner(
     const now = at.toISOString();
     const patch = {
       password_hash: null,
-      totp_secret: null,
-      totp_enabled: 0,
-      totp_pending_secret: null,
-      totp_last_counter: null,
-      totp_failures: 0,
-      totp_locked_until: null,
-      updated_at: now,
+      ...secondFactorOff(now),
     };
     await updateOwner(trx, owner.id, patch);
     await deleteRecoveryCodes(trx, owner.id);

@@ -22,10 +22,14 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 const END_TO_END_FOLDERS = ['test/e2e/', 'test/deploy/', 'test/replicas/', 'test/security/', 'test/readme/'];
 
-/** Packages and repository files whose reach makes a file something other than a unit test. */
-const NOT_UNIT = new Set([
+/**
+ * Modules (repository paths) and packages that open a database or start a child process: their
+ * reach makes a file something other than a unit test.
+ */
+export const NOT_UNIT: ReadonlySet<string> = new Set([
   'src/db/database.ts',
   'test/helpers/database.ts',
+  'test/helpers/postgres-server.ts',
   'test/helpers/app.ts',
   'test/helpers/cli.ts',
   'test/helpers/serve-child.ts',

@@ -9,24 +9,12 @@ import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { ENGINE_INDEPENDENT, POSTGRES_ALWAYS, SQLITE_RUN_ONLY } from '../helpers/engine-independent.js';
-import { resolveImport } from '../helpers/tiers.js';
+import { NOT_UNIT, resolveImport } from '../helpers/tiers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** Modules (repository paths) and packages that open a database or start a child process. */
-const FORBIDDEN = new Set([
-  'src/db/database.ts',
-  'test/helpers/database.ts',
-  'test/helpers/postgres-server.ts',
-  'test/helpers/app.ts',
-  'test/helpers/cli.ts',
-  'test/helpers/serve-child.ts',
-  'better-sqlite3',
-  'pg',
-  'kysely',
-  'node:child_process',
-  'child_process',
-]);
+// What a database or a child process is: the same modules that keep a file out of the unit tier.
+const FORBIDDEN = NOT_UNIT;
 
 /** The chain of imports from `file` to the first forbidden module it reaches, or null. */
 function pathToForbidden(file: string, seen = new Set<string>()): string[] | null {
