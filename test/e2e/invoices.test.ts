@@ -351,7 +351,7 @@ describe('invoices', () => {
     expect(bSame.body.invoice_id).not.toBe(a.body.invoice_id);
   });
 
-  it('is idempotent under concurrency: 20 identical creates → one 201, nineteen 200, one invoice, one address', async () => {
+  it('is idempotent under concurrency: 20 identical creates → one 201, nineteen 200, one invoice, one address row', async () => {
     const { db } = t.app.services;
     const indexBefore = (await db.selectFrom('wallet').select('next_index').executeTakeFirstOrThrow()).next_index;
     const body = newInvoice({ order_id: 'concurrent-1' });
@@ -366,8 +366,21 @@ describe('invoices', () => {
       .where('merchant_id', '=', merchantId)
       .execute();
     expect(rows).toHaveLength(1);
+    // One address: one deposit_addresses row, the invoice's. Creations reserve their index before
+    // their transaction (ADR 0072, src/addresses/allocator.ts), so a request that passed the replay
+    // lookup before the winner committed may have taken an index too: that index stays unused (no
+    // address row, never shown, never watched). The counter may thus advance by more than one.
+    const addresses = await db
+      .selectFrom('deposit_addresses')
+      .select(['address', 'derivation_index'])
+      .where('merchant_id', '=', merchantId)
+      .where('derivation_index', '>=', indexBefore)
+      .execute();
+    expect(addresses).toHaveLength(1);
+    expect(addresses[0]!.address).toBe(results[0]!.body.address);
     const indexAfter = (await db.selectFrom('wallet').select('next_index').executeTakeFirstOrThrow()).next_index;
-    expect(indexAfter - indexBefore).toBe(1);
+    expect(indexAfter - indexBefore).toBeGreaterThanOrEqual(1);
+    expect(indexAfter - indexBefore).toBeLessThanOrEqual(20);
   });
 
   it('documents the routes in /v1/openapi.json from the same schemas, with every Invoice key required', async () => {
