@@ -91,7 +91,9 @@ describe('payouts', () => {
     expect(rejected.body).toMatchObject({ status: 'rejected', reject_reason: 'flagged' });
     for (const action of ['approve', 'reject', 'cancel'])
       expectError(
-        await t.call(`/admin/v1/payouts/${randomUUID()}/${action}`, { body: { reason: 'x' } }),
+        await t.call(`/admin/v1/payouts/${randomUUID()}/${action}`, {
+          body: action === 'approve' ? {} : { reason: 'x' },
+        }),
         404,
         'payout_not_found',
       );
