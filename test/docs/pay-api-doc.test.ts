@@ -17,6 +17,9 @@ describe('docs/pay-api.md', () => {
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/pay/v1/invoices/{invoice_id}',
       '/pay/v1/invoices/{invoice_id}/asset',
+      '/pay/v1/invoices/{invoice_id}/email',
+      '/pay/v1/refunds/{refund_id}',
+      '/pay/v1/refunds/{refund_id}/address',
     ]);
     expect(fresh).toContain('### POST /pay/v1/invoices/{invoice_id}/asset');
   });
