@@ -155,9 +155,13 @@ describe('page invoices in the cabinet', () => {
       description: _d,
       awaiting_choice: _a,
       status_history: history,
+      exceptions,
+      foreign_deposits: foreignDeposits,
       ...asV1
     } = one.body;
     expect(asV1).toEqual(v1.body);
     expect(history).toEqual([{ status: 'created', at: v1.body.created_at, derived: false }]);
+    expect(exceptions).toEqual([]);
+    expect(foreignDeposits).toEqual([]);
   });
 });
