@@ -28,6 +28,8 @@ interface Records {
   deliveryId: string;
   deliveryIds: string[];
   refundId: string;
+  exceptionId: string;
+  accountId: string;
   token: string;
 }
 
@@ -69,9 +71,22 @@ async function account(email: string, name: string): Promise<Records> {
       ...{ created_by: 'test', created_at: at, expires_at: at, updated_at: at },
     })
     .execute();
+  // An exception of the merchant, as its row (unattributed: the invoice's view stays as /v1's).
+  const exceptionId = randomUUID();
+  await db
+    .insertInto('exceptions')
+    .values({
+      ...{ id: exceptionId, kind: 'unattributed', merchant_id: id, invoice_id: null, payout_id: null },
+      ...{ deposit_id: null, asset: 'USDT_TRON', amount: '1', decimals: 6, created_at: at, updated_at: at },
+      ...{ resolved_at: null, resolved_by: null, resolution_note: null, refund_id: null },
+    })
+    .execute();
   const owner = await t.owner(email, [id]);
+  const ownerRow = await db.selectFrom('owners').select('id').where('email', '=', email).executeTakeFirstOrThrow();
   return {
     refundId,
+    exceptionId,
+    accountId: ownerRow.id,
     merchantId: id,
     key,
     keyId: key.slice(3, 19),
@@ -130,7 +145,13 @@ function exampleOf(doc: Json, schema: Json): unknown {
   if (schema.$ref) return exampleOf(doc, doc.components.schemas[String(schema.$ref).split('/').pop()!]);
   if (schema.enum) return schema.enum[0];
   if (schema.type === 'object')
-    return Object.fromEntries(Object.entries<Json>(schema.properties ?? {}).map(([k, v]) => [k, exampleOf(doc, v)]));
+    return Object.fromEntries(
+      Object.entries<Json>(schema.properties ?? {}).map(([k, v]) => [
+        k,
+        // An email field takes an address (a member's invitation).
+        k === 'email' ? 'member@example.test' : exampleOf(doc, v),
+      ]),
+    );
   if (schema.type === 'boolean') return false;
   if (Array.isArray(schema.examples)) return schema.examples[0];
   if (schema.type === 'integer') return schema.minimum ?? 1;
@@ -151,6 +172,8 @@ function recordIds(): Record<string, [theirs: string, absent: string, code: stri
     key_id: [a.keyId, '0123456789abcdef', 'api_key_not_found'],
     refund_id: [a.refundId, randomUUID(), 'refund_not_found'],
     delivery_id: [a.deliveryId, `dlv_${'0'.repeat(24)}`, 'delivery_not_found'],
+    exception_id: [a.exceptionId, randomUUID(), 'exception_not_found'],
+    account_id: [a.accountId, randomUUID(), 'owner_not_found'],
   };
 }
 
@@ -198,7 +221,7 @@ describe("account B and account A's records", () => {
   it("A's record under B's own merchant answers as an absent one on every record route of the document", async () => {
     const records = recordIds();
     const withRecords = (await merchantOperations()).filter((op) => recordParamOf(op.path));
-    // Invoices, payouts, keys and deliveries: each kind of record under a merchant is covered.
+    // Invoices, payouts, keys, deliveries, refunds, exceptions and members: each kind of record is covered.
     expect(new Set(withRecords.map((op) => recordParamOf(op.path)))).toEqual(new Set(Object.keys(records)));
     for (const op of withRecords) {
       const name = recordParamOf(op.path) as string;
@@ -250,7 +273,8 @@ describe("account B and account A's records", () => {
       description: null,
       awaiting_choice: false,
     };
-    expect(invoice.body).toEqual(ownInvoice);
+    // The view adds the invoice's exceptions and foreign deposits (none here); the list leaves them out.
+    expect(invoice.body).toEqual({ ...ownInvoice, exceptions: [], foreign_deposits: [] });
     expect((await t.call(`${base}/invoices`, a.token)).body.data).toEqual([ownInvoice]);
     const v1Payout = await api(t.url, `/v1/payouts/${a.payoutId}`, { key: a.key });
     const ownPayout = { ...v1Payout.body, reject_reason: null, fail_reason: null, hold_reason: null };
