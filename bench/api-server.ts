@@ -15,6 +15,7 @@ import Fastify from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import inspector from 'node:inspector';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../src/app.js';
@@ -47,11 +48,12 @@ async function bare(): Promise<void> {
 }
 
 async function real(): Promise<void> {
-  const temp = process.env.BENCH_DB ? null : mkdtempSync(path.join(tmpdir(), 'paygate-bench-api-'));
+  const onPostgres = process.env.BENCH_DB?.startsWith('postgres') ?? false;
+  const temp = process.env.BENCH_DB && !onPostgres ? null : mkdtempSync(path.join(tmpdir(), 'paygate-bench-api-'));
   const dbFile = process.env.BENCH_DB ?? path.join(temp as string, 'bench.db');
   const env = {
     DATABASE_URL: dbFile,
-    WALLET_KEYSTORE: path.join(path.dirname(dbFile), 'keystore.json'),
+    WALLET_KEYSTORE: path.join(onPostgres ? (temp as string) : path.dirname(dbFile), 'keystore.json'),
     WALLET_PASSPHRASE: 'benchmark passphrase',
     TRON_NETWORK: 'devnet',
     // The node bench/lib/api-bench.ts started, if any (else the watcher retries an absent one).
@@ -81,7 +83,7 @@ async function real(): Promise<void> {
   const app = await buildApp(config, { workers: true });
   const url = await app.start();
   const db = app.services.db;
-  if (process.env.BENCH_DB) await overdueExpired(db, (line) => process.stderr.write(`${line}\n`));
+  if (process.env.BENCH_DB && !onPostgres) await overdueExpired(db, (line) => process.stderr.write(`${line}\n`));
   const merchant =
     merchantId ??
     (await db.selectFrom('api_keys').select('merchant_id').orderBy('created_at', 'desc').executeTakeFirstOrThrow())
@@ -156,11 +158,13 @@ async function real(): Promise<void> {
     payouts = (await pendingReview()).map((r) => r.id);
   }
   const profile = await profileFromHere();
+  const loopDelay = loopDelayFromHere();
   process.stdout.write(JSON.stringify({ url, key, invoices, payouts, pid: process.pid }) + '\n');
   process.on(
     'SIGTERM',
     () =>
       void profile()
+        .then(loopDelay)
         .then(() => app.stop())
         .then(() => {
           if (temp) rmSync(temp, { recursive: true, force: true });
@@ -188,6 +192,23 @@ async function profileFromHere(): Promise<() => Promise<void>> {
   return async () => {
     const { profile } = (await post('Profiler.stop')) as { profile: unknown };
     writeFileSync(file, JSON.stringify(profile));
+  };
+}
+
+/**
+ * With BENCH_LOOP_DELAY set, the event loop's delay from ready to SIGTERM (monitorEventLoopDelay,
+ * 10 ms resolution as node documents it), printed on stderr at the end.
+ */
+function loopDelayFromHere(): () => void {
+  if (!process.env.BENCH_LOOP_DELAY) return () => {};
+  const h = monitorEventLoopDelay({ resolution: 10 });
+  h.enable();
+  return () => {
+    h.disable();
+    const ms = (ns: number) => (ns / 1e6).toFixed(1);
+    process.stderr.write(
+      `event loop delay from ready to stop: p50 ${ms(h.percentile(50))} ms, p99 ${ms(h.percentile(99))} ms, max ${ms(h.max)} ms\n`,
+    );
   };
 }
 

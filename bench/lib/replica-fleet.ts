@@ -30,7 +30,7 @@ export interface BenchDatabase {
   drop(): Promise<void>;
 }
 
-async function onAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+export async function onAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
   try {
     await c.connect();
