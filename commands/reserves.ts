@@ -7,7 +7,7 @@ import { checkReserves, type ReservesReport } from '../src/reserves/service.js';
 
 export default class Reserves extends PaygateCommand {
   static override description =
-    'Compare, per asset, what the chain holds for the service (hot wallet and deposit addresses, read from the node) with what the books owe (merchant balances, uncredited deposits) and what the service earned (fees less network costs); records the check (docs/operations.md, "Month-end")';
+    'Compare, per asset, what the chain holds for the service (hot wallet and deposit addresses, read from the node) with what the books owe (merchant balances, uncredited deposits) and what the service earned (fees less network costs); records the check (docs/operations/month-end.md, "Month-end")';
   static override examples = ['<%= config.bin %> reserves', '<%= config.bin %> reserves --json'];
 
   async run(): Promise<ReservesReport> {

@@ -82,7 +82,7 @@ export default class Restore extends PaygateCommand {
               ['payout_id', 'status', 'asset', 'amount', 'to_address'],
             )}\n`
           : ' '
-      }Start paygate serve: its chain watcher reads the chain since the backup and marks each held payout it finds sent (one transfer out of the hot wallet with its asset, address and amount) confirmed with that txid; paygate payout approve of a held payout answers invalid_state until that reading is done. Then check paygate payout list --unknown-on-chain (docs/operations.md, "After a restore"), decide each payout left with paygate payout approve or paygate payout cancel, and run paygate payout resume --worker. Payments to the skipped addresses show in paygate deposit list --unattributed.`,
+      }Start paygate serve: its chain watcher reads the chain since the backup and marks each held payout it finds sent (one transfer out of the hot wallet with its asset, address and amount) confirmed with that txid; paygate payout approve of a held payout answers invalid_state until that reading is done. Then check paygate payout list --unknown-on-chain (docs/operations/backups.md, "After a restore"), decide each payout left with paygate payout approve or paygate payout cancel, and run paygate payout resume --worker. Payments to the skipped addresses show in paygate deposit list --unattributed.`,
     );
     return result;
   }

@@ -53,7 +53,7 @@ export default class Serve extends PaygateCommand {
     if (heapLimitMb) {
       logger.warn(
         { heapLimitMb },
-        `started without ${SERVE_NODE_FLAGS.join(' ')}: on a large machine memory under load may grow ~50 MB past what it needs (docs/operations.md, "Memory")`,
+        `started without ${SERVE_NODE_FLAGS.join(' ')}: on a large machine memory under load may grow ~50 MB past what it needs (docs/operations/setup.md, "Memory")`,
       );
     }
     const database = databaseLabel(config.database);

@@ -7,7 +7,7 @@ import { AppError } from '../../src/errors.js';
 
 export default class DepositList extends PaygateCommand {
   static override description =
-    'List unattributed deposits, newest first: payments to the addresses a restore skipped (indexes handed out after the backup, handed to no one since). They are credited to no merchant; docs/operations.md, "After a restore", says what to do with them. --unattributed is required: merchants\' deposits show in their invoices and balances.';
+    'List unattributed deposits, newest first: payments to the addresses a restore skipped (indexes handed out after the backup, handed to no one since). They are credited to no merchant; docs/operations/backups.md, "After a restore", says what to do with them. --unattributed is required: merchants\' deposits show in their invoices and balances.';
   static override examples = [
     '<%= config.bin %> deposit list --unattributed',
     '<%= config.bin %> deposit list --unattributed --json',

@@ -4,7 +4,7 @@ import { resumeWatcher, type WatcherStatus } from '../../src/watcher/stop.js';
 
 export default class WatcherResume extends PaygateCommand {
   static override description =
-    'Let the chain watcher go on after it stopped because the node contradicted finality, once you have checked the node (docs/operations.md, "The node contradicts finality"): it follows the node\'s chain from then on; deposits already final stay as they are, and payouts and sweeps resume (invalid_state when it is not stopped)';
+    'Let the chain watcher go on after it stopped because the node contradicted finality, once you have checked the node (docs/operations/incidents.md, "The node contradicts finality"): it follows the node\'s chain from then on; deposits already final stay as they are, and payouts and sweeps resume (invalid_state when it is not stopped)';
   static override examples = ['<%= config.bin %> watcher resume'];
 
   async run(): Promise<WatcherStatus> {

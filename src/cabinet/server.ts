@@ -49,7 +49,7 @@ async function checkTotpSecrets(services: Services, box: ReturnType<typeof secre
   if (unsealed > 0)
     log.warn(
       { accounts: unsealed },
-      'cabinet: TOTP secrets are stored readable; set CABINET_TOTP_KEY (docs/operations.md) to seal them',
+      'cabinet: TOTP secrets are stored readable; set CABINET_TOTP_KEY (docs/operations/console.md) to seal them',
     );
   else if (unreadable > 0)
     log.error(

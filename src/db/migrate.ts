@@ -143,7 +143,7 @@ function refuseNewer(executed: readonly string[]): void {
   if (unknown.length > 0)
     throw new AppError(
       'invalid_state',
-      `The database was migrated by a newer paygate (migration ${unknown.join(', ')}); run that version, or restore a backup taken before the upgrade (docs/operations.md, "Upgrades")`,
+      `The database was migrated by a newer paygate (migration ${unknown.join(', ')}); run that version, or restore a backup taken before the upgrade (docs/operations/setup.md, "Upgrades")`,
     );
 }
 

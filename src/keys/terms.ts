@@ -1,5 +1,5 @@
 /**
- * The terms an API key is issued with (docs/operations.md, "Key rotation"): an optional label, an
+ * The terms an API key is issued with (docs/operations/setup.md, "Key rotation"): an optional label, an
  * optional expiry, an optional list of client networks (CIDRs) requests may come from. Outside
  * them a key is refused like any bad key (401 unauthorized, one body whatever the cause).
  *

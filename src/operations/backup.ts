@@ -1,5 +1,5 @@
 /**
- * `paygate backup <file>` and `paygate restore <file>` (docs/operations.md, "Backups").
+ * `paygate backup <file>` and `paygate restore <file>` (docs/operations/backups.md, "Backups").
  *
  * Backup is online: SQLite's backup API copies the pages of a consistent snapshot while serve
  * keeps writing (WAL readers never block writers). When another process writes during a
@@ -28,13 +28,13 @@ import { RESTORE_GAP, estimateWatched, skipDerivationRange, type DerivationGap }
 
 /**
  * The SQLite file that `paygate backup`/`restore` copy. A PostgreSQL database is backed up by its
- * server's own tools (docs/operations.md, "PostgreSQL"): the commands refuse it instead of copying.
+ * server's own tools (docs/operations/postgresql.md, "PostgreSQL"): the commands refuse it instead of copying.
  */
 export function sqliteFile(target: DatabaseTarget, command: 'backup' | 'restore'): string {
   if (target.engine === 'sqlite') return target.path;
   throw new AppError(
     'invalid_argument',
-    `paygate ${command} copies a SQLite file; DATABASE_URL names a PostgreSQL database: use pg_dump, or base backups with WAL archiving${command === 'restore' ? ', then paygate restore --in-place' : ''} (docs/operations.md, "PostgreSQL")`,
+    `paygate ${command} copies a SQLite file; DATABASE_URL names a PostgreSQL database: use pg_dump, or base backups with WAL archiving${command === 'restore' ? ', then paygate restore --in-place' : ''} (docs/operations/postgresql.md, "PostgreSQL")`,
   );
 }
 

@@ -1,5 +1,5 @@
 /**
- * `paygate migrate-to <postgres url>` (docs/operations.md, "Moving to PostgreSQL"): moves a SQLite
+ * `paygate migrate-to <postgres url>` (docs/operations/postgresql.md, "Moving to PostgreSQL"): moves a SQLite
  * instance to an empty PostgreSQL database, once, with every `serve` stopped.
  *
  * Refused before anything is written: a target URL that is not PostgreSQL or cannot be reached, a

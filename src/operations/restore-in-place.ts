@@ -1,6 +1,6 @@
 /**
  * `paygate restore --in-place`: a database restored by other means than `paygate restore` (on
- * PostgreSQL, pg_restore of a dump or a point-in-time recovery; docs/operations.md, "PostgreSQL")
+ * PostgreSQL, pg_restore of a dump or a point-in-time recovery; docs/operations/postgresql.md, "PostgreSQL")
  * made safe where it is, as `restore` makes a restored SQLite copy safe before it takes the old
  * file's place. A restore is the past and the chain moved on: payouts and sweeps are halted, each
  * payout it shows unfinished is held (payouts/restore.ts), and the deposit indexes that may have

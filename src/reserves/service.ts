@@ -1,5 +1,5 @@
 /**
- * Reserves (docs/operations.md, "Month-end"): per asset, what the chain holds for the service
+ * Reserves (docs/operations/month-end.md, "Month-end"): per asset, what the chain holds for the service
  * against what the books owe and what the service earned.
  *
  *   holdings    = hot wallet (TRX: with its own stake) + deposit addresses + gap addresses, from the node

@@ -1,5 +1,5 @@
 /**
- * docs/operations.md ("Logs"): secrets are redacted "in errors, child-logger bindings and the
+ * docs/operations/setup.md ("Logs"): secrets are redacted "in errors, child-logger bindings and the
  * message text". API keys and extended keys were recognised in text; a webhook signing secret
  * (`whsec_…`, the key that lets anyone forge paygate's webhooks to a merchant) was not: written
  * into a message or an error's message, it reached the log in clear.

@@ -1,5 +1,5 @@
 /**
- * `PAYGATE_MIGRATE_TO_URL=<postgres url> paygate migrate-to` (docs/operations.md, "Moving to PostgreSQL"): a SQLite
+ * `PAYGATE_MIGRATE_TO_URL=<postgres url> paygate migrate-to` (docs/operations/postgresql.md, "Moving to PostgreSQL"): a SQLite
  * instance with real history (the demo's tour: an invoice paid on the devnet, confirmed and
  * settled, a payout sent and confirmed, webhooks delivered, an owner signed in to the cabinet; then
  * an unpaid invoice, one paid in part, a user's permanent address, a rejected payout) is moved to a

@@ -1,5 +1,5 @@
 /**
- * The console examples of docs/operations.md, run as an operator would paste them into a shell
+ * The console examples of docs/operations/console.md, run as an operator would paste them into a shell
  * (`paygate` is the real CLI, bin/dev.js) against a running app: every curl answers without an
  * error, and the changes they make are the ones the comments promise.
  */
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEV_BIN } from '../helpers/cli.js';
 import { startConsoleApp, type ConsoleTestApp } from '../helpers/console.js';
 
-const OPERATIONS = path.resolve(import.meta.dirname, '../../docs/operations.md');
+const OPERATIONS = path.resolve(import.meta.dirname, '../../docs/operations/console.md');
 
 /** The runnable block of the "Operator console" section: the one that sets ADMIN. */
 function examples(): string {
@@ -23,7 +23,8 @@ function examples(): string {
   const block = [...section.matchAll(/```sh\n([\s\S]*?)```/g)]
     .map((m) => m[1] as string)
     .find((b) => b.startsWith('ADMIN='));
-  if (!block) throw new Error('docs/operations.md: no example block starting with ADMIN= in "Operator console"');
+  if (!block)
+    throw new Error('docs/operations/console.md: no example block starting with ADMIN= in "Operator console"');
   return block;
 }
 
@@ -33,7 +34,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-describe('docs/operations.md, "Operator console"', () => {
+describe('docs/operations/console.md, "Operator console"', () => {
   it('runs its examples as printed: no error answer, and the changes they describe are made', async () => {
     const script = examples().replace(/^ADMIN=.*$/m, `ADMIN=${t.admin}`);
     expect(script).toContain(`ADMIN=${t.admin}`);

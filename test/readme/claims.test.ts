@@ -1,9 +1,10 @@
 /**
- * What README.md says about the program stays true: the database engines and the DATABASE_URL
- * forms it names are the ones the configuration accepts, each to the engine README says; every
- * `paygate …` command it names (in code, and in the commands table) is a command of the CLI, and
- * the table lists every command; and the two commands it starts with, `npm start` and `npm test`,
- * are the package.json scripts it describes.
+ * What README.md and the documents it sends a newcomer to say about the program stays true: the
+ * database engines and the DATABASE_URL forms (docs/configuration.md, docs/database.md) are the
+ * ones the configuration accepts, each to the engine they say; every `paygate …` command README
+ * names is a command of the CLI, and docs/cli.md's table of all commands lists every command and
+ * nothing else; the two commands README starts with, `npm start` and `npm test`, are the
+ * package.json scripts it describes; README stays under 200 lines.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,8 @@ import { parseConfig } from '../../src/config.js';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 const DATABASE_DOC = readFileSync(path.join(ROOT, 'docs/database.md'), 'utf8');
+const CONFIGURATION_DOC = readFileSync(path.join(ROOT, 'docs/configuration.md'), 'utf8');
+const CLI_DOC = readFileSync(path.join(ROOT, 'docs/cli.md'), 'utf8');
 
 /** The lines of `text` from the heading `title` to the next heading of that level. */
 function section(text: string, title: string): string {
@@ -59,9 +62,9 @@ function namedCommands(text: string): string[][] {
   );
 }
 
-/** The commands of the README's table: each row's code spans, alternatives (`a\|b`) expanded. */
+/** The commands of docs/cli.md's table: each row's code spans, alternatives (`a\|b`) expanded. */
 function tableCommands(): string[][] {
-  const rows = section(README, 'Commands')
+  const rows = section(CLI_DOC, 'All commands')
     .split('\n')
     .filter((l) => l.startsWith('| `'));
   expect(rows.length).toBeGreaterThan(10);
@@ -88,8 +91,8 @@ describe("README's database engines", () => {
     expect(byDefault).toEqual({ engine: 'sqlite', path: path.resolve('paygate.db') });
   });
 
-  it('every DATABASE_URL form README and docs/database.md give opens the engine they say', () => {
-    const row = README.split('\n').find((l) => l.startsWith('| `DATABASE_URL`'));
+  it('every DATABASE_URL form docs/configuration.md and docs/database.md give opens the engine they say', () => {
+    const row = CONFIGURATION_DOC.split('\n').find((l) => l.startsWith('| `DATABASE_URL`'));
     expect(row).toBeDefined();
     const [sqliteCell, postgresCell] = row!.split(' | ')[2]!.split(' or PostgreSQL ');
     const docRows = section(DATABASE_DOC, 'Choosing the engine')
@@ -128,7 +131,7 @@ describe("README's commands", () => {
     expect(unknown).toEqual([]);
   });
 
-  it('every command of the commands table is a command of the CLI, and the table lists them all', () => {
+  it("every command of docs/cli.md's table is a command of the CLI, and the table lists them all", () => {
     const listed = tableCommands();
     expect(listed.filter((words) => commandOf(words) === null).map((w) => w.join(' '))).toEqual([]);
     const covered = new Set(listed.map((words) => commandOf(words)));
@@ -148,6 +151,12 @@ describe("README's commands", () => {
     expect(scripts.test).toBe('vitest run');
     for (const [, name] of README.matchAll(/\bnpm run ([a-z:]+)/g))
       expect(scripts, `npm run ${name}`).toHaveProperty([name!]);
+  });
+});
+
+describe("README's length", () => {
+  it('stays under 200 lines: what it is, the two commands, a tour, links', () => {
+    expect(README.split('\n').length).toBeLessThan(200);
   });
 });
 

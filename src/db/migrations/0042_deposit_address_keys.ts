@@ -15,7 +15,7 @@ import { sql, type Kysely } from 'kysely';
  * foreign key is broken (migrate.ts): an invoice whose address is no deposit address is refused
  * there, and nothing changes.
  *
- * No `down`: the way back is the backup taken before the upgrade (docs/operations.md, "Upgrades").
+ * No `down`: the way back is the backup taken before the upgrade (docs/operations/setup.md, "Upgrades").
  */
 export async function up(outer: Kysely<unknown>): Promise<void> {
   await outer.transaction().execute(async (db) => {

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Accounting and control (docs/reports.md, docs/operations.md "Month-end").
+ * Accounting and control (docs/reports.md, docs/operations/month-end.md "Month-end").
  *
  * - Report indexes: a report reads its period in keyset batches ordered by time then id
  *   (src/reports). Each index leads with the time and carries the merchant, so a merchant's report

@@ -89,4 +89,4 @@ export async function postgres(db: Kysely<unknown>): Promise<void> {
   await acknowledgements(db);
 }
 
-/** No `down`: the way back is the backup taken before the upgrade (docs/operations.md, "Upgrades"). */
+/** No `down`: the way back is the backup taken before the upgrade (docs/operations/setup.md, "Upgrades"). */

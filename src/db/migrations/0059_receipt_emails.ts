@@ -19,4 +19,4 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 /** The same table on PostgreSQL. */
 export const postgres = up;
 
-/** No `down`: the way back is the backup taken before the upgrade (docs/operations.md, "Upgrades"). */
+/** No `down`: the way back is the backup taken before the upgrade (docs/operations/setup.md, "Upgrades"). */

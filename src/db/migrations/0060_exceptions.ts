@@ -41,4 +41,4 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export const postgres = up;
 
-/** No `down`: the way back is the backup taken before the upgrade (docs/operations.md, "Upgrades"). */
+/** No `down`: the way back is the backup taken before the upgrade (docs/operations/setup.md, "Upgrades"). */
