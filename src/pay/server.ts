@@ -20,7 +20,7 @@ import type { Executor } from '../db/database.js';
 import { payErrorPage } from './not-found.js';
 import { payDocument } from './openapi.js';
 import { findPageInvoice } from './store.js';
-import { registerPayRoutes, registerRefundClaimRoutes } from './routes.js';
+import { registerPayRoutes, registerRefundClaimRoutes } from './routes/pay.js';
 import type { PageDeps } from './service.js';
 
 /** The built page (`npm run build` bundles web/pay there). */
