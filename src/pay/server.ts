@@ -49,6 +49,7 @@ export async function buildPayServer(
   services: Services,
   opts: PayOptions = {},
   rateCounts: SharedRateCounts | null = null,
+  instrument?: (app: ApiServer) => void,
 ): Promise<ApiServer> {
   const { app } = await buildSurface({
     config: services.config,
@@ -62,6 +63,7 @@ export async function buildPayServer(
     noStore: true,
     errorPage: payErrorPage,
   });
+  instrument?.(app);
   await registerPayRoutes(app, pageDeps(services));
   await registerRefundClaimRoutes(app, pageDeps(services));
   await registerPage(app, opts.pageDir ?? PAY_PAGE_DIR(), services.db);
