@@ -1,6 +1,6 @@
 /**
  * Every /v1 route plugin, registered in one place. A feature adds one line here; its routes live
- * in its own folder (`src/<feature>/routes.ts`) and take the app's services.
+ * in its own folder (`src/<feature>/routes/v1.ts`) and take the app's services.
  */
 import type { Services } from '../services.js';
 import { addressRoutes } from '../addresses/routes/v1.js';
