@@ -28,10 +28,26 @@ import { buildAdminServer, type AdminOptions } from './operations/admin.js';
 import { requireBuiltPage } from './cabinet/page.js';
 import { buildCabinetServer, type CabinetOptions } from './cabinet/server.js';
 import { buildPayServer, type PayOptions } from './pay/server.js';
-import { createMetrics, httpLatency, instrumentHttp, type AppMetrics } from './operations/metrics.js';
+import {
+  createMetrics,
+  httpLatency,
+  instrumentHttp,
+  type AppMetrics,
+  type ListenerLabel,
+} from './operations/metrics.js';
 import './operations/wiring.js';
 
 export type { Services } from './services.js';
+
+/** One listener of the process: its server, where it listens, and its base URL once it does. */
+interface Listener {
+  /** The shutdown step's name while it closes. */
+  step: string;
+  server: ApiServer;
+  host: string;
+  port: number;
+  url: string | null;
+}
 
 export interface AppOptions {
   clock?: Clock;
@@ -133,22 +149,33 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
   };
   let workers: WorkerHost | null = null;
   const metrics = createMetrics({ services, workers: () => workers, probe: opts.admin ? opts.admin.probe : undefined });
-  let admin: Awaited<ReturnType<typeof buildAdminServer>> | null = null;
-  let adminUrl: string | null = null;
   const stopping = new Set<string>();
   const latency = httpLatency(metrics.registry);
+  const timed = (label: ListenerLabel) => (app: ApiServer) => instrumentHttp(app, latency, label);
   const rateCounts = await openSharedRateCounts(config, logger);
   const http = await buildHttpServer({ config, logger, verifier, rateCounts }, async (app) => {
-    instrumentHttp(app, latency);
+    timed('v1')(app);
     await registerV1Routes(app, services);
     if (opts.extraRoutes) await opts.extraRoutes(app, services);
   });
+  const admin = opts.admin === false ? null : await buildAdminServer(services, metrics, opts.admin, timed('admin'));
+  const cabinet =
+    opts.cabinet === false ? null : await buildCabinetServer(services, opts.cabinet, rateCounts, timed('cabinet'));
+  const pay = opts.pay === false ? null : await buildPayServer(services, opts.pay, rateCounts, timed('pay'));
 
-  const cabinet = opts.cabinet === false ? null : await buildCabinetServer(services, opts.cabinet, rateCounts);
-  let cabinetUrl: string | null = null;
-  const pay = opts.pay === false ? null : await buildPayServer(services, opts.pay, rateCounts);
-  let payListenerUrl: string | null = null;
-  services.payUrl = () => (config.payPublicUrl ? payUrl(config) : (payListenerUrl ?? payUrl(config)));
+  // Every listener of the process, in the order they start listening; they close in the reverse
+  // order. The public one listens last, once the workers run, and closes first while they stop;
+  // the admin listener answers the probes until the others are closed.
+  const listeners: Listener[] = [
+    ...(admin ? [{ step: 'admin listener', server: admin, host: config.adminHost, port: config.adminPort }] : []),
+    ...(cabinet
+      ? [{ step: 'cabinet listener', server: cabinet, host: config.cabinetHost, port: config.cabinetPort }]
+      : []),
+    ...(pay ? [{ step: 'payment page listener', server: pay, host: config.payHost, port: config.payPort }] : []),
+    { step: 'api listener', server: http, host: config.host, port: config.port },
+  ].map((l) => ({ ...l, url: null }));
+  const urlOf = (server: ApiServer | null) => listeners.find((l) => l.server === server)?.url ?? null;
+  services.payUrl = () => (config.payPublicUrl ? payUrl(config) : (urlOf(pay) ?? payUrl(config)));
 
   let stopped = false;
   return {
@@ -161,44 +188,29 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     },
     metrics,
     get adminUrl() {
-      return adminUrl;
+      return urlOf(admin);
     },
     cabinet,
     get cabinetUrl() {
-      return cabinetUrl;
+      return urlOf(cabinet);
     },
     pay,
     get payUrl() {
-      return payListenerUrl;
+      return urlOf(pay);
     },
     async start() {
       if (cabinet) requireBuiltPage();
-      if (opts.admin !== false) {
-        admin = await buildAdminServer(services, metrics, opts.admin);
-        adminUrl = (await admin.listen({ host: config.adminHost, port: config.adminPort })).replace(
-          '[::1]',
-          '127.0.0.1',
-        );
+      for (const l of listeners) {
+        if (l.server === http && opts.workers !== false)
+          workers = startWorkerHost(services, {
+            workers: backgroundWorkers,
+            ttlMs: config.workerLeaseTtlMs,
+            renewMs: Math.floor(config.workerLeaseTtlMs / 5),
+            ...opts.workerHost,
+          });
+        l.url = (await l.server.listen({ host: l.host, port: l.port })).replace('[::1]', '127.0.0.1');
       }
-      if (cabinet)
-        cabinetUrl = (await cabinet.listen({ host: config.cabinetHost, port: config.cabinetPort })).replace(
-          '[::1]',
-          '127.0.0.1',
-        );
-      if (pay)
-        payListenerUrl = (await pay.listen({ host: config.payHost, port: config.payPort })).replace(
-          '[::1]',
-          '127.0.0.1',
-        );
-      if (opts.workers !== false)
-        workers = startWorkerHost(services, {
-          workers: backgroundWorkers,
-          ttlMs: config.workerLeaseTtlMs,
-          renewMs: Math.floor(config.workerLeaseTtlMs / 5),
-          ...opts.workerHost,
-        });
-      const address = await http.listen({ host: config.host, port: config.port });
-      return address.replace('[::1]', '127.0.0.1');
+      return urlOf(http) as string;
     },
     async stop() {
       if (stopped) return;
@@ -209,11 +221,12 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
         await work();
         stopping.delete(name);
       };
-      // Workers stop at a safe point while fastify lets in-flight requests finish (new ones: 503).
-      await Promise.all([step('workers', () => workers?.stop()), step('api listener', () => http.close())]);
-      await step('admin listener', () => admin?.close());
-      await step('cabinet listener', () => cabinet?.close());
-      await step('payment page listener', () => pay?.close());
+      // Workers stop at a safe point while fastify lets in-flight requests finish (new ones: 503);
+      // the listeners close one after the other, the public one first.
+      const closeListeners = async () => {
+        for (const l of [...listeners].reverse()) await step(l.step, () => l.server.close());
+      };
+      await Promise.all([step('workers', () => workers?.stop()), closeListeners()]);
       await step('rate limit counters', () => rateCounts?.close());
       // A client passed in belongs to the caller (tests share one between apps).
       if (!opts.chain) await step('chain client', () => chain.close?.());

@@ -4,18 +4,18 @@
  * hook (ownership.ts), registered before these.
  */
 import type { ApiServer } from '../http/surface.js';
-import { accountRoutes } from './account-routes.js';
-import { activityRoutes } from './activity-routes.js';
-import { exceptionRoutes } from './exception-routes.js';
+import { accountRoutes } from './routes/cabinet-account.js';
+import { activityRoutes } from './routes/cabinet-activity.js';
+import { exceptionRoutes } from '../exceptions/routes/cabinet.js';
 import type { CabinetDeps } from './context.js';
-import { memberRoutes } from './member-routes.js';
-import { merchantRoutes } from './merchant-routes.js';
-import { pageInvoiceRoutes } from './page-invoice-routes.js';
-import { refundRoutes } from './refund-routes.js';
-import { reportRoutes } from './report-routes.js';
-import { securityRoutes } from './security-routes.js';
-import { sessionRoutes } from './session-routes.js';
-import { settingsRoutes } from './settings-routes.js';
+import { memberRoutes } from './routes/cabinet-members.js';
+import { merchantRoutes } from '../merchants/routes/cabinet.js';
+import { pageInvoiceRoutes } from '../pay/routes/cabinet.js';
+import { refundRoutes } from '../refunds/routes/cabinet.js';
+import { reportRoutes } from '../reports/routes/cabinet.js';
+import { securityRoutes } from './routes/cabinet-security.js';
+import { sessionRoutes } from './routes/cabinet-sessions.js';
+import { settingsRoutes } from '../merchants/routes/cabinet-settings.js';
 
 export async function registerCabinetRoutes(app: ApiServer, deps: CabinetDeps): Promise<void> {
   await sessionRoutes(app, deps);

@@ -62,6 +62,7 @@ export async function buildCabinetServer(
   services: Services,
   opts: CabinetOptions = {},
   rateCounts: SharedRateCounts | null = null,
+  instrument?: (app: ApiServer) => void,
 ): Promise<ApiServer> {
   const { app } = await buildSurface({
     config: services.config,
@@ -86,6 +87,7 @@ export async function buildCabinetServer(
       req.cabinet = session;
     },
   });
+  instrument?.(app);
   const box = secretBox(services.config.cabinetTotpKey);
   const deps: CabinetDeps = {
     services,

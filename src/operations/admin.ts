@@ -78,7 +78,12 @@ async function checkFeatures(s: Services): Promise<Record<string, Check>> {
   return out;
 }
 
-export async function buildAdminServer(s: Services, metrics: AppMetrics, opts: AdminOptions = {}): Promise<ApiServer> {
+export async function buildAdminServer(
+  s: Services,
+  metrics: AppMetrics,
+  opts: AdminOptions = {},
+  instrument?: (app: ApiServer) => void,
+): Promise<ApiServer> {
   const maxLag = opts.maxWatcherLagBlocks ?? DEFAULT_MAX_WATCHER_LAG_BLOCKS;
   const verifier = new OperatorTokenVerifier(s.db, s.clock, opts.operatorTokens);
   const { app } = await buildSurface({
@@ -95,6 +100,7 @@ export async function buildAdminServer(s: Services, metrics: AppMetrics, opts: A
     },
   });
 
+  instrument?.(app);
   app.decorateRequest('operator', null);
 
   // The orchestrator's and Prometheus's probes carry no credential and are never limited: a

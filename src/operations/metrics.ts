@@ -182,16 +182,19 @@ function verifierCounters(s: Services, registry: Registry): void {
   );
 }
 
-/** Request counts and latency of /v1 by route template and status, fed by the onResponse hook. */
+/** The four listeners, as the `listener` label names them. */
+export type ListenerLabel = 'v1' | 'admin' | 'cabinet' | 'pay';
+
+/** Request counts and latency of every listener by route template and status, fed by the onResponse hook. */
 export interface HttpLatency {
-  observe(method: string, route: string, status: number, seconds: number): void;
+  observe(listener: ListenerLabel, method: string, route: string, status: number, seconds: number): void;
 }
 
 export function httpLatency(registry: Registry): HttpLatency {
-  const labelNames = ['method', 'route', 'status'] as const;
+  const labelNames = ['listener', 'method', 'route', 'status'] as const;
   const latency = new Histogram({
     name: 'paygate_http_request_duration_seconds',
-    help: 'Time from request to response on /v1',
+    help: 'Time from request to response, by listener (v1, admin, cabinet, pay)',
     labelNames,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
@@ -200,7 +203,7 @@ export function httpLatency(registry: Registry): HttpLatency {
   // updated per request would cost each request another label hash.
   new Counter({
     name: 'paygate_http_requests_total',
-    help: 'Requests answered by /v1',
+    help: 'Requests answered, by listener (v1, admin, cabinet, pay)',
     labelNames,
     registers: [registry],
     async collect() {
@@ -213,16 +216,18 @@ export function httpLatency(registry: Registry): HttpLatency {
     },
   });
   return {
-    observe: (method, route, status, seconds) => latency.observe({ method, route, status: String(status) }, seconds),
+    observe: (listener, method, route, status, seconds) =>
+      latency.observe({ listener, method, route, status: String(status) }, seconds),
   };
 }
 
-/** Times every /v1 request fastify answers. */
-export function instrumentHttp(app: ApiServer, latency: HttpLatency): void {
+/** Times every request the listener's fastify answers. */
+export function instrumentHttp(app: ApiServer, latency: HttpLatency, listener: ListenerLabel): void {
   // A callback hook, not an async one: no promise per request.
   app.addHook('onResponse', (req, reply, done) => {
     // The route template (/v1/invoices/:id), never the raw URL: ids would explode the label set.
     latency.observe(
+      listener,
       req.method,
       req.is404 ? 'unmatched' : (req.routeOptions.url ?? 'unmatched'),
       reply.statusCode,

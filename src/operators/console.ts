@@ -5,21 +5,21 @@
  * body (400/413/415) → validation (400) → route → the same service function the CLI command calls,
  * with the token id as the actor of every change it records in the audit log.
  */
-import { invoiceRoutes } from './routes/invoices.js';
+import { invoiceRoutes } from '../invoices/routes/admin.js';
 import { replyWithError } from '../http/conventions.js';
 import { errorResponses } from '../http/schemas.js';
 import type { Services } from '../services.js';
 import { consoleError } from './errors.js';
-import { assetRoutes } from './routes/assets.js';
-import { deliveryRoutes } from './routes/deliveries.js';
-import { keyRoutes } from './routes/keys.js';
-import { merchantRoutes } from './routes/merchants.js';
-import { moneyRoutes } from './routes/money.js';
-import { exceptionRoutes } from './routes/exceptions.js';
-import { payoutRoutes } from './routes/payouts.js';
-import { refundRoutes } from './routes/refunds.js';
-import { reportRoutes } from './routes/reports.js';
-import { walletRoutes } from './routes/wallet.js';
+import { assetRoutes } from '../assets/routes/admin.js';
+import { deliveryRoutes } from '../webhooks/routes/admin.js';
+import { keyRoutes } from '../keys/routes/admin.js';
+import { merchantRoutes } from '../merchants/routes/admin.js';
+import { moneyRoutes } from '../ledger/routes/admin.js';
+import { exceptionRoutes } from '../exceptions/routes/admin.js';
+import { payoutRoutes } from '../payouts/routes/admin.js';
+import { refundRoutes } from '../refunds/routes/admin.js';
+import { reportRoutes } from '../reports/routes/admin.js';
+import { walletRoutes } from '../wallet/routes/admin.js';
 import type { ConsoleServer } from './context.js';
 import { isRead } from './verifier.js';
 

@@ -20,7 +20,7 @@ import type { Executor } from '../db/database.js';
 import { payErrorPage } from './not-found.js';
 import { payDocument } from './openapi.js';
 import { findPageInvoice } from './store.js';
-import { registerPayRoutes, registerRefundClaimRoutes } from './routes.js';
+import { registerPayRoutes, registerRefundClaimRoutes } from './routes/pay.js';
 import type { PageDeps } from './service.js';
 
 /** The built page (`npm run build` bundles web/pay there). */
@@ -49,6 +49,7 @@ export async function buildPayServer(
   services: Services,
   opts: PayOptions = {},
   rateCounts: SharedRateCounts | null = null,
+  instrument?: (app: ApiServer) => void,
 ): Promise<ApiServer> {
   const { app } = await buildSurface({
     config: services.config,
@@ -62,6 +63,7 @@ export async function buildPayServer(
     noStore: true,
     errorPage: payErrorPage,
   });
+  instrument?.(app);
   await registerPayRoutes(app, pageDeps(services));
   await registerRefundClaimRoutes(app, pageDeps(services));
   await registerPage(app, opts.pageDir ?? PAY_PAGE_DIR(), services.db);

@@ -72,7 +72,10 @@ describe.skipIf(!nginxBin)('nginx in front of two replicas on PostgreSQL (paygat
     return Number(pattern.exec(text)?.[1] ?? 0);
   };
   const invoiceReads = (admin: string) =>
-    metric(admin, /^paygate_http_requests_total\{method="GET",route="\/v1\/invoices\/:id",status="200"\} (\d+)/m);
+    metric(
+      admin,
+      /^paygate_http_requests_total\{listener="v1",method="GET",route="\/v1\/invoices\/:id",status="200"\} (\d+)/m,
+    );
   const createViaNginx = async () => {
     const r = await nginx.viaHttps(
       '/v1/invoices',

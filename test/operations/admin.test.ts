@@ -116,7 +116,7 @@ describe('admin listener', () => {
     await vi.waitFor(async () => expect((await api(admin, '/readyz')).status).toBe(200));
   });
 
-  it('counts /v1 requests and their latency by route template and status', async () => {
+  it('counts /v1 requests and their latency by route template and status, under listener v1', async () => {
     const { key } = await t.merchant();
     const created = await api(t.url, '/v1/invoices', { key, body: newInvoice() });
     expect(created.status).toBe(201);
@@ -127,17 +127,28 @@ describe('admin listener', () => {
     const m = await api(admin, '/metrics');
     expect(m.status).toBe(200);
     expect(m.headers.get('content-type')).toMatch(/^text\/plain/);
-    expect(value(m.text, 'paygate_http_requests_total{method="POST",route="/v1/invoices",status="201"}')).toBe(1);
-    expect(value(m.text, 'paygate_http_requests_total{method="GET",route="/v1/invoices/:id",status="200"}')).toBe(2);
-    expect(value(m.text, 'paygate_http_requests_total{method="GET",route="/v1/invoices/:id",status="404"}')).toBe(1);
-    expect(value(m.text, 'paygate_http_requests_total{method="GET",route="unmatched",status="404"}')).toBe(1);
     expect(
-      value(m.text, 'paygate_http_request_duration_seconds_count{method="POST",route="/v1/invoices",status="201"}'),
+      value(m.text, 'paygate_http_requests_total{listener="v1",method="POST",route="/v1/invoices",status="201"}'),
+    ).toBe(1);
+    expect(
+      value(m.text, 'paygate_http_requests_total{listener="v1",method="GET",route="/v1/invoices/:id",status="200"}'),
+    ).toBe(2);
+    expect(
+      value(m.text, 'paygate_http_requests_total{listener="v1",method="GET",route="/v1/invoices/:id",status="404"}'),
+    ).toBe(1);
+    expect(
+      value(m.text, 'paygate_http_requests_total{listener="v1",method="GET",route="unmatched",status="404"}'),
     ).toBe(1);
     expect(
       value(
         m.text,
-        'paygate_http_request_duration_seconds_bucket{le="+Inf",method="POST",route="/v1/invoices",status="201"}',
+        'paygate_http_request_duration_seconds_count{listener="v1",method="POST",route="/v1/invoices",status="201"}',
+      ),
+    ).toBe(1);
+    expect(
+      value(
+        m.text,
+        'paygate_http_request_duration_seconds_bucket{le="+Inf",listener="v1",method="POST",route="/v1/invoices",status="201"}',
       ),
     ).toBe(1);
     expect(value(m.text, 'paygate_invoices{status="created"}')).toBe(1);
@@ -145,8 +156,29 @@ describe('admin listener', () => {
     // after another, report the same count, not a sum of scrapes.
     const scrapes = await Promise.all([api(admin, '/metrics'), api(admin, '/metrics'), api(admin, '/metrics')]);
     for (const s of [...scrapes, await api(admin, '/metrics')]) {
-      expect(value(s.text, 'paygate_http_requests_total{method="POST",route="/v1/invoices",status="201"}')).toBe(1);
+      expect(
+        value(s.text, 'paygate_http_requests_total{listener="v1",method="POST",route="/v1/invoices",status="201"}'),
+      ).toBe(1);
     }
+  });
+
+  it('counts the requests of every listener, each under its listener label', async () => {
+    expect((await api(t.app.cabinetUrl as string, '/cabinet/v1/merchants')).status).toBe(401);
+    expect((await api(t.app.payUrl as string, '/pay/v1/nothing-here')).status).toBe(404);
+    expect((await api(admin, '/admin/v1/merchants')).status).toBe(401);
+    expect((await api(admin, '/healthz')).status).toBe(200);
+    const m = await api(admin, '/metrics');
+    const count = (labels: string) => value(m.text, `paygate_http_requests_total{${labels}}`);
+    expect(count('listener="cabinet",method="GET",route="/cabinet/v1/merchants",status="401"')).toBe(1);
+    expect(count('listener="pay",method="GET",route="unmatched",status="404"')).toBe(1);
+    expect(count('listener="admin",method="GET",route="/admin/v1/merchants",status="401"')).toBe(1);
+    expect(count('listener="admin",method="GET",route="/healthz",status="200"')).toBeGreaterThanOrEqual(1);
+    expect(
+      value(
+        m.text,
+        'paygate_http_request_duration_seconds_count{listener="cabinet",method="GET",route="/cabinet/v1/merchants",status="401"}',
+      ),
+    ).toBe(1);
   });
 
   it('reports deposits and payouts by status, the payout queue, the hot wallet and the worker lease from live state', async () => {

@@ -205,7 +205,9 @@ const TESTED = /parameter '[^']+' does not seem to be injectable|all tested para
 async function requestCounts(t: Target): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   for (const s of await t.metric('paygate_http_requests_total')) {
-    counts.set(`${s.labels.method} ${s.labels.route} ${s.labels.status}`, s.value);
+    // The scrapes of /metrics that measure the run are not the run's requests.
+    if (s.labels.route === '/metrics') continue;
+    counts.set(`${s.labels.listener} ${s.labels.method} ${s.labels.route} ${s.labels.status}`, s.value);
   }
   return counts;
 }
@@ -280,7 +282,7 @@ export async function runSqlmap(t: Target, targets: SqlmapTarget[], opts: Sqlmap
       for (const [label, value] of after) {
         const delta = value - (before.get(label) ?? 0);
         if (delta === 0) continue;
-        const [, route, status] = label.split(' ') as [string, string, string];
+        const [, , route, status] = label.split(' ') as [string, string, string, string];
         statuses[status] = (statuses[status] ?? 0) + delta;
         requests += delta;
         if (route === target.route) routeRequests += delta;
