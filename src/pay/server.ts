@@ -5,7 +5,6 @@
  * request ids, error body, 16 KiB strict JSON, route_not_found first, security headers, the per-IP
  * limit); no credential: the unguessable invoice id is the customer's only one.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import path from 'node:path';
 import { payUrl } from '../config.js';
 import { AppError } from '../errors.js';
@@ -81,34 +80,37 @@ export async function buildPayServer(
  */
 async function registerPage(app: ApiServer, dir: string, deps: PageDeps): Promise<void> {
   registerStaticFolder(app, { root: dir, prefix: '/pay/', exclude: ['index.html'] });
-  let index: StaticFile | null = null;
-  const page = async (req: FastifyRequest, reply: FastifyReply) => {
+  let built: StaticFile | null = null;
+  // Asked first: an unbuilt page says so for any link, before any lookup.
+  const index = (): StaticFile => {
     try {
-      index ??= readStaticFile(path.join(dir, 'index.html'));
+      return (built ??= readStaticFile(path.join(dir, 'index.html')));
     } catch {
       throw new AppError('service_unavailable', 'The payment page is not built: run npm run build');
     }
-    return sendStatic(req, reply, index);
   };
   app.get('/pay/:invoice_id', { schema: { hide: true } }, async (req, reply) => {
     const { invoice_id: id } = req.params as { invoice_id: string };
     if (!UUID.test(id)) throw routeNotFound();
+    const page = index();
     // An unknown id is the not-found page (in the customer's language), not a page that fails later.
     if (!(await findPageInvoice(deps.db, id))) throw new AppError('invoice_not_found', 'Invoice not found');
-    return page(req, reply);
+    return sendStatic(req, reply, page);
   });
   app.get('/pay/:invoice_id/receipt', { schema: { hide: true } }, async (req, reply) => {
     const { invoice_id: id } = req.params as { invoice_id: string };
     if (!UUID.test(id)) throw routeNotFound();
+    const page = index();
     // Before the payment there is no receipt: the same not-found page as an unknown id.
     if (!(await hasReceipt(deps, id))) throw new AppError('invoice_not_found', 'Invoice not found');
-    return page(req, reply);
+    return sendStatic(req, reply, page);
   });
   app.get('/pay/refund/:refund_id', { schema: { hide: true } }, async (req, reply) => {
     const { refund_id: id } = req.params as { refund_id: string };
     if (!UUID.test(id)) throw routeNotFound();
+    const page = index();
     if (!(await findRefund(deps.db, id.toLowerCase(), null)))
       throw new AppError('refund_not_found', 'Refund not found');
-    return page(req, reply);
+    return sendStatic(req, reply, page);
   });
 }
