@@ -13,7 +13,8 @@ function failure(error: unknown): string {
   return t('email.failed');
 }
 
-export function ReceiptEmail({ invoiceId }: { invoiceId: string }) {
+/** `paid`: the receipt exists already, so the hint does not speak of a payment to come. */
+export function ReceiptEmail({ invoiceId, paid }: { invoiceId: string; paid: boolean }) {
   const [email, setEmail] = useState('');
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<Outcome>(null);
@@ -35,7 +36,7 @@ export function ReceiptEmail({ invoiceId }: { invoiceId: string }) {
     <form class="email" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="email-title">
       <h3 id="email-title">{t('email.title')}</h3>
       <p class="hint" id="email-hint">
-        {t('email.hint')}
+        {paid ? t('email.hint_paid') : t('email.hint')}
       </p>
       <label for="email">{t('email.label')}</label>
       <div class="email-row">

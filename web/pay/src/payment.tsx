@@ -216,7 +216,9 @@ export function Payment({ view, onDeadline }: { view: PayView; onDeadline: () =>
       {PAID.has(view.status) ? <ReceiptLink view={view} /> : null}
       {sending ? <SendInstructions view={view} onDeadline={onDeadline} /> : null}
       <Transactions view={view} symbol={symbol} />
-      {AWAITING.has(view.status) || PAID.has(view.status) ? <ReceiptEmail invoiceId={view.invoice_id} /> : null}
+      {AWAITING.has(view.status) || PAID.has(view.status) ? (
+        <ReceiptEmail invoiceId={view.invoice_id} paid={PAID.has(view.status)} />
+      ) : null}
     </section>
   );
 }
