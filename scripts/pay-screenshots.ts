@@ -4,7 +4,9 @@
  *   node --import tsx scripts/pay-screenshots.ts [--out docs/images] [--dark] [--width 360]
  * The demo shop sends a page invoice; the customer opens the link (pay-choose), picks USDT
  * (pay-address), pays the shown amount on the demo's devnet and the page says paid (pay-paid);
- * pay-flow is the three side by side. Needs the built page (`npm run build`) and /usr/bin/chromium.
+ * pay-flow is the three side by side. Then the receipt (pay-receipt) and a refund's claim page
+ * before and after the address (pay-refund-claim, pay-refund-requested). Needs the built page
+ * (`npm run build`) and /usr/bin/chromium.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,7 +16,9 @@ import { startDemo } from '../src/demo/index.js';
 import { requireMerchant } from '../src/merchants/service.js';
 import { parseAmount } from '../src/money.js';
 import { pageDeps } from '../src/pay/server.js';
+import { getPayView } from '../src/pay/customer.js';
 import { createPageInvoice } from '../src/pay/service.js';
+import { createRefund, refundDeps } from '../src/refunds/service.js';
 
 const { values } = parseArgs({
   options: {
@@ -85,6 +89,29 @@ try {
     await composite.close();
     rmSync(board);
     console.log(`wrote ${path.relative(process.cwd(), path.join(out, 'pay-flow.png'))}`);
+
+    await page.getByRole('link', { name: 'View and print the receipt' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Receipt' }).waitFor();
+    await shot('pay-receipt');
+    // A refund is paid from the settled credit: wait for the payment to be final.
+    for (let i = 0; (await getPayView(pageDeps(services), invoice.invoice_id)).status !== 'settled'; i++) {
+      if (i > 200) throw new Error('the demo payment did not settle');
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    const refund = await createRefund(
+      refundDeps(services),
+      shop.id,
+      invoice.invoice_id,
+      { amount: '4.9', reason: 'One bag was out of stock' },
+      'operator',
+    );
+    await page.goto(refund.claim_url);
+    await page.getByLabel('Your TRON address').waitFor();
+    await shot('pay-refund-claim');
+    await page.getByLabel('Your TRON address').fill('TJRabPrwbZy45sbavfcjinPJC18kjpRTv8');
+    await page.getByRole('button', { name: 'Send the refund to this address' }).click();
+    await page.locator('#refund-status').waitFor();
+    await shot('pay-refund-requested');
   } finally {
     await browser.close();
   }

@@ -1,13 +1,14 @@
 /**
  * The cabinet's web page: the bundle `npm run build` makes from web/cabinet (scripts/build-web.ts)
  * in dist/web/cabinet, found from the package root, so `bin/dev.js` and the built `bin/run.js` serve
- * the same files. Each file is its own route (no wildcard), so any other path is route_not_found.
+ * the same files, through the one static server of the pages (src/http/static.ts). Each file is its
+ * own route (no wildcard), so any other path is route_not_found.
  */
-import fastifyStatic from '@fastify/static';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { TronNetwork } from '../config.js';
 import type { ApiServer } from '../http/server.js';
+import { registerStaticFolder, sendStatic, staticText, type StaticFile } from '../http/static.js';
 import { packageRoot } from '../paths.js';
 
 export const PAGE_DIR = () => path.join(packageRoot(), 'dist', 'web', 'cabinet');
@@ -18,7 +19,8 @@ export const PAGE_DIR = () => path.join(packageRoot(), 'dist', 'web', 'cabinet')
  * listening, as for its OpenAPI document, needs no page.)
  */
 export function requireBuiltPage(dir = PAGE_DIR()): void {
-  if (!existsSync(path.join(dir, 'index.html')) || !existsSync(path.join(dir, 'app.js')))
+  const bundled = existsSync(dir) && readdirSync(dir).some((name) => /^app-[A-Z0-9]{8}\.js$/.test(name));
+  if (!existsSync(path.join(dir, 'index.html')) || !bundled)
     throw new Error(`the cabinet's web page is not built (${dir} is missing): run \`npm run build\``);
 }
 
@@ -27,12 +29,15 @@ export function requireBuiltPage(dir = PAGE_DIR()): void {
  * links transactions and addresses to that network's explorer (none for the devnet) without a
  * request of its own. Read once, at the first request.
  */
-function indexPage(network: TronNetwork): () => string {
-  let html: string | null = null;
+function indexPage(network: TronNetwork): () => StaticFile {
+  let html: StaticFile | null = null;
   return () =>
-    (html ??= readFileSync(path.join(PAGE_DIR(), 'index.html'), 'utf8').replace(
-      '<meta name="paygate-network" content="" />',
-      `<meta name="paygate-network" content="${network}" />`,
+    (html ??= staticText(
+      'index.html',
+      readFileSync(path.join(PAGE_DIR(), 'index.html'), 'utf8').replace(
+        '<meta name="paygate-network" content="" />',
+        `<meta name="paygate-network" content="${network}" />`,
+      ),
     ));
 }
 
@@ -44,19 +49,8 @@ export async function registerPage(app: ApiServer, network: TronNetwork): Promis
       route.config = { ...route.config, public: true };
     });
     for (const url of ['/', '/index.html'])
-      scope.get(url, { schema: { hide: true } }, async (_req, reply) =>
-        reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(index()),
-      );
-    await scope.register(fastifyStatic, {
-      root: PAGE_DIR(),
-      prefix: '/',
-      wildcard: false,
-      index: false,
-      globIgnore: ['index.html'],
-      serveDotFiles: false,
-      // The page is small and changes with each release: always revalidated, never stale.
-      cacheControl: false,
-      setHeaders: (res) => res.setHeader('cache-control', 'no-cache'),
-    });
+      scope.get(url, { schema: { hide: true } }, async (req, reply) => sendStatic(req, reply, index()));
+    // The one static server of the pages: precompressed files, hashed names cached a year.
+    registerStaticFolder(scope, { root: PAGE_DIR(), prefix: '/', exclude: ['index.html'] });
   });
 }

@@ -92,6 +92,7 @@ export function payErrorPage(e: AppError, req: FastifyRequest, reply: FastifyRep
   const missing =
     e.code === 'route_not_found' ||
     e.code === 'invoice_not_found' ||
+    e.code === 'refund_not_found' ||
     (e.code === 'validation_failed' && req.method === 'GET');
   if (missing && req.method === 'GET' && prefersHtml(req.headers.accept)) return sendNotFoundPage(req, reply);
   return undefined;

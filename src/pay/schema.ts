@@ -188,3 +188,36 @@ export const CabinetInvoiceSchema = Type.Object(
   },
   { additionalProperties: false, title: 'CabinetInvoice' },
 );
+
+export const ReceiptViewSchema = Type.Object(
+  {
+    invoice_id: Type.String({ format: 'uuid' }),
+    merchant_name: Type.String(),
+    order_id: Type.String({ description: "The merchant's order identifier" }),
+    description: Nullable(Type.String()),
+    price: Type.String({ description: 'The price in US dollars' }),
+    price_currency: Type.Literal('USD'),
+    status: StringEnum(
+      ['confirmed', 'settled', 'paid_late'] as const,
+      'Paid: confirmed, settled, or paid after the term',
+    ),
+    asset: Type.String({ description: 'The token paid in' }),
+    amount_paid: Type.String({ description: 'What arrived in that token, late deposits included' }),
+    paid_at: DateTime("When the last transaction was made (its block's time)"),
+    transactions: Type.Array(
+      Type.Object(
+        {
+          tx_hash: Type.String(),
+          amount: Type.String(),
+          at: DateTime("Its block's time"),
+          explorer_url: Nullable(
+            Type.String({ description: 'The transaction on Tronscan (mainnet and Nile); null on the devnet' }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false, title: 'PaymentReceipt' },
+);
+export type ReceiptView = Static<typeof ReceiptViewSchema>;

@@ -5,28 +5,29 @@
  * request ids, error body, 16 KiB strict JSON, route_not_found first, security headers, the per-IP
  * limit); no credential: the unguessable invoice id is the customer's only one.
  */
-import fastifyStatic from '@fastify/static';
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { payUrl } from '../config.js';
 import { AppError } from '../errors.js';
 import { routeNotFound } from '../http/conventions.js';
 import type { SharedRateCounts } from '../http/rate-counts.js';
+import { readStaticFile, registerStaticFolder, sendStatic, type StaticFile } from '../http/static.js';
 import { buildSurface, type ApiServer } from '../http/surface.js';
 import { packageRoot } from '../paths.js';
 import type { Services } from '../services.js';
-import type { Executor } from '../db/database.js';
 import { payErrorPage } from './not-found.js';
 import { payDocument } from './openapi.js';
+import { findRefund } from '../refunds/store.js';
+import { hasReceipt } from './receipt.js';
 import { findPageInvoice } from './store.js';
 import { registerPayRoutes, registerRefundClaimRoutes } from './routes/pay.js';
+import { registerPayReceiptRoutes } from './routes/pay-receipt.js';
 import type { PageDeps } from './service.js';
 
 /** The built page (`npm run build` bundles web/pay there). */
 export const PAY_PAGE_DIR = () => path.join(packageRoot(), 'dist', 'web', 'pay');
 
-const INVOICE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** An id in a link (invoice or refund), in either case. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The page's dependencies from the services: the link base is the running listener's unless PAY_PUBLIC_URL names it. */
 export function pageDeps(services: Services): PageDeps {
@@ -37,6 +38,7 @@ export function pageDeps(services: Services): PageDeps {
     allocator: services.addresses,
     payUrl: () => services.payUrl?.() ?? payUrl(services.config),
     minTimeToPayMs: services.config.payMinTimeToPayMs,
+    network: services.config.tronNetwork,
   };
 }
 
@@ -66,36 +68,51 @@ export async function buildPayServer(
   instrument?.(app);
   await registerPayRoutes(app, pageDeps(services));
   await registerRefundClaimRoutes(app, pageDeps(services));
-  await registerPage(app, opts.pageDir ?? PAY_PAGE_DIR(), services.db);
+  await registerPayReceiptRoutes(app, pageDeps(services));
+  await registerPage(app, opts.pageDir ?? PAY_PAGE_DIR(), pageDeps(services));
   return app;
 }
 
 /**
- * The page: `GET /pay/{invoice_id}` answers its index.html, and each built file (script, style,
- * icon) is its own route under /pay/ (no wildcard: any other path is route_not_found).
+ * The page: `GET /pay/{invoice_id}`, its receipt `/pay/{invoice_id}/receipt` (once paid) and a
+ * refund's claim page `/pay/refund/{refund_id}` answer its index.html (the bundle renders each by
+ * its path); an unknown id, or a receipt before the payment, is the not-found page. Each built file
+ * (script, style, icon, catalogs) is its own route under /pay/ through the one static server of the
+ * pages (src/http/static.ts): precompressed, hashed names cached a year.
  */
-async function registerPage(app: ApiServer, dir: string, db: Executor): Promise<void> {
-  if (existsSync(dir))
-    await app.register(fastifyStatic, {
-      root: dir,
-      prefix: '/pay/',
-      wildcard: false,
-      index: false,
-      serveDotFiles: false,
-      cacheControl: false,
-      setHeaders: (res) => res.setHeader('cache-control', 'no-cache'),
-    });
-  app.get('/pay/:invoice_id', { schema: { hide: true } }, async (req, reply) => {
-    const { invoice_id: id } = req.params as { invoice_id: string };
-    if (!INVOICE_ID.test(id)) throw routeNotFound();
-    let html: Buffer;
+async function registerPage(app: ApiServer, dir: string, deps: PageDeps): Promise<void> {
+  registerStaticFolder(app, { root: dir, prefix: '/pay/', exclude: ['index.html'] });
+  let built: StaticFile | null = null;
+  // Asked first: an unbuilt page says so for any link, before any lookup.
+  const index = (): StaticFile => {
     try {
-      html = await readFile(path.join(dir, 'index.html'));
+      return (built ??= readStaticFile(path.join(dir, 'index.html')));
     } catch {
       throw new AppError('service_unavailable', 'The payment page is not built: run npm run build');
     }
+  };
+  app.get('/pay/:invoice_id', { schema: { hide: true } }, async (req, reply) => {
+    const { invoice_id: id } = req.params as { invoice_id: string };
+    if (!UUID.test(id)) throw routeNotFound();
+    const page = index();
     // An unknown id is the not-found page (in the customer's language), not a page that fails later.
-    if (!(await findPageInvoice(db, id))) throw new AppError('invoice_not_found', 'Invoice not found');
-    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(html);
+    if (!(await findPageInvoice(deps.db, id))) throw new AppError('invoice_not_found', 'Invoice not found');
+    return sendStatic(req, reply, page);
+  });
+  app.get('/pay/:invoice_id/receipt', { schema: { hide: true } }, async (req, reply) => {
+    const { invoice_id: id } = req.params as { invoice_id: string };
+    if (!UUID.test(id)) throw routeNotFound();
+    const page = index();
+    // Before the payment there is no receipt: the same not-found page as an unknown id.
+    if (!(await hasReceipt(deps, id))) throw new AppError('invoice_not_found', 'Invoice not found');
+    return sendStatic(req, reply, page);
+  });
+  app.get('/pay/refund/:refund_id', { schema: { hide: true } }, async (req, reply) => {
+    const { refund_id: id } = req.params as { refund_id: string };
+    if (!UUID.test(id)) throw routeNotFound();
+    const page = index();
+    if (!(await findRefund(deps.db, id.toLowerCase(), null)))
+      throw new AppError('refund_not_found', 'Refund not found');
+    return sendStatic(req, reply, page);
   });
 }

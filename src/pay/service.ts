@@ -10,6 +10,7 @@ import { assertApproved } from '../addresses/service.js';
 import type { AssetCatalog } from '../assets/catalog.js';
 import { recordAudit } from '../audit/store.js';
 import type { Clock } from '../clock.js';
+import type { TronNetwork } from '../config.js';
 import { isOrderSpaceConflict, isUniqueViolation, writeTx, type Db, type Executor, type Tx } from '../db/database.js';
 import { uuidv7 } from '../db/ids.js';
 import { AppError, validationFailed } from '../errors.js';
@@ -33,6 +34,8 @@ export interface PageDeps {
   payUrl: () => string;
   /** PAY_MIN_TIME_TO_PAY: the least time left to pay for a choice to be taken. */
   minTimeToPayMs: number;
+  /** The chain watched: receipts and refunds link transactions to its explorer (none on the devnet). */
+  network: TronNetwork;
 }
 
 /** What creating a page invoice needs (no address is allocated before the choice). */

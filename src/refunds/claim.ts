@@ -8,7 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import { isOwnAddress } from '../addresses/store.js';
 import { isTronAddress } from '../chain/address.js';
+import { transactionUrl } from '../chain/explorer.js';
 import type { Clock } from '../clock.js';
+import type { TronNetwork } from '../config.js';
 import { isUniqueViolation, writeTx, type Db, type Executor, type Tx } from '../db/database.js';
 import { AppError, validationFailed } from '../errors.js';
 import { findInvoice } from '../invoices/store.js';
@@ -18,7 +20,7 @@ import { HELD_DURING_READING, readingPending } from '../payouts/chain-reading.js
 import { payoutLimits } from '../payouts/limits.js';
 import { reviewReasons } from '../payouts/review.js';
 import { NETWORK } from '../payouts/service.js';
-import { findPayoutByReference, insertPayout, NOT_SIGNED, type PayoutRow } from '../payouts/store.js';
+import { findPayout, findPayoutByReference, insertPayout, NOT_SIGNED, type PayoutRow } from '../payouts/store.js';
 import { payoutView } from '../payouts/view.js';
 import { formatUnits } from '../money.js';
 import { recordEvent } from '../webhooks/outbox.js';
@@ -31,9 +33,13 @@ const EVER = '1970-01-01T00:00:00.000Z';
 
 const notFound = () => new AppError('refund_not_found', 'Refund not found');
 
-async function claimView(db: Executor, row: RefundRow): Promise<ClaimView> {
+async function claimView(db: Executor, network: TronNetwork, row: RefundRow): Promise<ClaimView> {
   const merchant = await findMerchant(db, row.merchant_id);
   const invoice = await findInvoice(db, row.merchant_id, row.invoice_id);
+  // The transaction is shown once the refund is sent: before that it may still be replaced.
+  const payout =
+    row.status === 'sent' && row.payout_id ? await findPayout(db, row.merchant_id, row.payout_id) : undefined;
+  const txHash = payout?.tx_hash ?? null;
   return {
     refund_id: row.id,
     merchant_name: merchant?.name ?? '',
@@ -42,13 +48,16 @@ async function claimView(db: Executor, row: RefundRow): Promise<ClaimView> {
     asset: row.asset,
     status: row.status,
     address: row.address,
+    expires_at: new Date(row.expires_at).toISOString(),
+    tx_hash: txHash,
+    explorer_url: txHash === null ? null : transactionUrl(network, txHash),
   };
 }
 
-export async function getClaim(db: Db, id: string): Promise<ClaimView> {
+export async function getClaim(db: Db, network: TronNetwork, id: string): Promise<ClaimView> {
   const row = await findRefund(db, id.toLowerCase(), null);
   if (!row) throw notFound();
-  return claimView(db, row);
+  return claimView(db, network, row);
 }
 
 /** The payout of a claimed refund, inserted with its reservation and its event. */
@@ -129,6 +138,7 @@ function sameAddress(row: RefundRow, address: string): boolean {
 export async function giveAddress(
   db: Db,
   clock: Clock,
+  network: TronNetwork,
   id: string,
   address: string,
 ): Promise<{ view: ClaimView; created: boolean }> {
@@ -137,7 +147,8 @@ export async function giveAddress(
     return await writeTx(db, async (trx) => {
       const row = await findRefund(trx, id.toLowerCase(), null);
       if (!row) throw notFound();
-      if (row.address !== null && sameAddress(row, address)) return { view: await claimView(trx, row), created: false };
+      if (row.address !== null && sameAddress(row, address))
+        return { view: await claimView(trx, network, row), created: false };
       const now = clock.now();
       if (row.status !== 'awaiting_address' || row.expires_at <= now.toISOString())
         throw new AppError(
@@ -149,7 +160,7 @@ export async function giveAddress(
       if (await findPayoutByReference(trx, row.merchant_id, `${REFUND_REFERENCE}${row.id}`)) throw referenceTaken(row);
       const payout = await makePayout(trx, clock, row, address, now);
       const next = await moveRefundTo(trx, clock, row, 'requested', { address, payout_id: payout.id });
-      return { view: await claimView(trx, next), created: true };
+      return { view: await claimView(trx, network, next), created: true };
     });
   } catch (e) {
     // Another process gave an address first (its payout holds the reference): answer as to a repeat.
@@ -159,6 +170,6 @@ export async function giveAddress(
     if (!row) throw e;
     if (row.address === null) throw referenceTaken(row);
     sameAddress(row, address);
-    return { view: await claimView(db, row), created: false };
+    return { view: await claimView(db, network, row), created: false };
   }
 }

@@ -65,6 +65,13 @@ export const ClaimViewSchema = Type.Object(
     asset: Type.String(),
     status: StringEnum(REFUND_STATUSES),
     address: Nullable(Type.String()),
+    expires_at: Type.String({ format: 'date-time', description: 'Until then the customer can give an address' }),
+    tx_hash: Nullable(Type.String({ description: 'The transaction that sent the refund; null until it is sent' })),
+    explorer_url: Nullable(
+      Type.String({
+        description: 'That transaction on Tronscan (mainnet and Nile); null on the devnet and until sent',
+      }),
+    ),
   },
   { additionalProperties: false, title: 'RefundClaim' },
 );

@@ -15,12 +15,13 @@ let t: CabinetTestApp | undefined;
 afterAll(async () => t?.close());
 
 describe('the built cabinet page', () => {
-  it('is served with its bundle at /app.js, under the strict CSP', async () => {
+  it('is served with its bundle under a hashed name, under the strict CSP', async () => {
     t = await startCabinetApp();
     const index = await fetch(`${t.cabinet}/`);
     expect(index.status).toBe(200);
-    expect(await index.text()).toContain('src="/app.js"');
-    const bundle = await fetch(`${t.cabinet}/app.js`);
+    const script = /src="(\/app-[A-Z0-9]{8}\.js)"/.exec(await index.text())?.[1];
+    expect(script).toBeDefined();
+    const bundle = await fetch(`${t.cabinet}${script}`);
     expect(bundle.status).toBe(200);
     expect(bundle.headers.get('content-type')).toMatch(/javascript/);
     expect(bundle.headers.get('content-security-policy')).toContain("script-src 'self'");

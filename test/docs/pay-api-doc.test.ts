@@ -18,6 +18,7 @@ describe('docs/pay-api.md', () => {
       '/pay/v1/invoices/{invoice_id}',
       '/pay/v1/invoices/{invoice_id}/asset',
       '/pay/v1/invoices/{invoice_id}/email',
+      '/pay/v1/invoices/{invoice_id}/receipt',
       '/pay/v1/refunds/{refund_id}',
       '/pay/v1/refunds/{refund_id}/address',
     ]);

@@ -279,6 +279,7 @@ describe('the page and its document', () => {
       '/pay/v1/invoices/{invoice_id}',
       '/pay/v1/invoices/{invoice_id}/asset',
       '/pay/v1/invoices/{invoice_id}/email',
+      '/pay/v1/invoices/{invoice_id}/receipt',
       '/pay/v1/refunds/{refund_id}',
       '/pay/v1/refunds/{refund_id}/address',
     ]);

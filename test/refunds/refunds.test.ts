@@ -180,6 +180,12 @@ describe('refunds', () => {
       { timeout: 15_000, interval: 50 },
     );
     expect(successfulTransfersTo(devnet, hot, customer).map((x) => x.amount)).toEqual([4_000_000n]);
+    // The claim page shows the transaction that sent it (no explorer on the devnet).
+    const sentTx = (
+      await db().selectFrom('payouts').select('tx_hash').where('id', '=', payout.id).executeTakeFirstOrThrow()
+    ).tx_hash;
+    expect((await pay(claim)).body).toMatchObject({ status: 'sent', tx_hash: sentTx, explorer_url: null });
+    expect(sentTx).toMatch(/^[0-9a-f]{64}$/);
     expect((await balance(db(), shop.id, 'USDT_TRON')).balance).toBe(15_000_000n - 4_000_000n - fee);
     expect(await eventTypes(refund.refund_id)).toEqual(['refund.created', 'refund.requested', 'refund.sent']);
     const resolved = await findException(db(), exception.id);

@@ -100,6 +100,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/pay/v1/invoices/{invoice_id}/receipt': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The receipt of a paid invoice
+     * @description Once the invoice is paid (confirmed, settled or paid_late): the merchant, the order id, the description, the price, what was paid in which token and when, and each transaction with its explorer link (Tronscan on mainnet and Nile, null on the devnet). Before that, and for an unknown id, 404 invoice_not_found.
+     */
+    get: operations['getPaymentReceipt'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -675,6 +695,13 @@ export interface operations {
             /** @enum {string} */
             status: 'awaiting_address' | 'requested' | 'sent' | 'failed' | 'canceled' | 'expired';
             address: string | null;
+            /**
+             * Format: date-time
+             * @description Until then the customer can give an address
+             */
+            expires_at: string;
+            tx_hash: string | null;
+            explorer_url: string | null;
           };
         };
       };
@@ -776,6 +803,13 @@ export interface operations {
             /** @enum {string} */
             status: 'awaiting_address' | 'requested' | 'sent' | 'failed' | 'canceled' | 'expired';
             address: string | null;
+            /**
+             * Format: date-time
+             * @description Until then the customer can give an address
+             */
+            expires_at: string;
+            tx_hash: string | null;
+            explorer_url: string | null;
           };
         };
       };
@@ -803,6 +837,13 @@ export interface operations {
             /** @enum {string} */
             status: 'awaiting_address' | 'requested' | 'sent' | 'failed' | 'canceled' | 'expired';
             address: string | null;
+            /**
+             * Format: date-time
+             * @description Until then the customer can give an address
+             */
+            expires_at: string;
+            tx_hash: string | null;
+            explorer_url: string | null;
           };
         };
       };
@@ -893,6 +934,124 @@ export interface operations {
       };
       /** @description asset_not_offered, asset_payments_disabled or asset_disabled_by_merchant (see error.code); nothing was chosen */
       422: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description rate_limited: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getPaymentReceipt: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        invoice_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            invoice_id: string;
+            merchant_name: string;
+            /** @description The merchant's order identifier */
+            order_id: string;
+            description: string | null;
+            /** @description The price in US dollars */
+            price: string;
+            /** @enum {string} */
+            price_currency: 'USD';
+            /**
+             * @description Paid: confirmed, settled, or paid after the term
+             * @enum {string}
+             */
+            status: 'confirmed' | 'settled' | 'paid_late';
+            /** @description The token paid in */
+            asset: string;
+            /** @description What arrived in that token, late deposits included */
+            amount_paid: string;
+            /**
+             * Format: date-time
+             * @description When the last transaction was made (its block's time)
+             */
+            paid_at: string;
+            transactions: {
+              tx_hash: string;
+              amount: string;
+              /**
+               * Format: date-time
+               * @description Its block's time
+               */
+              at: string;
+              explorer_url: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
+      400: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description invoice_not_found: no payment-page invoice has this id */
+      404: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
           'X-Request-Id'?: string;

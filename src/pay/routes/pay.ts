@@ -85,7 +85,7 @@ export async function registerRefundClaimRoutes(app: ApiServer, deps: PageDeps):
         response: { 200: ClaimViewSchema, ...errorResponses(400, 404, 429) },
       },
     },
-    async (req) => getClaim(deps.db, req.params.refund_id),
+    async (req) => getClaim(deps.db, deps.network, req.params.refund_id),
   );
 
   app.post(
@@ -103,7 +103,13 @@ export async function registerRefundClaimRoutes(app: ApiServer, deps: PageDeps):
       },
     },
     async (req, reply) => {
-      const { view, created } = await giveAddress(deps.db, deps.clock, req.params.refund_id, req.body.address);
+      const { view, created } = await giveAddress(
+        deps.db,
+        deps.clock,
+        deps.network,
+        req.params.refund_id,
+        req.body.address,
+      );
       return reply.code(created ? 201 : 200).send(view);
     },
   );

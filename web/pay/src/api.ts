@@ -1,6 +1,15 @@
-// The page's two requests to /pay/v1, and the words a customer needs for each refusal.
+// The page's requests to /pay/v1, and the words a customer needs for each refusal.
 import { t } from './i18n.js';
-import type { ChoiceAnswer, ChooseAssetRequest, ErrorBody, PayView } from './types.js';
+import type {
+  ChoiceAnswer,
+  ClaimView,
+  ErrorBody,
+  PayView,
+  ReceiptEmailRequest,
+  ReceiptView,
+  RefundAddressRequest,
+  ChooseAssetRequest,
+} from './types.js';
 
 export class ApiError extends Error {
   constructor(
@@ -27,7 +36,11 @@ function noteServerTime(date: string | null): void {
 /** Now by the service's clock, as the deadline is: the countdown reaches zero when the service says expired. */
 export const serverNow = () => Date.now() + serverOffsetMs;
 
-async function call<T>(method: 'GET' | 'POST', path: string, body?: ChooseAssetRequest): Promise<T> {
+async function call<T>(
+  method: 'GET' | 'POST',
+  path: string,
+  body?: ChooseAssetRequest | ReceiptEmailRequest | RefundAddressRequest,
+): Promise<T> {
   let res: Response;
   try {
     res = await fetch(`/pay/v1${path}`, {
@@ -44,6 +57,7 @@ async function call<T>(method: 'GET' | 'POST', path: string, body?: ChooseAssetR
     throw new ApiError(0, 'network', 'unreachable', null);
   }
   noteServerTime(res.headers.get('date'));
+  // 204 has no body: null then.
   const data = (await res.json().catch(() => null)) as unknown;
   if (res.ok) return data as T;
   // A proxy's own error page has no such body: the status alone then speaks.
@@ -61,6 +75,20 @@ export const readInvoice = (id: string) => call<PayView>('GET', `/invoices/${enc
 
 export const chooseAsset = (id: string, asset: string): Promise<PayView> =>
   call<ChoiceAnswer>('POST', `/invoices/${encodeURIComponent(id)}/asset`, { asset });
+
+export const readReceipt = (id: string) => call<ReceiptView>('GET', `/invoices/${encodeURIComponent(id)}/receipt`);
+
+/** The optional receipt email, with the language the page speaks. */
+export const leaveEmail = (id: string, email: string, language: string): Promise<void> =>
+  call<null>('POST', `/invoices/${encodeURIComponent(id)}/email`, {
+    email,
+    language: language as ReceiptEmailRequest['language'],
+  }).then(() => undefined);
+
+export const readClaim = (id: string) => call<ClaimView>('GET', `/refunds/${encodeURIComponent(id)}`);
+
+export const giveAddress = (id: string, address: string) =>
+  call<ClaimView>('POST', `/refunds/${encodeURIComponent(id)}/address`, { address });
 
 /** A refusal in a customer's words: what happened and what to do now. */
 export function explain(error: unknown, symbol?: string): string {

@@ -3,12 +3,23 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { formatMoney, isZero, token } from '../../shared/money.js';
 import { locale, t, tn } from './i18n.js';
+import { ReceiptEmail } from './email.js';
 import { QrCode } from './qr.js';
 import type { PayView } from './types.js';
 import { CopyButton, Countdown, announce } from './widgets.js';
 
 /** The statuses in which sending (more) money to the address is what the customer should do. */
 const AWAITING = new Set(['created', 'seen']);
+/** Paid: the receipt exists. */
+const PAID = new Set(['confirmed', 'settled', 'paid_late']);
+
+function ReceiptLink({ view }: { view: PayView }) {
+  return (
+    <p class="receipt-link">
+      <a href={`/pay/${encodeURIComponent(view.invoice_id)}/receipt`}>{t('receipt.link')}</a>
+    </p>
+  );
+}
 
 /** An amount in the page's locale, every digit the service gave. */
 export const money = (amount: string) => formatMoney(amount, 0, locale());
@@ -202,8 +213,12 @@ export function Payment({ view, onDeadline }: { view: PayView; onDeadline: () =>
         <Explanation view={view} symbol={symbol} />
       </div>
       <ForeignDeposits view={view} symbol={symbol} />
+      {PAID.has(view.status) ? <ReceiptLink view={view} /> : null}
       {sending ? <SendInstructions view={view} onDeadline={onDeadline} /> : null}
       <Transactions view={view} symbol={symbol} />
+      {AWAITING.has(view.status) || PAID.has(view.status) ? (
+        <ReceiptEmail invoiceId={view.invoice_id} paid={PAID.has(view.status)} />
+      ) : null}
     </section>
   );
 }

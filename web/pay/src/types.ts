@@ -10,6 +10,16 @@ export type ChoiceAnswer = operations['chooseAsset']['responses'][201]['content'
 
 export type ChooseAssetRequest = operations['chooseAsset']['requestBody']['content']['application/json'];
 
+export type ReceiptEmailRequest = operations['leaveReceiptEmail']['requestBody']['content']['application/json'];
+
+/** What GET /pay/v1/invoices/{invoice_id}/receipt answers once the invoice is paid. */
+export type ReceiptView = operations['getPaymentReceipt']['responses'][200]['content']['application/json'];
+
+/** What a refund's claim link shows (GET /pay/v1/refunds/{refund_id}) and the address answer. */
+export type ClaimView = operations['getRefundClaim']['responses'][200]['content']['application/json'];
+
+export type RefundAddressRequest = operations['giveRefundAddress']['requestBody']['content']['application/json'];
+
 export type InvoiceStatus = PayView['status'];
 
 /** The error body of every refusal. */
