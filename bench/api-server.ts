@@ -228,11 +228,10 @@ function statementsFromHere(): () => void {
   if (!file) return () => {};
   const seen = new Map<string, [number, number]>();
   const note = (sql: string, us: number) => {
-    const key = sql.replace(/\s+/g, ' ').trim();
-    const s = seen.get(key) ?? [0, 0];
+    const s = seen.get(sql) ?? [0, 0];
     s[0]++;
     s[1] += us;
-    seen.set(key, s);
+    seen.set(sql, s);
   };
   type RunOnce = (compiled: { sql: string }) => unknown;
   const runner = StatementRunner.prototype as unknown as { runOnce: RunOnce };
@@ -254,7 +253,15 @@ function statementsFromHere(): () => void {
     note(typeof q === 'string' ? q : ((q as { text?: string })?.text ?? '(other)'), 0);
     return query.apply(this, args);
   };
-  return () => writeFileSync(file, JSON.stringify(Object.fromEntries(seen)));
+  return () => {
+    const out: Record<string, [number, number]> = {};
+    for (const [sql, [n, us]] of seen) {
+      const s = (out[sql.replace(/\s+/g, ' ').trim()] ??= [0, 0]);
+      s[0] += n;
+      s[1] += us;
+    }
+    writeFileSync(file, JSON.stringify(out));
+  };
 }
 
 if (process.argv[2] === 'bare') await bare();
