@@ -15,10 +15,13 @@ import Fastify from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import inspector from 'node:inspector';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import { buildApp } from '../src/app.js';
+import { StatementRunner } from '../src/db/driver.js';
 import { systemClock } from '../src/clock.js';
 import { parseConfig } from '../src/config.js';
 import { openDatabase, writeTx } from '../src/db/database.js';
@@ -159,12 +162,14 @@ async function real(): Promise<void> {
   }
   const profile = await profileFromHere();
   const loopDelay = loopDelayFromHere();
+  const statements = statementsFromHere();
   process.stdout.write(JSON.stringify({ url, key, invoices, payouts, pid: process.pid }) + '\n');
   process.on(
     'SIGTERM',
     () =>
       void profile()
         .then(loopDelay)
+        .then(statements)
         .then(() => app.stop())
         .then(() => {
           if (temp) rmSync(temp, { recursive: true, force: true });
@@ -209,6 +214,53 @@ function loopDelayFromHere(): () => void {
     process.stderr.write(
       `event loop delay from ready to stop: p50 ${ms(h.percentile(50))} ms, p99 ${ms(h.percentile(99))} ms, max ${ms(h.max)} ms\n`,
     );
+  };
+}
+
+/**
+ * With BENCH_STATEMENTS=<file>, every statement this process sends from ready to SIGTERM, written
+ * to the file as {sql: [count, µs]}: on SQLite the µs are the time inside SQLite (the statement runs
+ * synchronously on the event loop, a COMMIT's fsync included); on PostgreSQL the count alone (the
+ * time is the server's, and the client's CPU shows in the profile).
+ */
+function statementsFromHere(): () => void {
+  const file = process.env.BENCH_STATEMENTS;
+  if (!file) return () => {};
+  const seen = new Map<string, [number, number]>();
+  const note = (sql: string, us: number) => {
+    const s = seen.get(sql) ?? [0, 0];
+    s[0]++;
+    s[1] += us;
+    seen.set(sql, s);
+  };
+  type RunOnce = (compiled: { sql: string }) => unknown;
+  const runner = StatementRunner.prototype as unknown as { runOnce: RunOnce };
+  const runOnce = runner.runOnce;
+  runner.runOnce = function (this: unknown, compiled) {
+    const t = performance.now();
+    try {
+      return runOnce.call(this, compiled);
+    } finally {
+      note(compiled.sql, (performance.now() - t) * 1000);
+    }
+  };
+  const client = (createRequire(import.meta.url)('pg') as typeof pg).Client.prototype as unknown as {
+    query: (...args: unknown[]) => unknown;
+  };
+  const query = client.query;
+  client.query = function (this: unknown, ...args: unknown[]) {
+    const q = args[0];
+    note(typeof q === 'string' ? q : ((q as { text?: string })?.text ?? '(other)'), 0);
+    return query.apply(this, args);
+  };
+  return () => {
+    const out: Record<string, [number, number]> = {};
+    for (const [sql, [n, us]] of seen) {
+      const s = (out[sql.replace(/\s+/g, ' ').trim()] ??= [0, 0]);
+      s[0] += n;
+      s[1] += us;
+    }
+    writeFileSync(file, JSON.stringify(out));
   };
 }
 

@@ -5,6 +5,14 @@
  * divided by the creations served: µs of CPU per creation. Also the event loop's delay p99 under
  * that load (monitorEventLoopDelay, in the server). Prints lines above `--min` µs.
  *
+ * The samples are the main thread's wall time while it is not idle: a COMMIT's fsync (inside
+ * better-sqlite3's `run`) and time the machine's other load takes the core away count too, so the
+ * profiled total exceeds the CPU time /proc reports, and the shares are what to read. Native
+ * functions (no source) are split by the JavaScript function that called them; the inclusive time
+ * of each src function takes in what it does synchronously before its first await (building and
+ * compiling its query with kysely, say). Statements: each distinct SQL sent, per creation; on
+ * SQLite with the time spent inside SQLite.
+ *
  *   npx tsx bench/create-profile.ts [--seconds 8] [--connections 32] [--min 50]
  *   npx tsx bench/create-profile.ts --database postgres   (a fresh PostgreSQL database)
  */
@@ -38,7 +46,12 @@ interface Profile {
 }
 
 const profFile = path.join(mkdtempSync(path.join(tmpdir(), 'paygate-prof-')), 'create.cpuprofile');
-const env: Record<string, string> = { BENCH_CPU_PROF: profFile, BENCH_LOOP_DELAY: '1' };
+const statementsFile = path.join(path.dirname(profFile), 'statements.json');
+const env: Record<string, string> = {
+  BENCH_CPU_PROF: profFile,
+  BENCH_LOOP_DELAY: '1',
+  BENCH_STATEMENTS: statementsFile,
+};
 const dbName = `paygate_bench_profile_${process.pid}`;
 if (engine === 'postgres') {
   await onAdmin((c) => c.query(`create database "${dbName}"`));
@@ -55,13 +68,16 @@ const route = {
   headers: { 'x-api-key': app.info.key },
   body: () => JSON.stringify({ order_id: `${prefix}-${++seq}`, asset: 'USDT_TRON', amount: '12.5', expires_in: 3600 }),
 };
-await cannon({ url: app.info.url, pid: app.info.pid, route, seconds: 1, connections });
+// The warm-up is profiled too (the profile runs from ready to stop): its creations count.
+const warm = await cannon({ url: app.info.url, pid: app.info.pid, route, seconds: 1, connections });
 const run = await cannon({ url: app.info.url, pid: app.info.pid, route, seconds, connections });
 await stopChild(app.child);
 if (engine === 'postgres') await onAdmin((c) => c.query(`drop database if exists "${dbName}" with (force)`));
 
 const profile = JSON.parse(readFileSync(profFile, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const parentOf = new Map<number, number>();
+for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
 const selfUs = new Map<number, number>();
 profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
 
@@ -74,20 +90,54 @@ const where = (url: string) => {
   if (url.startsWith('node:')) return 'node core';
   return path.basename(url);
 };
+const IDLE = new Set(['(idle)', '(program)', '(root)']);
+const nameOf = (f: Node['callFrame']) =>
+  `${f.functionName || '(anonymous)'}${f.url ? ` ${path.basename(f.url)}:${f.lineNumber + 1}` : ''}`;
+/** The nearest caller with a source, for a native function. */
+const callerOf = (id: number): string => {
+  for (let p = parentOf.get(id); p !== undefined; p = parentOf.get(p)) {
+    const f = byId.get(p)!.callFrame;
+    if (f.url) return nameOf(f);
+  }
+  return '?';
+};
+const add = (m: Map<string, number>, k: string, us: number) => m.set(k, (m.get(k) ?? 0) + us);
 const byFolder = new Map<string, number>();
 const byFunction = new Map<string, number>();
 for (const [id, us] of selfUs) {
   const f = byId.get(id)!.callFrame;
-  if (f.functionName === '(idle)' || f.functionName === '(program)') continue;
-  const folder = f.functionName === '(garbage collector)' ? 'GC' : where(f.url);
-  byFolder.set(folder, (byFolder.get(folder) ?? 0) + us);
-  const fn = `${f.functionName || '(anonymous)'} ${f.url ? `${path.basename(f.url)}:${f.lineNumber + 1}` : ''}`;
-  byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
+  if (IDLE.has(f.functionName)) continue;
+  const gc = f.functionName === '(garbage collector)';
+  add(byFolder, gc ? 'GC' : where(f.url), us);
+  add(byFunction, f.url || gc ? nameOf(f) : `${nameOf(f)} ← ${callerOf(id)}`, us);
 }
-const creations = run.requests;
+// Inclusive time of the src functions, each counted once on a stack that recurses.
+const inclusive = new Map<string, number>();
+const root = profile.nodes.find((n) => !parentOf.has(n.id))!;
+const walk = (id: number, onStack: Set<string>): number => {
+  const n = byId.get(id)!;
+  const f = n.callFrame;
+  let us = IDLE.has(f.functionName) ? 0 : (selfUs.get(id) ?? 0);
+  const key = /\/src\//.test(f.url) ? nameOf(f) : null;
+  const fresh = key !== null && !onStack.has(key);
+  if (fresh) onStack.add(key);
+  for (const c of n.children ?? []) us += walk(c, onStack);
+  if (fresh) {
+    onStack.delete(key);
+    add(inclusive, key, us);
+  }
+  return us;
+};
+walk(root.id, new Set());
+
+const statements = JSON.parse(readFileSync(statementsFile, 'utf8')) as Record<string, [number, number]>;
+// Creations as the server made them (the invoice rows inserted): the load generator does not count
+// the requests still in flight when a run ends.
+const inserts = Object.entries(statements).find(([sql]) => sql.startsWith('insert into "invoices"'));
+const creations = inserts ? inserts[1][0] : warm.requests + run.requests;
 const per = (us: number) => Math.round(us / creations);
 const table = (title: string, m: Map<string, number>) => {
-  console.log(`\n${title} (µs of CPU per creation, ≥ ${minUs})`);
+  console.log(`\n${title} (µs per creation, ≥ ${minUs})`);
   [...m.entries()]
     .sort((a, b) => b[1] - a[1])
     .filter(([, us]) => per(us) >= minUs)
@@ -95,8 +145,21 @@ const table = (title: string, m: Map<string, number>) => {
 };
 const total = [...byFolder.values()].reduce((a, b) => a + b, 0);
 console.log(
-  `${engine}: ${creations} creations in ${seconds} s (${Math.round(run.perSecond)}/s, p99 ${run.p99Ms} ms), ` +
-    `${run.non2xx} non-2xx; profiled CPU ${per(total)} µs per creation (server /proc: ${Math.round(run.cpuUs)} µs)`,
+  `${engine}: ${run.requests} creations in ${seconds} s (${Math.round(run.perSecond)}/s, p99 ${run.p99Ms} ms), ` +
+    `${run.non2xx} non-2xx; profiled ${per(total)} µs per creation over ${creations} (the warm-up's included); ` +
+    `server CPU (/proc) ${Math.round(run.cpuUs)} µs per creation`,
 );
 table('by package or source folder', byFolder);
-table('by function (self time)', byFunction);
+table('by function (self time; a native one with its caller)', byFunction);
+table('src functions, inclusive (what each runs before its first await)', inclusive);
+
+const rows = Object.entries(statements).sort((a, b) => b[1][0] - a[1][0]);
+const count = rows.reduce((a, [, [n]]) => a + n, 0);
+console.log(
+  `\nstatements per creation: ${(count / creations).toFixed(2)} (count${engine === 'sqlite' ? ', µs inside SQLite' : ''}, ≥ 0.05 a creation)`,
+);
+for (const [sql, [n, us]] of rows) {
+  if (n / creations < 0.05) continue;
+  const time = engine === 'sqlite' ? `${String(per(us)).padStart(6)} µs  ` : '';
+  console.log(`${(n / creations).toFixed(2).padStart(6)}  ${time}${sql.length > 150 ? `${sql.slice(0, 150)}…` : sql}`);
+}

@@ -12,10 +12,10 @@ import { requireMerchant } from '../merchants/service.js';
 import { formatAmount } from '../money.js';
 import { ASSET_FLAGS, type AssetCatalog, type AssetFlag, type CatalogAsset } from './catalog.js';
 import {
-  merchantSwitch,
   merchantSwitches,
   operatorSwitch,
   operatorSwitches,
+  paymentSwitches,
   upsertMerchantSwitch,
   upsertOperatorSwitch,
 } from './store.js';
@@ -35,7 +35,11 @@ export interface AssetView {
   locked: AssetFlag[];
 }
 
-export function effective(a: CatalogAsset, sw: AssetSwitchesTable | undefined, flag: AssetFlag): boolean {
+export function effective(
+  a: CatalogAsset,
+  sw: Partial<Pick<AssetSwitchesTable, 'payments_enabled' | 'payouts_enabled'>> | undefined,
+  flag: AssetFlag,
+): boolean {
   const stored = sw?.[`${flag}_enabled`];
   if (a.locked.has(flag) || stored === null || stored === undefined) return a[flag];
   return stored === 1;
@@ -168,11 +172,11 @@ export async function assertReceivable(
   const a = catalog.get(code);
   if (!a || (a.locked.has('payments') && !a.payments))
     throw new AppError('asset_not_supported', `Asset ${code} is not accepted for payment`);
-  if (!effective(a, await operatorSwitch(db, code), 'payments')) {
+  const switches = await paymentSwitches(db, merchantId, code);
+  if (!effective(a, { payments_enabled: switches.operator }, 'payments')) {
     throw new AppError('asset_payments_disabled', `Receiving ${code} is temporarily switched off`);
   }
-  const mine = await merchantSwitch(db, merchantId, code);
-  if (mine && mine.payments_enabled === 0)
+  if (switches.merchant === 0)
     throw new AppError('asset_disabled_by_merchant', `Receiving ${code} is switched off in the project settings`);
   return a;
 }

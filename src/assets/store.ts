@@ -24,6 +24,28 @@ export async function upsertOperatorSwitch(db: Tx, row: AssetSwitchesTable): Pro
     .execute();
 }
 
+/**
+ * The operator's and the merchant's payments switch of one asset, read in one statement (an
+ * invoice creation asks both): null where there is no row, or the operator's row leaves it unset.
+ */
+export async function paymentSwitches(
+  db: Executor,
+  merchantId: string,
+  asset: string,
+): Promise<{ operator: number | null; merchant: number | null }> {
+  return db
+    .selectNoFrom((eb) => [
+      eb.selectFrom('asset_switches').select('payments_enabled').where('asset', '=', asset).as('operator'),
+      eb
+        .selectFrom('merchant_asset_switches')
+        .select('payments_enabled')
+        .where('merchant_id', '=', merchantId)
+        .where('asset', '=', asset)
+        .as('merchant'),
+    ])
+    .executeTakeFirstOrThrow();
+}
+
 export async function merchantSwitches(db: Executor, merchantId: string): Promise<MerchantAssetSwitchesTable[]> {
   return db.selectFrom('merchant_asset_switches').selectAll().where('merchant_id', '=', merchantId).execute();
 }

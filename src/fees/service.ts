@@ -12,7 +12,7 @@ import type { FeePayer } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import { requireMerchant } from '../merchants/service.js';
 import { AmountError, formatAmount, parseAmountOrZero, parsePercent, percentAbove, percentOf } from '../money.js';
-import { feeInForce, insertFee } from './store.js';
+import { feeInForce, feesInForce, insertFee, type FeeRow } from './store.js';
 
 export const SERVICE_FEE_CONFIRM_ABOVE_PERCENT = '3';
 /** Whole units of the asset above which a fixed receiving amount needs --confirm-high-amount. */
@@ -228,13 +228,40 @@ export async function setInvoiceFee(
 }
 
 export async function serviceFeeAt(db: Executor, merchantId: string, at: string): Promise<ServiceFee> {
-  const row = await feeInForce(db, { kind: 'service', merchantId }, at);
-  return row ? { percent: row.percent ?? '0', payer: row.payer ?? 'merchant' } : DEFAULT_SERVICE_FEE;
+  return serviceFeeOf(await feeInForce(db, { kind: 'service', merchantId }, at));
 }
 
 /** The fixed receiving amount of an asset at `at`, in base units. */
 export async function invoiceFeeAt(db: Executor, asset: string, at: string): Promise<bigint> {
-  const row = await feeInForce(db, { kind: 'invoice', asset }, at);
+  return fixedAmountOf(await feeInForce(db, { kind: 'invoice', asset }, at));
+}
+
+/** serviceFeeAt and invoiceFeeAt in one statement (an invoice's creation needs both). */
+export async function invoiceFeesAt(
+  db: Executor,
+  merchantId: string,
+  asset: string,
+  at: string,
+): Promise<{ service: ServiceFee; fixed: bigint }> {
+  const rows = await feesInForce(
+    db,
+    [
+      { kind: 'service', merchantId },
+      { kind: 'invoice', asset },
+    ],
+    at,
+  );
+  return {
+    service: serviceFeeOf(rows.find((r) => r.kind === 'service')),
+    fixed: fixedAmountOf(rows.find((r) => r.kind === 'invoice')),
+  };
+}
+
+function serviceFeeOf(row: FeeRow | undefined): ServiceFee {
+  return row ? { percent: row.percent ?? '0', payer: row.payer ?? 'merchant' } : DEFAULT_SERVICE_FEE;
+}
+
+function fixedAmountOf(row: FeeRow | undefined): bigint {
   return row?.amount ? BigInt(row.amount) : 0n;
 }
 

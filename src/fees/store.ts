@@ -28,12 +28,24 @@ function scoped(db: Executor, s: { kind: FeeKind; merchantId?: string | null; as
 
 /** The row in force at `at` (ISO text), or undefined when none has started yet. */
 export async function feeInForce(db: Executor, s: FeeScope, at: string): Promise<FeeRow | undefined> {
-  return scoped(db, s)
-    .where('valid_from', '<=', at)
-    .orderBy('valid_from', 'desc')
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  return inForce(db, s, at).executeTakeFirst();
+}
+
+function inForce(db: Executor, s: FeeScope, at: string) {
+  return scoped(db, s).where('valid_from', '<=', at).orderBy('valid_from', 'desc').orderBy('id', 'desc').limit(1);
+}
+
+/** The row in force at `at` of each scope that has one, read in one statement. */
+export async function feesInForce(db: Executor, scopes: FeeScope[], at: string): Promise<FeeRow[]> {
+  return db
+    .selectFrom('fee_schedules')
+    .selectAll()
+    .where(
+      'id',
+      'in',
+      scopes.map((s) => inForce(db, s, at).clearSelect().select('id')),
+    )
+    .execute();
 }
 
 /** The rows starting after `at`, soonest first. */

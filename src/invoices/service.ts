@@ -5,9 +5,10 @@
  * even when the merchant is no longer approved, the asset is switched off or the legacy fee
  * setting applies.
  *
- * Idempotency under concurrency: the lookup, the checks and the insert run in one IMMEDIATE write
- * transaction (or one savepoint of a group commit, see db/group-commit.ts), and UNIQUE (merchant_id,
- * order_id) backs it across processes; a request that loses the race finds the winner's invoice.
+ * Idempotency under concurrency: a lookup answers the replays, then the checks and the insert run
+ * in one IMMEDIATE write transaction (or one savepoint of a group commit, see db/group-commit.ts),
+ * and UNIQUE (merchant_id, order_id) decides a race, in one process or across several: the
+ * request that loses it finds the winner's invoice.
  */
 import type { DepositAddressAllocator, ReservedAddress } from '../addresses/allocator.js';
 import { assertApproved, userAddress } from '../addresses/service.js';
@@ -19,7 +20,7 @@ import { isOrderSpaceConflict, isUniqueViolation, writeTx, type Db, type Executo
 import { uuidv7 } from '../db/ids.js';
 import type { GroupCommit } from '../db/group-commit.js';
 import { AppError, validationFailed } from '../errors.js';
-import { invoiceAmounts, invoiceFeeAt, serviceFeeAt } from '../fees/service.js';
+import { invoiceAmounts, invoiceFeesAt } from '../fees/service.js';
 import type { MerchantRow } from '../merchants/store.js';
 import { AmountError, formatAmount, parseAmount } from '../money.js';
 import { recordEvent } from '../webhooks/outbox.js';
@@ -108,11 +109,15 @@ export async function createInvoice(
   // Derived before the transaction takes its locks (allocator.ts).
   const address = await reserveAddress(deps, merchant, req.externalUserId);
 
-  const unit = async (trx: Tx): Promise<CreateResult> => {
-    const existing = await findInvoiceByOrder(trx, merchant.id, body.order_id);
-    if (existing) return replay(trx, existing, req);
-    return { invoice: await insertNew(trx, deps, merchant, req, address), created: true };
-  };
+  // No second lookup of the order id in the transaction: the lookup above answers the replays,
+  // and a creation that raced another of its order id since then fails on UNIQUE (merchant_id,
+  // order_id) below, its writes rolled back, and answers the winner's invoice. The winner has
+  // committed by then: on SQLite it ran before it in the same group (whose COMMIT comes before
+  // any unit hears its outcome) or in an earlier one; on PostgreSQL the insert waits for it.
+  const unit = async (trx: Tx): Promise<CreateResult> => ({
+    invoice: await insertNew(trx, deps, merchant, req, address),
+    created: true,
+  });
   // Unique constraints decide every race here (the order id, a user's permanent address) and the
   // merchant's event number is an atomic update: on PostgreSQL a merchant's creations queue on it.
   const run = () => (deps.groupCommit ? deps.groupCommit.run(unit, ROW_LOCKS) : writeTx(deps.db, unit, ROW_LOCKS));
@@ -218,7 +223,8 @@ export interface InvoiceTerms {
  * credited nothing (or less than nothing) because it pays a fee as large as the amount.
  */
 export async function feesFor(db: Executor, merchantId: string, asset: CatalogAsset, amount: bigint, at: string) {
-  const fees = invoiceAmounts(amount, await serviceFeeAt(db, merchantId, at), await invoiceFeeAt(db, asset.code, at));
+  const { service, fixed } = await invoiceFeesAt(db, merchantId, asset.code, at);
+  const fees = invoiceAmounts(amount, service, fixed);
   if (fees.payer === 'merchant' && fees.fee >= amount) {
     throw new AppError(
       'amount_below_minimum',
