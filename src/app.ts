@@ -30,6 +30,7 @@ import { buildCabinetServer, type CabinetOptions } from './cabinet/server.js';
 import { buildPayServer, type PayOptions } from './pay/server.js';
 import { createMetrics, httpLatency, instrumentHttp, type AppMetrics } from './operations/metrics.js';
 import './operations/wiring.js';
+import { useMail } from './mail/wiring.js';
 
 export type { Services } from './services.js';
 
@@ -98,6 +99,7 @@ export interface App {
 
 export async function buildApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
+  useMail(config);
   const logger = opts.logger ?? createLogger(config.logLevel);
   if (opts.existingDatabase) assertDatabaseFileExists(config);
   const database = openDatabase(config.database, { busy: opts.busy });
