@@ -16,10 +16,12 @@ import { reportRoutes } from './report-routes.js';
 import { securityRoutes } from './security-routes.js';
 import { sessionRoutes } from './session-routes.js';
 import { settingsRoutes } from './settings-routes.js';
+import { mailCabinetRoutes } from '../mail/routes/cabinet.js';
 
 export async function registerCabinetRoutes(app: ApiServer, deps: CabinetDeps): Promise<void> {
   await sessionRoutes(app, deps);
   await accountRoutes(app, deps);
+  await mailCabinetRoutes(app, deps);
   await securityRoutes(app, deps);
   await merchantRoutes(app, deps);
   await memberRoutes(app, deps);
