@@ -15,6 +15,7 @@ import { pageDeps } from '../../src/pay/server.js';
 import { createPageInvoice } from '../../src/pay/service.js';
 import { runCli } from '../helpers/cli.js';
 import { api, type ApiRequest } from '../helpers/http.js';
+import { newAddress } from '../payouts/fixture.js';
 import { startChainApp, type ChainTestApp } from '../watcher/fixture.js';
 import { silent } from '../webhooks/fixture.js';
 import { startSmtp, type TestSmtp } from './smtp.js';
@@ -136,6 +137,25 @@ describe('mail', () => {
     expect(claims[0]!.text).toContain('Chain shop le reembolsa 0.5 USDT_TRON.');
     expect(claims[0]!.text).toContain(r.body.claim_url as string);
     expect(claims[0]!.html).toContain(`href="${r.body.claim_url as string}"`);
+
+    // The customer's address makes a payout to a new address: it waits for review, and the owners
+    // who want that mail hear of it (alice turned it off, bob did not).
+    const offPayouts = await owner('/cabinet/v1/account/notifications', {
+      method: 'PUT',
+      body: { exceptions: true, payouts_in_review: false },
+    });
+    expect(offPayouts.status, offPayouts.text).toBe(200);
+    const to = newAddress();
+    const claimed = await api(t.app.payUrl as string, `/pay/v1/refunds/${r.body.refund_id as string}/address`, {
+      body: { address: to },
+    });
+    expect(claimed.status, claimed.text).toBe(201);
+    while ((await mailWorker().sendDue()) > 0);
+    const review = smtp.to('bob@shop.test');
+    expect(review).toHaveLength(1);
+    expect(review[0]!.subject).toBe('Chain shop: a payout waits for review');
+    expect(review[0]!.text).toContain(`To: ${to}`);
+    expect(smtp.to('alice@shop.test').filter((m) => m.subject.includes('payout'))).toHaveLength(0);
   });
 
   it('keeps the mail while the mail server is down and sends it once when it is back', async () => {
