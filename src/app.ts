@@ -36,6 +36,7 @@ import {
   type ListenerLabel,
 } from './operations/metrics.js';
 import './operations/wiring.js';
+import { useMail } from './mail/wiring.js';
 
 export type { Services } from './services.js';
 
@@ -114,6 +115,7 @@ export interface App {
 
 export async function buildApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
+  useMail(config);
   const logger = opts.logger ?? createLogger(config.logLevel);
   if (opts.existingDatabase) assertDatabaseFileExists(config);
   const database = openDatabase(config.database, { busy: opts.busy });

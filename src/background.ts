@@ -1,6 +1,7 @@
 /**
  * The background workers `serve` runs under the worker lease (host.ts). Each feature adds its
- * worker here: the chain watcher, the sweeper, the payout worker, the webhook dispatcher. The
+ * worker here: the chain watcher, the sweeper, the payout worker, the webhook dispatcher, the mail
+ * worker (only with SMTP_URL and MAIL_FROM). The
  * workers that use the node first make sure it serves this database's chain (chain/identity.ts).
  */
 import { ChainGate } from './chain/identity.js';
@@ -11,6 +12,7 @@ import type { Worker } from './runtime/worker.js';
 import type { WorkerLease } from './runtime/lease.js';
 import { sweeperWorker } from './sweeper/worker.js';
 import { chainWatcher } from './watcher/watcher.js';
+import { mailWorkers } from './mail/worker.js';
 
 /** `w`, whose ticks wait until the gate has seen the node serve this database's chain. */
 function behind(gate: ChainGate, w: Worker): Worker {
@@ -29,5 +31,5 @@ export function backgroundWorkers(s: Services, lease: WorkerLease): Worker[] {
   const onChain = [chainWatcher(s, lease), ...sweeperWorker(s, lease), ...payoutWorkers(s, lease)].map((w) =>
     behind(gate, w),
   );
-  return [...onChain, dispatcherWorker(s, lease)];
+  return [...onChain, dispatcherWorker(s, lease), ...mailWorkers(s, lease)];
 }

@@ -46,6 +46,11 @@ export interface Config {
   redisUrl: string | null;
   /** The start of every key paygate writes to Redis (REDIS_KEY_PREFIX, default `paygate:`). */
   redisKeyPrefix: string;
+  /**
+   * Where mail goes out (SMTP_URL, `smtp://` or `smtps://`) and whom it is from (MAIL_FROM); null
+   * when neither is set: no mail is queued or sent (docs/operations/setup.md, "Mail").
+   */
+  mail: MailConfig | null;
   confirmations: number;
   logLevel: LogLevel;
   /**
@@ -206,6 +211,36 @@ function redisUrl(env: Env): string | null {
   return v;
 }
 
+export interface MailConfig {
+  smtpUrl: string;
+  from: string;
+}
+
+/** SMTP_URL and MAIL_FROM go together: one without the other is a mistake, not "no mail". */
+function mailConfig(env: Env): MailConfig | null {
+  const url = text(env, 'SMTP_URL');
+  const from = text(env, 'MAIL_FROM');
+  if (url === null && from === null) return null;
+  if (url === null) throw new ConfigError('SMTP_URL', 'must be set with MAIL_FROM (smtp://user:password@host:587)');
+  if (from === null) throw new ConfigError('MAIL_FROM', 'must be set with SMTP_URL (Shop <billing@example.com>)');
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new ConfigError('SMTP_URL', 'must be an smtp:// or smtps:// URL (smtp://user:password@host:587)');
+  }
+  if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:')
+    throw new ConfigError('SMTP_URL', `must use smtp or smtps, got "${u.protocol}"`);
+  if (u.hostname === '') throw new ConfigError('SMTP_URL', 'must name the host (smtp://host:587)');
+  // One address, optionally with a display name: "Shop <billing@example.com>" or "billing@example.com".
+  if (!/^([^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(from))
+    throw new ConfigError(
+      'MAIL_FROM',
+      `must be an address, optionally with a name (Shop <billing@example.com>), got "${from}"`,
+    );
+  return { smtpUrl: url, from };
+}
+
 /** Printable key prefix: letters, digits and `:_-.`, up to 64 characters. */
 function redisKeyPrefix(env: Env): string {
   const v = text(env, 'REDIS_KEY_PREFIX');
@@ -364,6 +399,7 @@ export function parseConfig(env: Env = process.env): Config {
     adminRateLimitPerIp: integer(env, 'ADMIN_RATE_LIMIT_PER_IP', 600, 1, 1_000_000),
     redisUrl: redisUrl(env),
     redisKeyPrefix: redisKeyPrefix(env),
+    mail: mailConfig(env),
     confirmations: integer(env, 'CONFIRMATIONS', 19, 1, 1000),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     trustProxy: trustProxy(env, 'TRUST_PROXY'),

@@ -16,10 +16,12 @@ import { reportRoutes } from '../reports/routes/cabinet.js';
 import { securityRoutes } from './routes/cabinet-security.js';
 import { sessionRoutes } from './routes/cabinet-sessions.js';
 import { settingsRoutes } from '../merchants/routes/cabinet-settings.js';
+import { mailCabinetRoutes } from '../mail/routes/cabinet.js';
 
 export async function registerCabinetRoutes(app: ApiServer, deps: CabinetDeps): Promise<void> {
   await sessionRoutes(app, deps);
   await accountRoutes(app, deps);
+  await mailCabinetRoutes(app, deps);
   await securityRoutes(app, deps);
   await merchantRoutes(app, deps);
   await memberRoutes(app, deps);

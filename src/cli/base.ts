@@ -13,6 +13,7 @@ import { assertMigrated, migrateToLatest, type MigrationReport } from '../db/mig
 import { assertDatabaseFileExists, assertSchemaPresent } from '../db/presence.js';
 import { isAppError, type ErrorCode } from '../errors.js';
 import { assertNoLiveLease } from '../runtime/lease.js';
+import { useMail } from '../mail/wiring.js';
 
 export interface CliContext {
   config: Config;
@@ -73,6 +74,8 @@ export abstract class PaygateCommand extends Command {
   protected async context(): Promise<CliContext> {
     loadDotEnv();
     const config = parseConfig(process.env);
+    // A change made here (a refund, an approval) queues its mail as it would under serve.
+    useMail(config);
     const migrates = (this.constructor as typeof PaygateCommand).appliesMigrations;
     // Before opening: opening a SQLite file creates it.
     if (!migrates) assertDatabaseFileExists(config);

@@ -9,6 +9,7 @@ import type { CabinetTables } from './tables/cabinet.js';
 import type { DerivationGapTables } from './tables/derivation-gaps.js';
 import type { ExceptionTables } from './tables/exceptions.js';
 import type { HotWalletTables } from './tables/hot-wallet.js';
+import type { MailTables } from './tables/mail.js';
 import type { OperatorTokenTables } from './tables/operator-tokens.js';
 import type { PayoutWorkerTables } from './tables/payout-worker.js';
 import type { RefundTables } from './tables/refunds.js';
@@ -384,7 +385,8 @@ export interface DB
     CabinetTables,
     HotWalletTables,
     ExceptionTables,
-    RefundTables {
+    RefundTables,
+    MailTables {
   worker_lease: WorkerLeaseTable;
   deposits: DepositsTable;
   events: EventsTable;

@@ -45,6 +45,18 @@ export async function findOpen(db: Executor, s: ExceptionSubject): Promise<Excep
   return q.executeTakeFirst();
 }
 
+/**
+ * Another feature's reaction to a new exception (not to an update of an open one), run in the
+ * transaction that opens it. Registered by the composition (src/mail/wiring.ts).
+ */
+export type ExceptionListener = (trx: Tx, clock: Clock, row: ExceptionRow) => Promise<void>;
+
+const opened: ExceptionListener[] = [];
+
+export function onExceptionOpened(listener: ExceptionListener): void {
+  if (!opened.includes(listener)) opened.push(listener);
+}
+
 /** Opens the subject's exception with `amount`, or sets the amount of the open one. */
 export async function upsertOpen(trx: Tx, clock: Clock, s: ExceptionSubject, amount: bigint): Promise<ExceptionRow> {
   const now = clock.now().toISOString();
@@ -76,6 +88,7 @@ export async function upsertOpen(trx: Tx, clock: Clock, s: ExceptionSubject, amo
     refund_id: null,
   };
   await trx.insertInto('exceptions').values(row).execute();
+  for (const listener of opened) await listener(trx, clock, row);
   return row;
 }
 

@@ -53,6 +53,19 @@ export async function subjectEventCount(db: Executor, subjectId: string): Promis
   return Number(row?.n ?? 0);
 }
 
+/**
+ * Another feature's reaction to an event, run in the transaction that records it (only the first
+ * time: a replayed transition runs none), so it commits or rolls back with the state change.
+ * Registered by the composition (src/mail/wiring.ts), so this feature imports none of them.
+ */
+export type EventListener = (trx: Tx, clock: Clock, e: NewEvent) => Promise<void>;
+
+const listeners: EventListener[] = [];
+
+export function onEventRecorded(listener: EventListener): void {
+  if (!listeners.includes(listener)) listeners.push(listener);
+}
+
 export async function recordEvent(db: Tx, clock: Clock, e: NewEvent): Promise<EventRecord> {
   const record = { id: newEventId(), type: e.type, created_at: clock.now().toISOString(), data: e.data };
   // A replayed transition: nothing to do, and no sequence number spent on it.
@@ -74,8 +87,9 @@ export async function recordEvent(db: Tx, clock: Clock, e: NewEvent): Promise<Ev
     .onConflict((oc) => oc.column('dedupe_key').where('dedupe_key', 'is not', null).doNothing())
     .returning('id')
     .executeTakeFirst();
-  if (inserted !== undefined)
-    await enqueueDelivery(db, { eventId: record.id, merchantId: e.merchantId, merchantSeq, at: record.created_at });
+  if (inserted === undefined) return record;
+  await enqueueDelivery(db, { eventId: record.id, merchantId: e.merchantId, merchantSeq, at: record.created_at });
+  for (const listener of listeners) await listener(db, clock, e);
   return record;
 }
 

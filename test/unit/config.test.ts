@@ -87,6 +87,28 @@ describe('parseConfig', () => {
     expect(parseConfig({ REDIS_URL: 'redis://127.0.0.1' }).redisUrl).toBe('redis://127.0.0.1');
   });
 
+  it('reads the mail server and sender together, and no mail without them', () => {
+    expect(parseConfig({}).mail).toBeNull();
+    expect(
+      parseConfig({ SMTP_URL: 'smtps://u:p@mail.example.com:465', MAIL_FROM: 'Shop <billing@example.com>' }).mail,
+    ).toEqual({
+      smtpUrl: 'smtps://u:p@mail.example.com:465',
+      from: 'Shop <billing@example.com>',
+    });
+    expect(parseConfig({ SMTP_URL: 'smtp://127.0.0.1:2525', MAIL_FROM: 'billing@example.com' }).mail?.from).toBe(
+      'billing@example.com',
+    );
+  });
+
+  it.each([
+    [{ SMTP_URL: 'smtp://mail.example.com:587' }, 'MAIL_FROM'],
+    [{ MAIL_FROM: 'billing@example.com' }, 'SMTP_URL'],
+    [{ SMTP_URL: 'http://mail.example.com', MAIL_FROM: 'billing@example.com' }, 'SMTP_URL'],
+    [{ SMTP_URL: 'smtp://mail.example.com', MAIL_FROM: 'billing' }, 'MAIL_FROM'],
+  ])('refuses mail settings %j naming %s', (env, name) => {
+    expect(() => parseConfig(env)).toThrow(expect.objectContaining({ variable: name }));
+  });
+
   it('reads the passphrase from a file', () => {
     const f = path.join(tempDir(), 'pass');
     writeFileSync(f, 'secret words\n');

@@ -164,6 +164,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/cabinet/v1/account/notifications': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Which mail this owner gets
+     * @description Both are on until the owner turns them off. Mail is sent only when the operator configured it (SMTP_URL and MAIL_FROM); without it the choice is kept and nothing is sent.
+     */
+    get: operations['getNotifications'];
+    /**
+     * Choose which mail this owner gets
+     * @description Both fields, each true or false; the choice applies to the next mail. Both are on until the owner turns them off. Mail is sent only when the operator configured it (SMTP_URL and MAIL_FROM); without it the choice is kept and nothing is sent.
+     */
+    put: operations['setNotifications'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/cabinet/v1/account/password': {
     parameters: {
       query?: never;
@@ -1916,6 +1940,187 @@ export interface operations {
           'x-ratelimit-remaining'?: number;
           /** @description Seconds until the window resets */
           'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getNotifications: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A mail for each new exception of your merchants (underpaid, overpaid, paid late, another token) */
+            exceptions: boolean;
+            /** @description A mail for each payout of your merchants that waits for the operator's review */
+            payouts_in_review: boolean;
+          };
+        };
+      };
+      /** @description unauthorized: wrong credentials, or a missing, ended, expired or used token (one body whatever the cause) */
+      401: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description rate_limited: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  setNotifications: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description A mail for each new exception of your merchants (underpaid, overpaid, paid late, another token) */
+          exceptions: boolean;
+          /** @description A mail for each payout of your merchants that waits for the operator's review */
+          payouts_in_review: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A mail for each new exception of your merchants (underpaid, overpaid, paid late, another token) */
+            exceptions: boolean;
+            /** @description A mail for each payout of your merchants that waits for the operator's review */
+            payouts_in_review: boolean;
+          };
+        };
+      };
+      /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
+      400: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description unauthorized: wrong credentials, or a missing, ended, expired or used token (one body whatever the cause) */
+      401: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description csrf_token_invalid: a change made with the session cookie without its X-CSRF-Token; role_not_allowed: the account holds this merchant as a viewer and the operation needs the role in its x-role (nothing was changed) */
+      403: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description rate_limited: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description The request id: the client's when well-formed, else a new UUID */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the current one-minute window */
+          'x-ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'x-ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'x-ratelimit-reset'?: number;
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
