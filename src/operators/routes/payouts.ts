@@ -1,7 +1,7 @@
 /** The console's payouts: `payout list [--unknown-on-chain]|approve|reject|cancel|halt|resume`. */
 import { Type } from '@sinclair/typebox';
 import { toPage } from '../../http/pagination.js';
-import { listUnknownOnChain } from '../../payouts/chain-reading.js';
+import { listUnknownOnChain } from '../../restore/chain-reading.js';
 import { setHalt } from '../../payouts/halts.js';
 import { confirmPayoutFromChain } from '../../payouts/confirm.js';
 import { approvePayout, cancelPayout, listPayouts, rejectPayout, showPayout } from '../../payouts/operator.js';

@@ -20,7 +20,7 @@ import type { Tx } from '../db/database.js';
 import type { PayoutStatus } from '../db/schema.js';
 import { formatUnits } from '../money.js';
 import { beginReading } from './chain-reading.js';
-import { ALL_ASSETS, applyHalt } from './halts.js';
+import { ALL_ASSETS, applyHalt } from '../payouts/halts.js';
 import { syncPayoutHolds } from '../exceptions/payouts.js';
 
 /** The statuses in which a payout may have been signed after the backup without the backup knowing. */
