@@ -36,9 +36,9 @@ export const TABLE_OWNERS: Readonly<Record<keyof DB, string>> = {
   hot_wallet_limits: 'payouts',
   whitelist_entries: 'whitelist',
   // the chain
+  chain_identity: 'chain',
   chain_cursor: 'watcher',
   scanned_blocks: 'watcher',
-  chain_identity: 'watcher',
   watcher_stop: 'watcher',
   hot_wallet_transfers: 'watcher',
   hot_wallet_acknowledgements: 'wallet',
