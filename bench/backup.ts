@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openSqlite } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { backupDatabase } from '../src/operations/backup.js';
+import { backupDatabase } from '../src/restore/backup.js';
 
 const rows = Number(process.argv[2] ?? 100_000);
 const dir = mkdtempSync(path.join(tmpdir(), 'paygate-bench-backup-'));

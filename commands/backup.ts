@@ -4,7 +4,7 @@ import { record } from '../src/cli/format.js';
 import { progressBar } from '../src/cli/progress.js';
 import { parseConfig } from '../src/config.js';
 import { assertDatabaseFileExists } from '../src/db/presence.js';
-import { backupDatabase, sqliteFile, type BackupResult } from '../src/operations/backup.js';
+import { backupDatabase, sqliteFile, type BackupResult } from '../src/restore/backup.js';
 
 export default class Backup extends PaygateCommand {
   static override description =

@@ -3,10 +3,10 @@ import { PaygateCommand, cliActor, loadDotEnv } from '../src/cli/base.js';
 import { record, table } from '../src/cli/format.js';
 import { progressBar } from '../src/cli/progress.js';
 import { parseConfig } from '../src/config.js';
-import { RESTORE_GAP } from '../src/addresses/gaps.js';
+import { RESTORE_GAP } from '../src/restore/derivation-gap.js';
 import { AppError } from '../src/errors.js';
-import { restoreDatabase, sqliteFile, type RestoreResult } from '../src/operations/backup.js';
-import { secureRestoredDatabase, type InPlaceResult } from '../src/operations/restore-in-place.js';
+import { restoreDatabase, sqliteFile, type RestoreResult } from '../src/restore/backup.js';
+import { secureRestoredDatabase, type InPlaceResult } from '../src/restore/in-place.js';
 
 export default class Restore extends PaygateCommand {
   static override description =

@@ -8,7 +8,7 @@ import type { TronClient } from './chain/client.js';
 import { createTronClient } from './chain/tronweb-client.js';
 import { fullNodeUrl } from './chain/networks.js';
 import { startWorkerHost, type WorkerHost, type WorkerHostOptions } from './runtime/host.js';
-import { backgroundWorkers } from './background.js';
+import { backgroundWorkers, scheduledJobs } from './background.js';
 import type { BusyPolicy } from './db/driver.js';
 import { systemClock, type Clock } from './clock.js';
 import { payUrl, type Config } from './config.js';
@@ -206,6 +206,7 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
         if (l.server === http && opts.workers !== false)
           workers = startWorkerHost(services, {
             workers: backgroundWorkers,
+            jobs: scheduledJobs,
             ttlMs: config.workerLeaseTtlMs,
             renewMs: Math.floor(config.workerLeaseTtlMs / 5),
             ...opts.workerHost,

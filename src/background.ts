@@ -13,6 +13,13 @@ import type { WorkerLease } from './runtime/lease.js';
 import { sweeperWorker } from './sweeper/worker.js';
 import { chainWatcher } from './watcher/watcher.js';
 import { mailWorkers } from './mail/worker.js';
+import type { Job } from './runtime/scheduler.js';
+import { expireInvoices } from './invoices/expiry.js';
+import { scanHorizon } from './watcher/store.js';
+import { pruneDeliveryLog } from './webhooks/service.js';
+import { reservesJob } from './reserves/operations.js';
+import { keyExpiryJob } from './keys/operations.js';
+import { expireRefunds } from './refunds/service.js';
 
 /** `w`, whose ticks wait until the gate has seen the node serve this database's chain. */
 function behind(gate: ChainGate, w: Worker): Worker {
@@ -32,4 +39,20 @@ export function backgroundWorkers(s: Services, lease: WorkerLease): Worker[] {
     behind(gate, w),
   );
   return [...onChain, dispatcherWorker(s, lease), ...mailWorkers(s, lease)];
+}
+
+/** The scheduled jobs `serve` runs under the worker lease (runtime/scheduler.ts). */
+export function scheduledJobs(s: Services): Job[] {
+  // Expiry runs against the last scanned block's time, read inside each of its write transactions:
+  // until the watcher has scanned past an invoice's expires_at, a payment in an earlier block may
+  // still be found, and a rollback moves that time back.
+  const expiry = () => expireInvoices(s.db, s.clock, { horizon: scanHorizon });
+  return [
+    { name: 'invoice-expiry', schedule: '*/5 * * * * *', run: expiry },
+    { name: 'webhook-log-prune', schedule: '0 17 3 * * *', run: () => pruneDeliveryLog(s.db, s.clock) },
+    // A refund's claim link lasts 30 days: a minute's delay in ending it is nothing.
+    { name: 'refund-expiry', schedule: '23 * * * * *', run: () => expireRefunds(s.db, s.clock) },
+    reservesJob(s),
+    keyExpiryJob(s),
+  ];
 }

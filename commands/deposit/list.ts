@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { PaygateCommand } from '../../src/cli/base.js';
 import { pageFlags, pageQuery, pageTable, type Paged } from '../../src/cli/list.js';
 import { pageOfRows } from '../../src/operators/paging.js';
-import { listUnattributedDeposits, type UnattributedDepositView } from '../../src/deposits/unattributed.js';
+import { listUnattributedDeposits, type UnattributedDepositView } from '../../src/restore/unattributed-deposits.js';
 import { AppError } from '../../src/errors.js';
 
 export default class DepositList extends PaygateCommand {

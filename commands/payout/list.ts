@@ -5,7 +5,7 @@ import { record, table } from '../../src/cli/format.js';
 import { pageFlags, pageQuery, pageTable, type Paged } from '../../src/cli/list.js';
 import { toPage } from '../../src/http/pagination.js';
 import { pageLimit, pageRequest } from '../../src/operators/paging.js';
-import { listUnknownOnChain, type UnknownOnChain } from '../../src/payouts/chain-reading.js';
+import { listUnknownOnChain, type UnknownOnChain } from '../../src/restore/chain-reading.js';
 import { listPayouts, type OperatorPayoutView } from '../../src/payouts/operator.js';
 import { PAYOUT_STATUSES } from '../../src/payouts/schema.js';
 

@@ -1,6 +1,6 @@
 /** SQL for handed-out deposit addresses. Reads are scoped by merchant. */
 import type { Executor, Tx } from '../db/database.js';
-import { findUnattributedAddresses } from './gaps.js';
+import { findUnattributedAddresses } from '../restore/derivation-gap.js';
 import type { DepositAddressesTable } from '../db/schema.js';
 
 export type DepositAddressRow = DepositAddressesTable;

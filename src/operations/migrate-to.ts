@@ -24,7 +24,7 @@ import { openPostgres, type PostgresDatabase } from '../db/postgres.js';
 import { AppError } from '../errors.js';
 import { balances, type Balance } from '../ledger/service.js';
 import { assertNoLiveLease } from '../runtime/lease.js';
-import { assertNotInUse } from './backup.js';
+import { assertNotInUse } from '../restore/backup.js';
 import {
   copyTable,
   DEFAULT_BATCH_ROWS,

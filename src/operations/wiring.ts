@@ -12,7 +12,7 @@ import { failedDeliveryCount } from '../webhooks/store.js';
 import { readCursor } from '../watcher/store.js';
 import { finalityStop } from '../watcher/stop.js';
 import { unknownTransferCount, unknownTransfers } from '../watcher/hot-wallet.js';
-import { readingState } from '../payouts/chain-reading.js';
+import { readingState } from '../restore/chain-reading.js';
 import { KEY_EXPIRY_METRIC } from '../keys/operations.js';
 import { RESERVES_METRICS, RESERVES_READINESS } from '../reserves/operations.js';
 import { PAYOUT_HALTS_METRIC, PAYOUT_HALTS_READINESS } from '../payouts/operations.js';

@@ -3,7 +3,7 @@
  * `payout reject <id> --reason`. Only a payout in `pending_review` can be approved or rejected
  * (`invalid_state` otherwise), except that `payout approve` also lifts the hold `paygate restore`
  * puts on an unfinished payout (the chain shows it unsent), once the chain since the backup has
- * been read (chain-reading.ts; `invalid_state` until then). Each action writes its audit record,
+ * been read (restore/chain-reading.ts; `invalid_state` until then). Each action writes its audit record,
  * its status change, its ledger entries and its `payout.<status>` event in one transaction.
  */
 import { recordAudit } from '../audit/store.js';
@@ -19,8 +19,8 @@ import { PAYOUT_STATUSES } from './schema.js';
 import { findPayoutForOperator, listPayoutsForOperator, type PayoutRow } from './store.js';
 import { transitionPayout } from './transitions.js';
 import { operatorView, type OperatorPayoutView } from './operator-view.js';
-import { candidatesOf } from './chain-candidates.js';
-import { assertReadingDone } from './chain-reading.js';
+import { candidatesOf } from '../restore/payout-matching.js';
+import { assertReadingDone } from '../restore/chain-reading.js';
 import { syncPayoutHold } from '../exceptions/payouts.js';
 
 export { operatorView, type OperatorPayoutView } from './operator-view.js';
@@ -100,7 +100,7 @@ async function assertChainChecked(trx: Tx, row: PayoutRow, checked: boolean): Pr
     );
 }
 
-/** Statuses in which a restore's hold can stand (payouts/restore.ts). */
+/** Statuses in which a restore's hold can stand (restore/payout-holds.ts). */
 const HELD: readonly PayoutStatus[] = ['approved', 'queued', 'signing', 'broadcast'];
 
 /**

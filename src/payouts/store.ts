@@ -134,3 +134,42 @@ export async function updatePayoutStatus(
     .executeTakeFirst();
   return r.numUpdatedRows > 0n;
 }
+
+/**
+ * Holds every payout in `statuses` not held yet with `reason` (a restore, restore/payout-holds.ts);
+ * returns them as they were, oldest first.
+ */
+export async function holdUnheldPayouts(trx: Tx, statuses: readonly PayoutStatus[], reason: string) {
+  const rows = await trx
+    .selectFrom('payouts')
+    .select(['id', 'merchant_id', 'status', 'asset', 'amount', 'decimals', 'to_address', 'created_at'])
+    .where('status', 'in', statuses)
+    .where('hold_reason', 'is', null)
+    .orderBy('created_at')
+    .execute();
+  if (rows.length > 0) {
+    await trx
+      .updateTable('payouts')
+      .set({ hold_reason: reason })
+      .where('status', 'in', statuses)
+      .where('hold_reason', 'is', null)
+      .execute();
+  }
+  return rows;
+}
+
+/** When the oldest held payout in `statuses` was created; null when none is held. */
+export async function oldestHeldPayoutCreatedAt(
+  db: Executor,
+  statuses: readonly PayoutStatus[],
+): Promise<string | null> {
+  const oldest = await db
+    .selectFrom('payouts')
+    .select('created_at')
+    .where('status', 'in', statuses)
+    .where('hold_reason', 'is not', null)
+    .orderBy('created_at')
+    .limit(1)
+    .executeTakeFirst();
+  return oldest?.created_at ?? null;
+}

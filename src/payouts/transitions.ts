@@ -12,7 +12,7 @@
  *   queued → signing | rejected                    signed tx stored before any broadcast | cancel
  *   signing → broadcast | queued                   node took the tx | it provably can never land (re-sign)
  *   broadcast → confirmed | failed | queued        receipt in a solid block | provably never landed (re-sign)
- *   any open status → confirmed                    after a restore, found sent on chain (chain-reading.ts)
+ *   any open status → confirmed                    after a restore, found sent on chain (restore/chain-reading.ts)
  *
  * Money: rejected/failed release the reservation (fee charged stays "0"); confirmed releases it
  * and debits amount + fee (fee charged = the fee). The ledger's UNIQUE (payout_id, kind) makes a
@@ -68,7 +68,7 @@ export interface TransitionInput {
   patch?: Partial<Patchable>;
   /**
    * The chain shows the payout sent with a transaction the database did not sign (a restore lost
-   * it; chain-reading.ts): `confirmed` from any open status.
+   * it; restore/chain-reading.ts): `confirmed` from any open status.
    */
   foundOnChain?: boolean;
 }

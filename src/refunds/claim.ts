@@ -16,7 +16,7 @@ import { AppError, validationFailed } from '../errors.js';
 import { findInvoice } from '../invoices/store.js';
 import { post } from '../ledger/service.js';
 import { findMerchant } from '../merchants/store.js';
-import { HELD_DURING_READING, readingPending } from '../payouts/chain-reading.js';
+import { HELD_DURING_READING, readingPending } from '../restore/chain-reading.js';
 import { payoutLimits } from '../payouts/limits.js';
 import { reviewReasons } from '../payouts/review.js';
 import { NETWORK } from '../payouts/service.js';

@@ -15,7 +15,7 @@
  */
 import type { Services } from '../services.js';
 import { LeaseLostError, WorkerLease, type LeaseOptions } from './lease.js';
-import { defaultJobs, startScheduler, type Job, type Scheduler } from './scheduler.js';
+import { startScheduler, type Job, type Scheduler } from './scheduler.js';
 import type { Worker } from './worker.js';
 
 export interface WorkerHostOptions extends LeaseOptions {
@@ -23,8 +23,8 @@ export interface WorkerHostOptions extends LeaseOptions {
   renewMs?: number;
   /** The workers to run under the lease: `serve` passes backgroundWorkers (index.ts), tests fewer. */
   workers?: (s: Services, lease: WorkerLease) => Worker[];
-  /** Replace the default scheduled jobs (tests); [] for none. */
-  jobs?: Job[];
+  /** The scheduled jobs: `serve` passes scheduledJobs (background.ts), tests fewer; none when absent. */
+  jobs?: Job[] | ((s: Services) => Job[]);
   /** Longest pause after consecutive failed ticks (default 30 s). */
   maxBackoffMs?: number;
   /** How long stop() waits for running ticks to finish (default 5 s). */
@@ -120,7 +120,7 @@ export function startWorkerHost(
   const startAll = () => {
     const abort = new AbortController();
     const loops = new Map(workers.map((w) => [w.name, runLoop(w, abort.signal)]));
-    const scheduler = startScheduler(fenced, opts.jobs ?? defaultJobs(fenced));
+    const scheduler = startScheduler(fenced, typeof opts.jobs === 'function' ? opts.jobs(fenced) : (opts.jobs ?? []));
     running = { abort, loops, scheduler };
     log.info({ workers: workers.map((w) => w.name) }, 'worker lease acquired; background work started');
   };

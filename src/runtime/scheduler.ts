@@ -1,15 +1,10 @@
 /**
  * Scheduled jobs of `serve` (node-cron 4). Every job skips a tick while its previous run is still
- * going (noOverlap) and logs failures instead of crashing the process; the next tick retries.
+ * going (noOverlap) and logs failures instead of crashing the process; the next tick retries. The
+ * jobs are handed to it (`scheduledJobs` in background.ts): the runtime knows no feature.
  */
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Services } from '../services.js';
-import { expireInvoices } from '../invoices/expiry.js';
-import { scanHorizon } from '../watcher/store.js';
-import { pruneDeliveryLog } from '../webhooks/service.js';
-import { reservesJob } from '../reserves/operations.js';
-import { keyExpiryJob } from '../keys/operations.js';
-import { expireRefunds } from '../refunds/service.js';
 import { LeaseLostError } from './lease.js';
 
 export interface Job {
@@ -23,21 +18,6 @@ export interface Scheduler {
   jobs: readonly string[];
   /** Stops the schedule at once; resolves when the runs in progress have ended. */
   stop(): Promise<void>;
-}
-
-export function defaultJobs(s: Services): Job[] {
-  // Expiry runs against the last scanned block's time, read inside each of its write transactions:
-  // until the watcher has scanned past an invoice's expires_at, a payment in an earlier block may
-  // still be found, and a rollback moves that time back.
-  const expiry = () => expireInvoices(s.db, s.clock, { horizon: scanHorizon });
-  return [
-    { name: 'invoice-expiry', schedule: '*/5 * * * * *', run: expiry },
-    { name: 'webhook-log-prune', schedule: '0 17 3 * * *', run: () => pruneDeliveryLog(s.db, s.clock) },
-    // A refund's claim link lasts 30 days: a minute's delay in ending it is nothing.
-    { name: 'refund-expiry', schedule: '23 * * * * *', run: () => expireRefunds(s.db, s.clock) },
-    reservesJob(s),
-    keyExpiryJob(s),
-  ];
 }
 
 /**
@@ -56,7 +36,7 @@ function cronLogger(s: Services, job: string) {
   };
 }
 
-export function startScheduler(s: Services, jobs: Job[] = defaultJobs(s)): Scheduler {
+export function startScheduler(s: Services, jobs: Job[]): Scheduler {
   // Runs in progress. node-cron's destroy() only stops the timer: stop() waits for these, so a
   // shutdown (or a lost lease) does not release the lease and close the database under a job
   // that is half-way (it failed with "driver has already been destroyed", logged as a failed job).

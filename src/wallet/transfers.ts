@@ -13,8 +13,8 @@ import type { HotTransferKind } from '../db/tables/hot-wallet.js';
 import { AppError } from '../errors.js';
 import type { PageKey } from '../http/pagination.js';
 import { formatUnits } from '../money.js';
-import { openPayoutsMatching } from '../payouts/chain-candidates.js';
-import { readingPending } from '../payouts/chain-reading.js';
+import { openPayoutsMatching } from '../restore/payout-matching.js';
+import { readingPending } from '../restore/chain-reading.js';
 import { sql } from 'kysely';
 
 export interface HotWalletTransferView {

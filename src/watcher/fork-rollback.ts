@@ -6,7 +6,7 @@
  */
 import type { ChainBlockHeader } from '../chain/client.js';
 import { writeTx } from '../db/database.js';
-import { dropUnattributedAbove } from '../deposits/unattributed.js';
+import { dropUnattributedAbove } from '../restore/unattributed-deposits.js';
 import { advanceDeposits, orphanDropped } from './deposit-progress.js';
 import { dropOutgoingAbove } from './hot-wallet.js';
 import type { CursorWriter } from './range-commit.js';

@@ -4,7 +4,7 @@
  * is) is recorded in the watcher's write transaction and matched by txid to what paygate signed: a
  * payout's stored transaction or a sweep's fee top-up. A transfer paygate did not sign is `unknown`:
  * a stolen key, another program using the same key, or a restore whose database lost the record
- * (payouts/chain-reading.ts matches those to the held payouts). Unknown transfers are logged as
+ * (restore/chain-reading.ts matches those to the held payouts). Unknown transfers are logged as
  * errors and counted by `paygate_hot_wallet_unknown_transfers` until the operator acknowledges one
  * as theirs (wallet/transfers.ts).
  */

@@ -2,19 +2,19 @@
  * The chain watcher's write of a scanned range: one short transaction records the range's
  * deposits, the transfers out of the hot wallet (hot-wallet.ts), the scanned block ids and the
  * cursor, moves confirmations and finality on (deposit-progress.ts) and, after a restore, the
- * chain reading (payouts/chain-reading.ts). It is written only while the cursor is where the scan
+ * chain reading (restore/chain-reading.ts). It is written only while the cursor is where the scan
  * started.
  */
 import type { ScanBlock } from '../chain/client.js';
 import { writeTx } from '../db/database.js';
 import { recordTransfer } from '../deposits/service.js';
-import { recordUnattributedDeposit } from '../deposits/unattributed.js';
+import { recordUnattributedDeposit } from '../restore/unattributed-deposits.js';
 import type { WorkerLease } from '../runtime/lease.js';
 import type { Services } from '../services.js';
 import type { MatchedTransfer } from './chain-match.js';
 import { advanceDeposits } from './deposit-progress.js';
 import { logUnknown, recordOutgoing, type OutgoingTransfer } from './hot-wallet.js';
-import { advanceReading, readingPending } from '../payouts/chain-reading.js';
+import { advanceReading, readingPending } from '../restore/chain-reading.js';
 import type { HotWalletTransfersTable } from '../db/tables/hot-wallet.js';
 import { pruneScanned, readCursor, storeScanned, writeCursor, type Cursor } from './store.js';
 

@@ -13,7 +13,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { ChainBlockHeader, ScanBlock, ScanInfos } from '../chain/client.js';
-import { findUnattributedAddresses } from '../addresses/gaps.js';
+import { findUnattributedAddresses } from '../restore/derivation-gap.js';
 import { findDepositAddresses, hotWalletAddress } from '../addresses/store.js';
 import { toHexAddress } from '../chain/address.js';
 import { writeTx } from '../db/database.js';
@@ -37,7 +37,7 @@ import {
 import { FINAL_PER_COMMIT } from './deposit-progress.js';
 import { rollbackFork } from './fork-rollback.js';
 import { outgoingOf } from './hot-wallet.js';
-import { readingState } from '../payouts/chain-reading.js';
+import { readingState } from '../restore/chain-reading.js';
 import { commitRange, type CursorWriter } from './range-commit.js';
 import type { Worker } from '../runtime/worker.js';
 import type { WorkerLease } from '../runtime/lease.js';

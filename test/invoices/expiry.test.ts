@@ -6,7 +6,7 @@ import { writeTx } from '../../src/db/database.js';
 import { overdueOpen } from '../../src/invoices/store.js';
 import { eventsOf } from '../../src/webhooks/outbox.js';
 import { expireInvoices } from '../../src/invoices/expiry.js';
-import { defaultJobs } from '../../src/runtime/scheduler.js';
+import { scheduledJobs } from '../../src/background.js';
 import { writeCursor } from '../../src/watcher/store.js';
 import { api } from '../helpers/http.js';
 import { newInvoice, startInvoiceApp, type InvoiceTestApp } from './fixture.js';
@@ -129,7 +129,7 @@ describe('invoice expiry', () => {
         return t.clock.now();
       },
     };
-    const expiry = defaultJobs({ ...t.app.services, clock }).find((j) => j.name === 'invoice-expiry');
+    const expiry = scheduledJobs({ ...t.app.services, clock }).find((j) => j.name === 'invoice-expiry');
     await expiry?.run();
     expect(rolledBack).toBe(true);
     expect((await api(t.url, `/v1/invoices/${inv.invoice_id}`, { key: m.key })).body.status).toBe('created');

@@ -1,7 +1,8 @@
 /** The scheduler runs jobs on their cron schedule, survives a failing job, and stops. */
 import { describe, expect, it, vi } from 'vitest';
 import type { Services } from '../../src/services.js';
-import { defaultJobs, startScheduler } from '../../src/runtime/scheduler.js';
+import { startScheduler } from '../../src/runtime/scheduler.js';
+import { scheduledJobs } from '../../src/background.js';
 
 describe('scheduler', () => {
   it('runs every job, logs failures without stopping, and stops on request', async () => {
@@ -22,6 +23,6 @@ describe('scheduler', () => {
   });
 
   it('schedules invoice expiry in serve', () => {
-    expect(defaultJobs({} as Services).map((j) => j.name)).toContain('invoice-expiry');
+    expect(scheduledJobs({} as Services).map((j) => j.name)).toContain('invoice-expiry');
   });
 });

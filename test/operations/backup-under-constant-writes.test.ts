@@ -7,7 +7,7 @@
 import Sqlite from 'better-sqlite3';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { backupDatabase } from '../../src/operations/backup.js';
+import { backupDatabase } from '../../src/restore/backup.js';
 import { tempDir } from '../helpers/app.js';
 import { describeSqliteOnly } from '../helpers/database.js';
 

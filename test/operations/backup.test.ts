@@ -6,7 +6,7 @@ import Sqlite from 'better-sqlite3';
 import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { backupDatabase, restoreDatabase } from '../../src/operations/backup.js';
+import { backupDatabase, restoreDatabase } from '../../src/restore/backup.js';
 import { tempDir } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
 import { api } from '../helpers/http.js';

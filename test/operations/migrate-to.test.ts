@@ -18,7 +18,7 @@ import { startDemo } from '../../src/demo/index.js';
 import { runTour } from '../../src/demo/tour.js';
 import { balances } from '../../src/ledger/service.js';
 import { creditMerchant } from '../../src/ledger/operator.js';
-import { backupDatabase } from '../../src/operations/backup.js';
+import { backupDatabase } from '../../src/restore/backup.js';
 import { rejectPayout } from '../../src/payouts/operator.js';
 import { WorkerLease } from '../../src/runtime/lease.js';
 import { startTestApp, tempDir } from '../helpers/app.js';

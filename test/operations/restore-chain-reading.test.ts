@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Devnet } from '../../src/devnet/index.js';
 import { creditMerchant } from '../../src/ledger/operator.js';
-import { backupDatabase } from '../../src/operations/backup.js';
+import { backupDatabase } from '../../src/restore/backup.js';
 import { approvePayout } from '../../src/payouts/operator.js';
 import { createPayoutWorker } from '../../src/payouts/worker/worker.js';
 import type { WorkerLease } from '../../src/runtime/lease.js';

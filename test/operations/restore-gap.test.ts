@@ -11,7 +11,7 @@ import type { TronClient } from '../../src/chain/client.js';
 import { createTronClient } from '../../src/chain/tronweb-client.js';
 import { ManualClock } from '../../src/clock.js';
 import { startDevnet, type Devnet } from '../../src/devnet/index.js';
-import { backupDatabase } from '../../src/operations/backup.js';
+import { backupDatabase } from '../../src/restore/backup.js';
 import { DepositKeyChain } from '../../src/wallet/hd.js';
 import { initWallet } from '../../src/wallet/service.js';
 import { findWallet } from '../../src/wallet/store.js';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { Devnet } from '../../src/devnet/index.js';
 import { creditMerchant } from '../../src/ledger/operator.js';
 import { changeMerchant } from '../../src/merchants/service.js';
-import { backupDatabase } from '../../src/operations/backup.js';
+import { backupDatabase } from '../../src/restore/backup.js';
 import { listHalts } from '../../src/payouts/halts.js';
 import { approvePayout } from '../../src/payouts/operator.js';
 import { createPayoutWorker } from '../../src/payouts/worker/worker.js';

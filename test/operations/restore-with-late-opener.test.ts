@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline';
 import { expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { restoreDatabase } from '../../src/operations/backup.js';
+import { restoreDatabase } from '../../src/restore/backup.js';
 import { tempDir } from '../helpers/app.js';
 import { describeSqliteOnly } from '../helpers/database.js';
 

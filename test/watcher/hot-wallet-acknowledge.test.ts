@@ -14,7 +14,7 @@ import type { Devnet } from '../../src/devnet/index.js';
 import { approvedMerchantWithKey } from '../../src/keys/service.js';
 import { creditMerchant } from '../../src/ledger/operator.js';
 import { findMerchant } from '../../src/merchants/store.js';
-import { beginReading, readingPending } from '../../src/payouts/chain-reading.js';
+import { beginReading, readingPending } from '../../src/restore/chain-reading.js';
 import { approvePayout } from '../../src/payouts/operator.js';
 import { createPayout } from '../../src/payouts/service.js';
 import { createPayoutWorker } from '../../src/payouts/worker/worker.js';

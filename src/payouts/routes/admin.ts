@@ -1,7 +1,7 @@
 /** The console's payouts: `payout list [--unknown-on-chain]|approve|reject|cancel|halt|resume`. */
 import { Type } from '@sinclair/typebox';
 import { toPage } from '../../http/pagination.js';
-import { listUnknownOnChain } from '../chain-reading.js';
+import { listUnknownOnChain } from '../../restore/chain-reading.js';
 import { setHalt } from '../halts.js';
 import { confirmPayoutFromChain } from '../confirm.js';
 import { approvePayout, cancelPayout, listPayouts, rejectPayout, showPayout } from '../operator.js';

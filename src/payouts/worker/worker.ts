@@ -1,6 +1,6 @@
 /**
  * The payout worker (docs/payouts.md, docs/adr/0021-exactly-once-by-stored-signed-bytes.md): takes payouts from `approved` to `confirmed` or
- * `failed` on chain, exactly once. A payout held since a restore (`hold_reason`, payouts/restore.ts)
+ * `failed` on chain, exactly once. A payout held since a restore (`hold_reason`, restore/payout-holds.ts)
  * is never signed until the operator approves or cancels it. One tick runs four steps, each over a
  * bounded batch:
  *

@@ -8,7 +8,7 @@
  * address and amount, in its write transaction:
  * - exactly one transfer, claimed by no other held payout: the payout was sent with it, and becomes
  *   `confirmed` with that txid (ledger and `payout.confirmed` event in the same transaction);
- * - a transfer that landed before a payout was created is never that payout's (chain-candidates.ts):
+ * - a transfer that landed before a payout was created is never that payout's (payout-matching.ts):
  *   a merchant who sends a request again during the reading cannot make a held payout's match ambiguous;
  * - none, or several: it stays held, its hold saying so, listed by `payout list --unknown-on-chain`
  *   with its candidates, for the operator's `payout approve` (send it) or `payout cancel`.
@@ -20,10 +20,10 @@ import type { Executor, Tx } from '../db/database.js';
 import type { HotWalletTransfersTable, RestoreReadingTable } from '../db/tables/hot-wallet.js';
 import { AppError } from '../errors.js';
 import { formatUnits } from '../money.js';
-import { holdOfNewPayout, isCandidate, OPEN } from './chain-candidates.js';
-import { operatorView, type OperatorPayoutView } from './operator-view.js';
-import type { PayoutRow } from './store.js';
-import { transitionPayout } from './transitions.js';
+import { holdOfNewPayout, isCandidate, OPEN } from './payout-matching.js';
+import { operatorView, type OperatorPayoutView } from '../payouts/operator-view.js';
+import type { PayoutRow } from '../payouts/store.js';
+import { transitionPayout } from '../payouts/transitions.js';
 
 export const CHAIN_ACTOR = 'chain';
 

@@ -20,8 +20,9 @@ import type { Tx } from '../db/database.js';
 import type { PayoutStatus } from '../db/schema.js';
 import { formatUnits } from '../money.js';
 import { beginReading } from './chain-reading.js';
-import { ALL_ASSETS, applyHalt } from './halts.js';
+import { ALL_ASSETS, applyHalt } from '../payouts/halts.js';
 import { syncPayoutHolds } from '../exceptions/payouts.js';
+import { holdUnheldPayouts, oldestHeldPayoutCreatedAt } from '../payouts/store.js';
 
 /** The statuses in which a payout may have been signed after the backup without the backup knowing. */
 export const UNFINISHED: readonly PayoutStatus[] = ['pending_review', 'approved', 'queued', 'signing', 'broadcast'];
@@ -53,21 +54,7 @@ export async function holdAfterRestore(trx: Tx, clock: Clock, actor: string, bac
     brakes: ['worker'],
     reason: `paygate restore ${backup}`,
   });
-  const rows = await trx
-    .selectFrom('payouts')
-    .select(['id', 'merchant_id', 'status', 'asset', 'amount', 'decimals', 'to_address', 'created_at'])
-    .where('status', 'in', UNFINISHED)
-    .where('hold_reason', 'is', null)
-    .orderBy('created_at')
-    .execute();
-  if (rows.length > 0) {
-    await trx
-      .updateTable('payouts')
-      .set({ hold_reason: reason })
-      .where('status', 'in', UNFINISHED)
-      .where('hold_reason', 'is', null)
-      .execute();
-  }
+  const rows = await holdUnheldPayouts(trx, UNFINISHED, reason);
   await syncPayoutHolds(
     trx,
     clock,
@@ -85,15 +72,7 @@ export async function holdAfterRestore(trx: Tx, clock: Clock, actor: string, bac
   }
   // From the oldest payout held now, those an earlier restore held included: a backup without a
   // cursor is read from there.
-  const oldest = await trx
-    .selectFrom('payouts')
-    .select('created_at')
-    .where('status', 'in', UNFINISHED)
-    .where('hold_reason', 'is not', null)
-    .orderBy('created_at')
-    .limit(1)
-    .executeTakeFirst();
-  await beginReading(trx, clock, actor, oldest?.created_at ?? null);
+  await beginReading(trx, clock, actor, await oldestHeldPayoutCreatedAt(trx, UNFINISHED));
   return {
     held: rows.length,
     payouts: rows.map((r) => ({

@@ -9,7 +9,7 @@
 import type { Executor } from '../db/database.js';
 import type { PayoutStatus } from '../db/schema.js';
 import type { HotWalletTransfersTable } from '../db/tables/hot-wallet.js';
-import type { PayoutRow } from './store.js';
+import type { PayoutRow } from '../payouts/store.js';
 
 /** Statuses of a payout that is not final: what it matches may still leave, or may have left. */
 export const OPEN: readonly PayoutStatus[] = ['pending_review', 'approved', 'queued', 'signing', 'broadcast'];

@@ -14,8 +14,8 @@
  * It checks the backup's integrity and schema first, keeps the replaced database beside it as
  * `<db>.before-restore-<time>`, and never leaves a half-written database in place. The restored
  * database is migrated and left safe before it is put in place: a backup is the past, payouts it
- * shows unfinished may have been sent since (payouts/restore.ts), and deposit addresses may have
- * been handed out since (addresses/gaps.ts).
+ * shows unfinished may have been sent since (restore/payout-holds.ts), and deposit addresses may have
+ * been handed out since (restore/derivation-gap.ts).
  */
 import Sqlite from 'better-sqlite3';
 import { closeSync, existsSync, linkSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
@@ -23,8 +23,8 @@ import { AppError } from '../errors.js';
 import { openSqlite, writeTx } from '../db/database.js';
 import type { DatabaseTarget } from '../config.js';
 import { MIGRATIONS, migrateToLatest } from '../db/migrate.js';
-import { holdAfterRestore, type HeldPayout } from '../payouts/restore.js';
-import { RESTORE_GAP, estimateWatched, skipDerivationRange, type DerivationGap } from '../addresses/gaps.js';
+import { holdAfterRestore, type HeldPayout } from './payout-holds.js';
+import { RESTORE_GAP, estimateWatched, skipDerivationRange, type DerivationGap } from './derivation-gap.js';
 
 /**
  * The SQLite file that `paygate backup`/`restore` copy. A PostgreSQL database is backed up by its
@@ -146,18 +146,18 @@ export interface RestoreResult {
   schema: string | null;
   /** The payout worker and the sweeper are halted until `paygate payout resume --worker`. */
   worker_halted: true;
-  /** Payouts held until the chain since the backup is read, then the operator's decision (payouts/restore.ts). */
+  /** Payouts held until the chain since the backup is read, then the operator's decision (restore/payout-holds.ts). */
   payouts_held: number;
   /** Each held payout: what to look for among the hot wallet's transfers out since the backup. */
   held_payouts: HeldPayout[];
-  /** Deposit indexes skipped and watched (addresses/gaps.ts); null when the backup has no wallet. */
+  /** Deposit indexes skipped and watched (restore/derivation-gap.ts); null when the backup has no wallet. */
   derivation_gap: DerivationGap | null;
 }
 
 export interface RestoreOptions {
   /** Deposit indexes to skip (RESTORE_GAP unless a test asks for fewer). */
   gap?: number;
-  /** Indexes of the gap to watch; estimated from the backup's own rate when absent (addresses/gaps.ts). */
+  /** Indexes of the gap to watch; estimated from the backup's own rate when absent (restore/derivation-gap.ts). */
   watch?: number;
   /** Called as the gap's watched addresses are derived and stored. */
   onGapProgress?: (done: number, total: number) => void;
@@ -213,8 +213,8 @@ export function assertNotInUse(databasePath: string, now: Date): void {
 /**
  * The restored copy, before it takes the database's place (no process can open it yet): brought to
  * this version's schema and left safe: payouts and sweeps halted, unfinished payouts held
- * (payouts/restore.ts), the deposit indexes that may have been handed out since the backup skipped
- * and watched (addresses/gaps.ts). Its WAL is folded in, so the file is complete when it is moved.
+ * (restore/payout-holds.ts), the deposit indexes that may have been handed out since the backup skipped
+ * and watched (restore/derivation-gap.ts). Its WAL is folded in, so the file is complete when it is moved.
  */
 async function makeSafe(
   copy: string,

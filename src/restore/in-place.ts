@@ -3,15 +3,15 @@
  * PostgreSQL, pg_restore of a dump or a point-in-time recovery; docs/operations/postgresql.md, "PostgreSQL")
  * made safe where it is, as `restore` makes a restored SQLite copy safe before it takes the old
  * file's place. A restore is the past and the chain moved on: payouts and sweeps are halted, each
- * payout it shows unfinished is held (payouts/restore.ts), and the deposit indexes that may have
- * been handed out after the restore point are skipped and watched (addresses/gaps.ts). Refused
+ * payout it shows unfinished is held (restore/payout-holds.ts), and the deposit indexes that may have
+ * been handed out after the restore point are skipped and watched (restore/derivation-gap.ts). Refused
  * while a worker lease is live: every `serve` on the database must be stopped first.
  */
-import { RESTORE_GAP, estimateWatched, skipDerivationRange, type DerivationGap } from '../addresses/gaps.js';
+import { RESTORE_GAP, estimateWatched, skipDerivationRange, type DerivationGap } from './derivation-gap.js';
 import { databaseLabel, type DatabaseTarget } from '../config.js';
 import { openDatabase, writeTx } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { holdAfterRestore, type HeldPayout } from '../payouts/restore.js';
+import { holdAfterRestore, type HeldPayout } from './payout-holds.js';
 import { assertNoLiveLease } from '../runtime/lease.js';
 import type { RestoreOptions } from './backup.js';
 

@@ -1,5 +1,5 @@
 /**
- * Payments to the addresses of a restore's derivation gap (addresses/gaps.ts): recorded for the
+ * Payments to the addresses of a restore's derivation gap (restore/derivation-gap.ts): recorded for the
  * operator (`paygate deposit list --unattributed`), never credited, never attached to an invoice,
  * never announced to a merchant. Whose money it is only the operator can find out.
  */
