@@ -3067,6 +3067,8 @@ export interface operations {
         limit?: number;
         /** @description next_cursor of the previous page; opaque */
         cursor?: string;
+        /** @description json (default): one page. csv: every row matching the filters as a spreadsheet (RFC 4180, times in UTC, amounts as decimal text); `limit` and `cursor` are ignored */
+        format?: 'json' | 'csv';
       };
       header?: never;
       path: {
@@ -3077,7 +3079,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description A page of the list (JSON), or with format=csv every matching row as CSV with the columns: `key_id`, `label`, `status`, `created_at`, `expires_at`, `revoked_at`, `last_used_at` (time columns carry `_utc` in their header) */
       200: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -3113,6 +3115,7 @@ export interface operations {
             /** @description Pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
           };
+          'text/csv': string;
         };
       };
       /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
@@ -3756,6 +3759,8 @@ export interface operations {
         limit?: number;
         /** @description next_cursor of the previous page; opaque */
         cursor?: string;
+        /** @description json (default): one page. csv: every row matching the filters as a spreadsheet (RFC 4180, times in UTC, amounts as decimal text); `limit` and `cursor` are ignored */
+        format?: 'json' | 'csv';
       };
       header?: never;
       path: {
@@ -3766,7 +3771,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description A page of the list (JSON), or with format=csv every matching row as CSV with the columns: `invoice_id`, `created_at`, `order_id`, `status`, `asset`, `price`, `price_currency`, `amount_requested`, `amount_expected`, `amount_received`, `amount_credited`, `service_fee_payer`, `service_fee_percent`, `service_fee_amount`, `address`, `external_user_id`, `description`, `expires_at`, `tx_hashes` (time columns carry `_utc` in their header) */
       200: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -3925,6 +3930,7 @@ export interface operations {
             /** @description Pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
           };
+          'text/csv': string;
         };
       };
       /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
@@ -4575,6 +4581,8 @@ export interface operations {
         limit?: number;
         /** @description next_cursor of the previous page; opaque */
         cursor?: string;
+        /** @description json (default): one page. csv: every row matching the filters as a spreadsheet (RFC 4180, times in UTC, amounts as decimal text); `limit` and `cursor` are ignored */
+        format?: 'json' | 'csv';
       };
       header?: never;
       path: {
@@ -4585,7 +4593,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description A page of the list (JSON), or with format=csv every matching row as CSV with the columns: `payout_id`, `created_at`, `updated_at`, `reference`, `status`, `asset`, `amount`, `fee_amount`, `fee_charged`, `to_address`, `tx_hash`, `review_reasons`, `reject_reason`, `fail_reason`, `hold_reason` (time columns carry `_utc` in their header) */
       200: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -4647,6 +4655,7 @@ export interface operations {
             /** @description Pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
           };
+          'text/csv': string;
         };
       };
       /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
@@ -4884,6 +4893,8 @@ export interface operations {
         limit?: number;
         /** @description next_cursor of the previous page; opaque */
         cursor?: string;
+        /** @description json (default): one page. csv: every row matching the filters as a spreadsheet (RFC 4180, times in UTC, amounts as decimal text); `limit` and `cursor` are ignored */
+        format?: 'json' | 'csv';
       };
       header?: never;
       path: {
@@ -4894,7 +4905,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description A page of the list (JSON), or with format=csv every matching row as CSV with the columns: `deposit_id`, `block_time`, `asset`, `amount`, `tx_hash`, `address`, `invoice_id`, `external_user_id`, `status`, `confirmations`, `late` (time columns carry `_utc` in their header) */
       200: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -4931,6 +4942,7 @@ export interface operations {
             /** @description Pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
           };
+          'text/csv': string;
         };
       };
       /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
@@ -5014,6 +5026,8 @@ export interface operations {
         limit?: number;
         /** @description next_cursor of the previous page; opaque */
         cursor?: string;
+        /** @description json (default): one page. csv: every row matching the filters as a spreadsheet (RFC 4180, times in UTC, amounts as decimal text); `limit` and `cursor` are ignored */
+        format?: 'json' | 'csv';
       };
       header?: never;
       path: {
@@ -5024,7 +5038,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description A page of the list (JSON), or with format=csv every matching row as CSV with the columns: `delivery_id`, `created_at`, `updated_at`, `event_id`, `type`, `subject_type`, `subject_id`, `status`, `retrying`, `attempts`, `last_attempt_at`, `last_status_code`, `last_error`, `next_attempt_at` (time columns carry `_utc` in their header) */
       200: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -5075,6 +5089,7 @@ export interface operations {
             /** @description Pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
           };
+          'text/csv': string;
         };
       };
       /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
@@ -5309,6 +5324,8 @@ export interface operations {
         limit?: number;
         /** @description next_cursor of the previous page; opaque */
         cursor?: string;
+        /** @description json (default): one page. csv: every row matching the filters as a spreadsheet (RFC 4180, times in UTC, amounts as decimal text); `limit` and `cursor` are ignored */
+        format?: 'json' | 'csv';
       };
       header?: never;
       path: {
@@ -5319,7 +5336,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description A page of the list (JSON), or with format=csv every matching row as CSV with the columns: `exception_id`, `created_at`, `kind`, `asset`, `amount`, `invoice_id`, `payout_id`, `deposit_id`, `resolved_at`, `resolution_note`, `resolved_by`, `refund_id` (time columns carry `_utc` in their header) */
       200: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -5366,6 +5383,7 @@ export interface operations {
             /** @description Pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
           };
+          'text/csv': string;
         };
       };
       /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
@@ -5896,6 +5914,8 @@ export interface operations {
         limit?: number;
         /** @description next_cursor of the previous page; opaque */
         cursor?: string;
+        /** @description json (default): one page. csv: every row matching the filters as a spreadsheet (RFC 4180, times in UTC, amounts as decimal text); `limit` and `cursor` are ignored */
+        format?: 'json' | 'csv';
       };
       header?: never;
       path: {
@@ -5906,7 +5926,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description A page of the list (JSON), or with format=csv every matching row as CSV with the columns: `refund_id`, `created_at`, `invoice_id`, `status`, `asset`, `amount`, `fee`, `reason`, `exception_id`, `address`, `payout_id`, `expires_at` (time columns carry `_utc` in their header) */
       200: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -5961,6 +5981,7 @@ export interface operations {
             /** @description Pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
           };
+          'text/csv': string;
         };
       };
       /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
