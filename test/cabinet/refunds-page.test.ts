@@ -104,7 +104,7 @@ describe.skipIf(!chromiumPresent)('refunds, the team and exports on the cabinet 
     await page.goto(`${f.cabinet}/#/m/${f.shop.id}/invoices?q=ord-ref`);
     await heading(page, 'Invoices');
     await page.getByRole('table').getByText('ord-refund-1').waitFor();
-    await page.getByText(/begins with what you type/).waitFor();
+    await page.getByText(/Matches the start of an order id/).waitFor();
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('link', { name: 'Download CSV' }).click(),

@@ -37,8 +37,8 @@ export function filterForm(
   const q = ctx.query;
   const searchHint =
     section === 'invoices'
-      ? 'Finds invoices whose order id, deposit address or transaction hash begins with what you type (at least 3 characters), or the whole invoice id.'
-      : 'Finds payouts whose reference, address or transaction hash begins with what you type (at least 3 characters), or the whole payout id.';
+      ? 'Matches the start of an order id, address or transaction hash (3 characters or more), or a whole invoice id.'
+      : 'Matches the start of a reference, address or transaction hash (3 characters or more), or a whole payout id.';
   const field = (id: string, label: string, control: HTMLElement) =>
     h('div', { class: 'field' }, h('label', { for: id }, label), control);
   const form = h(

@@ -112,7 +112,7 @@ function refundForm(ctx: ViewContext, i: Invoice, assets: string[], done: () => 
   const confirmSlot = h('div', {});
   const form = h(
     'form',
-    { class: 'stack refund', 'aria-labelledby': 'refund-form-h', novalidate: true },
+    { class: 'stack refund narrow', 'aria-labelledby': 'refund-form-h', novalidate: true },
     h('h3', { id: 'refund-form-h' }, 'Refund'),
     h(
       'div',
