@@ -97,6 +97,24 @@ try {
       await heading(title);
       await shot(name);
     }
+    // A refund on the paid invoice: the form, its confirmation, then the refunds list; the Team.
+    await page.goto(`${base}/invoices/${info.invoice.invoice_id}`);
+    await heading('Invoice');
+    const refund = page.getByRole('form', { name: 'Refund' });
+    await refund.getByLabel('Amount').fill('2.5');
+    await refund.getByLabel(/Reason/).fill('One item was out of stock');
+    await refund.getByRole('button', { name: 'Refund…' }).click();
+    await page.getByRole('alertdialog').waitFor();
+    await shot('refund-confirm');
+    await page.getByRole('button', { name: /^Send / }).click();
+    await refund.getByText(/created/).waitFor();
+    await shot('refund-created');
+    await page.goto(`${base}/refunds`);
+    await heading('Refunds');
+    await shot('refunds');
+    await page.goto(`${base}/members`);
+    await heading('Team');
+    await shot('team');
     await page.goto(`${info.cabinet.url}/#/account`);
     await heading('Account');
     await shot('account');

@@ -19,6 +19,8 @@ export interface CabinetDeps {
   signIn: SignInLimits;
   /** The key of the owners' TOTP secrets (CABINET_TOTP_KEY); null when not configured. */
   box: SecretBox | null;
+  /** Rows read per page of a CSV export (exports.ts); tests lower it to see many pages. */
+  exportPageSize: number;
 }
 
 export function sessionOf(req: FastifyRequest): CabinetSession {

@@ -14,6 +14,7 @@ import type { Services } from '../services.js';
 import { sealLegacySecrets, secretsReport } from '../owners/credentials.js';
 import { secretBox } from '../owners/secret-box.js';
 import type { CabinetDeps } from './context.js';
+import { EXPORT_PAGE_SIZE } from './exports.js';
 import { cabinetDocument } from './openapi.js';
 import { resolveOwnedMerchants } from './ownership.js';
 import { registerPage } from './page.js';
@@ -25,6 +26,8 @@ export interface CabinetOptions {
   /** Sign-in attempts allowed per minute: per client address (default 20) and per account (default 10). */
   loginPerIp?: number;
   loginPerAccount?: number;
+  /** Rows read per page of a list's CSV export (default: the lists' largest page). */
+  exportPageSize?: number;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -97,6 +100,7 @@ export async function buildCabinetServer(
       rateCounts,
     ),
     box,
+    exportPageSize: opts.exportPageSize ?? EXPORT_PAGE_SIZE,
   };
   await checkTotpSecrets(services, box);
   app.decorateRequest('cabinet', null);

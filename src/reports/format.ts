@@ -21,7 +21,20 @@ export const CONTENT_TYPES: Record<ReportFormat, string> = {
 };
 
 /** Columns holding a time (ISO 8601 in the rows): written for spreadsheets in CSV. */
-const TIME_COLUMNS: ReadonlySet<string> = new Set(['created_at', 'expires_at', 'block_time', 'credited_at', 'at']);
+const TIME_COLUMNS: ReadonlySet<string> = new Set([
+  'created_at',
+  'expires_at',
+  'block_time',
+  'credited_at',
+  'at',
+  // The cabinet's list exports (src/cabinet/exports.ts) add these.
+  'updated_at',
+  'resolved_at',
+  'next_attempt_at',
+  'last_attempt_at',
+  'revoked_at',
+  'last_used_at',
+]);
 
 /** The CSV header of a column: a time column's name says its zone. */
 const csvName = (column: string) => (TIME_COLUMNS.has(column) ? `${column}_utc` : column);

@@ -3272,6 +3272,8 @@ export interface operations {
         limit?: number;
         /** @description next_cursor of the previous page; opaque */
         cursor?: string;
+        /** @description json (default): one page. csv: every row matching the filters as a spreadsheet (RFC 4180, times in UTC, amounts as decimal text); `limit` and `cursor` are ignored */
+        format?: 'json' | 'csv';
       };
       header?: never;
       path: {
@@ -3282,7 +3284,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description A page of the list (JSON), or with format=csv every matching row as CSV with the columns: `key_id`, `label`, `status`, `created_at`, `expires_at`, `revoked_at`, `last_used_at` (time columns carry `_utc` in their header) */
       200: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -3318,6 +3320,7 @@ export interface operations {
             /** @description Pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
           };
+          'text/csv': string;
         };
       };
       /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
@@ -3961,6 +3964,8 @@ export interface operations {
         limit?: number;
         /** @description next_cursor of the previous page; opaque */
         cursor?: string;
+        /** @description json (default): one page. csv: every row matching the filters as a spreadsheet (RFC 4180, times in UTC, amounts as decimal text); `limit` and `cursor` are ignored */
+        format?: 'json' | 'csv';
       };
       header?: never;
       path: {
@@ -3971,7 +3976,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description A page of the list (JSON), or with format=csv every matching row as CSV with the columns: `invoice_id`, `created_at`, `order_id`, `status`, `asset`, `price`, `price_currency`, `amount_requested`, `amount_expected`, `amount_received`, `amount_credited`, `service_fee_payer`, `service_fee_percent`, `service_fee_amount`, `address`, `external_user_id`, `description`, `expires_at`, `tx_hashes` (time columns carry `_utc` in their header) */
       200: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -4130,6 +4135,7 @@ export interface operations {
             /** @description Pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
           };
+          'text/csv': string;
         };
       };
       /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
@@ -4780,6 +4786,8 @@ export interface operations {
         limit?: number;
         /** @description next_cursor of the previous page; opaque */
         cursor?: string;
+        /** @description json (default): one page. csv: every row matching the filters as a spreadsheet (RFC 4180, times in UTC, amounts as decimal text); `limit` and `cursor` are ignored */
+        format?: 'json' | 'csv';
       };
       header?: never;
       path: {
@@ -4790,7 +4798,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description A page of the list (JSON), or with format=csv every matching row as CSV with the columns: `payout_id`, `created_at`, `updated_at`, `reference`, `status`, `asset`, `amount`, `fee_amount`, `fee_charged`, `to_address`, `tx_hash`, `review_reasons`, `reject_reason`, `fail_reason`, `hold_reason` (time columns carry `_utc` in their header) */
       200: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -4852,6 +4860,7 @@ export interface operations {
             /** @description Pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
           };
+          'text/csv': string;
         };
       };
       /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
@@ -5089,6 +5098,8 @@ export interface operations {
         limit?: number;
         /** @description next_cursor of the previous page; opaque */
         cursor?: string;
+        /** @description json (default): one page. csv: every row matching the filters as a spreadsheet (RFC 4180, times in UTC, amounts as decimal text); `limit` and `cursor` are ignored */
+        format?: 'json' | 'csv';
       };
       header?: never;
       path: {
@@ -5099,7 +5110,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description A page of the list (JSON), or with format=csv every matching row as CSV with the columns: `deposit_id`, `block_time`, `asset`, `amount`, `tx_hash`, `address`, `invoice_id`, `external_user_id`, `status`, `confirmations`, `late` (time columns carry `_utc` in their header) */
       200: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -5136,6 +5147,7 @@ export interface operations {
             /** @description Pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
           };
+          'text/csv': string;
         };
       };
       /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
@@ -5219,6 +5231,8 @@ export interface operations {
         limit?: number;
         /** @description next_cursor of the previous page; opaque */
         cursor?: string;
+        /** @description json (default): one page. csv: every row matching the filters as a spreadsheet (RFC 4180, times in UTC, amounts as decimal text); `limit` and `cursor` are ignored */
+        format?: 'json' | 'csv';
       };
       header?: never;
       path: {
@@ -5229,7 +5243,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description A page of the list (JSON), or with format=csv every matching row as CSV with the columns: `delivery_id`, `created_at`, `updated_at`, `event_id`, `type`, `subject_type`, `subject_id`, `status`, `retrying`, `attempts`, `last_attempt_at`, `last_status_code`, `last_error`, `next_attempt_at` (time columns carry `_utc` in their header) */
       200: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -5280,6 +5294,7 @@ export interface operations {
             /** @description Pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
           };
+          'text/csv': string;
         };
       };
       /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
@@ -5514,6 +5529,8 @@ export interface operations {
         limit?: number;
         /** @description next_cursor of the previous page; opaque */
         cursor?: string;
+        /** @description json (default): one page. csv: every row matching the filters as a spreadsheet (RFC 4180, times in UTC, amounts as decimal text); `limit` and `cursor` are ignored */
+        format?: 'json' | 'csv';
       };
       header?: never;
       path: {
@@ -5524,7 +5541,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description A page of the list (JSON), or with format=csv every matching row as CSV with the columns: `exception_id`, `created_at`, `kind`, `asset`, `amount`, `invoice_id`, `payout_id`, `deposit_id`, `resolved_at`, `resolution_note`, `resolved_by`, `refund_id` (time columns carry `_utc` in their header) */
       200: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -5571,6 +5588,7 @@ export interface operations {
             /** @description Pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
           };
+          'text/csv': string;
         };
       };
       /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */
@@ -6101,6 +6119,8 @@ export interface operations {
         limit?: number;
         /** @description next_cursor of the previous page; opaque */
         cursor?: string;
+        /** @description json (default): one page. csv: every row matching the filters as a spreadsheet (RFC 4180, times in UTC, amounts as decimal text); `limit` and `cursor` are ignored */
+        format?: 'json' | 'csv';
       };
       header?: never;
       path: {
@@ -6111,7 +6131,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description A page of the list (JSON), or with format=csv every matching row as CSV with the columns: `refund_id`, `created_at`, `invoice_id`, `status`, `asset`, `amount`, `fee`, `reason`, `exception_id`, `address`, `payout_id`, `expires_at` (time columns carry `_utc` in their header) */
       200: {
         headers: {
           /** @description The request id: the client's when well-formed, else a new UUID */
@@ -6166,6 +6186,7 @@ export interface operations {
             /** @description Pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
           };
+          'text/csv': string;
         };
       };
       /** @description bad_request (HTTP-level fault) or validation_failed (details list every problem) */

@@ -14,6 +14,8 @@ import {
 import { OwnerInvoiceSchema, OwnerPayoutSchema } from '../schema-views.js';
 import type { CabinetDeps } from '../context.js';
 import { ownedMerchantOf } from '../ownership.js';
+import { DELIVERIES_CSV, DEPOSITS_CSV, INVOICES_CSV, PAYOUTS_CSV } from '../export-columns.js';
+import { listResponse, sendListCsv, withFormat } from '../exports.js';
 import {
   DeliveryDetailSchema,
   DeliveryListQuery,
@@ -34,6 +36,7 @@ const FILTERED_LIST_ERRORS = errorResponses(400, 401, 404, 422, 429);
 export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise<void> {
   const { db } = deps.services;
   const owned = (req: Parameters<typeof ownedMerchantOf>[0]) => ownedMerchantOf(req).id;
+  const size = deps.exportPageSize;
 
   app.get(
     '/cabinet/v1/merchants/:merchant_id/invoices',
@@ -45,11 +48,25 @@ export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise
         description:
           "`from` and `to` bound the creation time, the half-open period [from, to) as on the reports; `from` not before `to` is 422 invalid_period. `q` finds by order id, invoice id, deposit address or a deposit's transaction hash. A page invoice shows its price and description; one whose customer has not picked the token yet has `awaiting_choice: true`, status created (expired past its term), and asset, address, amounts and fees null.",
         params: MerchantParams,
-        querystring: InvoiceListQuery,
-        response: { 200: Page(OwnerInvoiceSchema, 'InvoicePage'), ...FILTERED_LIST_ERRORS },
+        querystring: withFormat(InvoiceListQuery),
+        response: {
+          200: listResponse(Page(OwnerInvoiceSchema, 'InvoicePage'), INVOICES_CSV.columns),
+          ...FILTERED_LIST_ERRORS,
+        },
       },
     },
-    async (req) => listInvoices(db, deps.services.clock.now(), owned(req), req.query),
+    async (req, reply) => {
+      const { format, ...q } = req.query;
+      const now = deps.services.clock.now();
+      if (format !== 'csv') return listInvoices(db, now, owned(req), q);
+      return sendListCsv(
+        reply,
+        owned(req),
+        INVOICES_CSV,
+        (p) => listInvoices(db, now, owned(req), { ...q, ...p }),
+        size,
+      );
+    },
   );
 
   app.get(
@@ -78,11 +95,18 @@ export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise
         description:
           '`from` and `to` bound the creation time, the half-open period [from, to) as on the reports; `from` not before `to` is 422 invalid_period. `q` finds by reference, payout id, destination address or transaction hash.',
         params: MerchantParams,
-        querystring: PayoutListQuery,
-        response: { 200: Page(OwnerPayoutSchema, 'PayoutPage'), ...FILTERED_LIST_ERRORS },
+        querystring: withFormat(PayoutListQuery),
+        response: {
+          200: listResponse(Page(OwnerPayoutSchema, 'PayoutPage'), PAYOUTS_CSV.columns),
+          ...FILTERED_LIST_ERRORS,
+        },
       },
     },
-    async (req) => listPayouts(db, owned(req), req.query),
+    async (req, reply) => {
+      const { format, ...q } = req.query;
+      if (format !== 'csv') return listPayouts(db, owned(req), q);
+      return sendListCsv(reply, owned(req), PAYOUTS_CSV, (p) => listPayouts(db, owned(req), { ...q, ...p }), size);
+    },
   );
 
   app.get(
@@ -110,11 +134,18 @@ export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise
         description:
           'Standalone deposits are payments to a permanent address with no open invoice, or in another asset than the invoice’s; they are credited too.',
         params: MerchantParams,
-        querystring: DepositListQuery,
-        response: { 200: Page(StandaloneDepositSchema, 'DepositPage'), ...LIST_ERRORS },
+        querystring: withFormat(DepositListQuery),
+        response: {
+          200: listResponse(Page(StandaloneDepositSchema, 'DepositPage'), DEPOSITS_CSV.columns),
+          ...LIST_ERRORS,
+        },
       },
     },
-    async (req) => listDeposits(db, owned(req), req.query),
+    async (req, reply) => {
+      const { format, ...q } = req.query;
+      if (format !== 'csv') return listDeposits(db, owned(req), q);
+      return sendListCsv(reply, owned(req), DEPOSITS_CSV, (p) => listDeposits(db, owned(req), { ...q, ...p }), size);
+    },
   );
 
   app.get(
@@ -126,11 +157,24 @@ export async function activityRoutes(app: ApiServer, deps: CabinetDeps): Promise
         summary: 'The webhook delivery log, newest first',
         description: 'Resending a failed delivery stays with the operator.',
         params: MerchantParams,
-        querystring: DeliveryListQuery,
-        response: { 200: Page(DeliverySchema, 'DeliveryPage'), ...LIST_ERRORS },
+        querystring: withFormat(DeliveryListQuery),
+        response: {
+          200: listResponse(Page(DeliverySchema, 'DeliveryPage'), DELIVERIES_CSV.columns),
+          ...LIST_ERRORS,
+        },
       },
     },
-    async (req) => listDeliveries(db, owned(req), req.query),
+    async (req, reply) => {
+      const { format, ...q } = req.query;
+      if (format !== 'csv') return listDeliveries(db, owned(req), q);
+      return sendListCsv(
+        reply,
+        owned(req),
+        DELIVERIES_CSV,
+        (p) => listDeliveries(db, owned(req), { ...q, ...p }),
+        size,
+      );
+    },
   );
 
   app.get(

@@ -7,6 +7,8 @@ import { OWNER_KINDS, pageExceptions, resolveByPerson } from '../service.js';
 import { ownerActor, sessionOf, type CabinetDeps } from '../../cabinet/context.js';
 import { ownedMerchantOf } from '../../cabinet/ownership.js';
 import { MerchantParams } from '../../cabinet/schema.js';
+import { EXCEPTIONS_CSV } from '../../cabinet/export-columns.js';
+import { listResponse, sendListCsv, withFormat } from '../../cabinet/exports.js';
 
 export async function exceptionRoutes(app: ApiServer, deps: CabinetDeps): Promise<void> {
   const { db, clock } = deps.services;
@@ -19,11 +21,21 @@ export async function exceptionRoutes(app: ApiServer, deps: CabinetDeps): Promis
         summary: 'Payments that went wrong, newest first: underpaid, overpaid, paid late, another asset',
         description: '`open=true`: those still needing attention. `kind` filters by kind.',
         params: MerchantParams,
-        querystring: OwnerExceptionListQuery,
-        response: { 200: Page(ExceptionSchema, 'ExceptionPage'), ...errorResponses(400, 401, 404, 429) },
+        querystring: withFormat(OwnerExceptionListQuery),
+        response: {
+          200: listResponse(Page(ExceptionSchema, 'ExceptionPage'), EXCEPTIONS_CSV.columns),
+          ...errorResponses(400, 401, 404, 429),
+        },
       },
     },
-    async (req) => pageExceptions(db, { ...req.query, merchant_id: ownedMerchantOf(req).id }, OWNER_KINDS),
+    async (req, reply) => {
+      const { format, ...q } = req.query;
+      const merchantId = ownedMerchantOf(req).id;
+      const read = (p: { limit?: number; cursor?: string }) =>
+        pageExceptions(db, { ...q, ...p, merchant_id: merchantId }, OWNER_KINDS);
+      if (format !== 'csv') return read({});
+      return sendListCsv(reply, merchantId, EXCEPTIONS_CSV, read, deps.exportPageSize);
+    },
   );
 
   app.post(

@@ -7,6 +7,8 @@ import { BalancesSchema } from '../../ledger/schema.js';
 import { merchantsOfOwner } from '../../owners/store.js';
 import { listKeys, showKey } from '../../cabinet/activity.js';
 import { sessionOf, type CabinetDeps } from '../../cabinet/context.js';
+import { KEYS_CSV } from '../../cabinet/export-columns.js';
+import { listResponse, sendListCsv, withFormat } from '../../cabinet/exports.js';
 import {
   AssetParams,
   AssetSwitchBody,
@@ -121,11 +123,20 @@ export async function merchantRoutes(app: ApiServer, deps: CabinetDeps): Promise
         summary: "The merchant's API keys (never a secret), newest first",
         description: 'Keys are issued and revoked by the operator.',
         params: MerchantParams,
-        querystring: PageOnlyQuery,
-        response: { 200: Page(KeySchema, 'ApiKeyPage'), ...errorResponses(400, 401, 404, 429) },
+        querystring: withFormat(PageOnlyQuery),
+        response: {
+          200: listResponse(Page(KeySchema, 'ApiKeyPage'), KEYS_CSV.columns),
+          ...errorResponses(400, 401, 404, 429),
+        },
       },
     },
-    async (req) => listKeys(db, s.clock.now(), ownedMerchantOf(req).id, req.query),
+    async (req, reply) => {
+      const { format, ...q } = req.query;
+      const id = ownedMerchantOf(req).id;
+      const now = s.clock.now();
+      if (format !== 'csv') return listKeys(db, now, id, q);
+      return sendListCsv(reply, id, KEYS_CSV, (p) => listKeys(db, now, id, { ...q, ...p }), deps.exportPageSize);
+    },
   );
 
   app.get(

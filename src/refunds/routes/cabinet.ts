@@ -7,6 +7,8 @@ import { cancelRefund, createRefund, getRefund, refundDeps, refundPage } from '.
 import { ownerActor, sessionOf, type CabinetDeps } from '../../cabinet/context.js';
 import { ownedMerchantOf } from '../../cabinet/ownership.js';
 import { InvoiceParams, MerchantParams } from '../../cabinet/schema.js';
+import { REFUNDS_CSV } from '../../cabinet/export-columns.js';
+import { listResponse, sendListCsv, withFormat } from '../../cabinet/exports.js';
 import { Type } from '@sinclair/typebox';
 import { Uuid } from '../../http/schemas.js';
 
@@ -53,20 +55,27 @@ export async function refundRoutes(app: ApiServer, deps: CabinetDeps): Promise<v
         summary: 'Refunds, newest first',
         description: '`status` and `invoice_id` narrow the list.',
         params: MerchantParams,
-        querystring: RefundListQuery,
-        response: { 200: Page(RefundSchema, 'RefundPage'), ...errorResponses(400, 401, 404, 429) },
+        querystring: withFormat(RefundListQuery),
+        response: {
+          200: listResponse(Page(RefundSchema, 'RefundPage'), REFUNDS_CSV.columns),
+          ...errorResponses(400, 401, 404, 429),
+        },
       },
     },
-    async (req) => {
-      const { status, invoice_id, ...page } = req.query;
-      return refundPage(
-        deps.services.db,
-        {
-          merchantId: owned(req),
-          ...(status ? { status } : {}),
-          ...(invoice_id ? { invoiceId: invoice_id.toLowerCase() } : {}),
-        },
-        page,
+    async (req, reply) => {
+      const { status, invoice_id, format, ...page } = req.query;
+      const filter = {
+        merchantId: owned(req),
+        ...(status ? { status } : {}),
+        ...(invoice_id ? { invoiceId: invoice_id.toLowerCase() } : {}),
+      };
+      if (format !== 'csv') return refundPage(deps.services.db, filter, page);
+      return sendListCsv(
+        reply,
+        filter.merchantId,
+        REFUNDS_CSV,
+        (p) => refundPage(deps.services.db, filter, p),
+        deps.exportPageSize,
       );
     },
   );

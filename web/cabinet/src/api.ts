@@ -127,9 +127,24 @@ const OWNER_WORDS: Record<string, string> = {
     'That webhook address is refused: use a public https address (private ones are the operator’s to allow).',
   network_fee_payer_not_supported: 'The customer can no longer pay the network fee; the merchant pays it.',
   invalid_state: 'That cannot be done in the current state; reload the page to see it.',
+  refund_exceeds_received:
+    'That is more than this invoice brought in that token, less its earlier refunds; refund a smaller amount.',
+  insufficient_balance: 'The balance available in that token cannot cover the refund and its payout fee.',
+  refund_not_found: 'That refund does not exist (any more); reload the page.',
+  refund_not_claimable: 'That refund can no longer be claimed.',
+  invoice_not_found: 'That invoice does not exist for this merchant.',
+  exception_not_found: 'That exception does not exist for this merchant.',
+  payout_not_found: 'That payout does not exist for this merchant.',
+  owner_not_found: 'That person does not hold this merchant (any more); reload the page.',
+  merchant_not_found: 'This account does not hold that merchant (any more); reload the page.',
+  invalid_period: 'From must be before To.',
+  second_factor_locked: 'Too many wrong codes: the second factor is locked for a while.',
   service_unavailable: 'The cabinet is busy; wait a moment and try again.',
   internal_error: 'Something went wrong on the server; try again, and tell the operator if it persists.',
 };
+
+const CODE_LIKE = /\b[a-z]+_[a-z_]+\b/;
+const REFUSED = 'The cabinet refused this; reload the page and try again, and tell the operator if it persists.';
 
 /** The words a person needs for a refusal. */
 export function explain(error: unknown): string {
@@ -137,5 +152,6 @@ export function explain(error: unknown): string {
   if (error.code === 'rate_limited') return `Too many attempts; retry in ${error.retryAfter ?? 'a few'} seconds.`;
   if (error.code === 'validation_failed' && error.details.length > 0)
     return error.details.map((d) => `${d.path.replace(/^(body|query|params)\./, '')} ${d.message}`).join('; ');
-  return OWNER_WORDS[error.code] ?? error.message;
+  // A code the table does not name: the server's message, unless it carries an API code itself.
+  return OWNER_WORDS[error.code] ?? (CODE_LIKE.test(error.message) ? REFUSED : error.message);
 }

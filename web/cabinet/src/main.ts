@@ -3,6 +3,7 @@
 import { ApiError, call, explain, get, setCsrfToken, whenSignedOut } from './api';
 import { announce, h, nodes, type Child } from '../../shared/dom';
 import { startPoll, type Poll } from './poll';
+import { canChange } from './roles';
 import type { Account, ViewContext } from './types';
 import { setupView, signInView } from './views/auth';
 import { dashboardView } from './views/dashboard';
@@ -12,6 +13,8 @@ import { exceptionsView } from './views/exceptions';
 import { invoicesView, payoutsView } from './views/lists';
 import { paymentLinkView } from './views/payment-link';
 import { reportsView } from './views/reports';
+import { refundsView } from './views/refunds';
+import { membersView } from './views/members';
 import { keysView, settingsView } from './views/settings';
 import { accountView } from './views/account';
 
@@ -24,9 +27,11 @@ const SECTIONS: Array<[string, string]> = [
   ['/invoices', 'Invoices'],
   ['/payouts', 'Payouts'],
   ['/exceptions', 'Exceptions'],
+  ['/refunds', 'Refunds'],
   ['/keys', 'API keys'],
   ['/deliveries', 'Webhooks'],
   ['/settings', 'Settings'],
+  ['/members', 'Team'],
   ['/reports', 'Reports'],
 ];
 
@@ -70,6 +75,8 @@ function renderNav(merchantId: string | null, current = ''): void {
   nav.replaceChildren();
   nav.hidden = !state.account || !merchantId;
   if (!state.account || !merchantId) return;
+  const held = state.account.merchants.find((m) => m.merchant_id === merchantId);
+  const owner = held !== undefined && canChange(held);
   // A form with its own button: choosing in the list moves nothing until the reader says so.
   const select = h(
     'select',
@@ -94,7 +101,8 @@ function renderNav(merchantId: string | null, current = ''): void {
     h(
       'ul',
       {},
-      ...SECTIONS.map(([tail, label]) => {
+      // Who holds the merchant is its owners' to see and change: a viewer has no Team section.
+      ...SECTIONS.filter(([tail]) => tail !== '/members' || owner).map(([tail, label]) => {
         const here = (tail.slice(1) || 'dashboard') === current;
         return h('li', {}, h('a', { href: `#/m/${merchantId}${tail}`, 'aria-current': here ? 'page' : false }, label));
       }),
@@ -142,6 +150,8 @@ const VIEWS: Record<string, (ctx: ViewContext) => Promise<void>> = {
   invoices: (ctx) => (ctx.id === 'new' ? paymentLinkView(ctx) : ctx.id ? invoiceView(ctx) : invoicesView(ctx)),
   payouts: (ctx) => (ctx.id ? payoutView(ctx) : payoutsView(ctx)),
   exceptions: exceptionsView,
+  refunds: refundsView,
+  members: membersView,
   keys: keysView,
   deliveries: (ctx) => (ctx.id ? deliveryView(ctx) : deliveriesView(ctx)),
   settings: settingsView,

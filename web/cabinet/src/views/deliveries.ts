@@ -3,6 +3,7 @@ import { get } from '../api';
 import { badge, fields, h, link, table } from '../../../shared/dom';
 import { when } from '../../../shared/format';
 import type { ViewContext } from '../types';
+import { csvLink } from './csv';
 import { pager } from './lists';
 
 const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'failed'] as const;
@@ -63,6 +64,7 @@ export async function deliveriesView(ctx: ViewContext): Promise<void> {
       'no delivery matches.',
     ),
     pager(ctx, 'deliveries', page.next_cursor),
+    csvLink(ctx.merchantId, 'deliveries', { status }),
   );
 }
 

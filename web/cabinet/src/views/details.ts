@@ -4,6 +4,7 @@ import { announce, badge, fields, h, nodes, numeric, table, type Child } from '.
 import { amount, assetName, chainRef, copyButton, price, when } from '../../../shared/format';
 import { AWAITING, statusBadges, tokenAmount } from './rows';
 import { kindWords, outcome } from './exceptions';
+import { invoiceRefunds } from './refunds';
 import type { Invoice, Payout, ViewContext } from '../types';
 
 /** A page invoice's terms: its price, what it is for, the link the customer pays on. */
@@ -158,11 +159,20 @@ function payoutContent(p: Payout): Child[] {
 }
 
 /** A detail view that asks again every few seconds and redraws only what changed. */
-async function polledDetail<T>(ctx: ViewContext, title: string, read: () => Promise<T>, content: (r: T) => Child[]) {
+async function polledDetail<T>(
+  ctx: ViewContext,
+  title: string,
+  read: () => Promise<T>,
+  content: (r: T) => Child[],
+  /** What follows the polled part, drawn once from the first read (a form must not be redrawn). */
+  after?: (r: T) => Child,
+) {
   const region = h('div', { class: 'stack' });
+  let first: T | null = null;
   let last = '';
   const load = async () => {
     const record = await read();
+    first ??= record;
     const text = JSON.stringify(record);
     if (text === last) return;
     const before = last;
@@ -173,7 +183,7 @@ async function polledDetail<T>(ctx: ViewContext, title: string, read: () => Prom
     if (before && status && JSON.parse(before).status !== status) announce(`${title} ${status.replace(/_/g, ' ')}.`);
   };
   await load();
-  ctx.show(title, region);
+  ctx.show(title, region, first && after ? after(first) : null);
   ctx.poll(load);
 }
 
@@ -184,6 +194,8 @@ export function invoiceView(ctx: ViewContext): Promise<void> {
     'Invoice',
     () => get('/cabinet/v1/merchants/{merchant_id}/invoices/{invoice_id}', params),
     invoiceContent,
+    // A page invoice still waiting for the customer's token has received nothing to refund.
+    (i) => (i.awaiting_choice ? null : invoiceRefunds(ctx, i)),
   );
 }
 

@@ -5,6 +5,7 @@ import { announce, errorBox, h, link, numeric, showError, table, type Child } fr
 import { amount, when } from '../../../shared/format';
 import { canChange, viewerNote } from '../roles';
 import type { ExceptionItem, ViewContext } from '../types';
+import { csvLink } from './csv';
 import { pager } from './lists';
 
 /** The kinds an owner sees, in plain words. */
@@ -132,6 +133,7 @@ export async function exceptionsView(ctx: ViewContext): Promise<void> {
       open ? 'nothing needs attention.' : 'none resolved yet.',
     ),
     pager(ctx, 'exceptions', page.next_cursor),
+    csvLink(ctx.merchantId, 'exceptions', { open: open ? 'true' : 'false' }),
     formSlot,
   );
 }

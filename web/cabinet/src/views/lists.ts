@@ -5,6 +5,7 @@ import { assetName } from '../../../shared/format';
 import { INVOICE_STATUSES, PAYOUT_STATUSES } from '../statuses';
 import type { ViewContext } from '../types';
 import { canChange } from '../roles';
+import { csvLink } from './csv';
 import { INVOICE_COLUMNS, invoiceRow, PAYOUT_COLUMNS, payoutRow } from './rows';
 
 /** `YYYY-MM-DD` (a UTC day) as the start of that day, or of the day after (`plus` 1). */
@@ -36,8 +37,8 @@ export function filterForm(
   const q = ctx.query;
   const searchHint =
     section === 'invoices'
-      ? 'order id, invoice id, address or transaction hash'
-      : 'reference, payout id, address or transaction hash';
+      ? 'Matches the start of an order id, address or transaction hash (3 characters or more), or a whole invoice id.'
+      : 'Matches the start of a reference, address or transaction hash (3 characters or more), or a whole payout id.';
   const field = (id: string, label: string, control: HTMLElement) =>
     h('div', { class: 'field' }, h('label', { for: id }, label), control);
   const form = h(
@@ -48,7 +49,7 @@ export function filterForm(
       { class: 'field wide' },
       h('label', { for: 'f-q' }, 'Search'),
       h('input', { id: 'f-q', name: 'q', type: 'search', value: q.q ?? '', 'aria-describedby': 'f-q-hint' }),
-      h('p', { id: 'f-q-hint', class: 'hint' }, `Exact ${searchHint}.`),
+      h('p', { id: 'f-q-hint', class: 'hint' }, searchHint),
     ),
     field(
       'f-asset',
@@ -132,8 +133,17 @@ async function listView<T>(
     return;
   }
   try {
-    const page = await o.read({ q: q.q, status: q.status, asset: q.asset, ...checked, cursor: q.cursor, limit: 20 });
-    ctx.show(o.title, o.lead, form, error, o.table(page.data), pager(ctx, o.section, page.next_cursor));
+    const filters = { q: q.q, status: q.status, asset: q.asset, ...checked };
+    const page = await o.read({ ...filters, cursor: q.cursor, limit: 20 });
+    ctx.show(
+      o.title,
+      o.lead,
+      form,
+      error,
+      o.table(page.data),
+      pager(ctx, o.section, page.next_cursor),
+      csvLink(ctx.merchantId, o.section, filters),
+    );
   } catch (e) {
     if (e instanceof ApiError && e.status === 401) throw e;
     showError(error, refusal(e));

@@ -1,5 +1,6 @@
 // The merchant's settings (its switches, its assets, the network fee payer, webhook and payout
 // rules) and the API keys. The owner's own account is apart, under "Account".
+import { csvLink } from './csv';
 import { call, explain, get } from '../api';
 import { announce, badge, errorBox, h, showError, table, type Child } from '../../../shared/dom';
 import { assetName, when } from '../../../shared/format';
@@ -255,5 +256,6 @@ export async function keysView(ctx: ViewContext): Promise<void> {
       ]),
       'no key yet.',
     ),
+    csvLink(ctx.merchantId, 'keys', {}),
   );
 }
