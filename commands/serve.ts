@@ -1,7 +1,7 @@
 import { buildApp } from '../src/app.js';
 import { checkChainAtStart } from '../src/chain/identity.js';
 import { PaygateCommand, loadDotEnv } from '../src/cli/base.js';
-import { databaseLabel, parseConfig, redisLabel } from '../src/config.js';
+import { assertCabinetCookieReachable, databaseLabel, parseConfig, redisLabel } from '../src/config.js';
 import { requestsInFlight } from '../src/http/in-flight.js';
 import { poolCounts } from '../src/db/postgres.js';
 import { heapLimitNotSet, SERVE_NODE_FLAGS } from '../src/operations/heap.js';
@@ -28,7 +28,10 @@ export default class Serve extends PaygateCommand {
     // Refuses a database that does not exist (never creates one), migrates an existing one, then
     // refuses to start without the keystore or with a wrong passphrase: better now than at the
     // first sweep or payout.
-    const app = await buildApp(parseConfig(process.env), {
+    const parsed = parseConfig(process.env);
+    // A cabinet on plain HTTP beyond loopback would never get its Secure cookie back: refused before anything opens.
+    assertCabinetCookieReachable(parsed);
+    const app = await buildApp(parsed, {
       unlockWallet: true,
       existingDatabase: true,
     });

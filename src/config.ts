@@ -87,6 +87,14 @@ export interface Config {
    * links `paygate owner create` prints; null: the listener's own address.
    */
   cabinetPublicUrl: string | null;
+  /**
+   * CABINET_INSECURE_COOKIE=1: the cabinet's session cookie goes without `Secure`, for a cabinet
+   * reached over plain HTTP on a private network (the demo sets it). Default false: the cookie is
+   * `Secure` whatever the request's protocol, so a TLS proxy that forgets to say so cannot strip
+   * it; `serve` refuses a non-loopback `http://` CABINET_PUBLIC_URL without this
+   * (docs/adr/0091-the-session-cookie-is-secure-by-default.md).
+   */
+  cabinetInsecureCookie: boolean;
   /** The payment page's listener (/pay/{id} and /pay/v1, for customers): loopback by default. */
   payHost: string;
   /** PAY_PORT, default 8082; 0 = any free port (tests); must differ from the other listeners' ports. */
@@ -369,6 +377,27 @@ export function payUrl(config: Config): string {
   return `http://${host}:${config.payPort}`;
 }
 
+/**
+ * A cabinet owners reach over plain HTTP beyond this machine would send its `Secure` session
+ * cookie nowhere (the browser keeps it for HTTPS): `serve` refuses to start so rather than let
+ * sign-in fail silently, unless CABINET_INSECURE_COOKIE=1 says the plain-HTTP network is meant.
+ */
+export function assertCabinetCookieReachable(config: Config): void {
+  const url = config.cabinetPublicUrl;
+  if (url === null || config.cabinetInsecureCookie) return;
+  const u = new URL(url);
+  if (u.protocol !== 'http:' || isLoopbackHost(u.hostname)) return;
+  throw new ConfigError(
+    'CABINET_PUBLIC_URL',
+    `is ${url}: plain HTTP beyond this machine, where browsers never send the cabinet's Secure session cookie. Put the cabinet behind HTTPS (an https:// CABINET_PUBLIC_URL), or set CABINET_INSECURE_COOKIE=1 to send the cookie without Secure on a network you trust`,
+  );
+}
+
+function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
 /** The cabinet's address as owners use it: CABINET_PUBLIC_URL, else its listener's. */
 export function cabinetUrl(config: Config): string {
   if (config.cabinetPublicUrl) return config.cabinetPublicUrl;
@@ -411,6 +440,7 @@ export function parseConfig(env: Env = process.env): Config {
     cabinetHost: listenHost(env, 'CABINET_HOST', '127.0.0.1'),
     cabinetPort: cabinetPort(env, integer(env, 'PORT', 8080, 0, 65535), integer(env, 'ADMIN_PORT', 9090, 0, 65535)),
     cabinetPublicUrl: httpUrl(env, 'CABINET_PUBLIC_URL'),
+    cabinetInsecureCookie: oneOf(env, 'CABINET_INSECURE_COOKIE', ['0', '1'], '0') === '1',
     payHost: listenHost(env, 'PAY_HOST', '127.0.0.1'),
     payPort: payPort(env, {
       PORT: integer(env, 'PORT', 8080, 0, 65535),

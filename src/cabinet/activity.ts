@@ -30,6 +30,7 @@ import {
   pagePayouts,
 } from './store.js';
 import { cabinetPeriod as period } from './period.js';
+import { ownerDeliveryError } from './delivery-words.js';
 
 export interface PageParams {
   limit?: number;
@@ -161,6 +162,7 @@ function ownerDeliveryView(d: DeliveryListRow) {
   const { merchant_id: _merchant, merchant_seq: _seq, ...view } = deliveryView(d, d.type);
   return {
     ...view,
+    last_error: ownerDeliveryError(view.last_error),
     retrying: d.status === 'pending' && d.attempts > 0,
     subject: { type: d.type.split('.')[0] as 'invoice' | 'payout' | 'deposit', id: d.subject_id },
   };
@@ -183,7 +185,10 @@ export async function showDelivery(db: Db, merchantId: string, id: string) {
   const attempts = await attemptsOf(db, d.id);
   return {
     ...ownerDeliveryView(d),
-    attempts_log: attempts.map(attemptView),
+    attempts_log: attempts.map((a) => {
+      const v = attemptView(a);
+      return { ...v, error: ownerDeliveryError(v.error) };
+    }),
   };
 }
 

@@ -85,6 +85,26 @@ export interface ScanBlock extends ChainBlockHeader {
    * such an answer is incomplete, and the watcher asks again rather than skip a possible deposit.
    */
   unsure: string[];
+  /**
+   * Every transaction of the block whose owner is the account asked for (getScanBlocks `owner`),
+   * whatever its type and result; empty when none was asked for.
+   */
+  acts: ScanAct[];
+}
+
+/** A transaction owned by the watched account (the hot wallet): an act of its keys. */
+export interface ScanAct {
+  txID: string;
+  /** The contract type as the node printed it (`TransferContract`, `VoteWitnessContract`…). */
+  contractType: string;
+  /** `ret[0].contractRet` ('' when the node left it out). */
+  result: string;
+  /** The receiver or contract called as `41…` hex, lower case; '' when the contract has none. */
+  toHex: string;
+  /** What the contract moves or commits (call value, amount, frozen or delegated balance); 0 when none. */
+  amount: bigint;
+  /** A TRC-10 transfer's token id; '' otherwise. */
+  tokenId: string;
 }
 
 /** A block's header and the ids of all its transactions. */
@@ -189,7 +209,7 @@ export interface TronClient {
    * The same blocks reduced to what scanning reads (header, successful TRX transfers, successful
    * contract calls), parsed off the event loop: the chain watcher's read.
    */
-  getScanBlocks(start: number, endExclusive: number): Promise<ScanBlock[]>;
+  getScanBlocks(start: number, endExclusive: number, opts?: { owner?: string | null }): Promise<ScanBlock[]>;
   /** Blocks [start, endExclusive) as headers and transaction ids, parsed off the event loop; a run from start (shorter when the node has fewer). */
   getBlockTxIds(start: number, endExclusive: number): Promise<BlockTxIds[]>;
   getTransactionInfosByBlock(num: number): Promise<TxInfo[]>;

@@ -6,19 +6,22 @@ import { parentPort } from 'node:worker_threads';
 import { scanBlockRange, scanTransferLogs, txIdsOfRange } from './prune.js';
 import type { PruneKind } from './parse-worker.js';
 
-const prune: Record<PruneKind, (answer: unknown) => unknown> = {
+const prune: Record<PruneKind, (answer: unknown, arg?: unknown) => unknown> = {
   blockRange: scanBlockRange,
   blockTxIds: txIdsOfRange,
   transferLogs: scanTransferLogs,
 };
 const decoder = new TextDecoder();
 
-parentPort?.on('message', ({ id, kind, body }: { id: number; kind: PruneKind; body: Uint8Array }) => {
-  let text = '';
-  try {
-    text = decoder.decode(body);
-    parentPort?.postMessage({ id, value: prune[kind](text.trim() === '' ? {} : JSON.parse(text)) });
-  } catch (e) {
-    parentPort?.postMessage({ id, error: String((e as Error | undefined)?.message), preview: text.slice(0, 200) });
-  }
-});
+parentPort?.on(
+  'message',
+  ({ id, kind, body, arg }: { id: number; kind: PruneKind; body: Uint8Array; arg?: unknown }) => {
+    let text = '';
+    try {
+      text = decoder.decode(body);
+      parentPort?.postMessage({ id, value: prune[kind](text.trim() === '' ? {} : JSON.parse(text), arg) });
+    } catch (e) {
+      parentPort?.postMessage({ id, error: String((e as Error | undefined)?.message), preview: text.slice(0, 200) });
+    }
+  },
+);

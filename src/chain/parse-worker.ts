@@ -41,15 +41,15 @@ export class ParseWorker {
   /**
    * The answer `body` parsed and pruned for `kind`; rejects with UnparsableAnswer for non-JSON.
    * The body's buffer moves to the worker, so it must hold nothing else (http.ts gives every
-   * answer a buffer of its own).
+   * answer a buffer of its own). `arg`: what the pruning keeps besides (the hot wallet's hex for a block range).
    */
-  parse(kind: PruneKind, body: Uint8Array): Promise<unknown> {
+  parse(kind: PruneKind, body: Uint8Array, arg?: string): Promise<unknown> {
     if (this.closed) return Promise.reject(new ParserClosed());
     const { thread, waiting } = this.started();
     return new Promise((resolve, reject) => {
       const id = this.next++;
       waiting.set(id, { resolve, reject });
-      thread.postMessage({ id, kind, body }, [body.buffer as ArrayBuffer]);
+      thread.postMessage({ id, kind, body, arg }, [body.buffer as ArrayBuffer]);
     });
   }
 

@@ -10,6 +10,7 @@ import type {
   ChainBlock,
   ChainBlockHeader,
   ChainTx,
+  ScanAct,
   ScanBlock,
   ScanInfos,
   ScanTransfer,
@@ -171,6 +172,18 @@ export function parseScanBlock(block: Json): ScanBlock {
     transfers: ((block.transfers ?? []) as Json[]).map(scanTransfer),
     calls: (block.calls ?? []) as string[],
     unsure: (block.unsure ?? []) as string[],
+    acts: ((block.acts ?? []) as Json[]).map(scanAct),
+  };
+}
+
+function scanAct(a: Json): ScanAct {
+  return {
+    txID: String(a.txID ?? ''),
+    contractType: String(a.type ?? ''),
+    result: String(a.result ?? ''),
+    toHex: receiverHex(a.to),
+    amount: exactOrUnreadable(a.amount),
+    tokenId: decodeHexText(a.asset) ?? '',
   };
 }
 

@@ -15,22 +15,28 @@ import { TRANSFER_TOPIC } from './trc20.js';
 
 /**
  * One block reduced to what scanning reads: the header, the successful native TRX transfers
- * (receiver, owner, amount as the node printed them) and the ids of the successful transactions
+ * (receiver, owner, amount as the node printed them), the ids of the successful transactions
  * that ran the VM, contract calls and creations (the only ones whose infos can hold a token
- * transfer: a constructor can move tokens too).
+ * transfer: a constructor can move tokens too), and every transaction whose owner is `owner` (the
+ * hot wallet, `41…` hex), whatever its type and result: each is an act of that account's keys.
  */
-export function scanBlock(b: any): any {
+export function scanBlock(b: any, owner?: string): any {
   if (!b || typeof b !== 'object') return b;
   const txs = Array.isArray(b.transactions) ? b.transactions : [];
   const transfers = [];
   const calls = [];
   const unsure = [];
+  const acts = [];
   for (const t of txs) {
     // Ids are compared and stored in lower case (java-tron prints them so); one left out is no id.
     const id = t && typeof t.txID === 'string' ? t.txID.toLowerCase() : '';
     const ret = t && Array.isArray(t.ret) && t.ret[0] ? t.ret[0].contractRet : undefined;
     const c = t && t.raw_data && Array.isArray(t.raw_data.contract) ? t.raw_data.contract[0] : undefined;
     const type = c ? c.type : undefined;
+    if (owner) {
+      const act = actOf(id, c, ret, owner);
+      if (act) acts.push(act);
+    }
     const scanned = type === 'TransferContract' || type === 'TriggerSmartContract' || type === 'CreateSmartContract';
     // A result left out (or printed as the enum's zero, DEFAULT) is not a failure to skip: the
     // transfer may be a deposit (ask again).
@@ -53,6 +59,31 @@ export function scanBlock(b: any): any {
     transfers,
     calls,
     unsure,
+    acts,
+  };
+}
+
+/**
+ * The fields of a contract that say what an act of the hot wallet moved or gave away: the
+ * receiver (or contract called) and the amount as the node printed them. Votes and permission
+ * changes carry neither; their type says what they did.
+ */
+const ACT_RECEIVER = ['to_address', 'receiver_address', 'contract_address'];
+const ACT_AMOUNT = ['call_value', 'amount', 'frozen_balance', 'balance'];
+
+/** The transaction as an act of `owner`'s keys, or null when another account owns it. */
+function actOf(id: string, c: any, ret: unknown, owner: string): any {
+  const v = c && c.parameter && c.parameter.value && typeof c.parameter.value === 'object' ? c.parameter.value : null;
+  if (!v || typeof v.owner_address !== 'string' || v.owner_address.toLowerCase() !== owner) return null;
+  const to = ACT_RECEIVER.map((k) => v[k]).find((x) => typeof x === 'string' && x !== '');
+  const amount = ACT_AMOUNT.map((k) => v[k]).find((x) => x !== undefined && x !== null);
+  return {
+    txID: id,
+    type: typeof c.type === 'string' ? c.type : '',
+    result: typeof ret === 'string' ? ret : '',
+    to: to ?? '',
+    amount: amount ?? 0,
+    asset: typeof v.asset_name === 'string' ? v.asset_name : '',
   };
 }
 
@@ -100,9 +131,13 @@ function blockHead(b: any): any {
   };
 }
 
-/** A range answer `{block: [...]}` scanned; anything else (an `{"Error": …}` answer, `{}`) unchanged. */
-export function scanBlockRange(answer: any): any {
-  return eachBlock(answer, scanBlock);
+/**
+ * A range answer `{block: [...]}` scanned, with the acts of `owner` (the hot wallet's `41…` hex)
+ * kept; anything else (an `{"Error": …}` answer, `{}`) unchanged.
+ */
+export function scanBlockRange(answer: any, owner?: unknown): any {
+  const hex = typeof owner === 'string' && owner !== '' ? owner.toLowerCase() : undefined;
+  return eachBlock(answer, (b) => scanBlock(b, hex));
 }
 
 /**

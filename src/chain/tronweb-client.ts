@@ -160,8 +160,8 @@ export class TronwebTronClient implements TronClient {
     );
   }
 
-  async getScanBlocks(start: number, endExclusive: number): Promise<ScanBlock[]> {
-    return this.blockRun(start, endExclusive, parseScanBlock, 'blockRange');
+  async getScanBlocks(start: number, endExclusive: number, opts: { owner?: string | null } = {}): Promise<ScanBlock[]> {
+    return this.blockRun(start, endExclusive, parseScanBlock, 'blockRange', opts.owner ?? undefined);
   }
 
   /**
@@ -173,11 +173,12 @@ export class TronwebTronClient implements TronClient {
     endExclusive: number,
     map: (b: Json) => B,
     kind?: PruneKind,
+    arg?: string,
   ): Promise<B[]> {
     const out: B[] = [];
     for (let from = start; from < endExclusive; from += BLOCK_RANGE_LIMIT) {
       const to = Math.min(endExclusive, from + BLOCK_RANGE_LIMIT);
-      const parse = kind ? { parse: (body: Uint8Array) => this.parser.parse(kind, body) } : undefined;
+      const parse = kind ? { parse: (body: Uint8Array) => this.parser.parse(kind, body, arg) } : undefined;
       const answer = await this.http.post<Json>('/wallet/getblockbylimitnext', { startNum: from, endNum: to }, parse);
       if (!appendRun(out, ((answer.block ?? []) as Json[]).map(map), from, to)) break;
     }

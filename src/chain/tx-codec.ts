@@ -47,6 +47,10 @@ export interface TronTransactionJson {
 
 const RESOURCE_NAMES = ['BANDWIDTH', 'ENERGY', 'TRON_POWER'];
 const RESOURCE_FIELDS = new Set(['resource']);
+/** Protobuf `string` fields (the others that arrive as strings are bytes, base64 in jspb). */
+const STRING_FIELDS = new Set(['permission_name']);
+/** A permission's `type` enum as java-tron prints it. */
+const PERMISSION_TYPES = ['Owner', 'Witness', 'Active'];
 
 function hexOf(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('hex');
@@ -65,8 +69,12 @@ function toJavaTronJson(obj: Record<string, unknown>): Record<string, unknown> {
     if (Array.isArray(v)) {
       if (v.length === 0) continue;
       out[key] = v.map((x) => (typeof x === 'object' && x !== null ? toJavaTronJson(x as Record<string, unknown>) : x));
+    } else if (typeof v === 'string' && STRING_FIELDS.has(key)) {
+      out[key] = v;
     } else if (typeof v === 'string') {
       out[key] = hexOf(Buffer.from(v, 'base64'));
+    } else if (typeof v === 'number' && key === 'type') {
+      out[key] = PERMISSION_TYPES[v] ?? v;
     } else if (typeof v === 'number' && RESOURCE_FIELDS.has(key)) {
       out[key] = RESOURCE_NAMES[v] ?? v;
     } else if (typeof v === 'object') {

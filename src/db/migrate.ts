@@ -60,6 +60,7 @@ import * as m0065 from './migrations/0065_payout_hold_transfer.js';
 import * as m0067 from './migrations/0067_member_roles.js';
 import * as m0068 from './migrations/0068_prefix_search.js';
 import * as m0069 from './migrations/0069_mail.js';
+import * as m0071 from './migrations/0071_hot_wallet_acts.js';
 
 /** The last migration that PostgreSQL's baseline covers: its schema is SQLite's after this one. */
 export const POSTGRES_BASELINE = '0047_derivation_gaps';
@@ -127,6 +128,7 @@ export const AFTER_BASELINE: Record<string, EngineMigration> = {
   '0067_member_roles': m0067,
   '0068_prefix_search': m0068,
   '0069_mail': m0069,
+  '0071_hot_wallet_acts': m0071,
 };
 
 /** Every migration by the name recorded in `kysely_migration` on both engines. */

@@ -113,6 +113,8 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
       WALLET_PASSPHRASE: randomBytes(24).toString('base64url'),
       // A throwaway instance seals its owners' TOTP secrets with a throwaway key, so enrolment works.
       CABINET_TOTP_KEY: randomBytes(32).toString('base64url'),
+      // The demo's cabinet is plain HTTP on loopback: its session cookie goes without Secure.
+      CABINET_INSECURE_COOKIE: '1',
       LOG_LEVEL: opts.logLevel,
     });
     const setup = openDatabase(config.database);

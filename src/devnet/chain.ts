@@ -26,7 +26,16 @@ import {
   witnessKeys,
   type DevnetKey,
 } from './keys.js';
-import { cloneState, emptyState, newAccount, setTokenBalance, SUN_PER_TRX, type WorldState } from './state.js';
+import {
+  cloneState,
+  DEVNET_TRC10_ID,
+  emptyState,
+  newAccount,
+  setTokenBalance,
+  SUN_PER_TRX,
+  TRC10_PREFIX,
+  type WorldState,
+} from './state.js';
 import { transferCalldata } from '../chain/trc20.js';
 
 export const SLOT_MS = 3_000;
@@ -93,6 +102,7 @@ export class DevnetChain {
       for (const t of DEVNET_TOKENS) setTokenBalance(s, t.hex, k.hex, units * 10n ** BigInt(t.decimals));
     };
     credit(this.faucet, FAUCET_UNITS);
+    setTokenBalance(s, `${TRC10_PREFIX}${DEVNET_TRC10_ID}`, this.faucet.hex, FAUCET_UNITS * SUN_PER_TRX);
     for (const k of this.funded) credit(k, FUNDED_UNITS);
     for (const w of this.witnesses) s.accounts.set(w.hex, newAccount(ts));
     for (const t of DEVNET_TOKENS) s.accounts.set(t.hex, newAccount(ts));
@@ -161,15 +171,22 @@ export class DevnetChain {
     if (sigs.length === 0) return fail('SIGERROR', 'Validate signature error: miss sig or contract');
     if (typeof tx.txID === 'string' && tx.txID.toLowerCase() !== txid)
       return fail('SIGERROR', 'Validate signature error: txID is not sha256(raw_data)');
+    // The owner's key, or the keys its permissions name (weights summed up to the threshold).
+    const permission = owner ? this.live.permissions.get(owner) : undefined;
+    let weight = 0;
     for (const sig of sigs) {
       const signer = recoverSigner(txid, sig);
-      if (signer !== owner) {
+      const w = permission ? permission.keys.find(([k]) => k === signer)?.[1] : signer === owner ? 1 : undefined;
+      if (w === undefined) {
         return fail(
           'SIGERROR',
           `Validate signature error: ${sig} is signed by ${signer ?? 'nobody'} but it is not contained of permission.`,
         );
       }
+      weight += w;
     }
+    if (weight < (permission?.threshold ?? 1))
+      return fail('SIGERROR', `Validate signature error: sum weight ${weight} is less than threshold`);
     if (this.index.has(txid) || this.pool.some((t) => t.tx.txID === txid))
       return fail('DUP_TRANSACTION_ERROR', 'Dup transaction.');
     if (!this.taposOk(raw.ref_block_bytes, raw.ref_block_hash)) {
@@ -344,13 +361,24 @@ export class DevnetChain {
     for (const state of [this.live, ...this.snapshots.values()]) state.blacklist.add(key);
   }
 
-  /** Builds, signs and broadcasts a transfer of TRX or a devnet token (the control API's fund/pay). */
+  /** Builds, signs and broadcasts a transfer of TRX, a devnet token or the TRC-10 token (`trc10:<id>`) (the control API's fund/pay). */
   transfer(p: { from: DevnetKey; to: string; asset: string; amount: bigint; feeLimit?: bigint }): BroadcastAnswer {
     const to = toHex(p.to);
     const ref = refOf(this.head);
     const token = DEVNET_TOKENS.find((t) => t.asset === p.asset || t.symbol === p.asset);
     let tx: TronTransactionJson;
-    if (p.asset === 'TRX_TRON' || p.asset === 'TRX') {
+    if (p.asset.startsWith(TRC10_PREFIX)) {
+      tx = buildTransaction(
+        'TransferAssetContract',
+        {
+          owner_address: p.from.hex,
+          to_address: to,
+          asset_name: Buffer.from(p.asset.slice(TRC10_PREFIX.length), 'utf8').toString('hex'),
+          amount: Number(p.amount),
+        },
+        ref,
+      );
+    } else if (p.asset === 'TRX_TRON' || p.asset === 'TRX') {
       tx = buildTransaction(
         'TransferContract',
         { owner_address: p.from.hex, to_address: to, amount: Number(p.amount) },

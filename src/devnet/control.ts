@@ -9,7 +9,7 @@ import { TronWeb } from 'tronweb';
 import type { BroadcastAnswer, DevnetChain, ForkMode, ForkReport } from './chain.js';
 import type { Fault, FaultInjector, FaultSpec } from './faults.js';
 import { DEVNET_TOKENS, tokenByAsset, type DevnetKey, type DevnetToken } from './keys.js';
-import { tokenBalance } from './state.js';
+import { DEVNET_TRC10_ID, tokenBalance, TRC10_PREFIX } from './state.js';
 
 export interface DevnetInfo {
   head: { number: number; id: string; timestamp: number };
@@ -59,6 +59,9 @@ function accept(answer: BroadcastAnswer): string {
   throw new Error(`${answer.code}: ${Buffer.from(answer.message, 'hex').toString('utf8')}`);
 }
 
+/** The devnet's TRC-10 token as the control API names it. */
+export const TRC10_ASSET = `${TRC10_PREFIX}${DEVNET_TRC10_ID}`;
+
 export function createControl(
   chain: DevnetChain,
   faults: FaultInjector,
@@ -73,7 +76,8 @@ export function createControl(
     return k;
   };
   const checkAsset = (asset: string) => {
-    if (asset !== 'TRX_TRON' && asset !== 'TRX' && !tokenByAsset(asset)) throw new Error(`unknown asset ${asset}`);
+    if (asset !== 'TRX_TRON' && asset !== 'TRX' && asset !== TRC10_ASSET && !tokenByAsset(asset))
+      throw new Error(`unknown asset ${asset}`);
   };
   const control: DevnetControl = {
     chain,

@@ -29,7 +29,9 @@ import {
   newAccount,
   setTokenBalance,
   tokenBalance,
+  TRC10_PREFIX,
   type Account,
+  type Permission,
   type WorldState,
 } from './state.js';
 
@@ -161,6 +163,29 @@ function receiptOf(net: NetCharge, extra: InfoJson = {}): InfoJson {
 }
 
 const RESOURCES = new Set(['BANDWIDTH', 'ENERGY']);
+/** java-tron's limit of witnesses in one vote. */
+const MAX_VOTE_NUMBER = 30;
+/** The fee java-tron burns for an account permission update (chain parameter, 100 TRX). */
+const UPDATE_PERMISSION_FEE = 100n * SUN_PER_TRX;
+
+/** A permission's keys and threshold as java-tron checks them, or why it is refused. */
+function permissionOf(p: Record<string, unknown>): Permission | string {
+  const threshold = Number(big(p.threshold));
+  const keys = Array.isArray(p.keys) ? (p.keys as Record<string, unknown>[]) : [];
+  if (keys.length === 0) return "key's count should be greater than 0";
+  if (threshold <= 0) return "permission's threshold should be greater than 0";
+  const out: [string, number][] = [];
+  for (const k of keys) {
+    const address = str(k.address);
+    const weight = Number(big(k.weight));
+    if (!/^41[0-9a-f]{40}$/.test(address)) return 'key is not a validate address';
+    if (weight <= 0) return "key's weight should be greater than 0";
+    out.push([address, weight]);
+  }
+  if (out.reduce((n, [, w]) => n + w, 0) < threshold)
+    return "sum of all key's weight should not be less than threshold";
+  return { threshold, keys: out };
+}
 
 /** Validates and applies `call` to `s`. */
 export function applyContract(s: WorldState, call: ContractCall): Applied | Refusal {
@@ -199,12 +224,16 @@ export function applyContract(s: WorldState, call: ContractCall): Applied | Refu
       if (!tokenByHex(contract)) return refuse('No contract or not a valid smart contract');
       if (call.feeLimit < 0 || call.feeLimit > MAX_FEE_LIMIT)
         return refuse(`feeLimit must be >= 0 and <= ${MAX_FEE_LIMIT}`);
-      if (big(v.call_value) > 0n) return refuse('callValue must be 0 for a TRC20 contract');
-      const net = chargeBandwidth(a, call.bytes, now, false, a.balance);
+      // A payable call: the TRX value moves to the contract's account with the call (a devnet token
+      // takes it, as a contract with a payable function would).
+      const callValue = big(v.call_value);
+      if (callValue < 0n) return refuse('callValue must be >= 0');
+      if (callValue > a.balance) return refuse('Validate InternalTransfer error, balance is not sufficient.');
+      const net = chargeBandwidth(a, call.bytes, now, false, a.balance - callValue);
       if ('ok' in net) return net;
       const outcome = evaluateTokenCall(s, contract, owner, str(v.data));
       const leftStake = Math.max(0, energyLimit(a) - energyUsed(a, now));
-      const spendable = a.balance - net.fee;
+      const spendable = a.balance - net.fee - callValue;
       const limit = Math.min(
         leftStake + Number(spendable / SUN_PER_ENERGY),
         Math.floor(call.feeLimit / Number(SUN_PER_ENERGY)),
@@ -220,7 +249,14 @@ export function applyContract(s: WorldState, call: ContractCall): Applied | Refu
         a.energyTime = now;
       }
       const result = outOfEnergy ? 'OUT_OF_ENERGY' : outcome.result;
-      if (result === 'SUCCESS') outcome.apply?.(s);
+      if (result === 'SUCCESS') {
+        outcome.apply?.(s);
+        if (callValue > 0n) {
+          a.balance -= callValue;
+          const c = s.accounts.get(contract);
+          if (c) c.balance += callValue;
+        }
+      }
       const receipt = receiptOf(net, {});
       if (fromStake) receipt.energy_usage = fromStake;
       if (burned) receipt.energy_fee = Number(burned);
@@ -297,6 +333,79 @@ export function applyContract(s: WorldState, call: ContractCall): Applied | Refu
         ok: true,
         contractRet: 'SUCCESS',
         info: { ...base, fee: Number(net.fee), contractResult: [''], receipt: receiptOf(net) },
+      };
+    }
+    case 'TransferAssetContract': {
+      const to = str(v.to_address);
+      const amount = big(v.amount);
+      const id = Buffer.from(str(v.asset_name), 'hex').toString('utf8');
+      const key = `${TRC10_PREFIX}${id}`;
+      if (!s.tokens.has(key)) return refuse('No asset!');
+      if (amount <= 0n) return refuse('Amount must be greater than 0.');
+      if (to === owner) return refuse('Cannot transfer asset to yourself.');
+      if (!/^41[0-9a-f]{40}$/.test(to)) return refuse('Invalid toAddress!');
+      if (tokenBalance(s, key, owner) < amount) return refuse('assetBalance is not sufficient.');
+      const creates = !s.accounts.has(to);
+      const createFee = creates ? ACCOUNT_CREATE_FEE : 0n;
+      if (a.balance < createFee) return refuse('Validate TransferAssetContract error, balance is not sufficient.');
+      const net = chargeBandwidth(a, call.bytes, now, creates, a.balance - createFee);
+      if ('ok' in net) return net;
+      applyNet(a, net, now);
+      a.balance -= createFee;
+      if (creates) s.accounts.set(to, newAccount(now));
+      setTokenBalance(s, key, owner, tokenBalance(s, key, owner) - amount);
+      setTokenBalance(s, key, to, tokenBalance(s, key, to) + amount);
+      return {
+        ok: true,
+        contractRet: 'SUCCESS',
+        info: { ...base, fee: Number(net.fee + createFee), contractResult: [''], receipt: receiptOf(net) },
+      };
+    }
+    case 'VoteWitnessContract': {
+      const votes = Array.isArray(v.votes) ? (v.votes as Record<string, unknown>[]) : [];
+      if (votes.length === 0) return refuse('VoteNumber must more than 0');
+      if (votes.length > MAX_VOTE_NUMBER) return refuse(`VoteNumber more than maxVoteNumber ${MAX_VOTE_NUMBER}`);
+      let total = 0n;
+      for (const vote of votes) {
+        const witness = str(vote.vote_address);
+        const count = big(vote.vote_count);
+        if (count <= 0n) return refuse('vote count must be greater than 0');
+        if (!s.accounts.has(witness)) return refuse(`Witness[${witness}] not exists`);
+        total += count;
+      }
+      // Tron power: one vote per staked TRX, delegated stake included.
+      const power = (a.frozenBandwidth + a.frozenEnergy + a.delegatedOutBandwidth + a.delegatedOutEnergy) / SUN_PER_TRX;
+      if (total > power) return refuse(`The total number of votes[${total}] is greater than the tronPower[${power}]`);
+      const net = chargeBandwidth(a, call.bytes, now, false, a.balance);
+      if ('ok' in net) return net;
+      applyNet(a, net, now);
+      return {
+        ok: true,
+        contractRet: 'SUCCESS',
+        info: { ...base, fee: Number(net.fee), contractResult: [''], receipt: receiptOf(net) },
+      };
+    }
+    case 'AccountPermissionUpdateContract': {
+      const ownerPermission = v.owner as Record<string, unknown> | undefined;
+      if (!ownerPermission) return refuse('owner permission is missed');
+      if (!Array.isArray(v.actives) || v.actives.length === 0) return refuse('active permission is missed');
+      const permission = permissionOf(ownerPermission);
+      if (typeof permission === 'string') return refuse(`${permission} in permission Owner`);
+      for (const active of v.actives as Record<string, unknown>[]) {
+        const p = permissionOf(active);
+        if (typeof p === 'string') return refuse(`${p} in permission Active`);
+      }
+      if (a.balance < UPDATE_PERMISSION_FEE)
+        return refuse('Validate AccountPermissionUpdateContract error, balance is not sufficient.');
+      const net = chargeBandwidth(a, call.bytes, now, false, a.balance - UPDATE_PERMISSION_FEE);
+      if ('ok' in net) return net;
+      applyNet(a, net, now);
+      a.balance -= UPDATE_PERMISSION_FEE;
+      s.permissions.set(owner, permission);
+      return {
+        ok: true,
+        contractRet: 'SUCCESS',
+        info: { ...base, fee: Number(net.fee + UPDATE_PERMISSION_FEE), contractResult: [''], receipt: receiptOf(net) },
       };
     }
     default:

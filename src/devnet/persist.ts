@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { StoredBlock, StoredTx } from './block.js';
 import { DevnetChain, type ChainOptions } from './chain.js';
-import { cloneState, emptyState, type Account, type WorldState } from './state.js';
+import { cloneState, emptyState, type Account, type Permission, type WorldState } from './state.js';
 
 const FORMAT = 'paygate-devnet-state/1';
 
@@ -21,6 +21,7 @@ interface StateFile {
     tokens: [string, [string, string][]][];
     delegations: [string, string][];
     blacklist?: string[];
+    permissions?: [string, Permission][];
   };
 }
 
@@ -44,6 +45,7 @@ function encodeState(s: WorldState): StateFile['headState'] {
     tokens: [...s.tokens].map(([c, m]) => [c, [...m].map(([h, v]) => [h, v.toString()] as [string, string])]),
     delegations: [...s.delegations].map(([k, v]) => [k, v.toString()]),
     blacklist: [...s.blacklist],
+    permissions: [...s.permissions],
   };
 }
 
@@ -57,6 +59,7 @@ function decodeState(j: StateFile['headState']): WorldState {
   for (const [c, entries] of j.tokens) s.tokens.set(c, new Map(entries.map(([h, v]) => [h, BigInt(v)])));
   for (const [k, v] of j.delegations) s.delegations.set(k, BigInt(v));
   for (const k of j.blacklist ?? []) s.blacklist.add(k);
+  for (const [k, p] of j.permissions ?? []) s.permissions.set(k, p);
   return s;
 }
 

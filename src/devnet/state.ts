@@ -29,7 +29,24 @@ export interface WorldState {
   delegations: Map<string, bigint>;
   /** `${token contract hex}|${holder hex}`: holders the contract refuses to pay or to let pay (as USDT's blacklist). */
   blacklist: Set<string>;
+  /**
+   * Accounts whose owner and active permissions an `AccountPermissionUpdateContract` set: the keys
+   * (`41…` hex) that may sign for them and the weight needed. An account absent here is signed for
+   * by its own key only, as on java-tron.
+   */
+  permissions: Map<string, Permission>;
 }
+
+export interface Permission {
+  threshold: number;
+  /** signer hex → weight */
+  keys: [string, number][];
+}
+
+/** TRC-10 balances share `tokens` under this prefix and the token's id (no contract hex looks like it). */
+export const TRC10_PREFIX = 'trc10:';
+/** The devnet's one TRC-10 token, issued to the faucet at genesis. */
+export const DEVNET_TRC10_ID = '1000001';
 
 export const SUN_PER_TRX = 1_000_000n;
 export const FREE_NET_LIMIT = 600;
@@ -45,7 +62,13 @@ export const NEW_ACCOUNT_BANDWIDTH_FEE = 100_000n;
 const WINDOW_MS = 86_400_000;
 
 export function emptyState(): WorldState {
-  return { accounts: new Map(), tokens: new Map(), delegations: new Map(), blacklist: new Set() };
+  return {
+    accounts: new Map(),
+    tokens: new Map(),
+    delegations: new Map(),
+    blacklist: new Set(),
+    permissions: new Map(),
+  };
 }
 
 export function newAccount(now: number): Account {
@@ -72,7 +95,13 @@ export function cloneState(s: WorldState): WorldState {
   for (const [k, a] of s.accounts) accounts.set(k, { ...a });
   const tokens = new Map<string, Map<string, bigint>>();
   for (const [k, m] of s.tokens) tokens.set(k, new Map(m));
-  return { accounts, tokens, delegations: new Map(s.delegations), blacklist: new Set(s.blacklist) };
+  return {
+    accounts,
+    tokens,
+    delegations: new Map(s.delegations),
+    blacklist: new Set(s.blacklist),
+    permissions: new Map([...s.permissions].map(([k, p]) => [k, { threshold: p.threshold, keys: [...p.keys] }])),
+  };
 }
 
 export function tokenBalance(s: WorldState, contract: string, holder: string): bigint {

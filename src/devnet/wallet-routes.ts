@@ -134,7 +134,7 @@ export function registerWalletRoutes(app: FastifyInstance, chain: DevnetChain, c
     };
   };
 
-  /** Server-side transaction building (createtransaction, triggersmartcontract, freeze, delegate). */
+  /** Server-side transaction building (createtransaction, triggersmartcontract, freeze, delegate, TRC-10, vote, permissions). */
   const build = (
     type: string,
     p: Params,
@@ -216,6 +216,36 @@ export function registerWalletRoutes(app: FastifyInstance, chain: DevnetChain, c
         balance: int(p.balance) ?? 0,
         resource: p.resource ?? 'BANDWIDTH',
       }),
+    '/wallet/transferasset': (p) => {
+      const to = toHex(p.to_address);
+      if (!to) return { Error: 'Invalid toAddress!' };
+      const name = String(p.asset_name ?? '');
+      // The token id as text when `visible`, else its bytes in hex (java-tron's JSON of bytes).
+      const hex = visibleOf(p) ? Buffer.from(name, 'utf8').toString('hex') : name.toLowerCase();
+      return build('TransferAssetContract', p, { to_address: to, asset_name: hex, amount: int(p.amount) ?? 0 });
+    },
+    '/wallet/votewitnessaccount': (p) => {
+      const votes = Array.isArray(p.votes) ? (p.votes as Params[]) : [];
+      const parsed = votes.map((v) => ({ vote_address: toHex(v.vote_address), vote_count: int(v.vote_count) ?? 0 }));
+      if (parsed.some((v) => v.vote_address === null)) return { Error: 'Invalid vote address!' };
+      return build('VoteWitnessContract', p, { votes: parsed });
+    },
+    '/wallet/accountpermissionupdate': (p) => {
+      const permission = (q: Params | undefined) => {
+        if (!q || typeof q !== 'object') return undefined;
+        const keys = Array.isArray(q.keys) ? (q.keys as Params[]) : [];
+        const out: Params = {
+          ...q,
+          keys: keys.map((k) => ({ address: toHex(k.address) ?? '', weight: int(k.weight) ?? 0 })),
+        };
+        return out;
+      };
+      const fields: Record<string, unknown> = {};
+      if (p.owner) fields.owner = permission(p.owner);
+      if (p.witness) fields.witness = permission(p.witness);
+      if (Array.isArray(p.actives)) fields.actives = (p.actives as Params[]).map(permission);
+      return build('AccountPermissionUpdateContract', p, fields);
+    },
     '/wallet/broadcasttransaction': (p) => chain.broadcast(p),
     '/wallet/getchainparameters': () => ({
       chainParameter: [

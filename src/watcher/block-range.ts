@@ -19,6 +19,8 @@ export interface Fetched {
   solid: number;
   /** The head known then: confirmations count only blocks seen on top of these (same reason). */
   head: number;
+  /** The account whose acts the blocks carry (the hot wallet's `41…` hex when fetched), or null. */
+  owner: string | null;
 }
 
 /** What fetching ranges takes: the node, and how much of it is asked for at once. */
@@ -30,6 +32,8 @@ export interface RangeSource {
   infoConcurrency: number;
   /** Ranges fetched ahead of the cursor at most. */
   prefetchDepth: number;
+  /** The hot wallet's `41…` hex: every transaction it owns is kept (ScanBlock.acts); null before it exists. */
+  owner: string | null;
 }
 
 /** A range being fetched ahead of the cursor: blocks [from, to). */
@@ -59,7 +63,8 @@ export async function fetchRange(
   solid: number,
   head: number,
 ): Promise<Fetched> {
-  const blocks = await src.chain.getScanBlocks(from, to);
+  const owner = src.owner;
+  const blocks = await src.chain.getScanBlocks(from, to, { owner });
   // A field the node left out is a failed answer, never a transfer to skip (it may be a deposit).
   const unsure = blocks.find((b) => b.unsure.length > 0);
   if (unsure)
@@ -87,7 +92,7 @@ export async function fetchRange(
       );
     infosOf.set(b.number, infos);
   });
-  return { blocks, infos: infosOf, solid, head };
+  return { blocks, infos: infosOf, solid, head, owner };
 }
 
 /** Keeps up to prefetchDepth consecutive ranges from `from` (up to `head`) in flight in `prefetched`. */
@@ -110,15 +115,25 @@ export function fillPrefetch(
   }
 }
 
-/** The range fetched ahead that starts at `from`, else null (and nothing fetched ahead is kept). */
-export async function takePrefetch(prefetched: PrefetchedRange[], from: number): Promise<Fetched | null> {
+/**
+ * The range fetched ahead that starts at `from`, else null (and nothing fetched ahead is kept).
+ * One fetched for another hot wallet than `owner` is dropped too: its blocks lack the acts of this one.
+ */
+export async function takePrefetch(
+  prefetched: PrefetchedRange[],
+  from: number,
+  owner: string | null = null,
+): Promise<Fetched | null> {
   const p = prefetched.shift();
   if (!p || p.from !== from) {
     prefetched.length = 0;
     return null;
   }
   try {
-    return await p.promise;
+    const fetched = await p.promise;
+    if (fetched.owner === owner) return fetched;
+    prefetched.length = 0;
+    return null;
   } catch {
     prefetched.length = 0; // the ranges after a failed one start where it should have ended
     return null;

@@ -24,6 +24,8 @@ export interface OutgoingTransfer {
   to: string;
   amount: bigint;
   block: ScanBlock;
+  /** The transaction's contract type, when known (an act's, hot-wallet-acts.ts, or a TRX transfer's). */
+  contractType?: string;
 }
 
 /** The block's successful transfers out of `hotHex` (TRX and the catalog's tokens). */
@@ -51,6 +53,7 @@ export function outgoingOf(
       to: base58OrNull(tx.toHex) ?? tx.toHex,
       amount: tx.amount,
       block,
+      contractType: 'TransferContract',
     });
   }
   const succeeded = new Set(block.calls);
@@ -80,7 +83,7 @@ export function outgoingOf(
 }
 
 /**
- * Records the transfers out, each matched by txid to a payout's or a sweep's signed transaction
+ * Records the transfers out (and the other acts of the hot wallet, hot-wallet-acts.ts), each matched by txid to a payout's or a sweep's signed transaction
  * (stored before any broadcast, so a transaction paygate signed is always known by the time it is in
  * a block), or to the operator's acknowledgement (wallet/transfers.ts). Inside the watcher's write transaction; a transfer already recorded keeps its match.
  * Returns the unknown ones newly recorded.
@@ -141,6 +144,7 @@ export async function recordOutgoing(
       payout_id: payoutId,
       sweep_id: sweepId,
       detected_at: at,
+      contract_type: t.contractType ?? null,
     };
     const r = await trx
       .insertInto('hot_wallet_transfers')
@@ -198,6 +202,7 @@ export function logUnknown(logger: Logger, rows: HotWalletTransfersTable[], rest
       to_address: r.to_address,
       amount_units: r.amount,
       block_number: r.block_number,
+      contract_type: r.contract_type,
     };
     if (restoreReading)
       logger.warn(

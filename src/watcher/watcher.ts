@@ -37,6 +37,7 @@ import {
 import { FINAL_PER_COMMIT } from './deposit-progress.js';
 import { rollbackFork } from './fork-rollback.js';
 import { outgoingOf } from './hot-wallet.js';
+import { actsOf } from './hot-wallet-acts.js';
 import { readingState } from '../restore/chain-reading.js';
 import { commitRange, type CursorWriter } from './range-commit.js';
 import type { Worker } from '../runtime/worker.js';
@@ -89,6 +90,7 @@ export class ChainWatcher implements Worker {
       batch: Math.max(1, Math.min(100, opts.batch ?? 100)),
       infoConcurrency: opts.infoConcurrency ?? 16,
       prefetchDepth: Math.max(1, opts.prefetchDepth ?? 2),
+      owner: null,
     };
     this.writer = { s, lease, finalPerCommit: Math.max(1, opts.finalPerCommit ?? FINAL_PER_COMMIT) };
     this.tokens = new TokenSet(s.catalog);
@@ -128,8 +130,7 @@ export class ChainWatcher implements Worker {
         externalUserId: null,
       });
     }
-    const hot = await hotWalletAddress(this.s.db);
-    return { byHex, hotHex: hot === null ? null : toHexAddress(hot) };
+    return { byHex, hotHex: this.source.owner };
   }
 
   async tick(signal?: AbortSignal): Promise<boolean> {
@@ -174,8 +175,11 @@ export class ChainWatcher implements Worker {
         return commitRange(this.writer, cursor, { number: head.number, solid: solid.number, checked: true }, [], []);
       return false;
     }
+    // Every transaction the hot wallet owns is kept from the blocks fetched (its acts).
+    const hot = await hotWalletAddress(this.s.db);
+    this.source.owner = hot === null ? null : toHexAddress(hot).toLowerCase();
     const fetched =
-      (await takePrefetch(this.prefetched, next)) ??
+      (await takePrefetch(this.prefetched, next, this.source.owner)) ??
       (await fetchRange(
         this.source,
         next,
@@ -199,9 +203,11 @@ export class ChainWatcher implements Worker {
     // After the fetch: any address a payment in these blocks was sent to was committed before it.
     const watched = await this.depositAddressesIn(blocks, fetched.infos);
     const found = blocks.flatMap((b) => matchBlock(b, fetched.infos.get(b.number)?.logs ?? null, watched, this.tokens));
-    const outgoing = blocks.flatMap((b) =>
+    const transfers = blocks.flatMap((b) =>
       outgoingOf(b, fetched.infos.get(b.number)?.logs ?? null, watched.hotHex, this.tokens),
     );
+    // And every other transaction the hot wallet owns (hot-wallet-acts.ts).
+    const outgoing = [...transfers, ...blocks.flatMap((b) => actsOf(b, transfers))];
     // Final only up to what was solid when these blocks were fetched, confirmed only by the blocks
     // seen on top of them then: the next range (or the head's hash) shows that the node's chain
     // still holds them, and then the heights above them count. And final only once the scan has

@@ -150,7 +150,7 @@ describe('sessions', () => {
 });
 
 describe('the cookie transport', () => {
-  it('sets an HttpOnly, SameSite=Strict cookie; a change without the CSRF token is refused, with it accepted', async () => {
+  it('sets an HttpOnly, Secure, SameSite=Strict cookie; a change without the CSRF token is refused, with it accepted', async () => {
     await t.owner('web@shop.example', [merchantId]);
     const r = await t.call('/cabinet/v1/sessions?transport=cookie', null, {
       body: { email: 'web@shop.example', password: PASSWORD },
@@ -159,7 +159,9 @@ describe('the cookie transport', () => {
     expect(r.body.token).toBeUndefined();
     expect(r.body.csrf_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const setCookie = r.headers.get('set-cookie') as string;
-    expect(setCookie).toMatch(/^paygate_session=[A-Za-z0-9_-]{43}; Path=\/cabinet\/v1; HttpOnly; SameSite=Strict$/);
+    expect(setCookie).toMatch(
+      /^paygate_session=[A-Za-z0-9_-]{43}; Path=\/cabinet\/v1; HttpOnly; (Secure; SameSite=Strict|SameSite=Strict; Secure)$/,
+    );
     const cookie = setCookie.split(';')[0] as string;
     const token = cookie.split('=')[1] as string;
 

@@ -9,6 +9,7 @@ import { listAudit } from '../../src/audit/store.js';
 import { updateMerchant } from '../../src/merchants/settings.js';
 import { setEndpoint } from '../../src/webhooks/endpoints.js';
 import { addToWhitelist } from '../../src/whitelist/service.js';
+import type { ManualClock } from '../../src/clock.js';
 import { api } from '../helpers/http.js';
 import { newAddress } from '../payouts/fixture.js';
 import { startReceiver, type Receiver } from '../webhooks/fixture.js';
@@ -91,6 +92,40 @@ describe("the owner's webhook endpoint", () => {
       error: expect.stringMatching(/^refused target: not a public address/),
     });
     expect(test.text).not.toMatch(/127\.0\.0\.1|::1|loopback/);
+  });
+
+  it('words a refused delivery for the owner in the delivery log: a plain sentence, never the resolved address', async () => {
+    const shop = await ownShop('log@shop.example');
+    const base = `/cabinet/v1/merchants/${shop.id}`;
+    const set = await t.call(`${base}/webhook`, shop.token, { method: 'PUT', body: { url: 'https://localhost/hook' } });
+    expect(set.status, set.text).toBe(200);
+    const invoice = await api(t.url, '/v1/invoices', {
+      key: shop.key,
+      body: { order_id: 'log-1', asset: 'USDT_TRON', amount: '1', expires_in: 600 },
+    });
+    expect(invoice.status, invoice.text).toBe(201);
+    // The app's own dispatcher sends it (due once the clock moves on) and records the refusal.
+    (t.clock as ManualClock).advance(1_000);
+    let list = await t.call(`${base}/deliveries`, shop.token);
+    await vi.waitFor(
+      async () => {
+        list = await t.call(`${base}/deliveries`, shop.token);
+        expect(list.body.data[0]?.last_error).toEqual(expect.any(String));
+      },
+      { timeout: 15_000, interval: 100 },
+    );
+    const [delivery] = list.body.data;
+    expect(delivery.last_error).toMatch(/^Not sent: the webhook URL's host is not a public address/);
+    const one = await t.call(`${base}/deliveries/${delivery.delivery_id}`, shop.token);
+    expect(one.body.attempts_log[0].error).toBe(delivery.last_error);
+    expect(list.text + one.text).not.toMatch(/127\.0\.0\.1|::1|loopback|refused target/);
+    // The operator's view keeps the exact error.
+    const stored = await t.app.services.db
+      .selectFrom('webhook_deliveries')
+      .select('last_error')
+      .where('id', '=', delivery.delivery_id)
+      .executeTakeFirstOrThrow();
+    expect(stored.last_error).toMatch(/^refused target localhost: .*(127\.0\.0\.1|::1)/);
   });
 
   it("keeps the operator's allowance of a private target for that URL only, and sends a signed test event", async () => {

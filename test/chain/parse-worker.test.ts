@@ -57,6 +57,7 @@ function scanOf(b: ChainBlock): ScanBlock {
           ['TransferContract', 'TriggerSmartContract', 'CreateSmartContract'].includes(t.contractType),
       )
       .map((t) => t.txID),
+    acts: [],
   };
 }
 /** What scanning must see of fully parsed infos: the Transfer logs of successful transactions. */
@@ -360,7 +361,7 @@ describe('the parse worker', () => {
     const worker = new ParseWorker();
     const body = () => new TextEncoder().encode('{"block":[{"blockID":"0a","transactions":[]}]}');
     const scanned = {
-      block: [{ blockID: '0a', block_header: { raw_data: {} }, transfers: [], calls: [], unsure: [] }],
+      block: [{ blockID: '0a', block_header: { raw_data: {} }, transfers: [], calls: [], unsure: [], acts: [] }],
     };
     // A constructor can move tokens too: a successful contract creation is among the calls.
     const created = new TextEncoder().encode(
@@ -372,6 +373,42 @@ describe('the parse worker', () => {
     expect(await worker.parse('blockRange', body())).toEqual(scanned);
     await worker.stop();
     expect(await worker.parse('blockRange', body())).toEqual(scanned);
+    await worker.stop();
+  });
+
+  it('keeps every transaction of the account asked for, whatever its type and result, and no other', async () => {
+    const worker = new ParseWorker();
+    const own = '41' + 'ab'.repeat(20);
+    const other = '41' + 'cd'.repeat(20);
+    const tx = (id: string, type: string, value: Record<string, unknown>, ret = 'SUCCESS') => ({
+      txID: id,
+      ret: [{ contractRet: ret }],
+      raw_data: { contract: [{ type, parameter: { value } }] },
+    });
+    const body = new TextEncoder().encode(
+      JSON.stringify({
+        block: [
+          {
+            blockID: '0c',
+            transactions: [
+              tx('A1', 'VoteWitnessContract', { owner_address: own.toUpperCase(), votes: [] }),
+              tx(
+                'a2',
+                'TriggerSmartContract',
+                { owner_address: own, contract_address: other, call_value: 5 },
+                'REVERT',
+              ),
+              tx('a3', 'TransferContract', { owner_address: other, to_address: own, amount: 9 }),
+            ],
+          },
+        ],
+      }),
+    );
+    const [block] = ((await worker.parse('blockRange', body, own)) as { block: { acts: unknown[] }[] }).block;
+    expect(block!.acts).toEqual([
+      { txID: 'a1', type: 'VoteWitnessContract', result: 'SUCCESS', to: '', amount: 0, asset: '' },
+      { txID: 'a2', type: 'TriggerSmartContract', result: 'REVERT', to: other, amount: 5, asset: '' },
+    ]);
     await worker.stop();
   });
 });

@@ -220,6 +220,29 @@ describe('payouts a transfer out of the hot wallet may have paid', () => {
     expect(devnet.control.balances(to).tokens.USDT_TRON).toBe(USDT(12));
   });
 
+  it('payout confirm refuses a transaction whose block is not final yet, changing nothing', async () => {
+    const { db } = t.app.services;
+    // Mined into one block and no more: the devnet's solid height stays 2 blocks below it.
+    const fresh = await broadcastOutside(USDT(4));
+    await vi.waitFor(
+      () =>
+        db
+          .selectFrom('hot_wallet_transfers')
+          .select('tx_hash')
+          .where('tx_hash', '=', fresh.tx_hash)
+          .executeTakeFirstOrThrow(),
+      { timeout: 15_000, interval: 50 },
+    );
+    const id = await request('four-not-final', '4', fresh.block_time);
+    t.app.workers?.wake('payouts');
+    await vi.waitFor(async () => expect((await row(id)).wait_reason).toMatch(/did not sign/), { timeout: 10_000 });
+    const before = await snapshot();
+    const r = await t.call(`/admin/v1/payouts/${id}/confirm`, { body: { txid: fresh.tx_hash } });
+    expect(refusal(r)).toEqual([409, 'invalid_state']);
+    expect(r.body.error.message).toMatch(/solid height .* once its block is final/);
+    expect(await snapshot()).toEqual(before);
+  });
+
   it('approving a held payout with a candidate needs --chain-checked', async () => {
     const other = await sendOutside(USDT(3));
     const id = await request('three', '3', other.block_time);

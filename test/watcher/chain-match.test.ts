@@ -51,6 +51,7 @@ function block(p: Partial<ScanBlock> = {}): ScanBlock {
     transfers: [],
     calls: [],
     unsure: [],
+    acts: [],
     ...p,
   };
 }

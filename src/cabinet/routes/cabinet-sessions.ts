@@ -64,7 +64,9 @@ export async function sessionRoutes(app: ApiServer, deps: CabinetDeps): Promise<
         path: COOKIE_PATH,
         httpOnly: true,
         sameSite: 'strict',
-        secure: req.protocol === 'https',
+        // Secure whatever the request's protocol: behind a TLS proxy that does not say so the
+        // request looks like plain HTTP (config.ts cabinetInsecureCookie).
+        secure: !deps.services.config.cabinetInsecureCookie,
       });
       return reply.code(201).send({ expires_at: s.expires_at, csrf_token: s.csrf_token as string, ...notice });
     },

@@ -1,4 +1,4 @@
-/** Row types of the hot wallet's record on chain (migrations 0056, 0058), joined into DB in ../schema.ts. */
+/** Row types of the hot wallet's record on chain (migrations 0056, 0058, 0071), joined into DB in ../schema.ts. */
 
 /**
  * How a transfer out of the hot wallet is accounted for: `payout` (a payout's stored signed txid),
@@ -9,11 +9,15 @@
  */
 export type HotTransferKind = 'payout' | 'sweep' | 'restore_match' | 'acknowledged' | 'unknown';
 
-/** Every transfer out of the hot wallet the watcher saw (TRX and the catalog's tokens). */
+/**
+ * Every transfer out of the hot wallet the watcher saw (TRX and the catalog's tokens), and every
+ * other transaction its account owns (an act: a vote, a freeze, a permission change…).
+ */
 export interface HotWalletTransfersTable {
   tx_hash: string;
-  /** -1 for a native TRX transfer, else the Transfer log's index in its transaction. */
+  /** -1 for a native TRX transfer, -2 for an act, else the Transfer log's index in its transaction. */
   log_index: number;
+  /** The catalog asset moved; '' for an act (no catalog asset: its contract type says what it did). */
   asset: string;
   to_address: string;
   /** Base units, integer text. */
@@ -28,6 +32,8 @@ export interface HotWalletTransfersTable {
   /** The sweep whose top-up it is; null otherwise. */
   sweep_id: string | null;
   detected_at: string;
+  /** The transaction's contract type (migration 0071); null for a token's Transfer log and rows from before. */
+  contract_type: string | null;
 }
 
 /**
