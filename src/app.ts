@@ -22,7 +22,7 @@ import { ApiKeyVerifier, type VerifierOptions } from './keys/verifier.js';
 import { createLogger } from './logger.js';
 import { loadCatalog } from './assets/catalog.js';
 import { DepositAddressAllocator, type AllocatorOptions } from './addresses/allocator.js';
-import type { UnlockedWallet } from './wallet/keystore.js';
+import { createSigner, type Signer } from './wallet/signer.js';
 import { unlockWallet } from './wallet/service.js';
 import { buildAdminServer, type AdminOptions } from './operations/admin.js';
 import { requireBuiltPage } from './cabinet/page.js';
@@ -109,9 +109,11 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     throw e;
   }
   const verifier = new ApiKeyVerifier(database.db, clock, opts.verifier);
-  let wallet: UnlockedWallet | null = null;
+  // The secret stays here and in the workers that sign: never in `services`, which routes,
+  // metrics and scheduled jobs get.
+  let signer: Signer | null = null;
   try {
-    if (opts.unlockWallet) wallet = await unlockWallet(database.db, clock, config);
+    if (opts.unlockWallet) signer = createSigner(await unlockWallet(database.db, clock, config));
   } catch (e) {
     await database.close();
     throw e;
@@ -129,7 +131,6 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     catalog,
     addresses,
     chain,
-    wallet,
   };
   let workers: WorkerHost | null = null;
   const metrics = createMetrics({ services, workers: () => workers, probe: opts.admin ? opts.admin.probe : undefined });
@@ -191,12 +192,16 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
           '127.0.0.1',
         );
       if (opts.workers !== false)
-        workers = startWorkerHost(services, {
-          workers: backgroundWorkers,
-          ttlMs: config.workerLeaseTtlMs,
-          renewMs: Math.floor(config.workerLeaseTtlMs / 5),
-          ...opts.workerHost,
-        });
+        workers = startWorkerHost(
+          services,
+          {
+            workers: backgroundWorkers,
+            ttlMs: config.workerLeaseTtlMs,
+            renewMs: Math.floor(config.workerLeaseTtlMs / 5),
+            ...opts.workerHost,
+          },
+          signer,
+        );
       const address = await http.listen({ host: config.host, port: config.port });
       return address.replace('[::1]', '127.0.0.1');
     },

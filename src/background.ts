@@ -5,7 +5,7 @@
  */
 import { ChainGate } from './chain/identity.js';
 import { payoutWorkers } from './payouts/worker/worker.js';
-import type { Services } from './services.js';
+import type { WorkerServices } from './services.js';
 import { dispatcherWorker } from './webhooks/dispatcher.js';
 import type { Worker } from './runtime/worker.js';
 import type { WorkerLease } from './runtime/lease.js';
@@ -24,7 +24,7 @@ function behind(gate: ChainGate, w: Worker): Worker {
   };
 }
 
-export function backgroundWorkers(s: Services, lease: WorkerLease): Worker[] {
+export function backgroundWorkers(s: WorkerServices, lease: WorkerLease): Worker[] {
   const gate = new ChainGate(s);
   const onChain = [chainWatcher(s, lease), ...sweeperWorker(s, lease), ...payoutWorkers(s, lease)].map((w) =>
     behind(gate, w),

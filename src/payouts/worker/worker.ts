@@ -33,8 +33,7 @@ import { isTransientTronError } from '../../chain/errors.js';
 import { transactionOutcome, type TxOutcome } from '../../chain/outcome.js';
 import type { PayoutStatus } from '../../db/schema.js';
 import { writeTx } from '../../db/database.js';
-import type { Services } from '../../services.js';
-import { hotWalletPrivateKey } from '../../wallet/hd.js';
+import type { WorkerServices } from '../../services.js';
 import type { Worker } from '../../runtime/worker.js';
 import { LeaseLostError, type WorkerLease } from '../../runtime/lease.js';
 import { finalityStop } from '../../watcher/stop.js';
@@ -60,8 +59,8 @@ export interface PayoutWorkerOptions {
 }
 
 /** The payout worker of `serve`; none without an unlocked wallet (nothing could be signed). */
-export function payoutWorkers(s: Services, lease: WorkerLease): Worker[] {
-  return s.wallet ? [createPayoutWorker(s, lease)] : [];
+export function payoutWorkers(s: WorkerServices, lease: WorkerLease): Worker[] {
+  return s.signer ? [createPayoutWorker(s, lease)] : [];
 }
 
 type Fate =
@@ -69,12 +68,11 @@ type Fate =
   | { kind: 'pending' }
   | { kind: 'dead' };
 
-export function createPayoutWorker(s: Services, lease: WorkerLease, opts: PayoutWorkerOptions = {}): Worker {
-  if (!s.wallet) throw new Error('the payout worker needs the unlocked wallet');
+export function createPayoutWorker(s: WorkerServices, lease: WorkerLease, opts: PayoutWorkerOptions = {}): Worker {
   const { db, chain, clock } = s;
-  const hot = s.wallet.hotAddress;
-  // Derived once, kept in this closure only: never logged, stored or passed beyond chain.sign.
-  const key = hotWalletPrivateKey(s.wallet.mnemonic);
+  if (!s.signer) throw new Error('the payout worker needs the unlocked wallet');
+  const signer = s.signer;
+  const hot = signer.hotAddress;
   const batch = opts.batch ?? 25;
   const expirationMs = opts.expirationMs ?? 60_000;
   const log = s.logger.child({ component: 'payout-worker' });
@@ -152,7 +150,7 @@ export function createPayoutWorker(s: Services, lease: WorkerLease, opts: Payout
       asset.type === 'native'
         ? await chain.buildTrxTransfer(base)
         : await chain.buildTrc20Transfer({ ...base, contract: asset.contract as string, feeLimit: feeLimit ?? 0n });
-    return chain.sign(tx, key);
+    return signer.withHotKey((key) => chain.sign(tx, key));
   }
 
   /** Stores the signed transaction with the status change, under the lease's fencing check. */
