@@ -25,9 +25,11 @@ function behind(gate: ChainGate, w: Worker): Worker {
 }
 
 export function backgroundWorkers(s: WorkerServices, lease: WorkerLease): Worker[] {
-  const gate = new ChainGate(s);
-  const onChain = [chainWatcher(s, lease), ...sweeperWorker(s, lease), ...payoutWorkers(s, lease)].map((w) =>
+  // Only the two workers that sign get the signer; the others get the services without it.
+  const { signer: _signer, ...plain } = s;
+  const gate = new ChainGate(plain);
+  const onChain = [chainWatcher(plain, lease), ...sweeperWorker(s, lease), ...payoutWorkers(s, lease)].map((w) =>
     behind(gate, w),
   );
-  return [...onChain, dispatcherWorker(s, lease)];
+  return [...onChain, dispatcherWorker(plain, lease)];
 }
