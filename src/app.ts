@@ -22,7 +22,7 @@ import { ApiKeyVerifier, type VerifierOptions } from './keys/verifier.js';
 import { createLogger } from './logger.js';
 import { loadCatalog } from './assets/catalog.js';
 import { DepositAddressAllocator, type AllocatorOptions } from './addresses/allocator.js';
-import type { UnlockedWallet } from './wallet/keystore.js';
+import { createSigner, type Signer } from './wallet/signer.js';
 import { unlockWallet } from './wallet/service.js';
 import { buildAdminServer, type AdminOptions } from './operations/admin.js';
 import { requireBuiltPage } from './cabinet/page.js';
@@ -127,9 +127,11 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     throw e;
   }
   const verifier = new ApiKeyVerifier(database.db, clock, opts.verifier);
-  let wallet: UnlockedWallet | null = null;
+  // The secret stays here and in the workers that sign: never in `services`, which routes,
+  // metrics and scheduled jobs get.
+  let signer: Signer | null = null;
   try {
-    if (opts.unlockWallet) wallet = await unlockWallet(database.db, clock, config);
+    if (opts.unlockWallet) signer = createSigner(await unlockWallet(database.db, clock, config));
   } catch (e) {
     await database.close();
     throw e;
@@ -147,7 +149,6 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
     catalog,
     addresses,
     chain,
-    wallet,
   };
   let workers: WorkerHost | null = null;
   const metrics = createMetrics({ services, workers: () => workers, probe: opts.admin ? opts.admin.probe : undefined });
@@ -204,13 +205,17 @@ export async function buildApp(config: Config, opts: AppOptions = {}): Promise<A
       if (cabinet) requireBuiltPage();
       for (const l of listeners) {
         if (l.server === http && opts.workers !== false)
-          workers = startWorkerHost(services, {
-            workers: backgroundWorkers,
-            jobs: scheduledJobs,
-            ttlMs: config.workerLeaseTtlMs,
-            renewMs: Math.floor(config.workerLeaseTtlMs / 5),
-            ...opts.workerHost,
-          });
+          workers = startWorkerHost(
+            services,
+            {
+              workers: backgroundWorkers,
+              jobs: scheduledJobs,
+              ttlMs: config.workerLeaseTtlMs,
+              renewMs: Math.floor(config.workerLeaseTtlMs / 5),
+              ...opts.workerHost,
+            },
+            signer,
+          );
         l.url = (await l.server.listen({ host: l.host, port: l.port })).replace('[::1]', '127.0.0.1');
       }
       return urlOf(http) as string;

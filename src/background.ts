@@ -6,7 +6,7 @@
  */
 import { ChainGate } from './chain/identity.js';
 import { payoutWorkers } from './payouts/worker/worker.js';
-import type { Services } from './services.js';
+import type { Services, WorkerServices } from './services.js';
 import { dispatcherWorker } from './webhooks/dispatcher.js';
 import type { Worker } from './runtime/worker.js';
 import type { WorkerLease } from './runtime/lease.js';
@@ -33,12 +33,14 @@ function behind(gate: ChainGate, w: Worker): Worker {
   };
 }
 
-export function backgroundWorkers(s: Services, lease: WorkerLease): Worker[] {
-  const gate = new ChainGate(s);
-  const onChain = [chainWatcher(s, lease), ...sweeperWorker(s, lease), ...payoutWorkers(s, lease)].map((w) =>
+export function backgroundWorkers(s: WorkerServices, lease: WorkerLease): Worker[] {
+  // Only the two workers that sign get the signer; the others get the services without it.
+  const { signer: _signer, ...plain } = s;
+  const gate = new ChainGate(plain);
+  const onChain = [chainWatcher(plain, lease), ...sweeperWorker(s, lease), ...payoutWorkers(s, lease)].map((w) =>
     behind(gate, w),
   );
-  return [...onChain, dispatcherWorker(s, lease), ...mailWorkers(s, lease)];
+  return [...onChain, dispatcherWorker(plain, lease), ...mailWorkers(plain, lease)];
 }
 
 /** The scheduled jobs `serve` runs under the worker lease (runtime/scheduler.ts). */

@@ -1,6 +1,9 @@
 /**
  * What routes and background workers need, built once by the composition root (src/app.ts). It
  * lives apart from app.ts so that routes and workers never import the composition root.
+ *
+ * `Services` holds no secret: route handlers, metrics and scheduled jobs get it, and none of them
+ * signs. Only the background workers get `WorkerServices`, which adds the wallet's signer.
  */
 import type { Logger } from 'pino';
 import type { DepositAddressAllocator } from './addresses/allocator.js';
@@ -10,7 +13,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import type { ApiKeyVerifier } from './keys/verifier.js';
-import type { UnlockedWallet } from './wallet/keystore.js';
+import type { Signer } from './wallet/signer.js';
 
 export interface Services {
   config: Config;
@@ -26,11 +29,18 @@ export interface Services {
   addresses: DepositAddressAllocator;
   /** The java-tron HTTP API of TRON_FULL_NODE_URL (or the network default); makes no request until used. */
   chain: TronClient;
-  /** The unlocked wallet (serve only: the signing workers); null elsewhere. */
-  wallet: UnlockedWallet | null;
   /**
    * Where customers reach the payment page, once its listener runs (its address, or PAY_PUBLIC_URL);
    * absent: computed from the configuration (src/config.ts payUrl).
    */
   payUrl?: () => string;
+}
+
+/**
+ * What the background workers get (runtime/host.ts): the services plus the signer made at start
+ * from the unlocked keystore; null where the wallet is not unlocked (nothing can be signed, and the
+ * payout worker and the sweeper do not run). Only the payout worker and the sweeper read it.
+ */
+export interface WorkerServices extends Services {
+  signer: Signer | null;
 }

@@ -13,7 +13,7 @@
  * that meets LeaseLostError ends its loop at once; the next renewal finds the lease gone and stops
  * the rest.
  */
-import type { Services } from '../services.js';
+import type { Services, WorkerServices } from '../services.js';
 import { LeaseLostError, WorkerLease, type LeaseOptions } from './lease.js';
 import { startScheduler, type Job, type Scheduler } from './scheduler.js';
 import type { Worker } from './worker.js';
@@ -22,7 +22,7 @@ export interface WorkerHostOptions extends LeaseOptions {
   /** Lease renewal period (default 3 s; keep well under the TTL). */
   renewMs?: number;
   /** The workers to run under the lease: `serve` passes backgroundWorkers (index.ts), tests fewer. */
-  workers?: (s: Services, lease: WorkerLease) => Worker[];
+  workers?: (s: WorkerServices, lease: WorkerLease) => Worker[];
   /** The scheduled jobs: `serve` passes scheduledJobs (background.ts), tests fewer; none when absent. */
   jobs?: Job[] | ((s: Services) => Job[]);
   /** Longest pause after consecutive failed ticks (default 30 s). */
@@ -63,20 +63,25 @@ const sleep = (ms: number, signal: AbortSignal, wakeups: Set<() => void>) =>
   });
 
 /** The services as the background work gets them: the same, with every write fenced by `lease`. */
-export function underLease(s: Services, lease: WorkerLease): Services {
+export function underLease<S extends Services>(s: S, lease: WorkerLease): S {
   return { ...s, db: lease.fenced(s.db), ...(s.scans ? { scans: lease.fenced(s.scans) } : {}) };
 }
 
+/**
+ * `signer` goes to the workers only (the payout worker and the sweeper sign); the scheduled jobs
+ * get the services without it.
+ */
 export function startWorkerHost(
   s: Services,
   opts: WorkerHostOptions & Required<Pick<WorkerHostOptions, 'workers'>>,
+  signer: WorkerServices['signer'] = null,
 ): WorkerHost {
   const lease = new WorkerLease(s.db, s.clock, opts);
   const renewMs = opts.renewMs ?? 3_000;
   const maxBackoffMs = opts.maxBackoffMs ?? 30_000;
   const stopGraceMs = opts.stopGraceMs ?? 5_000;
   const fenced = underLease(s, lease);
-  const workers = opts.workers(fenced, lease);
+  const workers = opts.workers({ ...fenced, signer }, lease);
   const log = s.logger.child({ component: 'workers', holder: lease.holder });
   let running: { abort: AbortController; loops: Map<string, Loop>; scheduler: Scheduler } | null = null;
   let stopped = false;

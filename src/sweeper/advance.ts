@@ -6,7 +6,7 @@
 import type { AssetCatalog } from '../assets/catalog.js';
 import { isTransientTronError } from '../chain/errors.js';
 import { LeaseLostError } from '../runtime/lease.js';
-import { KeyMismatchError } from './keys.js';
+import { KeyMismatchError } from '../wallet/signer.js';
 import { nextStep } from './plan.js';
 import { refreshTotals, resolve, signAndSend, SweepConflictError, type StepContext } from './steps.js';
 import { findSweep, setMarkBalance, txsOf, updateSweep, updateTx, type SweepRow, type SweepTxRow } from './store.js';

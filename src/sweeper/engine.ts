@@ -15,7 +15,7 @@ import { finalityStop } from '../watcher/stop.js';
 import { ALL_ASSETS, isWorkerHalted } from '../payouts/halts.js';
 import { ProofThrottle } from '../chain/absence.js';
 import { advanceSweep, type AdvanceContext } from './advance.js';
-import { hotAddressOf, KeyMismatchError, withDepositKey } from './keys.js';
+import { KeyMismatchError, type Signer } from '../wallet/signer.js';
 import { sweepable, sweepOrder } from './plan.js';
 import { serveSweepRequest, type RequestServing } from './requests.js';
 import { FullScan, SCAN_SLICE, type ScanOptions } from './scan.js';
@@ -62,12 +62,11 @@ export class Sweeper {
 
   constructor(
     private readonly s: Services,
+    private readonly signer: Signer,
     lease: WorkerLease,
     opts: SweeperOptions = {},
   ) {
-    if (!s.wallet) throw new Error('the sweeper signs: it needs the unlocked wallet (serve)');
-    const hot = hotAddressOf(s.wallet);
-    if (hot !== s.wallet.hotAddress) throw new Error('the hot wallet key does not give the keystore hot address');
+    const hot = signer.hotAddress;
     this.log = s.logger.child({ component: 'sweeper' });
     const scans = s.scans ?? s.db;
     this.ctx = {
@@ -75,7 +74,7 @@ export class Sweeper {
       clock: s.clock,
       chain: s.chain,
       lease,
-      wallet: s.wallet,
+      signer,
       logger: this.log,
       hot,
       proofs: new ProofThrottle(),
@@ -145,7 +144,7 @@ export class Sweeper {
     let keyOk = index !== undefined;
     if (index !== undefined) {
       try {
-        await withDepositKey(this.s.wallet!, index, address, async () => undefined);
+        await this.signer.withDepositKey(index, address, async () => undefined);
       } catch (e) {
         if (!(e instanceof KeyMismatchError)) throw e;
         keyOk = false;

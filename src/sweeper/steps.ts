@@ -14,8 +14,7 @@ import { transactionOutcome } from '../chain/outcome.js';
 import type { CatalogAsset } from '../assets/catalog.js';
 import { isUniqueViolation, writeTx, type Db } from '../db/database.js';
 import { LeaseLostError, type WorkerLease } from '../runtime/lease.js';
-import type { UnlockedWallet } from '../wallet/keystore.js';
-import { withDepositKey, withHotKey } from './keys.js';
+import type { Signer } from '../wallet/signer.js';
 import type { Plan } from './plan.js';
 import { findSweep, insertTx, txsOf, updateOpenSweep, updateTx, type SweepRow, type SweepTxRow } from './store.js';
 
@@ -24,7 +23,8 @@ export interface StepContext {
   clock: Clock;
   chain: TronClient;
   lease: WorkerLease;
-  wallet: UnlockedWallet;
+  /** The only way to the keys: the sweeper's deposit keys and the hot wallet key. */
+  signer: Signer;
   logger: Logger;
   hot: string;
   /** Failed proofs of absence per sweep transaction, not read again every tick. */
@@ -82,8 +82,8 @@ export async function signAndSend(
   const unsigned = await build(c, sweep, asset, plan);
   const signed =
     plan.signer === 'hot'
-      ? await withHotKey(c.wallet, (key) => c.chain.sign(unsigned, key))
-      : await withDepositKey(c.wallet, sweep.derivation_index, sweep.address, (key) => c.chain.sign(unsigned, key));
+      ? await c.signer.withHotKey((key) => c.chain.sign(unsigned, key))
+      : await c.signer.withDepositKey(sweep.derivation_index, sweep.address, (key) => c.chain.sign(unsigned, key));
   const at = c.clock.now().toISOString();
   const row: Omit<SweepTxRow, 'id'> = {
     sweep_id: sweep.id,

@@ -16,7 +16,7 @@ import { listHalts } from '../../src/payouts/halts.js';
 import { approvePayout } from '../../src/payouts/operator.js';
 import { createPayoutWorker } from '../../src/payouts/worker/worker.js';
 import type { WorkerLease } from '../../src/runtime/lease.js';
-import type { Services } from '../../src/services.js';
+import type { WorkerServices } from '../../src/services.js';
 import { chainWatcher } from '../../src/watcher/watcher.js';
 import { addToWhitelist } from '../../src/whitelist/service.js';
 import { startTestApp, tempDir, type TestApp, type TestAppOptions } from '../helpers/app.js';
@@ -45,7 +45,7 @@ beforeAll(async () => {
     workerHost: {
       ...w.options.workerHost,
       ttlMs: 1_000,
-      workers: (s: Services, lease: WorkerLease) => [
+      workers: (s: WorkerServices, lease: WorkerLease) => [
         chainWatcher(s, lease, { intervalMs: 30 }),
         createPayoutWorker(s, lease, { intervalMs: 30 }),
       ],

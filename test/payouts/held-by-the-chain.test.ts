@@ -24,7 +24,7 @@ import { holdAfterRestore } from '../../src/restore/payout-holds.js';
 import { createPayout } from '../../src/payouts/service.js';
 import { createPayoutWorker } from '../../src/payouts/worker/worker.js';
 import type { WorkerLease } from '../../src/runtime/lease.js';
-import type { Services } from '../../src/services.js';
+import type { WorkerServices } from '../../src/services.js';
 import { acknowledgeTransfer } from '../../src/wallet/transfers.js';
 import { hotWalletPrivateKey } from '../../src/wallet/hd.js';
 import { chainWatcher } from '../../src/watcher/watcher.js';
@@ -52,7 +52,7 @@ beforeAll(async () => {
     ...w.options,
     workerHost: {
       ...w.options.workerHost,
-      workers: (s: Services, lease: WorkerLease) => [
+      workers: (s: WorkerServices, lease: WorkerLease) => [
         chainWatcher(s, lease, { intervalMs: 30 }),
         createPayoutWorker(s, lease, { intervalMs: 30 }),
       ],

@@ -12,7 +12,7 @@ import { verifyLedger } from '../../src/ledger/service.js';
 import { createPayoutWorker, type PayoutWorkerOptions } from '../../src/payouts/worker/worker.js';
 import { generateMnemonic, publicInfoOf } from '../../src/wallet/hd.js';
 import { encryptMnemonic, writeKeystore } from '../../src/wallet/keystore.js';
-import type { Services } from '../../src/services.js';
+import type { WorkerServices } from '../../src/services.js';
 import type { WorkerLease } from '../../src/runtime/lease.js';
 import { tempDir } from '../helpers/app.js';
 import { approvedMerchantWithKey } from '../../src/keys/service.js';
@@ -55,7 +55,9 @@ export async function workerAppOptions(devnet: Devnet, worker: PayoutWorkerOptio
       workerHost: {
         renewMs: 200,
         jobs: [],
-        workers: (s: Services, lease: WorkerLease) => [createPayoutWorker(s, lease, { intervalMs: 30, ...worker })],
+        workers: (s: WorkerServices, lease: WorkerLease) => [
+          createPayoutWorker(s, lease, { intervalMs: 30, ...worker }),
+        ],
       },
     },
   };

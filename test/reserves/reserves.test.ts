@@ -22,7 +22,7 @@ import { createPayoutWorker } from '../../src/payouts/worker/worker.js';
 import { runReservesCheck } from '../../src/reserves/operations.js';
 import { checkReserves, type AssetReserves } from '../../src/reserves/service.js';
 import type { WorkerLease } from '../../src/runtime/lease.js';
-import type { Services } from '../../src/services.js';
+import type { WorkerServices } from '../../src/services.js';
 import { sweeperWorker } from '../../src/sweeper/worker.js';
 import { hotWalletPrivateKey } from '../../src/wallet/hd.js';
 import { chainWatcher } from '../../src/watcher/watcher.js';
@@ -104,7 +104,7 @@ beforeAll(async () => {
     workerHost: {
       renewMs: 200,
       jobs: [],
-      workers: (s: Services, lease: WorkerLease) => [
+      workers: (s: WorkerServices, lease: WorkerLease) => [
         chainWatcher(s, lease, { intervalMs: 20 }),
         ...sweeperWorker(s, lease, { intervalMs: 50 }),
         createPayoutWorker(s, lease, { intervalMs: 30 }),

@@ -22,6 +22,7 @@ import { testDatabaseUrl } from '../helpers/database.js';
 let devnet: Devnet;
 let app: App;
 let env: Record<string, string>;
+let hotAddress: string;
 let a: string;
 let b: string;
 
@@ -50,6 +51,7 @@ beforeAll(async () => {
     scrypt: { N: 1024, r: 8, p: 1 },
   });
   await setup.close();
+  hotAddress = w.hot_address;
   app = await buildApp(config, {
     unlockWallet: true,
     workerHost: { workers: (s, lease) => sweeperWorker(s, lease, { intervalMs: 100 }), jobs: [] },
@@ -116,7 +118,7 @@ describe('paygate sweep', { timeout: 180_000 }, () => {
     const r = await runCli(['wallet', 'show', '--json'], env);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json.hot_wallet).toMatchObject({
-      address: app.services.wallet?.hotAddress,
+      address: hotAddress,
       tokens: { USDT_TRON: '5', USDC_TRON: '0', USDD_TRON: '0' },
     });
     expect(Number(r.json.hot_wallet.bandwidth_available)).toBeGreaterThan(0);

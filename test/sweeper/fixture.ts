@@ -16,10 +16,11 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { startDevnet, type Devnet } from '../../src/devnet/index.js';
 import { createLogger } from '../../src/logger.js';
 import { createMerchant } from '../../src/merchants/service.js';
-import type { Services } from '../../src/services.js';
+import type { WorkerServices } from '../../src/services.js';
 import { Sweeper, type SweeperOptions } from '../../src/sweeper/engine.js';
 import { DepositKeyChain, depositPrivateKey, hotWalletPrivateKey, publicInfoOf } from '../../src/wallet/hd.js';
 import type { UnlockedWallet } from '../../src/wallet/keystore.js';
+import { createSigner, type Signer } from '../../src/wallet/signer.js';
 import { insertWallet } from '../../src/wallet/store.js';
 import { WorkerLease } from '../../src/runtime/lease.js';
 import { underLease } from '../../src/runtime/host.js';
@@ -34,7 +35,8 @@ export const USDT = 1_000_000n;
 export interface SweepFixture {
   devnet: Devnet;
   database: Database;
-  services: Services;
+  /** The services the signing workers get: with the wallet's signer. */
+  services: WorkerServices & { signer: Signer };
   lease: WorkerLease;
   wallet: UnlockedWallet;
   hot: string;
@@ -96,8 +98,8 @@ export async function sweepFixture(opts: { clock?: Clock } = {}): Promise<SweepF
     db: database.db,
     catalog: loadCatalog('devnet'),
     chain,
-    wallet,
-  } as unknown as Services;
+    signer: createSigner(wallet),
+  } as unknown as WorkerServices & { signer: Signer };
   const lease = new WorkerLease(database.db, clock, { ttlMs: 3_600_000, holder: 'sweeper-test' });
   await lease.acquireOrRenew();
   const keyChain = new DepositKeyChain(wallet.depositXpub);
@@ -119,7 +121,12 @@ export async function sweepFixture(opts: { clock?: Clock } = {}): Promise<SweepF
       ...[...usedIndexes].map((i) => depositPrivateKey(MNEMONIC, i)),
     ],
     sweeper: (opts = {}) =>
-      new Sweeper(underLease(opts.chain ? { ...services, chain: opts.chain } : services, lease), lease, opts),
+      new Sweeper(
+        underLease(opts.chain ? { ...services, chain: opts.chain } : services, lease),
+        services.signer,
+        lease,
+        opts,
+      ),
     async address(index, storedIndex = index) {
       usedIndexes.add(index);
       const address = keyChain.addressAt(index)!;

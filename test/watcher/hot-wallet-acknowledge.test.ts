@@ -19,7 +19,7 @@ import { approvePayout } from '../../src/payouts/operator.js';
 import { createPayout } from '../../src/payouts/service.js';
 import { createPayoutWorker } from '../../src/payouts/worker/worker.js';
 import type { WorkerLease } from '../../src/runtime/lease.js';
-import type { Services } from '../../src/services.js';
+import type { WorkerServices } from '../../src/services.js';
 import { hotWalletPrivateKey } from '../../src/wallet/hd.js';
 import { chainWatcher } from '../../src/watcher/watcher.js';
 import { addToWhitelist } from '../../src/whitelist/service.js';
@@ -45,7 +45,7 @@ beforeAll(async () => {
     admin: { probe: { timeoutMs: 500, headTtlMs: 0, balanceTtlMs: 0 } },
     workerHost: {
       ...w.options.workerHost,
-      workers: (s: Services, lease: WorkerLease) => [
+      workers: (s: WorkerServices, lease: WorkerLease) => [
         chainWatcher(s, lease, { intervalMs: 30 }),
         createPayoutWorker(s, lease, { intervalMs: 30 }),
       ],
