@@ -76,8 +76,9 @@ describe('viewers', () => {
         tried.push(op.operationId);
       }
     expect(tried).toEqual(expect.arrayContaining(['updateMerchant', 'setMerchantAsset', 'setWebhook', 'inviteMember']));
-    // Writes outside a merchant are the account's own (sign-in, password, second factor, sessions).
-    for (const id of accountOwn) expect(id).toMatch(/Session|Account|Password|Totp|Recovery|setup|signIn|signOut/i);
+    // Writes outside a merchant are the account's own (sign-in, password, second factor, sessions, the mail it wants).
+    for (const id of accountOwn)
+      expect(id).toMatch(/Session|Account|Password|Totp|Recovery|setup|signIn|signOut|Notifications/i);
     expect(await state()).toEqual(before);
   });
 
