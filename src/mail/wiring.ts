@@ -12,7 +12,7 @@ import { onExceptionOpened, type ExceptionRow } from '../exceptions/store.js';
 import { formatUnits } from '../money.js';
 import { languageNamed } from '../pay/languages.js';
 import { onEventRecorded, type NewEvent } from '../webhooks/outbox.js';
-import { exceptionMail, payoutInReviewMail, receiptMail, refundClaimMail } from './messages.js';
+import { exceptionMail, payoutInReviewMail, receiptMail, refundClaimMail, type RenderedMail } from './messages.js';
 import { queueMail } from './outbox.js';
 import { customerOf, merchantName, orderIdOf, ownersToTell } from './store.js';
 
@@ -112,15 +112,12 @@ async function payoutInReview(trx: Tx, clock: Clock, s: MailSettings, e: NewEven
     reasons: d.review_reasons,
     cabinetUrl: s.cabinetUrl,
   });
-  for (const o of owners)
-    await queueMail(trx, clock, {
-      kind: 'payout_in_review',
-      merchantId: e.merchantId,
-      recipient: o.email,
-      language: 'en',
-      key: `payout_in_review:${d.payout_id}:${o.owner_id}`,
-      mail,
-    });
+  await tellOwners(trx, clock, owners, {
+    kind: 'payout_in_review',
+    merchantId: e.merchantId,
+    cause: d.payout_id,
+    mail,
+  });
 }
 
 async function onException(trx: Tx, clock: Clock, row: ExceptionRow): Promise<void> {
@@ -136,14 +133,24 @@ async function onException(trx: Tx, clock: Clock, row: ExceptionRow): Promise<vo
     asset: row.asset,
     cabinetUrl: settings.cabinetUrl,
   });
+  await tellOwners(trx, clock, owners, { kind: 'exception', merchantId: row.merchant_id, cause: row.id, mail });
+}
+
+/** One notice per owner, in English (the cabinet's language), keyed by its cause and its owner. */
+async function tellOwners(
+  trx: Tx,
+  clock: Clock,
+  owners: { owner_id: string; email: string }[],
+  n: { kind: 'payout_in_review' | 'exception'; merchantId: string; cause: string; mail: RenderedMail },
+): Promise<void> {
   for (const o of owners)
     await queueMail(trx, clock, {
-      kind: 'exception',
-      merchantId: row.merchant_id,
+      kind: n.kind,
+      merchantId: n.merchantId,
       recipient: o.email,
       language: 'en',
-      key: `exception:${row.id}:${o.owner_id}`,
-      mail,
+      key: `${n.kind}:${n.cause}:${o.owner_id}`,
+      mail: n.mail,
     });
 }
 
