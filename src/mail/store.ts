@@ -108,20 +108,10 @@ export async function writeChoice(trx: Tx, ownerId: string, c: NotificationChoic
     .execute();
 }
 
-export async function merchantName(db: Executor, merchantId: string): Promise<string> {
-  const row = await db.selectFrom('merchants').select('name').where('id', '=', merchantId).executeTakeFirst();
-  return row?.name ?? merchantId;
-}
-
-/** The address (and language) a page invoice's customer left for the receipt, if any. */
-export async function customerOf(db: Executor, invoiceId: string) {
-  return db
-    .selectFrom('receipt_emails')
-    .select(['email', 'language'])
-    .where('invoice_id', '=', invoiceId)
-    .executeTakeFirst();
-}
-
+/**
+ * The order id a mail names. Read here rather than through the invoices' store: mail sits below
+ * the features whose events it mails, and importing the invoices folder would close a cycle.
+ */
 export async function orderIdOf(db: Executor, invoiceId: string): Promise<string | null> {
   const row = await db.selectFrom('invoices').select('order_id').where('id', '=', invoiceId).executeTakeFirst();
   return row?.order_id ?? null;

@@ -14,7 +14,9 @@ import { languageNamed } from '../pay/languages.js';
 import { onEventRecorded, type NewEvent } from '../webhooks/outbox.js';
 import { exceptionMail, payoutInReviewMail, receiptMail, refundClaimMail, type RenderedMail } from './messages.js';
 import { queueMail } from './outbox.js';
-import { customerOf, merchantName, orderIdOf, ownersToTell } from './store.js';
+import { findMerchant } from '../merchants/store.js';
+import { findReceiptEmail } from '../pay/store.js';
+import { orderIdOf, ownersToTell } from './store.js';
 
 interface MailSettings {
   cabinetUrl: string;
@@ -42,7 +44,7 @@ async function onEvent(trx: Tx, clock: Clock, e: NewEvent): Promise<void> {
 
 /** The customer who left an address on the payment page: the receipt, once the invoice is paid. */
 async function receipt(trx: Tx, clock: Clock, e: NewEvent): Promise<void> {
-  const customer = await customerOf(trx, e.subjectId);
+  const customer = await findReceiptEmail(trx, e.subjectId);
   if (!customer) return;
   const language = languageNamed(customer.language) ?? 'en';
   const d = e.data as { order_id: string | null; amount_received: string; asset: string };
@@ -73,7 +75,7 @@ async function refundClaim(trx: Tx, clock: Clock, e: NewEvent): Promise<void> {
     claim_url: string;
     expires_at: string;
   };
-  const customer = await customerOf(trx, d.invoice_id);
+  const customer = await findReceiptEmail(trx, d.invoice_id);
   if (!customer) return;
   const language = languageNamed(customer.language) ?? 'en';
   await queueMail(trx, clock, {
@@ -156,3 +158,8 @@ async function tellOwners(
 
 onEventRecorded(onEvent);
 onExceptionOpened(onException);
+
+/** The merchant's name as owners and customers know it (its id if it is gone). */
+async function merchantName(trx: Tx, merchantId: string): Promise<string> {
+  return (await findMerchant(trx, merchantId))?.name ?? merchantId;
+}

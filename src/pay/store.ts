@@ -58,3 +58,12 @@ export async function saveReceiptEmail(db: Tx, invoiceId: string, email: string,
     .onConflict((oc) => oc.column('invoice_id').doUpdateSet({ email, language, updated_at: at }))
     .execute();
 }
+
+/** The address (and language) a page invoice's customer left for the receipt, if any. */
+export async function findReceiptEmail(db: Executor, invoiceId: string) {
+  return db
+    .selectFrom('receipt_emails')
+    .select(['email', 'language'])
+    .where('invoice_id', '=', invoiceId)
+    .executeTakeFirst();
+}
