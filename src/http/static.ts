@@ -6,12 +6,14 @@
  * Accept-Encoding`). Names with a content hash (`app-3FQ7KX2M.js`) are cached a year, immutable;
  * the others (HTML, catalogs, icon) are revalidated each time by their ETag.
  * Kept here instead of @fastify/static: it neither picks precompressed files by Accept-Encoding
- * with the cache rules by name nor serves HTML that a server rewrote.
+ * with the cache rules by name nor serves HTML that a server rewrote; the header's negotiation is
+ * @fastify/accept-negotiator's.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { negotiate } from '@fastify/accept-negotiator';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const TYPES: Record<string, string> = {
@@ -68,18 +70,13 @@ export function staticText(name: string, text: string): StaticFile {
   return staticFile(name, identity, { br: brotliCompressSync(identity), gzip: gzipSync(identity) });
 }
 
-/** The encoding to answer in: brotli before gzip, each when the client accepts it (q > 0) and it exists. */
+/**
+ * The encoding to answer in, of those the file has: the client's preferred by its q-values
+ * (@fastify/accept-negotiator), brotli before gzip when it likes both alike.
+ */
 export function pickEncoding(header: string | undefined, file: StaticFile): Encoding | null {
-  const accepted = new Map<string, number>();
-  for (const item of (header ?? '').split(',')) {
-    const [name = '', ...params] = item.split(';');
-    const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
-    if (name.trim()) accepted.set(name.trim().toLowerCase(), q === undefined ? 1 : Number(q));
-  }
-  const ok = (e: string) => (accepted.get(e) ?? accepted.get('*') ?? 0) > 0;
-  if (file.encoded.br && ok('br')) return 'br';
-  if (file.encoded.gzip && ok('gzip')) return 'gzip';
-  return null;
+  const available = (['br', 'gzip'] as const).filter((e) => file.encoded[e]);
+  return negotiate(header ?? '', [...available]);
 }
 
 /** Answers `file`: its encoding by Accept-Encoding, its cache rule, 304 when the client has it. */
