@@ -1,7 +1,7 @@
 /**
  * The payment page's screenshots (README, docs/page-invoices.md), taken from a real demo instance
  * in headless Chromium as a customer's phone shows them (360 px wide):
- *   node --import tsx scripts/pay-screenshots.ts [--out docs/images] [--dark] [--width 360]
+ *   node --import tsx scripts/pay-screenshots.ts [--out docs/images] [--dark] [--width 360] [--lang es]
  * The demo shop sends a page invoice; the customer opens the link (pay-choose), picks USDT
  * (pay-address), pays the shown amount on the demo's devnet and the page says paid (pay-paid);
  * pay-flow is the three side by side. Then the receipt (pay-receipt) and a refund's claim page
@@ -25,11 +25,19 @@ const { values } = parseArgs({
     out: { type: 'string', default: 'docs/images' },
     dark: { type: 'boolean', default: false },
     width: { type: 'string', default: '360' },
+    // The browser's language (Accept-Language), as a customer's phone sends it.
+    lang: { type: 'string', default: 'en' },
   },
 });
 const out = path.resolve(values.out as string);
 mkdirSync(out, { recursive: true });
 const width = Number(values.width);
+// The page's words in the chosen language, to find its controls as a customer reads them.
+const catalog = JSON.parse(readFileSync(path.resolve('web/pay/i18n', `${values.lang}.json`), 'utf8')) as Record<
+  string,
+  string
+>;
+const say = (key: string) => catalog[key] as string;
 
 const demo = await startDemo({ port: 0, cabinetPort: 0, payPort: 0, blockTimeMs: 300, logLevel: 'silent' });
 try {
@@ -54,6 +62,7 @@ try {
     const page = await browser.newPage({
       viewport: { width, height: 740 },
       colorScheme: values.dark ? 'dark' : 'light',
+      locale: values.lang as string,
     });
     const files: string[] = [];
     const shot = async (name: string) => {
@@ -68,14 +77,14 @@ try {
     await page.getByRole('button', { name: /USDT/ }).waitFor();
     await shot('pay-choose');
     await page.getByRole('button', { name: /USDT/ }).click();
-    await status('Waiting for your payment');
+    await status(say('status.created'));
     // The focus ring on the heading the page moves to is for keyboards, not for the picture.
     await page.locator('#pay-title').evaluate((e: { blur(): void }) => e.blur());
     await shot('pay-address');
     const address = (await page.locator('#pay-address').textContent()) as string;
     const amount = (await page.locator('#pay-amount').textContent()) as string;
     demo.devnet.control.pay({ to: address, asset: 'USDT_TRON', amount: parseAmount(amount, 6) });
-    await status('Paid');
+    await status(say('status.paid'));
     await shot('pay-paid');
 
     // The three side by side: a local page of the three pictures, no server involved.
@@ -90,8 +99,8 @@ try {
     rmSync(board);
     console.log(`wrote ${path.relative(process.cwd(), path.join(out, 'pay-flow.png'))}`);
 
-    await page.getByRole('link', { name: 'View and print the receipt' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Receipt' }).waitFor();
+    await page.getByRole('link', { name: say('receipt.link') }).click();
+    await page.getByRole('heading', { level: 1, name: say('receipt.title') }).waitFor();
     await shot('pay-receipt');
     // A refund is paid from the settled credit: wait for the payment to be final.
     for (let i = 0; (await getPayView(pageDeps(services), invoice.invoice_id)).status !== 'settled'; i++) {
@@ -106,10 +115,10 @@ try {
       'operator',
     );
     await page.goto(refund.claim_url);
-    await page.getByLabel('Your TRON address').waitFor();
+    await page.getByLabel(say('refund.address_label')).waitFor();
     await shot('pay-refund-claim');
-    await page.getByLabel('Your TRON address').fill('TJRabPrwbZy45sbavfcjinPJC18kjpRTv8');
-    await page.getByRole('button', { name: 'Send the refund to this address' }).click();
+    await page.getByLabel(say('refund.address_label')).fill('TJRabPrwbZy45sbavfcjinPJC18kjpRTv8');
+    await page.getByRole('button', { name: say('refund.submit') }).click();
     await page.locator('#refund-status').waitFor();
     await shot('pay-refund-requested');
   } finally {
